@@ -1,0 +1,599 @@
+//! The domain types: what a repository, an item snapshot, a run and an
+//! observation event are, independent of any code host's JSON and of any
+//! storage layout.
+//!
+//! Host crates convert their wire types into these; the store keeps them; the
+//! dataset and the site are views computed from them.
+
+use std::fmt;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+/// The code host an item comes from; its string form is the `source` of a
+/// signal and the first part of a signal id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// github.com or a GitHub Enterprise server (same REST API v3).
+    Github,
+}
+
+impl Source {
+    /// The `source` value used in signal ids and documents.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Github => "github",
+        }
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A repository's full name, `<owner>/<name>`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct RepoName {
+    owner: String,
+    name: String,
+}
+
+/// Why a string is not a valid `<owner>/<name>`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{input:?} is not a repository name: expected `<owner>/<name>`, \
+     with letters, digits, `-`, `_` or `.` on each side"
+)]
+pub struct RepoNameError {
+    /// The rejected input.
+    pub input: String,
+}
+
+impl RepoName {
+    /// Parses `<owner>/<name>`. Both parts must be non-empty and made of
+    /// ASCII letters, digits, `-`, `_` and `.`, as GitHub allows.
+    pub fn parse(input: &str) -> Result<RepoName, RepoNameError> {
+        let err = || RepoNameError {
+            input: input.to_string(),
+        };
+        let (owner, name) = input.split_once('/').ok_or_else(err)?;
+        let valid = |s: &str| {
+            !s.is_empty()
+                && s != "."
+                && s != ".."
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+        };
+        if !valid(owner) || !valid(name) {
+            return Err(err());
+        }
+        Ok(RepoName {
+            owner: owner.to_string(),
+            name: name.to_string(),
+        })
+    }
+
+    /// The owner (user or organization).
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    /// The repository's own name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl fmt::Display for RepoName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.owner, self.name)
+    }
+}
+
+impl TryFrom<String> for RepoName {
+    type Error = RepoNameError;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        RepoName::parse(&value)
+    }
+}
+
+impl From<RepoName> for String {
+    fn from(value: RepoName) -> String {
+        value.to_string()
+    }
+}
+
+/// Turns a display name into a slug: lowercase ASCII letters and digits, with
+/// single `-` between words. Used for repository ids derived from a name.
+pub fn slugify(input: &str) -> String {
+    let mut out = String::with_capacity(input.len());
+    for c in input.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    while out.ends_with('-') {
+        out.pop();
+    }
+    out
+}
+
+/// True if `s` is a slug as [`slugify`] makes them.
+pub fn is_slug(s: &str) -> bool {
+    !s.is_empty() && slugify(s) == s
+}
+
+/// A group of tracked repositories (a theme, such as "inference engines").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Group {
+    /// Slug, unique among groups.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+}
+
+/// A tracked repository, as configured.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrackedRepo {
+    /// Slug, unique within its group.
+    pub id: String,
+    /// The host it lives on.
+    pub source: Source,
+    /// `<owner>/<name>` on the host.
+    pub repo: RepoName,
+    /// Display name.
+    pub name: String,
+    /// Search keywords shown on the page as `keyword: <text>`.
+    pub keywords: Vec<String>,
+}
+
+/// The kind of an item, as written in signal ids and the `kind` field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemKind {
+    /// An issue.
+    Issue,
+    /// A pull request (merge request on other hosts).
+    PullRequest,
+    /// A published release.
+    Release,
+}
+
+impl ItemKind {
+    /// The JSON form: `issue`, `pull_request`, `release`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemKind::Issue => "issue",
+            ItemKind::PullRequest => "pull_request",
+            ItemKind::Release => "release",
+        }
+    }
+
+    /// The form shown on the page: `issue`, `pull request`, `release`.
+    pub fn label(self) -> &'static str {
+        match self {
+            ItemKind::Issue => "issue",
+            ItemKind::PullRequest => "pull request",
+            ItemKind::Release => "release",
+        }
+    }
+
+    /// Parses the JSON form.
+    pub fn parse(s: &str) -> Option<ItemKind> {
+        match s {
+            "issue" => Some(ItemKind::Issue),
+            "pull_request" => Some(ItemKind::PullRequest),
+            "release" => Some(ItemKind::Release),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ItemKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Open or closed. A merged pull request is closed; a published release is
+/// closed (it is finished).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ItemState {
+    /// Open.
+    Open,
+    /// Closed (including merged pull requests and published releases).
+    Closed,
+}
+
+impl ItemState {
+    /// `open` or `closed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemState::Open => "open",
+            ItemState::Closed => "closed",
+        }
+    }
+}
+
+/// Engagement counters of an item.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Metrics {
+    /// Total reactions on the item itself.
+    pub reactions: u64,
+    /// Number of comments.
+    pub comments: u64,
+}
+
+/// What only some kinds of item carry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ItemDetail {
+    /// An issue has nothing beyond the common fields.
+    Issue,
+    /// A pull request.
+    PullRequest {
+        /// Opened as a draft and not yet marked ready.
+        draft: bool,
+        /// Merged (then `state` is closed).
+        merged: bool,
+        /// When it was merged.
+        merged_at: Option<Timestamp>,
+    },
+    /// A published release; its key is its tag.
+    Release {
+        /// Marked as a prerelease on the host.
+        prerelease: bool,
+        /// When it was published.
+        published_at: Timestamp,
+    },
+}
+
+/// One item (issue, pull request or release) as the host showed it at one
+/// collection. Every distinct snapshot is kept by the store.
+///
+/// Timestamps are truncated to whole seconds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemSnapshot {
+    /// The repository it belongs to.
+    pub repo: RepoName,
+    /// Issue or pull request number, or release tag.
+    pub key: String,
+    /// Title (for a release: its name, or the tag where the name is empty).
+    pub title: String,
+    /// Body as written by the author (Markdown); release notes for a release.
+    pub text: String,
+    /// Link to the item on the host's web UI.
+    pub url: String,
+    /// When it was created.
+    pub created_at: Timestamp,
+    /// When it was last updated (for a release: when it was published).
+    pub updated_at: Timestamp,
+    /// Reactions and comments.
+    pub metrics: Metrics,
+    /// Label names, in the host's order.
+    pub labels: Vec<String>,
+    /// Account handle of the author.
+    pub author: String,
+    /// Open or closed.
+    pub state: ItemState,
+    /// Account handles of the assignees.
+    pub assignees: Vec<String>,
+    /// Kind-specific fields.
+    pub detail: ItemDetail,
+}
+
+impl ItemSnapshot {
+    /// The item's kind, from its detail.
+    pub fn kind(&self) -> ItemKind {
+        match self.detail {
+            ItemDetail::Issue => ItemKind::Issue,
+            ItemDetail::PullRequest { .. } => ItemKind::PullRequest,
+            ItemDetail::Release { .. } => ItemKind::Release,
+        }
+    }
+
+    /// The signal id: `<source>:<owner>/<name>:<kind>:<key>`.
+    pub fn id(&self, source: Source) -> String {
+        signal_id(source, &self.repo, self.kind(), &self.key)
+    }
+}
+
+/// Builds a signal id: `<source>:<owner>/<name>:<kind>:<key>`.
+pub fn signal_id(source: Source, repo: &RepoName, kind: ItemKind, key: &str) -> String {
+    format!("{source}:{repo}:{kind}:{key}")
+}
+
+/// The repository itself, as seen at one collection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RepoContext {
+    /// `<owner>/<name>` as the host reports it now (differs from the
+    /// configured name after a rename).
+    pub repository: RepoName,
+    /// Web URL.
+    pub url: String,
+    /// Description; empty when unset.
+    pub description: String,
+    /// Homepage URL; empty when unset.
+    pub homepage: String,
+    /// Primary language; empty when unknown.
+    pub language: String,
+    /// Topics, possibly empty.
+    pub topics: Vec<String>,
+    /// Default branch.
+    pub default_branch: String,
+    /// Star count.
+    pub stars: u64,
+    /// Fork count.
+    pub forks: u64,
+    /// Open issues and pull requests, as the host counts them.
+    pub open_issues: u64,
+    /// Archived (read-only) on the host.
+    pub archived: bool,
+    /// SPDX identifier of the license, when the host detected one.
+    pub license: Option<String>,
+}
+
+/// An open milestone: a public plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Milestone {
+    /// Title.
+    pub title: String,
+    /// Web URL.
+    pub url: String,
+    /// Description, possibly empty.
+    pub description: String,
+    /// Open issues in it.
+    pub open_issues: u64,
+    /// Closed issues in it.
+    pub closed_issues: u64,
+    /// Due date, when set.
+    pub due_on: Option<Timestamp>,
+}
+
+impl Milestone {
+    /// round(100 × closed / (open + closed)), 0 when both are 0.
+    pub fn progress(&self) -> u8 {
+        let total = self.open_issues as u128 + self.closed_issues as u128;
+        if total == 0 {
+            return 0;
+        }
+        // Integer rounding half up, without floating point.
+        let pct = (self.closed_issues as u128 * 200 + total) / (total * 2);
+        pct.min(100) as u8
+    }
+}
+
+/// Everything one collection of one repository produced, before it is
+/// compared with the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Collected {
+    /// The repository itself.
+    pub context: RepoContext,
+    /// All published (non-draft) releases the host listed, newest first.
+    /// News is computed from all of them; only those published in the window
+    /// become observed items.
+    pub releases: Vec<ItemSnapshot>,
+    /// Open milestones.
+    pub milestones: Vec<Milestone>,
+    /// Issues and pull requests updated at or after `since`.
+    pub items: Vec<ItemSnapshot>,
+}
+
+/// One recorded collection run of one repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// The instant of the run.
+    pub collected_at: Timestamp,
+    /// The lower bound of `updatedAt` asked of the host.
+    pub since: Timestamp,
+    /// Items the host returned for the window (after de-duplication).
+    pub observed_count: u64,
+    /// Observation events the run recorded (discovered or changed items).
+    pub changed_count: u64,
+}
+
+/// The kind of an observation event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EventKind {
+    /// First time the item was seen.
+    Discovered,
+    /// One or more tracked fields differ from the previous snapshot.
+    Changed,
+}
+
+impl EventKind {
+    /// `discovered` or `changed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Discovered => "discovered",
+            EventKind::Changed => "changed",
+        }
+    }
+}
+
+/// One entry of the observation trail, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrailEvent {
+    /// When the run that recorded it collected.
+    pub at: Timestamp,
+    /// The signal id of the item concerned.
+    pub item_id: String,
+    /// The item's title at that snapshot.
+    pub title: String,
+    /// The item's web URL.
+    pub url: String,
+    /// Discovered or changed.
+    pub kind: EventKind,
+    /// `initial snapshot`, or the changed field names joined by `, `.
+    pub detail: String,
+}
+
+/// Project news at one collection: the latest stable release and the public
+/// plans after it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct News {
+    /// The newest published release that is not a prerelease.
+    pub latest_release: Option<ItemSnapshot>,
+    /// Prereleases published after the latest stable release, newest first.
+    pub next_prereleases: Vec<ItemSnapshot>,
+    /// Open milestones, in the host's order.
+    pub milestones: Vec<Milestone>,
+}
+
+impl News {
+    /// Computes news from all listed releases (drafts already excluded) and
+    /// the open milestones.
+    pub fn from_collected(releases: &[ItemSnapshot], milestones: &[Milestone]) -> News {
+        let published = |r: &ItemSnapshot| match r.detail {
+            ItemDetail::Release {
+                published_at,
+                prerelease,
+            } => Some((published_at, prerelease)),
+            _ => None,
+        };
+        let latest_release = releases
+            .iter()
+            .filter(|r| matches!(published(r), Some((_, false))))
+            .max_by_key(|r| (published(r).map(|p| p.0), r.key.clone()))
+            .cloned();
+        let stable_at = latest_release.as_ref().and_then(published).map(|p| p.0);
+        let mut next_prereleases: Vec<ItemSnapshot> = releases
+            .iter()
+            .filter(|r| match published(r) {
+                Some((at, true)) => stable_at.is_none_or(|stable| at > stable),
+                _ => false,
+            })
+            .cloned()
+            .collect();
+        next_prereleases.sort_by(|a, b| {
+            published(b)
+                .map(|p| p.0)
+                .cmp(&published(a).map(|p| p.0))
+                .then(a.key.cmp(&b.key))
+        });
+        News {
+            latest_release,
+            next_prereleases,
+            milestones: milestones.to_vec(),
+        }
+    }
+}
+
+/// The bullet lines (`-`, `*`, `+` items) of Markdown release notes, as plain
+/// text, in order. Inline code marks, emphasis marks and link targets are
+/// dropped; link texts are kept.
+pub fn highlights(notes: &str) -> Vec<String> {
+    notes
+        .lines()
+        .filter_map(|line| {
+            let t = line.trim_start();
+            let rest = t
+                .strip_prefix("- ")
+                .or_else(|| t.strip_prefix("* "))
+                .or_else(|| t.strip_prefix("+ "))?;
+            let plain = markdown_inline_to_plain(rest.trim());
+            (!plain.is_empty()).then_some(plain)
+        })
+        .collect()
+}
+
+/// Strips the common inline Markdown marks from one line.
+fn markdown_inline_to_plain(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '`' => {}
+            '*' => {}
+            '_' if out.is_empty()
+                || out.ends_with(' ')
+                || chars.peek().is_none_or(|n| *n == ' ' || *n == '_') => {}
+            '[' => {
+                // `[text](target)`: keep text, drop target.
+                let mut text = String::new();
+                let mut closed = false;
+                for n in chars.by_ref() {
+                    if n == ']' {
+                        closed = true;
+                        break;
+                    }
+                    text.push(n);
+                }
+                if closed && chars.peek() == Some(&'(') {
+                    for n in chars.by_ref() {
+                        if n == ')' {
+                            break;
+                        }
+                    }
+                    out.push_str(&markdown_inline_to_plain(&text));
+                } else {
+                    out.push('[');
+                    out.push_str(&text);
+                    if closed {
+                        out.push(']');
+                    }
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out.trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repo_names() {
+        assert!(RepoName::parse("rust-lang/rust").is_ok());
+        assert!(RepoName::parse("sigmavirus24/github3.py").is_ok());
+        for bad in ["", "a", "a/", "/b", "a/b/c", "a b/c", "../x", "a/.."] {
+            assert!(RepoName::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn slugs() {
+        assert_eq!(slugify("Inference Engines!"), "inference-engines");
+        assert_eq!(slugify("github3.py"), "github3-py");
+        assert!(is_slug("llama-cpp"));
+        assert!(!is_slug("Llama"));
+        assert!(!is_slug(""));
+    }
+
+    #[test]
+    fn milestone_progress_rounds() {
+        let m = |open, closed| Milestone {
+            title: String::new(),
+            url: String::new(),
+            description: String::new(),
+            open_issues: open,
+            closed_issues: closed,
+            due_on: None,
+        };
+        assert_eq!(m(0, 0).progress(), 0);
+        assert_eq!(m(1, 1).progress(), 50);
+        assert_eq!(m(2, 1).progress(), 33);
+        assert_eq!(m(1, 2).progress(), 67);
+        assert_eq!(m(0, 5).progress(), 100);
+        assert_eq!(m(u64::MAX, u64::MAX).progress(), 50);
+    }
+
+    #[test]
+    fn highlight_lines() {
+        let notes = "## Changes\r\n\r\n* Fix `foo` in **bar** ([#12](https://x/12))\r\n- second\n  + nested item\nnot a bullet\n-not either\n";
+        assert_eq!(
+            highlights(notes),
+            vec!["Fix foo in bar (#12)", "second", "nested item"]
+        );
+    }
+}
