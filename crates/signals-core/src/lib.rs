@@ -11,6 +11,7 @@
 
 pub mod dataset;
 pub mod diff;
+pub mod importance;
 pub mod model;
 pub mod run;
 
