@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Builds the offline demo's data (crates/signals/demo/) from recorded GitHub
+API responses.
+
+Run from the repository root with the fixtures folder as the argument:
+
+    python3 tools/make-demo-data.py ../shared/fixtures/github
+
+Only MIT- and BSD-licensed recordings are used (see crates/signals/demo/SOURCES.md).
+The second instant is the first plus the simulated changes written out below,
+so the demo shows both `discovered` and `changed` events. The output is
+committed; neither the tests nor the demo run this script.
+"""
+import copy
+import json
+import sys
+from pathlib import Path
+
+src = Path(sys.argv[1])
+out = Path(__file__).resolve().parent.parent / "crates" / "signals" / "demo"
+
+
+def load(name):
+    return json.loads((src / name).read_text())
+
+
+def strip_rendered(objs):
+    # The recordings asked for `application/vnd.github.v3.full+json`, which
+    # adds rendered copies of each body; the collector reads only `body`.
+    for o in objs:
+        o.pop("body_html", None)
+        o.pop("body_text", None)
+    return objs
+
+
+def pull_to_issue_entry(p):
+    """A /pulls entry turned into the shape /issues lists pull requests in."""
+    return {
+        "url": p["issue_url"],
+        "html_url": p["html_url"],
+        "id": p["id"],
+        "node_id": p.get("node_id"),
+        "number": p["number"],
+        "title": p["title"],
+        "user": p["user"],
+        "labels": p["labels"],
+        "state": p["state"],
+        "locked": p["locked"],
+        "assignee": p["assignee"],
+        "assignees": p["assignees"],
+        "milestone": p["milestone"],
+        "comments": 0,
+        "created_at": p["created_at"],
+        "updated_at": p["updated_at"],
+        "closed_at": p["closed_at"],
+        "author_association": p["author_association"],
+        "draft": p["draft"],
+        "pull_request": {
+            "url": p["url"],
+            "html_url": p["html_url"],
+            "diff_url": p["diff_url"],
+            "patch_url": p["patch_url"],
+            "merged_at": p["merged_at"],
+        },
+        "body": p["body"],
+    }
+
+
+github3_repo = load("repo.sigmavirus24_github3.py.json")
+github3_release = strip_rendered([load("releases_latest.sigmavirus24_github3.py.json")])
+github3_milestones = load("milestones.sigmavirus24_github3.py.json")
+github3_issues = [pull_to_issue_entry(p) for p in load("pulls.sigmavirus24_github3.py.json")]
+
+betamax_issues = strip_rendered(
+    load("issues.betamaxpy_betamax.state_all.page1.json")
+    + load("issues.betamaxpy_betamax.state_all.page2.json")
+)
+# No repository object of betamax was recorded; this one is built from the
+# facts the recordings do hold (the 301's repository id, the owner object of
+# the issues) and is marked as constructed in SOURCES.md.
+owner = next(i["user"] for i in betamax_issues if i["user"]["login"] == "sigmavirus24")
+betamax_repo = {
+    "id": 11439734,
+    "name": "betamax",
+    "full_name": "betamaxpy/betamax",
+    "owner": {**owner, "login": "betamaxpy", "type": "Organization"},
+    "html_url": "https://github.com/betamaxpy/betamax",
+    "description": "A VCR imitation designed only for python-requests.",
+    "homepage": "https://betamax.readthedocs.io",
+    "language": "Python",
+    "topics": [],
+    "default_branch": "master",
+    "stargazers_count": 0,
+    "forks_count": 0,
+    "open_issues_count": sum(1 for i in betamax_issues if i["state"] == "open"),
+    "archived": False,
+    "license": {"key": "other", "name": "Other", "spdx_id": "NOASSERTION", "url": None},
+    "constructed_for_demo": True,
+}
+
+instant1 = {
+    "repos": {
+        "sigmavirus24/github3.py": {
+            "repo": github3_repo,
+            "releases": github3_release,
+            "milestones": github3_milestones,
+            "issues": github3_issues,
+        },
+        "betamaxpy/betamax": {
+            "repo": betamax_repo,
+            "releases": [],
+            "milestones": [],
+            "issues": betamax_issues,
+        },
+    }
+}
+
+# --- The second instant: simulated activity on 2021-11-01. -----------------
+def issue(objs, number):
+    return copy.deepcopy(next(o for o in objs if o["number"] == number))
+
+
+changes = {"repos": {"sigmavirus24/github3.py": {}, "betamaxpy/betamax": {}}}
+
+g = changes["repos"]["sigmavirus24/github3.py"]
+merged = issue(github3_issues, 1033)
+merged.update(state="closed", closed_at="2021-11-01T09:12:40Z", updated_at="2021-11-01T09:12:40Z", comments=2)
+merged["pull_request"]["merged_at"] = "2021-11-01T09:12:40Z"
+ready = issue(github3_issues, 927)
+ready.update(draft=False, updated_at="2021-11-01T14:03:05Z")
+g["issues"] = [merged, ready]
+g["repo"] = {"stargazers_count": github3_repo["stargazers_count"] + 3, "open_issues_count": github3_repo["open_issues_count"] - 1}
+author = github3_release[0]["author"]
+g["releases"] = [
+    {
+        "url": "https://api.github.com/repos/sigmavirus24/github3.py/releases/900000002",
+        "html_url": "https://github.com/sigmavirus24/github3.py/releases/tag/v3.0.0",
+        "id": 900000002,
+        "author": author,
+        "tag_name": "v3.0.0",
+        "target_commitish": "main",
+        "name": "v3.0.0",
+        "draft": False,
+        "prerelease": False,
+        "created_at": "2021-11-01T11:00:00Z",
+        "published_at": "2021-11-01T11:30:00Z",
+        "assets": [],
+        "body": "Simulated release for the offline demo.\n\n## Changes\n\n- Drop support for Python 3.6\n- Add `Repository.merge_upstream` (#1033)\n* Fix pagination of **search** results\n",
+    },
+    {
+        "url": "https://api.github.com/repos/sigmavirus24/github3.py/releases/900000003",
+        "html_url": "https://github.com/sigmavirus24/github3.py/releases/tag/v3.1.0-dev.1",
+        "id": 900000003,
+        "author": author,
+        "tag_name": "v3.1.0-dev.1",
+        "target_commitish": "main",
+        "name": "",
+        "draft": False,
+        "prerelease": True,
+        "created_at": "2021-11-01T16:00:00Z",
+        "published_at": "2021-11-01T16:20:00Z",
+        "assets": [],
+        "body": "Simulated development build for the offline demo.\n\n- Type hints for the `issues` module\n",
+    },
+    {
+        "url": "https://api.github.com/repos/sigmavirus24/github3.py/releases/900000004",
+        "html_url": "https://github.com/sigmavirus24/github3.py/releases/tag/v3.1.0",
+        "id": 900000004,
+        "author": author,
+        "tag_name": "v3.1.0",
+        "target_commitish": "main",
+        "name": "v3.1.0 (draft)",
+        "draft": True,
+        "prerelease": False,
+        "created_at": "2021-11-01T17:00:00Z",
+        "published_at": None,
+        "assets": [],
+        "body": "Draft releases are never signals.",
+    },
+]
+
+b = changes["repos"]["betamaxpy/betamax"]
+commented = issue(betamax_issues, 150)
+commented.update(comments=commented["comments"] + 2, updated_at="2021-11-01T08:00:11Z")
+closed = next(copy.deepcopy(o) for o in betamax_issues if o["state"] == "open" and "pull_request" not in o)
+closed.update(state="closed", closed_at="2021-11-01T12:30:00Z", updated_at="2021-11-01T12:30:00Z")
+relabelled = next(copy.deepcopy(o) for o in betamax_issues if o["state"] == "open" and "pull_request" not in o and o["number"] != closed["number"])
+relabelled["labels"] = relabelled["labels"] + [{"id": 1, "name": "regression", "color": "e11d21", "default": False}]
+relabelled["body"] = (relabelled["body"] or "") + "\n\nEdit: still happens with requests 2.26 (simulated edit for the demo)."
+relabelled["updated_at"] = "2021-11-01T15:45:00Z"
+new_issue = copy.deepcopy(issue(betamax_issues, 150))
+new_issue.update(
+    number=151,
+    id=900000151,
+    title="Cassette matching ignores query order (simulated issue for the demo)",
+    body="Steps to reproduce:\n\n1. Record `GET /?a=1&b=2`\n2. Replay `GET /?b=2&a=1`\n\nExpected a match; got `BetamaxError`.",
+    state="open",
+    closed_at=None,
+    comments=1,
+    labels=[{"id": 2, "name": "bug", "color": "ee0701", "default": True}],
+    created_at="2021-11-01T18:00:00Z",
+    updated_at="2021-11-01T18:20:00Z",
+    html_url="https://github.com/betamaxpy/betamax/issues/151",
+    url="https://api.github.com/repos/betamaxpy/betamax/issues/151",
+)
+new_issue.pop("pull_request", None)
+b["issues"] = [commented, closed, relabelled, new_issue]
+
+out.mkdir(parents=True, exist_ok=True)
+(out / "instant1.json").write_text(json.dumps(instant1, indent=1, ensure_ascii=False) + "\n")
+(out / "changes.json").write_text(json.dumps(changes, indent=1, ensure_ascii=False) + "\n")
+print("wrote", out / "instant1.json", out / "changes.json")
