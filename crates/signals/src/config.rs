@@ -1,0 +1,423 @@
+//! Configuration: `signals.toml`, then `SIGNALS_*` environment variables, then
+//! command-line flags, over built-in defaults.
+//!
+//! [`Config::parse`] is pure (text in, config or error out) so every rule is
+//! testable; [`Config::load`] only reads the file and calls it. Tokens are not
+//! part of the file: it names the environment variables that hold them, and
+//! the values are read when the client is built, never stored or printed.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use signals_core::importance::Weights;
+use signals_core::{Group, RepoName, Source, TrackedRepo, is_slug, slugify};
+use toml::Spanned;
+
+/// The default config file name, looked up in the working directory.
+pub const DEFAULT_PATH: &str = "signals.toml";
+
+/// A configuration error, located in its file.
+#[derive(Debug)]
+pub struct ConfigError {
+    /// The file, or `<built-in>` for the demo's own configuration.
+    pub path: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// What is wrong and what to do.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.path.display(), self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The raw file, as serde sees it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    store: Option<PathBuf>,
+    out: Option<PathBuf>,
+    window_hours: Option<Spanned<i64>>,
+    backfill_days: Option<Spanned<i64>>,
+    #[serde(default)]
+    host: RawHost,
+    #[serde(default)]
+    importance: Option<Spanned<Weights>>,
+    #[serde(default)]
+    groups: Vec<RawGroup>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHost {
+    kind: Option<Spanned<String>>,
+    api_url: Option<Spanned<String>>,
+    token_env: Option<TokenEnv>,
+    user_agent: Option<String>,
+    timeout_secs: Option<u64>,
+    max_retries: Option<u32>,
+    max_rate_limit_wait_secs: Option<u64>,
+}
+
+/// `token_env = "GITHUB_TOKEN"` or `token_env = ["TOKEN_A", "TOKEN_B"]`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum TokenEnv {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGroup {
+    id: Spanned<String>,
+    name: String,
+    #[serde(default)]
+    repos: Vec<RawRepo>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRepo {
+    repo: Spanned<RepoName>,
+    id: Option<Spanned<String>>,
+    name: Option<String>,
+    #[serde(default)]
+    keywords: Vec<String>,
+}
+
+/// The code host settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostConfig {
+    /// Which host; GitHub only for now.
+    pub source: Source,
+    /// REST API base URL (https://api.github.com, or `https://HOST/api/v3`).
+    pub api_url: String,
+    /// Names of the environment variables that hold tokens.
+    pub token_env: Vec<String>,
+    /// User-Agent sent with every request.
+    pub user_agent: String,
+    /// Connect and read timeout, seconds.
+    pub timeout_secs: u64,
+    /// Retries of a request after a 5xx, a timeout or a reset.
+    pub max_retries: u32,
+    /// Longest wait for a rate limit before the run stops, seconds.
+    pub max_rate_limit_wait_secs: u64,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig {
+            source: Source::Github,
+            api_url: "https://api.github.com".to_string(),
+            token_env: vec!["GITHUB_TOKEN".to_string()],
+            user_agent: concat!("repo-signals/", env!("CARGO_PKG_VERSION")).to_string(),
+            timeout_secs: 30,
+            max_retries: 4,
+            max_rate_limit_wait_secs: 15 * 60,
+        }
+    }
+}
+
+/// A group with its repositories.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupConfig {
+    /// The group.
+    pub group: Group,
+    /// Its repositories, in file order.
+    pub repos: Vec<TrackedRepo>,
+}
+
+/// The whole configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// SQLite store file.
+    pub store: PathBuf,
+    /// Output folder of the site.
+    pub out: PathBuf,
+    /// The run window, hours (24 by default).
+    pub window_hours: i64,
+    /// How far a repository's first run reaches back, days (`None`: the
+    /// window only).
+    pub backfill_days: Option<i64>,
+    /// The code host.
+    pub host: HostConfig,
+    /// Importance weights.
+    pub importance: Weights,
+    /// Groups, in file order.
+    pub groups: Vec<GroupConfig>,
+}
+
+/// 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())].iter().filter(|b| **b == b'\n').count() + 1
+}
+
+impl Config {
+    /// Parses and checks a config file's text. `path` is only used in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let err = |line: Option<usize>, message: String| ConfigError {
+            path: path.to_path_buf(),
+            line,
+            message,
+        };
+        let at = |span: std::ops::Range<usize>| Some(line_of(text, span.start));
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_of(text, s.start));
+            // The toml message already quotes the offending key; drop its own
+            // multi-line excerpt and keep the first line plus the reason.
+            let message = e.message().trim().to_string();
+            err(line, format!("{message} (fix this key, or run `signals init` for a commented example)"))
+        })?;
+
+        let mut host = HostConfig::default();
+        if let Some(kind) = &raw.host.kind
+            && kind.get_ref() != "github"
+        {
+            return Err(err(
+                at(kind.span()),
+                format!("host.kind = {:?} is not supported: only \"github\" is, for now", kind.get_ref()),
+            ));
+        }
+        if let Some(url) = &raw.host.api_url {
+            let u = url.get_ref().trim_end_matches('/');
+            if !(u.starts_with("https://") || u.starts_with("http://")) {
+                return Err(err(
+                    at(url.span()),
+                    format!("host.api_url = {:?} must be an http(s) URL such as https://api.github.com", url.get_ref()),
+                ));
+            }
+            host.api_url = u.to_string();
+        }
+        if let Some(names) = raw.host.token_env {
+            host.token_env = match names {
+                TokenEnv::One(n) => vec![n],
+                TokenEnv::Many(v) => v,
+            };
+        }
+        if let Some(ua) = raw.host.user_agent {
+            host.user_agent = ua;
+        }
+        if let Some(t) = raw.host.timeout_secs {
+            host.timeout_secs = t.max(1);
+        }
+        if let Some(r) = raw.host.max_retries {
+            host.max_retries = r;
+        }
+        if let Some(w) = raw.host.max_rate_limit_wait_secs {
+            host.max_rate_limit_wait_secs = w;
+        }
+
+        let window_hours = match raw.window_hours {
+            Some(w) if *w.get_ref() < 24 => {
+                return Err(err(
+                    at(w.span()),
+                    format!("window_hours = {} is too short: the v3 dataset needs a window of at least 24 hours", w.get_ref()),
+                ));
+            }
+            Some(w) => *w.get_ref(),
+            None => 24,
+        };
+        let backfill_days = match raw.backfill_days {
+            Some(b) if *b.get_ref() < 1 => {
+                return Err(err(at(b.span()), "backfill_days must be at least 1".to_string()));
+            }
+            Some(b) => Some(*b.get_ref()),
+            None => None,
+        };
+        let importance = match raw.importance {
+            Some(w) => {
+                let span = w.span();
+                let w = w.into_inner();
+                w.validate().map_err(|m| err(at(span), format!("[importance]: {m}")))?;
+                w
+            }
+            None => Weights::default(),
+        };
+
+        let mut groups = Vec::new();
+        let mut group_ids = HashSet::new();
+        for g in raw.groups {
+            let gid = g.id.get_ref();
+            if !is_slug(gid) {
+                return Err(err(
+                    at(g.id.span()),
+                    format!("group id {gid:?} is not a slug: use lowercase letters, digits and single dashes, such as {:?}", slugify(gid)),
+                ));
+            }
+            if !group_ids.insert(gid.clone()) {
+                return Err(err(at(g.id.span()), format!("group id {gid:?} is used twice")));
+            }
+            let mut repos = Vec::new();
+            let mut repo_ids = HashSet::new();
+            for r in g.repos {
+                let repo = r.repo.get_ref().clone();
+                let name = r.name.unwrap_or_else(|| repo.name().to_string());
+                let (id, span) = match &r.id {
+                    Some(id) => (id.get_ref().clone(), id.span()),
+                    None => (slugify(repo.name()), r.repo.span()),
+                };
+                if !is_slug(&id) {
+                    return Err(err(
+                        at(span),
+                        format!("repository id {id:?} is not a slug: use lowercase letters, digits and single dashes"),
+                    ));
+                }
+                if !repo_ids.insert(id.clone()) {
+                    return Err(err(
+                        at(span),
+                        format!("repository id {id:?} is used twice in group {gid:?}: set a distinct `id` for one of them"),
+                    ));
+                }
+                repos.push(TrackedRepo { id, source: host.source, repo, name, keywords: r.keywords });
+            }
+            groups.push(GroupConfig { group: Group { id: gid.clone(), name: g.name }, repos });
+        }
+
+        Ok(Config {
+            store: raw.store.unwrap_or_else(|| PathBuf::from("signals.db")),
+            out: raw.out.unwrap_or_else(|| PathBuf::from("site")),
+            window_hours,
+            backfill_days,
+            host,
+            importance,
+            groups,
+        })
+    }
+
+    /// Reads and parses a config file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            path: path.to_path_buf(),
+            line: None,
+            message: if e.kind() == std::io::ErrorKind::NotFound {
+                "no such file: run `signals init` to write an example, or pass --config".to_string()
+            } else {
+                format!("cannot read it: {e}")
+            },
+        })?;
+        Config::parse(&text, path)
+    }
+
+    /// Applies `SIGNALS_STORE`, `SIGNALS_OUT`, `SIGNALS_API_URL` and
+    /// `SIGNALS_WINDOW_HOURS` from `env` (a lookup, so tests need not touch the
+    /// process environment).
+    pub fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
+        let err = |message: String| ConfigError { path: PathBuf::from("<environment>"), line: None, message };
+        if let Some(v) = env("SIGNALS_STORE") {
+            self.store = PathBuf::from(v);
+        }
+        if let Some(v) = env("SIGNALS_OUT") {
+            self.out = PathBuf::from(v);
+        }
+        if let Some(v) = env("SIGNALS_API_URL") {
+            self.host.api_url = v.trim_end_matches('/').to_string();
+        }
+        if let Some(v) = env("SIGNALS_WINDOW_HOURS") {
+            match v.parse::<i64>() {
+                Ok(h) if h >= 24 => self.window_hours = h,
+                _ => return Err(err(format!("SIGNALS_WINDOW_HOURS={v:?} must be a whole number of hours, at least 24"))),
+            }
+        }
+        Ok(())
+    }
+
+    /// The repositories selected by `--group` and `--repo`, with their group.
+    pub fn select(&self, group: Option<&str>, repo: Option<&RepoName>) -> Vec<(&Group, &TrackedRepo)> {
+        self.groups
+            .iter()
+            .filter(|g| group.is_none_or(|id| g.group.id == id))
+            .flat_map(|g| g.repos.iter().map(move |r| (&g.group, r)))
+            .filter(|(_, r)| repo.is_none_or(|name| &r.repo == name))
+            .collect()
+    }
+}
+
+/// The commented example `signals init` writes.
+pub const EXAMPLE: &str = include_str!("../signals.example.toml");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text, Path::new("signals.toml"))
+    }
+
+    #[test]
+    fn example_parses() {
+        let c = parse(EXAMPLE).unwrap();
+        assert_eq!(c.window_hours, 24);
+        assert_eq!(c.host.api_url, "https://api.github.com");
+        assert!(!c.groups.is_empty());
+        assert!(c.groups.iter().all(|g| !g.repos.is_empty()));
+    }
+
+    #[test]
+    fn defaults_and_derived_ids() {
+        let c = parse("[[groups]]\nid = \"g\"\nname = \"G\"\n[[groups.repos]]\nrepo = \"sigmavirus24/github3.py\"\n").unwrap();
+        let r = &c.groups[0].repos[0];
+        assert_eq!(r.id, "github3-py");
+        assert_eq!(r.name, "github3.py");
+        assert_eq!(c.store, PathBuf::from("signals.db"));
+        assert_eq!(c.host.token_env, vec!["GITHUB_TOKEN"]);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_key() {
+        let e = parse("store = \"x.db\"\n\n[host]\ntoken = \"ghp_secret\"\n").unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.starts_with("signals.toml:4: "), "{msg}");
+        assert!(msg.contains("token"), "{msg}");
+        assert!(!msg.contains("ghp_secret"), "{msg}");
+
+        let e = parse("[[groups]]\nid = \"g\"\nname = \"G\"\n[[groups.repos]]\nrepo = \"not a repo\"\n").unwrap_err();
+        assert_eq!(e.line, Some(5), "{e}");
+        assert!(e.to_string().contains("owner"), "{e}");
+
+        let e = parse("[[groups]]\nid = \"Bad Id\"\nname = \"G\"\n").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(e.to_string().contains("\"bad-id\""), "{e}");
+
+        let e = parse("window_hours = 3\n").unwrap_err();
+        assert_eq!(e.line, Some(1));
+
+        let twice = "[[groups]]\nid = \"g\"\nname = \"G\"\n[[groups.repos]]\nrepo = \"a/x\"\n[[groups.repos]]\nrepo = \"b/x\"\n";
+        let e = parse(twice).unwrap_err();
+        assert_eq!(e.line, Some(7), "{e}");
+    }
+
+    #[test]
+    fn env_overrides_file() {
+        let mut c = parse("store = \"a.db\"\n").unwrap();
+        c.apply_env(|k| match k {
+            "SIGNALS_STORE" => Some("b.db".into()),
+            "SIGNALS_API_URL" => Some("https://ghe.example.com/api/v3/".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(c.store, PathBuf::from("b.db"));
+        assert_eq!(c.host.api_url, "https://ghe.example.com/api/v3");
+        assert!(c.apply_env(|k| (k == "SIGNALS_WINDOW_HOURS").then(|| "x".into())).is_err());
+    }
+
+    #[test]
+    fn selection() {
+        let c = parse(EXAMPLE).unwrap();
+        let all = c.select(None, None).len();
+        let first = &c.groups[0];
+        assert_eq!(c.select(Some(&first.group.id), None).len(), first.repos.len());
+        assert_eq!(c.select(None, Some(&first.repos[0].repo)).len(), 1);
+        assert!(all >= first.repos.len());
+        assert_eq!(c.select(Some("nope"), None).len(), 0);
+    }
+}
