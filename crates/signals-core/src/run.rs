@@ -45,6 +45,18 @@ pub fn plan_since(
     since
 }
 
+/// Rounds a `since` down to the start of its UTC day.
+///
+/// A run asks the host for items updated since this bound, so every run of
+/// the same UTC day sends the same URL: when nothing changed the host answers
+/// `304 Not Modified` to the conditional request, which costs no rate-limit
+/// budget on GitHub. Rounding down only widens the window (by less than a
+/// day), so nothing is missed; the run records the bound it actually used.
+pub fn stable_since(since: Timestamp) -> Timestamp {
+    let day = since.as_second().div_euclid(86_400) * 86_400;
+    Timestamp::from_second(day).unwrap_or(since)
+}
+
 /// One observation event a run records.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ItemEvent {
@@ -150,6 +162,13 @@ mod tests {
             plan_since(at, DEFAULT_WINDOW, Some(recent), None),
             ts("2026-11-20T12:00:00Z")
         );
+    }
+
+    #[test]
+    fn stable_since_is_the_utc_day_start() {
+        assert_eq!(stable_since(ts("2026-11-20T13:45:10.5Z")), ts("2026-11-20T00:00:00Z"));
+        assert_eq!(stable_since(ts("2026-11-20T00:00:00Z")), ts("2026-11-20T00:00:00Z"));
+        assert_eq!(stable_since(ts("1969-12-31T23:00:00Z")), ts("1969-12-31T00:00:00Z"));
     }
 
     #[test]
