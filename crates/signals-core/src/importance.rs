@@ -1,8 +1,22 @@
 //! Importance scoring: a non-negative integer per signal, computed by a
 //! documented rule (docs/importance.md) from the signal's own fields and the
 //! collection time, with the terms that made it kept for explanation.
+//!
+//! The rule is a sum of terms: a base per kind, a bonus while open, a penalty
+//! for draft pull requests, diminishing-returns terms for reactions and
+//! comments, one term per weighted label, and a recency term that halves every
+//! `half_life_hours`. Each term is monotone in what it measures, and the total
+//! is `max(0, round(sum))`, which is monotone too; that is what makes the
+//! promises in docs/importance.md hold (they are checked by the property tests
+//! below). Pure: no I/O, no clock; `now` is a parameter.
 
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
+
+use crate::model::{ItemDetail, ItemSnapshot, ItemState};
 
 /// One term of a score: a named contribution, with a short human reason.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,5 +48,668 @@ impl Score {
             0
         };
         Score { total, terms }
+    }
+}
+
+/// The weights of the rule. Sits under `[importance]` in signals.toml; every
+/// key is optional and defaults to the value documented in docs/importance.md.
+///
+/// Call [`Weights::validate`] after loading: a negative weight on a term that
+/// must only ever raise the score would break the rule's promises.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Weights {
+    /// Base points of an issue.
+    pub issue: f64,
+    /// Base points of a pull request.
+    pub pull_request: f64,
+    /// Base points of a stable release.
+    pub release: f64,
+    /// Base points of a prerelease.
+    pub prerelease: f64,
+    /// Bonus while the item is open. Must be >= 0.
+    pub open: f64,
+    /// Points for a draft pull request (usually negative: not ready yet).
+    pub draft: f64,
+    /// Points per doubling of reactions: `reactions × log2(1 + n)`. Must be >= 0.
+    pub reactions: f64,
+    /// Points per doubling of comments: `comments × log2(1 + n)`. Must be >= 0.
+    pub comments: f64,
+    /// Points for activity right now; halves every `half_life_hours`. Must be >= 0.
+    pub recency: f64,
+    /// Half-life of the recency term, in hours. Must be > 0.
+    pub half_life_hours: f64,
+    /// Points per label, matched case-insensitively with `-`, `_` and runs of
+    /// spaces treated alike (`High_Priority` matches `high-priority`).
+    /// Negative weights lower the score (`duplicate`, `invalid`, `stale`).
+    pub labels: BTreeMap<String, f64>,
+}
+
+impl Default for Weights {
+    fn default() -> Weights {
+        let labels = [
+            ("regression", 8.0),
+            ("high-priority", 6.0),
+            ("bug", 4.0),
+            ("has repro", 3.0),
+            ("duplicate", -8.0),
+            ("invalid", -8.0),
+            ("stale", -5.0),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        Weights {
+            issue: 5.0,
+            pull_request: 6.0,
+            release: 12.0,
+            prerelease: 6.0,
+            open: 4.0,
+            draft: -2.0,
+            reactions: 3.0,
+            comments: 2.5,
+            recency: 10.0,
+            half_life_hours: 72.0,
+            labels,
+        }
+    }
+}
+
+/// A weight that cannot be used, named by its key under `[importance]`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "importance.{key} = {value}: {problem}; fix it in the [importance] section of the configuration or remove it to use the default"
+)]
+pub struct WeightsError {
+    /// The key, such as `reactions` or `labels."has repro"`.
+    pub key: String,
+    /// The rejected value, as written.
+    pub value: String,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
+impl Weights {
+    /// Checks that the weights keep the rule's promises: the weights of terms
+    /// that may only raise a score (`open`, `reactions`, `comments`,
+    /// `recency`) are finite and >= 0, `half_life_hours` is finite and > 0,
+    /// every other weight is finite, and no two label keys mean the same
+    /// label.
+    pub fn validate(&self) -> Result<(), WeightsError> {
+        let non_negative = [
+            ("open", self.open),
+            ("reactions", self.reactions),
+            ("comments", self.comments),
+            ("recency", self.recency),
+        ];
+        for (key, value) in non_negative {
+            if !value.is_finite() || value < 0.0 {
+                return Err(WeightsError {
+                    key: key.to_string(),
+                    value: value.to_string(),
+                    problem: "must be a finite number >= 0, or more activity could lower a score"
+                        .to_string(),
+                });
+            }
+        }
+        if !self.half_life_hours.is_finite() || self.half_life_hours <= 0.0 {
+            return Err(WeightsError {
+                key: "half_life_hours".to_string(),
+                value: self.half_life_hours.to_string(),
+                problem: "must be a finite number of hours > 0".to_string(),
+            });
+        }
+        let any_sign = [
+            ("issue", self.issue),
+            ("pull_request", self.pull_request),
+            ("release", self.release),
+            ("prerelease", self.prerelease),
+            ("draft", self.draft),
+        ];
+        for (key, value) in any_sign {
+            if !value.is_finite() {
+                return Err(WeightsError {
+                    key: key.to_string(),
+                    value: value.to_string(),
+                    problem: "must be a finite number".to_string(),
+                });
+            }
+        }
+        let mut seen: BTreeMap<String, &str> = BTreeMap::new();
+        for (label, &value) in &self.labels {
+            let key = format!("labels.{label:?}");
+            if !value.is_finite() {
+                return Err(WeightsError {
+                    key,
+                    value: value.to_string(),
+                    problem: "must be a finite number".to_string(),
+                });
+            }
+            let norm = normalize_label(label);
+            if norm.is_empty() {
+                return Err(WeightsError {
+                    key,
+                    value: value.to_string(),
+                    problem: "the label name is empty".to_string(),
+                });
+            }
+            if let Some(other) = seen.insert(norm, label) {
+                return Err(WeightsError {
+                    key,
+                    value: value.to_string(),
+                    problem: format!("names the same label as labels.{other:?}"),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The weight of a label, matched as [`Weights::labels`] describes.
+    pub fn label_weight(&self, label: &str) -> Option<f64> {
+        let norm = normalize_label(label);
+        self.labels
+            .iter()
+            .find(|(k, _)| normalize_label(k) == norm)
+            .map(|(_, &v)| v)
+    }
+}
+
+/// Lowercase, `-` and `_` as spaces, runs of whitespace collapsed, trimmed.
+fn normalize_label(label: &str) -> String {
+    label
+        .to_lowercase()
+        .replace(['-', '_'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Scores one item at collection time `now`.
+///
+/// Terms, in this order (zero-point terms other than the base are left out):
+/// `kind`, `open`, `draft`, `reactions`, `comments`, `label:<name>` (each
+/// weighted label once, in the item's order), `recency`. An `updated_at`
+/// after `now` counts as "now".
+///
+/// Expects weights that passed [`Weights::validate`]; with others the
+/// promises of docs/importance.md may not hold.
+pub fn score(item: &ItemSnapshot, now: Timestamp, weights: &Weights) -> Score {
+    let mut terms = Vec::new();
+    let mut push = |name: &str, points: f64, why: String| {
+        terms.push(Term {
+            name: name.to_string(),
+            points,
+            why,
+        })
+    };
+
+    let (base, kind) = match item.detail {
+        ItemDetail::Issue => (weights.issue, "issue"),
+        ItemDetail::PullRequest { .. } => (weights.pull_request, "pull request"),
+        ItemDetail::Release {
+            prerelease: false, ..
+        } => (weights.release, "release"),
+        ItemDetail::Release {
+            prerelease: true, ..
+        } => (weights.prerelease, "prerelease"),
+    };
+    push("kind", base, kind.to_string());
+
+    if item.state == ItemState::Open && weights.open != 0.0 {
+        push("open", weights.open, "open".to_string());
+    }
+    if let ItemDetail::PullRequest { draft: true, .. } = item.detail
+        && weights.draft != 0.0
+    {
+        push("draft", weights.draft, "draft pull request".to_string());
+    }
+
+    let counts = [
+        ("reactions", item.metrics.reactions, weights.reactions),
+        ("comments", item.metrics.comments, weights.comments),
+    ];
+    for (name, n, weight) in counts {
+        if n > 0 && weight != 0.0 {
+            let unit = if n == 1 {
+                name.trim_end_matches('s')
+            } else {
+                name
+            };
+            push(
+                name,
+                weight * (1.0 + n as f64).log2(),
+                format!("{n} {unit}"),
+            );
+        }
+    }
+
+    let mut seen = Vec::new();
+    for label in &item.labels {
+        let norm = normalize_label(label);
+        if seen.contains(&norm) {
+            continue;
+        }
+        seen.push(norm);
+        if let Some(w) = weights.label_weight(label)
+            && w != 0.0
+        {
+            push(&format!("label:{label}"), w, format!("label {label}"));
+        }
+    }
+
+    let age_seconds = now
+        .as_second()
+        .saturating_sub(item.updated_at.as_second())
+        .max(0);
+    let age_hours = age_seconds as f64 / 3600.0;
+    let recency = weights.recency * (-age_hours / weights.half_life_hours).exp2();
+    if recency > 0.0 {
+        push(
+            "recency",
+            recency,
+            format!("updated {} ago", human_age(age_seconds)),
+        );
+    }
+
+    Score::from_terms(terms)
+}
+
+/// "5 minutes", "3 hours", "12 days": coarse, for explanations.
+fn human_age(seconds: i64) -> String {
+    let (n, unit) = match seconds {
+        s if s < 120 => (s, "second"),
+        s if s < 2 * 3600 => (s / 60, "minute"),
+        s if s < 2 * 86_400 => (s / 3600, "hour"),
+        s => (s / 86_400, "day"),
+    };
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
+    }
+}
+
+/// What decides where a signal goes on a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RankKey<'a> {
+    /// The score's total.
+    pub importance: u32,
+    /// When the item was last updated.
+    pub updated_at: Timestamp,
+    /// The signal id.
+    pub id: &'a str,
+}
+
+impl Ord for RankKey<'_> {
+    /// Page order: importance descending, then `updated_at` descending
+    /// (newest first), then id ascending by byte.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .importance
+            .cmp(&self.importance)
+            .then(other.updated_at.cmp(&self.updated_at))
+            .then(self.id.as_bytes().cmp(other.id.as_bytes()))
+    }
+}
+
+impl PartialOrd for RankKey<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Sorts `items` into page order by their [`RankKey`].
+pub fn rank<T>(items: &mut [T], key: impl for<'x> Fn(&'x T) -> RankKey<'x>) {
+    items.sort_by(|a, b| key(a).cmp(&key(b)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Metrics, RepoName};
+    use proptest::prelude::*;
+
+    const NOW: i64 = 1_800_000_000;
+
+    fn item(
+        labels: Vec<String>,
+        reactions: u64,
+        comments: u64,
+        state: ItemState,
+        age_s: i64,
+        detail: ItemDetail,
+    ) -> ItemSnapshot {
+        ItemSnapshot {
+            repo: RepoName::parse("o/n").unwrap(),
+            key: "1".into(),
+            title: "t".into(),
+            text: String::new(),
+            url: "https://github.com/o/n/issues/1".into(),
+            created_at: Timestamp::from_second(NOW - age_s - 1000).unwrap(),
+            updated_at: Timestamp::from_second(NOW - age_s).unwrap(),
+            metrics: Metrics {
+                reactions,
+                comments,
+            },
+            labels,
+            author: "a".into(),
+            state,
+            assignees: vec![],
+            detail,
+        }
+    }
+
+    fn now() -> Timestamp {
+        Timestamp::from_second(NOW).unwrap()
+    }
+
+    fn total(i: &ItemSnapshot, w: &Weights) -> u32 {
+        score(i, now(), w).total
+    }
+
+    fn arb_detail() -> impl Strategy<Value = ItemDetail> {
+        prop_oneof![
+            Just(ItemDetail::Issue),
+            (any::<bool>(), any::<bool>()).prop_map(|(draft, merged)| {
+                ItemDetail::PullRequest {
+                    draft,
+                    merged,
+                    merged_at: None,
+                }
+            }),
+            any::<bool>().prop_map(|prerelease| ItemDetail::Release {
+                prerelease,
+                published_at: Timestamp::from_second(NOW).unwrap(),
+            }),
+        ]
+    }
+
+    fn arb_label() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("bug".to_string()),
+            Just("Regression".to_string()),
+            Just("high_priority".to_string()),
+            Just("has repro".to_string()),
+            Just("duplicate".to_string()),
+            Just("invalid".to_string()),
+            Just("stale".to_string()),
+            Just("enhancement".to_string()),
+            "[a-z:]{1,12}",
+        ]
+    }
+
+    fn arb_state() -> impl Strategy<Value = ItemState> {
+        prop_oneof![Just(ItemState::Open), Just(ItemState::Closed)]
+    }
+
+    prop_compose! {
+        fn arb_item()(
+            labels in prop::collection::vec(arb_label(), 0..5),
+            reactions in 0u64..100_000,
+            comments in 0u64..100_000,
+            state in arb_state(),
+            age_s in 0i64..400 * 86_400,
+            detail in arb_detail(),
+        ) -> ItemSnapshot {
+            item(labels, reactions, comments, state, age_s, detail)
+        }
+    }
+
+    // Valid weights: non-negative where the rule needs it, any sign elsewhere.
+    prop_compose! {
+        fn arb_weights()(
+            bases in prop::array::uniform5(-20.0f64..20.0),
+            non_neg in prop::array::uniform4(0.0f64..20.0),
+            half_life_hours in 0.1f64..1000.0,
+            labels in prop::collection::btree_map("[a-z]{1,8}", -20.0f64..20.0, 0..4),
+        ) -> Weights {
+            let mut w = Weights {
+                issue: bases[0],
+                pull_request: bases[1],
+                release: bases[2],
+                prerelease: bases[3],
+                draft: bases[4],
+                open: non_neg[0],
+                reactions: non_neg[1],
+                comments: non_neg[2],
+                recency: non_neg[3],
+                half_life_hours,
+                labels,
+            };
+            w.labels.extend(Weights::default().labels);
+            w
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn more_reactions_never_lower(i in arb_item(), w in arb_weights(), more in 0u64..1000) {
+            let mut j = i.clone();
+            j.metrics.reactions += more;
+            prop_assert!(total(&j, &w) >= total(&i, &w));
+        }
+
+        #[test]
+        fn more_comments_never_lower(i in arb_item(), w in arb_weights(), more in 0u64..1000) {
+            let mut j = i.clone();
+            j.metrics.comments += more;
+            prop_assert!(total(&j, &w) >= total(&i, &w));
+        }
+
+        #[test]
+        fn raising_labels_never_lower(
+            i in arb_item(),
+            label in prop_oneof![
+                Just("regression"), Just("HIGH-PRIORITY"), Just("Bug"), Just("has-repro")
+            ],
+            at in 0usize..6,
+        ) {
+            let w = Weights::default();
+            let mut j = i.clone();
+            j.labels.insert(at.min(j.labels.len()), label.to_string());
+            prop_assert!(total(&j, &w) >= total(&i, &w));
+        }
+
+        #[test]
+        fn a_non_negative_label_weight_never_lowers(
+            i in arb_item(), w in arb_weights(), extra in 0.0f64..20.0,
+        ) {
+            let mut w = w;
+            w.labels.insert("zz-extra".to_string(), extra);
+            let mut j = i.clone();
+            j.labels.push("ZZ Extra".to_string());
+            prop_assert!(total(&j, &w) >= total(&i, &w));
+        }
+
+        #[test]
+        fn lowering_labels_never_raise(
+            i in arb_item(),
+            label in prop_oneof![Just("duplicate"), Just("Invalid"), Just("stale")],
+        ) {
+            let w = Weights::default();
+            let mut j = i.clone();
+            j.labels.push(label.to_string());
+            prop_assert!(total(&j, &w) <= total(&i, &w));
+        }
+
+        #[test]
+        fn open_ranks_at_least_closed(i in arb_item(), w in arb_weights()) {
+            let mut open = i.clone();
+            open.state = ItemState::Open;
+            let mut closed = i;
+            closed.state = ItemState::Closed;
+            prop_assert!(total(&open, &w) >= total(&closed, &w));
+        }
+
+        #[test]
+        fn recent_ranks_at_least_older(
+            i in arb_item(), w in arb_weights(), older_by in 0i64..400 * 86_400,
+        ) {
+            let mut old = i.clone();
+            old.updated_at = Timestamp::from_second(i.updated_at.as_second() - older_by).unwrap();
+            prop_assert!(total(&i, &w) >= total(&old, &w));
+        }
+
+        #[test]
+        fn total_is_round_of_clamped_sum(i in arb_item(), w in arb_weights()) {
+            // The total is never negative by type; check it is exactly the
+            // documented max(0, round(sum)) of the terms it reports.
+            let s = score(&i, now(), &w);
+            let sum: f64 = s.terms.iter().map(|t| t.points).sum();
+            prop_assert_eq!(s.total as f64, sum.round().max(0.0));
+        }
+    }
+
+    #[test]
+    fn ordinary_issues_land_between_5_and_40() {
+        let w = Weights::default();
+        let label = |l: &str| vec![l.to_string()];
+        // A quiet old closed issue, and a hot fresh regression.
+        let quiet = item(
+            vec![],
+            0,
+            1,
+            ItemState::Closed,
+            20 * 86_400,
+            ItemDetail::Issue,
+        );
+        let hot = item(
+            vec!["bug".into(), "regression".into()],
+            12,
+            20,
+            ItemState::Open,
+            3600,
+            ItemDetail::Issue,
+        );
+        let typical = item(
+            label("bug"),
+            2,
+            4,
+            ItemState::Open,
+            12 * 3600,
+            ItemDetail::Issue,
+        );
+        assert_eq!(total(&quiet, &w), 8);
+        assert_eq!(total(&typical, &w), 32);
+        // Not ordinary: a hot regression stands out above the usual range.
+        assert_eq!(total(&hot, &w), 53);
+        let spam = item(
+            label("duplicate"),
+            0,
+            0,
+            ItemState::Closed,
+            30 * 86_400,
+            ItemDetail::Issue,
+        );
+        assert_eq!(total(&spam, &w), 0);
+    }
+
+    #[test]
+    fn terms_explain_the_score() {
+        let i = item(
+            vec!["Bug".into(), "bug".into(), "area:x".into()],
+            1,
+            3,
+            ItemState::Open,
+            3 * 3600,
+            ItemDetail::PullRequest {
+                draft: true,
+                merged: false,
+                merged_at: None,
+            },
+        );
+        let s = score(&i, now(), &Weights::default());
+        let names: Vec<_> = s.terms.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "kind",
+                "open",
+                "draft",
+                "reactions",
+                "comments",
+                "label:Bug",
+                "recency"
+            ]
+        );
+        let whys: Vec<_> = s.terms.iter().map(|t| t.why.as_str()).collect();
+        assert_eq!(
+            whys,
+            [
+                "pull request",
+                "open",
+                "draft pull request",
+                "1 reaction",
+                "3 comments",
+                "label Bug",
+                "updated 3 hours ago"
+            ]
+        );
+        assert_eq!(s.terms[4].points, 5.0);
+    }
+
+    #[test]
+    fn weights_parse_with_defaults_and_reject_unknown_keys() {
+        let w: Weights =
+            serde_json::from_str(r#"{"comments": 1.5, "labels": {"security": 7}}"#).unwrap();
+        assert_eq!(w.comments, 1.5);
+        assert_eq!(w.reactions, Weights::default().reactions);
+        assert_eq!(w.label_weight("Security"), Some(7.0));
+        // An explicit labels table replaces the default one.
+        assert_eq!(w.label_weight("bug"), None);
+        assert!(serde_json::from_str::<Weights>(r#"{"comment": 1}"#).is_err());
+        assert_eq!(Weights::default().validate(), Ok(()));
+    }
+
+    #[test]
+    fn validation_names_the_key() {
+        let mut w = Weights {
+            reactions: -1.0,
+            ..Weights::default()
+        };
+        let e = w.validate().unwrap_err();
+        assert_eq!(e.key, "reactions");
+        assert!(
+            e.to_string()
+                .starts_with("importance.reactions = -1: must be")
+        );
+        w.reactions = 1.0;
+        w.recency = f64::NAN;
+        assert_eq!(w.validate().unwrap_err().key, "recency");
+        w.recency = 1.0;
+        w.half_life_hours = 0.0;
+        assert_eq!(w.validate().unwrap_err().key, "half_life_hours");
+        w.half_life_hours = 1.0;
+        w.draft = f64::INFINITY;
+        assert_eq!(w.validate().unwrap_err().key, "draft");
+        w.draft = -1.0;
+        w.labels.insert("High_Priority".into(), 1.0);
+        let e = w.validate().unwrap_err();
+        assert!(
+            e.to_string().contains("High_Priority") && e.to_string().contains("high-priority"),
+            "{e}"
+        );
+        w.labels.remove("High_Priority");
+        w.labels.insert("x".into(), f64::NAN);
+        assert_eq!(w.validate().unwrap_err().key, "labels.\"x\"");
+    }
+
+    #[test]
+    fn rank_orders_by_importance_then_recency_then_id() {
+        let t = |s| Timestamp::from_second(s).unwrap();
+        let mut v = vec![
+            (5, t(10), "b"),
+            (9, t(1), "z"),
+            (5, t(20), "c"),
+            (5, t(10), "a"),
+            (5, t(10), "a0"),
+        ];
+        rank(&mut v, |&(importance, updated_at, id)| RankKey {
+            importance,
+            updated_at,
+            id,
+        });
+        let ids: Vec<_> = v.iter().map(|x| x.2).collect();
+        assert_eq!(ids, ["z", "c", "a", "a0", "b"]);
     }
 }
