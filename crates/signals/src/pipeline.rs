@@ -1,0 +1,132 @@
+//! One run of one repository, as a recipe: plan the window, collect from the
+//! host, compare with the store, score, commit. `collect` and `demo` both go
+//! through here, so the demo exercises exactly the production path.
+
+use std::collections::HashMap;
+
+use jiff::{SignedDuration, Timestamp};
+use signals_core::importance::{Score, Weights, score};
+use signals_core::run::{account, plan_since, stable_since};
+use signals_core::{Group, ItemDetail, News, RepoName, RunRecord, TrackedRepo};
+use signals_github::{Client, RequestStats};
+use signals_store::{RepoKey, RunCommit, Store};
+
+use crate::cache::StoreCache;
+
+/// The window settings of a collection.
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    /// The run window (24 hours by default).
+    pub window: SignedDuration,
+    /// How far a first run reaches back.
+    pub backfill: Option<SignedDuration>,
+}
+
+/// What one committed run did.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    /// The run as recorded.
+    pub run: RunRecord,
+    /// Requests, 304s, bytes.
+    pub stats: RequestStats,
+    /// The repository's new name, when the host redirected.
+    pub renamed_to: Option<RepoName>,
+}
+
+/// Why one repository's run failed. The store is unchanged but for a failure
+/// record.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The host failed or refused; `rate_limited` says whether to stop.
+    #[error(transparent)]
+    Host(#[from] signals_github::Error),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] signals_store::StoreError),
+}
+
+/// Collects one repository at `collected_at` and commits the run.
+pub fn collect_one(
+    client: &mut Client,
+    store: &mut Store,
+    group: &Group,
+    repo: &TrackedRepo,
+    collected_at: Timestamp,
+    window: Window,
+    weights: &Weights,
+) -> Result<RunOutcome, RunError> {
+    let key = store.ensure_repository(group, repo)?;
+    let result = run(client, store, key, repo, collected_at, window, weights);
+    if let Err(RunError::Host(e)) = &result {
+        // A failed attempt leaves a note for `signals status`, nothing else.
+        store.record_failure(key, collected_at, e.kind(), &e.to_string())?;
+    }
+    result
+}
+
+fn run(
+    client: &mut Client,
+    store: &mut Store,
+    key: RepoKey,
+    repo: &TrackedRepo,
+    collected_at: Timestamp,
+    window: Window,
+    weights: &Weights,
+) -> Result<RunOutcome, RunError> {
+    let previous = store.last_successful_run(key)?;
+    let backfill = if previous.is_none() { window.backfill } else { None };
+    let since = stable_since(plan_since(
+        collected_at,
+        window.window,
+        previous.map(|r| r.collected_at),
+        backfill,
+    ));
+
+    let outcome = client.collect(&repo.repo, since, &mut StoreCache(store))?;
+    let collected = outcome.collected;
+
+    // Releases published in the window are observed items; all of them feed
+    // the news.
+    let mut observed = collected.items;
+    observed.extend(collected.releases.iter().filter(|r| match r.detail {
+        ItemDetail::Release { published_at, .. } => published_at >= since,
+        _ => false,
+    }).cloned());
+
+    let mut latest = store.latest_snapshots(key)?;
+    let delta = account(repo.source, observed, &latest);
+    for (id, snapshot) in &delta.snapshots {
+        latest.insert(id.clone(), snapshot.clone());
+    }
+    let scores: Vec<(String, Score)> = latest
+        .iter()
+        .map(|(id, item)| (id.clone(), score(item, collected_at, weights)))
+        .collect();
+
+    let record = RunRecord {
+        collected_at,
+        since,
+        observed_count: delta.observed_count,
+        changed_count: delta.changed_count(),
+    };
+    let news = News::from_collected(&collected.releases, &collected.milestones);
+    store.commit_run(
+        key,
+        &RunCommit {
+            run: record.clone(),
+            context: collected.context,
+            news,
+            snapshots: delta.snapshots,
+            events: delta.events,
+            scores,
+            stats: outcome.stats.clone().into(),
+            renamed_to: outcome.renamed_to.clone(),
+        },
+    )?;
+    Ok(RunOutcome { run: record, stats: outcome.stats, renamed_to: outcome.renamed_to })
+}
+
+/// Scores by id, for callers that only need a lookup.
+pub fn score_map(scores: Vec<(String, Score)>) -> HashMap<String, Score> {
+    scores.into_iter().collect()
+}
