@@ -1,1 +1,483 @@
-//! placeholder until its helper lands
+//! A loopback fake of the GitHub REST API.
+//!
+//! [`TestHost`] serves a [`Scenario`] of raw GitHub JSON on `127.0.0.1` with
+//! GitHub's HTTP semantics where the client depends on them: `Link`
+//! pagination, ETag/`If-None-Match` → 304, `x-ratelimit-*` headers with a
+//! per-token budget, 301 for renamed repositories, and JSON error bodies.
+//! [`Fault`]s can be queued to test how a client survives a bad network or
+//! rate limiting. The demo command serves bundled recorded data through it,
+//! so it must stay faithful to GitHub, not merely convenient for tests.
+//!
+//! Plain `std::net` and one thread per connection: no async runtime, and
+//! every response is sent with `Connection: close`, so there is no
+//! keep-alive state to get wrong.
+
+mod routes;
+mod scenario;
+
+use std::collections::{HashMap, VecDeque};
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+use jiff::Timestamp;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+pub use scenario::{RepoData, Scenario, synthetic};
+
+use routes::Response;
+
+/// The default hourly request budget per token, as on GitHub for a personal
+/// access token.
+pub const DEFAULT_RATE_LIMIT: u64 = 5000;
+
+/// A misbehaviour applied to one upcoming request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// Answer with this status and a JSON `message` body (e.g. 502).
+    Status(u16),
+    /// A primary rate-limit 403: remaining 0, reset in `reset_in_secs`.
+    PrimaryLimit {
+        /// Seconds from now until the `x-ratelimit-reset` instant.
+        reset_in_secs: u64,
+    },
+    /// A secondary rate limit answer.
+    Secondary {
+        /// 403 or 429, both of which GitHub uses.
+        status: u16,
+        /// The `Retry-After` header in seconds, if any.
+        retry_after: Option<u64>,
+    },
+    /// Sleep this long before answering normally (to trigger timeouts).
+    Delay(Duration),
+    /// Send the headers with the full `Content-Length` but only half of the
+    /// body, then close.
+    Truncate,
+    /// Close the connection without answering.
+    Reset,
+    /// Answer 200 with a body that is not valid JSON.
+    Malformed,
+}
+
+/// One request the host received, and what it answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedRequest {
+    /// `GET`, ...
+    pub method: String,
+    /// Path and query, as sent (`/repos/o/n/issues?state=all`).
+    pub path: String,
+    /// Request headers, names lowercased, in the order sent.
+    pub headers: Vec<(String, String)>,
+    /// The status answered; `None` when the connection was closed without an
+    /// answer ([`Fault::Reset`]).
+    pub status: Option<u16>,
+    /// The response body bytes as the host meant to send them (complete
+    /// even when [`Fault::Truncate`] cut what went on the wire).
+    pub body: Vec<u8>,
+    /// The fault applied, if any.
+    pub fault: Option<Fault>,
+}
+
+impl RecordedRequest {
+    /// The first request header of that (case-insensitive) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The per-token budget of one hour window.
+#[derive(Debug, Clone, Copy)]
+struct Budget {
+    used: u64,
+    reset: i64,
+}
+
+struct State {
+    scenario: Scenario,
+    requests: Vec<RecordedRequest>,
+    faults: VecDeque<(Option<String>, Fault)>,
+    budgets: HashMap<String, Budget>,
+    limit: u64,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    base_url: String,
+    stop: AtomicBool,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panicking handler thread must not take the whole host down.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A running fake GitHub on a loopback port. Stops when dropped.
+pub struct TestHost {
+    shared: Arc<Shared>,
+    addr: SocketAddr,
+    accept: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for TestHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestHost")
+            .field("base_url", &self.shared.base_url)
+            .finish()
+    }
+}
+
+impl TestHost {
+    /// Binds `127.0.0.1:0` and serves `scenario` on background threads.
+    pub fn start(scenario: Scenario) -> io::Result<TestHost> {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                scenario,
+                requests: vec![],
+                faults: VecDeque::new(),
+                budgets: HashMap::new(),
+                limit: DEFAULT_RATE_LIMIT,
+            }),
+            base_url: format!("http://{addr}"),
+            stop: AtomicBool::new(false),
+        });
+        let accept_shared = Arc::clone(&shared);
+        let accept = thread::Builder::new()
+            .name("testhost-accept".into())
+            .spawn(move || {
+                for conn in listener.incoming() {
+                    if accept_shared.stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let Ok(stream) = conn else { continue };
+                    let shared = Arc::clone(&accept_shared);
+                    let _ = thread::Builder::new()
+                        .name("testhost-conn".into())
+                        .spawn(move || handle(&shared, stream));
+                }
+            })?;
+        Ok(TestHost {
+            shared,
+            addr,
+            accept: Some(accept),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`, without a trailing slash.
+    pub fn base_url(&self) -> &str {
+        &self.shared.base_url
+    }
+
+    /// Replaces the data served from now on (budgets and faults are kept).
+    pub fn set_scenario(&self, scenario: Scenario) {
+        self.shared.lock().scenario = scenario;
+    }
+
+    /// Sets the hourly budget per token (default [`DEFAULT_RATE_LIMIT`]);
+    /// applies to budgets already running too.
+    pub fn set_rate_limit(&self, limit: u64) {
+        self.shared.lock().limit = limit;
+    }
+
+    /// Every request received so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.lock().requests.clone()
+    }
+
+    /// Forgets the recorded requests.
+    pub fn clear_requests(&self) {
+        self.shared.lock().requests.clear();
+    }
+
+    /// Queues a fault for the next request that has none applied yet.
+    pub fn inject(&self, fault: Fault) {
+        self.shared.lock().faults.push_back((None, fault));
+    }
+
+    /// Queues a fault for the next request whose path starts with `prefix`
+    /// (e.g. `/repos/o/n/issues`).
+    pub fn inject_for(&self, prefix: &str, fault: Fault) {
+        self.shared
+            .lock()
+            .faults
+            .push_back((Some(prefix.to_string()), fault));
+    }
+
+    /// Faults queued and not yet applied.
+    pub fn pending_faults(&self) -> usize {
+        self.shared.lock().faults.len()
+    }
+}
+
+impl Drop for TestHost {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop so it sees the flag.
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        if let Some(h) = self.accept.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+struct Request {
+    method: String,
+    target: String,
+    headers: Vec<(String, String)>,
+}
+
+/// Reads the request line and headers; a body, if any, is read and ignored.
+fn read_request(stream: &TcpStream) -> io::Result<Request> {
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let mut parts = line.split_whitespace();
+    let (Some(method), Some(target)) = (parts.next(), parts.next()) else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "bad request line",
+        ));
+    };
+    let (method, target) = (method.to_string(), target.to_string());
+    let mut headers = vec![];
+    loop {
+        line.clear();
+        if reader.read_line(&mut line)? == 0 {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        let l = line.trim_end();
+        if l.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = l.split_once(':') {
+            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+        }
+    }
+    let len: u64 = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    io::copy(&mut reader.take(len), &mut io::sink())?;
+    Ok(Request {
+        method,
+        target,
+        headers,
+    })
+}
+
+fn handle(shared: &Shared, mut stream: TcpStream) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let Ok(req) = read_request(&stream) else {
+        return;
+    };
+    let (path, query) = req.target.split_once('?').unwrap_or((&req.target, ""));
+    let (status, response, fault) = {
+        let mut state = shared.lock();
+        let idx = state
+            .faults
+            .iter()
+            .position(|(p, _)| p.as_deref().is_none_or(|p| path.starts_with(p)));
+        let fault = idx.and_then(|i| state.faults.remove(i)).map(|(_, f)| f);
+        let response = answer(
+            &mut state,
+            &shared.base_url,
+            &req,
+            path,
+            query,
+            fault.as_ref(),
+        );
+        let status = (fault != Some(Fault::Reset)).then_some(response.status);
+        state.requests.push(RecordedRequest {
+            method: req.method.clone(),
+            path: req.target.clone(),
+            headers: req.headers.clone(),
+            status,
+            body: response.body.clone(),
+            fault: fault.clone(),
+        });
+        (status, response, fault)
+    };
+    match fault {
+        Some(Fault::Reset) => return,
+        Some(Fault::Delay(d)) => thread::sleep(d),
+        _ => {}
+    }
+    let Some(status) = status else { return };
+    let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+    for (k, v) in &response.headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        response.body.len()
+    ));
+    let body = if fault == Some(Fault::Truncate) {
+        &response.body[..response.body.len() / 2]
+    } else {
+        &response.body[..]
+    };
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(body);
+    let _ = stream.flush();
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        301 => "Moved Permanently",
+        304 => "Not Modified",
+        403 => "Forbidden",
+        404 => "Not Found",
+        422 => "Unprocessable Entity",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "Unknown",
+    }
+}
+
+/// Builds the full response for one request: faults, budget, routing,
+/// ETag/304 and the common headers.
+fn answer(
+    state: &mut State,
+    base: &str,
+    req: &Request,
+    path: &str,
+    query: &str,
+    fault: Option<&Fault>,
+) -> Response {
+    let now = Timestamp::now().as_second();
+    let key = req
+        .headers
+        .iter()
+        .find(|(k, _)| k == "authorization")
+        .map_or_else(|| "anonymous".to_string(), |(_, v)| v.clone());
+    let limit = state.limit;
+    let budget = state.budgets.entry(key.clone()).or_insert(Budget {
+        used: 0,
+        reset: now + 3600,
+    });
+    if budget.reset <= now {
+        *budget = Budget {
+            used: 0,
+            reset: now + 3600,
+        };
+    }
+    let anonymous = key == "anonymous";
+    let mut reset = budget.reset;
+    let mut response = match fault {
+        Some(Fault::Status(code)) => Response::json(
+            *code,
+            &json!({ "message": reason(*code), "status": code.to_string() }),
+        ),
+        Some(Fault::PrimaryLimit { reset_in_secs }) => {
+            reset = now + *reset_in_secs as i64;
+            primary_limit(anonymous)
+        }
+        Some(Fault::Secondary {
+            status,
+            retry_after,
+        }) => {
+            let mut r = Response::json(
+                *status,
+                &json!({
+                    "message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID 0000:0000:0000000:0000000:00000000.",
+                    "documentation_url": "https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits",
+                }),
+            );
+            if let Some(secs) = retry_after {
+                r.headers.push(("Retry-After".into(), secs.to_string()));
+            }
+            r
+        }
+        Some(Fault::Malformed) => Response {
+            status: 200,
+            headers: vec![],
+            body: br#"{"message": "this is not valid JSON", "items": [1, 2,"#.to_vec(),
+        },
+        _ if req.method != "GET" => Response::json(404, &json!({ "message": "Not Found" })),
+        _ if budget.used >= limit => primary_limit(anonymous),
+        _ => {
+            let mut r = routes::route(&state.scenario, base, path, query);
+            if r.status == 200 {
+                let etag = format!("W/\"{}\"", hex(&Sha256::digest(&r.body)[..16]));
+                let matches = req
+                    .headers
+                    .iter()
+                    .filter(|(k, _)| k == "if-none-match")
+                    .flat_map(|(_, v)| v.split(','))
+                    .any(|t| weak_eq(t.trim(), &etag) || t.trim() == "*");
+                if matches {
+                    r.status = 304;
+                    r.body.clear();
+                } else {
+                    budget.used += 1;
+                }
+                r.headers.push(("ETag".into(), etag));
+            } else {
+                budget.used += 1;
+            }
+            r
+        }
+    };
+    let spent = matches!(fault, Some(Fault::PrimaryLimit { .. })) || budget.used >= limit;
+    let remaining = if spent { 0 } else { limit - budget.used };
+    if !response.body.is_empty() {
+        response.headers.push((
+            "Content-Type".into(),
+            "application/json; charset=utf-8".into(),
+        ));
+    }
+    let headers = [
+        ("x-ratelimit-limit", limit.to_string()),
+        ("x-ratelimit-remaining", remaining.to_string()),
+        ("x-ratelimit-reset", reset.to_string()),
+        ("x-ratelimit-used", budget.used.min(limit).to_string()),
+        ("x-ratelimit-resource", "core".to_string()),
+        ("x-github-api-version-selected", "2022-11-28".to_string()),
+    ];
+    response
+        .headers
+        .extend(headers.into_iter().map(|(k, v)| (k.to_string(), v)));
+    response
+}
+
+fn primary_limit(anonymous: bool) -> Response {
+    let message = if anonymous {
+        "API rate limit exceeded for 127.0.0.1. (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)"
+    } else {
+        "API rate limit exceeded for user ID 1. If you reach out to GitHub Support for help, please include the request ID 0000:0000:0000000:0000000:00000000."
+    };
+    Response::json(
+        403,
+        &json!({
+            "message": message,
+            "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api",
+        }),
+    )
+}
+
+/// Weak comparison of entity tags (RFC 9110 §8.8.3.2): `W/` is ignored.
+fn weak_eq(a: &str, b: &str) -> bool {
+    a.trim_start_matches("W/") == b.trim_start_matches("W/")
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests;

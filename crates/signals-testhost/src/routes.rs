@@ -1,0 +1,432 @@
+//! The REST routes: a pure function from a scenario and a request to a
+//! response, with GitHub's filtering, sorting, pagination and redirects.
+//!
+//! Nothing here does I/O, spends rate-limit budget or applies faults; the
+//! server in `lib.rs` wraps this with those.
+
+use jiff::Timestamp;
+use serde_json::{Value, json};
+
+use crate::scenario::Scenario;
+
+/// A response before the server adds ETag, rate-limit and connection
+/// headers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    pub(crate) fn json(status: u16, value: &Value) -> Response {
+        Response {
+            status,
+            headers: vec![],
+            body: serde_json::to_vec(value).unwrap_or_default(),
+        }
+    }
+
+    fn not_found(doc: &str) -> Response {
+        Response::json(
+            404,
+            &json!({ "message": "Not Found", "documentation_url": doc, "status": "404" }),
+        )
+    }
+}
+
+/// Splits `a=1&b=2` into decoded pairs.
+pub(crate) fn parse_query(query: &str) -> Vec<(String, String)> {
+    query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (percent_decode(k), percent_decode(v))
+        })
+        .collect()
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' if i + 2 < bytes.len() => {
+                let hex = |b: u8| (b as char).to_digit(16);
+                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                    (Some(h), Some(l)) => {
+                        out.push((h * 16 + l) as u8);
+                        i += 3;
+                    }
+                    _ => {
+                        out.push(b'%');
+                        i += 1;
+                    }
+                }
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn param<'a>(query: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    query
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+fn validation_failed(message: &str) -> Response {
+    Response::json(
+        422,
+        &json!({
+            "message": "Validation Failed",
+            "errors": [{ "message": message, "code": "invalid" }],
+            "documentation_url": "https://docs.github.com/rest",
+            "status": "422",
+        }),
+    )
+}
+
+/// Answers `GET {path}?{query}`. `base` is the host's base URL, used for
+/// absolute `Link` and `Location` URLs.
+pub(crate) fn route(scenario: &Scenario, base: &str, path: &str, query: &str) -> Response {
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let params = parse_query(query);
+    // Resolve `/repos/{o}/{n}/rest` or `/repositories/{id}/rest` to a repo.
+    let (full_name, rest) = match segments.as_slice() {
+        ["repos", owner, name, rest @ ..] => {
+            let full = format!("{owner}/{name}");
+            if scenario.repo(&full).is_none()
+                && let Some(new) = scenario.renamed_to(&full)
+                && let Some((_, data)) = scenario.repo(new)
+                && let Some(id) = data.repo.get("id").and_then(Value::as_u64)
+            {
+                return moved(base, id, rest, query);
+            }
+            (full, rest)
+        }
+        ["repositories", id, rest @ ..] => {
+            match id.parse().ok().and_then(|id| scenario.repo_by_id(id)) {
+                Some((name, _)) => (name.to_string(), rest),
+                None => return Response::not_found("https://docs.github.com/rest"),
+            }
+        }
+        _ => return Response::not_found("https://docs.github.com/rest"),
+    };
+    let Some((_, data)) = scenario.repo(&full_name) else {
+        return Response::not_found("https://docs.github.com/rest/repos/repos#get-a-repository");
+    };
+    let (per_page, page) = match paging(&params) {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    match rest {
+        [] => Response::json(200, &data.repo),
+        ["releases"] => paginate(base, path, &params, &data.releases, per_page, page),
+        ["milestones"] => {
+            let state = param(&params, "state").unwrap_or("open");
+            let list: Vec<Value> = data
+                .milestones
+                .iter()
+                .filter(|m| state_matches(m, state))
+                .cloned()
+                .collect();
+            paginate(base, path, &params, &list, per_page, page)
+        }
+        ["issues"] => match issues(&params, &data.issues) {
+            Ok(list) => paginate(base, path, &params, &list, per_page, page),
+            Err(r) => r,
+        },
+        _ => Response::not_found("https://docs.github.com/rest"),
+    }
+}
+
+/// GitHub's answer for a renamed repository.
+fn moved(base: &str, id: u64, rest: &[&str], query: &str) -> Response {
+    let mut location = format!("{base}/repositories/{id}");
+    for seg in rest {
+        location.push('/');
+        location.push_str(seg);
+    }
+    if !query.is_empty() {
+        location.push('?');
+        location.push_str(query);
+    }
+    let mut r = Response::json(
+        301,
+        &json!({
+            "message": "Moved Permanently",
+            "url": location,
+            "documentation_url": "https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects",
+        }),
+    );
+    r.headers.push(("Location".into(), location));
+    r
+}
+
+fn state_matches(v: &Value, state: &str) -> bool {
+    state == "all" || v.get("state").and_then(Value::as_str) == Some(state)
+}
+
+fn paging(params: &[(String, String)]) -> Result<(usize, usize), Response> {
+    let num = |name: &str, default: usize| match param(params, name) {
+        None | Some("") => Ok(default),
+        Some(v) => v
+            .parse::<usize>()
+            .map_err(|_| validation_failed(&format!("{name} must be a number"))),
+    };
+    let per_page = num("per_page", 30)?.clamp(1, 100);
+    let page = num("page", 1)?.max(1);
+    Ok((per_page, page))
+}
+
+/// Filters and sorts issue-list entries like `GET /repos/{o}/{n}/issues`.
+fn issues(params: &[(String, String)], all: &[Value]) -> Result<Vec<Value>, Response> {
+    let state = param(params, "state").unwrap_or("open");
+    if !["open", "closed", "all"].contains(&state) {
+        return Err(validation_failed("state must be open, closed or all"));
+    }
+    let since: Option<Timestamp> = match param(params, "since") {
+        None => None,
+        Some(s) => Some(
+            s.parse()
+                .map_err(|_| validation_failed("since must be an ISO 8601 timestamp"))?,
+        ),
+    };
+    let sort = param(params, "sort").unwrap_or("created");
+    let key = match sort {
+        "created" => "created_at",
+        "updated" => "updated_at",
+        "comments" => "comments",
+        _ => {
+            return Err(validation_failed(
+                "sort must be created, updated or comments",
+            ));
+        }
+    };
+    let ascending = match param(params, "direction").unwrap_or("desc") {
+        "asc" => true,
+        "desc" => false,
+        _ => return Err(validation_failed("direction must be asc or desc")),
+    };
+    let ts = |v: &Value, field: &str| -> Option<Timestamp> {
+        v.get(field)
+            .and_then(Value::as_str)
+            .and_then(|s| s.parse().ok())
+    };
+    let mut list: Vec<Value> = all
+        .iter()
+        .filter(|i| state_matches(i, state))
+        .filter(|i| since.is_none_or(|since| ts(i, "updated_at").is_some_and(|u| u >= since)))
+        .cloned()
+        .collect();
+    list.sort_by(|a, b| {
+        let ord = if key == "comments" {
+            a.get(key)
+                .and_then(Value::as_u64)
+                .cmp(&b.get(key).and_then(Value::as_u64))
+        } else {
+            ts(a, key).cmp(&ts(b, key))
+        };
+        // Ties by number keep pages stable between requests.
+        let ord = ord.then_with(|| {
+            a.get("number")
+                .and_then(Value::as_u64)
+                .cmp(&b.get("number").and_then(Value::as_u64))
+        });
+        if ascending { ord } else { ord.reverse() }
+    });
+    Ok(list)
+}
+
+/// One page of `list`, with a `Link` header like GitHub's when there is
+/// more than one page.
+fn paginate(
+    base: &str,
+    path: &str,
+    params: &[(String, String)],
+    list: &[Value],
+    per_page: usize,
+    page: usize,
+) -> Response {
+    let pages = list.len().div_ceil(per_page).max(1);
+    let start = (page - 1).saturating_mul(per_page).min(list.len());
+    let end = (start + per_page).min(list.len());
+    let mut r = Response::json(200, &Value::Array(list[start..end].to_vec()));
+    if pages > 1 {
+        let url = |p: usize| {
+            let mut q: Vec<String> = params
+                .iter()
+                .filter(|(k, _)| k != "page")
+                .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+                .collect();
+            q.push(format!("page={p}"));
+            format!("{base}{path}?{}", q.join("&"))
+        };
+        let mut links = vec![];
+        if page > 1 {
+            links.push(format!("<{}>; rel=\"prev\"", url((page - 1).min(pages))));
+        }
+        if page < pages {
+            links.push(format!("<{}>; rel=\"next\"", url(page + 1)));
+            links.push(format!("<{}>; rel=\"last\"", url(pages)));
+        }
+        if page > 1 {
+            links.push(format!("<{}>; rel=\"first\"", url(1)));
+        }
+        r.headers.push(("Link".into(), links.join(", ")));
+    }
+    r
+}
+
+fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::synthetic;
+
+    const BASE: &str = "http://127.0.0.1:1";
+
+    fn body(r: &Response) -> Value {
+        serde_json::from_slice(&r.body).unwrap()
+    }
+
+    fn link(r: &Response) -> Option<&str> {
+        r.headers
+            .iter()
+            .find(|(k, _)| k == "Link")
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn scenario() -> Scenario {
+        synthetic("o/n", 250, "2025-01-01T00:00:00Z".parse().unwrap())
+    }
+
+    #[test]
+    fn repo_and_not_found() {
+        let s = scenario();
+        let r = route(&s, BASE, "/repos/O/N", "");
+        assert_eq!(r.status, 200);
+        assert_eq!(body(&r)["full_name"], "o/n");
+        let r = route(&s, BASE, "/repos/o/missing", "");
+        assert_eq!(r.status, 404);
+        assert_eq!(body(&r)["message"], "Not Found");
+        assert_eq!(route(&s, BASE, "/user", "").status, 404);
+        assert_eq!(route(&s, BASE, "/repos/o/n/pulls", "").status, 404);
+    }
+
+    #[test]
+    fn issues_paginate_with_links() {
+        let s = scenario();
+        let q = "state=all&sort=updated&direction=asc&per_page=100";
+        let r = route(&s, BASE, "/repos/o/n/issues", q);
+        assert_eq!(body(&r).as_array().unwrap().len(), 100);
+        assert_eq!(body(&r)[0]["number"], 1);
+        assert_eq!(
+            link(&r).unwrap(),
+            "<http://127.0.0.1:1/repos/o/n/issues?state=all&sort=updated&direction=asc&per_page=100&page=2>; rel=\"next\", \
+             <http://127.0.0.1:1/repos/o/n/issues?state=all&sort=updated&direction=asc&per_page=100&page=3>; rel=\"last\""
+        );
+        let r = route(&s, BASE, "/repos/o/n/issues", &format!("{q}&page=3"));
+        assert_eq!(body(&r).as_array().unwrap().len(), 50);
+        let l = link(&r).unwrap();
+        assert!(l.contains("page=2>; rel=\"prev\"") && l.contains("page=1>; rel=\"first\""));
+        assert!(!l.contains("next"));
+        // Past the end: an empty page.
+        let r = route(&s, BASE, "/repos/o/n/issues", &format!("{q}&page=9"));
+        assert_eq!(body(&r), json!([]));
+    }
+
+    #[test]
+    fn issues_filter_state_since_and_sort() {
+        let s = scenario();
+        // Default: open only, newest created first, 30 per page.
+        let r = route(&s, BASE, "/repos/o/n/issues", "");
+        let b = body(&r);
+        assert_eq!(b.as_array().unwrap().len(), 30);
+        assert!(b.as_array().unwrap().iter().all(|i| i["state"] == "open"));
+        assert_eq!(b[0]["number"], 250);
+        // since is inclusive; entry n is updated at (n-1) min + 30 s.
+        let r = route(
+            &s,
+            BASE,
+            "/repos/o/n/issues",
+            "state=all&sort=updated&direction=asc&since=2025-01-01T04%3A00%3A30Z&per_page=100",
+        );
+        let b = body(&r);
+        assert_eq!(b.as_array().unwrap().len(), 10);
+        assert_eq!(b[0]["number"], 241);
+        let r = route(&s, BASE, "/repos/o/n/issues", "since=yesterday");
+        assert_eq!(r.status, 422);
+    }
+
+    #[test]
+    fn milestones_filter_by_state() {
+        let s = scenario();
+        let r = route(&s, BASE, "/repos/o/n/milestones", "state=open&per_page=100");
+        assert_eq!(body(&r).as_array().unwrap().len(), 1);
+        let r = route(&s, BASE, "/repos/o/n/milestones", "state=all");
+        assert_eq!(body(&r).as_array().unwrap().len(), 2);
+        let r = route(&s, BASE, "/repos/o/n/releases", "per_page=1&page=2");
+        assert_eq!(body(&r)[0]["tag_name"], "v1.0.0");
+    }
+
+    #[test]
+    fn renamed_repo_redirects_by_id() {
+        let mut s = scenario();
+        s.renamed.insert("old/n".into(), "o/n".into());
+        let r = route(&s, BASE, "/repos/old/n", "");
+        assert_eq!(r.status, 301);
+        assert_eq!(
+            r.headers,
+            vec![(
+                "Location".into(),
+                "http://127.0.0.1:1/repositories/424242".into()
+            )]
+        );
+        assert_eq!(body(&r)["message"], "Moved Permanently");
+        let r = route(&s, BASE, "/repos/old/n/issues", "state=all");
+        assert_eq!(
+            r.headers[0].1,
+            "http://127.0.0.1:1/repositories/424242/issues?state=all"
+        );
+        let r = route(&s, BASE, "/repositories/424242", "");
+        assert_eq!(body(&r)["full_name"], "o/n");
+        assert_eq!(route(&s, BASE, "/repositories/1", "").status, 404);
+    }
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(
+            parse_query("a=1%3A2&b=%zz&c=x+y&d=%4"),
+            vec![
+                ("a".into(), "1:2".into()),
+                ("b".into(), "%zz".into()),
+                ("c".into(), "x y".into()),
+                ("d".into(), "%4".into()),
+            ]
+        );
+    }
+}

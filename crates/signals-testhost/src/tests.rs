@@ -1,0 +1,256 @@
+//! Tests of the server over real loopback connections, with a minimal raw
+//! HTTP client so that what goes on the wire is what is checked.
+
+use super::*;
+
+struct Raw {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Raw {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).unwrap()
+    }
+}
+
+/// Sends `GET target` with extra headers; `Err` when the connection closed
+/// without a status line.
+fn get(host: &TestHost, target: &str, headers: &[(&str, &str)]) -> io::Result<Raw> {
+    let mut s = TcpStream::connect(host.addr)?;
+    let mut req = format!("GET {target} HTTP/1.1\r\nHost: {}\r\n", host.addr);
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes())?;
+    let mut all = vec![];
+    s.read_to_end(&mut all)?;
+    let split = all
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or(io::ErrorKind::UnexpectedEof)?;
+    let head = String::from_utf8_lossy(&all[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .map(|l| {
+            let (k, v) = l.split_once(": ").unwrap();
+            (k.to_string(), v.to_string())
+        })
+        .collect();
+    Ok(Raw {
+        status,
+        headers,
+        body: all[split + 4..].to_vec(),
+    })
+}
+
+fn host() -> TestHost {
+    TestHost::start(synthetic(
+        "o/n",
+        250,
+        "2025-01-01T00:00:00Z".parse().unwrap(),
+    ))
+    .unwrap()
+}
+
+#[test]
+fn serves_pages_with_absolute_links_and_records_requests() {
+    let h = host();
+    let r = get(
+        &h,
+        "/repos/o/n/issues?state=all&per_page=100",
+        &[("Authorization", "Bearer t")],
+    )
+    .unwrap();
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json().as_array().unwrap().len(), 100);
+    assert_eq!(r.header("Connection"), Some("close"));
+    assert_eq!(
+        r.header("Content-Length"),
+        Some(r.body.len().to_string().as_str())
+    );
+    let next = format!(
+        "<{}/repos/o/n/issues?state=all&per_page=100&page=2>; rel=\"next\"",
+        h.base_url()
+    );
+    assert!(
+        r.header("Link").unwrap().starts_with(&next),
+        "{:?}",
+        r.header("Link")
+    );
+    let recorded = h.requests();
+    assert_eq!(recorded.len(), 1);
+    assert_eq!(recorded[0].path, "/repos/o/n/issues?state=all&per_page=100");
+    assert_eq!(recorded[0].header("authorization"), Some("Bearer t"));
+    assert_eq!(recorded[0].status, Some(200));
+    assert_eq!(recorded[0].body, r.body);
+}
+
+#[test]
+fn etag_match_gets_304_without_spending_budget() {
+    let h = host();
+    let r = get(&h, "/repos/o/n", &[]).unwrap();
+    let etag = r.header("ETag").unwrap().to_string();
+    assert!(etag.starts_with("W/\""));
+    assert_eq!(r.header("x-ratelimit-remaining"), Some("4999"));
+    assert_eq!(r.header("x-ratelimit-used"), Some("1"));
+    let r = get(&h, "/repos/o/n", &[("If-None-Match", &etag)]).unwrap();
+    assert_eq!(r.status, 304);
+    assert!(r.body.is_empty());
+    assert_eq!(r.header("x-ratelimit-remaining"), Some("4999"));
+    // Changed data: new ETag, full answer.
+    let mut s = synthetic("o/n", 251, "2025-01-01T00:00:00Z".parse().unwrap());
+    s.repos.get_mut("o/n").unwrap().repo["stargazers_count"] = 1.into();
+    h.set_scenario(s);
+    let r = get(&h, "/repos/o/n", &[("If-None-Match", &etag)]).unwrap();
+    assert_eq!(r.status, 200);
+    assert_ne!(r.header("ETag").unwrap(), etag);
+}
+
+#[test]
+fn budget_is_per_token_and_ends_in_primary_403() {
+    let h = host();
+    h.set_rate_limit(2);
+    for expected in ["1", "0"] {
+        let r = get(&h, "/repos/o/n", &[("Authorization", "Bearer a")]).unwrap();
+        assert_eq!(r.status, 200);
+        assert_eq!(r.header("x-ratelimit-remaining"), Some(expected));
+    }
+    let r = get(&h, "/repos/o/n", &[("Authorization", "Bearer a")]).unwrap();
+    assert_eq!(r.status, 403);
+    assert!(
+        r.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("API rate limit exceeded")
+    );
+    assert_eq!(r.header("x-ratelimit-remaining"), Some("0"));
+    let reset: i64 = r.header("x-ratelimit-reset").unwrap().parse().unwrap();
+    assert!(reset > Timestamp::now().as_second());
+    // Another token and anonymous have their own budgets.
+    let r = get(&h, "/repos/o/n", &[("Authorization", "Bearer b")]).unwrap();
+    assert_eq!(r.status, 200);
+    let r = get(&h, "/repos/o/n", &[]).unwrap();
+    assert_eq!(
+        (r.status, r.header("x-ratelimit-remaining")),
+        (200, Some("1"))
+    );
+}
+
+#[test]
+fn unknown_repo_is_404_json_and_renamed_is_301() {
+    let h = host();
+    let r = get(&h, "/repos/o/missing", &[]).unwrap();
+    assert_eq!(r.status, 404);
+    assert_eq!(r.json()["message"], "Not Found");
+    let mut s = synthetic("o/n", 1, "2025-01-01T00:00:00Z".parse().unwrap());
+    s.renamed.insert("old/n".into(), "o/n".into());
+    h.set_scenario(s);
+    let r = get(&h, "/repos/old/n", &[]).unwrap();
+    assert_eq!(r.status, 301);
+    let location = format!("{}/repositories/424242", h.base_url());
+    assert_eq!(r.header("Location"), Some(location.as_str()));
+    assert_eq!(r.json()["url"], location.as_str());
+    let r = get(&h, "/repositories/424242", &[]).unwrap();
+    assert_eq!(r.json()["full_name"], "o/n");
+}
+
+#[test]
+fn status_and_rate_limit_faults() {
+    let h = host();
+    h.inject(Fault::Status(502));
+    h.inject(Fault::PrimaryLimit { reset_in_secs: 7 });
+    h.inject(Fault::Secondary {
+        status: 429,
+        retry_after: Some(3),
+    });
+    h.inject(Fault::Secondary {
+        status: 403,
+        retry_after: None,
+    });
+    let r = get(&h, "/repos/o/n", &[]).unwrap();
+    assert_eq!(r.status, 502);
+    assert_eq!(r.json()["message"], "Bad Gateway");
+    let r = get(&h, "/repos/o/n", &[]).unwrap();
+    assert_eq!(r.status, 403);
+    assert_eq!(r.header("x-ratelimit-remaining"), Some("0"));
+    let reset: i64 = r.header("x-ratelimit-reset").unwrap().parse().unwrap();
+    assert!((reset - Timestamp::now().as_second() - 7).abs() <= 1);
+    let r = get(&h, "/repos/o/n", &[]).unwrap();
+    assert_eq!((r.status, r.header("Retry-After")), (429, Some("3")));
+    assert!(
+        r.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("secondary rate limit")
+    );
+    let r = get(&h, "/repos/o/n", &[]).unwrap();
+    assert_eq!((r.status, r.header("Retry-After")), (403, None));
+    // Queue drained: normal again.
+    assert_eq!(get(&h, "/repos/o/n", &[]).unwrap().status, 200);
+    assert_eq!(h.pending_faults(), 0);
+}
+
+#[test]
+fn faults_can_target_a_path_prefix() {
+    let h = host();
+    h.inject_for("/repos/o/n/issues", Fault::Status(500));
+    assert_eq!(get(&h, "/repos/o/n", &[]).unwrap().status, 200);
+    assert_eq!(get(&h, "/repos/o/n/issues", &[]).unwrap().status, 500);
+    assert_eq!(get(&h, "/repos/o/n/issues", &[]).unwrap().status, 200);
+}
+
+#[test]
+fn wire_faults() {
+    let h = host();
+    h.inject(Fault::Truncate);
+    let r = get(&h, "/repos/o/n", &[]).unwrap();
+    let declared: usize = r.header("Content-Length").unwrap().parse().unwrap();
+    assert_eq!(r.body.len(), declared / 2);
+    assert!(serde_json::from_slice::<serde_json::Value>(&r.body).is_err());
+
+    h.inject(Fault::Reset);
+    assert!(get(&h, "/repos/o/n", &[]).is_err());
+    assert_eq!(h.requests().last().unwrap().status, None);
+
+    h.inject(Fault::Malformed);
+    let r = get(&h, "/repos/o/n", &[]).unwrap();
+    assert_eq!(r.status, 200);
+    assert!(serde_json::from_slice::<serde_json::Value>(&r.body).is_err());
+
+    h.inject(Fault::Delay(Duration::from_millis(300)));
+    let start = std::time::Instant::now();
+    assert_eq!(get(&h, "/repos/o/n", &[]).unwrap().status, 200);
+    assert!(start.elapsed() >= Duration::from_millis(300));
+}
+
+#[test]
+fn drop_stops_the_server() {
+    let h = host();
+    let addr = h.addr;
+    drop(h);
+    // The listener is closed: connecting fails (or is reset at once).
+    let ok = TcpStream::connect(addr).and_then(|mut s| {
+        s.write_all(b"GET /repos/o/n HTTP/1.1\r\n\r\n")?;
+        let mut buf = vec![];
+        s.read_to_end(&mut buf)?;
+        Ok(buf)
+    });
+    assert!(ok.map(|b| b.is_empty()).unwrap_or(true));
+}
