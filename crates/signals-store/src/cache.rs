@@ -1,0 +1,287 @@
+//! What the HTTP client keeps between runs: responses for conditional
+//! requests (`If-None-Match` / `If-Modified-Since`), and the last rate limit
+//! the host reported.
+//!
+//! Both are keyed by a token *fingerprint* that the caller computes (a
+//! digest, or an empty string for anonymous requests). This module must
+//! never receive or write a token: it refuses URLs that carry credentials,
+//! and it does not know the host crate (the binary adapts these methods to
+//! the host client's cache trait).
+
+use jiff::Timestamp;
+use rusqlite::{OptionalExtension, params};
+
+use crate::Store;
+use crate::codec::{int, ts_parse, ts_text, uint};
+use crate::error::{DbContext, Result, StoreError};
+
+/// A response kept for a later conditional request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CachedResponse {
+    /// The `ETag` validator.
+    pub etag: Option<String>,
+    /// The `Last-Modified` validator.
+    pub last_modified: Option<String>,
+    /// The next page's URL from the `Link` header, so a `304` can still
+    /// follow the pagination.
+    pub link_next: Option<String>,
+    /// The response body, as received.
+    pub body: Vec<u8>,
+    /// When it was stored.
+    pub stored_at: Timestamp,
+}
+
+/// A rate limit as the host last reported it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    /// Requests allowed per window.
+    pub limit: u64,
+    /// Requests left in the current window.
+    pub remaining: u64,
+    /// When the window resets.
+    pub reset: Timestamp,
+    /// When the host reported it.
+    pub seen_at: Timestamp,
+}
+
+impl Store {
+    /// The cached response for `url` fetched with the token whose fingerprint
+    /// is `fingerprint`.
+    pub fn cache_get(&self, url: &str, fingerprint: &str) -> Result<Option<CachedResponse>> {
+        let path = &self.path;
+        let doing = "reading the HTTP cache";
+        type Row = (
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Vec<u8>,
+            String,
+        );
+        let row: Option<Row> = self
+            .conn
+            .prepare_cached(
+                "SELECT etag, last_modified, link_next, body, stored_at FROM http_cache
+                 WHERE url = ?1 AND token_fingerprint = ?2",
+            )
+            .doing(path, doing)?
+            .query_row(params![url, fingerprint], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .optional()
+            .doing(path, doing)?;
+        row.map(|(etag, last_modified, link_next, body, stored_at)| {
+            Ok(CachedResponse {
+                etag,
+                last_modified,
+                link_next,
+                body,
+                stored_at: ts_parse(path, "http_cache.stored_at", &stored_at)?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Stores (or replaces) the cached response for `url` and `fingerprint`.
+    ///
+    /// Refuses a URL with credentials in it (user info, or an
+    /// `access_token` / `client_secret` parameter), so a token can never
+    /// reach the file through a URL.
+    pub fn cache_put(&self, url: &str, fingerprint: &str, response: &CachedResponse) -> Result<()> {
+        if carries_credentials(url)
+            || response
+                .link_next
+                .as_deref()
+                .is_some_and(carries_credentials)
+        {
+            return Err(StoreError::CredentialsInUrl);
+        }
+        self.conn
+            .prepare_cached(
+                "INSERT INTO http_cache
+                    (url, token_fingerprint, etag, last_modified, link_next, body, stored_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT (url, token_fingerprint) DO UPDATE SET
+                    etag = excluded.etag, last_modified = excluded.last_modified,
+                    link_next = excluded.link_next, body = excluded.body,
+                    stored_at = excluded.stored_at",
+            )
+            .doing(&self.path, "writing the HTTP cache")?
+            .execute(params![
+                url,
+                fingerprint,
+                response.etag,
+                response.last_modified,
+                response.link_next,
+                response.body,
+                ts_text(response.stored_at)
+            ])
+            .doing(&self.path, "writing the HTTP cache")?;
+        Ok(())
+    }
+
+    /// Records the rate limit the host reported for a token fingerprint.
+    pub fn rate_limit_put(&self, fingerprint: &str, limit: &RateLimit) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO rate_limits (token_fingerprint, rate_limit, remaining, reset_at, seen_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (token_fingerprint) DO UPDATE SET
+                    rate_limit = excluded.rate_limit, remaining = excluded.remaining,
+                    reset_at = excluded.reset_at, seen_at = excluded.seen_at",
+            )
+            .doing(&self.path, "recording a rate limit")?
+            .execute(params![
+                fingerprint,
+                int("rate limit", limit.limit)?,
+                int("rate limit remaining", limit.remaining)?,
+                ts_text(limit.reset),
+                ts_text(limit.seen_at)
+            ])
+            .doing(&self.path, "recording a rate limit")?;
+        Ok(())
+    }
+
+    /// The rate limit last seen for a token fingerprint.
+    pub fn rate_limit_get(&self, fingerprint: &str) -> Result<Option<RateLimit>> {
+        Ok(self
+            .rate_limits()?
+            .into_iter()
+            .find(|(f, _)| f == fingerprint)
+            .map(|(_, l)| l))
+    }
+
+    /// Every rate limit last seen, by token fingerprint.
+    pub fn rate_limits(&self) -> Result<Vec<(String, RateLimit)>> {
+        let path = &self.path;
+        let doing = "reading the rate limits";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT token_fingerprint, rate_limit, remaining, reset_at, seen_at
+                 FROM rate_limits ORDER BY token_fingerprint",
+            )
+            .doing(path, doing)?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, String>(4)?,
+                ))
+            })
+            .doing(path, doing)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (fingerprint, limit, remaining, reset, seen) = row.doing(path, doing)?;
+            out.push((
+                fingerprint,
+                RateLimit {
+                    limit: uint(path, "rate_limits.rate_limit", limit)?,
+                    remaining: uint(path, "rate_limits.remaining", remaining)?,
+                    reset: ts_parse(path, "rate_limits.reset_at", &reset)?,
+                    seen_at: ts_parse(path, "rate_limits.seen_at", &seen)?,
+                },
+            ));
+        }
+        Ok(out)
+    }
+}
+
+/// True when a URL carries credentials: user info before the host, or a
+/// query parameter that is a known secret.
+fn carries_credentials(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    if rest[..authority_end].contains('@') {
+        return true;
+    }
+    let Some((_, query)) = rest.split_once('?') else {
+        return false;
+    };
+    let query = query.split('#').next().unwrap_or("");
+    query.split('&').any(|pair| {
+        let name = pair.split('=').next().unwrap_or("").to_ascii_lowercase();
+        matches!(name.as_str(), "access_token" | "client_secret" | "token")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_in_urls_are_detected() {
+        for bad in [
+            "https://user:ghp_x@api.github.com/repos/o/n",
+            "https://ghp_x@api.github.com/repos/o/n",
+            "https://api.github.com/repos/o/n/issues?access_token=ghp_x",
+            "https://api.github.com/x?page=2&Client_Secret=s",
+            "https://api.github.com/x?token=s#top",
+        ] {
+            assert!(carries_credentials(bad), "{bad}");
+        }
+        for good in [
+            "https://api.github.com/repos/o/n/issues?state=all&since=2026-01-01T00:00:00Z&page=2",
+            "https://api.github.com/repos/o/n/issues?q=a@b",
+            "https://api.github.com/users/someone/repos",
+            "http://127.0.0.1:8080/repos/o/n",
+        ] {
+            assert!(!carries_credentials(good), "{good}");
+        }
+    }
+
+    #[test]
+    fn cache_round_trips_and_is_per_fingerprint() {
+        let store = Store::open_in_memory().unwrap();
+        let url = "https://api.github.com/repos/o/n/issues?page=1";
+        let at: Timestamp = "2026-11-21T10:00:00.5Z".parse().unwrap();
+        let response = CachedResponse {
+            etag: Some("W/\"abc\"".into()),
+            last_modified: None,
+            link_next: Some("https://api.github.com/repos/o/n/issues?page=2".into()),
+            body: b"[{\"number\":1}]".to_vec(),
+            stored_at: at,
+        };
+        assert_eq!(store.cache_get(url, "fp1").unwrap(), None);
+        store.cache_put(url, "fp1", &response).unwrap();
+        assert_eq!(store.cache_get(url, "fp1").unwrap(), Some(response.clone()));
+        assert_eq!(store.cache_get(url, "fp2").unwrap(), None);
+        let newer = CachedResponse {
+            etag: Some("\"def\"".into()),
+            body: vec![0, 159, 146, 150],
+            ..response
+        };
+        store.cache_put(url, "fp1", &newer).unwrap();
+        assert_eq!(store.cache_get(url, "fp1").unwrap(), Some(newer.clone()));
+        assert!(matches!(
+            store.cache_put("https://a:b@h/x", "fp1", &newer),
+            Err(StoreError::CredentialsInUrl)
+        ));
+    }
+
+    #[test]
+    fn rate_limits_round_trip() {
+        let store = Store::open_in_memory().unwrap();
+        let limit = RateLimit {
+            limit: 5000,
+            remaining: 4990,
+            reset: "2026-11-21T11:00:00Z".parse().unwrap(),
+            seen_at: "2026-11-21T10:00:00.250Z".parse().unwrap(),
+        };
+        assert_eq!(store.rate_limit_get("fp").unwrap(), None);
+        store.rate_limit_put("fp", &limit).unwrap();
+        let later = RateLimit {
+            remaining: 10,
+            ..limit
+        };
+        store.rate_limit_put("fp", &later).unwrap();
+        store.rate_limit_put("", &limit).unwrap();
+        assert_eq!(store.rate_limit_get("fp").unwrap(), Some(later));
+        assert_eq!(
+            store.rate_limits().unwrap(),
+            vec![("".to_string(), limit), ("fp".to_string(), later)]
+        );
+    }
+}

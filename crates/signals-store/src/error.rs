@@ -1,0 +1,210 @@
+//! The store's errors: one typed enum whose variants a caller can act on.
+//!
+//! Every message says what failed, on which store file, and what to do. The
+//! public API must not expose rusqlite types (a PostgreSQL backend comes
+//! later), so SQLite's own error is wrapped in the opaque [`DbError`].
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+use rusqlite::ErrorCode;
+
+use crate::RepoKey;
+
+/// What can go wrong with the store.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The folder that should hold the store file does not exist. The store
+    /// does not create folders, so a typo in a path is not silently accepted.
+    #[error(
+        "cannot open the store {path}: the folder {dir} does not exist; \
+         create it first, or choose another store path"
+    )]
+    MissingDirectory {
+        /// The store file asked for.
+        path: PathBuf,
+        /// Its missing parent folder.
+        dir: PathBuf,
+    },
+
+    /// The file exists but is not a SQLite database.
+    #[error(
+        "cannot open the store {path}: the file is not a SQLite database \
+         (another kind of file, or a damaged store); choose another path, or \
+         restore the store from a backup"
+    )]
+    NotADatabase {
+        /// The file.
+        path: PathBuf,
+    },
+
+    /// The file is a SQLite database, but not one this program wrote.
+    #[error(
+        "cannot open the store {path}: it is a SQLite database but not a \
+         signals store; choose another path"
+    )]
+    NotAStore {
+        /// The file.
+        path: PathBuf,
+    },
+
+    /// The store was written by a newer version of this program.
+    #[error(
+        "cannot open the store {path}: it has schema version {found}, and \
+         this signals knows versions up to {supported}; run a newer signals"
+    )]
+    TooNew {
+        /// The file.
+        path: PathBuf,
+        /// The schema version found in the file.
+        found: i64,
+        /// The newest schema version this build knows.
+        supported: i64,
+    },
+
+    /// Another process held the store longer than the busy timeout.
+    #[error(
+        "the store {path} is busy (another signals process is writing it) \
+         while {doing}; wait for it to finish and try again"
+    )]
+    Busy {
+        /// The file.
+        path: PathBuf,
+        /// What was being done.
+        doing: &'static str,
+    },
+
+    /// A stored value cannot be read back: the file was damaged or edited
+    /// by hand.
+    #[error(
+        "the store {path} holds unreadable data ({what}); restore it from a \
+         backup, or remove the damaged rows"
+    )]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// Which value, and why it is unreadable.
+        what: String,
+    },
+
+    /// The repository key is not in this store.
+    #[error("repository key {key} is not in the store {path}; call ensure_repository first")]
+    UnknownRepository {
+        /// The file.
+        path: PathBuf,
+        /// The key asked for.
+        key: RepoKey,
+    },
+
+    /// A run must come after the last stored run of its repository, so runs
+    /// stay in collection order.
+    #[error(
+        "refusing the run of {repo} collected at {at}: the store {path} already \
+         has a run of it at {last}; runs are recorded in collection order, so \
+         check the system clock"
+    )]
+    RunOutOfOrder {
+        /// The file.
+        path: PathBuf,
+        /// `<owner>/<name>` of the repository.
+        repo: String,
+        /// The refused run's instant.
+        at: Timestamp,
+        /// The last stored run's instant.
+        last: Timestamp,
+    },
+
+    /// The run to commit contradicts itself; this is a bug in the caller.
+    #[error("refusing the run of {repo} collected at {at}: {problem}")]
+    InvalidRun {
+        /// `<owner>/<name>` of the repository.
+        repo: String,
+        /// The run's instant.
+        at: Timestamp,
+        /// What is inconsistent.
+        problem: String,
+    },
+
+    /// A URL given to the HTTP cache carries credentials, which must never
+    /// be written to disk.
+    #[error(
+        "refusing to cache a response for a URL that carries credentials \
+         (user info or an access_token parameter); send the token in a header"
+    )]
+    CredentialsInUrl,
+
+    /// A number does not fit the store's 64-bit signed integers.
+    #[error("{what} = {value} is too large to store (the limit is {})", i64::MAX)]
+    OutOfRange {
+        /// Which value.
+        what: &'static str,
+        /// The value.
+        value: u64,
+    },
+
+    /// Any other database failure (disk full, I/O error, ...).
+    #[error("the store {path} failed while {doing}")]
+    Db {
+        /// The file.
+        path: PathBuf,
+        /// What was being done.
+        doing: &'static str,
+        /// SQLite's own error.
+        #[source]
+        source: DbError,
+    },
+}
+
+/// The database's own error, kept opaque so the public API does not depend
+/// on the SQLite binding.
+#[derive(Debug)]
+pub struct DbError(rusqlite::Error);
+
+impl fmt::Display for DbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for DbError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+/// A result with a [`StoreError`].
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Turns a SQLite error into the variant a caller can act on.
+pub(crate) fn db_error(path: &Path, doing: &'static str, err: rusqlite::Error) -> StoreError {
+    let path = path.to_path_buf();
+    match err.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => StoreError::NotADatabase { path },
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            StoreError::Busy { path, doing }
+        }
+        Some(ErrorCode::DatabaseCorrupt) => StoreError::Corrupt {
+            path,
+            what: format!("SQLite reports corruption while {doing}: {err}"),
+        },
+        _ => StoreError::Db {
+            path,
+            doing,
+            source: DbError(err),
+        },
+    }
+}
+
+/// Adds the store path and the action to a SQLite result.
+pub(crate) trait DbContext<T> {
+    /// Maps the error with [`db_error`].
+    fn doing(self, path: &Path, doing: &'static str) -> Result<T>;
+}
+
+impl<T> DbContext<T> for std::result::Result<T, rusqlite::Error> {
+    fn doing(self, path: &Path, doing: &'static str) -> Result<T> {
+        self.map_err(|e| db_error(path, doing, e))
+    }
+}

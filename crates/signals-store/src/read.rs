@@ -1,0 +1,576 @@
+//! The read side: what a run needs from the store (the last run, the latest
+//! snapshots), and the views the export, the page and `signals status` are
+//! built from.
+//!
+//! Nothing here writes. Views are plain values of signals-core types, in the
+//! orders the dataset needs (runs in collection order, items by id, the
+//! trail by run then item id), so callers do not sort again.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use jiff::Timestamp;
+use rusqlite::{OptionalExtension, Row, params};
+use signals_core::importance::Score;
+use signals_core::{
+    EventKind, Group, ItemSnapshot, News, RepoContext, RepoName, RunRecord, Source, TrackedRepo,
+    TrailEvent,
+};
+
+use crate::cache::RateLimit;
+use crate::codec::{from_json, ts_parse, uint};
+use crate::error::{DbContext, Result, StoreError};
+use crate::write::RequestStats;
+use crate::{RepoKey, Store};
+
+/// A repository as the store knows it, for listings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoSummary {
+    /// Its key in this store.
+    pub key: RepoKey,
+    /// Its group.
+    pub group: Group,
+    /// The repository as last configured.
+    pub repo: TrackedRepo,
+    /// Its `owner/name` on the host, when the host reported a rename.
+    pub host_name: Option<RepoName>,
+    /// The host said it was not found at the last attempt.
+    pub missing: bool,
+    /// The message of the last attempt, when it failed.
+    pub last_error: Option<String>,
+    /// Successful runs stored.
+    pub run_count: u64,
+    /// The instant of the latest successful run.
+    pub last_collected_at: Option<Timestamp>,
+}
+
+/// Everything the dataset document and the page of one repository are
+/// built from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RepoView {
+    /// The repository, its group and its state.
+    pub summary: RepoSummary,
+    /// All successful runs, in collection order (never empty).
+    pub runs: Vec<RunRecord>,
+    /// The context seen by the latest run.
+    pub context: RepoContext,
+    /// The news computed by the latest run.
+    pub news: News,
+    /// The latest snapshot of every item, by signal id (byte order, the
+    /// order of the dataset's `signals`).
+    pub items: BTreeMap<String, ItemSnapshot>,
+    /// Ids of the items that had a `changed` event in the latest run.
+    pub changed_in_latest: HashSet<String>,
+    /// Every observation event, by run (chronological), then by item id;
+    /// title and URL come from the snapshot stored with the event.
+    pub trail: Vec<TrailEvent>,
+    /// The number of observation events (the page's `M`).
+    pub event_count: u64,
+    /// The latest importance score of each item, by signal id.
+    pub scores: HashMap<String, Score>,
+    /// SPDX identifier of the license, as the latest run saw it.
+    pub license: Option<String>,
+}
+
+/// The latest run of a repository, with what it cost.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunStatus {
+    /// The run.
+    pub record: RunRecord,
+    /// Its requests.
+    pub stats: RequestStats,
+}
+
+/// A failed collection attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// When it failed.
+    pub at: Timestamp,
+    /// The caller's classification: `not_found`, `rate_limited`, `http`,
+    /// `decode`, ...
+    pub kind: String,
+    /// The error message.
+    pub message: String,
+}
+
+/// One repository in `signals status`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoStatus {
+    /// The repository.
+    pub summary: RepoSummary,
+    /// Its latest successful run.
+    pub last_run: Option<RunStatus>,
+    /// Its latest failed attempt (which may be older than the last run).
+    pub last_failure: Option<Failure>,
+}
+
+/// What `signals status` shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// Every repository, by group id then repository id.
+    pub repositories: Vec<RepoStatus>,
+    /// The last rate limit seen, per token fingerprint (sorted).
+    pub rate_limits: Vec<(String, RateLimit)>,
+}
+
+const SUMMARY_SQL: &str = "
+    SELECT r.key, r.group_id, g.name, r.repo_id, r.source, r.full_name, r.display_name,
+           r.keywords, r.host_name, r.missing, r.last_error,
+           (SELECT count(*) FROM runs WHERE repo = r.key),
+           (SELECT collected_at FROM runs WHERE repo = r.key ORDER BY id DESC LIMIT 1)
+    FROM repositories r JOIN groups g ON g.id = r.group_id";
+
+/// The raw columns of [`SUMMARY_SQL`], decoded outside the row callback so
+/// decoding errors are [`StoreError::Corrupt`].
+type SummaryRow = (
+    i64,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    bool,
+    Option<String>,
+    i64,
+    Option<String>,
+);
+
+fn summary_row(r: &Row<'_>) -> rusqlite::Result<SummaryRow> {
+    Ok((
+        r.get(0)?,
+        r.get(1)?,
+        r.get(2)?,
+        r.get(3)?,
+        r.get(4)?,
+        r.get(5)?,
+        r.get(6)?,
+        r.get(7)?,
+        r.get(8)?,
+        r.get(9)?,
+        r.get(10)?,
+        r.get(11)?,
+        r.get(12)?,
+    ))
+}
+
+/// The raw columns of a run row.
+type RunRow = (String, String, i64, i64);
+
+const RUN_COLUMNS: &str = "collected_at, since, observed_count, changed_count";
+
+fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
+    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+}
+
+impl Store {
+    /// The latest successful run of a repository.
+    pub fn last_successful_run(&self, repo: RepoKey) -> Result<Option<RunRecord>> {
+        let row = self
+            .conn
+            .query_row(
+                &format!("SELECT {RUN_COLUMNS} FROM runs WHERE repo = ?1 ORDER BY id DESC LIMIT 1"),
+                [repo.0],
+                run_row,
+            )
+            .optional()
+            .doing(&self.path, "reading the last run")?;
+        row.map(|r| self.run_record(r)).transpose()
+    }
+
+    /// The latest snapshot of every item of a repository, by signal id.
+    pub fn latest_snapshots(&self, repo: RepoKey) -> Result<HashMap<String, ItemSnapshot>> {
+        let doing = "reading the latest snapshots";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT s.item_id, s.content FROM snapshots s
+                 WHERE s.repo = ?1
+                   AND s.id = (SELECT max(id) FROM snapshots
+                               WHERE repo = s.repo AND item_id = s.item_id)",
+            )
+            .doing(&self.path, doing)?;
+        let rows = stmt
+            .query_map([repo.0], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })
+            .doing(&self.path, doing)?;
+        let mut out = HashMap::new();
+        for row in rows {
+            let (id, content) = row.doing(&self.path, doing)?;
+            let snapshot = from_json(&self.path, "snapshots.content", &content)?;
+            out.insert(id, snapshot);
+        }
+        Ok(out)
+    }
+
+    /// The latest snapshot of each of `ids` that the store has, by signal
+    /// id; unknown ids are absent from the map. One indexed lookup per id,
+    /// so a run of a few thousand observed items does not read the whole
+    /// history of the repository.
+    pub fn latest_snapshots_for(
+        &self,
+        repo: RepoKey,
+        ids: &[String],
+    ) -> Result<HashMap<String, ItemSnapshot>> {
+        let doing = "reading the latest snapshots of observed items";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT content FROM snapshots
+                 WHERE repo = ?1 AND item_id = ?2 ORDER BY id DESC LIMIT 1",
+            )
+            .doing(&self.path, doing)?;
+        let mut out = HashMap::with_capacity(ids.len());
+        for id in ids {
+            let content: Option<String> = stmt
+                .query_row(params![repo.0, id], |r| r.get(0))
+                .optional()
+                .doing(&self.path, doing)?;
+            if let Some(content) = content {
+                let snapshot = from_json(&self.path, "snapshots.content", &content)?;
+                out.insert(id.clone(), snapshot);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every distinct snapshot of one item, oldest first, each with the
+    /// instant of the run that saw it.
+    ///
+    /// Takes the repository as well as the item id: the same host repository
+    /// may be tracked in two groups, and then its items' ids are the same in
+    /// both.
+    pub fn snapshot_history(
+        &self,
+        repo: RepoKey,
+        item_id: &str,
+    ) -> Result<Vec<(Timestamp, ItemSnapshot)>> {
+        let doing = "reading an item's history";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT r.collected_at, s.content FROM snapshots s JOIN runs r ON r.id = s.run
+                 WHERE s.repo = ?1 AND s.item_id = ?2 ORDER BY s.id",
+            )
+            .doing(&self.path, doing)?;
+        let rows = stmt
+            .query_map(params![repo.0, item_id], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })
+            .doing(&self.path, doing)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (at, content) = row.doing(&self.path, doing)?;
+            out.push((
+                ts_parse(&self.path, "runs.collected_at", &at)?,
+                from_json(&self.path, "snapshots.content", &content)?,
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Every repository in the store, by group id then repository id.
+    pub fn repositories(&self) -> Result<Vec<RepoSummary>> {
+        let doing = "listing the repositories";
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("{SUMMARY_SQL} ORDER BY r.group_id, r.repo_id"))
+            .doing(&self.path, doing)?;
+        let rows = stmt.query_map([], summary_row).doing(&self.path, doing)?;
+        let mut out = Vec::new();
+        for row in rows {
+            out.push(self.summary(row.doing(&self.path, doing)?)?);
+        }
+        Ok(out)
+    }
+
+    /// One repository, with its runs, latest context and news, latest
+    /// snapshots, trail and scores. `None` when it has no successful run yet
+    /// (there is nothing to publish); [`StoreError::UnknownRepository`] when
+    /// the key is not in the store.
+    pub fn repository_view(&self, repo: RepoKey) -> Result<Option<RepoView>> {
+        let path = &self.path;
+        let summary = self.summary_of(repo)?;
+
+        let runs = {
+            let doing = "reading the runs";
+            let mut stmt = self
+                .conn
+                .prepare_cached(&format!(
+                    "SELECT {RUN_COLUMNS} FROM runs WHERE repo = ?1 ORDER BY id"
+                ))
+                .doing(path, doing)?;
+            let rows = stmt.query_map([repo.0], run_row).doing(path, doing)?;
+            let mut runs = Vec::new();
+            for row in rows {
+                runs.push(self.run_record(row.doing(path, doing)?)?);
+            }
+            runs
+        };
+        if runs.is_empty() {
+            return Ok(None);
+        }
+
+        let (latest_run, context, news): (i64, String, String) = self
+            .conn
+            .query_row(
+                "SELECT id, context, news FROM runs WHERE repo = ?1 ORDER BY id DESC LIMIT 1",
+                [repo.0],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .doing(path, "reading the latest run's context")?;
+        let context: RepoContext = from_json(path, "runs.context", &context)?;
+        let news: News = from_json(path, "runs.news", &news)?;
+
+        let items: BTreeMap<_, _> = self.latest_snapshots(repo)?.into_iter().collect();
+
+        let changed_in_latest = {
+            let doing = "reading the latest run's changes";
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT item_id FROM events WHERE run = ?1 AND kind = 'changed'")
+                .doing(path, doing)?;
+            let rows = stmt
+                .query_map([latest_run], |r| r.get::<_, String>(0))
+                .doing(path, doing)?;
+            rows.collect::<rusqlite::Result<HashSet<_>>>()
+                .doing(path, doing)?
+        };
+
+        let trail = self.trail(repo)?;
+
+        let scores = {
+            let doing = "reading the scores";
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT item_id, score FROM scores WHERE repo = ?1")
+                .doing(path, doing)?;
+            let rows = stmt
+                .query_map([repo.0], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                })
+                .doing(path, doing)?;
+            let mut scores = HashMap::new();
+            for row in rows {
+                let (id, score) = row.doing(path, doing)?;
+                scores.insert(id, from_json(path, "scores.score", &score)?);
+            }
+            scores
+        };
+
+        Ok(Some(RepoView {
+            summary,
+            runs,
+            license: context.license.clone(),
+            context,
+            news,
+            items,
+            changed_in_latest,
+            event_count: trail.len() as u64,
+            trail,
+            scores,
+        }))
+    }
+
+    /// Per repository: the last run and what it cost, the last failure; and
+    /// the rate limits last seen.
+    pub fn status(&self) -> Result<Status> {
+        let path = &self.path;
+        let mut repositories = Vec::new();
+        for summary in self.repositories()? {
+            let key = summary.key.0;
+            let last_run = self
+                .conn
+                .query_row(
+                    &format!(
+                        "SELECT {RUN_COLUMNS}, requests, not_modified, bytes_received, retries
+                         FROM runs WHERE repo = ?1 ORDER BY id DESC LIMIT 1"
+                    ),
+                    [key],
+                    |r| {
+                        Ok((
+                            run_row(r)?,
+                            [r.get::<_, i64>(4)?, r.get(5)?, r.get(6)?, r.get(7)?],
+                        ))
+                    },
+                )
+                .optional()
+                .doing(path, "reading the last run")?;
+            let last_run = match last_run {
+                None => None,
+                Some((row, [requests, not_modified, bytes, retries])) => Some(RunStatus {
+                    record: self.run_record(row)?,
+                    stats: RequestStats {
+                        requests: uint(path, "runs.requests", requests)?,
+                        not_modified: uint(path, "runs.not_modified", not_modified)?,
+                        bytes_received: uint(path, "runs.bytes_received", bytes)?,
+                        retries: uint(path, "runs.retries", retries)?,
+                    },
+                }),
+            };
+            let last_failure: Option<(String, String, String)> = self
+                .conn
+                .query_row(
+                    "SELECT at, kind, message FROM failures WHERE repo = ?1
+                     ORDER BY id DESC LIMIT 1",
+                    [key],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )
+                .optional()
+                .doing(path, "reading the last failure")?;
+            let last_failure = match last_failure {
+                None => None,
+                Some((at, kind, message)) => Some(Failure {
+                    at: ts_parse(path, "failures.at", &at)?,
+                    kind,
+                    message,
+                }),
+            };
+            repositories.push(RepoStatus {
+                summary,
+                last_run,
+                last_failure,
+            });
+        }
+        Ok(Status {
+            repositories,
+            rate_limits: self.rate_limits()?,
+        })
+    }
+
+    /// The observation trail of a repository: by run, then item id.
+    fn trail(&self, repo: RepoKey) -> Result<Vec<TrailEvent>> {
+        let path = &self.path;
+        let doing = "reading the observation trail";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT r.collected_at, e.item_id, s.title, s.url, e.kind, e.detail
+                 FROM events e
+                 JOIN runs r ON r.id = e.run
+                 JOIN snapshots s ON s.id = e.snapshot
+                 WHERE r.repo = ?1
+                 ORDER BY r.id, e.item_id",
+            )
+            .doing(path, doing)?;
+        let rows = stmt
+            .query_map([repo.0], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, String>(4)?,
+                    r.get::<_, String>(5)?,
+                ))
+            })
+            .doing(path, doing)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (at, item_id, title, url, kind, detail) = row.doing(path, doing)?;
+            let kind = match kind.as_str() {
+                "discovered" => EventKind::Discovered,
+                "changed" => EventKind::Changed,
+                other => {
+                    return Err(StoreError::Corrupt {
+                        path: path.clone(),
+                        what: format!("events.kind {other:?} is not an event kind"),
+                    });
+                }
+            };
+            out.push(TrailEvent {
+                at: ts_parse(path, "runs.collected_at", &at)?,
+                item_id,
+                title,
+                url,
+                kind,
+                detail,
+            });
+        }
+        Ok(out)
+    }
+
+    fn summary_of(&self, repo: RepoKey) -> Result<RepoSummary> {
+        let row = self
+            .conn
+            .query_row(
+                &format!("{SUMMARY_SQL} WHERE r.key = ?1"),
+                [repo.0],
+                summary_row,
+            )
+            .optional()
+            .doing(&self.path, "reading a repository")?;
+        match row {
+            Some(row) => self.summary(row),
+            None => Err(StoreError::UnknownRepository {
+                path: self.path.clone(),
+                key: repo,
+            }),
+        }
+    }
+
+    fn summary(&self, row: SummaryRow) -> Result<RepoSummary> {
+        let path = &self.path;
+        let (
+            key,
+            group_id,
+            group_name,
+            repo_id,
+            source,
+            full_name,
+            display_name,
+            keywords,
+            host_name,
+            missing,
+            last_error,
+            run_count,
+            last,
+        ) = row;
+        let corrupt = |what: String| StoreError::Corrupt {
+            path: path.clone(),
+            what,
+        };
+        let source: Source = serde_json::from_value(serde_json::Value::String(source.clone()))
+            .map_err(|_| {
+                corrupt(format!(
+                    "repositories.source {source:?} is not a known host"
+                ))
+            })?;
+        let name = |column: &str, text: &str| {
+            RepoName::parse(text).map_err(|e| corrupt(format!("repositories.{column}: {e}")))
+        };
+        Ok(RepoSummary {
+            key: RepoKey(key),
+            group: Group {
+                id: group_id,
+                name: group_name,
+            },
+            repo: TrackedRepo {
+                id: repo_id,
+                source,
+                repo: name("full_name", &full_name)?,
+                name: display_name,
+                keywords: from_json(path, "repositories.keywords", &keywords)?,
+            },
+            host_name: host_name.map(|h| name("host_name", &h)).transpose()?,
+            missing,
+            last_error,
+            run_count: uint(path, "run count", run_count)?,
+            last_collected_at: last
+                .map(|t| ts_parse(path, "runs.collected_at", &t))
+                .transpose()?,
+        })
+    }
+
+    fn run_record(&self, (at, since, observed, changed): RunRow) -> Result<RunRecord> {
+        let path = &self.path;
+        Ok(RunRecord {
+            collected_at: ts_parse(path, "runs.collected_at", &at)?,
+            since: ts_parse(path, "runs.since", &since)?,
+            observed_count: uint(path, "runs.observed_count", observed)?,
+            changed_count: uint(path, "runs.changed_count", changed)?,
+        })
+    }
+}

@@ -1,0 +1,371 @@
+//! The write side: registering repositories, committing a run, recording a
+//! failed attempt.
+//!
+//! A run is committed all or nothing in one `BEGIN IMMEDIATE` transaction;
+//! any error (a refused run, a constraint, a full disk) drops the
+//! transaction, which rolls it back, so the store is exactly as before. This
+//! module must not compute anything signals-core computes (diffs, counts,
+//! scores): it checks that what it is given is consistent, and stores it.
+
+use std::collections::HashSet;
+
+use jiff::Timestamp;
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use signals_core::importance::Score;
+use signals_core::run::ItemEvent;
+use signals_core::{
+    Group, ItemSnapshot, News, Observation, RepoContext, RepoName, RunRecord, TrackedRepo,
+};
+
+use crate::codec::{int, to_json, ts_parse, ts_text};
+use crate::error::{DbContext, Result, StoreError};
+use crate::{RepoKey, Store};
+
+/// What a run cost in requests to the host.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RequestStats {
+    /// HTTP requests sent (including retries and 304 answers).
+    pub requests: u64,
+    /// Requests answered `304 Not Modified` from the cache's validators.
+    pub not_modified: u64,
+    /// Response body bytes received.
+    pub bytes_received: u64,
+    /// Requests sent again after a transient failure.
+    pub retries: u64,
+}
+
+/// Everything one successful run adds to the store.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunCommit {
+    /// The run itself; `changed_count` must equal `events.len()`.
+    pub record: RunRecord,
+    /// The repository as the host showed it during the run.
+    pub context: RepoContext,
+    /// The news computed by the run.
+    pub news: News,
+    /// New snapshots, by signal id (at most one per item). A snapshot equal
+    /// to the item's latest stored one is skipped, so only distinct
+    /// snapshots are kept.
+    pub snapshots: Vec<(String, ItemSnapshot)>,
+    /// The observation events of the run (at most one per item); each item
+    /// must have a snapshot, stored now or before.
+    pub events: Vec<ItemEvent>,
+    /// Importance scores by signal id. They replace all of the repository's
+    /// previous scores, so pass a score for every item.
+    pub scores: Vec<(String, Score)>,
+    /// Requests the run made.
+    pub stats: RequestStats,
+    /// The repository's `owner/name` on the host when it differs from the
+    /// configured one (the repository was renamed or moved); `None` clears a
+    /// previously recorded rename.
+    pub renamed_to: Option<RepoName>,
+}
+
+impl Store {
+    /// Registers a configured repository, or updates its display fields
+    /// (group name, `owner/name`, display name, keywords) when it is already
+    /// known. The returned key is stable for the (group id, repository id)
+    /// pair, which is the dataset's address.
+    pub fn ensure_repository(&mut self, group: &Group, repo: &TrackedRepo) -> Result<RepoKey> {
+        let path = self.path.clone();
+        let keywords = to_json(&path, "repository keywords", &repo.keywords)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .doing(&path, "registering a repository")?;
+        tx.execute(
+            "INSERT INTO groups (id, name) VALUES (?1, ?2)
+             ON CONFLICT (id) DO UPDATE SET name = excluded.name",
+            params![group.id, group.name],
+        )
+        .doing(&path, "registering a group")?;
+        let key: i64 = tx
+            .query_row(
+                "INSERT INTO repositories
+                    (group_id, repo_id, source, full_name, display_name, keywords)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (group_id, repo_id) DO UPDATE SET
+                    source = excluded.source,
+                    display_name = excluded.display_name,
+                    keywords = excluded.keywords,
+                    -- A rename seen on the host is about the old configured
+                    -- name; it no longer applies once the configuration changes.
+                    host_name = CASE WHEN full_name = excluded.full_name
+                                     THEN host_name ELSE NULL END,
+                    full_name = excluded.full_name
+                 RETURNING key",
+                params![
+                    group.id,
+                    repo.id,
+                    repo.source.as_str(),
+                    repo.repo.to_string(),
+                    repo.name,
+                    keywords
+                ],
+                |r| r.get(0),
+            )
+            .doing(&path, "registering a repository")?;
+        tx.commit().doing(&path, "registering a repository")?;
+        Ok(RepoKey(key))
+    }
+
+    /// Records a successful run and everything it observed, in one
+    /// transaction: all of it is stored, or nothing.
+    ///
+    /// Refused with [`StoreError::RunOutOfOrder`] when `collected_at` is not
+    /// after the repository's last run, and with [`StoreError::InvalidRun`]
+    /// when the commit contradicts itself (a `changed_count` that is not the
+    /// number of events, an event for an item that has no snapshot, a score
+    /// that is not a finite number).
+    pub fn commit_run(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()> {
+        let path = self.path.clone();
+        let at = run.record.collected_at;
+        let repo_name = run.context.repository.to_string();
+        let invalid = |problem: String| StoreError::InvalidRun {
+            repo: repo_name.clone(),
+            at,
+            problem,
+        };
+        check_commit(run).map_err(invalid)?;
+
+        // Everything that can be prepared outside the lock is.
+        let context = to_json(&path, "run context", &run.context)?;
+        let news = to_json(&path, "run news", &run.news)?;
+        let stats = run.stats;
+
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .doing(&path, "starting to commit a run")?;
+
+        let known: Option<String> = tx
+            .query_row(
+                "SELECT full_name FROM repositories WHERE key = ?1",
+                [repo.0],
+                |r| r.get(0),
+            )
+            .optional()
+            .doing(&path, "looking up the repository of a run")?;
+        if known.is_none() {
+            return Err(StoreError::UnknownRepository { path, key: repo });
+        }
+        let last: Option<String> = tx
+            .query_row(
+                "SELECT collected_at FROM runs WHERE repo = ?1 ORDER BY id DESC LIMIT 1",
+                [repo.0],
+                |r| r.get(0),
+            )
+            .optional()
+            .doing(&path, "reading the last run")?;
+        if let Some(last) = last {
+            let last = ts_parse(&path, "runs.collected_at", &last)?;
+            if at <= last {
+                return Err(StoreError::RunOutOfOrder {
+                    path,
+                    repo: repo_name,
+                    at,
+                    last,
+                });
+            }
+        }
+
+        tx.execute(
+            "INSERT INTO runs (repo, collected_at, since, observed_count, changed_count,
+                               requests, not_modified, bytes_received, retries, context, news)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![
+                repo.0,
+                ts_text(at),
+                ts_text(run.record.since),
+                int("observed_count", run.record.observed_count)?,
+                int("changed_count", run.record.changed_count)?,
+                int("requests", stats.requests)?,
+                int("not_modified", stats.not_modified)?,
+                int("bytes_received", stats.bytes_received)?,
+                int("retries", stats.retries)?,
+                context,
+                news
+            ],
+        )
+        .doing(&path, "storing a run")?;
+        let run_id = tx.last_insert_rowid();
+
+        {
+            let mut latest = tx
+                .prepare_cached(
+                    "SELECT id, content FROM snapshots
+                     WHERE repo = ?1 AND item_id = ?2 ORDER BY id DESC LIMIT 1",
+                )
+                .doing(&path, "preparing to read snapshots")?;
+            let mut insert = tx
+                .prepare_cached(
+                    "INSERT INTO snapshots
+                        (repo, item_id, kind, item_key, updated_at, title, url, content, run)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                )
+                .doing(&path, "preparing to store snapshots")?;
+            for (id, snapshot) in &run.snapshots {
+                let content = to_json(&path, "item snapshot", snapshot)?;
+                let previous: Option<(i64, String)> = latest
+                    .query_row(params![repo.0, id], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()
+                    .doing(&path, "reading an item's latest snapshot")?;
+                if previous.is_some_and(|(_, c)| c == content) {
+                    continue;
+                }
+                insert
+                    .execute(params![
+                        repo.0,
+                        id,
+                        snapshot.kind().as_str(),
+                        snapshot.key,
+                        ts_text(snapshot.updated_at),
+                        snapshot.title,
+                        snapshot.url,
+                        content,
+                        run_id
+                    ])
+                    .doing(&path, "storing a snapshot")?;
+            }
+
+            let mut event = tx
+                .prepare_cached(
+                    "INSERT INTO events (run, item_id, kind, detail, fields, snapshot)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                )
+                .doing(&path, "preparing to store events")?;
+            for e in &run.events {
+                let snapshot: Option<(i64, String)> = latest
+                    .query_row(params![repo.0, e.item_id], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()
+                    .doing(&path, "finding the snapshot of an event")?;
+                let Some((snapshot, _)) = snapshot else {
+                    return Err(invalid(format!(
+                        "its {} event for {} has no snapshot of that item; \
+                         pass the item's snapshot with the run",
+                        e.observation.kind().as_str(),
+                        e.item_id
+                    )));
+                };
+                let fields: Vec<&str> = match &e.observation {
+                    Observation::Discovered => Vec::new(),
+                    Observation::Changed(fields) => fields.iter().map(|f| f.as_str()).collect(),
+                };
+                event
+                    .execute(params![
+                        run_id,
+                        e.item_id,
+                        e.observation.kind().as_str(),
+                        e.observation.detail(),
+                        to_json(&path, "changed field names", &fields)?,
+                        snapshot
+                    ])
+                    .doing(&path, "storing an observation event")?;
+            }
+
+            tx.execute("DELETE FROM scores WHERE repo = ?1", [repo.0])
+                .doing(&path, "replacing the scores")?;
+            let mut score = tx
+                .prepare_cached(
+                    "INSERT INTO scores (repo, item_id, total, score, run)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                )
+                .doing(&path, "preparing to store scores")?;
+            for (id, s) in &run.scores {
+                score
+                    .execute(params![
+                        repo.0,
+                        id,
+                        s.total,
+                        to_json(&path, "importance score", s)?,
+                        run_id
+                    ])
+                    .doing(&path, "storing a score")?;
+            }
+        }
+
+        tx.execute(
+            "UPDATE repositories SET host_name = ?2, missing = 0, last_error = NULL
+             WHERE key = ?1",
+            params![repo.0, run.renamed_to.as_ref().map(|n| n.to_string())],
+        )
+        .doing(&path, "updating the repository after a run")?;
+        tx.commit().doing(&path, "committing a run")
+    }
+
+    /// Records a failed collection attempt. Nothing else is written: the
+    /// runs, snapshots and events stay as they were, and the next run covers
+    /// the window. A `not_found` failure marks the repository missing until
+    /// its next successful run.
+    pub fn record_failure(
+        &mut self,
+        repo: RepoKey,
+        at: Timestamp,
+        kind: &str,
+        message: &str,
+    ) -> Result<()> {
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .doing(&path, "recording a failed attempt")?;
+        let updated = tx
+            .execute(
+                "UPDATE repositories SET missing = ?2, last_error = ?3 WHERE key = ?1",
+                params![repo.0, kind == "not_found", message],
+            )
+            .doing(&path, "recording a failed attempt")?;
+        if updated == 0 {
+            return Err(StoreError::UnknownRepository { path, key: repo });
+        }
+        tx.execute(
+            "INSERT INTO failures (repo, at, kind, message) VALUES (?1, ?2, ?3, ?4)",
+            params![repo.0, ts_text(at), kind, message],
+        )
+        .doing(&path, "recording a failed attempt")?;
+        tx.commit().doing(&path, "recording a failed attempt")
+    }
+}
+
+/// What a run commit must satisfy before it is written, as a problem
+/// statement for [`StoreError::InvalidRun`].
+fn check_commit(run: &RunCommit) -> std::result::Result<(), String> {
+    let r = &run.record;
+    if r.changed_count != run.events.len() as u64 {
+        return Err(format!(
+            "changedCount is {} but the run has {} observation events",
+            r.changed_count,
+            run.events.len()
+        ));
+    }
+    if r.changed_count > r.observed_count {
+        return Err(format!(
+            "changedCount {} is greater than observedCount {}",
+            r.changed_count, r.observed_count
+        ));
+    }
+    if r.since > r.collected_at {
+        return Err(format!("since {} is after collectedAt", r.since));
+    }
+    let mut seen = HashSet::new();
+    if let Some((id, _)) = run.snapshots.iter().find(|(id, _)| !seen.insert(id)) {
+        return Err(format!("it has two snapshots of {id}"));
+    }
+    let mut seen = HashSet::new();
+    if let Some(e) = run.events.iter().find(|e| !seen.insert(&e.item_id)) {
+        return Err(format!("it has two events for {}", e.item_id));
+    }
+    let mut seen = HashSet::new();
+    for (id, s) in &run.scores {
+        if !seen.insert(id) {
+            return Err(format!("it has two scores for {id}"));
+        }
+        if let Some(t) = s.terms.iter().find(|t| !t.points.is_finite()) {
+            return Err(format!(
+                "the score of {id} has a term {:?} worth {} points, not a finite number",
+                t.name, t.points
+            ));
+        }
+    }
+    Ok(())
+}
