@@ -1,0 +1,352 @@
+//! GitHub's JSON, as the REST API v3 sends it, and its conversion into the
+//! domain types of `signals_core`.
+//!
+//! These types are private to the crate: nothing downstream may depend on
+//! GitHub's field names. Fields GitHub may omit or send as `null` are
+//! `Option` (or defaulted), because old recordings and GitHub Enterprise
+//! versions lack newer fields (`reactions`, `draft`, `topics`, `license`).
+//! Decoding goes through `serde_path_to_error`, so a failure names the URL
+//! and the JSON path that broke, and never panics.
+
+use jiff::Timestamp;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use signals_core::model::{
+    ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone, RepoContext, RepoName,
+};
+
+use crate::Error;
+
+/// Decodes `body` (fetched from `url`) as `T`, naming the failing JSON path.
+pub(crate) fn decode<T: DeserializeOwned>(url: &str, body: &[u8]) -> Result<T, Error> {
+    let de = &mut serde_json::Deserializer::from_slice(body);
+    serde_path_to_error::deserialize(de).map_err(|e| Error::Decode {
+        url: url.to_string(),
+        path: e.path().to_string(),
+        message: e.inner().to_string(),
+    })
+}
+
+/// Whole seconds: the domain keeps second precision.
+fn secs(ts: Timestamp) -> Timestamp {
+    Timestamp::from_second(ts.as_second()).unwrap_or(ts)
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct User {
+    login: String,
+}
+
+/// The handle of a possibly deleted account; GitHub shows deleted authors
+/// as `ghost`.
+fn login(user: Option<User>) -> String {
+    user.map_or_else(|| "ghost".to_string(), |u| u.login)
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct License {
+    spdx_id: Option<String>,
+}
+
+/// `GET /repos/{owner}/{repo}`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Repo {
+    full_name: String,
+    html_url: String,
+    description: Option<String>,
+    homepage: Option<String>,
+    language: Option<String>,
+    topics: Option<Vec<String>>,
+    default_branch: Option<String>,
+    #[serde(default)]
+    stargazers_count: u64,
+    #[serde(default)]
+    forks_count: u64,
+    #[serde(default)]
+    open_issues_count: u64,
+    #[serde(default)]
+    archived: bool,
+    license: Option<License>,
+}
+
+impl Repo {
+    /// The repository's current full name as GitHub reports it.
+    pub(crate) fn full_name(&self) -> &str {
+        &self.full_name
+    }
+
+    pub(crate) fn into_context(self, url: &str) -> Result<RepoContext, Error> {
+        let repository = RepoName::parse(&self.full_name).map_err(|e| Error::Decode {
+            url: url.to_string(),
+            path: "full_name".into(),
+            message: e.to_string(),
+        })?;
+        Ok(RepoContext {
+            repository,
+            url: self.html_url,
+            description: self.description.unwrap_or_default(),
+            homepage: self.homepage.unwrap_or_default(),
+            language: self.language.unwrap_or_default(),
+            topics: self.topics.unwrap_or_default(),
+            default_branch: self.default_branch.unwrap_or_default(),
+            stars: self.stargazers_count,
+            forks: self.forks_count,
+            open_issues: self.open_issues_count,
+            archived: self.archived,
+            // GitHub says NOASSERTION when it found a license it cannot
+            // name; that is no SPDX identifier.
+            license: self
+                .license
+                .and_then(|l| l.spdx_id)
+                .filter(|id| !id.is_empty() && id != "NOASSERTION"),
+        })
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Reactions {
+    #[serde(default)]
+    total_count: u64,
+}
+
+/// An element of `GET /repos/{owner}/{repo}/releases`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Release {
+    tag_name: String,
+    name: Option<String>,
+    body: Option<String>,
+    html_url: String,
+    #[serde(default)]
+    draft: bool,
+    #[serde(default)]
+    prerelease: bool,
+    created_at: Option<Timestamp>,
+    published_at: Option<Timestamp>,
+    author: Option<User>,
+    reactions: Option<Reactions>,
+}
+
+impl Release {
+    /// `None` for a draft (never a signal): `draft` is set, or it has no
+    /// publication time.
+    pub(crate) fn into_snapshot(self, repo: &RepoName) -> Option<ItemSnapshot> {
+        let published_at = secs(self.published_at.filter(|_| !self.draft)?);
+        let title = match self.name {
+            Some(name) if !name.trim().is_empty() => name,
+            _ => self.tag_name.clone(),
+        };
+        Some(ItemSnapshot {
+            repo: repo.clone(),
+            key: self.tag_name,
+            title,
+            text: self.body.unwrap_or_default(),
+            url: self.html_url,
+            created_at: self.created_at.map_or(published_at, secs),
+            updated_at: published_at,
+            metrics: Metrics {
+                reactions: self.reactions.map_or(0, |r| r.total_count),
+                comments: 0,
+            },
+            labels: vec![],
+            author: login(self.author),
+            state: ItemState::Closed,
+            assignees: vec![],
+            detail: ItemDetail::Release {
+                prerelease: self.prerelease,
+                published_at,
+            },
+        })
+    }
+}
+
+/// An element of `GET /repos/{owner}/{repo}/milestones`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct WireMilestone {
+    title: String,
+    html_url: String,
+    description: Option<String>,
+    #[serde(default)]
+    open_issues: u64,
+    #[serde(default)]
+    closed_issues: u64,
+    due_on: Option<Timestamp>,
+}
+
+impl WireMilestone {
+    pub(crate) fn into_milestone(self) -> Milestone {
+        Milestone {
+            title: self.title,
+            url: self.html_url,
+            description: self.description.unwrap_or_default(),
+            open_issues: self.open_issues,
+            closed_issues: self.closed_issues,
+            due_on: self.due_on.map(secs),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Label {
+    name: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum State {
+    Open,
+    Closed,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct PullRef {
+    merged_at: Option<Timestamp>,
+}
+
+/// An element of `GET /repos/{owner}/{repo}/issues`: an issue, or a pull
+/// request when it has a `pull_request` key.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Issue {
+    number: u64,
+    title: String,
+    body: Option<String>,
+    html_url: String,
+    user: Option<User>,
+    #[serde(default)]
+    labels: Vec<Label>,
+    state: State,
+    assignees: Option<Vec<User>>,
+    assignee: Option<User>,
+    #[serde(default)]
+    comments: u64,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    reactions: Option<Reactions>,
+    pull_request: Option<PullRef>,
+    draft: Option<bool>,
+}
+
+impl Issue {
+    pub(crate) fn into_snapshot(self, repo: &RepoName) -> ItemSnapshot {
+        let detail = match self.pull_request {
+            None => ItemDetail::Issue,
+            Some(pr) => ItemDetail::PullRequest {
+                draft: self.draft.unwrap_or(false),
+                merged: pr.merged_at.is_some(),
+                merged_at: pr.merged_at.map(secs),
+            },
+        };
+        // Very old answers only have the single `assignee`.
+        let assignees = match self.assignees {
+            Some(list) => list.into_iter().map(|u| u.login).collect(),
+            None => self.assignee.into_iter().map(|u| u.login).collect(),
+        };
+        ItemSnapshot {
+            repo: repo.clone(),
+            key: self.number.to_string(),
+            title: self.title,
+            text: self.body.unwrap_or_default(),
+            url: self.html_url,
+            created_at: secs(self.created_at),
+            updated_at: secs(self.updated_at),
+            metrics: Metrics {
+                reactions: self.reactions.map_or(0, |r| r.total_count),
+                comments: self.comments,
+            },
+            labels: self.labels.into_iter().map(|l| l.name).collect(),
+            author: login(self.user),
+            state: match self.state {
+                State::Open => ItemState::Open,
+                State::Closed => ItemState::Closed,
+            },
+            assignees,
+            detail,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo() -> RepoName {
+        RepoName::parse("o/n").unwrap()
+    }
+
+    #[test]
+    fn pull_request_entry() {
+        let body = br#"{"number": 5, "title": "T", "body": null, "html_url": "https://github.com/o/n/pull/5",
+            "user": null, "labels": [{"name": "bug", "color": "f00"}], "state": "closed",
+            "assignees": [{"login": "a"}], "comments": 2, "created_at": "2024-01-01T00:00:00Z",
+            "updated_at": "2024-01-02T00:00:00.900Z", "draft": true,
+            "reactions": {"total_count": 3, "+1": 3},
+            "pull_request": {"merged_at": "2024-01-02T00:00:00Z"}}"#;
+        let item = decode::<Issue>("u", body).unwrap().into_snapshot(&repo());
+        assert_eq!(item.key, "5");
+        assert_eq!(item.author, "ghost");
+        assert_eq!(item.text, "");
+        assert_eq!(item.labels, vec!["bug"]);
+        assert_eq!(item.assignees, vec!["a"]);
+        assert_eq!(item.state, ItemState::Closed);
+        assert_eq!(
+            item.metrics,
+            Metrics {
+                reactions: 3,
+                comments: 2
+            }
+        );
+        assert_eq!(item.updated_at.to_string(), "2024-01-02T00:00:00Z");
+        assert_eq!(
+            item.detail,
+            ItemDetail::PullRequest {
+                draft: true,
+                merged: true,
+                merged_at: Some("2024-01-02T00:00:00Z".parse().unwrap()),
+            }
+        );
+    }
+
+    #[test]
+    fn decode_errors_name_url_and_path() {
+        let body =
+            br#"[{"number": 1, "title": "ok", "html_url": "h", "labels": [], "state": "open",
+            "created_at": "2024-01-01T00:00:00Z", "updated_at": "2024-01-01T00:00:00Z"},
+            {"number": "two"}]"#;
+        match decode::<Vec<Issue>>("http://x/issues", body) {
+            Err(Error::Decode { url, path, .. }) => {
+                assert_eq!(url, "http://x/issues");
+                assert_eq!(path, "[1].number");
+            }
+            other => panic!("{other:?}"),
+        }
+        let state = br#"{"number": 1, "title": "t", "html_url": "h", "state": "merged",
+            "created_at": "2024-01-01T00:00:00Z", "updated_at": "2024-01-01T00:00:00Z"}"#;
+        match decode::<Issue>("u", state) {
+            Err(Error::Decode { path, .. }) => assert_eq!(path, "state"),
+            other => panic!("{other:?}"),
+        }
+        for junk in [&b""[..], b"{", b"null", b"[1,2", b"\xff\xfe"] {
+            assert!(decode::<Vec<Issue>>("u", junk).is_err());
+        }
+    }
+
+    #[test]
+    fn release_rules() {
+        let rel = |extra: &str| {
+            let s = format!(
+                r#"{{"tag_name": "v1", "html_url": "h", "created_at": "2024-01-01T00:00:00Z"{extra}}}"#
+            );
+            decode::<Release>("u", s.as_bytes())
+                .unwrap()
+                .into_snapshot(&repo())
+        };
+        assert!(rel("").is_none(), "no published_at: a draft");
+        assert!(rel(r#", "draft": true, "published_at": "2024-01-02T00:00:00Z""#).is_none());
+        let r = rel(r#", "name": " ", "published_at": "2024-01-02T00:00:00Z""#).unwrap();
+        assert_eq!((r.title.as_str(), r.state), ("v1", ItemState::Closed));
+        assert_eq!(
+            r.updated_at,
+            "2024-01-02T00:00:00Z".parse::<Timestamp>().unwrap()
+        );
+        assert_eq!(r.author, "ghost");
+    }
+}
