@@ -574,3 +574,79 @@ impl Store {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use signals_core::TrackedRepo;
+
+    fn store_with_repo() -> (Store, RepoKey) {
+        let mut store = Store::open_in_memory().unwrap();
+        let key = store
+            .ensure_repository(
+                &Group {
+                    id: "g".into(),
+                    name: "G".into(),
+                },
+                &TrackedRepo {
+                    id: "n".into(),
+                    source: Source::Github,
+                    repo: RepoName::parse("o/n").unwrap(),
+                    name: "N".into(),
+                    keywords: vec![],
+                },
+            )
+            .unwrap();
+        (store, key)
+    }
+
+    /// `latest_snapshots_for` runs once per observed item on every run; it
+    /// must be an index seek, not a scan of the repository's history.
+    #[test]
+    fn latest_snapshot_lookup_uses_the_item_index() {
+        let (store, _) = store_with_repo();
+        let mut stmt = store
+            .conn
+            .prepare(
+                "EXPLAIN QUERY PLAN SELECT content FROM snapshots
+                 WHERE repo = ?1 AND item_id = ?2 ORDER BY id DESC LIMIT 1",
+            )
+            .unwrap();
+        let plan: Vec<String> = stmt
+            .query_map(params![1, "x"], |r| r.get(3))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let plan = plan.join("\n");
+        assert!(plan.contains("INDEX snapshots_by_item"), "{plan}");
+        assert!(!plan.contains("TEMP B-TREE"), "{plan}");
+    }
+
+    #[test]
+    fn damaged_rows_are_errors_not_panics() {
+        let (store, key) = store_with_repo();
+        store
+            .conn
+            .execute_batch(
+                "INSERT INTO runs (repo, collected_at, since, observed_count, changed_count,
+                                   requests, not_modified, bytes_received, retries, context, news)
+                 VALUES (1, '2026-11-21T10:00:00Z', 'not a time', 0, 0, 0, 0, 0, 0, '{}', '{}');
+                 INSERT INTO snapshots (repo, item_id, kind, item_key, updated_at, title, url, content, run)
+                 VALUES (1, 'github:o/n:issue:1', 'issue', '1', 'x', 't', 'u', '{\"broken\":', 1);",
+            )
+            .unwrap();
+        let err = store.last_successful_run(key).unwrap_err();
+        assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
+        assert!(err.to_string().contains("runs.since"), "{err}");
+        let err = store.latest_snapshots(key).unwrap_err();
+        assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
+        let err = store.repository_view(key).unwrap_err();
+        assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
+        store
+            .conn
+            .execute("UPDATE repositories SET full_name = 'no-slash'", [])
+            .unwrap();
+        let err = store.repositories().unwrap_err();
+        assert!(err.to_string().contains("repositories.full_name"), "{err}");
+    }
+}

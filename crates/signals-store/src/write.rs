@@ -369,3 +369,204 @@ fn check_commit(run: &RunCommit) -> std::result::Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use signals_core::importance::Term;
+    use signals_core::{ItemDetail, ItemState, Metrics, Source};
+
+    fn repo() -> TrackedRepo {
+        TrackedRepo {
+            id: "n".into(),
+            source: Source::Github,
+            repo: RepoName::parse("o/n").unwrap(),
+            name: "N".into(),
+            keywords: vec![],
+        }
+    }
+
+    fn issue(key: &str) -> ItemSnapshot {
+        let at: Timestamp = "2026-11-20T00:00:00Z".parse().unwrap();
+        ItemSnapshot {
+            repo: RepoName::parse("o/n").unwrap(),
+            key: key.into(),
+            title: format!("issue {key}"),
+            text: String::new(),
+            url: format!("https://github.com/o/n/issues/{key}"),
+            created_at: at,
+            updated_at: at,
+            metrics: Metrics::default(),
+            labels: vec![],
+            author: "a".into(),
+            state: ItemState::Open,
+            assignees: vec![],
+            detail: ItemDetail::Issue,
+        }
+    }
+
+    /// A run discovering `keys`, scored 1 each.
+    fn discovering(at: &str, keys: &[&str]) -> RunCommit {
+        let at: Timestamp = at.parse().unwrap();
+        let snapshots: Vec<(String, ItemSnapshot)> = keys
+            .iter()
+            .map(|k| (issue(k).id(Source::Github), issue(k)))
+            .collect();
+        RunCommit {
+            record: RunRecord {
+                collected_at: at,
+                since: at - jiff::SignedDuration::from_hours(24),
+                observed_count: keys.len() as u64,
+                changed_count: keys.len() as u64,
+            },
+            context: RepoContext {
+                repository: RepoName::parse("o/n").unwrap(),
+                url: "https://github.com/o/n".into(),
+                description: String::new(),
+                homepage: String::new(),
+                language: String::new(),
+                topics: vec![],
+                default_branch: "main".into(),
+                stars: 0,
+                forks: 0,
+                open_issues: 0,
+                archived: false,
+                license: None,
+            },
+            news: News::default(),
+            events: snapshots
+                .iter()
+                .map(|(id, _)| ItemEvent {
+                    item_id: id.clone(),
+                    observation: Observation::Discovered,
+                })
+                .collect(),
+            scores: snapshots
+                .iter()
+                .map(|(id, _)| (id.clone(), Score::from_terms(vec![])))
+                .collect(),
+            snapshots,
+            stats: RequestStats::default(),
+            renamed_to: None,
+        }
+    }
+
+    /// Rows in every table that a run writes to.
+    fn counts(store: &Store) -> Vec<(String, i64)> {
+        [
+            "runs",
+            "snapshots",
+            "events",
+            "scores",
+            "failures",
+            "repositories",
+        ]
+        .into_iter()
+        .map(|t| {
+            let n = store
+                .conn
+                .query_row(&format!("SELECT count(*) FROM {t}"), [], |r| r.get(0))
+                .unwrap();
+            (t.to_string(), n)
+        })
+        .collect()
+    }
+
+    fn store_with_one_run() -> (Store, RepoKey) {
+        let mut store = Store::open_in_memory().unwrap();
+        let group = Group {
+            id: "g".into(),
+            name: "G".into(),
+        };
+        let key = store.ensure_repository(&group, &repo()).unwrap();
+        store
+            .commit_run(key, &discovering("2026-11-20T10:00:00Z", &["1"]))
+            .unwrap();
+        (store, key)
+    }
+
+    #[test]
+    fn a_database_error_at_the_last_step_rolls_back_the_whole_run() {
+        let (mut store, key) = store_with_one_run();
+        // Injected failure: the scores are written last, after the run, its
+        // snapshots and its events.
+        store
+            .conn
+            .execute_batch(
+                "CREATE TEMP TRIGGER fail_scores BEFORE INSERT ON scores
+                 BEGIN SELECT RAISE(ABORT, 'injected failure'); END;",
+            )
+            .unwrap();
+        let before = counts(&store);
+        let host_before = store.repositories().unwrap();
+        let err = store
+            .commit_run(key, &discovering("2026-11-21T10:00:00Z", &["2", "3"]))
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Db { .. }), "{err:?}");
+        assert!(err.to_string().contains("storing a score"), "{err}");
+        assert_eq!(counts(&store), before);
+        assert_eq!(store.repositories().unwrap(), host_before);
+        // The previous scores were deleted inside the transaction; they are back.
+        let view = store.repository_view(key).unwrap().unwrap();
+        assert_eq!(view.scores.len(), 1);
+
+        store
+            .conn
+            .execute_batch("DROP TRIGGER fail_scores")
+            .unwrap();
+        store
+            .commit_run(key, &discovering("2026-11-21T10:00:00Z", &["2", "3"]))
+            .unwrap();
+        let after = counts(&store);
+        assert_eq!(after[0], ("runs".to_string(), 2));
+        assert_eq!(after[1], ("snapshots".to_string(), 3));
+        assert_eq!(after[2], ("events".to_string(), 3));
+        assert_eq!(after[3], ("scores".to_string(), 2));
+    }
+
+    #[test]
+    fn contradictory_commits_are_refused_before_writing() {
+        let (mut store, key) = store_with_one_run();
+        let before = counts(&store);
+        let at = "2026-11-21T10:00:00Z";
+
+        let mut twice = discovering(at, &["2"]);
+        twice.snapshots.push(twice.snapshots[0].clone());
+        let mut nan = discovering(at, &["2"]);
+        nan.scores[0].1.terms.push(Term {
+            name: "broken".into(),
+            points: f64::NAN,
+            why: String::new(),
+        });
+        let mut more_changed = discovering(at, &["2"]);
+        more_changed.record.observed_count = 0;
+        let mut since_after = discovering(at, &["2"]);
+        since_after.record.since = "2026-11-22T00:00:00Z".parse().unwrap();
+
+        for (bad, needle) in [
+            (twice, "two snapshots"),
+            (nan, "not a finite number"),
+            (more_changed, "greater than observedCount"),
+            (since_after, "is after collectedAt"),
+        ] {
+            let err = store.commit_run(key, &bad).unwrap_err();
+            assert!(matches!(err, StoreError::InvalidRun { .. }), "{err:?}");
+            assert!(err.to_string().contains(needle), "{err}");
+        }
+        assert_eq!(counts(&store), before);
+    }
+
+    #[test]
+    fn failures_write_only_a_failure_row() {
+        let (mut store, key) = store_with_one_run();
+        let mut before = counts(&store);
+        let at = "2026-11-21T10:00:00Z".parse().unwrap();
+        store
+            .record_failure(key, at, "rate_limited", "limit reached")
+            .unwrap();
+        before[4].1 += 1;
+        assert_eq!(counts(&store), before);
+        // Not a not_found: the repository is not marked missing.
+        assert!(!store.repositories().unwrap()[0].missing);
+    }
+}

@@ -1,0 +1,618 @@
+//! The store through its public API only: runs committed the way the
+//! collector commits them (deltas from `signals_core::run::account`), read
+//! back the way the export and `signals status` read them.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
+
+use jiff::{SignedDuration, Timestamp};
+use proptest::prelude::*;
+use signals_core::importance::{Score, Term};
+use signals_core::run::{ItemEvent, account};
+use signals_core::{
+    EventKind, Group, ItemDetail, ItemSnapshot, ItemState, Metrics, News, Observation, RepoContext,
+    RepoName, RunRecord, Source, TrackedField, TrackedRepo,
+};
+use signals_store::{
+    CachedResponse, RateLimit, RepoKey, RequestStats, RunCommit, Store, StoreError,
+};
+
+/// A fresh folder for one test's store file.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("signals-store-it-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn ts(s: &str) -> Timestamp {
+    s.parse().unwrap()
+}
+
+fn group() -> Group {
+    Group {
+        id: "engines".into(),
+        name: "Inference engines".into(),
+    }
+}
+
+fn tracked() -> TrackedRepo {
+    TrackedRepo {
+        id: "n".into(),
+        source: Source::Github,
+        repo: RepoName::parse("o/n").unwrap(),
+        name: "N".into(),
+        keywords: vec!["n".into(), "engine".into()],
+    }
+}
+
+fn context(stars: u64) -> RepoContext {
+    RepoContext {
+        repository: RepoName::parse("o/n").unwrap(),
+        url: "https://github.com/o/n".into(),
+        description: "an engine".into(),
+        homepage: String::new(),
+        language: "Rust".into(),
+        topics: vec!["llm".into()],
+        default_branch: "main".into(),
+        stars,
+        forks: 2,
+        open_issues: 3,
+        archived: false,
+        license: Some("MIT".into()),
+    }
+}
+
+fn issue(key: &str) -> ItemSnapshot {
+    ItemSnapshot {
+        repo: RepoName::parse("o/n").unwrap(),
+        key: key.to_string(),
+        title: format!("issue {key}"),
+        text: "body".into(),
+        url: format!("https://github.com/o/n/issues/{key}"),
+        created_at: ts("2026-11-01T00:00:00Z"),
+        updated_at: ts("2026-11-20T00:00:00Z"),
+        metrics: Metrics {
+            reactions: 1,
+            comments: 2,
+        },
+        labels: vec!["bug".into()],
+        author: "alice".into(),
+        state: ItemState::Open,
+        assignees: vec![],
+        detail: ItemDetail::Issue,
+    }
+}
+
+fn id(s: &ItemSnapshot) -> String {
+    s.id(Source::Github)
+}
+
+fn score(total: u32) -> Score {
+    Score::from_terms(vec![Term {
+        name: "base".into(),
+        points: total as f64,
+        why: format!("{total} points"),
+    }])
+}
+
+/// Builds the commit of a run the way the collector does: account the
+/// observed items against the store's latest snapshots.
+fn run_of(
+    store: &Store,
+    key: RepoKey,
+    at: Timestamp,
+    observed: Vec<ItemSnapshot>,
+    stars: u64,
+) -> RunCommit {
+    let ids: Vec<String> = observed.iter().map(id).collect();
+    let previous = store.latest_snapshots_for(key, &ids).unwrap();
+    let delta = account(Source::Github, observed, &previous);
+    let mut all = store.latest_snapshots(key).unwrap();
+    for (i, s) in &delta.snapshots {
+        all.insert(i.clone(), s.clone());
+    }
+    let scores = all
+        .iter()
+        .map(|(i, s)| (i.clone(), score(s.metrics.comments as u32 + stars as u32)))
+        .collect();
+    RunCommit {
+        record: RunRecord {
+            collected_at: at,
+            since: at - SignedDuration::from_hours(24),
+            observed_count: delta.observed_count,
+            changed_count: delta.changed_count(),
+        },
+        context: context(stars),
+        news: News::default(),
+        snapshots: delta.snapshots,
+        events: delta.events,
+        scores,
+        stats: RequestStats {
+            requests: 4,
+            not_modified: 1,
+            bytes_received: 12_345,
+            retries: 0,
+        },
+        renamed_to: None,
+    }
+}
+
+#[test]
+fn commit_run_round_trips() {
+    let dir = temp_dir("roundtrip");
+    let path = dir.join("signals.db");
+    let mut store = Store::open(&path).unwrap();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    assert_eq!(store.last_successful_run(key).unwrap(), None);
+    assert_eq!(store.repository_view(key).unwrap(), None);
+
+    // Run 1 discovers three items; "10" sorts before "9" by byte.
+    let t1 = ts("2026-11-20T10:00:00.123Z");
+    let r1 = run_of(
+        &store,
+        key,
+        t1,
+        vec![issue("9"), issue("10"), issue("2")],
+        1,
+    );
+    assert_eq!(r1.events.len(), 3);
+    store.commit_run(key, &r1).unwrap();
+
+    // Run 2: #9 retitled and closed, #2 only moved (untracked: a snapshot,
+    // no event), #10 unchanged, #11 discovered.
+    let t2 = ts("2026-11-21T10:00:00.000000007Z");
+    let mut nine = issue("9");
+    nine.title = "issue 9, retitled".into();
+    nine.state = ItemState::Closed;
+    let mut two = issue("2");
+    two.url = "https://github.com/o/n/issues/2#moved".into();
+    let mut r2 = run_of(
+        &store,
+        key,
+        t2,
+        vec![nine.clone(), two.clone(), issue("10"), issue("11")],
+        5,
+    );
+    r2.record.since = ts("2026-11-19T00:00:00.5Z");
+    assert_eq!(r2.events.len(), 2);
+    store.commit_run(key, &r2).unwrap();
+
+    let view = store.repository_view(key).unwrap().unwrap();
+    assert_eq!(view.runs, vec![r1.record.clone(), r2.record.clone()]);
+    assert_eq!(
+        store.last_successful_run(key).unwrap(),
+        Some(r2.record.clone())
+    );
+    assert_eq!(view.context, context(5));
+    assert_eq!(view.license.as_deref(), Some("MIT"));
+    assert_eq!(view.news, News::default());
+    assert_eq!(view.summary.group, group());
+    assert_eq!(view.summary.repo, tracked());
+    assert_eq!(view.summary.run_count, 2);
+    assert_eq!(view.summary.last_collected_at, Some(t2));
+
+    let expected_items: BTreeMap<String, ItemSnapshot> =
+        [nine.clone(), two, issue("10"), issue("11")]
+            .into_iter()
+            .map(|s| (id(&s), s))
+            .collect();
+    assert_eq!(view.items, expected_items);
+    assert_eq!(
+        view.changed_in_latest,
+        HashSet::from(["github:o/n:issue:9".to_string()])
+    );
+
+    let trail: Vec<(Timestamp, &str, &str, EventKind, &str)> = view
+        .trail
+        .iter()
+        .map(|e| {
+            (
+                e.at,
+                e.item_id.as_str(),
+                e.title.as_str(),
+                e.kind,
+                e.detail.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        trail,
+        vec![
+            (
+                t1,
+                "github:o/n:issue:10",
+                "issue 10",
+                EventKind::Discovered,
+                "initial snapshot"
+            ),
+            (
+                t1,
+                "github:o/n:issue:2",
+                "issue 2",
+                EventKind::Discovered,
+                "initial snapshot"
+            ),
+            (
+                t1,
+                "github:o/n:issue:9",
+                "issue 9",
+                EventKind::Discovered,
+                "initial snapshot"
+            ),
+            (
+                t2,
+                "github:o/n:issue:11",
+                "issue 11",
+                EventKind::Discovered,
+                "initial snapshot"
+            ),
+            (
+                t2,
+                "github:o/n:issue:9",
+                "issue 9, retitled",
+                EventKind::Changed,
+                "title, state"
+            ),
+        ]
+    );
+    assert_eq!(view.trail[0].url, "https://github.com/o/n/issues/10");
+    assert_eq!(view.event_count, 5);
+    assert_eq!(
+        view.event_count,
+        view.runs.iter().map(|r| r.changed_count).sum::<u64>()
+    );
+
+    // Scores are those of the latest run, for all four items.
+    let want: HashMap<String, Score> = r2.scores.iter().cloned().collect();
+    assert_eq!(view.scores, want);
+    assert_eq!(view.scores["github:o/n:issue:9"].total, 2 + 5);
+
+    // All of it survives closing and reopening the file.
+    drop(store);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.repository_view(key).unwrap().unwrap(), view);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn history_keeps_every_distinct_snapshot() {
+    let mut store = Store::open_in_memory().unwrap();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let a = issue("1");
+    let mut b = a.clone();
+    b.metrics.comments = 3;
+    b.updated_at = ts("2026-11-21T00:00:00Z");
+    let times = [
+        ts("2026-11-20T10:00:00Z"),
+        ts("2026-11-21T10:00:00Z"),
+        ts("2026-11-22T10:00:00Z"),
+        ts("2026-11-23T10:00:00Z"),
+    ];
+    // a, then b, then b again, then back to a.
+    for (at, s) in times.iter().zip([&a, &b, &b, &a]) {
+        let mut run = run_of(&store, key, *at, vec![s.clone()], 1);
+        // The collector passes only differing snapshots; passing the same
+        // one again must not store a duplicate either.
+        if run.snapshots.is_empty() {
+            run.snapshots.push((id(s), s.clone()));
+        }
+        store.commit_run(key, &run).unwrap();
+    }
+    let history = store.snapshot_history(key, &id(&a)).unwrap();
+    assert_eq!(
+        history,
+        vec![
+            (times[0], a.clone()),
+            (times[1], b.clone()),
+            (times[3], a.clone())
+        ]
+    );
+    let view = store.repository_view(key).unwrap().unwrap();
+    let counts: Vec<u64> = view.runs.iter().map(|r| r.changed_count).collect();
+    assert_eq!(counts, [1, 1, 0, 1]);
+    assert_eq!(view.trail[1].detail, "metrics, updatedAt");
+    // The latest run changed it back, so it is marked changed.
+    assert!(view.changed_in_latest.contains(&id(&a)));
+
+    let asked = vec![id(&a), "github:o/n:issue:404".to_string()];
+    let latest = store.latest_snapshots_for(key, &asked).unwrap();
+    assert_eq!(latest, HashMap::from([(id(&a), a)]));
+    assert!(
+        store
+            .snapshot_history(key, "github:o/n:issue:404")
+            .unwrap()
+            .is_empty()
+    );
+}
+
+/// Row counts the tests compare before and after a refused commit.
+fn footprint(store: &Store, key: RepoKey) -> (Option<signals_store::RepoView>, usize, Vec<usize>) {
+    let history: Vec<usize> = ["1", "2", "3"]
+        .iter()
+        .map(|k| store.snapshot_history(key, &id(&issue(k))).unwrap().len())
+        .collect();
+    (
+        store.repository_view(key).unwrap(),
+        store.latest_snapshots(key).unwrap().len(),
+        history,
+    )
+}
+
+#[test]
+fn a_refused_commit_leaves_the_store_as_before() {
+    let mut store = Store::open_in_memory().unwrap();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let t1 = ts("2026-11-20T10:00:00Z");
+    store
+        .commit_run(key, &run_of(&store, key, t1, vec![issue("1")], 1))
+        .unwrap();
+    let before = footprint(&store, key);
+
+    // An event for an item with no snapshot fails after the run and its
+    // snapshots were inserted: all of it must be rolled back.
+    let t2 = ts("2026-11-21T10:00:00Z");
+    let mut changed = issue("1");
+    changed.state = ItemState::Closed;
+    let mut bad = run_of(&store, key, t2, vec![changed, issue("2")], 1);
+    bad.events.push(ItemEvent {
+        item_id: id(&issue("3")),
+        observation: Observation::Changed(vec![TrackedField::State]),
+    });
+    bad.record.observed_count += 1;
+    bad.record.changed_count += 1;
+    let err = store.commit_run(key, &bad).unwrap_err();
+    assert!(matches!(err, StoreError::InvalidRun { .. }), "{err:?}");
+    assert!(err.to_string().contains("github:o/n:issue:3"), "{err}");
+    assert_eq!(footprint(&store, key), before);
+
+    // A run that contradicts its own events is refused before any write.
+    let mut lying = run_of(&store, key, t2, vec![issue("2")], 1);
+    lying.record.changed_count = 0;
+    let err = store.commit_run(key, &lying).unwrap_err();
+    assert!(matches!(err, StoreError::InvalidRun { .. }), "{err:?}");
+    assert_eq!(footprint(&store, key), before);
+
+    // Same instant as the last run, and an earlier one: out of order.
+    for at in [t1, ts("2026-11-19T10:00:00Z")] {
+        let late = run_of(&store, key, at, vec![issue("2")], 1);
+        let err = store.commit_run(key, &late).unwrap_err();
+        assert!(matches!(err, StoreError::RunOutOfOrder { .. }), "{err:?}");
+        assert!(err.to_string().contains("check the system clock"), "{err}");
+    }
+    assert_eq!(footprint(&store, key), before);
+
+    // Nothing was left behind that would block the same run done right.
+    let good = run_of(&store, key, t2, vec![issue("2")], 1);
+    store.commit_run(key, &good).unwrap();
+    let view = store.repository_view(key).unwrap().unwrap();
+    assert_eq!(view.runs.len(), 2);
+    assert_eq!(view.event_count, 2);
+}
+
+#[test]
+fn failures_are_recorded_alone_and_status_shows_them() {
+    let mut store = Store::open_in_memory().unwrap();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let t1 = ts("2026-11-20T10:00:00.250Z");
+    let run = run_of(&store, key, t1, vec![issue("1")], 1);
+    store.commit_run(key, &run).unwrap();
+    let before = store.repository_view(key).unwrap();
+
+    let failed_at = ts("2026-11-21T10:00:00Z");
+    store
+        .record_failure(key, failed_at, "not_found", "GET /repos/o/n: 404 Not Found")
+        .unwrap();
+    let after = store.repository_view(key).unwrap().unwrap();
+    assert_eq!(after.runs, before.as_ref().unwrap().runs);
+    assert_eq!(after.trail, before.as_ref().unwrap().trail);
+    assert!(after.summary.missing);
+
+    let limit = RateLimit {
+        limit: 5000,
+        remaining: 0,
+        reset: ts("2026-11-21T11:00:00Z"),
+        seen_at: failed_at,
+    };
+    store.rate_limit_put("fp-1", &limit).unwrap();
+    let status = store.status().unwrap();
+    assert_eq!(status.repositories.len(), 1);
+    let repo = &status.repositories[0];
+    let last = repo.last_run.as_ref().unwrap();
+    assert_eq!(last.record, run.record);
+    assert_eq!(last.stats, run.stats);
+    let failure = repo.last_failure.as_ref().unwrap();
+    assert_eq!(
+        (failure.at, failure.kind.as_str(), failure.message.as_str()),
+        (failed_at, "not_found", "GET /repos/o/n: 404 Not Found")
+    );
+    assert_eq!(
+        repo.summary.last_error.as_deref(),
+        Some("GET /repos/o/n: 404 Not Found")
+    );
+    assert_eq!(status.rate_limits, vec![("fp-1".to_string(), limit)]);
+
+    // The next successful run clears the missing flag and the error, and
+    // records a rename.
+    let mut next = run_of(&store, key, ts("2026-11-22T10:00:00Z"), vec![], 1);
+    next.renamed_to = Some(RepoName::parse("o2/n").unwrap());
+    store.commit_run(key, &next).unwrap();
+    let summary = &store.repositories().unwrap()[0];
+    assert!(!summary.missing);
+    assert_eq!(summary.last_error, None);
+    assert_eq!(summary.host_name, Some(RepoName::parse("o2/n").unwrap()));
+
+    // A key from another store is not silently treated as "no runs".
+    let mut other = Store::open_in_memory().unwrap();
+    let err = other.repository_view(key).unwrap_err();
+    assert!(
+        matches!(err, StoreError::UnknownRepository { .. }),
+        "{err:?}"
+    );
+    let err = other
+        .record_failure(key, failed_at, "http", "500")
+        .unwrap_err();
+    assert!(
+        matches!(err, StoreError::UnknownRepository { .. }),
+        "{err:?}"
+    );
+    assert!(other.status().unwrap().repositories.is_empty());
+}
+
+#[test]
+fn ensure_repository_keeps_its_key_and_updates_display_fields() {
+    let mut store = Store::open_in_memory().unwrap();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let mut renamed_group = group();
+    renamed_group.name = "Engines".into();
+    let mut repo = tracked();
+    repo.name = "N (renamed)".into();
+    repo.keywords = vec!["other".into()];
+    assert_eq!(store.ensure_repository(&renamed_group, &repo).unwrap(), key);
+    let other = TrackedRepo {
+        id: "m".into(),
+        ..tracked()
+    };
+    let key2 = store.ensure_repository(&renamed_group, &other).unwrap();
+    assert_ne!(key2, key);
+    let list = store.repositories().unwrap();
+    assert_eq!(list.len(), 2);
+    // Ordered by group id, then repository id.
+    assert_eq!(list[0].repo, other);
+    assert_eq!(list[1].repo, repo);
+    assert_eq!(list[1].group, renamed_group);
+    assert_eq!(list[1].run_count, 0);
+}
+
+/// A token that must never reach the file; the fingerprint is what the
+/// caller derives from it.
+const FAKE_TOKEN: &str = "ghp_FAKEtokenDoNotStore0123456789abcdefXYZ";
+
+fn fingerprint(token: &str) -> String {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut h = DefaultHasher::new();
+    token.hash(&mut h);
+    format!("{:016x}", h.finish())
+}
+
+#[test]
+fn the_store_file_never_contains_the_token() {
+    let dir = temp_dir("token");
+    let path = dir.join("signals.db");
+    let mut store = Store::open(&path).unwrap();
+    let fp = fingerprint(FAKE_TOKEN);
+    let at = ts("2026-11-21T10:00:00Z");
+    let response = CachedResponse {
+        etag: Some("\"abc\"".into()),
+        last_modified: Some("Sat, 21 Nov 2026 10:00:00 GMT".into()),
+        link_next: Some("https://api.github.com/repos/o/n/issues?page=2".into()),
+        body: b"[]".to_vec(),
+        stored_at: at,
+    };
+    store
+        .cache_put(
+            "https://api.github.com/repos/o/n/issues?page=1",
+            &fp,
+            &response,
+        )
+        .unwrap();
+    // A careless caller putting the token in the URL is refused.
+    let leaky = format!("https://api.github.com/repos/o/n?access_token={FAKE_TOKEN}");
+    assert!(matches!(
+        store.cache_put(&leaky, &fp, &response),
+        Err(StoreError::CredentialsInUrl)
+    ));
+    let leaky = format!("https://x-access-token:{FAKE_TOKEN}@github.com/o/n");
+    assert!(store.cache_put(&leaky, &fp, &response).is_err());
+    store
+        .rate_limit_put(
+            &fp,
+            &RateLimit {
+                limit: 5000,
+                remaining: 4999,
+                reset: at,
+                seen_at: at,
+            },
+        )
+        .unwrap();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let run = run_of(&store, key, at, vec![issue("1")], 1);
+    store.commit_run(key, &run).unwrap();
+    assert_eq!(
+        store
+            .cache_get("https://api.github.com/repos/o/n/issues?page=1", &fp)
+            .unwrap(),
+        Some(response)
+    );
+    drop(store);
+
+    // The database and any WAL or shared-memory file beside it.
+    let mut bytes = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        bytes.extend(std::fs::read(entry.unwrap().path()).unwrap());
+    }
+    let contains = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    assert!(
+        !contains(FAKE_TOKEN.as_bytes()),
+        "the token was written to the store"
+    );
+    // The search does see stored data: the fingerprint and the body are there.
+    assert!(
+        contains(fp.as_bytes()),
+        "fingerprint not found in the files"
+    );
+    assert!(contains(b"Sat, 21 Nov 2026 10:00:00 GMT"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// One step of a generated history: which items a run observes, and which
+/// of them got a new comment since the last run.
+fn observations() -> impl Strategy<Value = Vec<Vec<(u8, bool, bool)>>> {
+    proptest::collection::vec(
+        proptest::collection::vec((0u8..12, any::<bool>(), any::<bool>()), 0..10),
+        1..8,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Over any sequence of runs, the sum of changedCount equals the number
+    /// of stored observation events, and the store's latest snapshots are
+    /// the last ones observed.
+    #[test]
+    fn changed_counts_add_up_to_the_events(runs in observations()) {
+        let mut store = Store::open_in_memory().unwrap();
+        let key = store.ensure_repository(&group(), &tracked()).unwrap();
+        let mut model: HashMap<String, ItemSnapshot> = HashMap::new();
+        let mut comments: HashMap<u8, u64> = HashMap::new();
+        let start = ts("2026-11-01T00:00:00Z");
+        for (i, run) in runs.iter().enumerate() {
+            let observed: Vec<ItemSnapshot> = run.iter().map(|&(k, comment, close)| {
+                let c = comments.entry(k).or_insert(0);
+                if comment { *c += 1; }
+                let mut s = issue(&k.to_string());
+                s.metrics.comments = *c;
+                if close { s.state = ItemState::Closed; }
+                s
+            }).collect();
+            let at = start + SignedDuration::from_millis(3_600_000 * i as i64 + 7);
+            let commit = run_of(&store, key, at, observed, 1);
+            for (id, s) in &commit.snapshots { model.insert(id.clone(), s.clone()); }
+            store.commit_run(key, &commit).unwrap();
+        }
+        let view = store.repository_view(key).unwrap().unwrap();
+        let sum: u64 = view.runs.iter().map(|r| r.changed_count).sum();
+        prop_assert_eq!(sum, view.event_count);
+        prop_assert_eq!(sum, view.trail.len() as u64);
+        prop_assert!(view.runs.iter().all(|r| r.changed_count <= r.observed_count));
+        prop_assert_eq!(view.runs.len(), runs.len());
+        prop_assert_eq!(store.latest_snapshots(key).unwrap(), model);
+        // The trail is ordered by run, then by item id.
+        let order: Vec<(Timestamp, String)> =
+            view.trail.iter().map(|e| (e.at, e.item_id.clone())).collect();
+        let mut sorted = order.clone();
+        sorted.sort();
+        prop_assert_eq!(order, sorted);
+    }
+}
