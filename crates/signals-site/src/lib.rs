@@ -1,1 +1,189 @@
-//! placeholder until its helper lands
+//! The static site of Repo Signals, and the only writer of output files.
+//!
+//! It reads like a recipe: [`write_site`] renders each repository
+//! ([`render_repo`]: its pages, its Atom feed, its `dataset.json`), then the
+//! index ([`render_index`]) and the stylesheet, and hands every file to
+//! [`write_content`], which replaces files atomically. The `render_*`
+//! functions are pure and return strings, so tests and a future server can
+//! render into memory.
+//!
+//! Layout under `<out>`:
+//!
+//! ```text
+//! index.html                      all groups and their repositories
+//! style.css                       the one stylesheet, linked relatively
+//! <group>/<repo>/index.html       signals 1–50, news and the latest trail
+//! <group>/<repo>/page-<n>.html    signals 50(n−1)+1 … 50n
+//! <group>/<repo>/trail.html       the observation trail, 200 events a page
+//! <group>/<repo>/trail-<n>.html   (further trail pages)
+//! <group>/<repo>/feed.atom        the newest signals
+//! <group>/<repo>/dataset.json     the v3 document
+//! ```
+//!
+//! This crate computes nothing about the data: importance scores, news and
+//! the trail come in ready-made from core and the store. It must never write
+//! outside `<out>`, which is why group and repository ids must be slugs.
+
+mod render;
+mod text;
+mod write;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+use signals_core::dataset::Document;
+use signals_core::importance::Score;
+use signals_core::{News, TrailEvent};
+
+pub use render::{
+    FEED_ENTRIES, PAGE_SIZE, STYLESHEET, TRAIL_PAGE_SIZE, TRAIL_PREVIEW, render_dataset,
+    render_feed, render_index, render_repo, render_repo_pages,
+};
+pub use text::EXCERPT_CHARS;
+pub use write::write_content;
+
+/// Everything the site shows about one repository.
+#[derive(Debug, Clone, Copy)]
+pub struct RepoPage<'a> {
+    /// The v3 document (also written as `dataset.json`); its group and
+    /// repository ids place the pages.
+    pub document: &'a Document,
+    /// News of the latest run: prereleases newer than the latest stable
+    /// release are listed as "Publicly indicated next".
+    pub news: &'a News,
+    /// SPDX identifier of the license, when known.
+    pub license: Option<&'a str>,
+    /// The whole observation trail, in chronological order.
+    pub trail: &'a [TrailEvent],
+    /// Importance of every signal of the document, by signal id.
+    pub scores: &'a HashMap<String, Score>,
+    /// Number of observation events of the repository (M in the header).
+    pub event_count: u64,
+    /// When the repository was last collected.
+    pub collected_at: Timestamp,
+}
+
+impl RepoPage<'_> {
+    /// `<group>/<repo>`, the folder of this repository under `<out>`.
+    pub fn dir(&self) -> Result<PathBuf, SiteError> {
+        let d = &self.document.dataset;
+        for (what, id) in [("group", &d.group.id), ("repository", &d.repository.id)] {
+            if !signals_core::is_slug(id) {
+                return Err(SiteError::BadId {
+                    what,
+                    id: id.clone(),
+                });
+            }
+        }
+        Ok(Path::new(&d.group.id).join(&d.repository.id))
+    }
+}
+
+/// What [`write_site`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SiteReport {
+    /// Repositories rendered.
+    pub repositories: usize,
+    /// Files written (pages, feeds, datasets, index, stylesheet).
+    pub files: usize,
+    /// Bytes written.
+    pub bytes: u64,
+    /// Stale pages of earlier builds removed (pages beyond the current count).
+    pub removed: usize,
+}
+
+/// Why the site could not be rendered or written.
+#[derive(Debug, thiserror::Error)]
+pub enum SiteError {
+    /// A file or folder could not be created, written, renamed or removed.
+    #[error("could not {action} {}: {source}; check that the output folder is writable", path.display())]
+    Io {
+        /// What was being done: "create folder", "write", "rename into place", ...
+        action: &'static str,
+        /// The path concerned.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A group or repository id is not a slug, so it cannot name a folder.
+    #[error(
+        "{what} id {id:?} is not a slug (lowercase letters, digits and single dashes); fix it in the configuration"
+    )]
+    BadId {
+        /// `group` or `repository`.
+        what: &'static str,
+        /// The id.
+        id: String,
+    },
+    /// Two repositories would be written to the same folder.
+    #[error("repository {0} is given twice; each group/repository pair must be unique")]
+    DuplicateRepository(String),
+    /// A signal of the document has no score.
+    #[error(
+        "signal {signal_id} of {repository} has no importance score; score every signal of the document before rendering"
+    )]
+    MissingScore {
+        /// `<group>/<repo>`.
+        repository: String,
+        /// The signal id.
+        signal_id: String,
+    },
+    /// A template failed to render; a bug in this crate.
+    #[error("template {name} failed to render: {source:#}")]
+    Template {
+        /// The template's name.
+        name: &'static str,
+        /// The cause.
+        #[source]
+        source: minijinja::Error,
+    },
+    /// The dataset document could not be serialized.
+    #[error("could not serialize the dataset of {repository}: {source}")]
+    Json {
+        /// `<group>/<repo>`.
+        repository: String,
+        /// The cause.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// Renders and writes the whole site under `out`: every repository's files,
+/// then `index.html` and `style.css`. Pages left over from an earlier build
+/// with more signals (`page-<n>.html`, `trail-<n>.html` beyond the current
+/// count) are removed, so no stale page stays reachable by URL.
+///
+/// Each file is replaced atomically, so a web server serving `out` never
+/// shows a half-written file. The site as a whole is not switched atomically:
+/// during a build, some repositories may already show the new run.
+pub fn write_site(out: &Path, repos: &[RepoPage<'_>]) -> Result<SiteReport, SiteError> {
+    let mut report = SiteReport::default();
+    let mut seen = BTreeSet::new();
+    for repo in repos {
+        let dir = repo.dir()?;
+        if !seen.insert(dir.clone()) {
+            return Err(SiteError::DuplicateRepository(dir.display().to_string()));
+        }
+    }
+    for repo in repos {
+        let files = render_repo(repo)?;
+        let dir = repo.dir()?;
+        let written: BTreeSet<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
+        for (path, content) in &files {
+            write_content(out, path, content.as_bytes())?;
+            report.files += 1;
+            report.bytes += content.len() as u64;
+        }
+        report.removed +=
+            write::remove_stale_pages(&out.join(&dir), |name| written.contains(&dir.join(name)))?;
+        report.repositories += 1;
+    }
+    let index = render_index(repos)?;
+    write_content(out, Path::new("index.html"), index.as_bytes())?;
+    write_content(out, Path::new("style.css"), STYLESHEET.as_bytes())?;
+    report.files += 2;
+    report.bytes += (index.len() + STYLESHEET.len()) as u64;
+    Ok(report)
+}

@@ -1,0 +1,190 @@
+//! The one way output reaches the disk.
+//!
+//! [`write_content`] writes to a temporary file in the destination's own
+//! folder and renames it over the destination. A rename within one folder is
+//! atomic on the file systems we target, so a reader (a web server, a sync
+//! job) sees either the old file or the new one, never half of one. Files are
+//! not fsynced: the site is rebuilt from the store on every run, so a crash
+//! costs a rebuild, not data.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Component, Path};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::SiteError;
+
+/// Prefix of temporary files; nothing else in the output starts with it.
+const TEMP_PREFIX: &str = ".tmp-";
+
+/// Writes `content` to `out/rel`, creating folders as needed, replacing any
+/// existing file atomically. `rel` must be a relative path without `..`.
+pub fn write_content(out: &Path, rel: &Path, content: &[u8]) -> Result<(), SiteError> {
+    let io = |action, path: &Path| {
+        let path = path.to_path_buf();
+        move |source| SiteError::Io {
+            action,
+            path,
+            source,
+        }
+    };
+    let escapes = rel.components().any(|c| !matches!(c, Component::Normal(_)));
+    let (Some(name), false) = (rel.file_name(), escapes) else {
+        return Err(SiteError::Io {
+            action: "write",
+            path: out.join(rel),
+            source: std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "output paths must be relative, plain names under the output folder",
+            ),
+        });
+    };
+    let dest = out.join(rel);
+    let dir = dest.parent().unwrap_or(out);
+    fs::create_dir_all(dir).map_err(io("create folder", dir))?;
+
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let temp = dir.join(format!(
+        "{TEMP_PREFIX}{}-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed),
+        name.to_string_lossy()
+    ));
+    let result = fs::File::create(&temp)
+        .and_then(|mut f| f.write_all(content))
+        .map_err(io("write", &temp))
+        .and_then(|()| fs::rename(&temp, &dest).map_err(io("rename into place", &dest)));
+    if result.is_err() {
+        // Best effort: the error that matters is the one returned.
+        let _ = fs::remove_file(&temp);
+    }
+    result
+}
+
+/// Removes `page-<n>.html` and `trail-<n>.html` files in `dir` that `keep`
+/// does not claim: pages of an earlier build with more signals or events.
+/// Returns how many were removed. A missing folder has nothing to remove.
+pub(crate) fn remove_stale_pages(
+    dir: &Path,
+    keep: impl Fn(&str) -> bool,
+) -> Result<usize, SiteError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(source) => {
+            return Err(SiteError::Io {
+                action: "list",
+                path: dir.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let mut removed = 0;
+    for entry in entries {
+        let entry = entry.map_err(|source| SiteError::Io {
+            action: "list",
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if is_numbered_page(name) && !keep(name) {
+            let path = entry.path();
+            fs::remove_file(&path).map_err(|source| SiteError::Io {
+                action: "remove stale page",
+                path,
+                source,
+            })?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
+/// `page-<n>.html` or `trail-<n>.html` with a decimal `n`.
+fn is_numbered_page(name: &str) -> bool {
+    ["page-", "trail-"].iter().any(|prefix| {
+        name.strip_prefix(prefix)
+            .and_then(|rest| rest.strip_suffix(".html"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("signals-site-write-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn writes_replace_atomically_and_leave_no_temp_files() {
+        let out = scratch("atomic");
+        let rel = Path::new("g/r/index.html");
+        write_content(&out, rel, b"first").unwrap();
+        write_content(&out, rel, b"second").unwrap();
+        assert_eq!(fs::read(out.join(rel)).unwrap(), b"second");
+        let names: Vec<_> = fs::read_dir(out.join("g/r"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, ["index.html"]);
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn paths_cannot_escape_the_output_folder() {
+        let out = scratch("escape");
+        for rel in ["../x.html", "/etc/x", "a/../../x", "", "."] {
+            let err = write_content(&out, Path::new(rel), b"x").unwrap_err();
+            assert!(matches!(err, SiteError::Io { .. }), "{rel}");
+        }
+        assert!(!out.exists());
+    }
+
+    #[test]
+    fn failed_write_names_the_path_and_cleans_up() {
+        let out = scratch("fail");
+        // A folder where the file should go makes the rename fail.
+        fs::create_dir_all(out.join("a/index.html/inner")).unwrap();
+        let err = write_content(&out, Path::new("a/index.html"), b"x").unwrap_err();
+        assert!(err.to_string().contains("a/index.html"), "{err}");
+        let names: Vec<_> = fs::read_dir(out.join("a"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, ["index.html"]);
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn stale_numbered_pages_are_removed() {
+        let out = scratch("stale");
+        for name in [
+            "index.html",
+            "page-2.html",
+            "page-3.html",
+            "trail-2.html",
+            "page-x.html",
+        ] {
+            write_content(&out, Path::new(name), b"x").unwrap();
+        }
+        let removed = remove_stale_pages(&out, |n| n == "page-2.html").unwrap();
+        assert_eq!(removed, 2);
+        let mut names: Vec<_> = fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["index.html", "page-2.html", "page-x.html"]);
+        assert_eq!(
+            remove_stale_pages(&out.join("missing"), |_| false).unwrap(),
+            0
+        );
+        fs::remove_dir_all(&out).unwrap();
+    }
+}
