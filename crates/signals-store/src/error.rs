@@ -29,6 +29,16 @@ pub enum StoreError {
         dir: PathBuf,
     },
 
+    /// The path names a folder, not a file.
+    #[error(
+        "cannot open the store {path}: it is a folder; give the path of the \
+         store file, such as {}", path.join("signals.db").display()
+    )]
+    IsAFolder {
+        /// The folder given.
+        path: PathBuf,
+    },
+
     /// The file exists but is not a SQLite database.
     #[error(
         "cannot open the store {path}: the file is not a SQLite database \

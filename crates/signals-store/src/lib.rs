@@ -46,6 +46,8 @@
 //!
 //! [`RunRecord`]: signals_core::RunRecord
 
+#![deny(missing_docs)]
+
 mod cache;
 mod codec;
 mod error;
@@ -109,6 +111,11 @@ impl Store {
     /// are.
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
         let path = path.as_ref();
+        if path.is_dir() {
+            return Err(StoreError::IsAFolder {
+                path: path.to_path_buf(),
+            });
+        }
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -149,8 +156,6 @@ impl Store {
     fn init(conn: Connection, path: PathBuf, wal: bool) -> Result<Store> {
         conn.busy_timeout(BUSY_TIMEOUT)
             .doing(&path, "setting the busy timeout")?;
-        // The first statement that reads the file: a file that is not SQLite
-        // fails here, before anything is written to it.
         conn.pragma_update(None, "foreign_keys", true)
             .doing(&path, "enabling foreign keys")?;
         let mut store = Store { conn, path };
@@ -173,7 +178,8 @@ impl Store {
         Ok(store)
     }
 
-    /// Refuses files that are not signals stores (before any write).
+    /// Refuses files that are not signals stores. It reads the header first,
+    /// so a file that is not SQLite fails here, before anything is written.
     fn check_identity(&self) -> Result<()> {
         let path = &self.path;
         let app: i64 = self
@@ -306,16 +312,31 @@ mod tests {
     fn a_file_that_is_not_sqlite_is_refused_and_left_alone() {
         let dir = temp_dir("notsqlite");
         let path = dir.join("notes.db");
-        let content = b"# my notes\nthis is not a database, but it is long enough to be mistaken for one if nobody checked the header.\n".repeat(4);
-        std::fs::write(&path, &content).unwrap();
-        let err = Store::open(&path).unwrap_err();
-        assert!(matches!(err, StoreError::NotADatabase { .. }), "{err:?}");
+        let long =
+            b"# my notes\nthis is not a database, but long enough to have a page.\n".repeat(20);
+        let png = [&b"\x89PNG\r\n\x1a\n"[..], &[7u8; 600]].concat();
+        for content in [&b"hello"[..], &long, &png] {
+            std::fs::write(&path, content).unwrap();
+            let err = Store::open(&path).unwrap_err();
+            assert!(matches!(err, StoreError::NotADatabase { .. }), "{err:?}");
+            let msg = err.to_string();
+            assert!(
+                msg.contains("notes.db") && msg.contains("not a SQLite database"),
+                "{msg}"
+            );
+            assert_eq!(std::fs::read(&path).unwrap(), content);
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_folder_is_not_a_store() {
+        let dir = temp_dir("folder");
+        let err = Store::open(&dir).unwrap_err();
+        assert!(matches!(err, StoreError::IsAFolder { .. }), "{err:?}");
         let msg = err.to_string();
-        assert!(
-            msg.contains("notes.db") && msg.contains("not a SQLite database"),
-            "{msg}"
-        );
-        assert_eq!(std::fs::read(&path).unwrap(), content);
+        assert!(msg.contains(&*dir.to_string_lossy()), "{msg}");
+        assert!(dir.is_dir());
         let _ = std::fs::remove_dir_all(dir);
     }
 
