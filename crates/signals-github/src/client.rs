@@ -794,6 +794,21 @@ mod tests {
     }
 
     #[test]
+    fn recorded_error_bodies_give_githubs_message() {
+        // Recorded by octokit.rb (2013) and github3.py (2017); see
+        // tests/data/SOURCES.md.
+        let not_found = include_bytes!("../tests/data/notfound_404.repo.json");
+        assert_eq!(github_message(not_found), "Not Found");
+        let moved = include_bytes!("../tests/data/redirect_301.repo_moved.json");
+        assert_eq!(github_message(moved), "Moved Permanently");
+        assert_eq!(
+            github_message(b"<html>Bad gateway</html>"),
+            "<html>Bad gateway</html>"
+        );
+        assert_eq!(github_message(&[b'x'; 500]).len(), 200);
+    }
+
+    #[test]
     fn token_debug_is_redacted() {
         let t = Token::new("GITHUB_TOKEN", "ghp_supersecret");
         let config = Config {
