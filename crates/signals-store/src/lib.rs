@@ -208,7 +208,11 @@ impl Store {
 
     /// Applies the migrations this store lacks, all in one transaction.
     fn migrate(&mut self) -> Result<()> {
-        if self.schema_version()? == MIGRATIONS.len() as i64 {
+        self.migrate_with(MIGRATIONS)
+    }
+
+    fn migrate_with(&mut self, migrations: &[(&str, &str)]) -> Result<()> {
+        if self.schema_version()? >= migrations.len() as i64 {
             return Ok(());
         }
         let path = self.path.clone();
@@ -221,7 +225,7 @@ impl Store {
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .doing(&path, "reading the schema version")?;
         let start = usize::try_from(version).unwrap_or(0);
-        for (i, (_name, sql)) in MIGRATIONS.iter().enumerate().skip(start) {
+        for (i, (_name, sql)) in migrations.iter().enumerate().skip(start) {
             tx.execute_batch(sql)
                 .doing(&path, "applying a schema migration")?;
             tx.pragma_update(None, "user_version", (i + 1) as i64)
@@ -278,6 +282,51 @@ mod tests {
         let again = Store::open(&path).unwrap();
         assert_eq!(again.schema_version().unwrap(), MIGRATIONS.len() as i64);
         assert_eq!(tables(&again), first);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_failing_migration_changes_nothing() {
+        let mut store = Store::open_in_memory().unwrap();
+        let broken = [
+            MIGRATIONS[0],
+            (
+                "0002_test",
+                "CREATE TABLE extra (x INTEGER); SELECT no_such_function();",
+            ),
+        ];
+        let err = store.migrate_with(&broken).unwrap_err();
+        assert!(
+            err.to_string().contains("applying a schema migration"),
+            "{err}"
+        );
+        assert_eq!(store.schema_version().unwrap(), 1);
+        assert!(!tables(&store).contains(&"extra".to_string()));
+        let fine = [
+            MIGRATIONS[0],
+            ("0002_test", "CREATE TABLE extra (x INTEGER);"),
+        ];
+        store.migrate_with(&fine).unwrap();
+        assert_eq!(store.schema_version().unwrap(), 2);
+        assert!(tables(&store).contains(&"extra".to_string()));
+    }
+
+    /// WAL is there so `signals status` and the export can read while a
+    /// collection holds the write lock.
+    #[test]
+    fn readers_are_not_blocked_by_an_open_write() {
+        let dir = temp_dir("concurrent");
+        let path = dir.join("s.db");
+        let writer = Store::open(&path).unwrap();
+        let reader = Store::open(&path).unwrap();
+        writer
+            .conn
+            .execute_batch("BEGIN IMMEDIATE; INSERT INTO groups (id, name) VALUES ('g', 'G');")
+            .unwrap();
+        let started = std::time::Instant::now();
+        assert!(reader.repositories().unwrap().is_empty());
+        assert!(started.elapsed() < BUSY_TIMEOUT / 2);
+        writer.conn.execute_batch("COMMIT").unwrap();
         let _ = std::fs::remove_dir_all(dir);
     }
 
