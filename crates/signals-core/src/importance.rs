@@ -318,7 +318,7 @@ pub fn score(item: &ItemSnapshot, now: Timestamp, weights: &Weights) -> Score {
 fn human_age(seconds: i64) -> String {
     let (n, unit) = match seconds {
         s if s < 120 => (s, "second"),
-        s if s < 2 * 3600 => (s / 60, "minute"),
+        s if s < 3600 => (s / 60, "minute"),
         s if s < 2 * 86_400 => (s / 3600, "hour"),
         s => (s / 86_400, "day"),
     };

@@ -20,6 +20,24 @@
 //! <group>/<repo>/dataset.json     the v3 document
 //! ```
 //!
+//! Choices the spec leaves open, made here:
+//!
+//! - A card's excerpt is the plain text of the Markdown body (raw HTML and
+//!   link targets dropped), at most [`EXCERPT_CHARS`] = 280 characters, cut on
+//!   a character boundary (back to a word boundary when one is near) and
+//!   ended with `…`. Plain text cannot carry markup, so the card needs no
+//!   sanitizing; release notes, which are read in full, are rendered as
+//!   Markdown and sanitized.
+//! - The observation trail is paged, not inlined: the first page shows the
+//!   latest [`TRAIL_PREVIEW`] events (numbered as in the whole trail) and
+//!   links to `trail.html`, which lists all events oldest first,
+//!   [`TRAIL_PAGE_SIZE`] a page. The first page stays small however long a
+//!   repository has been watched, and every event stays reachable.
+//! - News and the trail preview are on the first page only; every page
+//!   repeats the repository header.
+//! - The Atom feed holds the [`FEED_ENTRIES`] most recently updated signals.
+//! - A URL that is not `http(s)://` is shown as text, never as a link.
+//!
 //! This crate computes nothing about the data: importance scores, news and
 //! the trail come in ready-made from core and the store. It must never write
 //! outside `<out>`, which is why group and repository ids must be slugs.

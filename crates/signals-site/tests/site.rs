@@ -1,0 +1,847 @@
+//! The site as a whole: rendered pages checked by snapshot, injection and
+//! paging tests, and `write_site` on a real folder.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use jiff::{SignedDuration, Timestamp};
+use signals_core::dataset::{DatasetInput, Document, build};
+use signals_core::importance::{Score, Weights, score};
+use signals_core::{
+    EventKind, Group, ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone, News, RepoContext,
+    RepoName, RunRecord, Source, TrackedRepo, TrailEvent,
+};
+use signals_site::{
+    RepoPage, SiteError, render_feed, render_index, render_repo, render_repo_pages, write_site,
+};
+
+fn ts(s: &str) -> Timestamp {
+    s.parse().unwrap()
+}
+
+const NOW: &str = "2026-11-21T10:00:00.123Z";
+
+/// Everything a `RepoPage` borrows from.
+struct Fixture {
+    document: Document,
+    news: News,
+    trail: Vec<TrailEvent>,
+    scores: HashMap<String, Score>,
+    events: u64,
+}
+
+impl Fixture {
+    fn page(&self) -> RepoPage<'_> {
+        RepoPage {
+            document: &self.document,
+            news: &self.news,
+            license: Some("Apache-2.0"),
+            trail: &self.trail,
+            scores: &self.scores,
+            event_count: self.events,
+            collected_at: ts(NOW),
+        }
+    }
+}
+
+fn item(repo: &RepoName, key: &str, updated: &str, detail: ItemDetail) -> ItemSnapshot {
+    let kind_path = match detail {
+        ItemDetail::Issue => "issues",
+        ItemDetail::PullRequest { .. } => "pull",
+        ItemDetail::Release { .. } => "releases/tag",
+    };
+    ItemSnapshot {
+        repo: repo.clone(),
+        key: key.to_string(),
+        title: format!("Item {key}"),
+        text: format!("Body of **{key}** with `code` and a [link](https://example.com/{key})."),
+        url: format!("https://github.com/{repo}/{kind_path}/{key}"),
+        created_at: ts("2026-11-01T08:00:00Z"),
+        updated_at: ts(updated),
+        metrics: Metrics {
+            reactions: 2,
+            comments: 3,
+        },
+        labels: vec![],
+        author: "alice".to_string(),
+        state: ItemState::Open,
+        assignees: vec![],
+        detail,
+    }
+}
+
+fn release(repo: &RepoName, tag: &str, at: &str, prerelease: bool, notes: &str) -> ItemSnapshot {
+    let mut r = item(
+        repo,
+        tag,
+        at,
+        ItemDetail::Release {
+            prerelease,
+            published_at: ts(at),
+        },
+    );
+    r.title = format!("Release {tag}");
+    r.text = notes.to_string();
+    r.state = ItemState::Closed;
+    r.metrics = Metrics::default();
+    r
+}
+
+/// A repository with `items`, news and a trail with one `discovered` per item
+/// plus a `changed` for the first.
+fn fixture_with(
+    group: (&str, &str),
+    repo_id: &str,
+    repo_name: &str,
+    context: impl FnOnce(&mut RepoContext),
+    items: Vec<ItemSnapshot>,
+    releases: Vec<ItemSnapshot>,
+    milestones: Vec<Milestone>,
+) -> Fixture {
+    let group = Group {
+        id: group.0.into(),
+        name: group.1.into(),
+    };
+    let name = RepoName::parse(repo_name).unwrap();
+    let tracked = TrackedRepo {
+        id: repo_id.into(),
+        source: Source::Github,
+        repo: name.clone(),
+        name: format!("Display {repo_id}"),
+        keywords: vec!["inference".into(), "gguf".into()],
+    };
+    let mut ctx = RepoContext {
+        repository: name.clone(),
+        url: format!("https://github.com/{name}"),
+        description: "A fast engine.".into(),
+        homepage: "https://example.org".into(),
+        language: "C++".into(),
+        topics: vec!["llm".into(), "ggml".into()],
+        default_branch: "main".into(),
+        stars: 71234,
+        forks: 10456,
+        open_issues: 812,
+        archived: false,
+        license: Some("Apache-2.0".into()),
+    };
+    context(&mut ctx);
+    let now = ts(NOW);
+    let runs = vec![RunRecord {
+        collected_at: now,
+        since: now.checked_sub(SignedDuration::from_hours(24)).unwrap(),
+        observed_count: items.len() as u64,
+        changed_count: items.len() as u64,
+    }];
+    let news = News::from_collected(&releases, &milestones);
+    let mut all = items;
+    all.extend(releases);
+    let changed = HashSet::from([all[0].id(Source::Github)]);
+    let document = build(&DatasetInput {
+        group: &group,
+        repo: &tracked,
+        context: &ctx,
+        news: &news,
+        runs: &runs,
+        items: &all,
+        changed_in_latest: &changed,
+    })
+    .unwrap();
+    let weights = Weights::default();
+    let scores = all
+        .iter()
+        .map(|i| (i.id(Source::Github), score(i, now, &weights)))
+        .collect();
+    let mut trail: Vec<TrailEvent> = all
+        .iter()
+        .map(|i| TrailEvent {
+            at: ts("2026-11-20T10:00:00Z"),
+            item_id: i.id(Source::Github),
+            title: i.title.clone(),
+            url: i.url.clone(),
+            kind: EventKind::Discovered,
+            detail: "initial snapshot".into(),
+        })
+        .collect();
+    trail.push(TrailEvent {
+        at: now,
+        kind: EventKind::Changed,
+        detail: "updatedAt, metrics".into(),
+        ..trail[0].clone()
+    });
+    let events = trail.len() as u64;
+    Fixture {
+        document,
+        news,
+        trail,
+        scores,
+        events,
+    }
+}
+
+/// The fixed dataset of the snapshots: an issue, a draft pull request, a
+/// merged one, a stable release, a newer prerelease and a milestone.
+fn small() -> Fixture {
+    let repo = RepoName::parse("ggml-org/llama.cpp").unwrap();
+    let mut bug = item(&repo, "42", "2026-11-21T08:00:00Z", ItemDetail::Issue);
+    bug.title = "Crash when loading Q4 model".into();
+    bug.labels = vec!["bug".into(), "regression".into(), "area:loader".into()];
+    bug.metrics = Metrics {
+        reactions: 12,
+        comments: 9,
+    };
+    let mut closed = item(&repo, "7", "2026-11-10T08:00:00Z", ItemDetail::Issue);
+    closed.state = ItemState::Closed;
+    closed.labels = vec!["duplicate".into()];
+    let mut draft = item(
+        &repo,
+        "100",
+        "2026-11-21T09:00:00Z",
+        ItemDetail::PullRequest {
+            draft: true,
+            merged: false,
+            merged_at: None,
+        },
+    );
+    draft.title = "WIP: faster sampler".into();
+    let mut merged = item(
+        &repo,
+        "99",
+        "2026-11-20T12:00:00Z",
+        ItemDetail::PullRequest {
+            draft: false,
+            merged: true,
+            merged_at: Some(ts("2026-11-20T12:00:00Z")),
+        },
+    );
+    merged.state = ItemState::Closed;
+    let notes = "## Highlights\n\n- Faster `Q4_K` loading ([#12](https://github.com/ggml-org/llama.cpp/pull/12))\n- **New** sampler\n\nSee the [changelog](https://example.org/changes).";
+    let releases = vec![
+        release(&repo, "v1.4.0", "2026-11-15T10:00:00Z", false, notes),
+        release(
+            &repo,
+            "v1.5.0-dev.1",
+            "2026-11-20T10:00:00Z",
+            true,
+            "- preview",
+        ),
+        release(&repo, "v1.3.0", "2026-10-01T10:00:00Z", false, "- old"),
+    ];
+    let milestones = vec![Milestone {
+        title: "v1.5".into(),
+        url: "https://github.com/ggml-org/llama.cpp/milestone/3".into(),
+        description: "Next minor release".into(),
+        open_issues: 4,
+        closed_issues: 8,
+        due_on: None,
+    }];
+    fixture_with(
+        ("inference-engines", "Inference engines"),
+        "llama-cpp",
+        "ggml-org/llama.cpp",
+        |_| {},
+        vec![bug, closed, draft, merged],
+        releases,
+        milestones,
+    )
+}
+
+fn page_named<'a>(files: &'a [(PathBuf, String)], name: &str) -> &'a str {
+    files
+        .iter()
+        .find(|(p, _)| p.ends_with(name))
+        .map(|(_, s)| s.as_str())
+        .unwrap_or_else(|| {
+            panic!(
+                "no {name} among {:?}",
+                files.iter().map(|f| &f.0).collect::<Vec<_>>()
+            )
+        })
+}
+
+#[test]
+fn repo_page_snapshot() {
+    let f = small();
+    let files = render_repo_pages(&f.page()).unwrap();
+    let names: Vec<_> = files.iter().map(|(p, _)| p.to_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "inference-engines/llama-cpp/index.html",
+            "inference-engines/llama-cpp/trail.html"
+        ]
+    );
+    insta::assert_snapshot!("repo_page", files[0].1);
+    insta::assert_snapshot!("trail_page", files[1].1);
+}
+
+#[test]
+fn index_snapshot() {
+    let a = small();
+    let b = fixture_with(
+        ("agents", "Agent frameworks"),
+        "smol",
+        "acme/smol",
+        |c| c.description = String::new(),
+        vec![item(
+            &RepoName::parse("acme/smol").unwrap(),
+            "1",
+            "2026-11-21T09:00:00Z",
+            ItemDetail::Issue,
+        )],
+        vec![],
+        vec![],
+    );
+    insta::assert_snapshot!("index", render_index(&[a.page(), b.page()]).unwrap());
+}
+
+#[test]
+fn feed_snapshot() {
+    let f = small();
+    insta::assert_snapshot!("feed", render_feed(&f.page()).unwrap());
+}
+
+#[test]
+fn page_shows_what_the_spec_lists() {
+    let f = small();
+    let files = render_repo_pages(&f.page()).unwrap();
+    let html = page_named(&files, "index.html");
+    for want in [
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'\">",
+        "<link rel=\"stylesheet\" href=\"../../style.css\">",
+        "<link rel=\"alternate\" type=\"application/atom+xml\"",
+        "<p class=\"counts\">7 signals · 8 observation events</p>",
+        "<a href=\"https://github.com/ggml-org/llama.cpp\">ggml-org/llama.cpp</a>",
+        "<li>keyword: inference</li>",
+        "<li>keyword: gguf</li>",
+        "<dd>71234</dd>",
+        "<dd>Apache-2.0</dd>",
+        "<dd>C++</dd>",
+        "<li>llm</li>",
+        "Latest release <span class=\"tag\">v1.4.0</span>",
+        "<li>Faster Q4_K loading (#12)</li>",
+        "<a href=\"https://github.com/ggml-org/llama.cpp/releases/tag/v1.4.0\">Original release notes</a>",
+        "Publicly indicated next",
+        "These are public plans, not delivery commitments.",
+        "<progress value=\"67\" max=\"100\">",
+        "<ol class=\"trail\" start=\"1\">",
+        "<li data-event-kind=\"discovered\">",
+        "<li data-event-kind=\"changed\"><span class=\"ev-kind ev-changed\">changed</span> <span class=\"ev-detail\">updatedAt, metrics</span>",
+        "<p class=\"counter\">7 shown · 7 signals in total, by importance</p>",
+        "<span class=\"kind\">pull request</span> <span class=\"state state-open\">open</span> <span class=\"flag\">draft</span>",
+        "Original evidence</a>",
+    ] {
+        assert!(html.contains(want), "missing {want:?}");
+    }
+    // The prerelease comes before the milestone, and only the newer one.
+    let pre = html.find("v1.5.0-dev.1").unwrap();
+    let milestone = html.find("next-milestone").unwrap();
+    assert!(pre < milestone);
+    // Releases show no state.
+    let release_card = html.split("card-release").nth(1).unwrap();
+    let release_card = &release_card[..release_card.find("</li>\n").unwrap()];
+    assert!(!release_card.contains("class=\"state"), "{release_card}");
+    // No inline style or script of our own.
+    assert!(!html.contains("style=\""));
+    assert!(!html.to_ascii_lowercase().contains("<script"));
+}
+
+#[test]
+fn cards_follow_importance_then_recency_then_id() {
+    let f = small();
+    let files = render_repo_pages(&f.page()).unwrap();
+    let html = page_named(&files, "index.html");
+    let cards = cards_of(html);
+    let expected = {
+        let mut v: Vec<_> = f
+            .document
+            .dataset
+            .signals
+            .iter()
+            .map(|s| (f.scores[&s.id].total, s.updated_at.clone(), s.id.clone()))
+            .collect();
+        v.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+        v.into_iter().map(|x| (x.2, x.0)).collect::<Vec<_>>()
+    };
+    assert_eq!(cards, expected);
+    assert_eq!(cards[0].0, "github:ggml-org/llama.cpp:issue:42");
+}
+
+/// `(data-signal-id, data-importance)` of every card, in page order.
+fn cards_of(html: &str) -> Vec<(String, u32)> {
+    html.split("data-signal-id=\"")
+        .skip(1)
+        .map(|rest| {
+            let id = &rest[..rest.find('"').unwrap()];
+            let imp = rest.split("data-importance=\"").nth(1).unwrap();
+            let imp = &imp[..imp.find('"').unwrap()];
+            (id.replace("&amp;", "&"), imp.parse().unwrap())
+        })
+        .collect()
+}
+
+fn many(n: usize) -> Fixture {
+    let repo = RepoName::parse("o/n").unwrap();
+    let items = (0..n)
+        .map(|i| {
+            let mut it = item(
+                &repo,
+                &(i + 1).to_string(),
+                "2026-11-21T00:00:00Z",
+                ItemDetail::Issue,
+            );
+            it.metrics.comments = (i % 17) as u64;
+            it.metrics.reactions = (i % 5) as u64;
+            it
+        })
+        .collect();
+    fixture_with(("g", "G"), "n", "o/n", |_| {}, items, vec![], vec![])
+}
+
+#[test]
+fn paging_120_signals_makes_3_pages_with_every_signal_once() {
+    let f = many(120);
+    let files = render_repo_pages(&f.page()).unwrap();
+    let pages: Vec<_> = ["index.html", "page-2.html", "page-3.html"]
+        .iter()
+        .map(|n| page_named(&files, n))
+        .collect();
+    assert!(!files.iter().any(|(p, _)| p.ends_with("page-4.html")));
+    let mut seen = Vec::new();
+    for (page, (html, shown)) in pages.iter().zip([50, 50, 20]).enumerate() {
+        let cards = cards_of(html);
+        assert_eq!(cards.len(), shown);
+        assert!(
+            html.contains(&format!(
+                "<p class=\"counter\">{shown} shown · 120 signals in total, by importance · page {} of 3</p>",
+                page + 1
+            )),
+            "page {}",
+            page + 1
+        );
+        assert!(html.contains(&format!("<ol class=\"cards\" start=\"{}\">", page * 50 + 1)));
+        for other in ["index.html", "page-2.html", "page-3.html"] {
+            let (i, _) = ["index.html", "page-2.html", "page-3.html"]
+                .iter()
+                .enumerate()
+                .find(|(_, n)| **n == other)
+                .unwrap();
+            let linked = html.contains(&format!("<a href=\"{other}\">"));
+            assert_eq!(linked, i != page, "page {} linking {other}", page + 1);
+        }
+        seen.extend(cards);
+    }
+    // Importance never rises from one card to the next, across pages too.
+    assert!(seen.windows(2).all(|w| w[0].1 >= w[1].1));
+    let mut ids: Vec<_> = seen.into_iter().map(|c| c.0).collect();
+    ids.sort();
+    let mut want: Vec<_> = f
+        .document
+        .dataset
+        .signals
+        .iter()
+        .map(|s| s.id.clone())
+        .collect();
+    want.sort();
+    assert_eq!(ids, want);
+    // News and the trail preview are on the first page only.
+    assert!(pages[0].contains("Observation trail"));
+    assert!(!pages[1].contains("Observation trail"));
+    assert!(pages[0].contains("The latest 20 of 121 events"));
+    assert!(pages[0].contains("<ol class=\"trail\" start=\"102\">"));
+}
+
+#[test]
+fn long_trails_are_paged_and_numbered_throughout() {
+    let f = many(450);
+    let files = render_repo_pages(&f.page()).unwrap();
+    // 451 events: 200 + 200 + 51.
+    let t1 = page_named(&files, "trail.html");
+    let t3 = page_named(&files, "trail-3.html");
+    assert!(t1.contains("<ol class=\"trail\" start=\"1\">"));
+    assert!(t3.contains("<ol class=\"trail\" start=\"401\">"));
+    assert_eq!(t1.matches("data-event-kind=").count(), 200);
+    assert_eq!(t3.matches("data-event-kind=").count(), 51);
+    assert!(t3.contains("Events 401–451 of 451, oldest first."));
+    assert!(t1.contains("<a rel=\"next\" href=\"trail-2.html\">"));
+}
+
+#[test]
+fn zero_signals_still_render() {
+    let repo = RepoName::parse("o/n").unwrap();
+    let mut f = fixture_with(
+        ("g", "G"),
+        "n",
+        "o/n",
+        |_| {},
+        vec![item(&repo, "1", "2026-11-21T00:00:00Z", ItemDetail::Issue)],
+        vec![],
+        vec![],
+    );
+    f.document.dataset.signals.clear();
+    f.trail.clear();
+    f.events = 0;
+    let files = render_repo_pages(&f.page()).unwrap();
+    let html = page_named(&files, "index.html");
+    assert!(html.contains("0 signals · 0 observation events"));
+    assert!(html.contains("0 shown · 0 signals in total"));
+    assert!(html.contains("No signals collected yet."));
+    assert!(html.contains("No stable release published yet."));
+    assert!(html.contains("Nothing announced."));
+}
+
+#[test]
+fn a_missing_score_is_an_error_naming_the_signal() {
+    let mut f = small();
+    f.scores.remove("github:ggml-org/llama.cpp:issue:7");
+    let err = render_repo(&f.page()).unwrap_err();
+    assert!(matches!(err, SiteError::MissingScore { .. }));
+    assert!(
+        err.to_string()
+            .contains("github:ggml-org/llama.cpp:issue:7"),
+        "{err}"
+    );
+}
+
+#[test]
+fn ids_that_are_not_slugs_cannot_name_folders() {
+    let mut f = small();
+    f.document.dataset.repository.id = "../../etc".into();
+    let err = render_repo(&f.page()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            SiteError::BadId {
+                what: "repository",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+const EVIL: &[&str] = &[
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "\"><svg onload=alert(1)>",
+    "' onmouseover='alert(1)",
+    "javascript:alert(1)",
+    "<a href=\"javascript:alert(1)\">x</a>",
+    "</textarea></title><b",
+    "<iframe src=https://evil.example>",
+    "<style>body{display:none}</style>",
+    "[click](javascript:alert(1)) ![x](javascript:alert(2)) <div onclick=\"x()\">",
+];
+
+fn evil(i: usize) -> String {
+    EVIL[i % EVIL.len()].to_string()
+}
+
+fn hostile() -> Fixture {
+    let repo = RepoName::parse("o/n").unwrap();
+    let items: Vec<_> = (0..EVIL.len())
+        .map(|i| {
+            let mut it = item(
+                &repo,
+                &(i + 1).to_string(),
+                "2026-11-21T00:00:00Z",
+                ItemDetail::Issue,
+            );
+            it.title = evil(i);
+            it.text = format!("{}\n\n{}\n\n- {}", evil(i + 1), evil(i + 2), evil(i + 3));
+            it.labels = vec![evil(i + 4), evil(i + 5)];
+            it.author = evil(i + 6);
+            it.url = if i % 2 == 0 {
+                "javascript:alert(1)".into()
+            } else {
+                "JaVaScRiPt:alert(1)//https://x".into()
+            };
+            it
+        })
+        .collect();
+    let notes = EVIL.join("\n\n- ");
+    let mut stable = release(&repo, "v1.0.0", "2026-11-01T00:00:00Z", false, &notes);
+    stable.title = evil(0);
+    stable.url = "javascript:alert(3)".into();
+    let mut pre = release(&repo, "v1.1.0-dev.1", "2026-11-02T00:00:00Z", true, &notes);
+    pre.title = evil(1);
+    pre.url = "data:text/html,<script>alert(1)</script>".into();
+    let milestones = vec![Milestone {
+        title: evil(2),
+        url: "javascript:alert(4)".into(),
+        description: evil(3),
+        open_issues: 1,
+        closed_issues: 1,
+        due_on: None,
+    }];
+    let mut f = fixture_with(
+        ("g", "<script>alert('group')</script>"),
+        "n",
+        "o/n",
+        |c| {
+            c.description = evil(1);
+            c.topics = EVIL.iter().map(|s| s.to_string()).collect();
+            c.url = "javascript:alert(5)".into();
+            c.homepage = "javascript:alert(6)".into();
+            c.language = evil(0);
+        },
+        items,
+        vec![stable, pre],
+        milestones,
+    );
+    f.document.dataset.repository.name = evil(0);
+    f.document.dataset.repository.keywords = EVIL.iter().map(|s| s.to_string()).collect();
+    for e in &mut f.trail {
+        e.title = evil(2);
+        e.detail = evil(1);
+        e.url = "javascript:alert(7)".into();
+    }
+    for s in f.scores.values_mut() {
+        for t in &mut s.terms {
+            t.why = evil(0);
+            t.name = evil(1);
+        }
+    }
+    f
+}
+
+/// Every tag of `markup` as (name, attributes). Output text never holds a
+/// literal `<` (it is escaped), so each `<` starts a real tag.
+fn tags(markup: &str) -> Vec<(String, Vec<(String, String)>)> {
+    let mut out = Vec::new();
+    for chunk in markup.split('<').skip(1) {
+        let body = &chunk[..chunk.find('>').expect("an unclosed tag")];
+        let body = body.trim_end_matches('/').trim_end_matches('?');
+        let mut chars = body.chars().peekable();
+        let name: String = chars
+            .by_ref()
+            .take_while(|c| !c.is_whitespace())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        let mut attrs = Vec::new();
+        loop {
+            while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                chars.next();
+            }
+            let attr: String =
+                std::iter::from_fn(|| chars.next_if(|c| *c != '=' && !c.is_whitespace())).collect();
+            if attr.is_empty() {
+                break;
+            }
+            let mut value = String::new();
+            if chars.next_if_eq(&'=').is_some() {
+                match chars.next() {
+                    Some(q @ ('"' | '\'')) => {
+                        value = chars.by_ref().take_while(|c| *c != q).collect()
+                    }
+                    Some(c) => {
+                        value.push(c);
+                        value.extend(std::iter::from_fn(|| chars.next_if(|c| !c.is_whitespace())));
+                    }
+                    None => {}
+                }
+            }
+            attrs.push((attr.to_ascii_lowercase(), value));
+        }
+        out.push((name, attrs));
+    }
+    out
+}
+
+fn assert_inert(path: &str, markup: &str) {
+    let ours = [
+        "!doctype",
+        "html",
+        "head",
+        "meta",
+        "title",
+        "link",
+        "body",
+        "div",
+        "nav",
+        "a",
+        "footer",
+        "p",
+        "header",
+        "h1",
+        "h2",
+        "h3",
+        "span",
+        "code",
+        "dl",
+        "dt",
+        "dd",
+        "time",
+        "ul",
+        "li",
+        "ol",
+        "section",
+        "details",
+        "summary",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "strong",
+        "br",
+        "progress",
+        "em",
+        "img",
+        // Atom.
+        "?xml",
+        "feed",
+        "id",
+        "updated",
+        "generator",
+        "entry",
+        "published",
+        "author",
+        "name",
+        "category",
+        "summary",
+    ];
+    for (name, attrs) in tags(markup) {
+        let name = name.trim_start_matches('/');
+        assert!(ours.contains(&name), "{path}: unexpected tag <{name}>");
+        for (attr, value) in attrs {
+            assert!(
+                !attr.starts_with("on"),
+                "{path}: event handler {attr}={value:?} on <{name}>"
+            );
+            assert!(attr != "style", "{path}: inline style on <{name}>");
+            let v = value.to_ascii_lowercase();
+            // Text attributes (an Atom category term) may hold any text;
+            // attributes a browser follows must never hold a script URL.
+            if matches!(
+                attr.as_str(),
+                "href" | "src" | "action" | "formaction" | "xlink:href"
+            ) {
+                assert!(
+                    !v.contains("javascript:"),
+                    "{path}: {attr}={value:?} on <{name}>"
+                );
+                let scheme = v.split_once(':').map(|(s, _)| s);
+                let relative = !v.contains(':') && !v.starts_with("//");
+                assert!(
+                    relative || matches!(scheme, Some("http" | "https")),
+                    "{path}: {attr}={value:?} on <{name}>"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn injection_never_reaches_the_output_as_markup() {
+    let f = hostile();
+    let page = f.page();
+    let mut files = render_repo(&page).unwrap();
+    files.push(("index.html".into(), render_index(&[page]).unwrap()));
+    for (path, content) in &files {
+        let path = path.to_str().unwrap();
+        if path.ends_with(".json") {
+            // The dataset is data, not markup; it round-trips exactly.
+            let back: Document = serde_json::from_str(content).unwrap();
+            assert_eq!(back, f.document);
+            continue;
+        }
+        let lower = content.to_ascii_lowercase();
+        assert!(!lower.contains("<script"), "{path}");
+        assert!(!lower.contains("<iframe"), "{path}");
+        assert!(!lower.contains("<svg"), "{path}");
+        assert_inert(path, content);
+    }
+    // The hostile text is still there, as text.
+    let html = page_named(&files, "n/index.html");
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(html.contains("<li>keyword: &lt;img src=x onerror=alert(1)&gt;</li>"));
+    // Non-http URLs become text, not links.
+    assert!(html.contains("Original evidence: <span class=\"url\">javascript:alert(1)</span>"));
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("site-{name}"));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+fn all_files(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            out.extend(all_files(&entry.path()));
+        } else {
+            out.push(entry.path().to_str().unwrap().to_string());
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn write_site_lays_out_files_atomically_and_removes_stale_pages() {
+    let out = scratch("write");
+    let big = many(120);
+    let other = small();
+    let report = write_site(&out, &[big.page(), other.page()]).unwrap();
+    let rel = |p: &str| p.strip_prefix(out.to_str().unwrap()).unwrap().to_string();
+    let files: Vec<_> = all_files(&out).iter().map(|p| rel(p)).collect();
+    assert_eq!(
+        files,
+        [
+            "/g/n/dataset.json",
+            "/g/n/feed.atom",
+            "/g/n/index.html",
+            "/g/n/page-2.html",
+            "/g/n/page-3.html",
+            "/g/n/trail.html",
+            "/index.html",
+            "/inference-engines/llama-cpp/dataset.json",
+            "/inference-engines/llama-cpp/feed.atom",
+            "/inference-engines/llama-cpp/index.html",
+            "/inference-engines/llama-cpp/trail.html",
+            "/style.css",
+        ]
+    );
+    assert_eq!(report.files, files.len());
+    assert_eq!(report.repositories, 2);
+    assert_eq!(report.removed, 0);
+    let dataset = fs::read_to_string(out.join("g/n/dataset.json")).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Document>(&dataset).unwrap(),
+        big.document
+    );
+    let index = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("<a href=\"g/n/index.html\">"));
+    assert!(index.contains("<td class=\"num\" data-label=\"Signals\">120</td>"));
+
+    // Fewer signals later: page 3 goes away, nothing temporary is left.
+    let smaller = many(60);
+    let report = write_site(&out, &[smaller.page(), other.page()]).unwrap();
+    assert_eq!(report.removed, 1);
+    assert!(!out.join("g/n/page-3.html").exists());
+    assert!(out.join("g/n/page-2.html").exists());
+    assert!(
+        all_files(&out).iter().all(|p| !Path::new(p)
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with('.')),
+        "{:?}",
+        all_files(&out)
+    );
+    fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn write_site_refuses_duplicates_before_writing() {
+    let out = scratch("dup");
+    let f = small();
+    let err = write_site(&out, &[f.page(), f.page()]).unwrap_err();
+    assert!(matches!(err, SiteError::DuplicateRepository(_)), "{err}");
+    assert!(!out.exists());
+}
