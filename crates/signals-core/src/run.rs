@@ -166,9 +166,18 @@ mod tests {
 
     #[test]
     fn stable_since_is_the_utc_day_start() {
-        assert_eq!(stable_since(ts("2026-11-20T13:45:10.5Z")), ts("2026-11-20T00:00:00Z"));
-        assert_eq!(stable_since(ts("2026-11-20T00:00:00Z")), ts("2026-11-20T00:00:00Z"));
-        assert_eq!(stable_since(ts("1969-12-31T23:00:00Z")), ts("1969-12-31T00:00:00Z"));
+        assert_eq!(
+            stable_since(ts("2026-11-20T13:45:10.5Z")),
+            ts("2026-11-20T00:00:00Z")
+        );
+        assert_eq!(
+            stable_since(ts("2026-11-20T00:00:00Z")),
+            ts("2026-11-20T00:00:00Z")
+        );
+        assert_eq!(
+            stable_since(ts("1969-12-31T23:00:00Z")),
+            ts("1969-12-31T00:00:00Z")
+        );
     }
 
     #[test]

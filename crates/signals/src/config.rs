@@ -159,7 +159,11 @@ pub struct Config {
 
 /// 1-based line of a byte offset.
 fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())].iter().filter(|b| **b == b'\n').count() + 1
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
 }
 
 impl Config {
@@ -176,7 +180,10 @@ impl Config {
             // The toml message already quotes the offending key; drop its own
             // multi-line excerpt and keep the first line plus the reason.
             let message = e.message().trim().to_string();
-            err(line, format!("{message} (fix this key, or run `signals init` for a commented example)"))
+            err(
+                line,
+                format!("{message} (fix this key, or run `signals init` for a commented example)"),
+            )
         })?;
 
         let mut host = HostConfig::default();
@@ -185,7 +192,10 @@ impl Config {
         {
             return Err(err(
                 at(kind.span()),
-                format!("host.kind = {:?} is not supported: only \"github\" is, for now", kind.get_ref()),
+                format!(
+                    "host.kind = {:?} is not supported: only \"github\" is, for now",
+                    kind.get_ref()
+                ),
             ));
         }
         if let Some(url) = &raw.host.api_url {
@@ -193,7 +203,10 @@ impl Config {
             if !(u.starts_with("https://") || u.starts_with("http://")) {
                 return Err(err(
                     at(url.span()),
-                    format!("host.api_url = {:?} must be an http(s) URL such as https://api.github.com", url.get_ref()),
+                    format!(
+                        "host.api_url = {:?} must be an http(s) URL such as https://api.github.com",
+                        url.get_ref()
+                    ),
                 ));
             }
             host.api_url = u.to_string();
@@ -221,7 +234,10 @@ impl Config {
             Some(w) if *w.get_ref() < 24 => {
                 return Err(err(
                     at(w.span()),
-                    format!("window_hours = {} is too short: the v3 dataset needs a window of at least 24 hours", w.get_ref()),
+                    format!(
+                        "window_hours = {} is too short: the v3 dataset needs a window of at least 24 hours",
+                        w.get_ref()
+                    ),
                 ));
             }
             Some(w) => *w.get_ref(),
@@ -229,7 +245,10 @@ impl Config {
         };
         let backfill_days = match raw.backfill_days {
             Some(b) if *b.get_ref() < 1 => {
-                return Err(err(at(b.span()), "backfill_days must be at least 1".to_string()));
+                return Err(err(
+                    at(b.span()),
+                    "backfill_days must be at least 1".to_string(),
+                ));
             }
             Some(b) => Some(*b.get_ref()),
             None => None,
@@ -238,7 +257,8 @@ impl Config {
             Some(w) => {
                 let span = w.span();
                 let w = w.into_inner();
-                w.validate().map_err(|m| err(at(span), format!("[importance]: {m}")))?;
+                w.validate()
+                    .map_err(|m| err(at(span), format!("[importance]: {m}")))?;
                 w
             }
             None => Weights::default(),
@@ -251,11 +271,17 @@ impl Config {
             if !is_slug(gid) {
                 return Err(err(
                     at(g.id.span()),
-                    format!("group id {gid:?} is not a slug: use lowercase letters, digits and single dashes, such as {:?}", slugify(gid)),
+                    format!(
+                        "group id {gid:?} is not a slug: use lowercase letters, digits and single dashes, such as {:?}",
+                        slugify(gid)
+                    ),
                 ));
             }
             if !group_ids.insert(gid.clone()) {
-                return Err(err(at(g.id.span()), format!("group id {gid:?} is used twice")));
+                return Err(err(
+                    at(g.id.span()),
+                    format!("group id {gid:?} is used twice"),
+                ));
             }
             let mut repos = Vec::new();
             let mut repo_ids = HashSet::new();
@@ -269,18 +295,34 @@ impl Config {
                 if !is_slug(&id) {
                     return Err(err(
                         at(span),
-                        format!("repository id {id:?} is not a slug: use lowercase letters, digits and single dashes"),
+                        format!(
+                            "repository id {id:?} is not a slug: use lowercase letters, digits and single dashes"
+                        ),
                     ));
                 }
                 if !repo_ids.insert(id.clone()) {
                     return Err(err(
                         at(span),
-                        format!("repository id {id:?} is used twice in group {gid:?}: set a distinct `id` for one of them"),
+                        format!(
+                            "repository id {id:?} is used twice in group {gid:?}: set a distinct `id` for one of them"
+                        ),
                     ));
                 }
-                repos.push(TrackedRepo { id, source: host.source, repo, name, keywords: r.keywords });
+                repos.push(TrackedRepo {
+                    id,
+                    source: host.source,
+                    repo,
+                    name,
+                    keywords: r.keywords,
+                });
             }
-            groups.push(GroupConfig { group: Group { id: gid.clone(), name: g.name }, repos });
+            groups.push(GroupConfig {
+                group: Group {
+                    id: gid.clone(),
+                    name: g.name,
+                },
+                repos,
+            });
         }
 
         Ok(Config {
@@ -312,7 +354,11 @@ impl Config {
     /// `SIGNALS_WINDOW_HOURS` from `env` (a lookup, so tests need not touch the
     /// process environment).
     pub fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
-        let err = |message: String| ConfigError { path: PathBuf::from("<environment>"), line: None, message };
+        let err = |message: String| ConfigError {
+            path: PathBuf::from("<environment>"),
+            line: None,
+            message,
+        };
         if let Some(v) = env("SIGNALS_STORE") {
             self.store = PathBuf::from(v);
         }
@@ -325,14 +371,22 @@ impl Config {
         if let Some(v) = env("SIGNALS_WINDOW_HOURS") {
             match v.parse::<i64>() {
                 Ok(h) if h >= 24 => self.window_hours = h,
-                _ => return Err(err(format!("SIGNALS_WINDOW_HOURS={v:?} must be a whole number of hours, at least 24"))),
+                _ => {
+                    return Err(err(format!(
+                        "SIGNALS_WINDOW_HOURS={v:?} must be a whole number of hours, at least 24"
+                    )));
+                }
             }
         }
         Ok(())
     }
 
     /// The repositories selected by `--group` and `--repo`, with their group.
-    pub fn select(&self, group: Option<&str>, repo: Option<&RepoName>) -> Vec<(&Group, &TrackedRepo)> {
+    pub fn select(
+        &self,
+        group: Option<&str>,
+        repo: Option<&RepoName>,
+    ) -> Vec<(&Group, &TrackedRepo)> {
         self.groups
             .iter()
             .filter(|g| group.is_none_or(|id| g.group.id == id))
@@ -380,7 +434,10 @@ mod tests {
         assert!(msg.contains("token"), "{msg}");
         assert!(!msg.contains("ghp_secret"), "{msg}");
 
-        let e = parse("[[groups]]\nid = \"g\"\nname = \"G\"\n[[groups.repos]]\nrepo = \"not a repo\"\n").unwrap_err();
+        let e = parse(
+            "[[groups]]\nid = \"g\"\nname = \"G\"\n[[groups.repos]]\nrepo = \"not a repo\"\n",
+        )
+        .unwrap_err();
         assert_eq!(e.line, Some(5), "{e}");
         assert!(e.to_string().contains("owner"), "{e}");
 
@@ -407,7 +464,10 @@ mod tests {
         .unwrap();
         assert_eq!(c.store, PathBuf::from("b.db"));
         assert_eq!(c.host.api_url, "https://ghe.example.com/api/v3");
-        assert!(c.apply_env(|k| (k == "SIGNALS_WINDOW_HOURS").then(|| "x".into())).is_err());
+        assert!(
+            c.apply_env(|k| (k == "SIGNALS_WINDOW_HOURS").then(|| "x".into()))
+                .is_err()
+        );
     }
 
     #[test]
@@ -415,7 +475,10 @@ mod tests {
         let c = parse(EXAMPLE).unwrap();
         let all = c.select(None, None).len();
         let first = &c.groups[0];
-        assert_eq!(c.select(Some(&first.group.id), None).len(), first.repos.len());
+        assert_eq!(
+            c.select(Some(&first.group.id), None).len(),
+            first.repos.len()
+        );
         assert_eq!(c.select(None, Some(&first.repos[0].repo)).len(), 1);
         assert!(all >= first.repos.len());
         assert_eq!(c.select(Some("nope"), None).len(), 0);

@@ -5,9 +5,11 @@
 //! the SQLite store and the site writer together, and maps errors to exit
 //! codes. The logic lives in the library crates.
 
+mod cache;
 mod cli;
 mod cmd;
 mod config;
+mod pipeline;
 mod validate;
 
 use std::process::ExitCode;

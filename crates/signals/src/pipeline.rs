@@ -2,8 +2,6 @@
 //! host, compare with the store, score, commit. `collect` and `demo` both go
 //! through here, so the demo exercises exactly the production path.
 
-use std::collections::HashMap;
-
 use jiff::{SignedDuration, Timestamp};
 use signals_core::importance::{Score, Weights, score};
 use signals_core::run::{account, plan_since, stable_since};
@@ -59,9 +57,23 @@ pub fn collect_one(
     let result = run(client, store, key, repo, collected_at, window, weights);
     if let Err(RunError::Host(e)) = &result {
         // A failed attempt leaves a note for `signals status`, nothing else.
-        store.record_failure(key, collected_at, e.kind(), &e.to_string())?;
+        store.record_failure(key, collected_at, failure_kind(e), &e.to_string())?;
     }
     result
+}
+
+/// The store's classification of a host error.
+pub fn failure_kind(e: &signals_github::Error) -> &'static str {
+    use signals_github::Error as E;
+    match e {
+        E::NotFound { .. } => "not_found",
+        E::RateLimited { .. } => "rate_limited",
+        E::Http { .. } => "http",
+        E::Decode { .. } | E::Body { .. } => "decode",
+        E::Transport { .. } => "transport",
+        E::Redirect { .. } => "redirect",
+        _ => "other",
+    }
 }
 
 fn run(
@@ -74,7 +86,11 @@ fn run(
     weights: &Weights,
 ) -> Result<RunOutcome, RunError> {
     let previous = store.last_successful_run(key)?;
-    let backfill = if previous.is_none() { window.backfill } else { None };
+    let backfill = if previous.is_none() {
+        window.backfill
+    } else {
+        None
+    };
     let since = stable_since(plan_since(
         collected_at,
         window.window,
@@ -82,16 +98,26 @@ fn run(
         backfill,
     ));
 
-    let outcome = client.collect(&repo.repo, since, &mut StoreCache(store))?;
+    let mut cache = StoreCache::new(store);
+    let outcome = client.collect(&repo.repo, since, &mut cache)?;
+    if let Some(e) = cache.error {
+        return Err(e.into());
+    }
     let collected = outcome.collected;
 
     // Releases published in the window are observed items; all of them feed
     // the news.
     let mut observed = collected.items;
-    observed.extend(collected.releases.iter().filter(|r| match r.detail {
-        ItemDetail::Release { published_at, .. } => published_at >= since,
-        _ => false,
-    }).cloned());
+    observed.extend(
+        collected
+            .releases
+            .iter()
+            .filter(|r| match r.detail {
+                ItemDetail::Release { published_at, .. } => published_at >= since,
+                _ => false,
+            })
+            .cloned(),
+    );
 
     let mut latest = store.latest_snapshots(key)?;
     let delta = account(repo.source, observed, &latest);
@@ -113,20 +139,24 @@ fn run(
     store.commit_run(
         key,
         &RunCommit {
-            run: record.clone(),
+            record: record.clone(),
             context: collected.context,
             news,
             snapshots: delta.snapshots,
             events: delta.events,
             scores,
-            stats: outcome.stats.clone().into(),
+            stats: signals_store::RequestStats {
+                requests: outcome.stats.requests,
+                not_modified: outcome.stats.not_modified,
+                bytes_received: outcome.stats.bytes_received,
+                retries: outcome.stats.retries,
+            },
             renamed_to: outcome.renamed_to.clone(),
         },
     )?;
-    Ok(RunOutcome { run: record, stats: outcome.stats, renamed_to: outcome.renamed_to })
-}
-
-/// Scores by id, for callers that only need a lookup.
-pub fn score_map(scores: Vec<(String, Score)>) -> HashMap<String, Score> {
-    scores.into_iter().collect()
+    Ok(RunOutcome {
+        run: record,
+        stats: outcome.stats,
+        renamed_to: outcome.renamed_to,
+    })
 }

@@ -13,7 +13,8 @@ pub const SCHEMA: &str = include_str!("../../../schemas/dataset-v3.schema.json")
 fn validator() -> &'static jsonschema::Validator {
     static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
     VALIDATOR.get_or_init(|| {
-        let schema: Value = serde_json::from_str(SCHEMA).expect("the embedded schema is JSON (tested)");
+        let schema: Value =
+            serde_json::from_str(SCHEMA).expect("the embedded schema is JSON (tested)");
         jsonschema::draft202012::new(&schema).expect("the embedded schema compiles (tested)")
     })
 }
@@ -32,7 +33,10 @@ pub fn check(bytes: &[u8]) -> Vec<Problem> {
     };
     let mut problems: Vec<Problem> = validator()
         .iter_errors(&doc)
-        .map(|e| Problem { pointer: e.instance_path().to_string(), message: e.to_string() })
+        .map(|e| Problem {
+            pointer: e.instance_path().to_string(),
+            message: e.to_string(),
+        })
         .collect();
     problems.extend(check_invariants(&doc));
     problems

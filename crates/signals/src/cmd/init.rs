@@ -9,9 +9,15 @@ use crate::config::EXAMPLE;
 /// Writes the example to `path`, refusing to overwrite unless `force`.
 pub fn run(path: &Path, force: bool) -> anyhow::Result<u8> {
     if path.exists() && !force {
-        bail!("{} already exists: edit it, or pass --force to overwrite it with the example", path.display());
+        bail!(
+            "{} already exists: edit it, or pass --force to overwrite it with the example",
+            path.display()
+        );
     }
     std::fs::write(path, EXAMPLE).with_context(|| format!("cannot write {}", path.display()))?;
-    println!("wrote {}: list your groups and repositories there, then run `signals collect`", path.display());
+    println!(
+        "wrote {}: list your groups and repositories there, then run `signals collect`",
+        path.display()
+    );
     Ok(crate::exit::OK)
 }

@@ -8,7 +8,8 @@ use anyhow::Context;
 pub fn run(files: &[PathBuf]) -> anyhow::Result<u8> {
     let mut bad = 0usize;
     for file in files {
-        let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+        let bytes =
+            std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
         let problems = crate::validate::check(&bytes);
         if problems.is_empty() {
             println!("{}: ok", file.display());

@@ -1,0 +1,49 @@
+//! The store as the GitHub client's response cache.
+//!
+//! The client's `ResponseCache` cannot fail (a cache miss is always a valid
+//! answer), so a store error while reading is a miss, and the first error
+//! while writing is kept and reported after the run.
+
+use signals_github::{CachedResponse, ResponseCache};
+use signals_store::{Store, StoreError};
+
+/// Adapts a [`Store`] to [`ResponseCache`].
+pub struct StoreCache<'a> {
+    store: &'a Store,
+    /// The first error the store gave while writing, if any.
+    pub error: Option<StoreError>,
+}
+
+impl<'a> StoreCache<'a> {
+    /// Wraps a store.
+    pub fn new(store: &'a Store) -> Self {
+        StoreCache { store, error: None }
+    }
+}
+
+impl ResponseCache for StoreCache<'_> {
+    fn get(&self, url: &str, token_fingerprint: &str) -> Option<CachedResponse> {
+        let hit = self.store.cache_get(url, token_fingerprint).ok()??;
+        Some(CachedResponse {
+            etag: hit.etag,
+            last_modified: hit.last_modified,
+            link_next: hit.link_next,
+            body: hit.body,
+        })
+    }
+
+    fn put(&mut self, url: &str, token_fingerprint: &str, response: CachedResponse) {
+        let entry = signals_store::CachedResponse {
+            etag: response.etag,
+            last_modified: response.last_modified,
+            link_next: response.link_next,
+            body: response.body,
+            stored_at: jiff::Timestamp::now(),
+        };
+        if let Err(e) = self.store.cache_put(url, token_fingerprint, &entry)
+            && self.error.is_none()
+        {
+            self.error = Some(e);
+        }
+    }
+}

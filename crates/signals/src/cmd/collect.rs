@@ -1,0 +1,368 @@
+//! `signals collect`: one run per selected repository, a progress bar on a
+//! terminal, a one-line summary (or `--json`), and an exit code that says
+//! whether everything, part, or nothing was collected.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use jiff::{SignedDuration, Timestamp};
+use serde_json::json;
+use signals_core::importance::Weights;
+use signals_core::{Group, RepoName, TrackedRepo};
+use signals_github::{Client, Config as ClientConfig, RequestLog, Token};
+use signals_store::Store;
+
+use crate::cli::CollectArgs;
+use crate::config::{Config, HostConfig};
+use crate::pipeline::{RunError, Window, collect_one};
+
+/// Runs `signals collect`.
+pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result<u8> {
+    let repo_filter = args.repo.as_deref().map(RepoName::parse).transpose()?;
+    let targets = config.select(args.group.as_deref(), repo_filter.as_ref());
+    if targets.is_empty() {
+        bail!(
+            "no repository matches{}{}: check --group and --repo against the groups in the configuration",
+            args.group
+                .as_deref()
+                .map(|g| format!(" group {g:?}"))
+                .unwrap_or_default(),
+            args.repo
+                .as_deref()
+                .map(|r| format!(" repository {r:?}"))
+                .unwrap_or_default(),
+        );
+    }
+    let (mut client, fingerprints) =
+        build_client(&config.host, |k| std::env::var(k).ok(), verbose)?;
+    if !client.is_authenticated() {
+        eprintln!(
+            "note: no token in {}: collecting unauthenticated, at GitHub's limit of 60 requests an hour",
+            config.host.token_env.join(", ")
+        );
+    }
+    let mut store = Store::open(&config.store)
+        .with_context(|| format!("cannot open the store {}", config.store.display()))?;
+    let window = Window {
+        window: SignedDuration::from_hours(config.window_hours),
+        backfill: config
+            .backfill_days
+            .map(|d| SignedDuration::from_hours(d * 24)),
+    };
+    let progress = std::io::stderr().is_terminal() && !args.json;
+    let summary = collect_all(
+        &mut client,
+        &mut store,
+        &targets,
+        &mut now_millis,
+        window,
+        &config.importance,
+        progress,
+    )?;
+    save_rate_limits(&client, &store, &fingerprints);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&summary.to_json())?);
+    } else {
+        summary.print_failures();
+        println!("{}", summary.line());
+    }
+    Ok(summary.exit_code())
+}
+
+/// Now, rounded to milliseconds so that stored and published instants agree.
+pub fn now_millis() -> Timestamp {
+    Timestamp::from_millisecond(Timestamp::now().as_millisecond())
+        .unwrap_or_else(|_| Timestamp::now())
+}
+
+/// Builds the GitHub client from the host settings, reading the tokens from
+/// the environment through `env`. Returns the client and the fingerprint of
+/// each token by its variable name (for the rate limits kept in the store).
+pub fn build_client(
+    host: &HostConfig,
+    env: impl Fn(&str) -> Option<String>,
+    verbose: bool,
+) -> anyhow::Result<(Client, Vec<(Option<String>, String)>)> {
+    let tokens: Vec<Token> = host
+        .token_env
+        .iter()
+        .filter_map(|name| {
+            env(name)
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| Token::new(name, v.trim()))
+        })
+        .collect();
+    let mut fingerprints: Vec<(Option<String>, String)> = tokens
+        .iter()
+        .map(|t| (Some(t.env().to_string()), t.fingerprint()))
+        .collect();
+    if tokens.is_empty() {
+        fingerprints.push((None, signals_github::token_fingerprint(None)));
+    }
+    let mut client = Client::new(ClientConfig {
+        base_url: host.api_url.clone(),
+        user_agent: host.user_agent.clone(),
+        tokens,
+        timeout: Duration::from_secs(host.timeout_secs),
+        max_retries: host.max_retries,
+        max_wait: Duration::from_secs(host.max_rate_limit_wait_secs),
+        ..ClientConfig::default()
+    })
+    .with_context(|| format!("cannot set up the GitHub client for {}", host.api_url))?;
+    if verbose {
+        client.set_logger(Box::new(|log: &RequestLog| {
+            eprintln!(
+                "{} {} -> {} {} bytes{} in {} ms{}",
+                log.method,
+                log.url,
+                log.status
+                    .map(|s| s.to_string())
+                    .unwrap_or_else(|| "no answer".into()),
+                log.bytes,
+                if log.from_cache { " (from cache)" } else { "" },
+                log.elapsed.as_millis(),
+                log.token_env
+                    .as_deref()
+                    .map(|e| format!(" [token {e}]"))
+                    .unwrap_or_default(),
+            )
+        }));
+    }
+    Ok((client, fingerprints))
+}
+
+/// Keeps the rate limits the client saw, for `signals status`. A failure
+/// here loses nothing collected, so it is only reported.
+pub fn save_rate_limits(client: &Client, store: &Store, fingerprints: &[(Option<String>, String)]) {
+    let seen_at = Timestamp::now();
+    for (env, limit) in client.rate_limits() {
+        let (Some(limit), Some((_, fp))) = (limit, fingerprints.iter().find(|(e, _)| *e == env))
+        else {
+            continue;
+        };
+        let record = signals_store::RateLimit {
+            limit: limit.limit,
+            remaining: limit.remaining,
+            reset: limit.reset,
+            seen_at,
+        };
+        if let Err(e) = store.rate_limit_put(fp, &record) {
+            eprintln!("warning: could not keep the rate limit in the store: {e}");
+        }
+    }
+}
+
+/// The outcome of one repository in a collection.
+#[derive(Debug)]
+pub enum RepoResult {
+    /// Committed.
+    Collected {
+        /// `owner/name`.
+        repo: String,
+        /// Observed items.
+        observed: u64,
+        /// Events recorded.
+        changed: u64,
+        /// The host's new name, after a redirect.
+        renamed_to: Option<RepoName>,
+    },
+    /// Failed; nothing of it was committed.
+    Failed {
+        /// `owner/name`.
+        repo: String,
+        /// The error, with its causes.
+        error: String,
+    },
+    /// Not attempted, because a rate limit stopped the collection.
+    NotCollected {
+        /// `owner/name`.
+        repo: String,
+    },
+}
+
+/// What a collection did.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Per repository, in order.
+    pub results: Vec<RepoResult>,
+    /// Requests sent.
+    pub requests: u64,
+    /// 304 answers.
+    pub not_modified: u64,
+    /// Body bytes received.
+    pub bytes: u64,
+    /// The rate limit after the last request: (remaining, limit, reset).
+    pub rate_limit: Option<(u64, u64, Timestamp)>,
+    /// When a rate limit stopped the collection: until when.
+    pub stopped_until: Option<Timestamp>,
+}
+
+impl Summary {
+    fn count(&self, f: impl Fn(&RepoResult) -> bool) -> usize {
+        self.results.iter().filter(|r| f(r)).count()
+    }
+
+    /// The one-line summary.
+    pub fn line(&self) -> String {
+        let collected = self.count(|r| matches!(r, RepoResult::Collected { .. }));
+        let failed = self.count(|r| matches!(r, RepoResult::Failed { .. }));
+        let skipped = self.count(|r| matches!(r, RepoResult::NotCollected { .. }));
+        let mut line = format!(
+            "collected {collected} of {} repositories, {failed} failed",
+            self.results.len()
+        );
+        if skipped > 0 {
+            line.push_str(&format!(", {skipped} not collected"));
+        }
+        line.push_str(&format!(
+            "; {} requests, {} answered 304, {} KiB",
+            self.requests,
+            self.not_modified,
+            self.bytes.div_ceil(1024)
+        ));
+        if let Some((remaining, limit, reset)) = self.rate_limit {
+            line.push_str(&format!(
+                "; rate limit {remaining}/{limit} left, resets {}",
+                signals_core::dataset::fmt_seconds(reset)
+            ));
+        }
+        if let Some(until) = self.stopped_until {
+            line.push_str(&format!(
+                "; stopped on a rate limit until {}: run again then",
+                signals_core::dataset::fmt_seconds(until)
+            ));
+        }
+        line
+    }
+
+    /// Prints each failure and rename on stderr.
+    pub fn print_failures(&self) {
+        for r in &self.results {
+            match r {
+                RepoResult::Failed { repo, error } => eprintln!("failed: {repo}: {error}"),
+                RepoResult::Collected {
+                    repo,
+                    renamed_to: Some(new),
+                    ..
+                } => eprintln!(
+                    "renamed: {repo} is now {new} on the host; collected it, but update `repo` in the configuration"
+                ),
+                _ => {}
+            }
+        }
+    }
+
+    /// The exit code: OK, PARTIAL (some failed) or RATE_LIMITED.
+    pub fn exit_code(&self) -> u8 {
+        if self.stopped_until.is_some() {
+            crate::exit::RATE_LIMITED
+        } else if self.count(|r| matches!(r, RepoResult::Failed { .. })) > 0 {
+            crate::exit::PARTIAL
+        } else {
+            crate::exit::OK
+        }
+    }
+
+    /// The machine-readable summary of `--json`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let repos: Vec<_> = self
+            .results
+            .iter()
+            .map(|r| match r {
+                RepoResult::Collected { repo, observed, changed, renamed_to } => json!({
+                    "repo": repo, "status": "collected", "observedCount": observed,
+                    "changedCount": changed, "renamedTo": renamed_to.as_ref().map(|n| n.to_string()),
+                }),
+                RepoResult::Failed { repo, error } => json!({"repo": repo, "status": "failed", "error": error}),
+                RepoResult::NotCollected { repo } => json!({"repo": repo, "status": "not_collected"}),
+            })
+            .collect();
+        json!({
+            "repositories": repos,
+            "requests": self.requests,
+            "notModified": self.not_modified,
+            "bytesReceived": self.bytes,
+            "rateLimit": self.rate_limit.map(|(remaining, limit, reset)| json!({
+                "remaining": remaining, "limit": limit, "reset": signals_core::dataset::fmt_seconds(reset),
+            })),
+            "stoppedUntil": self.stopped_until.map(signals_core::dataset::fmt_seconds),
+            "exitCode": self.exit_code(),
+        })
+    }
+}
+
+/// Collects each target once, in order, each at `now()`. A rate limit that
+/// needs a longer wait than allowed stops the loop: the remaining targets are
+/// reported as not collected. Other host errors fail only their repository.
+/// A store error stops everything (the store is the record; going on could
+/// only fail the same way).
+pub fn collect_all(
+    client: &mut Client,
+    store: &mut Store,
+    targets: &[(&Group, &TrackedRepo)],
+    now: &mut dyn FnMut() -> Timestamp,
+    window: Window,
+    weights: &Weights,
+    progress: bool,
+) -> anyhow::Result<Summary> {
+    let bar = if progress {
+        let bar = ProgressBar::new(targets.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} {wide_msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut summary = Summary::default();
+    for (group, repo) in targets {
+        let name = repo.repo.to_string();
+        if summary.stopped_until.is_some() {
+            summary
+                .results
+                .push(RepoResult::NotCollected { repo: name });
+            continue;
+        }
+        bar.set_message(name.clone());
+        match collect_one(client, store, group, repo, now(), window, weights) {
+            Ok(outcome) => {
+                summary.requests += outcome.stats.requests;
+                summary.not_modified += outcome.stats.not_modified;
+                summary.bytes += outcome.stats.bytes_received;
+                summary.results.push(RepoResult::Collected {
+                    repo: name,
+                    observed: outcome.run.observed_count,
+                    changed: outcome.run.changed_count,
+                    renamed_to: outcome.renamed_to,
+                });
+            }
+            Err(RunError::Host(signals_github::Error::RateLimited { until, .. })) => {
+                summary.stopped_until = Some(until);
+                summary
+                    .results
+                    .push(RepoResult::NotCollected { repo: name });
+            }
+            Err(RunError::Host(e)) => {
+                summary.results.push(RepoResult::Failed {
+                    repo: name,
+                    error: e.to_string(),
+                });
+            }
+            Err(RunError::Store(e)) => {
+                bar.finish_and_clear();
+                return Err(e).with_context(|| {
+                    format!(
+                        "the store failed while committing {name}; nothing of that run was kept"
+                    )
+                });
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    summary.rate_limit = client.rate_limit().map(|l| (l.remaining, l.limit, l.reset));
+    Ok(summary)
+}

@@ -1,0 +1,80 @@
+//! One file per subcommand, each with its `run`.
+
+pub mod collect;
+pub mod demo;
+pub mod export;
+pub mod init;
+pub mod status;
+pub mod validate;
+
+use std::path::Path;
+
+use anyhow::Context;
+
+use crate::cli::{Cli, Command};
+use crate::config::Config;
+
+/// Dispatches a parsed command line; returns the exit code.
+pub fn run(cli: Cli) -> anyhow::Result<u8> {
+    match cli.command {
+        Command::Init(args) => init::run(&cli.config, args.force),
+        Command::Validate(args) => validate::run(&args.files),
+        Command::Demo(args) => demo::run(&args.out, cli.verbose),
+        Command::Collect(args) => {
+            let mut config = load_config(&cli.config)?;
+            if let Some(store) = &args.store {
+                config.store = store.clone();
+            }
+            collect::run(&config, &args, cli.verbose)
+        }
+        Command::Export(args) => {
+            let (store, out) =
+                store_and_out(&cli.config, args.store.as_deref(), args.out.as_deref())?;
+            export::run(&store, &out)
+        }
+        Command::Status(args) => {
+            let (store, _) = store_and_out(&cli.config, args.store.as_deref(), None)?;
+            status::run(&store, args.json)
+        }
+    }
+}
+
+/// Loads the config file and applies the environment.
+fn load_config(path: &Path) -> anyhow::Result<Config> {
+    let mut config = Config::load(path)?;
+    config.apply_env(|k| std::env::var(k).ok())?;
+    Ok(config)
+}
+
+/// The store and output paths for commands that need no repository list:
+/// flags win; otherwise the config file when there is one; otherwise the
+/// environment and the defaults.
+fn store_and_out(
+    config_path: &Path,
+    store: Option<&Path>,
+    out: Option<&Path>,
+) -> anyhow::Result<(std::path::PathBuf, std::path::PathBuf)> {
+    let config = if config_path.exists() {
+        load_config(config_path)?
+    } else {
+        let mut c = Config::parse("", Path::new("<defaults>")).context("built-in defaults")?;
+        c.apply_env(|k| std::env::var(k).ok())?;
+        c
+    };
+    Ok((
+        store.map(Path::to_path_buf).unwrap_or(config.store),
+        out.map(Path::to_path_buf).unwrap_or(config.out),
+    ))
+}
+
+/// Opens an existing store; a missing file is an error that says what to do
+/// (opening would otherwise create an empty store).
+fn open_existing_store(path: &Path) -> anyhow::Result<signals_store::Store> {
+    if !path.exists() {
+        anyhow::bail!(
+            "no store at {}: run `signals collect` first, or pass --store (or set SIGNALS_STORE)",
+            path.display()
+        );
+    }
+    Ok(signals_store::Store::open(path)?)
+}
