@@ -1,0 +1,6 @@
+//! The binary's integration tests: one test binary (see STYLE.md), one module
+//! per area. Every test runs the real `signals` executable against a loopback
+//! server it starts itself; nothing reaches the internet.
+
+mod e2e;
+mod support;
