@@ -1,0 +1,384 @@
+//! End to end: two `collect` runs against a loopback host serving recorded
+//! GitHub responses, then `export`, then `validate`; asserts the signals, the
+//! runs, the trail and the change markers.
+
+use std::collections::BTreeSet;
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::{Value, json};
+use signals_testhost::{Scenario, TestHost};
+
+use crate::support::{TempDir, config, read_json, run, show};
+
+/// The recorded responses bundled for the demo (see demo/SOURCES.md).
+const RECORDED: &str = include_str!("../../demo/instant1.json");
+
+const BETAMAX: &str = "betamaxpy/betamax";
+const GITHUB3: &str = "sigmavirus24/github3.py";
+
+fn ts(at: Timestamp) -> String {
+    format!("{:.0}", Timestamp::from_second(at.as_second()).unwrap())
+}
+
+/// Applies changes "a few minutes ago", as a second instant of the host.
+fn second_instant(recorded: &Value, now: Timestamp) -> Value {
+    let recent = ts(now - SignedDuration::from_mins(10));
+    let newer = ts(now - SignedDuration::from_mins(5));
+    let mut data = recorded.clone();
+    let issues = data["repos"][BETAMAX]["issues"].as_array_mut().unwrap();
+    // #150 gets a comment.
+    let i150 = issues.iter_mut().find(|i| i["number"] == 150).unwrap();
+    i150["comments"] = json!(i150["comments"].as_u64().unwrap() + 1);
+    i150["updated_at"] = json!(recent);
+    // The first open issue is closed.
+    let open = issues
+        .iter_mut()
+        .find(|i| i["state"] == "open" && i.get("pull_request").is_none())
+        .unwrap();
+    open["state"] = json!("closed");
+    open["updated_at"] = json!(recent);
+    // A new issue.
+    let mut new = issues.iter().find(|i| i["number"] == 150).unwrap().clone();
+    new["number"] = json!(151);
+    new["id"] = json!(900_000_151u64);
+    new["title"] = json!("A new issue");
+    new["html_url"] = json!("https://github.com/betamaxpy/betamax/issues/151");
+    new["created_at"] = json!(newer);
+    new["updated_at"] = json!(newer);
+    new["comments"] = json!(0);
+    new.as_object_mut().unwrap().remove("pull_request");
+    issues.push(new);
+    // A github3.py pull request is merged.
+    let prs = data["repos"][GITHUB3]["issues"].as_array_mut().unwrap();
+    let pr = prs.iter_mut().find(|i| i["number"] == 1033).unwrap();
+    pr["state"] = json!("closed");
+    pr["updated_at"] = json!(recent);
+    pr["closed_at"] = json!(recent);
+    pr["pull_request"]["merged_at"] = json!(recent);
+    data
+}
+
+fn closed_issue_number(recorded: &Value) -> u64 {
+    recorded["repos"][BETAMAX]["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["state"] == "open" && i.get("pull_request").is_none())
+        .unwrap()["number"]
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn two_runs_export_and_validate() {
+    let recorded: Value = serde_json::from_str(RECORDED).unwrap();
+    let host = TestHost::start(Scenario::parse(RECORDED.as_bytes()).unwrap()).unwrap();
+    let dir = TempDir::new("e2e");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(host.base_url(), &[GITHUB3, BETAMAX], ""),
+    )
+    .unwrap();
+
+    // Run 1: everything is discovered.
+    let out = run(dir.path(), &["collect", "--json"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // 150 betamax items fit in 2 pages; 11 github3.py items in 1.
+    assert_eq!(summary["requests"], 3 + 1 + 3 + 2, "{summary}");
+    assert_eq!(summary["notModified"], 0);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unauthenticated"),
+        "{}",
+        show(&out)
+    );
+
+    // Run 2: a comment, a closed issue, a new issue, a merged pull request.
+    let now = Timestamp::now();
+    let changed = second_instant(&recorded, now);
+    host.set_scenario(Scenario::parse(&serde_json::to_vec(&changed).unwrap()).unwrap());
+    host.clear_requests();
+    let out = run(dir.path(), &["collect", "--json"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Per repository: repo, releases and milestones answer 304 (unchanged),
+    // one issues page of recent items.
+    assert_eq!(summary["requests"], 8, "{summary}");
+    assert_eq!(summary["notModified"], 6, "{summary}");
+    assert_eq!(host.requests().len(), 8);
+    for r in host.requests() {
+        assert_eq!(
+            r.header("accept"),
+            Some("application/vnd.github+json"),
+            "{}",
+            r.path
+        );
+        assert!(r.header("x-github-api-version").is_some());
+        assert!(
+            r.header("user-agent")
+                .is_some_and(|ua| ua.starts_with("repo-signals/"))
+        );
+        assert!(r.header("authorization").is_none());
+    }
+
+    let out = run(dir.path(), &["export"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let site = dir.path().join("site");
+    let betamax_doc = site.join("g/betamax/dataset.json");
+    let github3_doc = site.join("g/github3-py/dataset.json");
+    let out = run(
+        dir.path(),
+        &[
+            "validate",
+            betamax_doc.to_str().unwrap(),
+            github3_doc.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+
+    // betamax: 150 recorded items + 1 new.
+    let doc = read_json(&betamax_doc);
+    let d = &doc["dataset"];
+    assert_eq!(doc["schemaVersion"], 3);
+    assert_eq!(d["version"], 3);
+    assert_eq!(d["repository"]["repo"], BETAMAX);
+    let signals = d["signals"].as_array().unwrap();
+    assert_eq!(signals.len(), 151);
+    let ids: Vec<&str> = signals.iter().map(|s| s["id"].as_str().unwrap()).collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(ids, sorted, "signals are ordered by id string");
+    assert!(ids.contains(&"github:betamaxpy/betamax:pull_request:50"));
+    let runs = d["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(
+        (
+            runs[0]["observedCount"].as_u64(),
+            runs[0]["changedCount"].as_u64()
+        ),
+        (Some(150), Some(150))
+    );
+    assert_eq!(
+        (
+            runs[1]["observedCount"].as_u64(),
+            runs[1]["changedCount"].as_u64()
+        ),
+        (Some(3), Some(3))
+    );
+    assert_eq!(
+        d["date"],
+        now.to_zoned(jiff::tz::TimeZone::UTC).date().to_string()
+    );
+    let marked: BTreeSet<&str> = signals
+        .iter()
+        .filter(|s| s.get("change").is_some())
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    let closed = format!(
+        "github:betamaxpy/betamax:issue:{}",
+        closed_issue_number(&recorded)
+    );
+    // The new issue #151 was discovered, not changed: no marker.
+    assert_eq!(
+        marked,
+        BTreeSet::from(["github:betamaxpy/betamax:issue:150", closed.as_str()])
+    );
+    for s in signals.iter().filter(|s| s.get("change").is_some()) {
+        assert_eq!(s["change"], "updated");
+    }
+    let s150 = signals
+        .iter()
+        .find(|s| s["id"] == "github:betamaxpy/betamax:issue:150")
+        .unwrap();
+    assert_eq!(s150["timestamp"], s150["updatedAt"]);
+    assert_eq!(s150["metrics"]["comments"], 11);
+
+    // github3.py: 11 pull requests and the 0.9.3 release.
+    let doc = read_json(&github3_doc);
+    let d = &doc["dataset"];
+    let signals = d["signals"].as_array().unwrap();
+    assert_eq!(signals.len(), 12);
+    let pr = signals
+        .iter()
+        .find(|s| s["id"] == "github:sigmavirus24/github3.py:pull_request:1033")
+        .unwrap();
+    assert_eq!(
+        (&pr["state"], &pr["merged"], &pr["change"]),
+        (&json!("closed"), &json!(true), &json!("updated"))
+    );
+    let release = signals.iter().find(|s| s["kind"] == "release").unwrap();
+    assert_eq!(
+        release["id"],
+        "github:sigmavirus24/github3.py:release:0.9.3"
+    );
+    assert_eq!(release["updatedAt"], release["publishedAt"]);
+    assert_eq!(d["news"]["latestRelease"]["tag"], "0.9.3");
+    assert_eq!(d["news"]["upcoming"].as_array().unwrap().len(), 6);
+    assert_eq!(d["context"]["stars"], 1064);
+
+    // The trail, from the store: discovered events of run 1, then the
+    // changes of run 2 with their field names in the fixed order.
+    let store = signals_store::Store::open(dir.path().join("signals.db")).unwrap();
+    let key = store
+        .repositories()
+        .unwrap()
+        .into_iter()
+        .find(|r| r.repo.repo.to_string() == BETAMAX)
+        .unwrap()
+        .key;
+    let view = store.repository_view(key).unwrap().unwrap();
+    assert_eq!(view.event_count, 153);
+    assert_eq!(view.trail.len(), 153);
+    let details: Vec<(&str, &str, &str)> = view.trail[150..]
+        .iter()
+        .map(|e| (e.item_id.as_str(), e.kind.as_str(), e.detail.as_str()))
+        .collect();
+    let mut want = vec![
+        (
+            "github:betamaxpy/betamax:issue:150",
+            "changed",
+            "metrics, updatedAt",
+        ),
+        (closed.as_str(), "changed", "state, updatedAt"),
+        (
+            "github:betamaxpy/betamax:issue:151",
+            "discovered",
+            "initial snapshot",
+        ),
+    ];
+    want.sort();
+    assert_eq!(details, want);
+    assert!(
+        view.trail[..150]
+            .iter()
+            .all(|e| e.detail == "initial snapshot")
+    );
+
+    // The page shows the header line the spec describes.
+    let page = std::fs::read_to_string(site.join("g/betamax/index.html")).unwrap();
+    assert!(
+        page.contains("151 signals · 153 observation events"),
+        "header line missing"
+    );
+    assert!(page.contains("50 shown"));
+
+    // status lists both repositories with their last run.
+    let out = run(dir.path(), &["status"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("g/betamax") && text.contains("g/github3-py"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_second_run_with_nothing_new_records_no_event_and_is_all_304() {
+    let host = TestHost::start(Scenario::parse(RECORDED.as_bytes()).unwrap()).unwrap();
+    let dir = TempDir::new("e2e-quiet");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(host.base_url(), &[GITHUB3], ""),
+    )
+    .unwrap();
+    let first = run(dir.path(), &["collect", "--json"], &[]);
+    assert_eq!(first.status.code(), Some(0), "{}", show(&first));
+    let second = run(dir.path(), &["collect", "--json"], &[]);
+    assert_eq!(second.status.code(), Some(0), "{}", show(&second));
+    let summary: Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_eq!(summary["repositories"][0]["changedCount"], 0, "{summary}");
+    assert_eq!(summary["repositories"][0]["observedCount"], 0, "{summary}");
+    // A third run on the same day sends the same URLs: all four are 304.
+    let third = run(dir.path(), &["collect", "--json"], &[]);
+    let summary: Value = serde_json::from_slice(&third.stdout).unwrap();
+    assert_eq!(
+        (
+            summary["requests"].as_u64(),
+            summary["notModified"].as_u64()
+        ),
+        (Some(4), Some(4)),
+        "{summary}"
+    );
+}
+
+#[test]
+fn bad_config_names_file_line_and_key() {
+    let dir = TempDir::new("e2e-config");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        "store = \"x.db\"\n[host]\napi_urll = \"https://x\"\n",
+    )
+    .unwrap();
+    let out = run(dir.path(), &["collect"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("signals.toml:3") && err.contains("api_urll"),
+        "{err}"
+    );
+}
+
+#[test]
+fn init_writes_a_config_that_parses() {
+    let dir = TempDir::new("e2e-init");
+    let out = run(dir.path(), &["init"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    // Refuses to overwrite.
+    let out = run(dir.path(), &["init"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    // `status` on a fresh config explains there is no store yet.
+    let out = run(dir.path(), &["status"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("signals collect"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn validate_reports_pointers_and_fails() {
+    let dir = TempDir::new("e2e-validate");
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, r#"{"schemaVersion": 3, "dataset": {"version": 3}}"#).unwrap();
+    let out = run(dir.path(), &["validate", bad.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("/dataset"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn demo_runs_offline_and_its_datasets_validate() {
+    let dir = TempDir::new("e2e-demo");
+    let out = run(dir.path(), &["demo", "--out", "demo"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("index.html"), "{text}");
+    let docs: Vec<_> = [
+        "demo/site/python-github-tooling/github3-py/dataset.json",
+        "demo/site/python-github-tooling/betamax/dataset.json",
+    ]
+    .iter()
+    .map(|p| dir.path().join(p))
+    .collect();
+    let args: Vec<&str> = std::iter::once("validate")
+        .chain(docs.iter().map(|p| p.to_str().unwrap()))
+        .collect();
+    let out = run(dir.path(), &args, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let d = read_json(&docs[1]);
+    let kinds: BTreeSet<&str> = d["dataset"]["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s.get("change").and_then(Value::as_str))
+        .collect();
+    assert_eq!(kinds, BTreeSet::from(["updated"]));
+    // Running it again starts afresh and succeeds.
+    let again = run(dir.path(), &["demo", "--out", "demo"], &[]);
+    assert_eq!(again.status.code(), Some(0), "{}", show(&again));
+}
