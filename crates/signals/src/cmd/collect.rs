@@ -77,6 +77,10 @@ pub fn now_millis() -> Timestamp {
         .unwrap_or_else(|_| Timestamp::now())
 }
 
+/// Token fingerprints by the name of their environment variable (`None` for
+/// unauthenticated requests).
+pub type Fingerprints = Vec<(Option<String>, String)>;
+
 /// Builds the GitHub client from the host settings, reading the tokens from
 /// the environment through `env`. Returns the client and the fingerprint of
 /// each token by its variable name (for the rate limits kept in the store).
@@ -84,7 +88,7 @@ pub fn build_client(
     host: &HostConfig,
     env: impl Fn(&str) -> Option<String>,
     verbose: bool,
-) -> anyhow::Result<(Client, Vec<(Option<String>, String)>)> {
+) -> anyhow::Result<(Client, Fingerprints)> {
     let tokens: Vec<Token> = host
         .token_env
         .iter()
@@ -94,7 +98,7 @@ pub fn build_client(
                 .map(|v| Token::new(name, v.trim()))
         })
         .collect();
-    let mut fingerprints: Vec<(Option<String>, String)> = tokens
+    let mut fingerprints: Fingerprints = tokens
         .iter()
         .map(|t| (Some(t.env().to_string()), t.fingerprint()))
         .collect();
@@ -135,7 +139,7 @@ pub fn build_client(
 
 /// Keeps the rate limits the client saw, for `signals status`. A failure
 /// here loses nothing collected, so it is only reported.
-pub fn save_rate_limits(client: &Client, store: &Store, fingerprints: &[(Option<String>, String)]) {
+pub fn save_rate_limits(client: &Client, store: &Store, fingerprints: &Fingerprints) {
     let seen_at = Timestamp::now();
     for (env, limit) in client.rate_limits() {
         let (Some(limit), Some((_, fp))) = (limit, fingerprints.iter().find(|(e, _)| *e == env))

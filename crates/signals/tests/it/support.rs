@@ -21,7 +21,11 @@ impl TempDir {
         use std::sync::atomic::{AtomicUsize, Ordering};
         static N: AtomicUsize = AtomicUsize::new(0);
         let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-        let dir = base.join(format!("it-{name}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst)));
+        let dir = base.join(format!(
+            "it-{name}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)
@@ -72,13 +76,16 @@ pub fn config(api_url: &str, repos: &[&str], extra: &str) -> String {
         "store = \"signals.db\"\nout = \"site\"\nbackfill_days = 36500\n{extra}\n[host]\napi_url = \"{api_url}\"\nmax_retries = 2\ntimeout_secs = 5\n\n[[groups]]\nid = \"g\"\nname = \"Group\"\n"
     );
     for r in repos {
-        text.push_str(&format!("\n[[groups.repos]]\nrepo = \"{r}\"\nkeywords = [\"{r}\"]\n"));
+        text.push_str(&format!(
+            "\n[[groups.repos]]\nrepo = \"{r}\"\nkeywords = [\"{r}\"]\n"
+        ));
     }
     text
 }
 
 /// Reads a JSON file.
 pub fn read_json(path: &Path) -> Value {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let bytes =
+        std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     serde_json::from_slice(&bytes).unwrap()
 }
