@@ -9,6 +9,8 @@
 //! cannot fail on a network, a disk or a database. The host, store and site
 //! crates do the I/O around it.
 
+#![warn(missing_docs)]
+
 pub mod dataset;
 pub mod diff;
 pub mod importance;

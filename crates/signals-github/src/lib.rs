@@ -11,6 +11,8 @@
 //! It must not reach into the store or the dataset: data flows out of here
 //! as domain values only.
 
+#![warn(missing_docs)]
+
 mod cache;
 mod client;
 mod error;

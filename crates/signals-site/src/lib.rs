@@ -42,6 +42,8 @@
 //! the trail come in ready-made from core and the store. It must never write
 //! outside `<out>`, which is why group and repository ids must be slugs.
 
+#![warn(missing_docs)]
+
 mod render;
 mod text;
 mod write;

@@ -12,6 +12,8 @@
 //! every response is sent with `Connection: close`, so there is no
 //! keep-alive state to get wrong.
 
+#![warn(missing_docs)]
+
 mod routes;
 mod scenario;
 
