@@ -399,6 +399,19 @@ pub struct RunRecord {
     pub changed_count: u64,
 }
 
+/// What one collection of one repository cost in requests to the host.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestStats {
+    /// HTTP requests sent, including retries, redirect hops and 304 answers.
+    pub requests: u64,
+    /// Answers that were 304 Not Modified (body taken from the cache).
+    pub not_modified: u64,
+    /// Body bytes received over the network.
+    pub bytes_received: u64,
+    /// Requests repeated after a fault or a rate limit.
+    pub retries: u64,
+}
+
 /// The kind of an observation event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

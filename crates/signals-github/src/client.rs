@@ -147,18 +147,9 @@ pub struct RateLimit {
     pub resource: Option<String>,
 }
 
-/// Counters of one [`Client::collect`] call.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RequestStats {
-    /// HTTP requests sent, including retries and redirect hops.
-    pub requests: u64,
-    /// Answers that were 304 Not Modified (body taken from the cache).
-    pub not_modified: u64,
-    /// Body bytes received over the network.
-    pub bytes_received: u64,
-    /// Requests repeated after a fault or a rate limit.
-    pub retries: u64,
-}
+/// Counters of one [`Client::collect`] call (a core type, so the store
+/// records them as they are).
+pub use signals_core::RequestStats;
 
 /// One line of the request log. Never holds a token, only its variable
 /// name.

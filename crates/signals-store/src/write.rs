@@ -21,18 +21,8 @@ use crate::codec::{int, to_json, ts_parse, ts_text};
 use crate::error::{DbContext, Result, StoreError};
 use crate::{RepoKey, Store};
 
-/// What a run cost in requests to the host.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RequestStats {
-    /// HTTP requests sent (including retries and 304 answers).
-    pub requests: u64,
-    /// Requests answered `304 Not Modified` from the cache's validators.
-    pub not_modified: u64,
-    /// Response body bytes received.
-    pub bytes_received: u64,
-    /// Requests sent again after a transient failure.
-    pub retries: u64,
-}
+/// What a run cost in requests to the host (a core type).
+pub use signals_core::RequestStats;
 
 /// Everything one successful run adds to the store.
 #[derive(Debug, Clone, PartialEq)]

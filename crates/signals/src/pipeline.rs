@@ -145,12 +145,7 @@ fn run(
             snapshots: delta.snapshots,
             events: delta.events,
             scores,
-            stats: signals_store::RequestStats {
-                requests: outcome.stats.requests,
-                not_modified: outcome.stats.not_modified,
-                bytes_received: outcome.stats.bytes_received,
-                retries: outcome.stats.retries,
-            },
+            stats: outcome.stats,
             renamed_to: outcome.renamed_to.clone(),
         },
     )?;
