@@ -689,11 +689,12 @@ mod tests {
         (group, repo, context, News::default(), runs, items)
     }
 
-    #[test]
-    fn built_document_passes_its_own_checks() {
+    /// The fixture's document, with `changed` marked as changed in the
+    /// latest run.
+    fn fixture_document(changed: &[&str]) -> Document {
         let (group, repo, context, news, runs, items) = fixture();
-        let changed = HashSet::from(["github:o/n:issue:9".to_string()]);
-        let input = DatasetInput {
+        let changed: HashSet<String> = changed.iter().map(|s| s.to_string()).collect();
+        build(&DatasetInput {
             group: &group,
             repo: &repo,
             context: &context,
@@ -701,8 +702,13 @@ mod tests {
             runs: &runs,
             items: &items,
             changed_in_latest: &changed,
-        };
-        let doc = build(&input).unwrap();
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn built_document_passes_its_own_checks() {
+        let doc = fixture_document(&["github:o/n:issue:9"]);
         let ids: Vec<_> = doc.dataset.signals.iter().map(|s| s.id.as_str()).collect();
         assert_eq!(
             ids,
@@ -727,18 +733,7 @@ mod tests {
 
     #[test]
     fn broken_documents_are_reported_with_pointers() {
-        let (group, repo, context, news, runs, items) = fixture();
-        let changed = HashSet::new();
-        let input = DatasetInput {
-            group: &group,
-            repo: &repo,
-            context: &context,
-            news: &news,
-            runs: &runs,
-            items: &items,
-            changed_in_latest: &changed,
-        };
-        let mut json = serde_json::to_value(build(&input).unwrap()).unwrap();
+        let mut json = serde_json::to_value(fixture_document(&[])).unwrap();
         let signals = json["dataset"]["signals"].as_array_mut().unwrap();
         signals.swap(0, 1);
         signals[2]["timestamp"] = "2000-01-01T00:00:00Z".into();
