@@ -2,5 +2,6 @@
 //! per area. Every test runs the real `signals` executable against a loopback
 //! server it starts itself; nothing reaches the internet.
 
+mod browser;
 mod e2e;
 mod support;

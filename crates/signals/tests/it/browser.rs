@@ -1,0 +1,902 @@
+//! The demo site as a reader's browser sees it: the real binary renders the
+//! demo, a loopback HTTP server started here serves it, and headless
+//! Chromium loads every repository page. The DOM after load is checked
+//! against `dataset.json`; every console message (a CSP violation, a blocked
+//! resource, a script error) fails the test, and so does any request the
+//! server could not answer. Screenshots (desktop, phone, phone in dark mode)
+//! are left under `<target>/browser-screenshots/` for people to look at.
+//!
+//! Chromium is found at `/usr/bin/chromium` or on `PATH`. Without it the test
+//! prints "skipped: chromium not found" and passes, unless
+//! `SIGNALS_REQUIRE_BROWSER=1` (set in CI), where a missing browser fails.
+//!
+//! No heavy dependency: `--dump-dom` gives the DOM after load, a small
+//! parser below reads Chromium's serialization (always quoted attributes and
+//! explicit end tags), and `--enable-logging=stderr` gives console messages.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::{self, TempDir};
+
+/// Longest a single Chromium run may take before it is killed.
+const CHROMIUM_DEADLINE: Duration = Duration::from_secs(90);
+
+/// Signal cards per page and trail events on a repository's first page, as
+/// the site promises them.
+const PAGE_SIZE: usize = signals_site::PAGE_SIZE;
+const TRAIL_PREVIEW: usize = signals_site::TRAIL_PREVIEW;
+const TRAIL_PAGE_SIZE: usize = signals_site::TRAIL_PAGE_SIZE;
+
+#[test]
+fn demo_site_in_headless_chromium() {
+    let Some(browser) = find_chromium() else {
+        if std::env::var("SIGNALS_REQUIRE_BROWSER").as_deref() == Ok("1") {
+            panic!(
+                "chromium not found (looked at /usr/bin/chromium and for chromium or \
+                 chromium-browser on PATH) and SIGNALS_REQUIRE_BROWSER=1; install it \
+                 (Debian: apt-get install chromium)"
+            );
+        }
+        // Straight to stderr: the test harness captures `eprintln!`, and this
+        // notice must be seen even when the test passes.
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: chromium not found (install it, or set SIGNALS_REQUIRE_BROWSER=1 to make this a failure)"
+        );
+        return;
+    };
+
+    let dir = TempDir::new("browser");
+    let out = support::run(dir.path(), &["demo", "--out", "out"], &[]);
+    assert!(out.status.success(), "demo failed: {}", support::show(&out));
+    let site = dir.path().join("out").join("site");
+    let server = Server::start(&site);
+    let shots = screenshot_dir();
+    let mut console = Vec::new();
+
+    // First, that this Chromium reports console messages the way `run`
+    // reads them: otherwise "no console errors" below would prove nothing.
+    let canary = browser.run(&dir, &["--dump-dom"], &server.url("/__canary.html"));
+    assert!(
+        canary
+            .console
+            .iter()
+            .any(|l| l.contains("Content Security Policy")),
+        "the canary page's CSP violation was not seen in Chromium's log; the console \
+         check cannot work with this Chromium. Its stderr:\n{}",
+        canary.stderr
+    );
+
+    let repos = demo_repositories(&site);
+    assert!(
+        repos.len() >= 2,
+        "the demo should render at least two repositories: {repos:?}"
+    );
+    let mut kinds_seen = BTreeSet::new();
+    for (group, repo) in &repos {
+        let base = format!("/{group}/{repo}/");
+        let dataset = support::read_json(&site.join(group).join(repo).join("dataset.json"));
+        let expect = Expected::from_dataset(&dataset);
+        let label = format!("{group}/{repo}");
+
+        // The first page: header, counter, cards, trail preview.
+        let run = browser.run(
+            &dir,
+            &["--dump-dom"],
+            &server.url(&format!("{base}index.html")),
+        );
+        console.extend(run.console.clone());
+        let dom = Dom::parse(&run.stdout);
+        check_header(&label, &dom, &expect);
+        let first_cards = check_cards(&label, &dom, &expect, 1);
+        for kind in check_trail(&label, &dom, expect.events.min(TRAIL_PREVIEW)) {
+            kinds_seen.insert(kind);
+        }
+
+        // The other pages: together they list every signal exactly once,
+        // still by importance.
+        let mut listed = first_cards;
+        let pages = expect.signals.len().div_ceil(PAGE_SIZE).max(1);
+        for page in 2..=pages {
+            let run = browser.run(
+                &dir,
+                &["--dump-dom"],
+                &server.url(&format!("{base}page-{page}.html")),
+            );
+            console.extend(run.console.clone());
+            let dom = Dom::parse(&run.stdout);
+            check_header(&format!("{label} page {page}"), &dom, &expect);
+            let cards = check_cards(&format!("{label} page {page}"), &dom, &expect, page);
+            if let (Some(last), Some(next)) = (listed.last(), cards.first()) {
+                assert!(
+                    last.1 >= next.1,
+                    "{label}: page {page} starts with importance {} after {} on the page before",
+                    next.1,
+                    last.1
+                );
+            }
+            listed.extend(cards);
+        }
+        let ids: Vec<&str> = listed.iter().map(|(id, _)| id.as_str()).collect();
+        let unique: BTreeSet<&str> = ids.iter().copied().collect();
+        assert_eq!(
+            unique.len(),
+            ids.len(),
+            "{label}: a signal is listed twice across pages"
+        );
+        let all: BTreeSet<&str> = expect.signals.keys().map(String::as_str).collect();
+        assert_eq!(
+            unique, all,
+            "{label}: the pages do not list exactly the dataset's signals"
+        );
+
+        // The full trail's first page.
+        let run = browser.run(
+            &dir,
+            &["--dump-dom"],
+            &server.url(&format!("{base}trail.html")),
+        );
+        console.extend(run.console.clone());
+        let dom = Dom::parse(&run.stdout);
+        check_header(&format!("{label} trail"), &dom, &expect);
+        for kind in check_trail(
+            &format!("{label} trail"),
+            &dom,
+            expect.events.min(TRAIL_PAGE_SIZE),
+        ) {
+            kinds_seen.insert(kind);
+        }
+
+        let name = format!("{group}-{repo}");
+        console.extend(browser.screenshots(
+            &dir,
+            &shots,
+            &name,
+            &server.url(&format!("{base}index.html")),
+        ));
+    }
+    assert_eq!(
+        kinds_seen,
+        BTreeSet::from(["changed".to_string(), "discovered".to_string()]),
+        "the demo's two runs should show both discovered and changed events"
+    );
+
+    // The index links every repository.
+    let run = browser.run(&dir, &["--dump-dom"], &server.url("/index.html"));
+    console.extend(run.console.clone());
+    let dom = Dom::parse(&run.stdout);
+    let hrefs: BTreeSet<&str> = dom
+        .elements()
+        .filter(|&e| dom.name(e) == "a")
+        .filter_map(|e| dom.attr(e, "href"))
+        .collect();
+    for (group, repo) in &repos {
+        let href = format!("{group}/{repo}/index.html");
+        assert!(
+            hrefs.contains(href.as_str()),
+            "the index does not link {href}: {hrefs:?}"
+        );
+    }
+    console.extend(browser.screenshots(&dir, &shots, "index", &server.url("/index.html")));
+
+    assert!(
+        console.is_empty(),
+        "the browser console is not clean:\n{}",
+        console.join("\n")
+    );
+    let failed: Vec<String> = server
+        .requests()
+        .into_iter()
+        // Chromium asks for a favicon on its own; the site has none.
+        .filter(|(path, status)| *status != 200 && path != "/favicon.ico")
+        .map(|(path, status)| format!("{status} {path}"))
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "requests the site could not answer: {failed:?}"
+    );
+    assert!(
+        server
+            .requests()
+            .iter()
+            .any(|(p, s)| p == "/style.css" && *s == 200),
+        "no page loaded the stylesheet"
+    );
+}
+
+/// What the pages of one repository must show, from its `dataset.json`.
+struct Expected {
+    /// Signal id → its URL.
+    signals: BTreeMap<String, String>,
+    /// Observation events: the sum of `changedCount` over the runs.
+    events: usize,
+}
+
+impl Expected {
+    fn from_dataset(doc: &Value) -> Expected {
+        let d = &doc["dataset"];
+        let signals = d["signals"]
+            .as_array()
+            .expect("dataset.signals is an array")
+            .iter()
+            .map(|s| {
+                (
+                    s["id"].as_str().expect("signal id").to_string(),
+                    s["url"].as_str().expect("signal url").to_string(),
+                )
+            })
+            .collect();
+        let events = d["runs"]
+            .as_array()
+            .expect("dataset.runs is an array")
+            .iter()
+            .map(|r| r["changedCount"].as_u64().expect("run changedCount") as usize)
+            .sum();
+        Expected { signals, events }
+    }
+}
+
+/// The header line `<N> signals · <M> observation events`, on every page.
+fn check_header(label: &str, dom: &Dom, expect: &Expected) {
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let line = format!(
+        "{} · {}",
+        plural(expect.signals.len(), "signal", "signals"),
+        plural(expect.events, "observation event", "observation events")
+    );
+    assert!(
+        dom.elements().any(|e| dom.text(e).trim() == line),
+        "{label}: no element reads {line:?}"
+    );
+}
+
+/// The cards of page `page`: how many, in importance order, each with its
+/// "Original evidence" link to the signal's URL, and the `<k> shown`
+/// counter. Returns (id, importance) in page order.
+fn check_cards(label: &str, dom: &Dom, expect: &Expected, page: usize) -> Vec<(String, u32)> {
+    let total = expect.signals.len();
+    let want = total.saturating_sub((page - 1) * PAGE_SIZE).min(PAGE_SIZE);
+    let cards: Vec<usize> = dom
+        .elements()
+        .filter(|&e| dom.attr(e, "data-signal-id").is_some())
+        .collect();
+    assert_eq!(
+        cards.len(),
+        want,
+        "{label}: cards shown (dataset has {total} signals)"
+    );
+
+    // The counter is the element whose text starts `<k> shown`; card text
+    // may say "shown" too, but not at the start of an element.
+    let shown: Vec<String> = dom
+        .elements()
+        .filter_map(|e| {
+            let text = dom.text(e);
+            let (k, rest) = text.split_once(' ')?;
+            let counter =
+                k.parse::<usize>().is_ok() && (rest == "shown" || rest.starts_with("shown "));
+            counter.then(|| k.to_string())
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [want.to_string()],
+        "{label}: the `<k> shown` counter"
+    );
+
+    let mut listed = Vec::new();
+    for &card in &cards {
+        let id = dom.attr(card, "data-signal-id").unwrap().to_string();
+        let importance: u32 = dom
+            .attr(card, "data-importance")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{label}: card {id} has no numeric data-importance"));
+        let url = expect
+            .signals
+            .get(&id)
+            .unwrap_or_else(|| panic!("{label}: card {id} is not a signal of the dataset"));
+        let evidence: Vec<&str> = dom
+            .descendants(card)
+            .filter(|&e| dom.name(e) == "a" && dom.text(e).trim() == "Original evidence")
+            .filter_map(|e| dom.attr(e, "href"))
+            .collect();
+        assert!(
+            url.starts_with("https://") || url.starts_with("http://"),
+            "{label}: the demo signal {id} has a non-http URL {url:?}"
+        );
+        assert_eq!(
+            evidence,
+            [url.as_str()],
+            "{label}: the Original evidence link of {id}"
+        );
+        listed.push((id, importance));
+    }
+    for pair in listed.windows(2) {
+        assert!(
+            pair[0].1 >= pair[1].1,
+            "{label}: card {} (importance {}) comes before {} (importance {})",
+            pair[0].0,
+            pair[0].1,
+            pair[1].0,
+            pair[1].1
+        );
+    }
+    listed
+}
+
+/// The trail entries: `want` of them, each `discovered` or `changed`.
+/// Returns the kinds seen.
+fn check_trail(label: &str, dom: &Dom, want: usize) -> BTreeSet<String> {
+    let kinds: Vec<&str> = dom
+        .elements()
+        .filter_map(|e| dom.attr(e, "data-event-kind"))
+        .collect();
+    assert_eq!(kinds.len(), want, "{label}: trail entries");
+    for kind in &kinds {
+        assert!(
+            matches!(*kind, "discovered" | "changed"),
+            "{label}: trail entry of kind {kind:?}"
+        );
+    }
+    kinds.into_iter().map(str::to_string).collect()
+}
+
+/// `(group, repository)` of every rendered repository, from the folders.
+fn demo_repositories(site: &Path) -> Vec<(String, String)> {
+    let mut repos = Vec::new();
+    for group in std::fs::read_dir(site).unwrap() {
+        let group = group.unwrap().path();
+        if !group.is_dir() {
+            continue;
+        }
+        for repo in std::fs::read_dir(&group).unwrap() {
+            let repo = repo.unwrap().path();
+            if repo.join("index.html").is_file() {
+                let name = |p: &Path| p.file_name().unwrap().to_string_lossy().into_owned();
+                repos.push((name(&group), name(&repo)));
+            }
+        }
+    }
+    repos.sort();
+    repos
+}
+
+/// `<target>/browser-screenshots`, beside the build, kept after the test.
+fn screenshot_dir() -> PathBuf {
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let dir = tmp.parent().unwrap_or(&tmp).join("browser-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn find_chromium() -> Option<Chromium> {
+    let fixed = PathBuf::from("/usr/bin/chromium");
+    if fixed.is_file() {
+        return Some(Chromium(fixed));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|d| [d.join("chromium"), d.join("chromium-browser")])
+        .find(|p| p.is_file())
+        .map(Chromium)
+}
+
+/// A headless Chromium executable.
+struct Chromium(PathBuf);
+
+/// What one Chromium run left.
+struct Run {
+    stdout: String,
+    stderr: String,
+    /// Console messages of the page (`...:CONSOLE...] "message", source: ...`).
+    console: Vec<String>,
+}
+
+impl Chromium {
+    /// Loads `url` once with `extra` flags, in a fresh profile, and waits at
+    /// most [`CHROMIUM_DEADLINE`]; a hung browser is killed with its whole
+    /// process group and fails the test.
+    fn run(&self, scratch: &TempDir, extra: &[&str], url: &str) -> Run {
+        use std::os::unix::process::CommandExt;
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::SeqCst);
+        let work = scratch.path().join(format!("chromium-{n}"));
+        let profile = work.join("profile");
+        std::fs::create_dir_all(&profile).unwrap();
+        // Files, not pipes: a large DOM cannot fill a pipe and stall the browser.
+        let (out_path, err_path) = (work.join("stdout"), work.join("stderr"));
+        let mut child = Command::new(&self.0)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-quic",
+                "--no-proxy-server",
+                "--hide-scrollbars",
+                "--enable-logging=stderr",
+                "--v=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .args(extra)
+            .arg(url)
+            .stdin(Stdio::null())
+            .stdout(File::create(&out_path).unwrap())
+            .stderr(File::create(&err_path).unwrap())
+            // Its own process group, so a timeout can end the renderers too.
+            .process_group(0)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", self.0.display()));
+        let deadline = Instant::now() + CHROMIUM_DEADLINE;
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = Command::new("kill")
+                    .args(["-KILL", "--", &format!("-{}", child.id())])
+                    .status();
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "chromium did not finish loading {url} within {CHROMIUM_DEADLINE:?}; stderr:\n{}",
+                    std::fs::read_to_string(&err_path).unwrap_or_default()
+                );
+            }
+            thread::sleep(Duration::from_millis(50));
+        };
+        let stdout = std::fs::read_to_string(&out_path).unwrap();
+        let stderr = std::fs::read_to_string(&err_path).unwrap();
+        assert!(
+            status.success(),
+            "chromium failed on {url}: {status}\n{stderr}"
+        );
+        let console = stderr
+            .lines()
+            .filter(|l| l.contains(":CONSOLE"))
+            .map(str::to_string)
+            .collect();
+        Run {
+            stdout,
+            stderr,
+            console,
+        }
+    }
+
+    /// Desktop, phone and dark phone screenshots of `url` as
+    /// `<dir>/<name>-{desktop,phone,phone-dark}.png`; returns the console
+    /// messages of these loads.
+    fn screenshots(&self, scratch: &TempDir, dir: &Path, name: &str, url: &str) -> Vec<String> {
+        let mut console = Vec::new();
+        for (suffix, (width, height), dark) in [
+            ("desktop", (1280, 1800), false),
+            ("phone", (390, 1600), false),
+            ("phone-dark", (390, 1600), true),
+        ] {
+            let path = dir.join(format!("{name}-{suffix}.png"));
+            let _ = std::fs::remove_file(&path);
+            let mut flags = vec![
+                format!("--screenshot={}", path.display()),
+                format!("--window-size={width},{height}"),
+            ];
+            if dark {
+                flags.push("--force-dark-mode".to_string());
+            }
+            let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+            console.extend(self.run(scratch, &flags, url).console);
+            let png = std::fs::read(&path)
+                .unwrap_or_else(|e| panic!("no screenshot {}: {e}", path.display()));
+            assert_eq!(
+                png_size(&png),
+                Some((width, height)),
+                "screenshot {} has the wrong size",
+                path.display()
+            );
+        }
+        console
+    }
+}
+
+/// Width and height from a PNG's IHDR chunk.
+fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    if png.len() < 24 || &png[..8] != b"\x89PNG\r\n\x1a\n" || &png[12..16] != b"IHDR" {
+        return None;
+    }
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    Some((be(&png[16..20]), be(&png[20..24])))
+}
+
+/// A static file server on 127.0.0.1 for one folder, with a log of every
+/// request and the status it got. Each connection gets its own thread:
+/// Chromium opens connections ahead of need and may leave one idle.
+struct Server {
+    addr: SocketAddr,
+    log: Arc<Mutex<Vec<(String, u16)>>>,
+    stop: Arc<AtomicBool>,
+}
+
+/// A page that breaks its own CSP, to prove console messages are seen.
+const CANARY: &str = "<!doctype html><html><head><meta http-equiv=\"Content-Security-Policy\" \
+    content=\"default-src 'none'\"><title>canary</title><style>p{color:red}</style></head>\
+    <body><p>canary</p></body></html>";
+
+impl Server {
+    fn start(root: &Path) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (root, log2, stop2) = (root.to_path_buf(), log.clone(), stop.clone());
+        thread::spawn(move || {
+            for conn in listener.incoming() {
+                if stop2.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(conn) = conn else { continue };
+                let (root, log) = (root.clone(), log2.clone());
+                thread::spawn(move || serve(&root, conn, &log));
+            }
+        });
+        Server { addr, log, stop }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    fn requests(&self) -> Vec<(String, u16)> {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop so it sees the flag.
+        let _ = TcpStream::connect(self.addr);
+    }
+}
+
+/// Answers the requests of one connection (keep-alive), until it closes or
+/// idles for five seconds.
+fn serve(root: &Path, conn: TcpStream, log: &Mutex<Vec<(String, u16)>>) {
+    let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
+    let Ok(mut writer) = conn.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(conn);
+    loop {
+        let mut request_line = String::new();
+        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+            return;
+        }
+        loop {
+            let mut header = String::new();
+            match reader.read_line(&mut header) {
+                Ok(0) | Err(_) => return,
+                Ok(_) if header.trim_end().is_empty() => break,
+                Ok(_) => {}
+            }
+        }
+        let mut parts = request_line.split_whitespace();
+        let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        let path = target.split(['?', '#']).next().unwrap_or("").to_string();
+        let (status, content_type, body) = if method != "GET" {
+            (405, "text/plain; charset=utf-8", b"only GET".to_vec())
+        } else if path == "/__canary.html" {
+            (200, "text/html; charset=utf-8", CANARY.as_bytes().to_vec())
+        } else {
+            match file_for(root, &path).and_then(|p| Some((std::fs::read(&p).ok()?, p))) {
+                Some((bytes, p)) => (200, content_type(&p), bytes),
+                None => (404, "text/plain; charset=utf-8", b"not found".to_vec()),
+            }
+        };
+        log.lock().unwrap().push((path, status));
+        let head = format!(
+            "HTTP/1.1 {status} {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\
+             X-Content-Type-Options: nosniff\r\n\r\n",
+            if status == 200 { "OK" } else { "Error" },
+            body.len()
+        );
+        if writer
+            .write_all(head.as_bytes())
+            .and_then(|()| writer.write_all(&body))
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// The file under `root` that `path` names; `None` for anything that could
+/// leave the folder.
+fn file_for(root: &Path, path: &str) -> Option<PathBuf> {
+    let rel = path.strip_prefix('/')?;
+    let mut file = root.to_path_buf();
+    for segment in rel.split('/') {
+        if segment.is_empty() || segment == "." || segment == ".." || segment.contains('\\') {
+            return None;
+        }
+        file.push(segment);
+    }
+    if file.is_dir() {
+        file.push("index.html");
+    }
+    file.is_file().then_some(file)
+}
+
+fn content_type(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("json") => "application/json",
+        Some("atom") => "application/atom+xml",
+        Some("png") => "image/png",
+        _ => "application/octet-stream",
+    }
+}
+
+/// The DOM as Chromium serializes it (`--dump-dom`): a tree of elements and
+/// text. Enough HTML for that output, not a general parser: Chromium always
+/// quotes attribute values and closes every non-void element.
+struct Dom {
+    nodes: Vec<Node>,
+}
+
+struct Node {
+    name: String,
+    attrs: HashMap<String, String>,
+    children: Vec<Child>,
+}
+
+enum Child {
+    Element(usize),
+    Text(String),
+}
+
+const VOID: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+    "wbr",
+];
+
+impl Dom {
+    fn parse(html: &str) -> Dom {
+        let mut nodes = vec![Node {
+            name: "#document".to_string(),
+            attrs: HashMap::new(),
+            children: Vec::new(),
+        }];
+        let mut open = vec![0usize];
+        let mut rest = html;
+        while !rest.is_empty() {
+            let parent = *open.last().unwrap();
+            if let Some(tail) = rest.strip_prefix("<!--") {
+                rest = tail.find("-->").map_or("", |i| &tail[i + 3..]);
+            } else if rest.starts_with("<!") {
+                rest = rest.find('>').map_or("", |i| &rest[i + 1..]);
+            } else if let Some(tail) = rest.strip_prefix("</") {
+                let end = tail.find('>').unwrap_or(tail.len());
+                let name = tail[..end].trim().to_ascii_lowercase();
+                if let Some(at) = open.iter().rposition(|&n| nodes[n].name == name) {
+                    open.truncate(at.max(1));
+                }
+                rest = tail.get(end + 1..).unwrap_or("");
+            } else if rest.starts_with('<')
+                && rest[1..].starts_with(|c: char| c.is_ascii_alphabetic())
+            {
+                let (name, attrs, self_closing, tail) = start_tag(&rest[1..]);
+                let id = nodes.len();
+                nodes.push(Node {
+                    name: name.clone(),
+                    attrs,
+                    children: Vec::new(),
+                });
+                nodes[parent].children.push(Child::Element(id));
+                rest = tail;
+                if matches!(name.as_str(), "script" | "style") {
+                    let close = format!("</{name}");
+                    let end = rest.to_ascii_lowercase().find(&close).unwrap_or(rest.len());
+                    nodes[id]
+                        .children
+                        .push(Child::Text(rest[..end].to_string()));
+                    rest = &rest[end..];
+                    open.push(id);
+                } else if !self_closing && !VOID.contains(&name.as_str()) {
+                    open.push(id);
+                }
+            } else {
+                // A stray `<` is text; skip it before looking for the next tag.
+                let skip = usize::from(rest.starts_with('<'));
+                let end = rest[skip..].find('<').map_or(rest.len(), |i| i + skip);
+                nodes[parent]
+                    .children
+                    .push(Child::Text(unescape(&rest[..end])));
+                rest = &rest[end..];
+            }
+        }
+        Dom { nodes }
+    }
+
+    fn root(&self) -> usize {
+        0
+    }
+
+    fn elements(&self) -> impl Iterator<Item = usize> + '_ {
+        1..self.nodes.len()
+    }
+
+    /// Every element inside `id`, in document order.
+    fn descendants(&self, id: usize) -> impl Iterator<Item = usize> + '_ {
+        let mut stack: Vec<usize> = self.element_children(id).rev().collect();
+        std::iter::from_fn(move || {
+            let next = stack.pop()?;
+            stack.extend(self.element_children(next).rev());
+            Some(next)
+        })
+    }
+
+    fn element_children(&self, id: usize) -> impl DoubleEndedIterator<Item = usize> + '_ {
+        self.nodes[id].children.iter().filter_map(|c| match c {
+            Child::Element(e) => Some(*e),
+            Child::Text(_) => None,
+        })
+    }
+
+    fn name(&self, id: usize) -> &str {
+        &self.nodes[id].name
+    }
+
+    fn attr(&self, id: usize, name: &str) -> Option<&str> {
+        self.nodes[id].attrs.get(name).map(String::as_str)
+    }
+
+    /// The text content, with runs of whitespace folded to one space.
+    fn text(&self, id: usize) -> String {
+        fn collect(dom: &Dom, id: usize, out: &mut String) {
+            for child in &dom.nodes[id].children {
+                match child {
+                    Child::Element(e)
+                        if matches!(dom.nodes[*e].name.as_str(), "script" | "style") => {}
+                    Child::Element(e) => collect(dom, *e, out),
+                    Child::Text(t) => out.push_str(t),
+                }
+            }
+        }
+        let mut raw = String::new();
+        collect(self, id, &mut raw);
+        raw.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// Parses a start tag after its `<`: name, attributes, whether it ends in
+/// `/>`, and the input after the `>`.
+fn start_tag(input: &str) -> (String, HashMap<String, String>, bool, &str) {
+    let name_end = input
+        .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
+        .unwrap_or(input.len());
+    let name = input[..name_end].to_ascii_lowercase();
+    let mut rest = &input[name_end..];
+    let mut attrs = HashMap::new();
+    loop {
+        rest = rest.trim_start();
+        if let Some(tail) = rest.strip_prefix("/>") {
+            return (name, attrs, true, tail);
+        }
+        if let Some(tail) = rest.strip_prefix('>') {
+            return (name, attrs, false, tail);
+        }
+        if rest.is_empty() {
+            return (name, attrs, false, rest);
+        }
+        if let Some(tail) = rest.strip_prefix('/') {
+            rest = tail;
+            continue;
+        }
+        let key_end = rest
+            .find(|c: char| c.is_whitespace() || c == '=' || c == '>' || c == '/')
+            .unwrap_or(rest.len());
+        let key = rest[..key_end].to_ascii_lowercase();
+        rest = rest[key_end..].trim_start();
+        let value = if let Some(tail) = rest.strip_prefix('=') {
+            let tail = tail.trim_start();
+            let (value, after) = match tail.chars().next() {
+                Some(q @ ('"' | '\'')) => {
+                    let end = tail[1..].find(q).map_or(tail.len(), |i| i + 1);
+                    (&tail[1..end], tail.get(end + 1..).unwrap_or(""))
+                }
+                _ => {
+                    let end = tail
+                        .find(|c: char| c.is_whitespace() || c == '>')
+                        .unwrap_or(tail.len());
+                    (&tail[..end], &tail[end..])
+                }
+            };
+            rest = after;
+            unescape(value)
+        } else {
+            String::new()
+        };
+        attrs.insert(key, value);
+    }
+}
+
+/// The character references Chromium's serializer writes, plus numeric ones.
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let end = rest.find(';').filter(|&e| e <= 10);
+        let decoded = end.and_then(|e| match &rest[1..e] {
+            "amp" => Some('&'),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            "nbsp" => Some('\u{a0}'),
+            num => num
+                .strip_prefix("#x")
+                .or_else(|| num.strip_prefix("#X"))
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .or_else(|| num.strip_prefix('#').and_then(|d| d.parse().ok()))
+                .and_then(char::from_u32),
+        });
+        match (decoded, end) {
+            (Some(c), Some(e)) => {
+                out.push(c);
+                rest = &rest[e + 1..];
+            }
+            _ => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn dom_parser_reads_chromium_serialization() {
+    let dom = Dom::parse(
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>a>b{}</style></head>\
+         <body><ol><li data-signal-id=\"x:1\" data-importance=\"7\"><p>A &amp; B&nbsp;·</p>\
+         <a href=\"https://e.test/?a=1&amp;b=2\">Original evidence</a><br></li>\
+         <li data-signal-id=\"x:2\"></li></ol><!-- c --><p>50 shown</p></body></html>",
+    );
+    let cards: Vec<usize> = dom
+        .elements()
+        .filter(|&e| dom.attr(e, "data-signal-id").is_some())
+        .collect();
+    assert_eq!(cards.len(), 2);
+    assert_eq!(dom.attr(cards[0], "data-importance"), Some("7"));
+    let links: Vec<usize> = dom
+        .descendants(cards[0])
+        .filter(|&e| dom.name(e) == "a")
+        .collect();
+    assert_eq!(links.len(), 1);
+    assert_eq!(dom.attr(links[0], "href"), Some("https://e.test/?a=1&b=2"));
+    assert_eq!(
+        dom.descendants(cards[1]).count(),
+        0,
+        "the <br> is void, the second card is a sibling"
+    );
+    // Text content, as in the DOM: no space where the markup has none.
+    assert_eq!(dom.text(dom.root()), "A & B ·Original evidence50 shown");
+}
