@@ -4,4 +4,5 @@
 
 mod browser;
 mod e2e;
+mod faults;
 mod support;
