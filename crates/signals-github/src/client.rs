@@ -274,6 +274,12 @@ impl Client {
         &self.config
     }
 
+    /// The counters of the latest [`Client::collect`] call, also when it
+    /// failed: a failed collection spends requests too.
+    pub fn last_stats(&self) -> RequestStats {
+        self.stats
+    }
+
     /// The last rate limit seen for the token the next request would use
     /// (or for anonymous access); `None` before any answer.
     pub fn rate_limit(&self) -> Option<RateLimit> {

@@ -331,11 +331,17 @@ pub fn collect_all(
             continue;
         }
         bar.set_message(name.clone());
-        match collect_one(client, store, group, repo, now(), window, weights) {
+        let result = collect_one(client, store, group, repo, now(), window, weights);
+        // Count what every attempt cost, failed ones included.
+        let stats = match &result {
+            Ok(outcome) => outcome.stats,
+            Err(_) => client.last_stats(),
+        };
+        summary.requests += stats.requests;
+        summary.not_modified += stats.not_modified;
+        summary.bytes += stats.bytes_received;
+        match result {
             Ok(outcome) => {
-                summary.requests += outcome.stats.requests;
-                summary.not_modified += outcome.stats.not_modified;
-                summary.bytes += outcome.stats.bytes_received;
                 summary.results.push(RepoResult::Collected {
                     repo: name,
                     observed: outcome.run.observed_count,
