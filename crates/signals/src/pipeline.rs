@@ -104,17 +104,16 @@ fn run(
         return Err(e.into());
     }
     let mut collected = outcome.collected;
-    // After a rename the client reports items under the host's new name;
-    // signals keep the configured one, so their ids stay stable and match
-    // the dataset's `project` (docs/decisions.md).
-    if outcome.renamed_to.is_some() {
-        for item in collected
-            .items
-            .iter_mut()
-            .chain(collected.releases.iter_mut())
-        {
-            item.repo = repo.repo.clone();
-        }
+    // The client reports items under the host's name, which differs from
+    // the configured one after a rename (or in letter case); signals keep
+    // the configured one, so their ids stay stable and match the dataset's
+    // `project` (docs/decisions.md).
+    for item in collected
+        .items
+        .iter_mut()
+        .chain(collected.releases.iter_mut())
+    {
+        item.repo = repo.repo.clone();
     }
 
     // Releases published in the window are observed items; all of them feed
