@@ -382,3 +382,28 @@ fn demo_runs_offline_and_its_datasets_validate() {
     let again = run(dir.path(), &["demo", "--out", "demo"], &[]);
     assert_eq!(again.status.code(), Some(0), "{}", show(&again));
 }
+
+#[test]
+fn configured_letter_case_is_kept_in_ids_and_the_dataset_validates() {
+    let host = TestHost::start(Scenario::parse(RECORDED.as_bytes()).unwrap()).unwrap();
+    let dir = TempDir::new("e2e-case");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(host.base_url(), &["SigmaVirus24/GitHub3.py"], ""),
+    )
+    .unwrap();
+    let out = run(dir.path(), &["collect"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let out = run(dir.path(), &["export"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let doc = dir.path().join("site/g/github3-py/dataset.json");
+    let out = run(dir.path(), &["validate", doc.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let d = read_json(&doc);
+    assert!(
+        d["dataset"]["signals"][0]["id"]
+            .as_str()
+            .unwrap()
+            .starts_with("github:SigmaVirus24/GitHub3.py:")
+    );
+}
