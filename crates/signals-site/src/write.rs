@@ -121,6 +121,14 @@ mod tests {
         dir
     }
 
+    /// The names of the entries of a folder.
+    fn names_in(dir: &Path) -> Vec<String> {
+        fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect()
+    }
+
     #[test]
     fn writes_replace_atomically_and_leave_no_temp_files() {
         let out = scratch("atomic");
@@ -128,11 +136,7 @@ mod tests {
         write_content(&out, rel, b"first").unwrap();
         write_content(&out, rel, b"second").unwrap();
         assert_eq!(fs::read(out.join(rel)).unwrap(), b"second");
-        let names: Vec<_> = fs::read_dir(out.join("g/r"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        assert_eq!(names, ["index.html"]);
+        assert_eq!(names_in(&out.join("g/r")), ["index.html"]);
         fs::remove_dir_all(&out).unwrap();
     }
 
@@ -153,11 +157,7 @@ mod tests {
         fs::create_dir_all(out.join("a/index.html/inner")).unwrap();
         let err = write_content(&out, Path::new("a/index.html"), b"x").unwrap_err();
         assert!(err.to_string().contains("a/index.html"), "{err}");
-        let names: Vec<_> = fs::read_dir(out.join("a"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        assert_eq!(names, ["index.html"]);
+        assert_eq!(names_in(&out.join("a")), ["index.html"]);
         fs::remove_dir_all(&out).unwrap();
     }
 
