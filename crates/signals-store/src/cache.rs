@@ -119,6 +119,32 @@ impl Store {
         Ok(())
     }
 
+    /// Marks a cached response as used at `at`, so pruning keeps it.
+    pub fn cache_touch(&self, url: &str, fingerprint: &str, at: Timestamp) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "UPDATE http_cache SET stored_at = ?3 WHERE url = ?1 AND token_fingerprint = ?2",
+            )
+            .doing(&self.path, "touching the HTTP cache")?
+            .execute(params![url, fingerprint, ts_text(at)])
+            .doing(&self.path, "touching the HTTP cache")?;
+        Ok(())
+    }
+
+    /// Deletes the cached responses neither stored nor used since `before`
+    /// and returns how many went. Issue lists are cached per `since` URL, a
+    /// new one each day, so without pruning the cache would grow forever;
+    /// pruning loses nothing but a later 304.
+    pub fn cache_prune(&self, before: Timestamp) -> Result<usize> {
+        let n = self
+            .conn
+            .prepare_cached("DELETE FROM http_cache WHERE julianday(stored_at) < julianday(?1)")
+            .doing(&self.path, "pruning the HTTP cache")?
+            .execute(params![ts_text(before)])
+            .doing(&self.path, "pruning the HTTP cache")?;
+        Ok(n)
+    }
+
     /// Records the rate limit the host reported for a token fingerprint.
     pub fn rate_limit_put(&self, fingerprint: &str, limit: &RateLimit) -> Result<()> {
         self.conn
@@ -230,6 +256,41 @@ mod tests {
         ] {
             assert!(!carries_credentials(good), "{good}");
         }
+    }
+
+    #[test]
+    fn pruning_drops_only_entries_unused_since_the_bound() {
+        let store = Store::open_in_memory().unwrap();
+        let entry = |at: &str| CachedResponse {
+            etag: Some("\"e\"".into()),
+            last_modified: None,
+            link_next: None,
+            body: b"[]".to_vec(),
+            stored_at: at.parse().unwrap(),
+        };
+        store
+            .cache_put("https://h/old", "fp", &entry("2026-11-01T00:00:00Z"))
+            .unwrap();
+        store
+            .cache_put("https://h/used", "fp", &entry("2026-11-01T00:00:00Z"))
+            .unwrap();
+        store
+            .cache_put("https://h/new", "fp", &entry("2026-11-20T23:59:59.9Z"))
+            .unwrap();
+        store
+            .cache_touch(
+                "https://h/used",
+                "fp",
+                "2026-11-21T00:00:00.25Z".parse().unwrap(),
+            )
+            .unwrap();
+        let n = store
+            .cache_prune("2026-11-14T00:00:00Z".parse().unwrap())
+            .unwrap();
+        assert_eq!(n, 1);
+        assert!(store.cache_get("https://h/old", "fp").unwrap().is_none());
+        assert!(store.cache_get("https://h/used", "fp").unwrap().is_some());
+        assert!(store.cache_get("https://h/new", "fp").unwrap().is_some());
     }
 
     #[test]

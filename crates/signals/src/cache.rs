@@ -24,6 +24,11 @@ impl<'a> StoreCache<'a> {
 impl ResponseCache for StoreCache<'_> {
     fn get(&self, url: &str, token_fingerprint: &str) -> Option<CachedResponse> {
         let hit = self.store.cache_get(url, token_fingerprint).ok()??;
+        // A response asked for again is in use: keep it from pruning. A
+        // failure here costs at most a later full answer instead of a 304.
+        let _ = self
+            .store
+            .cache_touch(url, token_fingerprint, jiff::Timestamp::now());
         Some(CachedResponse {
             etag: hit.etag,
             last_modified: hit.last_modified,

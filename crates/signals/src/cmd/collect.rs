@@ -3,6 +3,7 @@
 //! whether everything, part, or nothing was collected.
 
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -43,6 +44,7 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
             config.host.token_env.join(", ")
         );
     }
+    let _lock = lock_store(&config.store)?;
     let mut store = Store::open(&config.store)
         .with_context(|| format!("cannot open the store {}", config.store.display()))?;
     let window = Window {
@@ -62,6 +64,7 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
         progress,
     )?;
     save_rate_limits(&client, &store, &fingerprints);
+    prune_cache(&store);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary.to_json())?);
     } else {
@@ -69,6 +72,32 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
         println!("{}", summary.line());
     }
     Ok(summary.exit_code())
+}
+
+/// Takes the store's collection lock (`<store>.lock`), so that two
+/// overlapping `collect` runs (a slow one and the next cron run) do not
+/// collect the same repositories twice. The lock goes with the process.
+fn lock_store(store: &Path) -> anyhow::Result<std::fs::File> {
+    let mut name = store.as_os_str().to_owned();
+    name.push(".lock");
+    let path = PathBuf::from(name);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot create the lock file {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => bail!(
+            "another `signals collect` is running on {} (it holds {}): let it finish, or stop it first",
+            store.display(),
+            path.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(e).with_context(|| format!("cannot lock {}", path.display()))
+        }
+    }
 }
 
 /// Now, rounded to milliseconds so that stored and published instants agree.
@@ -135,6 +164,20 @@ pub fn build_client(
         }));
     }
     Ok((client, fingerprints))
+}
+
+/// How long a cached response may go unused before it is pruned.
+pub const CACHE_KEEP: SignedDuration = SignedDuration::from_hours(7 * 24);
+
+/// Drops cached responses unused for [`CACHE_KEEP`]; only reported on
+/// failure, since the cache is an optimization.
+fn prune_cache(store: &Store) {
+    let before = Timestamp::now()
+        .saturating_sub(CACHE_KEEP)
+        .unwrap_or(Timestamp::MIN);
+    if let Err(e) = store.cache_prune(before) {
+        eprintln!("warning: could not prune the HTTP cache: {e}");
+    }
 }
 
 /// Keeps the rate limits the client saw, for `signals status`. A failure

@@ -407,3 +407,28 @@ fn configured_letter_case_is_kept_in_ids_and_the_dataset_validates() {
             .starts_with("github:SigmaVirus24/GitHub3.py:")
     );
 }
+
+#[test]
+fn an_overlapping_collect_is_refused_and_changes_nothing() {
+    let host = TestHost::start(Scenario::parse(RECORDED.as_bytes()).unwrap()).unwrap();
+    let dir = TempDir::new("e2e-lock");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(host.base_url(), &[GITHUB3], ""),
+    )
+    .unwrap();
+    // Another collect holds the store's lock.
+    let lock = std::fs::File::create(dir.path().join("signals.db.lock")).unwrap();
+    lock.lock().unwrap();
+    let out = run(dir.path(), &["collect"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("another `signals collect` is running"),
+        "{}",
+        show(&out)
+    );
+    assert!(host.requests().is_empty());
+    drop(lock);
+    let out = run(dir.path(), &["collect"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+}
