@@ -592,7 +592,8 @@ impl Client {
                 },
             );
         }
-        let retry_after = header("retry-after").and_then(|v| v.trim().parse::<u64>().ok());
+        let retry_after =
+            header("retry-after").and_then(|v| retry_after_secs(&v, (self.config.clock)()));
         let etag = header("etag");
         let last_modified = header("last-modified");
         let link_next = header("link").and_then(|l| link_next(&l));
@@ -774,9 +775,36 @@ pub(crate) fn link_next(header: &str) -> Option<String> {
     })
 }
 
+/// Seconds to wait from a `Retry-After` value: delay-seconds, or an
+/// HTTP-date (RFC 9110 allows both), counted from `now`.
+fn retry_after_secs(value: &str, now: Timestamp) -> Option<u64> {
+    let value = value.trim();
+    if let Ok(secs) = value.parse::<u64>() {
+        return Some(secs);
+    }
+    let at = jiff::fmt::rfc2822::parse(value).ok()?.timestamp();
+    Some(at.duration_since(now).as_secs().max(0) as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retry_after_in_seconds_or_as_a_date() {
+        let now: Timestamp = "2015-10-21T07:27:00Z".parse().unwrap();
+        assert_eq!(retry_after_secs(" 120 ", now), Some(120));
+        assert_eq!(
+            retry_after_secs("Wed, 21 Oct 2015 07:28:00 GMT", now),
+            Some(60)
+        );
+        // A date in the past means "now".
+        assert_eq!(
+            retry_after_secs("Wed, 21 Oct 2015 07:00:00 GMT", now),
+            Some(0)
+        );
+        assert_eq!(retry_after_secs("soon", now), None);
+    }
 
     #[test]
     fn link_header_next() {
