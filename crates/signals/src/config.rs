@@ -100,7 +100,7 @@ struct RawRepo {
 pub struct HostConfig {
     /// Which host; GitHub only for now.
     pub source: Source,
-    /// REST API base URL (https://api.github.com, or `https://HOST/api/v3`).
+    /// REST API base URL (`https://api.github.com`, or `https://HOST/api/v3`).
     pub api_url: String,
     /// Names of the environment variables that hold tokens.
     pub token_env: Vec<String>,
