@@ -45,13 +45,14 @@ pub fn plan_since(
     since
 }
 
-/// Rounds a `since` down to the start of its UTC day.
+/// Rounds a `since` down to the start of its UTC day: the bound a run puts
+/// in its request URL.
 ///
-/// A run asks the host for items updated since this bound, so every run of
-/// the same UTC day sends the same URL: when nothing changed the host answers
-/// `304 Not Modified` to the conditional request, which costs no rate-limit
-/// budget on GitHub. Rounding down only widens the window (by less than a
-/// day), so nothing is missed; the run records the bound it actually used.
+/// Every run of the same UTC day then sends the same URL, so when nothing
+/// changed the host answers `304 Not Modified` to the conditional request,
+/// which costs no rate-limit budget on GitHub. Rounding down only widens
+/// what the host returns (by less than a day); the run keeps the items
+/// updated at or after its own `since` and records that `since`.
 pub fn stable_since(since: Timestamp) -> Timestamp {
     let day = since.as_second().div_euclid(86_400) * 86_400;
     Timestamp::from_second(day).unwrap_or(since)

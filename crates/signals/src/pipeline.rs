@@ -91,15 +91,19 @@ fn run(
     } else {
         None
     };
-    let since = stable_since(plan_since(
+    let since = plan_since(
         collected_at,
         window.window,
         previous.map(|r| r.collected_at),
         backfill,
-    ));
+    );
 
+    // The host is asked from the start of `since`'s UTC day, so the URLs of
+    // a day's runs are the same and an unchanged list answers 304; the
+    // items updated before `since` that this brings are dropped below (the
+    // runs before saw them).
     let mut cache = StoreCache::new(store);
-    let outcome = client.collect(&repo.repo, since, &mut cache)?;
+    let outcome = client.collect(&repo.repo, stable_since(since), &mut cache)?;
     if let Some(e) = cache.error {
         return Err(e.into());
     }
@@ -116,9 +120,13 @@ fn run(
         item.repo = repo.repo.clone();
     }
 
-    // Releases published in the window are observed items; all of them feed
-    // the news.
-    let mut observed = collected.items;
+    // Items updated in the window, and releases published in it, are the
+    // run's observed items; all releases feed the news.
+    let mut observed: Vec<_> = collected
+        .items
+        .into_iter()
+        .filter(|i| i.updated_at >= since)
+        .collect();
     observed.extend(
         collected
             .releases

@@ -166,6 +166,21 @@ fn two_runs_export_and_validate() {
         ),
         (Some(3), Some(3))
     );
+    // The second run's window is exactly the 24 hours before it (the
+    // previous run is more recent), whatever bound its request URL used.
+    let at: Timestamp = runs[1]["collectedAt"].as_str().unwrap().parse().unwrap();
+    let since: Timestamp = runs[1]["since"].as_str().unwrap().parse().unwrap();
+    assert_eq!(at.duration_since(since), SignedDuration::from_hours(24));
+    let issues_url = host
+        .requests()
+        .into_iter()
+        .find(|r| r.path.contains("/repos/betamaxpy/betamax/issues"))
+        .unwrap()
+        .path;
+    assert!(
+        issues_url.contains("T00%3A00%3A00Z") || issues_url.contains("T00:00:00Z"),
+        "{issues_url}"
+    );
     assert_eq!(
         d["date"],
         now.to_zoned(jiff::tz::TimeZone::UTC).date().to_string()
