@@ -8,12 +8,13 @@
 
 use std::collections::HashSet;
 
+use crate::hostile::http_url;
 use jiff::{SignedDuration, Timestamp, tz::TimeZone};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::{
-    Group, ItemDetail, ItemSnapshot, Milestone, News, RepoContext, RunRecord, TrackedRepo,
+    Group, ItemDetail, ItemSnapshot, Milestone, News, RepoContext, RunRecord, Source, TrackedRepo,
     highlights,
 };
 
@@ -22,7 +23,12 @@ pub const SCHEMA_VERSION: u32 = 3;
 
 /// Formats a second-precision timestamp: `YYYY-MM-DDThh:mm:ssZ`.
 pub fn fmt_seconds(ts: Timestamp) -> String {
-    format!("{:.0}", ts.trunc_to_second())
+    // A host can send years outside 0000..=9999, which have no
+    // `YYYY-...` form (crate::hostile).
+    format!(
+        "{:.0}",
+        crate::hostile::clamp_timestamp(ts).trunc_to_second()
+    )
 }
 
 /// Formats a collection timestamp, with milliseconds: `YYYY-MM-DDThh:mm:ss.sssZ`.
@@ -307,10 +313,15 @@ pub fn build(input: &DatasetInput<'_>) -> Option<Document> {
     let latest = input.runs.last()?;
     let repo_name = input.repo.repo.to_string();
     let collected = fmt_collected(latest.collected_at);
+    // Host values are made to fit the schema here, so that no host and no
+    // old store can make export write a document `validate` rejects
+    // (crate::hostile; docs/decisions.md lists the rules).
+    let repo_url = repository_url(input);
     let mut signals: Vec<SignalDoc> = input
         .items
         .iter()
-        .map(|item| signal_doc(input, item))
+        .filter(|item| !item.key.is_empty())
+        .map(|item| signal_doc(input, item, &repo_url))
         .collect();
     signals.sort_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
     let news = input.news;
@@ -333,24 +344,28 @@ pub fn build(input: &DatasetInput<'_>) -> Option<Document> {
                 name: input.repo.name.clone(),
                 keywords: input.repo.keywords.clone(),
             },
-            context: context_doc(input.context, &collected),
+            context: context_doc(input.context, &collected, &repo_url),
             news: NewsDoc {
                 repository: repo_name.clone(),
                 collected_at: collected.clone(),
-                latest_release: news.latest_release.as_ref().map(|r| LatestReleaseDoc {
-                    repository: repo_name.clone(),
-                    tag: r.key.clone(),
-                    title: r.title.clone(),
-                    url: r.url.clone(),
-                    published_at: fmt_seconds(published_at(r)),
-                    notes: r.text.clone(),
-                    highlights: highlights(&r.text),
-                    prerelease: false,
-                }),
+                latest_release: news
+                    .latest_release
+                    .as_ref()
+                    .filter(|r| !r.key.is_empty())
+                    .map(|r| LatestReleaseDoc {
+                        repository: repo_name.clone(),
+                        tag: r.key.clone(),
+                        title: r.title.clone(),
+                        url: http_url(&r.url, &repo_url),
+                        published_at: fmt_seconds(published_at(r)),
+                        notes: r.text.clone(),
+                        highlights: highlights(&r.text),
+                        prerelease: false,
+                    }),
                 upcoming: news
                     .milestones
                     .iter()
-                    .map(|m| upcoming_doc(&repo_name, m))
+                    .map(|m| upcoming_doc(&repo_name, m, &repo_url))
                     .collect(),
                 community_discussions: Vec::new(),
             },
@@ -376,12 +391,22 @@ fn published_at(r: &ItemSnapshot) -> Timestamp {
     }
 }
 
-fn context_doc(c: &RepoContext, collected: &str) -> ContextDoc {
+/// The repository's web URL: the host's when it is an http(s) URL, else the
+/// host's usual address of the configured repository. Stands in for any
+/// item, release or milestone URL that is not http(s).
+fn repository_url(input: &DatasetInput<'_>) -> String {
+    let fallback = match input.repo.source {
+        Source::Github => format!("https://github.com/{}", input.repo.repo),
+    };
+    http_url(&input.context.url, &fallback)
+}
+
+fn context_doc(c: &RepoContext, collected: &str, repo_url: &str) -> ContextDoc {
     ContextDoc {
         repository: c.repository.to_string(),
-        url: c.url.clone(),
+        url: repo_url.to_string(),
         description: c.description.clone(),
-        homepage: c.homepage.clone(),
+        homepage: crate::hostile::homepage(&c.homepage),
         language: c.language.clone(),
         topics: c.topics.clone(),
         default_branch: c.default_branch.clone(),
@@ -393,12 +418,12 @@ fn context_doc(c: &RepoContext, collected: &str) -> ContextDoc {
     }
 }
 
-fn upcoming_doc(repo: &str, m: &Milestone) -> UpcomingDoc {
+fn upcoming_doc(repo: &str, m: &Milestone, repo_url: &str) -> UpcomingDoc {
     UpcomingDoc {
         repository: repo.to_string(),
         kind: "milestone".to_string(),
         title: m.title.clone(),
-        url: m.url.clone(),
+        url: http_url(&m.url, repo_url),
         description: m.description.clone(),
         progress: m.progress(),
         open_issues: m.open_issues,
@@ -406,7 +431,7 @@ fn upcoming_doc(repo: &str, m: &Milestone) -> UpcomingDoc {
     }
 }
 
-fn signal_doc(input: &DatasetInput<'_>, item: &ItemSnapshot) -> SignalDoc {
+fn signal_doc(input: &DatasetInput<'_>, item: &ItemSnapshot, repo_url: &str) -> SignalDoc {
     let id = item.id(input.repo.source);
     let updated = fmt_seconds(item.updated_at);
     let change = input
@@ -421,7 +446,7 @@ fn signal_doc(input: &DatasetInput<'_>, item: &ItemSnapshot) -> SignalDoc {
         kind: item.kind().as_str().to_string(),
         title: item.title.clone(),
         text: item.text.clone(),
-        url: item.url.clone(),
+        url: http_url(&item.url, repo_url),
         created_at: fmt_seconds(item.created_at),
         updated_at: updated.clone(),
         timestamp: updated,

@@ -339,7 +339,7 @@ impl Client {
         } else {
             None
         };
-        let context = wire_repo.into_context(&fetched.url)?;
+        let context = wire_repo.into_context(renamed_to.as_ref().unwrap_or(repo));
         let name = renamed_to.clone().unwrap_or_else(|| repo.clone());
         let root = format!("{}/repos/{name}", self.base);
 

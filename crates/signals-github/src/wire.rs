@@ -18,13 +18,70 @@ use signals_core::model::{
 use crate::Error;
 
 /// Decodes `body` (fetched from `url`) as `T`, naming the failing JSON path.
+/// A lone surrogate escape (valid JSON, no valid text) is first replaced by
+/// U+FFFD, so one odd character cannot make a repository uncollectable.
 pub(crate) fn decode<T: DeserializeOwned>(url: &str, body: &[u8]) -> Result<T, Error> {
-    let de = &mut serde_json::Deserializer::from_slice(body);
+    let body = signals_core::hostile::repair_surrogates(body);
+    let de = &mut serde_json::Deserializer::from_slice(&body);
     serde_path_to_error::deserialize(de).map_err(|e| Error::Decode {
         url: url.to_string(),
         path: e.path().to_string(),
         message: e.inner().to_string(),
     })
+}
+
+/// A count as the host sends it, made a count: `null`, negative numbers and
+/// non-numbers become 0, fractions are cut, huge values saturate at
+/// `i64::MAX` (what SQLite can hold). A wrong counter must not make a
+/// repository impossible to collect.
+fn count<'de, D: serde::Deserializer<'de>>(de: D) -> Result<u64, D::Error> {
+    const MAX: u64 = i64::MAX as u64;
+    let n = match serde_json::Value::deserialize(de)? {
+        serde_json::Value::Number(n) => n
+            .as_u64()
+            .or_else(|| n.as_i64().map(|_| 0))
+            .or_else(|| n.as_f64().map(|f| if f > 0.0 { f as u64 } else { 0 }))
+            .unwrap_or(0),
+        _ => 0,
+    };
+    Ok(n.min(MAX))
+}
+
+/// A string the host may send as `null`: empty then.
+fn text<'de, D: serde::Deserializer<'de>>(de: D) -> Result<String, D::Error> {
+    Ok(Option::<String>::deserialize(de)?.unwrap_or_default())
+}
+
+/// A timestamp; one beyond the range of `Timestamp` (around year ±9999,
+/// such as `9999-12-31T23:59:59Z`, which is past it by two hours) is
+/// clamped to the nearest end instead of failing the repository.
+fn parse_ts(s: &str) -> Option<Timestamp> {
+    s.parse().ok().or_else(|| {
+        let t = s.trim();
+        let year = t.get(..4).and_then(|y| y.parse::<u32>().ok());
+        if t.starts_with('-') {
+            Some(Timestamp::MIN)
+        } else if t.starts_with('+') || year.is_some_and(|y| y >= 9999) {
+            Some(Timestamp::MAX)
+        } else {
+            None
+        }
+    })
+}
+
+fn timestamp<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Timestamp, D::Error> {
+    let s = String::deserialize(de)?;
+    parse_ts(&s)
+        .ok_or_else(|| serde::de::Error::custom(format!("{s:?} is not an ISO 8601 timestamp")))
+}
+
+fn opt_timestamp<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<Timestamp>, D::Error> {
+    match Option::<String>::deserialize(de)? {
+        None => Ok(None),
+        Some(s) => parse_ts(&s)
+            .map(Some)
+            .ok_or_else(|| serde::de::Error::custom(format!("{s:?} is not an ISO 8601 timestamp"))),
+    }
 }
 
 /// Whole seconds: the domain keeps second precision.
@@ -51,18 +108,20 @@ pub(crate) struct License {
 /// `GET /repos/{owner}/{repo}`.
 #[derive(Debug, Deserialize)]
 pub(crate) struct Repo {
+    #[serde(default, deserialize_with = "text")]
     full_name: String,
+    #[serde(default, deserialize_with = "text")]
     html_url: String,
     description: Option<String>,
     homepage: Option<String>,
     language: Option<String>,
     topics: Option<Vec<String>>,
     default_branch: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     stargazers_count: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     forks_count: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     open_issues_count: u64,
     #[serde(default)]
     archived: bool,
@@ -75,13 +134,11 @@ impl Repo {
         &self.full_name
     }
 
-    pub(crate) fn into_context(self, url: &str) -> Result<RepoContext, Error> {
-        let repository = RepoName::parse(&self.full_name).map_err(|e| Error::Decode {
-            url: url.to_string(),
-            path: "full_name".into(),
-            message: e.to_string(),
-        })?;
-        Ok(RepoContext {
+    /// The context; `requested` stands in for a `full_name` that is no
+    /// valid `owner/name` (only a redirect makes the host's name matter).
+    pub(crate) fn into_context(self, requested: &RepoName) -> RepoContext {
+        let repository = RepoName::parse(&self.full_name).unwrap_or_else(|_| requested.clone());
+        RepoContext {
             repository,
             url: self.html_url,
             description: self.description.unwrap_or_default(),
@@ -99,28 +156,32 @@ impl Repo {
                 .license
                 .and_then(|l| l.spdx_id)
                 .filter(|id| !id.is_empty() && id != "NOASSERTION"),
-        })
+        }
     }
 }
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct Reactions {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     total_count: u64,
 }
 
 /// An element of `GET /repos/{owner}/{repo}/releases`.
 #[derive(Debug, Deserialize)]
 pub(crate) struct Release {
+    #[serde(default, deserialize_with = "text")]
     tag_name: String,
     name: Option<String>,
     body: Option<String>,
+    #[serde(default, deserialize_with = "text")]
     html_url: String,
     #[serde(default)]
     draft: bool,
     #[serde(default)]
     prerelease: bool,
+    #[serde(default, deserialize_with = "opt_timestamp")]
     created_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "opt_timestamp")]
     published_at: Option<Timestamp>,
     author: Option<User>,
     reactions: Option<Reactions>,
@@ -128,9 +189,12 @@ pub(crate) struct Release {
 
 impl Release {
     /// `None` for a draft (never a signal): `draft` is set, or it has no
-    /// publication time.
+    /// publication time; and for a release without a tag, which has no key.
     pub(crate) fn into_snapshot(self, repo: &RepoName) -> Option<ItemSnapshot> {
         let published_at = secs(self.published_at.filter(|_| !self.draft)?);
+        if self.tag_name.trim().is_empty() {
+            return None;
+        }
         let title = match self.name {
             Some(name) if !name.trim().is_empty() => name,
             _ => self.tag_name.clone(),
@@ -162,13 +226,16 @@ impl Release {
 /// An element of `GET /repos/{owner}/{repo}/milestones`.
 #[derive(Debug, Deserialize)]
 pub(crate) struct WireMilestone {
+    #[serde(default, deserialize_with = "text")]
     title: String,
+    #[serde(default, deserialize_with = "text")]
     html_url: String,
     description: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     open_issues: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     closed_issues: u64,
+    #[serde(default, deserialize_with = "opt_timestamp")]
     due_on: Option<Timestamp>,
 }
 
@@ -199,6 +266,7 @@ pub(crate) enum State {
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct PullRef {
+    #[serde(default, deserialize_with = "opt_timestamp")]
     merged_at: Option<Timestamp>,
 }
 
@@ -207,8 +275,10 @@ pub(crate) struct PullRef {
 #[derive(Debug, Deserialize)]
 pub(crate) struct Issue {
     number: u64,
+    #[serde(default, deserialize_with = "text")]
     title: String,
     body: Option<String>,
+    #[serde(default, deserialize_with = "text")]
     html_url: String,
     user: Option<User>,
     #[serde(default)]
@@ -216,9 +286,11 @@ pub(crate) struct Issue {
     state: State,
     assignees: Option<Vec<User>>,
     assignee: Option<User>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     comments: u64,
+    #[serde(deserialize_with = "timestamp")]
     created_at: Timestamp,
+    #[serde(deserialize_with = "timestamp")]
     updated_at: Timestamp,
     reactions: Option<Reactions>,
     pull_request: Option<PullRef>,
@@ -327,6 +399,38 @@ mod tests {
         for junk in [&b""[..], b"{", b"null", b"[1,2", b"\xff\xfe"] {
             assert!(decode::<Vec<Issue>>("u", junk).is_err());
         }
+    }
+
+    #[test]
+    fn lone_surrogates_decode_lossily() {
+        // Valid JSON that no Rust string can hold: decoded with U+FFFD.
+        let body = br#"{"number": 1, "title": "a\ud800b", "body": "\udc00 and \ud83d\ude00",
+            "html_url": "https://github.com/o/n/issues/1", "state": "open",
+            "created_at": "2024-01-01T00:00:00Z", "updated_at": "2024-01-01T00:00:00Z"}"#;
+        let item = decode::<Issue>("u", body).unwrap().into_snapshot(&repo());
+        assert_eq!(item.title, "a\u{fffd}b");
+        assert_eq!(item.text, "\u{fffd} and \u{1f600}");
+    }
+
+    #[test]
+    fn odd_counts_and_timestamps_do_not_fail_a_repository() {
+        let body = br#"{"number": 1, "title": null, "html_url": null, "state": "open",
+            "comments": -3, "reactions": {"total_count": 1.5e300},
+            "created_at": "-001000-01-01T00:00:00Z", "updated_at": "9999-12-31T23:59:59Z"}"#;
+        let item = decode::<Issue>("u", body).unwrap().into_snapshot(&repo());
+        assert_eq!(
+            item.metrics,
+            Metrics {
+                reactions: i64::MAX as u64,
+                comments: 0
+            }
+        );
+        assert_eq!(item.title, "");
+        assert_eq!(
+            item.updated_at,
+            Timestamp::from_second(Timestamp::MAX.as_second()).unwrap()
+        );
+        assert!(decode::<Issue>("u", br#"{"number": 1, "state": "open", "created_at": "soon", "updated_at": "2024-01-01T00:00:00Z"}"#).is_err());
     }
 
     #[test]

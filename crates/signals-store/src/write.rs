@@ -317,6 +317,44 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Deletes a repository and everything stored about it (runs, snapshots,
+    /// events, scores, failure notes), in one transaction. This is the only
+    /// deletion of history the store offers: `signals repos remove --purge`.
+    /// Returns the number of runs deleted.
+    pub fn purge_repository(&mut self, repo: RepoKey) -> Result<u64> {
+        let path = self.path.clone();
+        let doing = "deleting a repository";
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .doing(&path, doing)?;
+        tx.execute(
+            "DELETE FROM events WHERE run IN (SELECT id FROM runs WHERE repo = ?1)",
+            params![repo.0],
+        )
+        .doing(&path, doing)?;
+        for table in ["scores", "snapshots", "failures"] {
+            tx.execute(
+                &format!("DELETE FROM {table} WHERE repo = ?1"),
+                params![repo.0],
+            )
+            .doing(&path, doing)?;
+        }
+        let runs = tx
+            .execute("DELETE FROM runs WHERE repo = ?1", params![repo.0])
+            .doing(&path, doing)?;
+        let deleted = tx
+            .execute("DELETE FROM repositories WHERE key = ?1", params![repo.0])
+            .doing(&path, doing)?;
+        if deleted == 0 {
+            return Err(StoreError::UnknownRepository { path, key: repo });
+        }
+        tx.commit().doing(&path, doing)?;
+        Ok(runs as u64)
+    }
+}
+
 /// What a run commit must satisfy before it is written, as a problem
 /// statement for [`StoreError::InvalidRun`].
 fn check_commit(run: &RunCommit) -> std::result::Result<(), String> {

@@ -34,6 +34,89 @@ pub enum Command {
     Demo(DemoArgs),
     /// Show each repository's last run, failures and the rate limit last seen.
     Status(StatusArgs),
+    /// List, add or remove tracked repositories (edits the configuration).
+    #[command(subcommand)]
+    Repos(ReposCommand),
+    /// Print a shell completion script (bash, zsh or fish) on stdout.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) on stdout: `signals man > signals.1`.
+    Man,
+}
+
+/// `signals repos ...`.
+#[derive(Debug, Subcommand)]
+pub enum ReposCommand {
+    /// List the tracked repositories by group, with their last run.
+    List(ReposListArgs),
+    /// Track a repository: adds it to a group in the configuration file.
+    Add(ReposAddArgs),
+    /// Stop tracking a repository: removes it from the configuration file.
+    /// Its history stays in the store (and on the site) unless --purge.
+    Remove(ReposRemoveArgs),
+}
+
+/// `signals repos list`.
+#[derive(Debug, Args)]
+pub struct ReposListArgs {
+    /// The store file (overrides the config and SIGNALS_STORE).
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+}
+
+/// `signals repos add`.
+#[derive(Debug, Args)]
+pub struct ReposAddArgs {
+    /// `owner/name`, or the repository's URL as pasted from a browser.
+    pub repo: String,
+    /// The group's id; may be left out when there is only one group.
+    #[arg(long, short = 'g')]
+    pub group: Option<String>,
+    /// Creates the group with this display name when it does not exist.
+    #[arg(long)]
+    pub group_name: Option<String>,
+    /// Display name (default: the repository's name).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Slug used in the site's paths (default: derived from the name).
+    #[arg(long)]
+    pub id: Option<String>,
+    /// A keyword shown on the page (repeatable).
+    #[arg(long = "keyword", short = 'k')]
+    pub keywords: Vec<String>,
+}
+
+/// `signals repos remove`.
+#[derive(Debug, Args)]
+pub struct ReposRemoveArgs {
+    /// `owner/name`, or the repository's URL.
+    pub repo: String,
+    /// Only from this group (needed when it is tracked in several).
+    #[arg(long, short = 'g')]
+    pub group: Option<String>,
+    /// Also delete its history (runs, snapshots, events) from the store.
+    #[arg(long)]
+    pub purge: bool,
+    /// The store file, for --purge (overrides the config and SIGNALS_STORE).
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+}
+
+/// `signals completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    pub shell: Shell,
+}
+
+/// Shells with completion scripts.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Shell {
+    /// Bash.
+    Bash,
+    /// Zsh.
+    Zsh,
+    /// Fish.
+    Fish,
 }
 
 /// `signals init`.
@@ -59,6 +142,10 @@ pub struct CollectArgs {
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Print nothing on stdout unless something failed (for cron, which
+    /// mails any output). Failures still go to stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 /// `signals export`.
@@ -70,6 +157,9 @@ pub struct ExportArgs {
     /// The store file (overrides the config and SIGNALS_STORE).
     #[arg(long)]
     pub store: Option<PathBuf>,
+    /// Print nothing on stdout unless something failed (for cron).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 /// `signals validate`.

@@ -82,17 +82,92 @@ struct RawGroup {
     id: Spanned<String>,
     name: String,
     #[serde(default)]
-    repos: Vec<RawRepo>,
+    repos: Vec<Spanned<RawRepoEntry>>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRepo {
-    repo: Spanned<RepoName>,
+    repo: Spanned<String>,
     id: Option<Spanned<String>>,
     name: Option<String>,
     #[serde(default)]
     keywords: Vec<String>,
+}
+
+/// One element of a group's `repos`: the short form `"owner/name"` (or a
+/// pasted repository URL), or a table with `repo`, `id`, `name`, `keywords`.
+/// Hand-written rather than `#[serde(untagged)]`, because an untagged enum
+/// buffers its input and would lose the line numbers of errors.
+#[derive(Debug)]
+enum RawRepoEntry {
+    Short(String),
+    Full(RawRepo),
+}
+
+impl<'de> Deserialize<'de> for RawRepoEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = RawRepoEntry;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"owner/name\", a repository URL, or a table with `repo`")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawRepoEntry, E> {
+                Ok(RawRepoEntry::Short(v.to_string()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<RawRepoEntry, A::Error> {
+                RawRepo::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(RawRepoEntry::Full)
+            }
+        }
+        de.deserialize_any(Visitor)
+    }
+}
+
+/// Turns what a user may paste as a repository into `owner/name`:
+/// `owner/name` itself, or a web or clone URL of the repository
+/// (`https://github.com/owner/name`, with or without `.git`, a trailing
+/// slash, or a deeper page such as `/issues/5`; `git@github.com:owner/name.git`).
+/// On github.com (and any host named `github.*`) a repository is the first
+/// two path segments; elsewhere the whole path up to GitLab's `/-/` page
+/// separator, so a nested GitLab path stays whole.
+pub fn normalize_repo_input(input: &str) -> String {
+    let s = input.trim();
+    let (host, path) = if let Some(rest) = s
+        .strip_prefix("https://")
+        .or_else(|| s.strip_prefix("http://"))
+        .or_else(|| s.strip_prefix("ssh://"))
+    {
+        let rest = rest.rsplit_once('@').map_or(rest, |(_, r)| r);
+        match rest.split_once('/') {
+            Some((host, path)) => (Some(host), path),
+            None => (Some(rest), ""),
+        }
+    } else if let Some((user_host, path)) = s.split_once(':').filter(|(h, _)| h.contains('@')) {
+        (user_host.rsplit_once('@').map(|(_, h)| h), path)
+    } else {
+        return s.trim_matches('/').to_string();
+    };
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    let path = path
+        .split("/-/")
+        .next()
+        .unwrap_or_default()
+        .trim_matches('/');
+    let host = host.map(|h| h.split(':').next().unwrap_or(h).to_ascii_lowercase());
+    let github = host
+        .as_deref()
+        .is_some_and(|h| h == "github.com" || h == "www.github.com" || h.starts_with("github."));
+    let path = if github {
+        path.splitn(3, '/').take(2).collect::<Vec<_>>().join("/")
+    } else {
+        path.to_string()
+    };
+    path.strip_suffix(".git").unwrap_or(&path).to_string()
 }
 
 /// The code host settings.
@@ -285,8 +360,19 @@ impl Config {
             }
             let mut repos = Vec::new();
             let mut repo_ids = HashSet::new();
-            for r in g.repos {
-                let repo = r.repo.get_ref().clone();
+            for entry in g.repos {
+                let entry_span = entry.span();
+                let r = match entry.into_inner() {
+                    RawRepoEntry::Full(r) => r,
+                    RawRepoEntry::Short(s) => RawRepo {
+                        repo: Spanned::new(entry_span.clone(), s),
+                        id: None,
+                        name: None,
+                        keywords: vec![],
+                    },
+                };
+                let repo = RepoName::parse(&normalize_repo_input(r.repo.get_ref()))
+                    .map_err(|e| err(at(r.repo.span()), e.to_string()))?;
                 let name = r.name.unwrap_or_else(|| repo.name().to_string());
                 let (id, span) = match &r.id {
                     Some(id) => (id.get_ref().clone(), id.span()),
@@ -347,7 +433,22 @@ impl Config {
                 format!("cannot read it: {e}")
             },
         })?;
-        Config::parse(&text, path)
+        let mut config = Config::parse(&text, path)?;
+        config.resolve_paths(path.parent().unwrap_or(Path::new("")));
+        Ok(config)
+    }
+
+    /// Makes a relative `store` and `out` relative to `dir`, the config
+    /// file's folder: `signals --config /srv/signals/signals.toml collect`
+    /// run by cron from another folder must find the same store. (Paths from
+    /// `SIGNALS_*` variables and flags stay relative to the working
+    /// directory, like any path typed in a shell.)
+    pub fn resolve_paths(&mut self, dir: &Path) {
+        for p in [&mut self.store, &mut self.out] {
+            if p.is_relative() {
+                *p = dir.join(&*p);
+            }
+        }
     }
 
     /// Applies `SIGNALS_STORE`, `SIGNALS_OUT`, `SIGNALS_API_URL` and
@@ -451,6 +552,69 @@ mod tests {
         let twice = "[[groups]]\nid = \"g\"\nname = \"G\"\n[[groups.repos]]\nrepo = \"a/x\"\n[[groups.repos]]\nrepo = \"b/x\"\n";
         let e = parse(twice).unwrap_err();
         assert_eq!(e.line, Some(7), "{e}");
+    }
+
+    #[test]
+    fn short_form_and_pasted_urls() {
+        let c = parse(
+            "[[groups]]\nid = \"g\"\nname = \"G\"\nrepos = [\"sigmavirus24/github3.py\", \"https://github.com/betamaxpy/betamax/issues/5\", { repo = \"git@github.com:o/Some_Thing.git\", name = \"S\" }]\n",
+        )
+        .unwrap();
+        let repos: Vec<_> = c.groups[0]
+            .repos
+            .iter()
+            .map(|r| (r.repo.to_string(), r.id.as_str(), r.name.as_str()))
+            .collect();
+        assert_eq!(
+            repos,
+            vec![
+                (
+                    "sigmavirus24/github3.py".to_string(),
+                    "github3-py",
+                    "github3.py"
+                ),
+                ("betamaxpy/betamax".to_string(), "betamax", "betamax"),
+                ("o/Some_Thing".to_string(), "some-thing", "S"),
+            ]
+        );
+        // A bad short entry is reported on its own line.
+        let e = parse(
+            "[[groups]]\nid = \"g\"\nname = \"G\"\nrepos = [\n  \"a/b\",\n  \"not a repo\",\n]\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.line, Some(6), "{e}");
+    }
+
+    #[test]
+    fn pasted_inputs_normalize() {
+        for (input, want) in [
+            ("o/n", "o/n"),
+            (" o/n/ ", "o/n"),
+            ("https://github.com/o/n", "o/n"),
+            ("https://github.com/o/n.git", "o/n"),
+            ("https://github.com/o/n/", "o/n"),
+            ("http://www.github.com/o/n/pull/3?x=1#y", "o/n"),
+            ("https://github.example.com/o/n/tree/main", "o/n"),
+            ("git@github.com:o/n.git", "o/n"),
+            ("ssh://git@github.com/o/n.git", "o/n"),
+            (
+                "https://gitlab.com/gnome/world/podcasts/-/issues/3",
+                "gnome/world/podcasts",
+            ),
+        ] {
+            assert_eq!(normalize_repo_input(input), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn relative_paths_follow_the_config_file() {
+        let mut c = parse("store = \"data/s.db\"\n").unwrap();
+        c.resolve_paths(Path::new("/srv/signals"));
+        assert_eq!(c.store, PathBuf::from("/srv/signals/data/s.db"));
+        assert_eq!(c.out, PathBuf::from("/srv/signals/site"));
+        let mut c = parse("store = \"/var/s.db\"\n").unwrap();
+        c.resolve_paths(Path::new("/srv/signals"));
+        assert_eq!(c.store, PathBuf::from("/var/s.db"));
     }
 
     #[test]

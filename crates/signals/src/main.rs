@@ -30,6 +30,12 @@ pub mod exit {
     /// `collect`: stopped on a rate limit whose wait exceeded the maximum;
     /// runs already committed stay, the rest were not collected.
     pub const RATE_LIMITED: u8 = 4;
+    /// `collect`: the host refused the token (401); stopped at once, since
+    /// every repository would fail the same way.
+    pub const UNAUTHORIZED: u8 = 5;
+    /// `collect`: the host did not answer (connection refused, DNS,
+    /// timeouts) after the retries; stopped at once.
+    pub const UNREACHABLE: u8 = 6;
 }
 
 fn main() -> ExitCode {

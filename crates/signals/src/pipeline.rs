@@ -3,6 +3,7 @@
 //! through here, so the demo exercises exactly the production path.
 
 use jiff::{SignedDuration, Timestamp};
+use signals_core::diff::Observation;
 use signals_core::importance::{Score, Weights, score};
 use signals_core::run::{account, plan_since, stable_since};
 use signals_core::{Group, ItemDetail, News, RepoName, RunRecord, TrackedRepo};
@@ -25,6 +26,9 @@ pub struct Window {
 pub struct RunOutcome {
     /// The run as recorded.
     pub run: RunRecord,
+    /// Items first seen in this run (the run's `discovered` events; the
+    /// rest of `run.changed_count` are `changed` events).
+    pub discovered: u64,
     /// Requests, 304s, bytes.
     pub stats: RequestStats,
     /// The repository's new name, when the host redirected.
@@ -154,6 +158,11 @@ fn run(
         observed_count: delta.observed_count,
         changed_count: delta.changed_count(),
     };
+    let discovered = delta
+        .events
+        .iter()
+        .filter(|e| matches!(e.observation, Observation::Discovered))
+        .count() as u64;
     let news = News::from_collected(&collected.releases, &collected.milestones);
     store.commit_run(
         key,
@@ -170,6 +179,7 @@ fn run(
     )?;
     Ok(RunOutcome {
         run: record,
+        discovered,
         stats: outcome.stats,
         renamed_to: outcome.renamed_to,
     })

@@ -38,7 +38,7 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
     }
     let (mut client, fingerprints) =
         build_client(&config.host, |k| std::env::var(k).ok(), verbose)?;
-    if !client.is_authenticated() {
+    if !client.is_authenticated() && !args.quiet {
         eprintln!(
             "note: no token in {}: collecting unauthenticated, at GitHub's limit of 60 requests an hour",
             config.host.token_env.join(", ")
@@ -53,8 +53,8 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
             .backfill_days
             .map(|d| SignedDuration::from_hours(d * 24)),
     };
-    let progress = std::io::stderr().is_terminal() && !args.json;
-    let summary = collect_all(
+    let progress = std::io::stderr().is_terminal() && !args.json && !args.quiet;
+    let mut summary = collect_all(
         &mut client,
         &mut store,
         &targets,
@@ -63,13 +63,23 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
         &config.importance,
         progress,
     )?;
+    summary.store = config.store.clone();
+    summary.token_env = fingerprints.iter().filter_map(|(e, _)| e.clone()).collect();
+    summary.token_env_configured = config.host.token_env.clone();
     save_rate_limits(&client, &store, &fingerprints);
     prune_cache(&store);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary.to_json())?);
     } else {
         summary.print_failures();
-        println!("{}", summary.line());
+        if let Some(stop) = summary.stop_message() {
+            eprintln!("stopped: {stop}");
+        }
+        // `--quiet`: nothing on stdout unless something failed, so cron
+        // mails only then (failures always go to stderr).
+        if !args.quiet || summary.exit_code() != crate::exit::OK {
+            println!("{}", summary.line());
+        }
     }
     Ok(summary.exit_code())
 }
@@ -210,8 +220,10 @@ pub enum RepoResult {
         repo: String,
         /// Observed items.
         observed: u64,
-        /// Events recorded.
+        /// Events recorded (discovered and changed).
         changed: u64,
+        /// Of those, items seen for the first time.
+        discovered: u64,
         /// The host's new name, after a redirect.
         renamed_to: Option<RepoName>,
     },
@@ -244,6 +256,60 @@ pub struct Summary {
     pub rate_limit: Option<(u64, u64, Timestamp)>,
     /// When a rate limit stopped the collection: until when.
     pub stopped_until: Option<Timestamp>,
+    /// When a failure that concerns every repository stopped the
+    /// collection (a refused token, an unreachable host).
+    pub stopped: Option<Stop>,
+    /// The store written to, shown in the summary so a run against the
+    /// wrong store is noticed at once.
+    pub store: PathBuf,
+    /// The token variables that were set (and so used).
+    pub token_env: Vec<String>,
+    /// The token variables the configuration names.
+    pub token_env_configured: Vec<String>,
+}
+
+/// A failure that concerns every repository, so the collection stops at
+/// once instead of failing each repository the same way (slowly, when the
+/// host does not answer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// The host answered 401: the token is wrong, expired or revoked (or
+    /// the host wants one and none was set).
+    Unauthorized {
+        /// The request refused.
+        url: String,
+        /// The host's message.
+        message: String,
+    },
+    /// No answer from the host after the retries (connection refused, DNS
+    /// failure, timeouts).
+    Unreachable {
+        /// The request that got no answer.
+        url: String,
+        /// What failed.
+        message: String,
+    },
+}
+
+impl Stop {
+    /// The stop a host error calls for, if any.
+    pub fn of(e: &signals_github::Error) -> Option<Stop> {
+        match e {
+            signals_github::Error::Http {
+                status: 401,
+                url,
+                message,
+            } => Some(Stop::Unauthorized {
+                url: url.clone(),
+                message: message.clone(),
+            }),
+            signals_github::Error::Transport { url, message, .. } => Some(Stop::Unreachable {
+                url: url.clone(),
+                message: message.clone(),
+            }),
+            _ => None,
+        }
+    }
 }
 
 impl Summary {
@@ -251,13 +317,26 @@ impl Summary {
         self.results.iter().filter(|r| f(r)).count()
     }
 
-    /// The one-line summary.
+    /// Items first seen and items changed, over the collected repositories.
+    pub fn new_and_changed(&self) -> (u64, u64) {
+        self.results.iter().fold((0, 0), |(n, c), r| match r {
+            RepoResult::Collected {
+                changed,
+                discovered,
+                ..
+            } => (n + discovered, c + changed.saturating_sub(*discovered)),
+            _ => (n, c),
+        })
+    }
+
+    /// The one-line summary: what changed first, then what it cost.
     pub fn line(&self) -> String {
         let collected = self.count(|r| matches!(r, RepoResult::Collected { .. }));
         let failed = self.count(|r| matches!(r, RepoResult::Failed { .. }));
         let skipped = self.count(|r| matches!(r, RepoResult::NotCollected { .. }));
+        let (new, changed) = self.new_and_changed();
         let mut line = format!(
-            "collected {collected} of {} repositories, {failed} failed",
+            "{new} new, {changed} changed in {collected} of {} repositories, {failed} failed",
             self.results.len()
         );
         if skipped > 0 {
@@ -281,7 +360,39 @@ impl Summary {
                 signals_core::dataset::fmt_seconds(until)
             ));
         }
+        match &self.stopped {
+            Some(Stop::Unauthorized { .. }) => line.push_str("; stopped: the token was refused"),
+            Some(Stop::Unreachable { .. }) => line.push_str("; stopped: the host is unreachable"),
+            None => {}
+        }
+        line.push_str(&format!("; store {}", self.store.display()));
         line
+    }
+
+    /// What stopped the collection and what to do, naming the token
+    /// variable or the URL.
+    pub fn stop_message(&self) -> Option<String> {
+        Some(match self.stopped.as_ref()? {
+            Stop::Unauthorized { url, message } => {
+                let which = match self.token_env.as_slice() {
+                    [] => format!(
+                        "no token was set, and the host wants one: set {}",
+                        self.token_env_configured.join(" or ")
+                    ),
+                    [one] => format!("check or renew the token in {one}"),
+                    many => format!(
+                        "one of the tokens in {} is wrong or expired: check each",
+                        many.join(", ")
+                    ),
+                };
+                format!(
+                    "the host refused the token (401 {message}) for {url}: {which}; nothing more was collected"
+                )
+            }
+            Stop::Unreachable { url, message } => format!(
+                "no answer from the host at {url} ({message}) after the retries: check the network and the host's `api_url`; the other repositories were not tried"
+            ),
+        })
     }
 
     /// Prints each failure and rename on stderr.
@@ -301,9 +412,15 @@ impl Summary {
         }
     }
 
-    /// The exit code: OK, PARTIAL (some failed) or RATE_LIMITED.
+    /// The exit code: OK, PARTIAL (some failed), RATE_LIMITED,
+    /// UNAUTHORIZED or UNREACHABLE.
     pub fn exit_code(&self) -> u8 {
-        if self.stopped_until.is_some() {
+        if let Some(stop) = &self.stopped {
+            match stop {
+                Stop::Unauthorized { .. } => crate::exit::UNAUTHORIZED,
+                Stop::Unreachable { .. } => crate::exit::UNREACHABLE,
+            }
+        } else if self.stopped_until.is_some() {
             crate::exit::RATE_LIMITED
         } else if self.count(|r| matches!(r, RepoResult::Failed { .. })) > 0 {
             crate::exit::PARTIAL
@@ -318,12 +435,23 @@ impl Summary {
             .results
             .iter()
             .map(|r| match r {
-                RepoResult::Collected { repo, observed, changed, renamed_to } => json!({
+                RepoResult::Collected {
+                    repo,
+                    observed,
+                    changed,
+                    discovered,
+                    renamed_to,
+                } => json!({
                     "repo": repo, "status": "collected", "observedCount": observed,
-                    "changedCount": changed, "renamedTo": renamed_to.as_ref().map(|n| n.to_string()),
+                    "changedCount": changed, "newCount": discovered,
+                    "renamedTo": renamed_to.as_ref().map(|n| n.to_string()),
                 }),
-                RepoResult::Failed { repo, error } => json!({"repo": repo, "status": "failed", "error": error}),
-                RepoResult::NotCollected { repo } => json!({"repo": repo, "status": "not_collected"}),
+                RepoResult::Failed { repo, error } => {
+                    json!({"repo": repo, "status": "failed", "error": error})
+                }
+                RepoResult::NotCollected { repo } => {
+                    json!({"repo": repo, "status": "not_collected"})
+                }
             })
             .collect();
         json!({
@@ -335,14 +463,20 @@ impl Summary {
                 "remaining": remaining, "limit": limit, "reset": signals_core::dataset::fmt_seconds(reset),
             })),
             "stoppedUntil": self.stopped_until.map(signals_core::dataset::fmt_seconds),
+            "stopped": self.stop_message(),
+            "newCount": self.new_and_changed().0,
+            "changedCount": self.new_and_changed().1,
+            "store": self.store.display().to_string(),
             "exitCode": self.exit_code(),
         })
     }
 }
 
 /// Collects each target once, in order, each at `now()`. A rate limit that
-/// needs a longer wait than allowed stops the loop: the remaining targets are
-/// reported as not collected. Other host errors fail only their repository.
+/// needs a longer wait than allowed stops the loop, and so do a refused
+/// token (401) and a host that does not answer (after the client's
+/// retries): the remaining targets are reported as not collected. Other
+/// host errors fail only their repository.
 /// A store error stops everything (the store is the record; going on could
 /// only fail the same way).
 pub fn collect_all(
@@ -367,7 +501,7 @@ pub fn collect_all(
     let mut summary = Summary::default();
     for (group, repo) in targets {
         let name = repo.repo.to_string();
-        if summary.stopped_until.is_some() {
+        if summary.stopped_until.is_some() || summary.stopped.is_some() {
             summary
                 .results
                 .push(RepoResult::NotCollected { repo: name });
@@ -389,11 +523,19 @@ pub fn collect_all(
                     repo: name,
                     observed: outcome.run.observed_count,
                     changed: outcome.run.changed_count,
+                    discovered: outcome.discovered,
                     renamed_to: outcome.renamed_to,
                 });
             }
             Err(RunError::Host(signals_github::Error::RateLimited { until, .. })) => {
                 summary.stopped_until = Some(until);
+                summary
+                    .results
+                    .push(RepoResult::NotCollected { repo: name });
+            }
+            Err(RunError::Host(e)) if Stop::of(&e).is_some() => {
+                // Every other repository would fail the same way.
+                summary.stopped = Stop::of(&e);
                 summary
                     .results
                     .push(RepoResult::NotCollected { repo: name });

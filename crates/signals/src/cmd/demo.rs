@@ -94,7 +94,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
             host.set_scenario(second_instant()?);
         }
         let at: Timestamp = instant.parse().expect("fixed instants parse");
-        let summary = super::collect::collect_all(
+        let mut summary = super::collect::collect_all(
             &mut client,
             &mut store,
             &targets,
@@ -103,6 +103,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
             &config.importance,
             false,
         )?;
+        summary.store = store_path.clone();
         summary.print_failures();
         if summary.exit_code() != crate::exit::OK {
             anyhow::bail!("the demo's run {} failed: {}", i + 1, summary.line());

@@ -9,9 +9,12 @@ use signals_site::{RepoPage, SiteReport, write_site};
 use signals_store::{RepoView, Store};
 
 /// Exports every repository of the store that has at least one run.
-pub fn run(store_path: &Path, out: &Path) -> anyhow::Result<u8> {
+pub fn run(store_path: &Path, out: &Path, quiet: bool) -> anyhow::Result<u8> {
     let store = super::open_existing_store(store_path)?;
     let report = export(&store, out)?;
+    if quiet {
+        return Ok(crate::exit::OK);
+    }
     println!(
         "exported {} repositories ({} files) to {}",
         report.repositories,

@@ -1,9 +1,11 @@
 //! One file per subcommand, each with its `run`.
 
 pub mod collect;
+pub mod completions;
 pub mod demo;
 pub mod export;
 pub mod init;
+pub mod repos;
 pub mod status;
 pub mod validate;
 
@@ -30,17 +32,20 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Export(args) => {
             let (store, out) =
                 store_and_out(&cli.config, args.store.as_deref(), args.out.as_deref())?;
-            export::run(&store, &out)
+            export::run(&store, &out, args.quiet)
         }
         Command::Status(args) => {
             let (store, _) = store_and_out(&cli.config, args.store.as_deref(), None)?;
             status::run(&store, args.json)
         }
+        Command::Repos(command) => repos::run(&cli.config, command),
+        Command::Completions(args) => completions::completions(args.shell),
+        Command::Man => completions::man(),
     }
 }
 
 /// Loads the config file and applies the environment.
-fn load_config(path: &Path) -> anyhow::Result<Config> {
+pub(crate) fn load_config(path: &Path) -> anyhow::Result<Config> {
     let mut config = Config::load(path)?;
     config.apply_env(|k| std::env::var(k).ok())?;
     Ok(config)
@@ -49,7 +54,7 @@ fn load_config(path: &Path) -> anyhow::Result<Config> {
 /// The store and output paths for commands that need no repository list:
 /// flags win; otherwise the config file when there is one; otherwise the
 /// environment and the defaults.
-fn store_and_out(
+pub(crate) fn store_and_out(
     config_path: &Path,
     store: Option<&Path>,
     out: Option<&Path>,

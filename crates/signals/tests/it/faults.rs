@@ -259,7 +259,7 @@ fn a_rate_limit_longer_than_the_maximum_stops_with_exit_4() {
     assert_eq!(out.status.code(), Some(4), "{}", show(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("collected 1 of 2 repositories, 0 failed, 1 not collected"),
+        stdout.contains("in 1 of 2 repositories, 0 failed, 1 not collected"),
         "{}",
         show(&out)
     );
@@ -363,7 +363,7 @@ fn a_cut_or_broken_body_keeps_the_store_and_the_next_run_covers_the_window() {
         show(&out)
     );
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("collected 0 of 2 repositories, 2 failed"),
+        String::from_utf8_lossy(&out.stdout).contains("in 0 of 2 repositories, 2 failed"),
         "{}",
         show(&out)
     );
@@ -426,7 +426,7 @@ fn a_missing_repository_fails_alone_and_status_shows_it() {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("collected 2 of 3 repositories, 1 failed"),
+        stdout.contains("in 2 of 3 repositories, 1 failed"),
         "{}",
         show(&out)
     );

@@ -4,5 +4,6 @@
 
 mod browser;
 mod e2e;
+mod everyday;
 mod faults;
 mod support;
