@@ -1,7 +1,7 @@
 //! Snapshot diffing: what an observation of an item amounts to, compared with
 //! its previous stored snapshot.
 //!
-//! The tracked fields and their order are fixed by DECISIONS.md; the order is
+//! The tracked fields and their order are fixed by the dataset rules; the order is
 //! the order of [`TrackedField`]'s variants, so a `changed` detail is always
 //! written the same way for the same change.
 

@@ -192,6 +192,8 @@ struct Fetched {
     body: Vec<u8>,
     link_next: Option<String>,
     redirected: bool,
+    /// Answered 304: the body and `link_next` are the cached ones.
+    not_modified: bool,
 }
 
 /// Why one attempt failed, and whether to try again.
@@ -359,9 +361,10 @@ impl Client {
             .collect();
 
         let since = since.strftime("%Y-%m-%dT%H:%M:%SZ");
-        let mut next = Some(format!(
+        let first = format!(
             "{root}/issues?state=all&sort=updated&direction=asc&since={since}&per_page={PER_PAGE}"
-        ));
+        );
+        let mut next = Some(first.clone());
         let mut items: Vec<ItemSnapshot> = vec![];
         let mut pages = 0;
         while let Some(url) = next.take() {
@@ -378,12 +381,22 @@ impl Client {
                 Err(Error::Http { status: 410, .. }) => break,
                 r => r?,
             };
-            for issue in wire::decode::<Vec<Issue>>(&fetched.url, &fetched.body)? {
+            let page = wire::decode::<Vec<Issue>>(&fetched.url, &fetched.body)?;
+            let full = page.len() == PER_PAGE as usize;
+            for issue in page {
                 let item = issue.into_snapshot(&name);
                 items.retain(|i| i.key != item.key);
                 items.push(item);
             }
             next = fetched.link_next;
+            // A 304 keeps the cached `Link`: when that page was the last one
+            // and full, items added since (at the end, ascending by update)
+            // are on a page the cached answer does not announce, and an
+            // unchanged full page would hide them run after run. Ask for
+            // the next page by number then; an empty answer ends the list.
+            if next.is_none() && full && fetched.not_modified {
+                next = Some(format!("{first}&page={}", pages + 1));
+            }
         }
         Ok(Collection {
             collected: Collected {
@@ -614,6 +627,7 @@ impl Client {
                 body: cached.body,
                 link_next: cached.link_next,
                 redirected: false,
+                not_modified: true,
             });
         }
         if matches!(status, 301 | 302 | 307 | 308) {
@@ -656,6 +670,7 @@ impl Client {
                 body,
                 link_next,
                 redirected: false,
+                not_modified: false,
             });
         }
         let message = github_message(&body);

@@ -30,10 +30,11 @@ pub(crate) fn decode<T: DeserializeOwned>(url: &str, body: &[u8]) -> Result<T, E
     })
 }
 
-/// A count as the host sends it, made a count: `null`, negative numbers and
-/// non-numbers become 0, fractions are cut, huge values saturate at
-/// `i64::MAX` (what SQLite can hold). A wrong counter must not make a
-/// repository impossible to collect.
+/// A count as the host sends it, made a count: `null` and negative numbers
+/// become 0, fractions are cut, huge values saturate at `i64::MAX` (what
+/// SQLite can hold). An odd number must not make a repository impossible to
+/// collect; a value that is no number at all is still a decode error that
+/// names its path.
 fn count<'de, D: serde::Deserializer<'de>>(de: D) -> Result<u64, D::Error> {
     const MAX: u64 = i64::MAX as u64;
     let n = match serde_json::Value::deserialize(de)? {
@@ -42,7 +43,12 @@ fn count<'de, D: serde::Deserializer<'de>>(de: D) -> Result<u64, D::Error> {
             .or_else(|| n.as_i64().map(|_| 0))
             .or_else(|| n.as_f64().map(|f| if f > 0.0 { f as u64 } else { 0 }))
             .unwrap_or(0),
-        _ => 0,
+        serde_json::Value::Null => 0,
+        other => {
+            return Err(serde::de::Error::custom(format!(
+                "expected a count, found {other}"
+            )));
+        }
     };
     Ok(n.min(MAX))
 }

@@ -391,3 +391,66 @@ fn hostile_host_values_still_export_valid_documents() {
         );
     }
 }
+
+/// Regression (issue 11): with exactly two full pages in the window, a
+/// third run after a new item saw both pages answer 304 with the cached
+/// `Link` (no next page), and the new item was missed run after run.
+#[test]
+fn issue_11_a_full_last_page_answered_304_does_not_hide_new_items() {
+    let start = Timestamp::now() - SignedDuration::from_hours(10);
+    let mut scenario = signals_testhost::synthetic("o/full", 200, start);
+    let host = TestHost::start(scenario.clone()).unwrap();
+    let dir = TempDir::new("fullpage");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(host.base_url(), &["o/full"], ""),
+    )
+    .unwrap();
+    let new_count = |dir: &Path| {
+        let out = run(dir, &["collect", "--json"], &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            v["newCount"].as_u64().unwrap(),
+            v["notModified"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(new_count(dir.path()).0, 201, "200 items and a release");
+    assert_eq!(new_count(dir.path()).0, 0);
+    let more = signals_testhost::synthetic("o/full", 201, start);
+    let mut extra = more.repos["o/full"].issues[200].clone();
+    extra["updated_at"] = json!(format!(
+        "{:.0}",
+        Timestamp::from_second(Timestamp::now().as_second()).unwrap()
+    ));
+    scenario.repos.get_mut("o/full").unwrap().issues.push(extra);
+    host.set_scenario(scenario);
+    let (new, not_modified) = new_count(dir.path());
+    assert_eq!(new, 1, "the new item on a third page is seen");
+    assert!(not_modified >= 2, "the unchanged pages still answer 304");
+}
+
+#[test]
+fn completions_and_man_page_come_from_the_command_line() {
+    let dir = TempDir::new("completions");
+    for shell in ["bash", "zsh", "fish"] {
+        let out = run(dir.path(), &["completions", shell], &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        let text = stdout(&out);
+        for word in ["collect", "repos", "quiet", "purge"] {
+            assert!(text.contains(word), "{shell} lacks {word}");
+        }
+    }
+    let out = run(dir.path(), &["man"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let man = stdout(&out);
+    assert!(man.contains(".TH signals 1"), "{man}");
+    for word in [
+        "EXIT STATUS",
+        "SIGNALS REPOS REMOVE",
+        "\\-\\-purge",
+        "\\-\\-quiet",
+    ] {
+        assert!(man.contains(word), "the man page lacks {word}");
+    }
+}
