@@ -17,17 +17,10 @@ use signals_core::model::{
 
 use crate::Error;
 
-/// Decodes `body` (fetched from `url`) as `T`, naming the failing JSON path.
-/// A lone surrogate escape (valid JSON, no valid text) is first replaced by
-/// U+FFFD, so one odd character cannot make a repository uncollectable.
+/// Decodes `body` (fetched from `url`) as `T`, naming the failing JSON path
+/// (and repairing lone surrogate escapes first: see `signals_http::decode`).
 pub(crate) fn decode<T: DeserializeOwned>(url: &str, body: &[u8]) -> Result<T, Error> {
-    let body = signals_core::hostile::repair_surrogates(body);
-    let de = &mut serde_json::Deserializer::from_slice(&body);
-    serde_path_to_error::deserialize(de).map_err(|e| Error::Decode {
-        url: url.to_string(),
-        path: e.path().to_string(),
-        message: e.inner().to_string(),
-    })
+    signals_http::decode(crate::HOST, url, body)
 }
 
 /// A count as the host sends it, made a count: `null` and negative numbers

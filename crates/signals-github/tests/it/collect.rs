@@ -178,7 +178,7 @@ fn missing_repository_is_not_found() {
         )
         .unwrap_err();
     assert!(
-        matches!(&err, signals_github::Error::NotFound { repo } if *repo == name("o/missing")),
+        matches!(&err, signals_github::Error::NotFound { repo, .. } if *repo == name("o/missing")),
         "{err:?}"
     );
     assert!(err.to_string().contains("o/missing"));

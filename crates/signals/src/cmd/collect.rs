@@ -299,6 +299,7 @@ impl Stop {
                 status: 401,
                 url,
                 message,
+                ..
             } => Some(Stop::Unauthorized {
                 url: url.clone(),
                 message: message.clone(),

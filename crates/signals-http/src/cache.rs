@@ -1,9 +1,10 @@
 //! Conditional requests: what the client remembers of an earlier answer so
 //! it can send `If-None-Match` / `If-Modified-Since` and reuse the body on a
-//! 304, which GitHub does not count against the rate limit.
+//! 304, which GitHub does not count against the rate limit (and which costs
+//! any host less than a full answer).
 //!
 //! The trait has two implementations: [`MemoryCache`] here and the SQLite
-//! store. Entries are keyed by URL and a token *fingerprint*, because GitHub
+//! store. Entries are keyed by URL and a token *fingerprint*, because a host
 //! may answer differently per token (private repositories); the token itself
 //! is never stored.
 
@@ -18,7 +19,8 @@ pub struct CachedResponse {
     pub etag: Option<String>,
     /// The `Last-Modified` header.
     pub last_modified: Option<String>,
-    /// The `rel="next"` URL of the `Link` header (a 304 has no `Link`).
+    /// The next page's URL as the host's protocol read it (a 304 has no
+    /// `Link` header, so it is kept here).
     pub link_next: Option<String>,
     /// The body.
     pub body: Vec<u8>,

@@ -1,0 +1,885 @@
+//! The blocking request loop every host client shares: one request at a time
+//! (GitHub asks integrators to send requests serially per token, and the
+//! other hosts are served the same courtesy), with conditional requests,
+//! rate-limit waits, retries and redirects handled here and nowhere else.
+//!
+//! What differs between hosts (the `Accept` header, how the token is sent,
+//! the rate-limit headers, the error body, how a refusal reads) comes from
+//! the host crate through [`Protocol`]; this module knows no host's JSON.
+//!
+//! Every wait goes through [`Config::sleeper`] and every "now" through
+//! [`Config::clock`], so tests can run rate-limit scenarios without sleeping.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use jiff::Timestamp;
+use signals_core::RequestStats;
+
+use crate::Error;
+use crate::cache::{CachedResponse, ResponseCache, token_fingerprint};
+
+/// Hops of 301/302/307/308 followed for one request before giving up.
+const MAX_REDIRECTS: u32 = 3;
+
+/// A token and the name of the environment variable it came from. `Debug`
+/// shows only the variable name; the secret never leaves this type except
+/// through [`Protocol::auth_header`], and only towards the base URL's origin.
+#[derive(Clone)]
+pub struct Token {
+    env: String,
+    secret: String,
+}
+
+impl Token {
+    /// A token read by the caller from the environment variable `env`.
+    pub fn new(env: impl Into<String>, secret: impl Into<String>) -> Token {
+        Token {
+            env: env.into(),
+            secret: secret.into(),
+        }
+    }
+
+    /// The environment variable name, for messages and logs.
+    pub fn env(&self) -> &str {
+        &self.env
+    }
+
+    /// The fingerprint under which cache entries for this token are kept.
+    pub fn fingerprint(&self) -> String {
+        token_fingerprint(Some(&self.secret))
+    }
+}
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Token")
+            .field("env", &self.env)
+            .field("secret", &"<redacted>")
+            .finish()
+    }
+}
+
+/// How the client waits; replaced in tests by one that records.
+pub type Sleeper = Arc<dyn Fn(Duration) + Send + Sync>;
+/// What time it is; replaced in tests.
+pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
+
+/// Client settings. `Config::default()` has no base URL: the host crate or
+/// the caller sets one.
+#[derive(Clone)]
+pub struct Config {
+    /// API root (`https://api.github.com`, `https://gitlab.com/api/v4`,
+    /// `https://codeberg.org/api/v1`). A trailing slash is allowed.
+    pub base_url: String,
+    /// The `User-Agent` header (GitHub rejects requests without one).
+    pub user_agent: String,
+    /// Tokens to spread requests over; empty for anonymous access.
+    pub tokens: Vec<Token>,
+    /// Connect timeout, and timeout for each of the answer's head and body.
+    pub timeout: Duration,
+    /// Retries of one request after a 5xx, a timeout, a connection error,
+    /// a cut body or a secondary rate limit.
+    pub max_retries: u32,
+    /// First backoff after a 5xx or transport error; doubled on each retry,
+    /// plus up to 50% random jitter.
+    pub retry_base: Duration,
+    /// Shortest wait after a secondary rate limit without `Retry-After`;
+    /// doubled on repeats.
+    pub secondary_min_wait: Duration,
+    /// Longest wait the client accepts; a longer one is returned as
+    /// [`Error::RateLimited`] without waiting.
+    pub max_wait: Duration,
+    /// Performs waits (default: `std::thread::sleep`).
+    pub sleeper: Sleeper,
+    /// The current time (default: `Timestamp::now`).
+    pub clock: Clock,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            base_url: String::new(),
+            user_agent: concat!("repo-signals/", env!("CARGO_PKG_VERSION")).into(),
+            tokens: vec![],
+            timeout: Duration::from_secs(30),
+            max_retries: 4,
+            retry_base: Duration::from_secs(1),
+            secondary_min_wait: Duration::from_secs(60),
+            max_wait: Duration::from_secs(15 * 60),
+            sleeper: Arc::new(std::thread::sleep),
+            clock: Arc::new(Timestamp::now),
+        }
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("base_url", &self.base_url)
+            .field("user_agent", &self.user_agent)
+            .field("tokens", &self.tokens)
+            .field("timeout", &self.timeout)
+            .field("max_retries", &self.max_retries)
+            .field("retry_base", &self.retry_base)
+            .field("secondary_min_wait", &self.secondary_min_wait)
+            .field("max_wait", &self.max_wait)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The last rate limit a host reported for one token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateLimit {
+    /// Requests allowed per window.
+    pub limit: u64,
+    /// Requests left in the window.
+    pub remaining: u64,
+    /// When the window resets.
+    pub reset: Timestamp,
+    /// Requests used in the window, when sent.
+    pub used: Option<u64>,
+    /// The limit's resource (GitHub's `core`), when sent.
+    pub resource: Option<String>,
+}
+
+/// One line of the request log. Never holds a token, only its variable
+/// name.
+#[derive(Debug, Clone)]
+pub struct RequestLog {
+    /// `GET`.
+    pub method: &'static str,
+    /// The URL requested.
+    pub url: String,
+    /// The status, `None` when no answer came.
+    pub status: Option<u16>,
+    /// Body bytes received.
+    pub bytes: u64,
+    /// True for a 304 answered from the cache.
+    pub from_cache: bool,
+    /// Time from sending to the end of the body.
+    pub elapsed: Duration,
+    /// Environment variable of the token used; `None` when anonymous (or
+    /// when the URL is on another origin, which never gets the token).
+    pub token_env: Option<String>,
+}
+
+/// A request log callback.
+pub type Logger = Box<dyn FnMut(&RequestLog) + Send>;
+
+/// The response headers of one answer, as the host crate reads them.
+pub struct Headers<'a>(&'a ureq::http::HeaderMap);
+
+impl Headers<'_> {
+    /// The value of header `name` (case-insensitive), when it is text.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The value of header `name` as an unsigned integer.
+    pub fn get_u64(&self, name: &str) -> Option<u64> {
+        self.get(name).and_then(|v| v.trim().parse().ok())
+    }
+}
+
+/// How a host refuses a request for its rate limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Not a rate limit: an ordinary error answer.
+    NotALimit,
+    /// The token's budget is spent until `reset` (or, when the host did not
+    /// say, for [`Config::secondary_min_wait`]).
+    Primary {
+        /// When the budget resets, as the host said.
+        reset: Option<Timestamp>,
+    },
+    /// A short-term limit (GitHub's secondary limit, a 429): wait
+    /// `Retry-After`, or an increasing pause, and try again.
+    Secondary,
+}
+
+/// What a host crate tells the shared layer about its HTTP dialect. One
+/// implementation per host crate.
+pub trait Protocol: Send + Sync {
+    /// The host's display name, for messages (`GitHub`).
+    fn name(&self) -> &'static str;
+    /// Headers sent with every request (`Accept`, API version).
+    fn request_headers(&self) -> &'static [(&'static str, &'static str)];
+    /// The header that carries `secret`: name and value.
+    fn auth_header(&self, secret: &str) -> (&'static str, String);
+    /// The rate limit an answer's headers report, when complete.
+    fn rate_limit(&self, headers: &Headers<'_>) -> Option<RateLimit>;
+    /// The host's error message in an error body (else the start of it).
+    fn error_message(&self, body: &[u8]) -> String;
+    /// Whether an error answer is a rate limit, and which. `retry_after`
+    /// is the `Retry-After` header in seconds, when sent.
+    fn refusal(
+        &self,
+        status: u16,
+        message: &str,
+        headers: &Headers<'_>,
+        retry_after: Option<u64>,
+    ) -> Refusal;
+    /// The next page's URL. Default: the `Link` header's `rel="next"`.
+    fn next_page(&self, headers: &Headers<'_>) -> Option<String> {
+        headers.get("link").and_then(link_next)
+    }
+}
+
+/// An answer with its body, after redirects and cache.
+#[derive(Debug, Clone)]
+pub struct Fetched {
+    /// The URL that finally answered (after redirects).
+    pub url: String,
+    /// The body (from the cache on a 304).
+    pub body: Vec<u8>,
+    /// The next page's URL, as [`Protocol::next_page`] read it.
+    pub next: Option<String>,
+    /// True when at least one redirect was followed.
+    pub redirected: bool,
+    /// Answered 304: the body and `next` are the cached ones.
+    pub not_modified: bool,
+}
+
+/// Why one attempt failed, and whether to try again.
+enum Attempt {
+    Done(Fetched),
+    Redirect(String),
+    Retry {
+        error: Error,
+        wait: Duration,
+    },
+    /// A primary rate limit: the token's budget is spent until `until`.
+    Primary {
+        until: Timestamp,
+    },
+    Fail(Error),
+}
+
+/// The blocking HTTP client of one host.
+pub struct Client {
+    config: Config,
+    protocol: Box<dyn Protocol>,
+    agent: ureq::Agent,
+    base: String,
+    limits: HashMap<usize, RateLimit>,
+    logger: Option<Logger>,
+    stats: RequestStats,
+    secondary_hits: u32,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("host", &self.protocol.name())
+            .field("config", &self.config)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// Builds a client; fails when the base URL is not http(s).
+    pub fn new(config: Config, protocol: Box<dyn Protocol>) -> Result<Client, Error> {
+        let base = config.base_url.trim_end_matches('/').to_string();
+        if !(base.starts_with("https://") || base.starts_with("http://")) {
+            return Err(Error::Config {
+                host: protocol.name(),
+                message: format!(
+                    "base URL {:?} must start with https:// (or http://)",
+                    config.base_url
+                ),
+            });
+        }
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            // Redirects are followed by hand, to notice renames and to keep
+            // the token on the base URL's origin.
+            .max_redirects(0)
+            .timeout_connect(Some(config.timeout))
+            .timeout_recv_response(Some(config.timeout))
+            .timeout_recv_body(Some(config.timeout))
+            .build()
+            .new_agent();
+        Ok(Client {
+            config,
+            protocol,
+            agent,
+            base,
+            limits: HashMap::new(),
+            logger: None,
+            stats: RequestStats::default(),
+            secondary_hits: 0,
+        })
+    }
+
+    /// The host's display name.
+    pub fn host_name(&self) -> &'static str {
+        self.protocol.name()
+    }
+
+    /// The base URL without a trailing slash.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// Installs a callback called after every HTTP request.
+    pub fn set_logger(&mut self, logger: Logger) {
+        self.logger = Some(logger);
+    }
+
+    /// True when at least one token is configured.
+    pub fn is_authenticated(&self) -> bool {
+        !self.config.tokens.is_empty()
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The counters since the last [`Client::reset_stats`].
+    pub fn stats(&self) -> RequestStats {
+        self.stats
+    }
+
+    /// Starts new counters (at the start of one repository's collection).
+    pub fn reset_stats(&mut self) {
+        self.stats = RequestStats::default();
+    }
+
+    /// The last rate limit seen for the token the next request would use
+    /// (or for anonymous access); `None` before any answer.
+    pub fn rate_limit(&self) -> Option<RateLimit> {
+        self.limits.get(&self.pick_token().0).cloned()
+    }
+
+    /// The last rate limit seen per token, with its environment variable
+    /// name (`None` for anonymous).
+    pub fn rate_limits(&self) -> Vec<(Option<String>, Option<RateLimit>)> {
+        if self.config.tokens.is_empty() {
+            return vec![(None, self.limits.get(&0).cloned())];
+        }
+        self.config
+            .tokens
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (Some(t.env.clone()), self.limits.get(&i).cloned()))
+            .collect()
+    }
+
+    /// Index of the token to use (0 when anonymous) and its secret: the
+    /// one with the most remaining budget last seen, unknown counting as
+    /// full; among exhausted ones, the one that resets first.
+    fn pick_token(&self) -> (usize, Option<&Token>) {
+        if self.config.tokens.is_empty() {
+            return (0, None);
+        }
+        let now = (self.config.clock)();
+        let score = |i: usize| match self.limits.get(&i) {
+            None => (u64::MAX, 0),
+            Some(l) if l.reset <= now => (u64::MAX, 0),
+            Some(l) => (l.remaining, -l.reset.as_second()),
+        };
+        let best = (0..self.config.tokens.len())
+            .max_by(|&a, &b| score(a).cmp(&score(b)).then(b.cmp(&a)))
+            .unwrap_or(0);
+        (best, self.config.tokens.get(best))
+    }
+
+    /// GETs `url` with the cache, rate limits, retries and redirects.
+    pub fn get(&mut self, url: &str, cache: &mut dyn ResponseCache) -> Result<Fetched, Error> {
+        let host = self.protocol.name();
+        let mut url = url.to_string();
+        let mut redirects = 0;
+        let mut attempt = 0;
+        loop {
+            self.wait_for_budget(&url)?;
+            match self.attempt(&url, cache) {
+                Attempt::Done(mut f) => {
+                    self.secondary_hits = 0;
+                    f.redirected = redirects > 0;
+                    return Ok(f);
+                }
+                Attempt::Redirect(location) => {
+                    redirects += 1;
+                    if redirects > MAX_REDIRECTS {
+                        return Err(Error::Redirect {
+                            url,
+                            message: format!("more than {MAX_REDIRECTS} redirects"),
+                        });
+                    }
+                    url = location;
+                }
+                Attempt::Retry { error, wait } => {
+                    attempt += 1;
+                    if attempt > self.config.max_retries {
+                        return Err(error);
+                    }
+                    if wait > self.config.max_wait {
+                        let until = (self.config.clock)() + wait;
+                        return Err(Error::RateLimited {
+                            host,
+                            until,
+                            wait,
+                            url,
+                        });
+                    }
+                    self.stats.retries += 1;
+                    (self.config.sleeper)(wait);
+                }
+                Attempt::Primary { until } => {
+                    attempt += 1;
+                    if attempt > self.config.max_retries {
+                        let wait = wait_until((self.config.clock)(), until);
+                        return Err(Error::RateLimited {
+                            host,
+                            until,
+                            wait,
+                            url,
+                        });
+                    }
+                    // The next turn of the loop waits for the reset, or
+                    // switches to a token with budget left.
+                    self.stats.retries += 1;
+                }
+                Attempt::Fail(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Waits when the chosen token's budget is known to be spent.
+    fn wait_for_budget(&mut self, url: &str) -> Result<(), Error> {
+        let (idx, _) = self.pick_token();
+        let now = (self.config.clock)();
+        let Some(limit) = self.limits.get(&idx) else {
+            return Ok(());
+        };
+        if limit.remaining > 0 || limit.reset <= now {
+            return Ok(());
+        }
+        let until = limit.reset;
+        let wait = wait_until(now, until);
+        if wait > self.config.max_wait {
+            return Err(Error::RateLimited {
+                host: self.protocol.name(),
+                until,
+                wait,
+                url: url.to_string(),
+            });
+        }
+        (self.config.sleeper)(wait);
+        // The window has reset: the budget is unknown (full) again.
+        self.limits.remove(&idx);
+        Ok(())
+    }
+
+    /// One HTTP exchange.
+    fn attempt(&mut self, url: &str, cache: &mut dyn ResponseCache) -> Attempt {
+        let (idx, token) = self.pick_token();
+        // The token goes only to the base URL's origin: a `Link` or
+        // `Location` pointing elsewhere is fetched anonymously.
+        let token = token.filter(|_| same_origin(&self.base, url)).cloned();
+        let fingerprint = token_fingerprint(token.as_ref().map(|t| t.secret.as_str()));
+        let cached = cache.get(url, &fingerprint);
+        let mut req = self
+            .agent
+            .get(url)
+            .header("User-Agent", &self.config.user_agent);
+        for (name, value) in self.protocol.request_headers() {
+            req = req.header(*name, *value);
+        }
+        if let Some(t) = &token {
+            let (name, value) = self.protocol.auth_header(&t.secret);
+            req = req.header(name, &value);
+        }
+        if let Some(c) = &cached {
+            if let Some(etag) = &c.etag {
+                req = req.header("If-None-Match", etag);
+            }
+            if let Some(lm) = &c.last_modified {
+                req = req.header("If-Modified-Since", lm);
+            }
+        }
+        let started = Instant::now();
+        self.stats.requests += 1;
+        let mut log = RequestLog {
+            method: "GET",
+            url: url.to_string(),
+            status: None,
+            bytes: 0,
+            from_cache: false,
+            elapsed: Duration::ZERO,
+            token_env: token.as_ref().map(|t| t.env.clone()),
+        };
+        let result = self.exchange(req, url, idx, cached, &fingerprint, cache, &mut log);
+        log.elapsed = started.elapsed();
+        self.stats.bytes_received += log.bytes;
+        if let Some(logger) = &mut self.logger {
+            logger(&log);
+        }
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn exchange(
+        &mut self,
+        req: ureq::RequestBuilder<ureq::typestate::WithoutBody>,
+        url: &str,
+        idx: usize,
+        cached: Option<CachedResponse>,
+        fingerprint: &str,
+        cache: &mut dyn ResponseCache,
+        log: &mut RequestLog,
+    ) -> Attempt {
+        let host = self.protocol.name();
+        let mut resp = match req.call() {
+            Ok(r) => r,
+            Err(e) => {
+                let timed_out = matches!(e, ureq::Error::Timeout(_));
+                let error = Error::Transport {
+                    url: url.to_string(),
+                    message: e.to_string(),
+                    timed_out,
+                };
+                return match e {
+                    ureq::Error::BadUri(_) | ureq::Error::Http(_) => Attempt::Fail(error),
+                    _ => Attempt::Retry {
+                        error,
+                        wait: self.backoff(),
+                    },
+                };
+            }
+        };
+        let status = resp.status().as_u16();
+        log.status = Some(status);
+        let headers = Headers(resp.headers());
+        let seen_limit = self.protocol.rate_limit(&headers);
+        let retry_after = headers
+            .get("retry-after")
+            .and_then(|v| retry_after_secs(v, (self.config.clock)()));
+        let etag = headers.get("etag").map(str::to_string);
+        let last_modified = headers.get("last-modified").map(str::to_string);
+        let next = self.protocol.next_page(&headers);
+        let location = headers.get("location").map(str::to_string);
+        if let Some(limit) = seen_limit.clone() {
+            self.limits.insert(idx, limit);
+        }
+
+        if status == 304 {
+            let Some(cached) = cached else {
+                return Attempt::Fail(Error::Http {
+                    host,
+                    url: url.to_string(),
+                    status,
+                    message: "304 Not Modified without a cached answer".into(),
+                });
+            };
+            self.stats.not_modified += 1;
+            log.from_cache = true;
+            return Attempt::Done(Fetched {
+                url: url.to_string(),
+                body: cached.body,
+                next: cached.link_next,
+                redirected: false,
+                not_modified: true,
+            });
+        }
+        if matches!(status, 301 | 302 | 307 | 308) {
+            return match location {
+                Some(loc) => Attempt::Redirect(self.absolute(&loc)),
+                None => Attempt::Fail(Error::Redirect {
+                    url: url.to_string(),
+                    message: format!("{status} without a Location header"),
+                }),
+            };
+        }
+        let body = match resp.body_mut().with_config().limit(256 << 20).read_to_vec() {
+            Ok(b) => b,
+            Err(e) => {
+                return Attempt::Retry {
+                    error: Error::Body {
+                        url: url.to_string(),
+                        message: e.to_string(),
+                    },
+                    wait: self.backoff(),
+                };
+            }
+        };
+        log.bytes = body.len() as u64;
+        if status == 200 {
+            if etag.is_some() || last_modified.is_some() {
+                cache.put(
+                    url,
+                    fingerprint,
+                    CachedResponse {
+                        etag,
+                        last_modified,
+                        link_next: next.clone(),
+                        body: body.clone(),
+                    },
+                );
+            }
+            return Attempt::Done(Fetched {
+                url: url.to_string(),
+                body,
+                next,
+                redirected: false,
+                not_modified: false,
+            });
+        }
+        let message = self.protocol.error_message(&body);
+        let refusal =
+            self.protocol
+                .refusal(status, &message, &Headers(resp.headers()), retry_after);
+        let now = (self.config.clock)();
+        match refusal {
+            Refusal::Secondary => {
+                self.secondary_hits += 1;
+                let wait = match retry_after {
+                    Some(secs) => Duration::from_secs(secs),
+                    None => self
+                        .config
+                        .secondary_min_wait
+                        .saturating_mul(1 << (self.secondary_hits - 1).min(16)),
+                };
+                return Attempt::Retry {
+                    error: Error::RateLimited {
+                        host,
+                        until: now + wait,
+                        wait,
+                        url: url.to_string(),
+                    },
+                    wait,
+                };
+            }
+            Refusal::Primary { reset } => {
+                let until = reset
+                    .filter(|r| *r > now)
+                    .unwrap_or(now + self.config.secondary_min_wait);
+                let (limit, resource) = match (&seen_limit, self.limits.get(&idx)) {
+                    (Some(l), _) | (None, Some(l)) => (l.limit, l.resource.clone()),
+                    (None, None) => (0, None),
+                };
+                self.limits.insert(
+                    idx,
+                    RateLimit {
+                        limit,
+                        remaining: 0,
+                        reset: until,
+                        used: Some(limit),
+                        resource,
+                    },
+                );
+                return Attempt::Primary { until };
+            }
+            Refusal::NotALimit => {}
+        }
+        let http = Error::Http {
+            host,
+            url: url.to_string(),
+            status,
+            message,
+        };
+        if status >= 500 {
+            return Attempt::Retry {
+                error: http,
+                wait: self.backoff(),
+            };
+        }
+        Attempt::Fail(http)
+    }
+
+    /// Exponential backoff with jitter for the next retry.
+    fn backoff(&self) -> Duration {
+        let n = self.stats.retries.min(16) as u32;
+        let base = self.config.retry_base.saturating_mul(1 << n);
+        base + base.mul_f64(fastrand::f64() * 0.5)
+    }
+
+    /// Resolves a `Location` that may be relative to the base URL's host.
+    pub fn absolute(&self, location: &str) -> String {
+        if location.starts_with("http://") || location.starts_with("https://") {
+            return location.to_string();
+        }
+        format!(
+            "{}/{}",
+            origin(&self.base).unwrap_or(&self.base),
+            location.trim_start_matches('/')
+        )
+    }
+}
+
+/// `scheme://host[:port]` of an absolute URL.
+fn origin(url: &str) -> Option<&str> {
+    let start = url.find("://")? + 3;
+    let end = url[start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| start + i);
+    Some(&url[..end])
+}
+
+/// True when `url` is on the same scheme, host and port as `base`.
+fn same_origin(base: &str, url: &str) -> bool {
+    match (origin(base), origin(url)) {
+        (Some(a), Some(b)) => a.eq_ignore_ascii_case(b),
+        _ => false,
+    }
+}
+
+/// The wait from `now` until `until`, plus a second of margin for clock
+/// skew.
+fn wait_until(now: Timestamp, until: Timestamp) -> Duration {
+    let secs = (until.as_second() - now.as_second()).max(0) as u64;
+    Duration::from_secs(secs + 1)
+}
+
+/// The `rel="next"` target of a `Link` header.
+pub fn link_next(header: &str) -> Option<String> {
+    header.split(',').find_map(|part| {
+        let (target, params) = part.split_once(';')?;
+        let target = target.trim().strip_prefix('<')?.strip_suffix('>')?;
+        params
+            .split(';')
+            .any(|p| {
+                let p = p.trim();
+                p == "rel=\"next\"" || p == "rel=next"
+            })
+            .then(|| target.to_string())
+    })
+}
+
+/// Seconds to wait from a `Retry-After` value: delay-seconds, or an
+/// HTTP-date (RFC 9110 allows both), counted from `now`.
+fn retry_after_secs(value: &str, now: Timestamp) -> Option<u64> {
+    let value = value.trim();
+    if let Ok(secs) = value.parse::<u64>() {
+        return Some(secs);
+    }
+    let at = jiff::fmt::rfc2822::parse(value).ok()?.timestamp();
+    Some(at.duration_since(now).as_secs().max(0) as u64)
+}
+
+/// The start of a body that is not the JSON error a host documents.
+pub fn body_start(body: &[u8]) -> String {
+    String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Plain;
+    impl Protocol for Plain {
+        fn name(&self) -> &'static str {
+            "Plain"
+        }
+        fn request_headers(&self) -> &'static [(&'static str, &'static str)] {
+            &[]
+        }
+        fn auth_header(&self, secret: &str) -> (&'static str, String) {
+            ("Authorization", format!("Bearer {secret}"))
+        }
+        fn rate_limit(&self, _: &Headers<'_>) -> Option<RateLimit> {
+            None
+        }
+        fn error_message(&self, body: &[u8]) -> String {
+            body_start(body)
+        }
+        fn refusal(&self, _: u16, _: &str, _: &Headers<'_>, _: Option<u64>) -> Refusal {
+            Refusal::NotALimit
+        }
+    }
+
+    #[test]
+    fn retry_after_in_seconds_or_as_a_date() {
+        let now: Timestamp = "2015-10-21T07:27:00Z".parse().unwrap();
+        assert_eq!(retry_after_secs(" 120 ", now), Some(120));
+        assert_eq!(
+            retry_after_secs("Wed, 21 Oct 2015 07:28:00 GMT", now),
+            Some(60)
+        );
+        // A date in the past means "now".
+        assert_eq!(
+            retry_after_secs("Wed, 21 Oct 2015 07:00:00 GMT", now),
+            Some(0)
+        );
+        assert_eq!(retry_after_secs("soon", now), None);
+    }
+
+    #[test]
+    fn link_header_next() {
+        let h = "<https://api.github.com/repositories/1/issues?page=2>; rel=\"next\", \
+                 <https://api.github.com/repositories/1/issues?page=5>; rel=\"last\"";
+        assert_eq!(
+            link_next(h).as_deref(),
+            Some("https://api.github.com/repositories/1/issues?page=2")
+        );
+        assert_eq!(link_next("<https://x/?page=1>; rel=\"first\""), None);
+        assert_eq!(link_next("garbage"), None);
+    }
+
+    #[test]
+    fn origins_compare_scheme_host_and_port() {
+        let base = "https://gitlab.example/api/v4";
+        assert!(same_origin(
+            base,
+            "https://gitlab.example/api/v4/projects?page=2"
+        ));
+        assert!(same_origin(base, "https://GITLAB.example/other"));
+        assert!(!same_origin(base, "http://gitlab.example/api/v4"));
+        assert!(!same_origin(base, "https://gitlab.example:8443/api/v4"));
+        assert!(!same_origin(base, "https://gitlab.example.evil/api/v4"));
+        assert!(!same_origin(
+            base,
+            "https://evil.example/?u=https://gitlab.example"
+        ));
+        assert_eq!(origin("http://127.0.0.1:80?x"), Some("http://127.0.0.1:80"));
+    }
+
+    #[test]
+    fn token_debug_is_redacted() {
+        let t = Token::new("GITLAB_TOKEN", "glpat-supersecret");
+        let config = Config {
+            base_url: "https://gitlab.example/api/v4".into(),
+            tokens: vec![t.clone()],
+            ..Config::default()
+        };
+        for text in [format!("{t:?}"), format!("{config:?}")] {
+            assert!(!text.contains("supersecret"), "{text}");
+            assert!(text.contains("GITLAB_TOKEN"), "{text}");
+        }
+        let client = Client::new(config, Box::new(Plain)).unwrap();
+        assert!(!format!("{client:?}").contains("supersecret"));
+    }
+
+    #[test]
+    fn base_url_joins_with_or_without_slash() {
+        for base in ["https://ghe.example/api/v3", "https://ghe.example/api/v3/"] {
+            let c = Client::new(
+                Config {
+                    base_url: base.into(),
+                    ..Config::default()
+                },
+                Box::new(Plain),
+            )
+            .unwrap();
+            assert_eq!(c.base(), "https://ghe.example/api/v3");
+            assert_eq!(
+                c.absolute("/repositories/1"),
+                "https://ghe.example/repositories/1"
+            );
+        }
+        let err = Client::new(
+            Config {
+                base_url: "api.github.com".into(),
+                ..Config::default()
+            },
+            Box::new(Plain),
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::Config { host: "Plain", .. }), "{err}");
+    }
+}
