@@ -307,7 +307,7 @@ pub fn score(item: &ItemSnapshot, now: Timestamp, weights: &Weights) -> Score {
         push(
             "recency",
             recency,
-            format!("updated {} ago", human_age(age_seconds)),
+            format!("updated {} before collection", human_age(age_seconds)),
         );
     }
 
@@ -642,7 +642,7 @@ mod tests {
                 "1 reaction",
                 "3 comments",
                 "label Bug",
-                "updated 3 hours ago"
+                "updated 3 hours before collection"
             ]
         );
         assert_eq!(s.terms[4].points, 5.0);

@@ -355,6 +355,10 @@ pub struct Milestone {
     pub closed_issues: u64,
     /// Due date, when set.
     pub due_on: Option<Timestamp>,
+    /// Last activity on the milestone, when the host says (stores written
+    /// before it was kept read as `None`).
+    #[serde(default)]
+    pub updated_at: Option<Timestamp>,
 }
 
 impl Milestone {
@@ -586,6 +590,7 @@ mod tests {
     #[test]
     fn milestone_progress_rounds() {
         let m = |open, closed| Milestone {
+            updated_at: None,
             title: String::new(),
             url: String::new(),
             description: String::new(),

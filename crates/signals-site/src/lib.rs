@@ -11,6 +11,8 @@
 //!
 //! ```text
 //! index.html                      all groups and their repositories
+//! feed.atom                       the newest signals of every repository
+//! importance.html                 the importance rule (docs/importance.md)
 //! style.css                       the one stylesheet, linked relatively
 //! <group>/<repo>/index.html       signals 1–50, news and the latest trail
 //! <group>/<repo>/page-<n>.html    signals 50(n−1)+1 … 50n
@@ -57,8 +59,9 @@ use signals_core::importance::Score;
 use signals_core::{News, TrailEvent};
 
 pub use render::{
-    FEED_ENTRIES, PAGE_SIZE, STYLESHEET, TRAIL_PAGE_SIZE, TRAIL_PREVIEW, render_dataset,
-    render_feed, render_index, render_repo, render_repo_pages,
+    FEED_ENTRIES, IMPORTANCE_DOC, PAGE_SIZE, STALE_MILESTONE_DAYS, STYLESHEET, TRAIL_FOLD_MIN,
+    TRAIL_PAGE_SIZE, TRAIL_PREVIEW, render_dataset, render_feed, render_importance, render_index,
+    render_repo, render_repo_pages, render_site_feed,
 };
 pub use text::EXCERPT_CHARS;
 pub use write::write_content;
@@ -201,9 +204,17 @@ pub fn write_site(out: &Path, repos: &[RepoPage<'_>]) -> Result<SiteReport, Site
         report.repositories += 1;
     }
     let index = render_index(repos)?;
-    write_content(out, Path::new("index.html"), index.as_bytes())?;
-    write_content(out, Path::new("style.css"), STYLESHEET.as_bytes())?;
-    report.files += 2;
-    report.bytes += (index.len() + STYLESHEET.len()) as u64;
+    let feed = render_site_feed(repos)?;
+    let importance = render_importance()?;
+    for (name, content) in [
+        ("index.html", index.as_str()),
+        ("feed.atom", feed.as_str()),
+        ("importance.html", importance.as_str()),
+        ("style.css", STYLESHEET),
+    ] {
+        write_content(out, Path::new(name), content.as_bytes())?;
+        report.files += 1;
+        report.bytes += content.len() as u64;
+    }
     Ok(report)
 }

@@ -6,6 +6,7 @@
 //! only pre-rendered HTML is sanitized release notes (see `text.rs`), the
 //! only links are http(s) URLs that passed `text::http_url`.
 
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
@@ -14,7 +15,7 @@ use minijinja::{AutoEscape, Environment, UndefinedBehavior, Value};
 use serde::Serialize;
 use signals_core::dataset::{Document, SignalDoc};
 use signals_core::importance::{RankKey, Score, rank};
-use signals_core::{ItemDetail, ItemKind};
+use signals_core::{EventKind, ItemDetail, ItemKind, TrailEvent};
 
 use crate::text::{excerpt, http_url, markdown_html};
 use crate::{RepoPage, SiteError};
@@ -29,6 +30,15 @@ pub const TRAIL_PREVIEW: usize = 20;
 pub const FEED_ENTRIES: usize = 30;
 /// The stylesheet, written once as `<out>/style.css`.
 pub const STYLESHEET: &str = include_str!("../templates/style.css");
+/// A run's `discovered` entries are folded into one expandable group when
+/// there are more than this many of them in view.
+pub const TRAIL_FOLD_MIN: usize = 3;
+/// An open milestone without activity for this long is set apart from
+/// "Publicly indicated next" as inactive.
+pub const STALE_MILESTONE_DAYS: i64 = 365;
+/// The importance rule as published with the code (`docs/importance.md`);
+/// the site's `importance.html` is rendered from this same text.
+pub const IMPORTANCE_DOC: &str = include_str!("../../../docs/importance.md");
 
 static ENV: LazyLock<Environment<'static>> = LazyLock::new(|| {
     let mut env = Environment::new();
@@ -55,6 +65,10 @@ static ENV: LazyLock<Environment<'static>> = LazyLock::new(|| {
         ("repo.html", include_str!("../templates/repo.html")),
         ("trail.html", include_str!("../templates/trail.html")),
         ("index.html", include_str!("../templates/index.html")),
+        (
+            "importance.html",
+            include_str!("../templates/importance.html"),
+        ),
         ("feed.atom", include_str!("../templates/feed.atom")),
     ] {
         env.add_template(name, source)
@@ -194,6 +208,23 @@ struct HeaderView<'a> {
     collected_at: TimeView,
 }
 
+/// `#42` for an issue or pull request, the tag for a release.
+fn item_number(kind: Option<ItemKind>, key: &str) -> String {
+    match kind {
+        Some(ItemKind::Release) => key.to_string(),
+        _ => format!("#{key}"),
+    }
+}
+
+/// `(kind, key)` of a signal id `<source>:<owner>/<name>:<kind>:<key>`
+/// (a tag cannot hold `:`, so the key is after the last one).
+fn id_parts(id: &str) -> (Option<ItemKind>, &str) {
+    let mut parts = id.rsplitn(3, ':');
+    let key = parts.next().unwrap_or(id);
+    let kind = parts.next().and_then(ItemKind::parse);
+    (kind, key)
+}
+
 fn header<'a>(repo: &RepoPage<'a>) -> HeaderView<'a> {
     let d = &repo.document.dataset;
     HeaderView {
@@ -226,6 +257,9 @@ fn header<'a>(repo: &RepoPage<'a>) -> HeaderView<'a> {
 struct NewsView<'a> {
     latest: Option<LatestView<'a>>,
     next: Vec<NextView<'a>>,
+    /// Open milestones that are overdue or inactive: set apart, since they
+    /// are not what comes next.
+    set_apart: Vec<NextView<'a>>,
 }
 
 #[derive(Serialize)]
@@ -254,6 +288,11 @@ struct NextView<'a> {
     open_issues: u64,
     closed_issues: u64,
     description: &'a str,
+    /// Milestones: the due date, when set.
+    due: Option<TimeView>,
+    /// Milestones: why it is set apart (`overdue since …`, `no activity
+    /// since …`), if it is.
+    set_apart: Option<String>,
 }
 
 fn news<'a>(repo: &RepoPage<'a>) -> NewsView<'a> {
@@ -279,62 +318,263 @@ fn news<'a>(repo: &RepoPage<'a>) -> NewsView<'a> {
         open_issues: 0,
         closed_issues: 0,
         description: "",
+        due: None,
+        set_apart: None,
     });
-    let milestones = d.news.upcoming.iter().map(|m| NextView {
-        kind: "milestone",
-        title: &m.title,
-        url: http_url(&m.url),
-        tag: None,
-        published_at: None,
-        progress: Some(m.progress),
-        open_issues: m.open_issues,
-        closed_issues: m.closed_issues,
-        description: &m.description,
+    // The document's milestones are the news' in the same order; the
+    // domain ones carry the due date and the last activity.
+    let now = repo.collected_at;
+    let stale_before = now - jiff::SignedDuration::from_hours(24 * STALE_MILESTONE_DAYS);
+    let mut milestones: Vec<_> = d
+        .news
+        .upcoming
+        .iter()
+        .zip(repo.news.milestones.iter())
+        .collect();
+    // By due date, soonest first; those without one after, by title.
+    milestones.sort_by(|(a, ma), (b, mb)| {
+        (ma.due_on.is_none(), ma.due_on, &a.title).cmp(&(mb.due_on.is_none(), mb.due_on, &b.title))
     });
+    let mut next: Vec<NextView<'a>> = prereleases.collect();
+    let mut set_apart = Vec::new();
+    for (m, domain) in milestones {
+        let why = match (domain.due_on, domain.updated_at) {
+            (Some(due), _) if due < now => Some(format!("overdue since {}", human_date(due))),
+            (_, Some(active)) if active < stale_before => {
+                Some(format!("no activity since {}", human_date(active)))
+            }
+            _ => None,
+        };
+        let view = NextView {
+            kind: "milestone",
+            title: &m.title,
+            url: http_url(&m.url),
+            tag: None,
+            published_at: None,
+            progress: Some(m.progress),
+            open_issues: m.open_issues,
+            closed_issues: m.closed_issues,
+            description: &m.description,
+            due: domain.due_on.map(TimeView::of),
+            set_apart: why.clone(),
+        };
+        if why.is_some() {
+            set_apart.push(view);
+        } else {
+            next.push(view);
+        }
+    }
     NewsView {
         latest,
-        next: prereleases.chain(milestones).collect(),
+        next,
+        set_apart,
     }
+}
+
+/// "2026-11-21", for dates where the time of day means nothing.
+fn human_date(ts: Timestamp) -> String {
+    ts.strftime("%Y-%m-%d").to_string()
 }
 
 /// One observation trail entry.
 #[derive(Serialize)]
 struct TrailEntryView<'a> {
-    /// 1-based position in the whole trail.
+    /// 1-based position in the whole trail (in page order).
     n: usize,
     kind: &'static str,
+    /// The spec's detail: `initial snapshot`, or the changed field names.
     detail: &'a str,
+    /// The change in words: `new comments or reactions, closed`.
+    words: String,
     item_id: &'a str,
+    /// `issue`, `pull request`, `release`.
+    item_kind: &'static str,
+    /// `#42`, or a release's tag.
+    number: String,
     title: &'a str,
     url: Option<&'a str>,
     at: TimeView,
 }
 
-fn trail_entries<'a>(
-    repo: &RepoPage<'a>,
-    range: std::ops::Range<usize>,
-) -> Vec<TrailEntryView<'a>> {
-    repo.trail[range.clone()]
+/// A row of the trail list: one entry, or a run's folded `discovered`
+/// entries.
+#[derive(Serialize)]
+struct TrailRowView<'a> {
+    entry: Option<TrailEntryView<'a>>,
+    group: Option<TrailGroupView<'a>>,
+}
+
+/// A run's `discovered` entries, folded into one expandable group.
+#[derive(Serialize)]
+struct TrailGroupView<'a> {
+    /// Number of the first entry.
+    n: usize,
+    count: usize,
+    at: TimeView,
+    entries: Vec<TrailEntryView<'a>>,
+}
+
+/// The trail in page order: runs chronologically; within a run, `changed`
+/// entries before `discovered` ones, each by item kind and then by number
+/// as a number (issue 2 before issue 10), tags as text. The store's order
+/// within a run is by id as text, which reads as 1, 10, 100, 2.
+pub(crate) fn ordered_trail(trail: &[TrailEvent]) -> Vec<&TrailEvent> {
+    let mut out: Vec<&TrailEvent> = trail.iter().collect();
+    out.sort_by_cached_key(|e| {
+        let (kind, key) = id_parts(&e.item_id);
+        (
+            e.at,
+            e.kind == EventKind::Discovered,
+            kind.map_or(3, |k| k as u8),
+            key.parse::<u64>().unwrap_or(u64::MAX),
+            key.to_string(),
+        )
+    });
+    out
+}
+
+/// The words for a change: the spec's field names said as a reader would.
+/// `state` is said as `closed` or `reopened` for the item's latest state
+/// change (the item's current state tells which), else as both.
+fn change_words(detail: &str, latest_state_change: Option<&str>) -> String {
+    let fields: Vec<&str> = detail.split(',').map(str::trim).collect();
+    let mut words: Vec<&str> = fields
         .iter()
-        .zip(range.start + 1..)
-        .map(|(e, n)| TrailEntryView {
+        .filter_map(|f| match *f {
+            "title" => Some("retitled"),
+            "text" => Some("edited"),
+            "state" => Some(match latest_state_change {
+                Some("closed") => "closed",
+                Some("open") => "reopened",
+                _ => "closed or reopened",
+            }),
+            "labels" => Some("relabelled"),
+            "assignees" => Some("reassigned"),
+            "metrics" => Some("new comments or reactions"),
+            "draft" => Some("draft status changed"),
+            "merged" => Some("merged"),
+            _ => None,
+        })
+        .collect();
+    if words.is_empty() {
+        words.push(if fields.contains(&"updatedAt") {
+            "new activity"
+        } else {
+            "changed"
+        });
+    }
+    words.join(", ")
+}
+
+/// What the trail needs besides its events: each item's current state,
+/// and which event is the item's latest state change.
+struct TrailContext<'a> {
+    states: HashMap<&'a str, &'a str>,
+    latest_state_event: HashSet<*const TrailEvent>,
+}
+
+impl<'a> TrailContext<'a> {
+    fn new(repo: &RepoPage<'a>) -> TrailContext<'a> {
+        let states = repo
+            .document
+            .dataset
+            .signals
+            .iter()
+            .map(|s| (s.id.as_str(), s.state.as_str()))
+            .collect();
+        let mut seen = HashSet::new();
+        let mut latest_state_event = HashSet::new();
+        for e in repo.trail.iter().rev() {
+            if e.kind == EventKind::Changed
+                && e.detail.split(',').any(|f| f.trim() == "state")
+                && seen.insert(e.item_id.as_str())
+            {
+                latest_state_event.insert(e as *const TrailEvent);
+            }
+        }
+        TrailContext {
+            states,
+            latest_state_event,
+        }
+    }
+
+    fn entry(&self, e: &'a TrailEvent, n: usize) -> TrailEntryView<'a> {
+        let (kind, key) = id_parts(&e.item_id);
+        let words = match e.kind {
+            EventKind::Discovered => "first seen".to_string(),
+            EventKind::Changed => {
+                let latest = self
+                    .latest_state_event
+                    .contains(&(e as *const TrailEvent))
+                    .then(|| self.states.get(e.item_id.as_str()).copied())
+                    .flatten();
+                change_words(&e.detail, latest)
+            }
+        };
+        TrailEntryView {
             n,
             kind: e.kind.as_str(),
             detail: &e.detail,
+            words,
             item_id: &e.item_id,
+            item_kind: kind.map_or("item", ItemKind::label),
+            number: item_number(kind, key),
             title: &e.title,
             url: http_url(&e.url),
             at: TimeView::of(e.at),
-        })
-        .collect()
+        }
+    }
+}
+
+/// Rows for the entries `range` of the ordered trail, with every run's
+/// `discovered` entries folded when there are more than [`TRAIL_FOLD_MIN`].
+fn trail_rows<'a>(
+    ctx: &TrailContext<'a>,
+    ordered: &[&'a TrailEvent],
+    range: std::ops::Range<usize>,
+) -> Vec<TrailRowView<'a>> {
+    let mut rows: Vec<TrailRowView<'a>> = Vec::new();
+    let mut i = range.start;
+    while i < range.end {
+        let e = ordered[i];
+        let mut j = i;
+        while j < range.end
+            && ordered[j].kind == EventKind::Discovered
+            && e.kind == EventKind::Discovered
+            && ordered[j].at == e.at
+        {
+            j += 1;
+        }
+        if j - i > TRAIL_FOLD_MIN {
+            rows.push(TrailRowView {
+                entry: None,
+                group: Some(TrailGroupView {
+                    n: i + 1,
+                    count: j - i,
+                    at: TimeView::of(e.at),
+                    entries: (i..j).map(|k| ctx.entry(ordered[k], k + 1)).collect(),
+                }),
+            });
+            i = j;
+        } else {
+            rows.push(TrailRowView {
+                entry: Some(ctx.entry(e, i + 1)),
+                group: None,
+            });
+            i += 1;
+        }
+    }
+    rows
 }
 
 /// The trail block of a page: some entries and where the rest are.
 #[derive(Serialize)]
 struct TrailView<'a> {
-    entries: Vec<TrailEntryView<'a>>,
-    /// `start` of the `<ol>`: the number of the first entry shown.
+    rows: Vec<TrailRowView<'a>>,
+    /// Number of the first entry shown.
     start: usize,
+    /// Entries shown.
+    shown: usize,
     total: usize,
     pager: Option<PagerView>,
 }
@@ -352,6 +592,8 @@ struct TermView<'a> {
 #[derive(Serialize)]
 struct CardView<'a> {
     id: &'a str,
+    /// `#42`, or a release's tag.
+    number: String,
     kind: &'static str,
     /// CSS class suffix: `issue`, `pull-request`, `release`.
     kind_class: &'static str,
@@ -370,9 +612,30 @@ struct CardView<'a> {
     url_text: Option<&'a str>,
     updated_at: TimeView,
     updated: bool,
+    /// Discovered in the latest run.
+    new: bool,
+    comments: u64,
+    reactions: u64,
+    assignees: &'a [String],
+    /// `3 of 399`: the place by importance (ties share a place).
+    rank: String,
+    /// `top 1%`: how the score stands in this repository.
+    percentile: String,
 }
 
-fn card<'a>(s: &'a SignalDoc, score: &'a Score) -> CardView<'a> {
+/// Where each importance stands in a repository: ties share the place of
+/// the first of them (competition ranking), as a place and a percentile.
+fn standing(rank: usize, total: usize) -> (String, String) {
+    let pct = (rank * 100).div_ceil(total.max(1)).max(1);
+    (format!("{rank} of {total}"), format!("top {pct}%"))
+}
+
+fn card<'a>(
+    s: &'a SignalDoc,
+    score: &'a Score,
+    new: bool,
+    (rank, percentile): (String, String),
+) -> CardView<'a> {
     let kind = ItemKind::parse(&s.kind);
     let mut flags = Vec::new();
     if s.draft == Some(true) {
@@ -385,8 +648,10 @@ fn card<'a>(s: &'a SignalDoc, score: &'a Score) -> CardView<'a> {
         flags.push("prerelease");
     }
     let url = http_url(&s.url);
+    let key = s.tag.as_deref().unwrap_or_else(|| id_parts(&s.id).1);
     CardView {
         id: &s.id,
+        number: item_number(kind, key),
         kind: kind.map_or("signal", ItemKind::label),
         kind_class: match kind {
             Some(ItemKind::Issue) => "issue",
@@ -421,7 +686,25 @@ fn card<'a>(s: &'a SignalDoc, score: &'a Score) -> CardView<'a> {
             .filter(|u| !u.is_empty()),
         updated_at: TimeView::parse(&s.updated_at),
         updated: s.change.is_some(),
+        new,
+        comments: s.metrics.comments,
+        reactions: s.metrics.reactions,
+        assignees: &s.assignees,
+        rank,
+        percentile,
     }
+}
+
+/// Ids of the items first seen in the latest run (`discovered` events at
+/// the latest collection instant).
+fn new_in_latest<'a>(repo: &RepoPage<'a>) -> HashSet<&'a str> {
+    repo.trail
+        .iter()
+        .rev()
+        .take_while(|e| e.at >= repo.collected_at)
+        .filter(|e| e.kind == EventKind::Discovered && e.at == repo.collected_at)
+        .map(|e| e.item_id.as_str())
+        .collect()
 }
 
 /// Links between numbered pages.
@@ -531,9 +814,25 @@ pub fn render_repo_pages(repo: &RepoPage<'_>) -> Result<Vec<(PathBuf, String)>, 
     let trail_total = repo.trail.len();
     let trail_pages = trail_total.div_ceil(TRAIL_PAGE_SIZE).max(1);
 
+    let ordered = ordered_trail(repo.trail);
+    let trail_ctx = TrailContext::new(repo);
+    let new = new_in_latest(repo);
+    // Competition ranking: a card's place is 1 + the number of signals
+    // with a strictly higher importance.
+    let mut places = Vec::with_capacity(total);
+    for (i, (_, score)) in signals.iter().enumerate() {
+        let place = match i {
+            0 => 1,
+            _ if signals[i - 1].1.total == score.total => places[i - 1],
+            _ => i + 1,
+        };
+        places.push(place);
+    }
+
     for page in 1..=pages {
         let start = (page - 1) * PAGE_SIZE;
-        let chunk = &signals[start.min(total)..(start + PAGE_SIZE).min(total)];
+        let end = (start + PAGE_SIZE).min(total);
+        let chunk = &signals[start.min(total)..end];
         let first_page = page == 1;
         let preview_from = trail_total.saturating_sub(TRAIL_PREVIEW);
         let view = RepoPageView {
@@ -549,12 +848,24 @@ pub fn render_repo_pages(repo: &RepoPage<'_>) -> Result<Vec<(PathBuf, String)>, 
             header: header(repo),
             news: first_page.then(|| news(repo)),
             trail: first_page.then(|| TrailView {
-                entries: trail_entries(repo, preview_from..trail_total),
+                rows: trail_rows(&trail_ctx, &ordered, preview_from..trail_total),
                 start: preview_from + 1,
+                shown: trail_total - preview_from,
                 total: trail_total,
                 pager: None,
             }),
-            cards: chunk.iter().map(|(s, score)| card(s, score)).collect(),
+            cards: chunk
+                .iter()
+                .zip(start..)
+                .map(|((s, score), i)| {
+                    card(
+                        s,
+                        score,
+                        new.contains(s.id.as_str()),
+                        standing(places[i], total),
+                    )
+                })
+                .collect(),
             first: start + 1,
             shown: format!("{} shown", chunk.len()),
             total_text: count(total as u64, "signal in total", "signals in total"),
@@ -574,8 +885,9 @@ pub fn render_repo_pages(repo: &RepoPage<'_>) -> Result<Vec<(PathBuf, String)>, 
             },
             header: header(repo),
             trail: TrailView {
-                entries: trail_entries(repo, start.min(end)..end),
+                rows: trail_rows(&trail_ctx, &ordered, start.min(end)..end),
                 start: start + 1,
+                shown: end - start.min(end),
                 total: trail_total,
                 pager: Some(pager(page, trail_pages, trail_file)),
             },
@@ -635,6 +947,33 @@ struct FeedEntry<'a> {
     importance: u32,
 }
 
+/// One feed entry; `fallback` is the link when the item has no http(s) URL.
+fn feed_entry<'a>(
+    repo: &RepoPage<'a>,
+    s: &'a SignalDoc,
+    fallback: &'a str,
+) -> Result<FeedEntry<'a>, SiteError> {
+    let score = repo
+        .scores
+        .get(&s.id)
+        .ok_or_else(|| SiteError::MissingScore {
+            repository: repo_label(repo.document),
+            signal_id: s.id.clone(),
+        })?;
+    Ok(FeedEntry {
+        id: format!("urn:signals:{}", s.id),
+        kind: ItemKind::parse(&s.kind).map_or("signal", ItemKind::label),
+        title: &s.title,
+        link: http_url(&s.url).unwrap_or(fallback),
+        updated: &s.updated_at,
+        published: &s.created_at,
+        author: &s.author,
+        labels: &s.labels,
+        summary: excerpt(&s.text),
+        importance: score.total,
+    })
+}
+
 /// The Atom feed of a repository: its [`FEED_ENTRIES`] most recently updated
 /// signals, newest first (ties by id). Entry ids are `urn:signals:<signal
 /// id>`, stable across renames of the item's URL.
@@ -649,27 +988,7 @@ pub fn render_feed(repo: &RepoPage<'_>) -> Result<String, SiteError> {
     signals.truncate(FEED_ENTRIES);
     let entries = signals
         .into_iter()
-        .map(|s| {
-            let score = repo
-                .scores
-                .get(&s.id)
-                .ok_or_else(|| SiteError::MissingScore {
-                    repository: repo_label(repo.document),
-                    signal_id: s.id.clone(),
-                })?;
-            Ok(FeedEntry {
-                id: format!("urn:signals:{}", s.id),
-                kind: ItemKind::parse(&s.kind).map_or("signal", ItemKind::label),
-                title: &s.title,
-                link: http_url(&s.url).unwrap_or("index.html"),
-                updated: &s.updated_at,
-                published: &s.created_at,
-                author: &s.author,
-                labels: &s.labels,
-                summary: excerpt(&s.text),
-                importance: score.total,
-            })
-        })
+        .map(|s| feed_entry(repo, s, "index.html"))
         .collect::<Result<Vec<_>, SiteError>>()?;
     render(
         "feed.atom",
@@ -706,6 +1025,15 @@ struct IndexRepo<'a> {
     signals: usize,
     events: u64,
     collected_at: TimeView,
+    /// Items first seen in the latest run.
+    new: usize,
+    /// Items changed in the latest run.
+    changed: u64,
+    /// The latest stable release: tag and link.
+    release_tag: Option<&'a str>,
+    release_url: Option<&'a str>,
+    release_at: Option<TimeView>,
+    feed: String,
 }
 
 /// The site index: groups by name (then id), each with its repositories by
@@ -715,7 +1043,16 @@ pub fn render_index(repos: &[RepoPage<'_>]) -> Result<String, SiteError> {
     for repo in repos {
         repo.dir()?;
         let d = &repo.document.dataset;
+        let new = new_in_latest(repo).len();
+        let latest_events = d.runs.last().map_or(0, |r| r.changed_count);
+        let release = d.news.latest_release.as_ref();
         let entry = IndexRepo {
+            new,
+            changed: latest_events.saturating_sub(new as u64),
+            release_tag: release.map(|r| r.tag.as_str()),
+            release_url: release.and_then(|r| http_url(&r.url)),
+            release_at: release.map(|r| TimeView::parse(&r.published_at)),
+            feed: format!("{}/{}/feed.atom", d.group.id, d.repository.id),
             href: format!("{}/{}/index.html", d.group.id, d.repository.id),
             id: &d.repository.id,
             name: &d.repository.name,
@@ -745,10 +1082,72 @@ pub fn render_index(repos: &[RepoPage<'_>]) -> Result<String, SiteError> {
             layout: Layout {
                 title: "Repo Signals".to_string(),
                 root: "",
-                feed: None,
+                feed: Some("feed.atom".to_string()),
             },
             groups,
             repositories: repos.len(),
+        },
+    )
+}
+
+/// The importance rule as a page of the site (`<out>/importance.html`),
+/// rendered from the same Markdown as `docs/importance.md`.
+pub fn render_importance() -> Result<String, SiteError> {
+    #[derive(Serialize)]
+    struct View {
+        layout: Layout,
+        body: String,
+    }
+    render(
+        "importance.html",
+        &View {
+            layout: Layout {
+                title: "Repo Signals · importance".to_string(),
+                root: "",
+                feed: None,
+            },
+            body: markdown_html(IMPORTANCE_DOC),
+        },
+    )
+}
+
+/// The whole site's Atom feed (`<out>/feed.atom`): the [`FEED_ENTRIES`]
+/// most recently updated signals over every repository, newest first.
+pub fn render_site_feed(repos: &[RepoPage<'_>]) -> Result<String, SiteError> {
+    let mut all: Vec<(&RepoPage<'_>, &SignalDoc)> = repos
+        .iter()
+        .flat_map(|r| r.document.dataset.signals.iter().map(move |s| (r, s)))
+        .collect();
+    all.sort_by(|(_, a), (_, b)| {
+        updated_at(b)
+            .cmp(&updated_at(a))
+            .then(a.id.as_bytes().cmp(b.id.as_bytes()))
+    });
+    all.truncate(FEED_ENTRIES);
+    let fallbacks: Vec<String> = all
+        .iter()
+        .map(|(r, _)| {
+            let d = &r.document.dataset;
+            format!("{}/{}/index.html", d.group.id, d.repository.id)
+        })
+        .collect();
+    let entries = all
+        .iter()
+        .zip(&fallbacks)
+        .map(|((repo, s), fallback)| feed_entry(repo, s, fallback))
+        .collect::<Result<Vec<_>, SiteError>>()?;
+    let updated = repos
+        .iter()
+        .map(|r| r.collected_at)
+        .max()
+        .unwrap_or_default();
+    render(
+        "feed.atom",
+        &FeedView {
+            id: "urn:signals:feed:site".to_string(),
+            title: "Repo Signals · all repositories".to_string(),
+            updated: format!("{updated:.0}"),
+            entries,
         },
     )
 }

@@ -190,6 +190,7 @@ fn small() -> Fixture {
         reactions: 12,
         comments: 9,
     };
+    bug.assignees = vec!["bob".into(), "carol".into()];
     let mut closed = item(&repo, "7", "2026-11-10T08:00:00Z", ItemDetail::Issue);
     closed.state = ItemState::Closed;
     closed.labels = vec!["duplicate".into()];
@@ -227,15 +228,25 @@ fn small() -> Fixture {
         ),
         release(&repo, "v1.3.0", "2026-10-01T10:00:00Z", false, "- old"),
     ];
-    let milestones = vec![Milestone {
-        title: "v1.5".into(),
-        url: "https://github.com/ggml-org/llama.cpp/milestone/3".into(),
-        description: "Next minor release".into(),
+    let milestone = |title: &str, due: Option<&str>, updated: Option<&str>| Milestone {
+        updated_at: updated.map(ts),
+        title: title.into(),
+        url: format!("https://github.com/ggml-org/llama.cpp/milestone/{title}"),
+        description: String::new(),
         open_issues: 4,
         closed_issues: 8,
-        due_on: None,
-    }];
-    fixture_with(
+        due_on: due.map(ts),
+    };
+    let mut first = milestone("v1.6", None, Some("2026-11-01T00:00:00Z"));
+    first.description = "After the next".into();
+    let mut milestones = vec![
+        first,
+        milestone("Legacy", None, Some("2014-05-01T00:00:00Z")),
+        milestone("v1.2", Some("2026-01-01T00:00:00Z"), None),
+        milestone("v1.5", Some("2026-12-01T00:00:00Z"), None),
+    ];
+    milestones[3].description = "Next minor release".into();
+    let mut f = fixture_with(
         ("inference-engines", "Inference engines"),
         "llama-cpp",
         "ggml-org/llama.cpp",
@@ -243,7 +254,14 @@ fn small() -> Fixture {
         vec![bug, closed, draft, merged],
         releases,
         milestones,
-    )
+    );
+    // The draft pull request was first seen in the latest run.
+    let now = ts(NOW);
+    for e in f.trail.iter_mut().filter(|e| e.item_id.ends_with(":100")) {
+        e.at = now;
+    }
+    f.trail.sort_by_key(|e| e.at);
+    f
 }
 
 fn page_named<'a>(files: &'a [(PathBuf, String)], name: &str) -> &'a str {
@@ -325,14 +343,40 @@ fn page_shows_what_the_spec_lists() {
         "These are public plans, not delivery commitments.",
         "<progress value=\"67\" max=\"100\">",
         "<ol class=\"trail\" start=\"1\">",
-        "<li data-event-kind=\"discovered\">",
-        "<li data-event-kind=\"changed\"><span class=\"ev-kind ev-changed\">changed</span> <span class=\"ev-detail\">updatedAt, metrics</span>",
+        "data-event-kind=\"discovered\">",
+        "data-event-kind=\"changed\"><span class=\"ev-kind ev-changed\">changed</span> <span class=\"ev-item\">issue <span class=\"num\">#42</span> <a href=\"https://github.com/ggml-org/llama.cpp/issues/42\">Crash when loading Q4 model</a></span>: <span class=\"ev-words\">new comments or reactions</span> <span class=\"ev-meta\"><span class=\"ev-detail\">updatedAt, metrics</span>",
         "<p class=\"counter\">7 shown · 7 signals in total, by importance</p>",
-        "<span class=\"kind\">pull request</span> <span class=\"state state-open\">open</span> <span class=\"flag\">draft</span>",
+        "<span class=\"kind\">pull request</span> <span class=\"num\">#100</span> <span class=\"state state-open\">open</span> <span class=\"flag\">draft</span> <span class=\"flag flag-new\">new</span>",
         "Original evidence</a>",
+        // Cards: number, linked title, visible counts, assignees, standing.
+        "<span class=\"kind\">issue</span> <span class=\"num\">#42</span>",
+        "<h3 class=\"card-title\"><a href=\"https://github.com/ggml-org/llama.cpp/issues/42\">Crash when loading Q4 model</a></h3>",
+        "<span class=\"nowrap\">9 comments</span> · <span class=\"nowrap\">12 reactions</span> · <span class=\"assignees\">assigned to bob, carol</span>",
+        "importance <strong>",
+        "<span class=\"nowrap\">rank 1 of 7</span> · <span class=\"nowrap\">top 15% of this repository</span>",
+        "<a href=\"../../importance.html\">",
+        // Milestones: due dates, sorted, the overdue and inactive set apart.
+        "due <time datetime=\"2026-12-01T00:00:00Z\">",
+        "2 overdue or inactive milestones, set apart",
+        "overdue since 2026-01-01",
+        "no activity since 2014-05-01",
+        "<dt>Data as of</dt>",
     ] {
         assert!(html.contains(want), "missing {want:?}");
     }
+    // Cards come right after the header and news; the trail after them.
+    let news = html.find("id=\"news-h\"").unwrap();
+    let cards = html.find("id=\"signals-h\"").unwrap();
+    let trail = html.find("id=\"trail-h\"").unwrap();
+    assert!(news < cards && cards < trail);
+    // Sorted by due date: v1.5 (Dec 1) before v1.6 (no due date).
+    let v15 = html.find(">v1.5</a>").unwrap();
+    let v16 = html.find(">v1.6</a>").unwrap();
+    assert!(v15 < v16);
+    let apart = html.find("set apart").unwrap();
+    assert!(v16 < apart && apart < html.find(">Legacy</a>").unwrap());
+    // Only the item discovered in the latest run is new.
+    assert_eq!(html.matches("flag-new").count(), 1);
     // The prerelease comes before the milestone, and only the newer one.
     let pre = html.find("v1.5.0-dev.1").unwrap();
     let milestone = html.find("next-milestone").unwrap();
@@ -452,6 +496,48 @@ fn paging_120_signals_makes_3_pages_with_every_signal_once() {
 }
 
 #[test]
+fn trail_is_numeric_within_a_run_and_folds_initial_snapshots() {
+    let f = many(120);
+    let files = render_repo_pages(&f.page()).unwrap();
+    let t1 = page_named(&files, "trail.html");
+    // The 120 discovered entries of the one run, as one folded group,
+    // numbered 1..120 in numeric order (issue 2 before issue 10).
+    assert!(t1.contains("<li class=\"trail-group\" value=\"1\"><details><summary><span class=\"ev-kind ev-discovered\">discovered</span> 120 items first seen in the run of"));
+    let pos = |n: &str| {
+        t1.find(&format!("<span class=\"num\">#{n}</span>"))
+            .unwrap()
+    };
+    assert!(pos("1") < pos("2") && pos("2") < pos("10") && pos("10") < pos("100"));
+    assert!(t1.contains("<li value=\"2\" data-event-kind=\"discovered\"><span class=\"ev-kind ev-discovered\">discovered</span> <span class=\"ev-item\">issue <span class=\"num\">#2</span>"));
+    assert_eq!(t1.matches("data-event-kind=").count(), 121);
+    // The changed entry of the later run stays in view, after the group.
+    assert!(t1.find("trail-group").unwrap() < t1.find("data-event-kind=\"changed\"").unwrap());
+}
+
+#[test]
+fn the_site_has_an_importance_page_and_a_feed_of_everything() {
+    let a = small();
+    let b = many(3);
+    let page = signals_site::render_importance().unwrap();
+    assert!(page.contains("<h2>The rule</h2>"), "{page}");
+    assert!(page.contains("<table>"));
+    assert!(page.contains("half_life_hours"));
+    let feed = signals_site::render_site_feed(&[a.page(), b.page()]).unwrap();
+    assert_eq!(feed.matches("<entry>").count(), 7 + 3);
+    assert!(feed.contains("urn:signals:github:o/n:issue:1"));
+    assert!(feed.contains("urn:signals:github:ggml-org/llama.cpp:issue:42"));
+    let index = render_index(&[a.page(), b.page()]).unwrap();
+    for want in [
+        "<a href=\"feed.atom\">Atom feed of every repository</a>",
+        "<a href=\"inference-engines/llama-cpp/feed.atom\">Atom feed</a>",
+        "<a href=\"https://github.com/ggml-org/llama.cpp/releases/tag/v1.4.0\">v1.4.0</a>",
+        "<strong>1 new</strong>, 3 changed",
+    ] {
+        assert!(index.contains(want), "missing {want:?} in {index}");
+    }
+}
+
+#[test]
 fn long_trails_are_paged_and_numbered_throughout() {
     let f = many(450);
     let files = render_repo_pages(&f.page()).unwrap();
@@ -462,7 +548,7 @@ fn long_trails_are_paged_and_numbered_throughout() {
     assert!(t3.contains("<ol class=\"trail\" start=\"401\">"));
     assert_eq!(t1.matches("data-event-kind=").count(), 200);
     assert_eq!(t3.matches("data-event-kind=").count(), 51);
-    assert!(t3.contains("Events 401–451 of 451, oldest first."));
+    assert!(t3.contains("Events 401–451 of 451, oldest first;"));
     assert!(t1.contains("<a rel=\"next\" href=\"trail-2.html\">"));
 }
 
@@ -567,6 +653,7 @@ fn hostile() -> Fixture {
     pre.title = evil(1);
     pre.url = "data:text/html,<script>alert(1)</script>".into();
     let milestones = vec![Milestone {
+        updated_at: None,
         title: evil(2),
         url: "javascript:alert(4)".into(),
         description: evil(3),
@@ -795,12 +882,14 @@ fn write_site_lays_out_files_atomically_and_removes_stale_pages() {
     assert_eq!(
         files,
         [
+            "/feed.atom",
             "/g/n/dataset.json",
             "/g/n/feed.atom",
             "/g/n/index.html",
             "/g/n/page-2.html",
             "/g/n/page-3.html",
             "/g/n/trail.html",
+            "/importance.html",
             "/index.html",
             "/inference-engines/llama-cpp/dataset.json",
             "/inference-engines/llama-cpp/feed.atom",
