@@ -36,8 +36,34 @@
 //!   [`TRAIL_PAGE_SIZE`] a page. The first page stays small however long a
 //!   repository has been watched, and every event stays reachable.
 //! - News and the trail preview are on the first page only; every page
-//!   repeats the repository header.
-//! - The Atom feed holds the [`FEED_ENTRIES`] most recently updated signals.
+//!   repeats the repository header. The page reads header, news, cards,
+//!   then the trail: what matters comes first, and the news is compact
+//!   (three highlight lines and three "next" entries, the rest folded).
+//! - A card shows the item's number (`#42`, a release's tag), its title as
+//!   a link, comment and reaction counts, assignees, `new` for an item first
+//!   seen in the latest run and `updated in the latest run` for a changed
+//!   one, and the importance with its place (`rank 3 of 399`, competition
+//!   ranking: ties share a place) and percentile (`top 1%`, the place over
+//!   the total, rounded up), linked to `importance.html`, rendered from the
+//!   same Markdown as `docs/importance.md`.
+//! - The trail keeps every event in chronological order of runs; within a
+//!   run, `changed` entries come first, then `discovered` ones, each by
+//!   item kind and number as a number. Entries name the item (kind, number,
+//!   title) and say the change in words ("new comments or reactions",
+//!   "edited", "closed"), keeping the spec's field names as the detail. A
+//!   run's `discovered` entries are folded into one expandable group when
+//!   there are more than [`TRAIL_FOLD_MIN`] of them on the page.
+//! - "Publicly indicated next" lists prereleases, then open milestones by
+//!   due date (soonest first, undated last). An open milestone past its due
+//!   date, or without activity for [`STALE_MILESTONE_DAYS`] days, is set
+//!   apart in a folded list with the reason: it is not what comes next.
+//! - Dates are absolute (`2026-11-21 10:00 UTC`); the header states the
+//!   dataset's instant once ("Data as of"), and the importance terms say
+//!   ages relative to it ("updated 2 hours before collection").
+//! - The Atom feed holds the [`FEED_ENTRIES`] most recently updated signals;
+//!   the site's `feed.atom` the same over every repository. The index shows
+//!   per repository what the latest run found (new and changed items), the
+//!   latest release and the feed.
 //! - A URL that is not `http(s)://` is shown as text, never as a link.
 //!
 //! This crate computes nothing about the data: importance scores, news and
