@@ -86,9 +86,20 @@ use signals_core::{News, TrailEvent};
 
 pub use render::{
     FEED_ENTRIES, IMPORTANCE_DOC, PAGE_SIZE, STALE_MILESTONE_DAYS, STYLESHEET, TRAIL_FOLD_MIN,
-    TRAIL_PAGE_SIZE, TRAIL_PREVIEW, render_dataset, render_feed, render_importance, render_index,
-    render_repo, render_repo_pages, render_site_feed,
+    TRAIL_PAGE_SIZE, TRAIL_PREVIEW, render_dataset, render_feed, render_feed_at, render_importance,
+    render_index, render_repo, render_repo_at, render_repo_pages, render_site_feed,
+    render_site_feed_at,
 };
+
+/// Site-wide settings of [`write_site_with`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SiteOptions {
+    /// The site's public address (`https://signals.example.org/`), ending
+    /// in `/`. When set, the Atom feeds link absolutely, as feed readers
+    /// need; pages always link relatively, so the site works from any
+    /// folder or host.
+    pub base_url: Option<String>,
+}
 pub use text::EXCERPT_CHARS;
 pub use write::write_content;
 
@@ -208,6 +219,16 @@ pub enum SiteError {
 /// shows a half-written file. The site as a whole is not switched atomically:
 /// during a build, some repositories may already show the new run.
 pub fn write_site(out: &Path, repos: &[RepoPage<'_>]) -> Result<SiteReport, SiteError> {
+    write_site_with(out, repos, &SiteOptions::default())
+}
+
+/// [`write_site`] with site-wide settings.
+pub fn write_site_with(
+    out: &Path,
+    repos: &[RepoPage<'_>],
+    options: &SiteOptions,
+) -> Result<SiteReport, SiteError> {
+    let base = options.base_url.as_deref();
     let mut report = SiteReport::default();
     let mut seen = BTreeSet::new();
     for repo in repos {
@@ -217,7 +238,7 @@ pub fn write_site(out: &Path, repos: &[RepoPage<'_>]) -> Result<SiteReport, Site
         }
     }
     for repo in repos {
-        let files = render_repo(repo)?;
+        let files = render_repo_at(repo, base)?;
         let dir = repo.dir()?;
         let written: BTreeSet<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
         for (path, content) in &files {
@@ -230,7 +251,7 @@ pub fn write_site(out: &Path, repos: &[RepoPage<'_>]) -> Result<SiteReport, Site
         report.repositories += 1;
     }
     let index = render_index(repos)?;
-    let feed = render_site_feed(repos)?;
+    let feed = render_site_feed_at(repos, base)?;
     let importance = render_importance()?;
     for (name, content) in [
         ("index.html", index.as_str()),

@@ -907,9 +907,18 @@ struct TrailPageView<'a> {
 /// Renders every file of one repository: its pages, `feed.atom` and
 /// `dataset.json`, with paths relative to the output folder.
 pub fn render_repo(repo: &RepoPage<'_>) -> Result<Vec<(PathBuf, String)>, SiteError> {
+    render_repo_at(repo, None)
+}
+
+/// [`render_repo`], with the feed's links absolute under `base_url` (the
+/// site's public address, ending in `/`) when it is given.
+pub fn render_repo_at(
+    repo: &RepoPage<'_>,
+    base_url: Option<&str>,
+) -> Result<Vec<(PathBuf, String)>, SiteError> {
     let dir = repo.dir()?;
     let mut files = render_repo_pages(repo)?;
-    files.push((dir.join("feed.atom"), render_feed(repo)?));
+    files.push((dir.join("feed.atom"), render_feed_at(repo, base_url)?));
     files.push((dir.join("dataset.json"), render_dataset(repo.document)?));
     Ok(files)
 }
@@ -927,6 +936,10 @@ pub fn render_dataset(doc: &Document) -> Result<String, SiteError> {
 #[derive(Serialize)]
 struct FeedView<'a> {
     id: String,
+    /// The page the feed is of, and the feed itself: relative, or absolute
+    /// under the site's `base_url` (feed readers need absolute links).
+    home: String,
+    self_href: String,
     title: String,
     updated: String,
     entries: Vec<FeedEntry<'a>>,
@@ -978,7 +991,22 @@ fn feed_entry<'a>(
 /// signals, newest first (ties by id). Entry ids are `urn:signals:<signal
 /// id>`, stable across renames of the item's URL.
 pub fn render_feed(repo: &RepoPage<'_>) -> Result<String, SiteError> {
+    render_feed_at(repo, None)
+}
+
+/// `base` joined with `path` (`base` ends in `/`), or `path` alone.
+fn under(base: Option<&str>, path: &str) -> String {
+    match base {
+        Some(b) => format!("{b}{path}"),
+        None => path.to_string(),
+    }
+}
+
+/// [`render_feed`] with absolute links under `base_url` when given.
+pub fn render_feed_at(repo: &RepoPage<'_>, base_url: Option<&str>) -> Result<String, SiteError> {
     let d = &repo.document.dataset;
+    let prefix = base_url.map(|b| format!("{b}{}/{}/", d.group.id, d.repository.id));
+    let home = under(prefix.as_deref(), "index.html");
     let mut signals: Vec<&SignalDoc> = d.signals.iter().collect();
     signals.sort_by(|a, b| {
         updated_at(b)
@@ -988,11 +1016,13 @@ pub fn render_feed(repo: &RepoPage<'_>) -> Result<String, SiteError> {
     signals.truncate(FEED_ENTRIES);
     let entries = signals
         .into_iter()
-        .map(|s| feed_entry(repo, s, "index.html"))
+        .map(|s| feed_entry(repo, s, &home))
         .collect::<Result<Vec<_>, SiteError>>()?;
     render(
         "feed.atom",
         &FeedView {
+            self_href: under(prefix.as_deref(), "feed.atom"),
+            home: home.clone(),
             id: format!("urn:signals:feed:{}", repo_label(repo.document)),
             title: format!("{} · signals", d.repository.name),
             updated: format!("{:.0}", repo.collected_at),
@@ -1114,6 +1144,14 @@ pub fn render_importance() -> Result<String, SiteError> {
 /// The whole site's Atom feed (`<out>/feed.atom`): the [`FEED_ENTRIES`]
 /// most recently updated signals over every repository, newest first.
 pub fn render_site_feed(repos: &[RepoPage<'_>]) -> Result<String, SiteError> {
+    render_site_feed_at(repos, None)
+}
+
+/// [`render_site_feed`] with absolute links under `base_url` when given.
+pub fn render_site_feed_at(
+    repos: &[RepoPage<'_>],
+    base_url: Option<&str>,
+) -> Result<String, SiteError> {
     let mut all: Vec<(&RepoPage<'_>, &SignalDoc)> = repos
         .iter()
         .flat_map(|r| r.document.dataset.signals.iter().map(move |s| (r, s)))
@@ -1128,7 +1166,10 @@ pub fn render_site_feed(repos: &[RepoPage<'_>]) -> Result<String, SiteError> {
         .iter()
         .map(|(r, _)| {
             let d = &r.document.dataset;
-            format!("{}/{}/index.html", d.group.id, d.repository.id)
+            under(
+                base_url,
+                &format!("{}/{}/index.html", d.group.id, d.repository.id),
+            )
         })
         .collect();
     let entries = all
@@ -1144,6 +1185,8 @@ pub fn render_site_feed(repos: &[RepoPage<'_>]) -> Result<String, SiteError> {
     render(
         "feed.atom",
         &FeedView {
+            home: under(base_url, "index.html"),
+            self_href: under(base_url, "feed.atom"),
             id: "urn:signals:feed:site".to_string(),
             title: "Repo Signals · all repositories".to_string(),
             updated: format!("{updated:.0}"),

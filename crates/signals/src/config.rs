@@ -46,6 +46,7 @@ impl std::error::Error for ConfigError {}
 struct RawConfig {
     store: Option<PathBuf>,
     out: Option<PathBuf>,
+    base_url: Option<Spanned<String>>,
     window_hours: Option<Spanned<i64>>,
     backfill_days: Option<Spanned<i64>>,
     #[serde(default)]
@@ -126,6 +127,21 @@ impl<'de> Deserialize<'de> for RawRepoEntry {
         }
         de.deserialize_any(Visitor)
     }
+}
+
+/// Checks a `base_url` (an absolute http(s) URL) and ends it with `/`.
+fn normalize_base_url(url: &str) -> Result<String, String> {
+    let u = url.trim();
+    if !signals_core::hostile::is_http_url(u) {
+        return Err(format!(
+            "base_url = {url:?} must be the site's absolute http(s) address, such as \"https://signals.example.org/\""
+        ));
+    }
+    Ok(if u.ends_with('/') {
+        u.to_string()
+    } else {
+        format!("{u}/")
+    })
 }
 
 /// Turns what a user may paste as a repository into `owner/name`:
@@ -219,6 +235,9 @@ pub struct Config {
     pub store: PathBuf,
     /// Output folder of the site.
     pub out: PathBuf,
+    /// The site's public address, ending in `/`: feeds link absolutely
+    /// under it.
+    pub base_url: Option<String>,
     /// The run window, hours (24 by default).
     pub window_hours: i64,
     /// How far a repository's first run reaches back, days (`None`: the
@@ -261,6 +280,12 @@ impl Config {
             )
         })?;
 
+        let base_url = match &raw.base_url {
+            Some(url) => {
+                Some(normalize_base_url(url.get_ref()).map_err(|m| err(at(url.span()), m))?)
+            }
+            None => None,
+        };
         let mut host = HostConfig::default();
         if let Some(kind) = &raw.host.kind
             && kind.get_ref() != "github"
@@ -414,6 +439,7 @@ impl Config {
         Ok(Config {
             store: raw.store.unwrap_or_else(|| PathBuf::from("signals.db")),
             out: raw.out.unwrap_or_else(|| PathBuf::from("site")),
+            base_url,
             window_hours,
             backfill_days,
             host,
@@ -465,6 +491,10 @@ impl Config {
         }
         if let Some(v) = env("SIGNALS_OUT") {
             self.out = PathBuf::from(v);
+        }
+        if let Some(v) = env("SIGNALS_BASE_URL") {
+            self.base_url =
+                Some(normalize_base_url(&v).map_err(|m| err(format!("SIGNALS_BASE_URL: {m}")))?);
         }
         if let Some(v) = env("SIGNALS_API_URL") {
             self.host.api_url = v.trim_end_matches('/').to_string();
@@ -604,6 +634,18 @@ mod tests {
         ] {
             assert_eq!(normalize_repo_input(input), want, "{input}");
         }
+    }
+
+    #[test]
+    fn base_url_is_checked_and_ends_in_a_slash() {
+        let c = parse("base_url = \"https://s.example.org/signals\"\n").unwrap();
+        assert_eq!(
+            c.base_url.as_deref(),
+            Some("https://s.example.org/signals/")
+        );
+        assert_eq!(parse("").unwrap().base_url, None);
+        let e = parse("\nbase_url = \"javascript:x\"\n").unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
     }
 
     #[test]

@@ -5,13 +5,18 @@ use std::path::Path;
 
 use anyhow::Context;
 use signals_core::dataset::{DatasetInput, Document, build};
-use signals_site::{RepoPage, SiteReport, write_site};
+use signals_site::{RepoPage, SiteOptions, SiteReport, write_site_with};
 use signals_store::{RepoView, Store};
 
 /// Exports every repository of the store that has at least one run.
-pub fn run(store_path: &Path, out: &Path, quiet: bool) -> anyhow::Result<u8> {
+pub fn run(
+    store_path: &Path,
+    out: &Path,
+    base_url: Option<String>,
+    quiet: bool,
+) -> anyhow::Result<u8> {
     let store = super::open_existing_store(store_path)?;
-    let report = export(&store, out)?;
+    let report = export_with(&store, out, &SiteOptions { base_url })?;
     if quiet {
         return Ok(crate::exit::OK);
     }
@@ -26,6 +31,11 @@ pub fn run(store_path: &Path, out: &Path, quiet: bool) -> anyhow::Result<u8> {
 
 /// Builds the documents and writes the site. Shared with `demo`.
 pub fn export(store: &Store, out: &Path) -> anyhow::Result<SiteReport> {
+    export_with(store, out, &SiteOptions::default())
+}
+
+/// [`export`] with site-wide settings (`base_url`).
+pub fn export_with(store: &Store, out: &Path, options: &SiteOptions) -> anyhow::Result<SiteReport> {
     let mut views: Vec<(RepoView, Document)> = Vec::new();
     for summary in store.repositories()? {
         let Some(view) = store.repository_view(summary.key)? else {
@@ -56,5 +66,6 @@ pub fn export(store: &Store, out: &Path) -> anyhow::Result<SiteReport> {
             collected_at: view.runs.last().map(|r| r.collected_at).unwrap_or_default(),
         })
         .collect();
-    write_site(out, &pages).with_context(|| format!("cannot write the site to {}", out.display()))
+    write_site_with(out, &pages, options)
+        .with_context(|| format!("cannot write the site to {}", out.display()))
 }

@@ -30,12 +30,12 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             collect::run(&config, &args, cli.verbose)
         }
         Command::Export(args) => {
-            let (store, out) =
+            let (store, out, base_url) =
                 store_and_out(&cli.config, args.store.as_deref(), args.out.as_deref())?;
-            export::run(&store, &out, args.quiet)
+            export::run(&store, &out, base_url, args.quiet)
         }
         Command::Status(args) => {
-            let (store, _) = store_and_out(&cli.config, args.store.as_deref(), None)?;
+            let (store, _, _) = store_and_out(&cli.config, args.store.as_deref(), None)?;
             status::run(&store, args.json)
         }
         Command::Repos(command) => repos::run(&cli.config, command),
@@ -58,7 +58,7 @@ pub(crate) fn store_and_out(
     config_path: &Path,
     store: Option<&Path>,
     out: Option<&Path>,
-) -> anyhow::Result<(std::path::PathBuf, std::path::PathBuf)> {
+) -> anyhow::Result<(std::path::PathBuf, std::path::PathBuf, Option<String>)> {
     let config = if config_path.exists() {
         load_config(config_path)?
     } else {
@@ -69,6 +69,7 @@ pub(crate) fn store_and_out(
     Ok((
         store.map(Path::to_path_buf).unwrap_or(config.store),
         out.map(Path::to_path_buf).unwrap_or(config.out),
+        config.base_url,
     ))
 }
 

@@ -454,3 +454,38 @@ fn completions_and_man_page_come_from_the_command_line() {
         assert!(man.contains(word), "the man page lacks {word}");
     }
 }
+
+#[test]
+fn base_url_makes_feed_links_absolute() {
+    let host = TestHost::start(recorded()).unwrap();
+    let dir = TempDir::new("base-url");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(
+            host.base_url(),
+            &[GITHUB3],
+            "base_url = \"https://signals.example.org/s\"",
+        ),
+    )
+    .unwrap();
+    let out = run(dir.path(), &["collect", "-q"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let out = run(dir.path(), &["export", "-q"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let feed = std::fs::read_to_string(dir.path().join("site/g/github3-py/feed.atom")).unwrap();
+    assert!(feed.contains(
+        "<link rel=\"alternate\" type=\"text/html\" href=\"https://signals.example.org/s/g/github3-py/index.html\"/>"
+    ), "{feed}");
+    assert!(feed.contains(
+        "<link rel=\"self\" type=\"application/atom+xml\" href=\"https://signals.example.org/s/g/github3-py/feed.atom\"/>"
+    ));
+    let site = std::fs::read_to_string(dir.path().join("site/feed.atom")).unwrap();
+    assert!(
+        site.contains("href=\"https://signals.example.org/s/feed.atom\""),
+        "{site}"
+    );
+    assert!(site.matches("<entry>").count() > 5);
+    // Pages keep relative links, so the folder can be served anywhere.
+    let page = std::fs::read_to_string(dir.path().join("site/g/github3-py/index.html")).unwrap();
+    assert!(!page.contains("signals.example.org"));
+}
