@@ -63,7 +63,7 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
         &config.importance,
         progress,
     )?;
-    summary.store = config.store.clone();
+    summary.store = std::path::absolute(&config.store).unwrap_or_else(|_| config.store.clone());
     summary.token_env = fingerprints.iter().filter_map(|(e, _)| e.clone()).collect();
     summary.token_env_configured = config.host.token_env.clone();
     save_rate_limits(&client, &store, &fingerprints);

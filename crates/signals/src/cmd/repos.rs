@@ -290,14 +290,18 @@ fn remove(config_path: &Path, args: &ReposRemoveArgs) -> anyhow::Result<u8> {
             _ => {}
         }
     }
-    let after = write_doc(config_path, &doc)?;
+    write_doc(config_path, &doc)?;
     if !args.purge {
         println!(
             "no longer tracking {repo} (group {gid:?}); its history stays in the store and on the site: `signals repos remove --purge` deletes it"
         );
         return Ok(crate::exit::OK);
     }
-    let store_path = args.store.clone().unwrap_or(after.store);
+    // The store as `collect` sees it: relative to the config file's folder.
+    let store_path = match &args.store {
+        Some(p) => p.clone(),
+        None => super::load_config(config_path)?.store,
+    };
     let mut store = super::open_existing_store(&store_path)?;
     let key = store
         .repositories()?

@@ -260,8 +260,23 @@ fn repos_remove_keeps_history_unless_purged() {
     let out = run(dir.path(), &["repos", "remove", BETAMAX], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
 
-    // --purge deletes the history.
-    let out = run(dir.path(), &["repos", "remove", GITHUB3, "--purge"], &[]);
+    // --purge deletes the history, from the store beside the config file
+    // even when run from another folder.
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let conf = dir.path().join("signals.toml");
+    let out = run(
+        &elsewhere,
+        &[
+            "--config",
+            conf.to_str().unwrap(),
+            "repos",
+            "remove",
+            GITHUB3,
+            "--purge",
+        ],
+        &[],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let runs = stored_runs(&store);
     assert_eq!(runs, vec![(BETAMAX.to_string(), 1)]);
@@ -324,7 +339,7 @@ fn hostile_scenario(now: Timestamp) -> Scenario {
             "milestones": [
                 { "title": nasty, "html_url": "javascript:x", "description": "\u{7}",
                   "open_issues": -1, "closed_issues": 1e20, "state": "open",
-                  "due_on": "-000001-01-01T00:00:00Z" },
+                  "due_on": "-000001-01-01T00:00:00Z", "updated_at": "9999-12-31T23:59:59Z" },
                 { "title": null, "html_url": null, "description": null, "state": "open" }
             ],
             "issues": [issue(1, false), issue(2, true)]
