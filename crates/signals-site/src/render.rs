@@ -470,7 +470,9 @@ fn change_words(detail: &str, latest_state_change: Option<&str>) -> String {
 /// and which event is the item's latest state change.
 struct TrailContext<'a> {
     states: HashMap<&'a str, &'a str>,
-    latest_state_event: HashSet<*const TrailEvent>,
+    /// `(item id, run instant)` of each item's latest state change (an item
+    /// has at most one event per run).
+    latest_state_event: HashSet<(&'a str, Timestamp)>,
 }
 
 impl<'a> TrailContext<'a> {
@@ -489,7 +491,7 @@ impl<'a> TrailContext<'a> {
                 && e.detail.split(',').any(|f| f.trim() == "state")
                 && seen.insert(e.item_id.as_str())
             {
-                latest_state_event.insert(e as *const TrailEvent);
+                latest_state_event.insert((e.item_id.as_str(), e.at));
             }
         }
         TrailContext {
@@ -505,7 +507,7 @@ impl<'a> TrailContext<'a> {
             EventKind::Changed => {
                 let latest = self
                     .latest_state_event
-                    .contains(&(e as *const TrailEvent))
+                    .contains(&(e.item_id.as_str(), e.at))
                     .then(|| self.states.get(e.item_id.as_str()).copied())
                     .flatten();
                 change_words(&e.detail, latest)
@@ -1193,4 +1195,44 @@ pub fn render_site_feed_at(
             entries,
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changes_are_said_in_words() {
+        assert_eq!(
+            change_words("updatedAt, metrics, text, state", Some("closed")),
+            "new comments or reactions, edited, closed"
+        );
+        assert_eq!(change_words("state", Some("open")), "reopened");
+        assert_eq!(change_words("state", None), "closed or reopened");
+        assert_eq!(
+            change_words("title, labels, assignees", None),
+            "retitled, relabelled, reassigned"
+        );
+        assert_eq!(change_words("updatedAt", None), "new activity");
+    }
+
+    #[test]
+    fn standing_is_a_place_and_a_percentile() {
+        assert_eq!(
+            standing(1, 399),
+            ("1 of 399".to_string(), "top 1%".to_string())
+        );
+        assert_eq!(standing(20, 399).1, "top 6%");
+        assert_eq!(standing(399, 399).1, "top 100%");
+        assert_eq!(standing(1, 1).1, "top 100%");
+    }
+
+    #[test]
+    fn ids_give_kind_and_number() {
+        let (kind, key) = id_parts("github:o/n:pull_request:12");
+        assert_eq!((kind, key), (Some(ItemKind::PullRequest), "12"));
+        assert_eq!(item_number(kind, key), "#12");
+        let (kind, key) = id_parts("github:o/n:release:v1.0.0-rc.1");
+        assert_eq!(item_number(kind, key), "v1.0.0-rc.1");
+    }
 }
