@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::{
-    Group, ItemDetail, ItemSnapshot, Milestone, News, RepoContext, RunRecord, Source, TrackedRepo,
+    Group, ItemDetail, ItemSnapshot, Milestone, News, RepoContext, RunRecord, TrackedRepo,
     highlights,
 };
 
@@ -391,14 +391,33 @@ fn published_at(r: &ItemSnapshot) -> Timestamp {
     }
 }
 
-/// The repository's web URL: the host's when it is an http(s) URL, else the
-/// host's usual address of the configured repository. Stands in for any
-/// item, release or milestone URL that is not http(s).
+/// The repository's web URL: the host's when it is an http(s) URL; else the
+/// configured repository on the origin of the first item URL that is one
+/// (the host's web address, which GitHub Enterprise, GitLab and Forgejo
+/// servers each have their own of); else on the source's public host.
+/// Stands in for any item, release or milestone URL that is not http(s).
 fn repository_url(input: &DatasetInput<'_>) -> String {
-    let fallback = match input.repo.source {
-        Source::Github => format!("https://github.com/{}", input.repo.repo),
-    };
-    http_url(&input.context.url, &fallback)
+    if crate::hostile::is_http_url(&input.context.url) {
+        return input.context.url.clone();
+    }
+    let origin = input
+        .items
+        .iter()
+        .map(|i| i.url.as_str())
+        .find(|u| crate::hostile::is_http_url(u))
+        .and_then(|u| {
+            let scheme_end = u.find("://")? + 3;
+            let host_end = u[scheme_end..]
+                .find(['/', '?', '#'])
+                .map_or(u.len(), |i| scheme_end + i);
+            Some(u[..host_end].to_string())
+        })
+        .unwrap_or_else(|| match input.repo.source.as_str() {
+            "gitlab" => "https://gitlab.com".to_string(),
+            "forgejo" => "https://codeberg.org".to_string(),
+            _ => "https://github.com".to_string(),
+        });
+    format!("{origin}/{}", input.repo.repo)
 }
 
 fn context_doc(c: &RepoContext, collected: &str, repo_url: &str) -> ContextDoc {
@@ -712,6 +731,33 @@ mod tests {
         };
         let items = vec![issue("11"), pr, issue("9")];
         (group, repo, context, News::default(), runs, items)
+    }
+
+    #[test]
+    fn urls_that_are_not_http_are_replaced_by_the_repository_s() {
+        let (group, repo, mut context, news, runs, mut items) = fixture();
+        context.url = "javascript:alert(1)".into();
+        context.homepage = "javascript:alert(document.domain)".into();
+        items[0].url = "https://ghe.example.com/o/n/issues/11".into();
+        items[1].url = "data:text/html,x".into();
+        let doc = build(&DatasetInput {
+            group: &group,
+            repo: &repo,
+            context: &context,
+            news: &news,
+            runs: &runs,
+            items: &items,
+            changed_in_latest: &HashSet::new(),
+        })
+        .unwrap();
+        let d = &doc.dataset;
+        // The host's web address, learned from an item's URL.
+        assert_eq!(d.context.url, "https://ghe.example.com/o/n");
+        assert_eq!(d.context.homepage, "");
+        let pr = d.signals.iter().find(|s| s.kind == "pull_request").unwrap();
+        assert_eq!(pr.url, "https://ghe.example.com/o/n");
+        let value = serde_json::to_value(&doc).unwrap();
+        assert!(check_invariants(&value).is_empty());
     }
 
     /// The fixture's document, with `changed` marked as changed in the
