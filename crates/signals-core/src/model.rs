@@ -17,14 +17,38 @@ use serde::{Deserialize, Serialize};
 pub enum Source {
     /// github.com or a GitHub Enterprise server (same REST API v3).
     Github,
+    /// gitlab.com or a self-managed GitLab (REST API v4).
+    Gitlab,
+    /// A Forgejo or Gitea server, such as codeberg.org (API v1).
+    Forgejo,
 }
 
 impl Source {
+    /// Every host kind, in the order the docs list them.
+    pub const ALL: [Source; 3] = [Source::Github, Source::Gitlab, Source::Forgejo];
+
     /// The `source` value used in signal ids and documents.
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Github => "github",
+            Source::Gitlab => "gitlab",
+            Source::Forgejo => "forgejo",
         }
+    }
+
+    /// The host's name as people write it, for pages and messages.
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Source::Github => "GitHub",
+            Source::Gitlab => "GitLab",
+            Source::Forgejo => "Forgejo",
+        }
+    }
+
+    /// True when a repository path may have more than two segments
+    /// (GitLab's nested groups: `gnome/world/podcasts`).
+    pub fn allows_nested_paths(self) -> bool {
+        matches!(self, Source::Gitlab)
     }
 }
 
@@ -34,7 +58,10 @@ impl fmt::Display for Source {
     }
 }
 
-/// A repository's full name, `<owner>/<name>`.
+/// A repository's full name, `<owner>/<name>`. On GitLab the owner is the
+/// whole namespace and may hold slashes itself (`gnome/world` of
+/// `gnome/world/podcasts`); whether a host allows that is
+/// [`Source::allows_nested_paths`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct RepoName {
@@ -45,8 +72,9 @@ pub struct RepoName {
 /// Why a string is not a valid `<owner>/<name>`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{input:?} is not a repository name: expected `<owner>/<name>`, \
-     with letters, digits, `-`, `_` or `.` on each side"
+    "{input:?} is not a repository name: expected `<owner>/<name>` \
+     (on GitLab `<group>/<subgroup>/<name>`), with letters, digits, `-`, \
+     `_` or `.` in each part"
 )]
 pub struct RepoNameError {
     /// The rejected input.
@@ -54,13 +82,15 @@ pub struct RepoNameError {
 }
 
 impl RepoName {
-    /// Parses `<owner>/<name>`. Both parts must be non-empty and made of
-    /// ASCII letters, digits, `-`, `_` and `.`, as GitHub allows.
+    /// Parses `<owner>/<name>`, where `<owner>` may itself be a nested
+    /// namespace `a/b`. Every segment must be non-empty and made of ASCII
+    /// letters, digits, `-`, `_` and `.`, as GitHub, GitLab and Forgejo
+    /// allow.
     pub fn parse(input: &str) -> Result<RepoName, RepoNameError> {
         let err = || RepoNameError {
             input: input.to_string(),
         };
-        let (owner, name) = input.split_once('/').ok_or_else(err)?;
+        let (owner, name) = input.rsplit_once('/').ok_or_else(err)?;
         let valid = |s: &str| {
             !s.is_empty()
                 && s != "."
@@ -68,7 +98,7 @@ impl RepoName {
                 && s.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
         };
-        if !valid(owner) || !valid(name) {
+        if !owner.split('/').all(valid) || !valid(name) {
             return Err(err());
         }
         Ok(RepoName {
@@ -77,9 +107,14 @@ impl RepoName {
         })
     }
 
-    /// The owner (user or organization).
+    /// The owner (user or organization; on GitLab the whole namespace).
     pub fn owner(&self) -> &str {
         &self.owner
+    }
+
+    /// True when the owner is a nested namespace (`a/b` of `a/b/c`).
+    pub fn is_nested(&self) -> bool {
+        self.owner.contains('/')
     }
 
     /// The repository's own name.
@@ -573,9 +608,16 @@ mod tests {
     fn repo_names() {
         assert!(RepoName::parse("rust-lang/rust").is_ok());
         assert!(RepoName::parse("sigmavirus24/github3.py").is_ok());
-        for bad in ["", "a", "a/", "/b", "a/b/c", "a b/c", "../x", "a/.."] {
+        for bad in ["", "a", "a/", "/b", "a//c", "a b/c", "../x", "a/..", "a/../b"] {
             assert!(RepoName::parse(bad).is_err(), "{bad}");
         }
+        // GitLab's nested groups: the owner is the whole namespace.
+        let nested = RepoName::parse("gnome/world/podcasts").unwrap();
+        assert_eq!(nested.owner(), "gnome/world");
+        assert_eq!(nested.name(), "podcasts");
+        assert!(nested.is_nested());
+        assert_eq!(nested.to_string(), "gnome/world/podcasts");
+        assert!(!RepoName::parse("o/n").unwrap().is_nested());
     }
 
     #[test]

@@ -5,7 +5,9 @@
 
 use jiff::Timestamp;
 use signals_core::model::{Collected, ItemSnapshot, RepoName};
-use signals_http::{Headers, Protocol, RateLimit, Refusal, RequestStats, ResponseCache};
+use signals_http::{
+    Collection, Headers, Protocol, RateLimit, Refusal, RequestStats, ResponseCache,
+};
 
 use crate::wire::{self, Issue, Release, Repo, WireMilestone};
 use crate::{Config, Error, HOST, Logger};
@@ -18,18 +20,6 @@ const MAX_PAGES: usize = 10_000;
 
 /// The API root of github.com.
 pub const API_URL: &str = "https://api.github.com";
-
-/// What one [`Client::collect`] produced.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Collection {
-    /// Context, releases, milestones and items, in domain types.
-    pub collected: Collected,
-    /// The new name when GitHub redirected the repository (it was renamed
-    /// or transferred); requests after the first used it.
-    pub renamed_to: Option<RepoName>,
-    /// Request counters of this collection.
-    pub stats: RequestStats,
-}
 
 /// A blocking GitHub REST client.
 #[derive(Debug)]
@@ -47,6 +37,16 @@ impl Client {
         Ok(Client {
             http: signals_http::Client::new(config, Box::new(GitHub))?,
         })
+    }
+
+    /// The shared HTTP client (logger, stats, rate limits).
+    pub fn http(&mut self) -> &mut signals_http::Client {
+        &mut self.http
+    }
+
+    /// The shared HTTP client, read-only.
+    pub fn http_ref(&self) -> &signals_http::Client {
+        &self.http
     }
 
     /// Installs a callback called after every HTTP request.

@@ -17,9 +17,9 @@
 mod client;
 mod wire;
 
-pub use client::{API_URL, Client, Collection, PER_PAGE};
+pub use client::{API_URL, Client, PER_PAGE};
 pub use signals_http::{
-    CachedResponse, Clock, Config, Error, Logger, MemoryCache, RateLimit, RequestLog, RequestStats,
+    CachedResponse, Clock, Collection, Config, Error, Logger, MemoryCache, RateLimit, RequestLog, RequestStats,
     ResponseCache, Sleeper, Token, token_fingerprint,
 };
 

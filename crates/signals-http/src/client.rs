@@ -222,8 +222,10 @@ pub trait Protocol: Send + Sync {
         headers: &Headers<'_>,
         retry_after: Option<u64>,
     ) -> Refusal;
-    /// The next page's URL. Default: the `Link` header's `rel="next"`.
-    fn next_page(&self, headers: &Headers<'_>) -> Option<String> {
+    /// The next page's URL after an answer to `url`. Default: the `Link`
+    /// header's `rel="next"`.
+    fn next_page(&self, url: &str, headers: &Headers<'_>) -> Option<String> {
+        let _ = url;
         headers.get("link").and_then(link_next)
     }
 }
@@ -562,7 +564,7 @@ impl Client {
             .and_then(|v| retry_after_secs(v, (self.config.clock)()));
         let etag = headers.get("etag").map(str::to_string);
         let last_modified = headers.get("last-modified").map(str::to_string);
-        let next = self.protocol.next_page(&headers);
+        let next = self.protocol.next_page(url, &headers);
         let location = headers.get("location").map(str::to_string);
         if let Some(limit) = seen_limit.clone() {
             self.limits.insert(idx, limit);

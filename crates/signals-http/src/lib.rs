@@ -17,6 +17,7 @@
 mod cache;
 mod client;
 mod error;
+pub mod de;
 
 pub use cache::{CachedResponse, MemoryCache, ResponseCache, token_fingerprint};
 pub use client::{
@@ -27,3 +28,18 @@ pub use error::{Error, decode};
 /// Counters of requests (a core type, so the store records them as they
 /// are).
 pub use signals_core::RequestStats;
+
+use signals_core::model::{Collected, RepoName};
+
+/// What one host client's `collect` of one repository produced, the same
+/// for every host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Collection {
+    /// Context, releases, milestones and items, in domain types.
+    pub collected: Collected,
+    /// The new name when the host redirected the repository (it was
+    /// renamed or transferred); requests after the first used it.
+    pub renamed_to: Option<RepoName>,
+    /// Request counters of this collection.
+    pub stats: RequestStats,
+}

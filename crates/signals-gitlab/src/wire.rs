@@ -1,0 +1,468 @@
+//! GitLab's JSON, as REST API v4 sends it, and its conversion into the
+//! domain types of `signals_core`.
+//!
+//! Private to the crate: nothing downstream may depend on GitLab's field
+//! names. Fields that older GitLab versions lack (`draft`, `topics`,
+//! `user_notes_count` in some answers) are optional, and odd values are
+//! decoded leniently by `signals_http::de`.
+
+use jiff::Timestamp;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use signals_core::model::{
+    ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone, RepoContext, RepoName,
+};
+use signals_http::de::{count, opt_timestamp, secs, text, timestamp};
+
+use crate::Error;
+
+/// Decodes `body` (fetched from `url`) as `T`, naming the failing JSON path.
+pub(crate) fn decode<T: DeserializeOwned>(url: &str, body: &[u8]) -> Result<T, Error> {
+    signals_http::decode(crate::HOST, url, body)
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct User {
+    #[serde(default, deserialize_with = "text")]
+    username: String,
+}
+
+/// The handle of a possibly deleted account; GitLab moves the work of
+/// deleted users to `ghost`.
+fn username(user: Option<User>) -> String {
+    match user {
+        Some(u) if !u.username.is_empty() => u.username,
+        _ => "ghost".to_string(),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct License {
+    #[serde(default, deserialize_with = "text")]
+    key: String,
+}
+
+/// The SPDX identifier of a GitLab license key (GitLab uses licensee's
+/// lowercase keys: `mit`, `apache-2.0`).
+fn spdx(key: &str) -> Option<String> {
+    let key = key.trim();
+    if key.is_empty() || key == "other" {
+        return None;
+    }
+    let known = [
+        "MIT",
+        "Apache-2.0",
+        "BSD-2-Clause",
+        "BSD-3-Clause",
+        "GPL-2.0",
+        "GPL-3.0",
+        "LGPL-2.1",
+        "LGPL-3.0",
+        "AGPL-3.0",
+        "MPL-2.0",
+        "EPL-2.0",
+        "ISC",
+        "Unlicense",
+        "CC0-1.0",
+        "BSL-1.0",
+    ];
+    Some(
+        known
+            .iter()
+            .find(|k| k.eq_ignore_ascii_case(key))
+            .map_or_else(|| key.to_string(), |k| k.to_string()),
+    )
+}
+
+/// `GET /projects/:id?license=true`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Project {
+    id: u64,
+    #[serde(default, deserialize_with = "text")]
+    path_with_namespace: String,
+    #[serde(default, deserialize_with = "text")]
+    web_url: String,
+    description: Option<String>,
+    topics: Option<Vec<String>>,
+    /// Before GitLab 14.0 topics were `tag_list`.
+    tag_list: Option<Vec<String>>,
+    default_branch: Option<String>,
+    #[serde(default, deserialize_with = "count")]
+    star_count: u64,
+    #[serde(default, deserialize_with = "count")]
+    forks_count: u64,
+    /// Absent when the project's issues are disabled.
+    #[serde(default, deserialize_with = "count")]
+    open_issues_count: u64,
+    #[serde(default)]
+    archived: bool,
+    license: Option<License>,
+}
+
+impl Project {
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
+    pub(crate) fn path(&self) -> &str {
+        &self.path_with_namespace
+    }
+
+    pub(crate) fn web_url(&self) -> &str {
+        &self.web_url
+    }
+
+    pub(crate) fn into_context(self, requested: &RepoName) -> RepoContext {
+        let repository =
+            RepoName::parse(&self.path_with_namespace).unwrap_or_else(|_| requested.clone());
+        RepoContext {
+            repository,
+            url: self.web_url,
+            description: self.description.unwrap_or_default(),
+            // GitLab projects have no homepage field.
+            homepage: String::new(),
+            // Languages are a separate endpoint (`/languages`): one more
+            // request per run for one word; left empty (docs/decisions.md).
+            language: String::new(),
+            topics: self.topics.or(self.tag_list).unwrap_or_default(),
+            default_branch: self.default_branch.unwrap_or_default(),
+            stars: self.star_count,
+            forks: self.forks_count,
+            open_issues: self.open_issues_count,
+            archived: self.archived,
+            license: self.license.and_then(|l| spdx(&l.key)),
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ReleaseLinks {
+    #[serde(default, rename = "self")]
+    this: Option<String>,
+}
+
+/// An element of `GET /projects/:id/releases`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Release {
+    #[serde(default, deserialize_with = "text")]
+    tag_name: String,
+    name: Option<String>,
+    description: Option<String>,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    created_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    released_at: Option<Timestamp>,
+    #[serde(default)]
+    upcoming_release: bool,
+    author: Option<User>,
+    #[serde(default)]
+    _links: Option<ReleaseLinks>,
+}
+
+/// True for a tag with a SemVer pre-release part (`v2.0.0-rc.1`,
+/// `v1.4.0-dev.3`): GitLab has no pre-release flag.
+fn is_prerelease_tag(tag: &str) -> bool {
+    let core = tag.trim_start_matches(['v', 'V']);
+    core.split_once('-')
+        .is_some_and(|(version, suffix)| version.contains('.') && !suffix.is_empty())
+}
+
+impl Release {
+    /// `None` for a release without a tag. GitLab has no drafts; an
+    /// upcoming release (`released_at` in the future) is a pre-release.
+    pub(crate) fn into_snapshot(self, repo: &RepoName, web_url: &str) -> Option<ItemSnapshot> {
+        if self.tag_name.trim().is_empty() {
+            return None;
+        }
+        let published_at = secs(self.released_at.or(self.created_at)?);
+        let title = match self.name {
+            Some(name) if !name.trim().is_empty() => name,
+            _ => self.tag_name.clone(),
+        };
+        let url = self
+            ._links
+            .and_then(|l| l.this)
+            .filter(|u| !u.is_empty())
+            .unwrap_or_else(|| {
+                format!(
+                    "{}/-/releases/{}",
+                    web_url.trim_end_matches('/'),
+                    self.tag_name
+                )
+            });
+        let prerelease = self.upcoming_release || is_prerelease_tag(&self.tag_name);
+        Some(ItemSnapshot {
+            repo: repo.clone(),
+            key: self.tag_name,
+            title,
+            text: self.description.unwrap_or_default(),
+            url,
+            created_at: self.created_at.map_or(published_at, secs),
+            updated_at: published_at,
+            metrics: Metrics::default(),
+            labels: vec![],
+            author: username(self.author),
+            state: ItemState::Closed,
+            assignees: vec![],
+            detail: ItemDetail::Release {
+                prerelease,
+                published_at,
+            },
+        })
+    }
+}
+
+/// An element of `GET /projects/:id/milestones`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct WireMilestone {
+    #[serde(default, deserialize_with = "text")]
+    title: String,
+    description: Option<String>,
+    #[serde(default, deserialize_with = "text")]
+    web_url: String,
+    /// A date, `YYYY-MM-DD`.
+    due_date: Option<String>,
+}
+
+/// `GET /projects/:id/issues_statistics`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct IssueStatistics {
+    statistics: StatisticsBody,
+}
+
+#[derive(Debug, Deserialize)]
+struct StatisticsBody {
+    counts: Counts,
+}
+
+#[derive(Debug, Deserialize)]
+struct Counts {
+    #[serde(default, deserialize_with = "count")]
+    opened: u64,
+    #[serde(default, deserialize_with = "count")]
+    closed: u64,
+}
+
+impl WireMilestone {
+    pub(crate) fn title(&self) -> &str {
+        &self.title
+    }
+
+    pub(crate) fn into_milestone(self, stats: &IssueStatistics) -> Milestone {
+        let due_on = self
+            .due_date
+            .as_deref()
+            .and_then(|d| format!("{d}T00:00:00Z").parse::<Timestamp>().ok());
+        Milestone {
+            title: self.title,
+            url: self.web_url,
+            description: self.description.unwrap_or_default(),
+            open_issues: stats.statistics.counts.opened,
+            closed_issues: stats.statistics.counts.closed,
+            due_on,
+        }
+    }
+}
+
+/// A label: a name, or an object with `name` when asked
+/// `with_labels_details`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum Label {
+    Name(String),
+    Detailed { name: String },
+}
+
+impl Label {
+    fn into_name(self) -> String {
+        match self {
+            Label::Name(n) | Label::Detailed { name: n } => n,
+        }
+    }
+}
+
+/// An element of `GET /projects/:id/issues` or `/merge_requests`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Issuable {
+    iid: u64,
+    #[serde(default, deserialize_with = "text")]
+    title: String,
+    description: Option<String>,
+    #[serde(default, deserialize_with = "text")]
+    web_url: String,
+    author: Option<User>,
+    #[serde(default)]
+    labels: Option<Vec<Label>>,
+    /// `opened`, `closed`, and for merge requests `merged` and `locked`.
+    #[serde(default, deserialize_with = "text")]
+    state: String,
+    assignees: Option<Vec<User>>,
+    assignee: Option<User>,
+    #[serde(default, deserialize_with = "count")]
+    user_notes_count: u64,
+    #[serde(default, deserialize_with = "count")]
+    upvotes: u64,
+    #[serde(default, deserialize_with = "count")]
+    downvotes: u64,
+    #[serde(deserialize_with = "timestamp")]
+    created_at: Timestamp,
+    #[serde(deserialize_with = "timestamp")]
+    updated_at: Timestamp,
+    draft: Option<bool>,
+    /// Before GitLab 14.0 (and still sent beside `draft`).
+    work_in_progress: Option<bool>,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    merged_at: Option<Timestamp>,
+}
+
+impl Issuable {
+    /// An issue (`merge_request == false`) or a merge request, which is a
+    /// `pull_request` signal.
+    pub(crate) fn into_snapshot(self, repo: &RepoName, merge_request: bool) -> ItemSnapshot {
+        let detail = if merge_request {
+            ItemDetail::PullRequest {
+                draft: self.draft.or(self.work_in_progress).unwrap_or(false),
+                merged: self.state == "merged" || self.merged_at.is_some(),
+                merged_at: self.merged_at.map(secs),
+            }
+        } else {
+            ItemDetail::Issue
+        };
+        let state = match self.state.as_str() {
+            "closed" | "merged" => ItemState::Closed,
+            _ => ItemState::Open,
+        };
+        let assignees = match self.assignees {
+            Some(list) => list.into_iter().map(|u| u.username).collect(),
+            None => self.assignee.into_iter().map(|u| u.username).collect(),
+        };
+        ItemSnapshot {
+            repo: repo.clone(),
+            key: self.iid.to_string(),
+            title: self.title,
+            text: self.description.unwrap_or_default(),
+            url: self.web_url,
+            created_at: secs(self.created_at),
+            updated_at: secs(self.updated_at),
+            metrics: Metrics {
+                reactions: self.upvotes.saturating_add(self.downvotes),
+                comments: self.user_notes_count,
+            },
+            labels: self
+                .labels
+                .unwrap_or_default()
+                .into_iter()
+                .map(Label::into_name)
+                .collect(),
+            author: username(self.author),
+            state,
+            assignees,
+            detail,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo() -> RepoName {
+        RepoName::parse("gitlab-org/gitlab-ee").unwrap()
+    }
+
+    #[test]
+    fn recorded_merge_requests_decode() {
+        // go-gitlab's testdata (Apache-2.0): see tests/data/SOURCES.md.
+        let body = include_bytes!("../tests/data/get_merge_requests.json");
+        let mrs: Vec<Issuable> = decode("u", body).unwrap();
+        let items: Vec<_> = mrs
+            .into_iter()
+            .map(|m| m.into_snapshot(&repo(), true))
+            .collect();
+        assert_eq!(items.len(), 3);
+        let first = &items[0];
+        assert_eq!(first.key, "15442");
+        assert_eq!(first.author, "hfyngvason");
+        assert_eq!(first.state, ItemState::Open);
+        assert_eq!(first.assignees, vec!["hfyngvason"]);
+        assert_eq!(first.metrics.comments, 1);
+        assert_eq!(first.updated_at.to_string(), "2019-08-20T12:01:49Z");
+        assert!(first.labels.contains(&"database".to_string()));
+        // `work_in_progress: true` and no `draft`: a draft.
+        assert_eq!(
+            first.detail,
+            ItemDetail::PullRequest {
+                draft: true,
+                merged: false,
+                merged_at: None
+            }
+        );
+    }
+
+    #[test]
+    fn recorded_issue_decodes() {
+        let body = include_bytes!("../tests/data/issue_move.json");
+        let item = decode::<Issuable>("u", body)
+            .unwrap()
+            .into_snapshot(&repo(), false);
+        assert_eq!(item.key, "11");
+        assert_eq!(item.metrics.reactions, 4);
+        assert_eq!(item.author, "solon.cremin");
+        assert_eq!(item.detail, ItemDetail::Issue);
+    }
+
+    #[test]
+    fn merged_and_locked_states() {
+        let mr = |state: &str, merged_at: &str| {
+            let body = format!(
+                r#"{{"iid": 2, "title": "t", "state": "{state}", "merged_at": {merged_at},
+                "created_at": "2024-01-01T00:00:00.123Z", "updated_at": "2024-01-02T00:00:00Z",
+                "upvotes": 2, "downvotes": 1, "draft": false}}"#
+            );
+            decode::<Issuable>("u", body.as_bytes())
+                .unwrap()
+                .into_snapshot(&repo(), true)
+        };
+        let merged = mr("merged", r#""2024-01-02T00:00:00Z""#);
+        assert_eq!(merged.state, ItemState::Closed);
+        assert_eq!(merged.metrics.reactions, 3);
+        assert!(matches!(
+            merged.detail,
+            ItemDetail::PullRequest { merged: true, .. }
+        ));
+        assert_eq!(mr("locked", "null").state, ItemState::Open);
+        assert_eq!(mr("closed", "null").state, ItemState::Closed);
+    }
+
+    #[test]
+    fn releases_licenses_and_prerelease_tags() {
+        assert!(is_prerelease_tag("v2.0.0-rc.1"));
+        assert!(is_prerelease_tag("1.4.0-dev.3"));
+        assert!(!is_prerelease_tag("v1.4.0"));
+        assert!(!is_prerelease_tag("release-2024"));
+        assert_eq!(spdx("apache-2.0").as_deref(), Some("Apache-2.0"));
+        assert_eq!(spdx("mit").as_deref(), Some("MIT"));
+        assert_eq!(spdx("other"), None);
+        let body = br#"{"tag_name": "v1.0.0", "name": null, "description": "- a",
+            "created_at": "2024-01-01T00:00:00Z", "released_at": "2024-01-02T00:00:00Z",
+            "upcoming_release": false, "author": {"username": "m"}}"#;
+        let r = decode::<Release>("u", body)
+            .unwrap()
+            .into_snapshot(&repo(), "https://gitlab.com/gitlab-org/gitlab-ee")
+            .unwrap();
+        assert_eq!(r.title, "v1.0.0");
+        assert_eq!(r.url, "https://gitlab.com/gitlab-org/gitlab-ee/-/releases/v1.0.0");
+        assert_eq!(r.updated_at.to_string(), "2024-01-02T00:00:00Z");
+    }
+
+    #[test]
+    fn decode_errors_name_the_path() {
+        match decode::<Vec<Issuable>>("http://h/x", br#"[{"iid": "one"}]"#) {
+            Err(Error::Decode { path, url, .. }) => {
+                assert_eq!(path, "[0].iid");
+                assert_eq!(url, "http://h/x");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
