@@ -608,7 +608,9 @@ mod tests {
     fn repo_names() {
         assert!(RepoName::parse("rust-lang/rust").is_ok());
         assert!(RepoName::parse("sigmavirus24/github3.py").is_ok());
-        for bad in ["", "a", "a/", "/b", "a//c", "a b/c", "../x", "a/..", "a/../b"] {
+        for bad in [
+            "", "a", "a/", "/b", "a//c", "a b/c", "../x", "a/..", "a/../b",
+        ] {
             assert!(RepoName::parse(bad).is_err(), "{bad}");
         }
         // GitLab's nested groups: the owner is the whole namespace.

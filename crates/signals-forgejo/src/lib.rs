@@ -245,7 +245,10 @@ mod tests {
             ),
             "The target couldn't be found."
         );
-        assert_eq!(Forgejo.error_message(b"<html>502</html>"), "<html>502</html>");
+        assert_eq!(
+            Forgejo.error_message(b"<html>502</html>"),
+            "<html>502</html>"
+        );
         let c = Client::new(Config::default()).unwrap();
         assert_eq!(c.http_ref().base(), API_URL);
         assert_eq!(Forgejo.auth_header("s").1, "token s");

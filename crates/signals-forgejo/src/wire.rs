@@ -172,7 +172,11 @@ impl WireMilestone {
     pub(crate) fn into_milestone(self, repo_html_url: &str) -> Milestone {
         Milestone {
             title: self.title,
-            url: format!("{}/milestone/{}", repo_html_url.trim_end_matches('/'), self.id),
+            url: format!(
+                "{}/milestone/{}",
+                repo_html_url.trim_end_matches('/'),
+                self.id
+            ),
             description: self.description.unwrap_or_default(),
             open_issues: self.open_issues,
             closed_issues: self.closed_issues,

@@ -19,8 +19,8 @@ mod wire;
 
 pub use client::{API_URL, Client, PER_PAGE};
 pub use signals_http::{
-    CachedResponse, Clock, Collection, Config, Error, Logger, MemoryCache, RateLimit, RequestLog, RequestStats,
-    ResponseCache, Sleeper, Token, token_fingerprint,
+    CachedResponse, Clock, Collection, Config, Error, Logger, MemoryCache, RateLimit, RequestLog,
+    RequestStats, ResponseCache, Sleeper, Token, token_fingerprint,
 };
 
 /// The host's display name in messages.

@@ -342,7 +342,9 @@ mod tests {
             "404 Project Not Found"
         );
         assert_eq!(
-            g.error_message(br#"{"error":"invalid_token","error_description":"Token was revoked."}"#),
+            g.error_message(
+                br#"{"error":"invalid_token","error_description":"Token was revoked."}"#
+            ),
             "invalid_token: Token was revoked."
         );
         assert_eq!(
@@ -352,6 +354,9 @@ mod tests {
         assert_eq!(g.error_message(b"Retry later"), "Retry later");
         assert_eq!(g.auth_header("s"), ("PRIVATE-TOKEN", "s".to_string()));
         let b = GitLab { auth: Auth::Bearer };
-        assert_eq!(b.auth_header("s"), ("Authorization", "Bearer s".to_string()));
+        assert_eq!(
+            b.auth_header("s"),
+            ("Authorization", "Bearer s".to_string())
+        );
     }
 }

@@ -451,7 +451,10 @@ mod tests {
             .into_snapshot(&repo(), "https://gitlab.com/gitlab-org/gitlab-ee")
             .unwrap();
         assert_eq!(r.title, "v1.0.0");
-        assert_eq!(r.url, "https://gitlab.com/gitlab-org/gitlab-ee/-/releases/v1.0.0");
+        assert_eq!(
+            r.url,
+            "https://gitlab.com/gitlab-org/gitlab-ee/-/releases/v1.0.0"
+        );
         assert_eq!(r.updated_at.to_string(), "2024-01-02T00:00:00Z");
     }
 

@@ -62,7 +62,9 @@ pub fn timestamp<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Timestamp, D
 }
 
 /// An optional timestamp (see [`parse_ts`]).
-pub fn opt_timestamp<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<Timestamp>, D::Error> {
+pub fn opt_timestamp<'de, D: serde::Deserializer<'de>>(
+    de: D,
+) -> Result<Option<Timestamp>, D::Error> {
     match Option::<String>::deserialize(de)? {
         None => Ok(None),
         Some(s) => parse_ts(&s)
@@ -75,4 +77,3 @@ pub fn opt_timestamp<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<T
 pub fn secs(ts: Timestamp) -> Timestamp {
     Timestamp::from_second(ts.as_second()).unwrap_or(ts)
 }
-

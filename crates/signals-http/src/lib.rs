@@ -16,8 +16,8 @@
 
 mod cache;
 mod client;
-mod error;
 pub mod de;
+mod error;
 
 pub use cache::{CachedResponse, MemoryCache, ResponseCache, token_fingerprint};
 pub use client::{

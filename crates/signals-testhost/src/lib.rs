@@ -1,9 +1,13 @@
-//! A loopback fake of the GitHub REST API.
+//! A loopback fake of the code hosts' APIs: GitHub REST v3, GitLab REST v4
+//! and Forgejo/Gitea API v1 (a scenario's [`Flavor`]).
 //!
-//! [`TestHost`] serves a [`Scenario`] of raw GitHub JSON on `127.0.0.1` with
-//! GitHub's HTTP semantics where the client depends on them: `Link`
-//! pagination, ETag/`If-None-Match` → 304, `x-ratelimit-*` headers with a
-//! per-token budget, 301 for renamed repositories, and JSON error bodies.
+//! [`TestHost`] serves a [`Scenario`] of raw host JSON on `127.0.0.1` with
+//! the host's HTTP semantics where the client depends on them: `Link`
+//! pagination (plus GitLab's `X-Next-Page`/`X-Total` and Forgejo's
+//! `X-Total-Count`), ETag/`If-None-Match` → 304 where the host does it
+//! (GitHub, GitLab; not Forgejo), rate-limit headers with a per-token
+//! budget (`x-ratelimit-*` on GitHub, `RateLimit-*` on GitLab, none on
+//! Forgejo), redirects or renames, and the host's JSON error bodies.
 //! [`Fault`]s can be queued to test how a client survives a bad network or
 //! rate limiting. The demo command serves bundled recorded data through it,
 //! so it must stay faithful to GitHub, not merely convenient for tests.
@@ -14,6 +18,7 @@
 
 #![warn(missing_docs)]
 
+mod hosts;
 mod routes;
 mod scenario;
 
@@ -29,7 +34,7 @@ use jiff::Timestamp;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-pub use scenario::{RepoData, Scenario, synthetic};
+pub use scenario::{Flavor, RepoData, Scenario, synthetic, synthetic_forgejo, synthetic_gitlab};
 
 use routes::Response;
 
@@ -178,6 +183,13 @@ impl TestHost {
     /// `http://127.0.0.1:PORT`, without a trailing slash.
     pub fn base_url(&self) -> &str {
         &self.shared.base_url
+    }
+
+    /// The API root a client is configured with: the base URL, plus
+    /// `/api/v4` for GitLab and `/api/v1` for Forgejo.
+    pub fn api_url(&self) -> String {
+        let flavor = self.shared.lock().scenario.flavor;
+        format!("{}{}", self.shared.base_url, flavor.api_prefix())
     }
 
     /// Replaces the data served from now on (budgets and faults are kept).
@@ -339,6 +351,9 @@ fn reason(status: u16) -> &'static str {
         200 => "OK",
         301 => "Moved Permanently",
         304 => "Not Modified",
+        307 => "Temporary Redirect",
+        400 => "Bad Request",
+        401 => "Unauthorized",
         403 => "Forbidden",
         404 => "Not Found",
         422 => "Unprocessable Entity",
@@ -362,10 +377,11 @@ fn answer(
     fault: Option<&Fault>,
 ) -> Response {
     let now = Timestamp::now().as_second();
+    let flavor = state.scenario.flavor;
     let key = req
         .headers
         .iter()
-        .find(|(k, _)| k == "authorization")
+        .find(|(k, _)| k == "authorization" || k == "private-token")
         .map_or_else(|| "anonymous".to_string(), |(_, v)| v.clone());
     let limit = state.limit;
     let budget = state.budgets.entry(key.clone()).or_insert(Budget {
@@ -387,7 +403,17 @@ fn answer(
         ),
         Some(Fault::PrimaryLimit { reset_in_secs }) => {
             reset = now + *reset_in_secs as i64;
-            primary_limit(anonymous)
+            primary_limit(flavor, anonymous, reset - now)
+        }
+        Some(Fault::Secondary {
+            status,
+            retry_after,
+        }) if flavor != Flavor::Github => {
+            let mut r = throttled(flavor, *status);
+            if let Some(secs) = retry_after {
+                r.headers.push(("Retry-After".into(), secs.to_string()));
+            }
+            r
         }
         Some(Fault::Secondary {
             status,
@@ -411,10 +437,15 @@ fn answer(
             body: br#"{"message": "this is not valid JSON", "items": [1, 2,"#.to_vec(),
         },
         _ if req.method != "GET" => Response::json(404, &json!({ "message": "Not Found" })),
-        _ if budget.used >= limit => primary_limit(anonymous),
+        _ if budget.used >= limit => primary_limit(flavor, anonymous, reset - now),
         _ => {
-            let mut r = routes::route(&state.scenario, base, path, query);
-            if r.status == 200 {
+            let mut r = match flavor {
+                Flavor::Github => routes::route(&state.scenario, base, path, query),
+                Flavor::Gitlab => hosts::gitlab(&state.scenario, base, path, query),
+                Flavor::Forgejo => hosts::forgejo(&state.scenario, base, path, query),
+            };
+            // Forgejo's API JSON carries no validators (see signals-forgejo).
+            if r.status == 200 && flavor != Flavor::Forgejo {
                 let etag = format!("W/\"{}\"", hex(&Sha256::digest(&r.body)[..16]));
                 let matches = req
                     .headers
@@ -443,21 +474,53 @@ fn answer(
             "application/json; charset=utf-8".into(),
         ));
     }
-    let headers = [
-        ("x-ratelimit-limit", limit.to_string()),
-        ("x-ratelimit-remaining", remaining.to_string()),
-        ("x-ratelimit-reset", reset.to_string()),
-        ("x-ratelimit-used", budget.used.min(limit).to_string()),
-        ("x-ratelimit-resource", "core".to_string()),
-        ("x-github-api-version-selected", "2022-11-28".to_string()),
-    ];
+    let headers = match flavor {
+        Flavor::Github => vec![
+            ("x-ratelimit-limit", limit.to_string()),
+            ("x-ratelimit-remaining", remaining.to_string()),
+            ("x-ratelimit-reset", reset.to_string()),
+            ("x-ratelimit-used", budget.used.min(limit).to_string()),
+            ("x-ratelimit-resource", "core".to_string()),
+            ("x-github-api-version-selected", "2022-11-28".to_string()),
+        ],
+        Flavor::Gitlab => vec![
+            ("RateLimit-Limit", limit.to_string()),
+            ("RateLimit-Remaining", remaining.to_string()),
+            ("RateLimit-Reset", reset.to_string()),
+            ("RateLimit-Observed", budget.used.min(limit).to_string()),
+            ("RateLimit-Name", "throttle_authenticated_api".to_string()),
+        ],
+        Flavor::Forgejo => vec![],
+    };
     response
         .headers
         .extend(headers.into_iter().map(|(k, v)| (k.to_string(), v)));
     response
 }
 
-fn primary_limit(anonymous: bool) -> Response {
+/// A throttle that is not the budget running out: GitLab's and a Forgejo
+/// proxy's 429.
+fn throttled(flavor: Flavor, status: u16) -> Response {
+    match flavor {
+        Flavor::Gitlab => Response {
+            status,
+            headers: vec![],
+            body: b"Retry later\n".to_vec(),
+        },
+        _ => Response::json(status, &json!({ "message": "Too Many Requests" })),
+    }
+}
+
+/// The answer once the budget is spent: GitHub's 403, GitLab's 429 with
+/// `Retry-After` (its `RateLimit-Remaining: 0` is added by the caller), a
+/// Forgejo proxy's 429 with `Retry-After`.
+fn primary_limit(flavor: Flavor, anonymous: bool, retry_after: i64) -> Response {
+    if flavor != Flavor::Github {
+        let mut r = throttled(flavor, 429);
+        r.headers
+            .push(("Retry-After".into(), retry_after.max(0).to_string()));
+        return r;
+    }
     let message = if anonymous {
         "API rate limit exceeded for 127.0.0.1. (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)"
     } else {

@@ -47,7 +47,7 @@ pub(crate) fn parse_query(query: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -79,7 +79,7 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn param<'a>(query: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub(crate) fn param<'a>(query: &'a [(String, String)], name: &str) -> Option<&'a str> {
     query
         .iter()
         .find(|(k, _)| k == name)
@@ -175,7 +175,7 @@ fn moved(base: &str, id: u64, rest: &[&str], query: &str) -> Response {
     r
 }
 
-fn state_matches(v: &Value, state: &str) -> bool {
+pub(crate) fn state_matches(v: &Value, state: &str) -> bool {
     state == "all" || v.get("state").and_then(Value::as_str) == Some(state)
 }
 
@@ -252,7 +252,7 @@ fn issues(params: &[(String, String)], all: &[Value]) -> Result<Vec<Value>, Resp
 
 /// One page of `list`, with a `Link` header like GitHub's when there is
 /// more than one page.
-fn paginate(
+pub(crate) fn paginate(
     base: &str,
     path: &str,
     params: &[(String, String)],

@@ -12,9 +12,38 @@ use jiff::{SignedDuration, Timestamp};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+/// Which host's API the fake speaks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Flavor {
+    /// GitHub REST v3 at the server root.
+    #[default]
+    Github,
+    /// GitLab REST v4 under `/api/v4`: projects by id or encoded path,
+    /// `RateLimit-*` headers, `X-Next-Page`, weak ETags.
+    Gitlab,
+    /// Forgejo/Gitea API v1 under `/api/v1`: `X-Total-Count`, no ETags, no
+    /// rate-limit headers (a limiting proxy's 429 can be simulated).
+    Forgejo,
+}
+
+impl Flavor {
+    /// The API root below the server's base URL.
+    pub fn api_prefix(self) -> &'static str {
+        match self {
+            Flavor::Github => "",
+            Flavor::Gitlab => "/api/v4",
+            Flavor::Forgejo => "/api/v1",
+        }
+    }
+}
+
 /// Everything the fake host knows.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct Scenario {
+    /// The API spoken (GitHub unless said otherwise).
+    #[serde(default)]
+    pub flavor: Flavor,
     /// Repositories by full name `owner/name` (matched case-insensitively,
     /// as GitHub does).
     #[serde(default)]
@@ -38,9 +67,13 @@ pub struct RepoData {
     /// Milestone objects (all states; the host filters by `state`).
     #[serde(default)]
     pub milestones: Vec<Value>,
-    /// Issue-list entries; pull requests carry a `pull_request` key.
+    /// Issue-list entries; on GitHub and Forgejo pull requests carry a
+    /// `pull_request` key.
     #[serde(default)]
     pub issues: Vec<Value>,
+    /// GitLab only: merge-request list entries.
+    #[serde(default)]
+    pub merge_requests: Vec<Value>,
 }
 
 impl Scenario {
@@ -187,10 +220,199 @@ pub fn synthetic(full_name: &str, items: usize, start: Timestamp) -> Scenario {
         ],
         milestones: vec![milestone(2, "open"), milestone(1, "closed")],
         issues,
+        merge_requests: vec![],
     };
     let mut scenario = Scenario::default();
     scenario.repos.insert(full_name.to_string(), data);
     scenario
+}
+
+/// Like [`synthetic`] for GitLab: project `path` (nested groups allowed,
+/// numeric id 4242) with `items` entries, every third one a merge request
+/// (its own `iid` sequence, as on GitLab), each `updated_at` later than the
+/// one before; two releases, two milestones (one closed) whose issue counts
+/// `issues_statistics` derives from the issues' `milestone`.
+pub fn synthetic_gitlab(path: &str, items: usize, start: Timestamp) -> Scenario {
+    let web = format!("https://gitlab.example/{path}");
+    let at = |secs: i64| fmt_ms(start + SignedDuration::from_secs(secs));
+    let labels = [
+        "bug",
+        "enhancement",
+        "documentation",
+        "regression",
+        "question",
+    ];
+    let (mut issues, mut mrs) = (vec![], vec![]);
+    for i in 0..items {
+        let is_mr = i % 3 == 2;
+        let iid = if is_mr { mrs.len() } else { issues.len() } as u64 + 1;
+        let open = i % 4 != 0;
+        let created = i as i64 * 60;
+        let state = match (open, is_mr && i % 2 == 0) {
+            (true, _) => "opened",
+            (false, true) => "merged",
+            (false, false) => "closed",
+        };
+        let user = |n: usize| json!({ "id": 100 + n, "username": format!("user{n}"), "name": format!("User {n}"), "state": "active" });
+        let mut entry = json!({
+            "id": 9_000_000 + i as u64,
+            "iid": iid,
+            "project_id": 4242,
+            "title": format!("Synthetic item {}", i + 1),
+            "description": format!("Body of synthetic item {}.\n\n- detail one", i + 1),
+            "state": state,
+            "created_at": at(created),
+            "updated_at": at(created + 30),
+            "closed_at": if open { Value::Null } else { json!(at(created + 30)) },
+            "labels": [labels[i % labels.len()]],
+            "author": user(i % 17),
+            "assignees": if i % 5 == 0 { json!([user(99)]) } else { json!([]) },
+            "upvotes": (i % 7) as u64,
+            "downvotes": (i % 2) as u64,
+            "user_notes_count": (i % 11) as u64,
+            "milestone": if i % 10 == 1 { json!({ "id": 72, "iid": 2, "title": "v2.0" }) } else { Value::Null },
+            "web_url": format!("{web}/-/{}/{iid}", if is_mr { "merge_requests" } else { "issues" }),
+            "references": { "short": format!("{}{iid}", if is_mr { "!" } else { "#" }) },
+        });
+        if is_mr {
+            entry["draft"] = json!(open && i % 2 == 1);
+            entry["work_in_progress"] = entry["draft"].clone();
+            entry["merged_at"] = if state == "merged" {
+                json!(at(created + 30))
+            } else {
+                Value::Null
+            };
+            entry["target_branch"] = json!("main");
+            mrs.push(entry);
+        } else {
+            issues.push(entry);
+        }
+    }
+    let release = |tag: &str, secs: i64| {
+        json!({
+            "tag_name": tag,
+            "name": format!("Release {tag}"),
+            "description": "## Changes\n\n- Faster\n- Smaller",
+            "created_at": at(secs),
+            "released_at": at(secs),
+            "upcoming_release": false,
+            "author": { "id": 1, "username": "maintainer" },
+            "_links": { "self": format!("{web}/-/releases/{tag}") },
+        })
+    };
+    let milestone = |iid: u64, title: &str, state: &str| {
+        json!({
+            "id": 70 + iid, "iid": iid, "project_id": 4242, "title": title,
+            "description": "Planned work", "state": state,
+            "created_at": at(0), "updated_at": at(0), "due_date": Value::Null,
+            "web_url": format!("{web}/-/milestones/{iid}"),
+        })
+    };
+    let data = RepoData {
+        repo: json!({
+            "id": 4242,
+            "path": path.rsplit('/').next().unwrap_or(path),
+            "path_with_namespace": path,
+            "name_with_namespace": path.replace('/', " / "),
+            "web_url": web,
+            "description": "A synthetic GitLab project",
+            "topics": ["synthetic"],
+            "default_branch": "main",
+            "star_count": 321,
+            "forks_count": 12,
+            "open_issues_count": issues.iter().filter(|i| i["state"] == "opened").count(),
+            "archived": false,
+            "license": { "key": "mit", "name": "MIT License", "nickname": null },
+            "last_activity_at": at(items as i64 * 60),
+        }),
+        releases: vec![release("v2.0.0-rc.1", 7200), release("v1.0.0", 3600)],
+        milestones: vec![
+            milestone(2, "v2.0", "active"),
+            milestone(1, "v1.0", "closed"),
+        ],
+        issues,
+        merge_requests: mrs,
+    };
+    let mut scenario = Scenario {
+        flavor: Flavor::Gitlab,
+        ..Scenario::default()
+    };
+    scenario.repos.insert(path.to_string(), data);
+    scenario
+}
+
+/// Like [`synthetic`] for Forgejo: repository `full_name` (id 777) with
+/// `items` issue-list entries, every third one a pull request
+/// (`pull_request.merged`, `draft`), two releases (one a draft), two
+/// milestones (one closed).
+pub fn synthetic_forgejo(full_name: &str, items: usize, start: Timestamp) -> Scenario {
+    let web = format!("https://forgejo.example/{full_name}");
+    let mut scenario = synthetic(full_name, items, start);
+    scenario.flavor = Flavor::Forgejo;
+    let data = scenario.repos.get_mut(full_name).expect("just made");
+    for entry in &mut data.issues {
+        let number = entry["number"].as_u64().unwrap_or_default();
+        let obj = entry.as_object_mut().expect("an object");
+        obj.remove("reactions");
+        obj.remove("author_association");
+        obj.remove("url");
+        let is_pr = obj.contains_key("pull_request");
+        obj.insert(
+            "html_url".into(),
+            json!(format!(
+                "{web}/{}/{number}",
+                if is_pr { "pulls" } else { "issues" }
+            )),
+        );
+        if is_pr {
+            let merged_at = obj["pull_request"]["merged_at"].clone();
+            let draft = obj.remove("draft").unwrap_or(json!(false));
+            obj.insert(
+                "pull_request".into(),
+                json!({ "merged": !merged_at.is_null(), "merged_at": merged_at, "draft": draft,
+                        "html_url": format!("{web}/pulls/{number}") }),
+            );
+        }
+    }
+    for r in &mut data.releases {
+        let tag = r["tag_name"].as_str().unwrap_or_default().to_string();
+        r["html_url"] = json!(format!("{web}/releases/tag/{tag}"));
+        // Forgejo sets `published_at` on drafts too.
+        if r["published_at"].is_null() {
+            r["published_at"] = r["created_at"].clone();
+        }
+    }
+    for m in &mut data.milestones {
+        let obj = m.as_object_mut().expect("an object");
+        obj.remove("html_url");
+        obj.remove("url");
+        obj.remove("number");
+    }
+    let open = data.issues.iter().filter(|i| i["state"] == "open").count();
+    data.repo = json!({
+        "id": 777,
+        "owner": { "id": 1, "login": full_name.split('/').next().unwrap_or(full_name) },
+        "name": full_name.split('/').nth(1).unwrap_or(full_name),
+        "full_name": full_name,
+        "html_url": web,
+        "description": "A synthetic Forgejo repository",
+        "website": "",
+        "language": "Go",
+        "topics": ["synthetic"],
+        "default_branch": "main",
+        "stars_count": 89,
+        "forks_count": 7,
+        "open_issues_count": open,
+        "open_pr_counter": 0,
+        "archived": false,
+        "licenses": ["GPL-3.0-or-later"],
+    });
+    scenario
+}
+
+/// Formats a timestamp with milliseconds, as GitLab does.
+fn fmt_ms(ts: Timestamp) -> String {
+    ts.strftime("%Y-%m-%dT%H:%M:%S.000Z").to_string()
 }
 
 /// Formats a timestamp as GitHub does: `YYYY-MM-DDThh:mm:ssZ`.
