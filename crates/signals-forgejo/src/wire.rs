@@ -164,6 +164,8 @@ pub(crate) struct WireMilestone {
     closed_issues: u64,
     #[serde(default, deserialize_with = "opt_timestamp")]
     due_on: Option<Timestamp>,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    updated_at: Option<Timestamp>,
 }
 
 impl WireMilestone {
@@ -181,6 +183,7 @@ impl WireMilestone {
             open_issues: self.open_issues,
             closed_issues: self.closed_issues,
             due_on: self.due_on.map(secs),
+            updated_at: self.updated_at.map(secs),
         }
     }
 }

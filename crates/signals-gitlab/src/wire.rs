@@ -222,6 +222,8 @@ pub(crate) struct WireMilestone {
     web_url: String,
     /// A date, `YYYY-MM-DD`.
     due_date: Option<String>,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    updated_at: Option<Timestamp>,
 }
 
 /// `GET /projects/:id/issues_statistics`.
@@ -260,6 +262,7 @@ impl WireMilestone {
             open_issues: stats.statistics.counts.opened,
             closed_issues: stats.statistics.counts.closed,
             due_on,
+            updated_at: self.updated_at.map(secs),
         }
     }
 }

@@ -1,10 +1,10 @@
-//! The store as the GitHub client's response cache.
+//! The store as the host clients' response cache.
 //!
 //! The client's `ResponseCache` cannot fail (a cache miss is always a valid
 //! answer), so a store error while reading is a miss, and the first error
 //! while writing is kept and reported after the run.
 
-use signals_github::{CachedResponse, ResponseCache};
+use signals_http::{CachedResponse, ResponseCache};
 use signals_store::{Store, StoreError};
 
 /// Adapts a [`Store`] to [`ResponseCache`].

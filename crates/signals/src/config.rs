@@ -49,8 +49,10 @@ struct RawConfig {
     base_url: Option<Spanned<String>>,
     window_hours: Option<Spanned<i64>>,
     backfill_days: Option<Spanned<i64>>,
-    #[serde(default)]
-    host: RawHost,
+    /// The one host of an older or simpler configuration.
+    host: Option<Spanned<RawHost>>,
+    /// Several hosts, each with a `name` repositories refer to.
+    hosts: Option<Vec<Spanned<RawHost>>>,
     #[serde(default)]
     importance: Option<Spanned<Weights>>,
     #[serde(default)]
@@ -60,7 +62,9 @@ struct RawConfig {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawHost {
+    name: Option<Spanned<String>>,
     kind: Option<Spanned<String>>,
+    token_header: Option<Spanned<String>>,
     api_url: Option<Spanned<String>>,
     token_env: Option<TokenEnv>,
     user_agent: Option<String>,
@@ -82,6 +86,8 @@ enum TokenEnv {
 struct RawGroup {
     id: Spanned<String>,
     name: String,
+    /// The host of the group's repositories that name none.
+    host: Option<Spanned<String>>,
     #[serde(default)]
     repos: Vec<Spanned<RawRepoEntry>>,
 }
@@ -90,6 +96,7 @@ struct RawGroup {
 #[serde(deny_unknown_fields)]
 struct RawRepo {
     repo: Spanned<String>,
+    host: Option<Spanned<String>>,
     id: Option<Spanned<String>>,
     name: Option<String>,
     #[serde(default)]
@@ -186,15 +193,31 @@ pub fn normalize_repo_input(input: &str) -> String {
     path.strip_suffix(".git").unwrap_or(&path).to_string()
 }
 
-/// The code host settings.
+/// How a GitLab token is sent (other hosts have one way each).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TokenHeader {
+    /// `PRIVATE-TOKEN`: GitLab personal, project and group access tokens.
+    #[default]
+    PrivateToken,
+    /// `Authorization: Bearer`: GitLab OAuth tokens.
+    Bearer,
+}
+
+/// One code host's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostConfig {
-    /// Which host; GitHub only for now.
+    /// The name repositories use to pick it (`host = "codeberg"`); the kind
+    /// (`github`) when the configuration names none.
+    pub name: String,
+    /// Which API: GitHub, GitLab or Forgejo/Gitea.
     pub source: Source,
-    /// REST API base URL (`https://api.github.com`, or `https://HOST/api/v3`).
+    /// API base URL (`https://api.github.com`, `https://HOST/api/v3`,
+    /// `https://gitlab.com/api/v4`, `https://codeberg.org/api/v1`).
     pub api_url: String,
     /// Names of the environment variables that hold tokens.
     pub token_env: Vec<String>,
+    /// GitLab: how the token is sent.
+    pub token_header: TokenHeader,
     /// User-Agent sent with every request.
     pub user_agent: String,
     /// Connect and read timeout, seconds.
@@ -205,17 +228,68 @@ pub struct HostConfig {
     pub max_rate_limit_wait_secs: u64,
 }
 
-impl Default for HostConfig {
-    fn default() -> Self {
+impl HostConfig {
+    /// The defaults of a host of `source`: its public instance
+    /// (github.com, gitlab.com, codeberg.org) and its usual token variable.
+    pub fn of(source: Source) -> HostConfig {
+        let (api_url, token) = match source {
+            Source::Github => ("https://api.github.com", "GITHUB_TOKEN"),
+            Source::Gitlab => ("https://gitlab.com/api/v4", "GITLAB_TOKEN"),
+            Source::Forgejo => ("https://codeberg.org/api/v1", "FORGEJO_TOKEN"),
+        };
         HostConfig {
-            source: Source::Github,
-            api_url: "https://api.github.com".to_string(),
-            token_env: vec!["GITHUB_TOKEN".to_string()],
+            name: source.as_str().to_string(),
+            source,
+            api_url: api_url.to_string(),
+            token_env: vec![token.to_string()],
+            token_header: TokenHeader::default(),
             user_agent: concat!("repo-signals/", env!("CARGO_PKG_VERSION")).to_string(),
             timeout_secs: 30,
             max_retries: 4,
             max_rate_limit_wait_secs: 15 * 60,
         }
+    }
+
+    /// The host part of the API URL, lowercased (`api.github.com`).
+    fn api_domain(&self) -> String {
+        url_domain(&self.api_url).unwrap_or_default()
+    }
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig::of(Source::Github)
+    }
+}
+
+/// The lowercased host of an http(s), ssh or scp-like URL.
+fn url_domain(input: &str) -> Option<String> {
+    let s = input.trim();
+    let rest = s
+        .strip_prefix("https://")
+        .or_else(|| s.strip_prefix("http://"))
+        .or_else(|| s.strip_prefix("ssh://"));
+    let host = match rest {
+        Some(rest) => {
+            let rest = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+            rest.rsplit_once('@').map_or(rest, |(_, h)| h)
+        }
+        None => {
+            let (user_host, _) = s.split_once(':')?;
+            user_host.rsplit_once('@').map(|(_, h)| h)?
+        }
+    };
+    let host = host.split(':').next().unwrap_or(host).to_ascii_lowercase();
+    (!host.is_empty()).then_some(host)
+}
+
+/// The host kind a `kind` value names.
+fn parse_kind(kind: &str) -> Option<Source> {
+    match kind.trim().to_ascii_lowercase().as_str() {
+        "github" => Some(Source::Github),
+        "gitlab" => Some(Source::Gitlab),
+        "forgejo" | "gitea" => Some(Source::Forgejo),
+        _ => None,
     }
 }
 
@@ -243,8 +317,12 @@ pub struct Config {
     /// How far a repository's first run reaches back, days (`None`: the
     /// window only).
     pub backfill_days: Option<i64>,
-    /// The code host.
-    pub host: HostConfig,
+    /// The code hosts; the first is the default of repositories that name
+    /// none. Never empty.
+    pub hosts: Vec<HostConfig>,
+    /// The host of each repository, by group id and repository id, as an
+    /// index into `hosts`.
+    pub repo_hosts: std::collections::HashMap<(String, String), usize>,
     /// Importance weights.
     pub importance: Weights,
     /// Groups, in file order.
@@ -286,49 +364,148 @@ impl Config {
             }
             None => None,
         };
-        let mut host = HostConfig::default();
-        if let Some(kind) = &raw.host.kind
-            && kind.get_ref() != "github"
-        {
-            return Err(err(
-                at(kind.span()),
-                format!(
-                    "host.kind = {:?} is not supported: only \"github\" is, for now",
-                    kind.get_ref()
-                ),
-            ));
-        }
-        if let Some(url) = &raw.host.api_url {
-            let u = url.get_ref().trim_end_matches('/');
-            if !(u.starts_with("https://") || u.starts_with("http://")) {
+        let raw_hosts: Vec<Spanned<RawHost>> = match (raw.host, raw.hosts) {
+            (Some(one), Some(_)) => {
                 return Err(err(
-                    at(url.span()),
+                    at(one.span()),
+                    "both [host] and [[hosts]] are set: keep one. For several hosts, move the \
+                     [host] keys into a [[hosts]] entry with a `name`"
+                        .to_string(),
+                ));
+            }
+            (Some(one), None) => vec![one],
+            (None, Some(list)) if !list.is_empty() => list,
+            (None, _) => vec![],
+        };
+        let several = raw_hosts.len() > 1;
+        let mut hosts: Vec<HostConfig> = Vec::new();
+        for raw_host in raw_hosts {
+            let span = raw_host.span();
+            let raw_host = raw_host.into_inner();
+            let source = match &raw_host.kind {
+                None => Source::Github,
+                Some(kind) => parse_kind(kind.get_ref()).ok_or_else(|| {
+                    err(
+                        at(kind.span()),
+                        format!(
+                            "host kind {:?} is not known: use \"github\", \"gitlab\" or \"forgejo\" (Forgejo and Gitea)",
+                            kind.get_ref()
+                        ),
+                    )
+                })?,
+            };
+            let mut host = HostConfig::of(source);
+            match &raw_host.name {
+                Some(name) => {
+                    let n = name.get_ref().trim();
+                    if n.is_empty() || n.chars().any(|c| c.is_whitespace()) {
+                        return Err(err(
+                            at(name.span()),
+                            format!(
+                                "host name {:?} must be a non-empty word, such as \"codeberg\"",
+                                name.get_ref()
+                            ),
+                        ));
+                    }
+                    host.name = n.to_string();
+                }
+                None if several => {
+                    return Err(err(
+                        at(span),
+                        "every [[hosts]] entry needs a `name` (repositories pick their host by it)"
+                            .to_string(),
+                    ));
+                }
+                None => {}
+            }
+            if hosts.iter().any(|h| h.name == host.name) {
+                return Err(err(
+                    at(raw_host.name.as_ref().map_or(span, |n| n.span())),
                     format!(
-                        "host.api_url = {:?} must be an http(s) URL such as https://api.github.com",
-                        url.get_ref()
+                        "host name {:?} is used twice: give each host its own name",
+                        host.name
                     ),
                 ));
             }
-            host.api_url = u.to_string();
+            if let Some(url) = &raw_host.api_url {
+                let u = url.get_ref().trim_end_matches('/');
+                if !(u.starts_with("https://") || u.starts_with("http://")) {
+                    return Err(err(
+                        at(url.span()),
+                        format!(
+                            "api_url = {:?} must be an http(s) URL such as {}",
+                            url.get_ref(),
+                            HostConfig::of(source).api_url
+                        ),
+                    ));
+                }
+                host.api_url = u.to_string();
+            }
+            if let Some(names) = raw_host.token_env {
+                host.token_env = match names {
+                    TokenEnv::One(n) => vec![n],
+                    TokenEnv::Many(v) => v,
+                };
+            }
+            if let Some(h) = &raw_host.token_header {
+                host.token_header = match (source, h.get_ref().to_ascii_lowercase().as_str()) {
+                    (Source::Gitlab, "private-token") => TokenHeader::PrivateToken,
+                    (Source::Gitlab, "bearer") => TokenHeader::Bearer,
+                    (Source::Gitlab, _) => {
+                        return Err(err(
+                            at(h.span()),
+                            format!(
+                                "token_header {:?} is not known: use \"private-token\" (access tokens) or \"bearer\" (OAuth tokens)",
+                                h.get_ref()
+                            ),
+                        ));
+                    }
+                    _ => {
+                        return Err(err(
+                            at(h.span()),
+                            "token_header applies to GitLab hosts only".to_string(),
+                        ));
+                    }
+                };
+            }
+            if let Some(ua) = raw_host.user_agent {
+                host.user_agent = ua;
+            }
+            if let Some(t) = raw_host.timeout_secs {
+                host.timeout_secs = t.max(1);
+            }
+            if let Some(r) = raw_host.max_retries {
+                host.max_retries = r;
+            }
+            if let Some(w) = raw_host.max_rate_limit_wait_secs {
+                host.max_rate_limit_wait_secs = w;
+            }
+            hosts.push(host);
         }
-        if let Some(names) = raw.host.token_env {
-            host.token_env = match names {
-                TokenEnv::One(n) => vec![n],
-                TokenEnv::Many(v) => v,
-            };
+        if hosts.is_empty() {
+            hosts.push(HostConfig::default());
         }
-        if let Some(ua) = raw.host.user_agent {
-            host.user_agent = ua;
-        }
-        if let Some(t) = raw.host.timeout_secs {
-            host.timeout_secs = t.max(1);
-        }
-        if let Some(r) = raw.host.max_retries {
-            host.max_retries = r;
-        }
-        if let Some(w) = raw.host.max_rate_limit_wait_secs {
-            host.max_rate_limit_wait_secs = w;
-        }
+        let mut repo_hosts = std::collections::HashMap::new();
+        // A named host, or an error that lists the configured names.
+        let find_host = |name: &Spanned<String>| -> Result<usize, ConfigError> {
+            hosts
+                .iter()
+                .position(|h| h.name == *name.get_ref())
+                .ok_or_else(|| {
+                    err(
+                        at(name.span()),
+                        format!(
+                            "host {:?} is not configured: use one of {}",
+                            name.get_ref(),
+                            hosts
+                                .iter()
+                                .map(|h| format!("{:?}", h.name))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    )
+                })
+        };
 
         let window_hours = match raw.window_hours {
             Some(w) if *w.get_ref() < 24 => {
@@ -383,6 +560,7 @@ impl Config {
                     format!("group id {gid:?} is used twice"),
                 ));
             }
+            let group_host = g.host.as_ref().map(&find_host).transpose()?;
             let mut repos = Vec::new();
             let mut repo_ids = HashSet::new();
             for entry in g.repos {
@@ -391,13 +569,40 @@ impl Config {
                     RawRepoEntry::Full(r) => r,
                     RawRepoEntry::Short(s) => RawRepo {
                         repo: Spanned::new(entry_span.clone(), s),
+                        host: None,
                         id: None,
                         name: None,
                         keywords: vec![],
                     },
                 };
+                // The repository's host: named, else the group's, else the
+                // host whose domain a pasted URL names, else the first.
+                let host_idx = match &r.host {
+                    Some(name) => find_host(name)?,
+                    None => group_host
+                        .or_else(|| {
+                            let domain = url_domain(r.repo.get_ref())?;
+                            hosts.iter().position(|h| {
+                                let api = h.api_domain();
+                                api == domain || api.strip_prefix("api.") == Some(domain.as_str())
+                            })
+                        })
+                        .unwrap_or(0),
+                };
+                let source = hosts[host_idx].source;
                 let repo = RepoName::parse(&normalize_repo_input(r.repo.get_ref()))
                     .map_err(|e| err(at(r.repo.span()), e.to_string()))?;
+                if repo.is_nested() && !source.allows_nested_paths() {
+                    return Err(err(
+                        at(r.repo.span()),
+                        format!(
+                            "{:?} has more than two parts, which only GitLab projects (nested groups) have; host {:?} is {}: set `host` to a GitLab host, or use `owner/name`",
+                            repo.to_string(),
+                            hosts[host_idx].name,
+                            source.display_name()
+                        ),
+                    ));
+                }
                 let name = r.name.unwrap_or_else(|| repo.name().to_string());
                 let (id, span) = match &r.id {
                     Some(id) => (id.get_ref().clone(), id.span()),
@@ -419,9 +624,10 @@ impl Config {
                         ),
                     ));
                 }
+                repo_hosts.insert((gid.clone(), id.clone()), host_idx);
                 repos.push(TrackedRepo {
                     id,
-                    source: host.source,
+                    source,
                     repo,
                     name,
                     keywords: r.keywords,
@@ -442,7 +648,8 @@ impl Config {
             base_url,
             window_hours,
             backfill_days,
-            host,
+            hosts,
+            repo_hosts,
             importance,
             groups,
         })
@@ -496,8 +703,10 @@ impl Config {
             self.base_url =
                 Some(normalize_base_url(&v).map_err(|m| err(format!("SIGNALS_BASE_URL: {m}")))?);
         }
-        if let Some(v) = env("SIGNALS_API_URL") {
-            self.host.api_url = v.trim_end_matches('/').to_string();
+        if let Some(v) = env("SIGNALS_API_URL")
+            && let Some(first) = self.hosts.first_mut()
+        {
+            first.api_url = v.trim_end_matches('/').to_string();
         }
         if let Some(v) = env("SIGNALS_WINDOW_HOURS") {
             match v.parse::<i64>() {
@@ -510,6 +719,14 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// The host a repository of a group is collected from.
+    pub fn host_of(&self, group: &Group, repo: &TrackedRepo) -> usize {
+        self.repo_hosts
+            .get(&(group.id.clone(), repo.id.clone()))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// The repositories selected by `--group` and `--repo`, with their group.
@@ -542,7 +759,7 @@ mod tests {
     fn example_parses() {
         let c = parse(EXAMPLE).unwrap();
         assert_eq!(c.window_hours, 24);
-        assert_eq!(c.host.api_url, "https://api.github.com");
+        assert_eq!(c.hosts[0].api_url, "https://api.github.com");
         assert!(!c.groups.is_empty());
         assert!(c.groups.iter().all(|g| !g.repos.is_empty()));
     }
@@ -554,7 +771,7 @@ mod tests {
         assert_eq!(r.id, "github3-py");
         assert_eq!(r.name, "github3.py");
         assert_eq!(c.store, PathBuf::from("signals.db"));
-        assert_eq!(c.host.token_env, vec!["GITHUB_TOKEN"]);
+        assert_eq!(c.hosts[0].token_env, vec!["GITHUB_TOKEN"]);
     }
 
     #[test]
@@ -669,11 +886,104 @@ mod tests {
         })
         .unwrap();
         assert_eq!(c.store, PathBuf::from("b.db"));
-        assert_eq!(c.host.api_url, "https://ghe.example.com/api/v3");
+        assert_eq!(c.hosts[0].api_url, "https://ghe.example.com/api/v3");
         assert!(
             c.apply_env(|k| (k == "SIGNALS_WINDOW_HOURS").then(|| "x".into()))
                 .is_err()
         );
+    }
+
+    #[test]
+    fn several_hosts_and_how_repositories_pick_one() {
+        let c = parse(
+            r#"
+[[hosts]]
+name = "github"
+kind = "github"
+
+[[hosts]]
+name = "gnome"
+kind = "gitlab"
+api_url = "https://gitlab.gnome.org/api/v4/"
+token_env = "GNOME_TOKEN"
+token_header = "bearer"
+
+[[hosts]]
+name = "codeberg"
+kind = "forgejo"
+
+[[groups]]
+id = "g"
+name = "G"
+repos = [
+  "o/plain",
+  "https://codeberg.org/forgejo/forgejo",
+  { repo = "gnome/world/podcasts", host = "gnome" },
+  "https://gitlab.gnome.org/GNOME/gtk/-/issues/1",
+]
+
+[[groups]]
+id = "h"
+name = "H"
+host = "codeberg"
+repos = ["a/b"]
+"#,
+        )
+        .unwrap();
+        let hosts: Vec<(&str, Source, String)> = c
+            .select(None, None)
+            .into_iter()
+            .map(|(g, r)| {
+                let h = &c.hosts[c.host_of(g, r)];
+                (h.name.as_str(), r.source, r.repo.to_string())
+            })
+            .collect();
+        assert_eq!(
+            hosts,
+            vec![
+                ("github", Source::Github, "o/plain".to_string()),
+                ("codeberg", Source::Forgejo, "forgejo/forgejo".to_string()),
+                ("gnome", Source::Gitlab, "gnome/world/podcasts".to_string()),
+                ("gnome", Source::Gitlab, "GNOME/gtk".to_string()),
+                ("codeberg", Source::Forgejo, "a/b".to_string()),
+            ]
+        );
+        let gnome = &c.hosts[1];
+        assert_eq!(gnome.api_url, "https://gitlab.gnome.org/api/v4");
+        assert_eq!(gnome.token_env, vec!["GNOME_TOKEN"]);
+        assert_eq!(gnome.token_header, TokenHeader::Bearer);
+        assert_eq!(c.hosts[2].api_url, "https://codeberg.org/api/v1");
+        assert_eq!(c.hosts[2].token_env, vec!["FORGEJO_TOKEN"]);
+    }
+
+    #[test]
+    fn old_single_host_configs_keep_working() {
+        let c = parse("[host]\nkind = \"gitlab\"\n[[groups]]\nid = \"g\"\nname = \"G\"\nrepos = [\"a/b/c\"]\n").unwrap();
+        assert_eq!(c.hosts.len(), 1);
+        assert_eq!(c.hosts[0].name, "gitlab");
+        assert_eq!(c.hosts[0].api_url, "https://gitlab.com/api/v4");
+        assert_eq!(c.groups[0].repos[0].source, Source::Gitlab);
+        assert_eq!(c.groups[0].repos[0].id, "c");
+    }
+
+    #[test]
+    fn host_errors_say_what_to_change() {
+        let e = parse("[host]\nkind = \"github\"\n[[hosts]]\nname = \"a\"\n").unwrap_err();
+        assert!(e.to_string().contains("keep one"), "{e}");
+        let e = parse("[[hosts]]\nkind = \"github\"\n[[hosts]]\nname = \"b\"\nkind = \"gitlab\"\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("needs a `name`"), "{e}");
+        let e = parse("[host]\nkind = \"bitbucket\"\n").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(e.to_string().contains("\"forgejo\""), "{e}");
+        let e = parse("[[groups]]\nid = \"g\"\nname = \"G\"\n[[groups.repos]]\nrepo = \"a/b\"\nhost = \"nope\"\n").unwrap_err();
+        assert_eq!(e.line, Some(6));
+        assert!(e.to_string().contains("use one of \"github\""), "{e}");
+        // A nested path on GitHub is a mistake the error explains.
+        let e = parse("[[groups]]\nid = \"g\"\nname = \"G\"\nrepos = [\"a/b/c\"]\n").unwrap_err();
+        assert!(e.to_string().contains("only GitLab projects"), "{e}");
+        let e = parse("[host]\ntoken_header = \"bearer\"\n").unwrap_err();
+        assert!(e.to_string().contains("GitLab hosts only"), "{e}");
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod cache;
 mod cli;
 mod cmd;
 mod config;
+mod hosts;
 mod pipeline;
 mod validate;
 

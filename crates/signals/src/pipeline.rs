@@ -7,10 +7,11 @@ use signals_core::diff::Observation;
 use signals_core::importance::{Score, Weights, score};
 use signals_core::run::{account, plan_since, stable_since};
 use signals_core::{Group, ItemDetail, News, RepoName, RunRecord, TrackedRepo};
-use signals_github::{Client, RequestStats};
+use signals_http::RequestStats;
 use signals_store::{RepoKey, RunCommit, Store};
 
 use crate::cache::StoreCache;
+use crate::hosts::HostClient;
 
 /// The window settings of a collection.
 #[derive(Debug, Clone, Copy)]
@@ -41,7 +42,7 @@ pub struct RunOutcome {
 pub enum RunError {
     /// The host failed or refused; `rate_limited` says whether to stop.
     #[error(transparent)]
-    Host(#[from] signals_github::Error),
+    Host(#[from] signals_http::Error),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] signals_store::StoreError),
@@ -49,7 +50,7 @@ pub enum RunError {
 
 /// Collects one repository at `collected_at` and commits the run.
 pub fn collect_one(
-    client: &mut Client,
+    client: &mut HostClient,
     store: &mut Store,
     group: &Group,
     repo: &TrackedRepo,
@@ -67,8 +68,8 @@ pub fn collect_one(
 }
 
 /// The store's classification of a host error.
-pub fn failure_kind(e: &signals_github::Error) -> &'static str {
-    use signals_github::Error as E;
+pub fn failure_kind(e: &signals_http::Error) -> &'static str {
+    use signals_http::Error as E;
     match e {
         E::NotFound { .. } => "not_found",
         E::RateLimited { .. } => "rate_limited",
@@ -81,7 +82,7 @@ pub fn failure_kind(e: &signals_github::Error) -> &'static str {
 }
 
 fn run(
-    client: &mut Client,
+    client: &mut HostClient,
     store: &mut Store,
     key: RepoKey,
     repo: &TrackedRepo,

@@ -4,7 +4,6 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -12,11 +11,11 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::json;
 use signals_core::importance::Weights;
 use signals_core::{Group, RepoName, TrackedRepo};
-use signals_github::{Client, Config as ClientConfig, RequestLog, Token};
 use signals_store::Store;
 
 use crate::cli::CollectArgs;
-use crate::config::{Config, HostConfig};
+use crate::config::Config;
+use crate::hosts::{self, HostEntry};
 use crate::pipeline::{RunError, Window, collect_one};
 
 /// Runs `signals collect`.
@@ -36,13 +35,25 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
                 .unwrap_or_default(),
         );
     }
-    let (mut client, fingerprints) =
-        build_client(&config.host, |k| std::env::var(k).ok(), verbose)?;
-    if !client.is_authenticated() && !args.quiet {
-        eprintln!(
-            "note: no token in {}: collecting unauthenticated, at GitHub's limit of 60 requests an hour",
-            config.host.token_env.join(", ")
-        );
+    let mut hosts = config
+        .hosts
+        .iter()
+        .map(|h| hosts::build(h, |k| std::env::var(k).ok(), verbose))
+        .collect::<anyhow::Result<Vec<HostEntry>>>()?;
+    let targets: Vec<Target> = targets
+        .into_iter()
+        .map(|(group, repo)| (group, repo, config.host_of(group, repo)))
+        .collect();
+    for (i, host) in hosts.iter().enumerate() {
+        let used = targets.iter().any(|t| t.2 == i);
+        if used && !host.client.http_ref().is_authenticated() && !args.quiet {
+            eprintln!(
+                "note: no token in {} for host {:?}: collecting unauthenticated, {}",
+                host.config.token_env.join(", "),
+                host.config.name,
+                hosts::anonymous_note(host.config.source)
+            );
+        }
     }
     let _lock = lock_store(&config.store)?;
     let mut store = Store::open(&config.store)
@@ -55,7 +66,7 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
     };
     let progress = std::io::stderr().is_terminal() && !args.json && !args.quiet;
     let mut summary = collect_all(
-        &mut client,
+        &mut hosts,
         &mut store,
         &targets,
         &mut now_millis,
@@ -64,9 +75,16 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
         progress,
     )?;
     summary.store = std::path::absolute(&config.store).unwrap_or_else(|_| config.store.clone());
-    summary.token_env = fingerprints.iter().filter_map(|(e, _)| e.clone()).collect();
-    summary.token_env_configured = config.host.token_env.clone();
-    save_rate_limits(&client, &store, &fingerprints);
+    summary.token_env = hosts
+        .iter()
+        .flat_map(|h| h.fingerprints.iter().filter_map(|(e, _)| e.clone()))
+        .collect();
+    summary.token_env_configured = config
+        .hosts
+        .iter()
+        .flat_map(|h| h.token_env.iter().cloned())
+        .collect();
+    save_rate_limits(&hosts, &store);
     prune_cache(&store);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary.to_json())?);
@@ -116,65 +134,9 @@ pub fn now_millis() -> Timestamp {
         .unwrap_or_else(|_| Timestamp::now())
 }
 
-/// Token fingerprints by the name of their environment variable (`None` for
-/// unauthenticated requests).
-pub type Fingerprints = Vec<(Option<String>, String)>;
-
-/// Builds the GitHub client from the host settings, reading the tokens from
-/// the environment through `env`. Returns the client and the fingerprint of
-/// each token by its variable name (for the rate limits kept in the store).
-pub fn build_client(
-    host: &HostConfig,
-    env: impl Fn(&str) -> Option<String>,
-    verbose: bool,
-) -> anyhow::Result<(Client, Fingerprints)> {
-    let tokens: Vec<Token> = host
-        .token_env
-        .iter()
-        .filter_map(|name| {
-            env(name)
-                .filter(|v| !v.trim().is_empty())
-                .map(|v| Token::new(name, v.trim()))
-        })
-        .collect();
-    let mut fingerprints: Fingerprints = tokens
-        .iter()
-        .map(|t| (Some(t.env().to_string()), t.fingerprint()))
-        .collect();
-    if tokens.is_empty() {
-        fingerprints.push((None, signals_github::token_fingerprint(None)));
-    }
-    let mut client = Client::new(ClientConfig {
-        base_url: host.api_url.clone(),
-        user_agent: host.user_agent.clone(),
-        tokens,
-        timeout: Duration::from_secs(host.timeout_secs),
-        max_retries: host.max_retries,
-        max_wait: Duration::from_secs(host.max_rate_limit_wait_secs),
-        ..ClientConfig::default()
-    })
-    .with_context(|| format!("cannot set up the GitHub client for {}", host.api_url))?;
-    if verbose {
-        client.set_logger(Box::new(|log: &RequestLog| {
-            eprintln!(
-                "{} {} -> {} {} bytes{} in {} ms{}",
-                log.method,
-                log.url,
-                log.status
-                    .map(|s| s.to_string())
-                    .unwrap_or_else(|| "no answer".into()),
-                log.bytes,
-                if log.from_cache { " (from cache)" } else { "" },
-                log.elapsed.as_millis(),
-                log.token_env
-                    .as_deref()
-                    .map(|e| format!(" [token {e}]"))
-                    .unwrap_or_default(),
-            )
-        }));
-    }
-    Ok((client, fingerprints))
-}
+/// A repository to collect: its group, itself, and its host (an index
+/// into the configured hosts).
+pub type Target<'a> = (&'a Group, &'a TrackedRepo, usize);
 
 /// How long a cached response may go unused before it is pruned.
 pub const CACHE_KEEP: SignedDuration = SignedDuration::from_hours(7 * 24);
@@ -192,9 +154,16 @@ fn prune_cache(store: &Store) {
 
 /// Keeps the rate limits the client saw, for `signals status`. A failure
 /// here loses nothing collected, so it is only reported.
-pub fn save_rate_limits(client: &Client, store: &Store, fingerprints: &Fingerprints) {
+pub fn save_rate_limits(hosts: &[HostEntry], store: &Store) {
     let seen_at = Timestamp::now();
-    for (env, limit) in client.rate_limits() {
+    for host in hosts {
+        save_host_rate_limits(host, store, seen_at);
+    }
+}
+
+fn save_host_rate_limits(host: &HostEntry, store: &Store, seen_at: Timestamp) {
+    let fingerprints = &host.fingerprints;
+    for (env, limit) in host.client.http_ref().rate_limits() {
         let (Some(limit), Some((_, fp))) = (limit, fingerprints.iter().find(|(e, _)| *e == env))
         else {
             continue;
@@ -293,9 +262,9 @@ pub enum Stop {
 
 impl Stop {
     /// The stop a host error calls for, if any.
-    pub fn of(e: &signals_github::Error) -> Option<Stop> {
+    pub fn of(e: &signals_http::Error) -> Option<Stop> {
         match e {
-            signals_github::Error::Http {
+            signals_http::Error::Http {
                 status: 401,
                 url,
                 message,
@@ -304,7 +273,7 @@ impl Stop {
                 url: url.clone(),
                 message: message.clone(),
             }),
-            signals_github::Error::Transport { url, message, .. } => Some(Stop::Unreachable {
+            signals_http::Error::Transport { url, message, .. } => Some(Stop::Unreachable {
                 url: url.clone(),
                 message: message.clone(),
             }),
@@ -391,7 +360,7 @@ impl Summary {
                 )
             }
             Stop::Unreachable { url, message } => format!(
-                "no answer from the host at {url} ({message}) after the retries: check the network and the host's `api_url`; the other repositories were not tried"
+                "no answer from the host at {url} ({message}) after the retries: check the network and the host's `api_url`; the host's other repositories were not tried"
             ),
         })
     }
@@ -473,17 +442,18 @@ impl Summary {
     }
 }
 
-/// Collects each target once, in order, each at `now()`. A rate limit that
-/// needs a longer wait than allowed stops the loop, and so do a refused
-/// token (401) and a host that does not answer (after the client's
-/// retries): the remaining targets are reported as not collected. Other
-/// host errors fail only their repository.
+/// Collects each target once, in order, each at `now()`, from its host. A
+/// rate limit that needs a longer wait than allowed stops that host, and so
+/// do a refused token (401) and a host that does not answer (after the
+/// client's retries): that host's remaining targets are reported as not
+/// collected, while other hosts go on. Other host errors fail only their
+/// repository.
 /// A store error stops everything (the store is the record; going on could
 /// only fail the same way).
 pub fn collect_all(
-    client: &mut Client,
+    hosts: &mut [HostEntry],
     store: &mut Store,
-    targets: &[(&Group, &TrackedRepo)],
+    targets: &[Target<'_>],
     now: &mut dyn FnMut() -> Timestamp,
     window: Window,
     weights: &Weights,
@@ -500,20 +470,25 @@ pub fn collect_all(
         ProgressBar::hidden()
     };
     let mut summary = Summary::default();
-    for (group, repo) in targets {
+    // Hosts a rate limit, a refused token or no answer stopped.
+    let mut stopped_hosts = vec![false; hosts.len()];
+    let mut last_host = None;
+    for &(group, repo, host) in targets {
         let name = repo.repo.to_string();
-        if summary.stopped_until.is_some() || summary.stopped.is_some() {
+        if stopped_hosts[host] {
             summary
                 .results
                 .push(RepoResult::NotCollected { repo: name });
             continue;
         }
         bar.set_message(name.clone());
+        let client = &mut hosts[host].client;
+        last_host = Some(host);
         let result = collect_one(client, store, group, repo, now(), window, weights);
         // Count what every attempt cost, failed ones included.
         let stats = match &result {
             Ok(outcome) => outcome.stats,
-            Err(_) => client.last_stats(),
+            Err(_) => client.http_ref().stats(),
         };
         summary.requests += stats.requests;
         summary.not_modified += stats.not_modified;
@@ -528,14 +503,16 @@ pub fn collect_all(
                     renamed_to: outcome.renamed_to,
                 });
             }
-            Err(RunError::Host(signals_github::Error::RateLimited { until, .. })) => {
-                summary.stopped_until = Some(until);
+            Err(RunError::Host(signals_http::Error::RateLimited { until, .. })) => {
+                stopped_hosts[host] = true;
+                summary.stopped_until = summary.stopped_until.max(Some(until));
                 summary
                     .results
                     .push(RepoResult::NotCollected { repo: name });
             }
             Err(RunError::Host(e)) if Stop::of(&e).is_some() => {
-                // Every other repository would fail the same way.
+                // Every other repository of the host would fail the same way.
+                stopped_hosts[host] = true;
                 summary.stopped = Stop::of(&e);
                 summary
                     .results
@@ -559,6 +536,8 @@ pub fn collect_all(
         bar.inc(1);
     }
     bar.finish_and_clear();
-    summary.rate_limit = client.rate_limit().map(|l| (l.remaining, l.limit, l.reset));
+    summary.rate_limit = last_host
+        .and_then(|h| hosts[h].client.http_ref().rate_limit())
+        .map(|l| (l.remaining, l.limit, l.reset));
     Ok(summary)
 }

@@ -73,13 +73,17 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
     host.set_rate_limit(60);
 
     let mut config = Config::parse(DEMO_CONFIG, Path::new("<demo>"))?;
-    config.host = HostConfig {
+    config.hosts = vec![HostConfig {
         api_url: host.base_url().to_string(),
         token_env: Vec::new(),
         ..HostConfig::default()
-    };
-    let targets = config.select(None, None);
-    let (mut client, fingerprints) = super::collect::build_client(&config.host, |_| None, verbose)?;
+    }];
+    let targets: Vec<_> = config
+        .select(None, None)
+        .into_iter()
+        .map(|(g, r)| (g, r, config.host_of(g, r)))
+        .collect();
+    let mut hosts = vec![crate::hosts::build(&config.hosts[0], |_| None, verbose)?];
     let mut store = signals_store::Store::open(&store_path)?;
     let window = Window {
         window: SignedDuration::from_hours(config.window_hours),
@@ -95,7 +99,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
         }
         let at: Timestamp = instant.parse().expect("fixed instants parse");
         let mut summary = super::collect::collect_all(
-            &mut client,
+            &mut hosts,
             &mut store,
             &targets,
             &mut || at,
@@ -110,7 +114,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
         }
         lines.push(format!("run {} at {instant}: {}", i + 1, summary.line()));
     }
-    super::collect::save_rate_limits(&client, &store, &fingerprints);
+    super::collect::save_rate_limits(&hosts, &store);
 
     let site = out.join("site");
     let report = super::export::export(&store, &site)?;
