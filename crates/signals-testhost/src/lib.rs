@@ -112,6 +112,8 @@ struct State {
     faults: VecDeque<(Option<String>, Fault)>,
     budgets: HashMap<String, Budget>,
     limit: u64,
+    /// Where `Link` and `Location` URLs point, when not at this host.
+    link_base: Option<String>,
 }
 
 struct Shared {
@@ -154,6 +156,7 @@ impl TestHost {
                 faults: VecDeque::new(),
                 budgets: HashMap::new(),
                 limit: DEFAULT_RATE_LIMIT,
+                link_base: None,
             }),
             base_url: format!("http://{addr}"),
             stop: AtomicBool::new(false),
@@ -201,6 +204,13 @@ impl TestHost {
     /// applies to budgets already running too.
     pub fn set_rate_limit(&self, limit: u64) {
         self.shared.lock().limit = limit;
+    }
+
+    /// Makes `Link` (and redirect `Location`) URLs point at `base`, another
+    /// server, as a hostile or misconfigured host could: a client must not
+    /// send its token there.
+    pub fn set_link_base(&self, base: &str) {
+        self.shared.lock().link_base = Some(base.trim_end_matches('/').to_string());
     }
 
     /// Every request received so far, in arrival order.
@@ -439,6 +449,7 @@ fn answer(
         _ if req.method != "GET" => Response::json(404, &json!({ "message": "Not Found" })),
         _ if budget.used >= limit => primary_limit(flavor, anonymous, reset - now),
         _ => {
+            let base = state.link_base.as_deref().unwrap_or(base);
             let mut r = match flavor {
                 Flavor::Github => routes::route(&state.scenario, base, path, query),
                 Flavor::Gitlab => hosts::gitlab(&state.scenario, base, path, query),

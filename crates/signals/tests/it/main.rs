@@ -6,4 +6,5 @@ mod browser;
 mod e2e;
 mod everyday;
 mod faults;
+mod hosts;
 mod support;

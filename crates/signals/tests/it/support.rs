@@ -49,7 +49,10 @@ pub fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(signals_bin());
     cmd.current_dir(dir).args(args);
     for (k, _) in std::env::vars() {
-        if k.starts_with("SIGNALS_") || k.starts_with("GITHUB_") {
+        if ["SIGNALS_", "GITHUB_", "GITLAB_", "FORGEJO_", "HOST_TOKEN"]
+            .iter()
+            .any(|p| k.starts_with(p))
+        {
             cmd.env_remove(k);
         }
     }
