@@ -29,6 +29,7 @@ fn github3_repo_milestones_release_and_betamax_issues() {
             releases: vec![data("releases_latest.sigmavirus24_github3.py.json")],
             milestones: list("milestones.sigmavirus24_github3.py.json"),
             issues,
+            ..RepoData::default()
         },
     );
     let host = TestHost::start(scenario).unwrap();
