@@ -10,7 +10,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Row, params};
-use signals_core::importance::Score;
 use signals_core::{
     EventKind, Group, ItemSnapshot, News, RepoContext, RepoName, RunRecord, Source, TrackedRepo,
     TrailEvent,
@@ -19,8 +18,16 @@ use signals_core::{
 use crate::cache::RateLimit;
 use crate::codec::{from_json, ts_parse, uint};
 use crate::error::{DbContext, Result, StoreError};
+use crate::snapshots::{Parts, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, raw_parts};
 use crate::write::RequestStats;
 use crate::{RepoKey, Store};
+
+/// The fields of an item head the trail shows.
+#[derive(serde::Deserialize)]
+struct TrailHead {
+    title: String,
+    url: String,
+}
 
 /// A repository as the store knows it, for listings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,8 +72,6 @@ pub struct RepoView {
     pub trail: Vec<TrailEvent>,
     /// The number of observation events (the page's `M`).
     pub event_count: u64,
-    /// The latest importance score of each item, by signal id.
-    pub scores: HashMap<String, Score>,
     /// SPDX identifier of the license, as the latest run saw it.
     pub license: Option<String>,
 }
@@ -179,36 +184,41 @@ impl Store {
         row.map(|r| self.run_record(r)).transpose()
     }
 
-    /// The latest snapshot of every item of a repository, by signal id.
-    pub fn latest_snapshots(&self, repo: RepoKey) -> Result<HashMap<String, ItemSnapshot>> {
+    /// The latest snapshot of every item of a repository, by signal id in
+    /// byte order (the order of the dataset's `signals`).
+    ///
+    /// This reads the whole repository: the export needs it, a run must not
+    /// (it asks [`Store::latest_snapshots_for`] about what it observed).
+    pub fn latest_snapshots(&self, repo: RepoKey) -> Result<BTreeMap<String, ItemSnapshot>> {
         let doing = "reading the latest snapshots";
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT s.item_id, s.content FROM snapshots s
-                 WHERE s.repo = ?1
-                   AND s.id = (SELECT max(id) FROM snapshots
-                               WHERE repo = s.repo AND item_id = s.item_id)",
-            )
+            .prepare_cached(&format!(
+                "SELECT i.item_id, i.item_key, {SNAPSHOT_COLUMNS}
+                 FROM items i JOIN snapshots s ON s.id = i.latest {SNAPSHOT_JOINS}
+                 WHERE i.repo = ?1"
+            ))
             .doing(&self.path, doing)?;
         let rows = stmt
             .query_map([repo.0], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    raw_parts(r, 2)?,
+                ))
             })
             .doing(&self.path, doing)?;
-        let mut out = HashMap::new();
+        let mut out = BTreeMap::new();
         for row in rows {
-            let (id, content) = row.doing(&self.path, doing)?;
-            let snapshot = from_json(&self.path, "snapshots.content", &content)?;
-            out.insert(id, snapshot);
+            let (id, key, raw) = row.doing(&self.path, doing)?;
+            out.insert(id, Parts::join(&self.path, &key, raw)?);
         }
         Ok(out)
     }
 
     /// The latest snapshot of each of `ids` that the store has, by signal
     /// id; unknown ids are absent from the map. One indexed lookup per id,
-    /// so a run of a few thousand observed items does not read the whole
-    /// history of the repository.
+    /// so a run reads what it observed, not the whole repository.
     pub fn latest_snapshots_for(
         &self,
         repo: RepoKey,
@@ -217,20 +227,22 @@ impl Store {
         let doing = "reading the latest snapshots of observed items";
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT content FROM snapshots
-                 WHERE repo = ?1 AND item_id = ?2 ORDER BY id DESC LIMIT 1",
-            )
+            .prepare_cached(&format!(
+                "SELECT i.item_key, {SNAPSHOT_COLUMNS}
+                 FROM items i JOIN snapshots s ON s.id = i.latest {SNAPSHOT_JOINS}
+                 WHERE i.repo = ?1 AND i.item_id = ?2"
+            ))
             .doing(&self.path, doing)?;
         let mut out = HashMap::with_capacity(ids.len());
         for id in ids {
-            let content: Option<String> = stmt
-                .query_row(params![repo.0, id], |r| r.get(0))
+            let row = stmt
+                .query_row(params![repo.0, id], |r| {
+                    Ok((r.get::<_, String>(0)?, raw_parts(r, 1)?))
+                })
                 .optional()
                 .doing(&self.path, doing)?;
-            if let Some(content) = content {
-                let snapshot = from_json(&self.path, "snapshots.content", &content)?;
-                out.insert(id.clone(), snapshot);
+            if let Some((key, raw)) = row {
+                out.insert(id.clone(), Parts::join(&self.path, &key, raw)?);
             }
         }
         Ok(out)
@@ -250,22 +262,28 @@ impl Store {
         let doing = "reading an item's history";
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT r.collected_at, s.content FROM snapshots s JOIN runs r ON r.id = s.run
-                 WHERE s.repo = ?1 AND s.item_id = ?2 ORDER BY s.id",
-            )
+            .prepare_cached(&format!(
+                "SELECT r.collected_at, i.item_key, {SNAPSHOT_COLUMNS}
+                 FROM items i JOIN snapshots s ON s.item = i.id {SNAPSHOT_JOINS}
+                      JOIN runs r ON r.id = s.run
+                 WHERE i.repo = ?1 AND i.item_id = ?2 ORDER BY s.id"
+            ))
             .doing(&self.path, doing)?;
         let rows = stmt
             .query_map(params![repo.0, item_id], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    raw_parts(r, 2)?,
+                ))
             })
             .doing(&self.path, doing)?;
         let mut out = Vec::new();
         for row in rows {
-            let (at, content) = row.doing(&self.path, doing)?;
+            let (at, key, raw) = row.doing(&self.path, doing)?;
             out.push((
                 ts_parse(&self.path, "runs.collected_at", &at)?,
-                from_json(&self.path, "snapshots.content", &content)?,
+                Parts::join(&self.path, &key, raw)?,
             ));
         }
         Ok(out)
@@ -324,7 +342,7 @@ impl Store {
         let context: RepoContext = from_json(path, "runs.context", &context)?;
         let news: News = from_json(path, "runs.news", &news)?;
 
-        let items: BTreeMap<_, _> = self.latest_snapshots(repo)?.into_iter().collect();
+        let items = self.latest_snapshots(repo)?;
 
         let changed_in_latest = {
             let doing = "reading the latest run's changes";
@@ -341,25 +359,6 @@ impl Store {
 
         let trail = self.trail(repo)?;
 
-        let scores = {
-            let doing = "reading the scores";
-            let mut stmt = self
-                .conn
-                .prepare_cached("SELECT item_id, score FROM scores WHERE repo = ?1")
-                .doing(path, doing)?;
-            let rows = stmt
-                .query_map([repo.0], |r| {
-                    Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-                })
-                .doing(path, doing)?;
-            let mut scores = HashMap::new();
-            for row in rows {
-                let (id, score) = row.doing(path, doing)?;
-                scores.insert(id, from_json(path, "scores.score", &score)?);
-            }
-            scores
-        };
-
         Ok(Some(RepoView {
             summary,
             runs,
@@ -370,7 +369,6 @@ impl Store {
             changed_in_latest,
             event_count: trail.len() as u64,
             trail,
-            scores,
         }))
     }
 
@@ -441,16 +439,17 @@ impl Store {
     }
 
     /// The observation trail of a repository: by run, then item id.
-    fn trail(&self, repo: RepoKey) -> Result<Vec<TrailEvent>> {
+    pub(crate) fn trail(&self, repo: RepoKey) -> Result<Vec<TrailEvent>> {
         let path = &self.path;
         let doing = "reading the observation trail";
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT r.collected_at, e.item_id, s.title, s.url, e.kind, e.detail
+                "SELECT r.collected_at, e.item_id, h.text, e.kind, e.detail
                  FROM events e
                  JOIN runs r ON r.id = e.run
                  JOIN snapshots s ON s.id = e.snapshot
+                 JOIN texts h ON h.id = s.head
                  WHERE r.repo = ?1
                  ORDER BY r.id, e.item_id",
             )
@@ -463,13 +462,13 @@ impl Store {
                     r.get::<_, String>(2)?,
                     r.get::<_, String>(3)?,
                     r.get::<_, String>(4)?,
-                    r.get::<_, String>(5)?,
                 ))
             })
             .doing(path, doing)?;
         let mut out = Vec::new();
         for row in rows {
-            let (at, item_id, title, url, kind, detail) = row.doing(path, doing)?;
+            let (at, item_id, head, kind, detail) = row.doing(path, doing)?;
+            let TrailHead { title, url } = from_json(path, "texts.text (item head)", &head)?;
             let kind = match kind.as_str() {
                 "discovered" => EventKind::Discovered,
                 "changed" => EventKind::Changed,
@@ -601,16 +600,17 @@ mod tests {
     }
 
     /// `latest_snapshots_for` runs once per observed item on every run; it
-    /// must be an index seek, not a scan of the repository's history.
+    /// must be index seeks, not a scan of the repository's history.
     #[test]
-    fn latest_snapshot_lookup_uses_the_item_index() {
+    fn latest_snapshot_lookup_uses_indexes() {
         let (store, _) = store_with_repo();
         let mut stmt = store
             .conn
-            .prepare(
-                "EXPLAIN QUERY PLAN SELECT content FROM snapshots
-                 WHERE repo = ?1 AND item_id = ?2 ORDER BY id DESC LIMIT 1",
-            )
+            .prepare(&format!(
+                "EXPLAIN QUERY PLAN SELECT i.item_key, {SNAPSHOT_COLUMNS}
+                 FROM items i JOIN snapshots s ON s.id = i.latest {SNAPSHOT_JOINS}
+                 WHERE i.repo = ?1 AND i.item_id = ?2"
+            ))
             .unwrap();
         let plan: Vec<String> = stmt
             .query_map(params![1, "x"], |r| r.get(3))
@@ -618,8 +618,8 @@ mod tests {
             .collect::<rusqlite::Result<_>>()
             .unwrap();
         let plan = plan.join("\n");
-        assert!(plan.contains("INDEX snapshots_by_item"), "{plan}");
-        assert!(!plan.contains("TEMP B-TREE"), "{plan}");
+        assert!(plan.contains("SEARCH i USING INDEX"), "{plan}");
+        assert!(!plan.contains("SCAN"), "{plan}");
     }
 
     #[test]
@@ -631,8 +631,12 @@ mod tests {
                 "INSERT INTO runs (repo, collected_at, since, observed_count, changed_count,
                                    requests, not_modified, bytes_received, retries, context, news)
                  VALUES (1, '2026-11-21T10:00:00Z', 'not a time', 0, 0, 0, 0, 0, 0, '{}', '{}');
-                 INSERT INTO snapshots (repo, item_id, kind, item_key, updated_at, title, url, content, run)
-                 VALUES (1, 'github:o/n:issue:1', 'issue', '1', 'x', 't', 'u', '{\"broken\":', 1);",
+                 INSERT INTO texts (id, hash, text) VALUES (1, zeroblob(32), '{\"broken\":');
+                 INSERT INTO items (id, repo, item_id, kind, item_key, latest)
+                 VALUES (1, 1, 'github:o/n:issue:1', 'issue', '1', 1);
+                 INSERT INTO snapshots (id, item, run, head, body, updated_at, state, reactions,
+                                        comments, labels, assignees, detail)
+                 VALUES (1, 1, 1, 1, 1, 'x', 'open', 0, 0, '[]', '[]', '\"Issue\"');",
             )
             .unwrap();
         let err = store.last_successful_run(key).unwrap_err();

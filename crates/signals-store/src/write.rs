@@ -11,7 +11,6 @@ use std::collections::HashSet;
 
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
-use signals_core::importance::Score;
 use signals_core::run::ItemEvent;
 use signals_core::{
     Group, ItemSnapshot, News, Observation, RepoContext, RepoName, RunRecord, TrackedRepo,
@@ -19,6 +18,7 @@ use signals_core::{
 
 use crate::codec::{int, to_json, ts_parse, ts_text};
 use crate::error::{DbContext, Result, StoreError};
+use crate::snapshots;
 use crate::{RepoKey, Store};
 
 /// What a run cost in requests to the host (a core type).
@@ -35,14 +35,12 @@ pub struct RunCommit {
     pub news: News,
     /// New snapshots, by signal id (at most one per item). A snapshot equal
     /// to the item's latest stored one is skipped, so only distinct
-    /// snapshots are kept.
+    /// snapshots are kept. Importance is not stored: it depends on time, so
+    /// the export computes it from the latest snapshot.
     pub snapshots: Vec<(String, ItemSnapshot)>,
     /// The observation events of the run (at most one per item); each item
     /// must have a snapshot, stored now or before.
     pub events: Vec<ItemEvent>,
-    /// Importance scores by signal id. They replace all of the repository's
-    /// previous scores, so pass a score for every item.
-    pub scores: Vec<(String, Score)>,
     /// Requests the run made.
     pub stats: RequestStats,
     /// The repository's `owner/name` on the host when it differs from the
@@ -105,8 +103,10 @@ impl Store {
     /// Refused with [`StoreError::RunOutOfOrder`] when `collected_at` is not
     /// after the repository's last run, and with [`StoreError::InvalidRun`]
     /// when the commit contradicts itself (a `changed_count` that is not the
-    /// number of events, an event for an item that has no snapshot, a score
-    /// that is not a finite number).
+    /// number of events, an event for an item that has no snapshot).
+    ///
+    /// It reads and writes only the run's items: its cost grows with what
+    /// the run observed, not with what the repository holds.
     pub fn commit_run(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()> {
         let path = self.path.clone();
         let at = run.record.collected_at;
@@ -180,44 +180,12 @@ impl Store {
         .doing(&path, "storing a run")?;
         let run_id = tx.last_insert_rowid();
 
+        // Only the observed items are touched: one indexed lookup per
+        // snapshot and per event, whatever the size of the repository.
+        for (id, snapshot) in &run.snapshots {
+            snapshots::store_snapshot(&tx, &path, repo.0, id, snapshot, run_id)?;
+        }
         {
-            let mut latest = tx
-                .prepare_cached(
-                    "SELECT id, content FROM snapshots
-                     WHERE repo = ?1 AND item_id = ?2 ORDER BY id DESC LIMIT 1",
-                )
-                .doing(&path, "preparing to read snapshots")?;
-            let mut insert = tx
-                .prepare_cached(
-                    "INSERT INTO snapshots
-                        (repo, item_id, kind, item_key, updated_at, title, url, content, run)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                )
-                .doing(&path, "preparing to store snapshots")?;
-            for (id, snapshot) in &run.snapshots {
-                let content = to_json(&path, "item snapshot", snapshot)?;
-                let previous: Option<(i64, String)> = latest
-                    .query_row(params![repo.0, id], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .optional()
-                    .doing(&path, "reading an item's latest snapshot")?;
-                if previous.is_some_and(|(_, c)| c == content) {
-                    continue;
-                }
-                insert
-                    .execute(params![
-                        repo.0,
-                        id,
-                        snapshot.kind().as_str(),
-                        snapshot.key,
-                        ts_text(snapshot.updated_at),
-                        snapshot.title,
-                        snapshot.url,
-                        content,
-                        run_id
-                    ])
-                    .doing(&path, "storing a snapshot")?;
-            }
-
             let mut event = tx
                 .prepare_cached(
                     "INSERT INTO events (run, item_id, kind, detail, fields, snapshot)
@@ -225,11 +193,8 @@ impl Store {
                 )
                 .doing(&path, "preparing to store events")?;
             for e in &run.events {
-                let snapshot: Option<(i64, String)> = latest
-                    .query_row(params![repo.0, e.item_id], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .optional()
-                    .doing(&path, "finding the snapshot of an event")?;
-                let Some((snapshot, _)) = snapshot else {
+                let Some((_, snapshot)) = snapshots::item_row(&tx, &path, repo.0, &e.item_id)?
+                else {
                     return Err(invalid(format!(
                         "its {} event for {} has no snapshot of that item; \
                          pass the item's snapshot with the run",
@@ -251,26 +216,6 @@ impl Store {
                         snapshot
                     ])
                     .doing(&path, "storing an observation event")?;
-            }
-
-            tx.execute("DELETE FROM scores WHERE repo = ?1", [repo.0])
-                .doing(&path, "replacing the scores")?;
-            let mut score = tx
-                .prepare_cached(
-                    "INSERT INTO scores (repo, item_id, total, score, run)
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
-                )
-                .doing(&path, "preparing to store scores")?;
-            for (id, s) in &run.scores {
-                score
-                    .execute(params![
-                        repo.0,
-                        id,
-                        s.total,
-                        to_json(&path, "importance score", s)?,
-                        run_id
-                    ])
-                    .doing(&path, "storing a score")?;
             }
         }
 
@@ -334,13 +279,27 @@ impl Store {
             params![repo.0],
         )
         .doing(&path, doing)?;
-        for table in ["scores", "snapshots", "failures"] {
+        tx.execute(
+            "DELETE FROM snapshots WHERE item IN (SELECT id FROM items WHERE repo = ?1)",
+            params![repo.0],
+        )
+        .doing(&path, doing)?;
+        for table in ["items", "failures"] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE repo = ?1"),
                 params![repo.0],
             )
             .doing(&path, doing)?;
         }
+        // Texts are shared by content between repositories; those no
+        // snapshot uses any more go too. This scans `texts`, which a purge,
+        // rare and asked for by hand, can afford.
+        tx.execute(
+            "DELETE FROM texts WHERE id NOT IN (SELECT head FROM snapshots)
+                                 AND id NOT IN (SELECT body FROM snapshots)",
+            [],
+        )
+        .doing(&path, doing)?;
         let runs = tx
             .execute("DELETE FROM runs WHERE repo = ?1", params![repo.0])
             .doing(&path, doing)?;
@@ -383,25 +342,12 @@ fn check_commit(run: &RunCommit) -> std::result::Result<(), String> {
     if let Some(e) = run.events.iter().find(|e| !seen.insert(&e.item_id)) {
         return Err(format!("it has two events for {}", e.item_id));
     }
-    let mut seen = HashSet::new();
-    for (id, s) in &run.scores {
-        if !seen.insert(id) {
-            return Err(format!("it has two scores for {id}"));
-        }
-        if let Some(t) = s.terms.iter().find(|t| !t.points.is_finite()) {
-            return Err(format!(
-                "the score of {id} has a term {:?} worth {} points, not a finite number",
-                t.name, t.points
-            ));
-        }
-    }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use signals_core::importance::Term;
     use signals_core::{ItemDetail, ItemState, Metrics, Source};
 
     fn repo() -> TrackedRepo {
@@ -433,7 +379,7 @@ mod tests {
         }
     }
 
-    /// A run discovering `keys`, scored 1 each.
+    /// A run discovering `keys`.
     fn discovering(at: &str, keys: &[&str]) -> RunCommit {
         let at: Timestamp = at.parse().unwrap();
         let snapshots: Vec<(String, ItemSnapshot)> = keys
@@ -469,10 +415,6 @@ mod tests {
                     observation: Observation::Discovered,
                 })
                 .collect(),
-            scores: snapshots
-                .iter()
-                .map(|(id, _)| (id.clone(), Score::from_terms(vec![])))
-                .collect(),
             snapshots,
             stats: RequestStats::default(),
             renamed_to: None,
@@ -485,7 +427,7 @@ mod tests {
             "runs",
             "snapshots",
             "events",
-            "scores",
+            "items",
             "failures",
             "repositories",
         ]
@@ -516,12 +458,12 @@ mod tests {
     #[test]
     fn a_database_error_at_the_last_step_rolls_back_the_whole_run() {
         let (mut store, key) = store_with_one_run();
-        // Injected failure: the scores are written last, after the run, its
-        // snapshots and its events.
+        // Injected failure: the events are written last, after the run and
+        // its snapshots.
         store
             .conn
             .execute_batch(
-                "CREATE TEMP TRIGGER fail_scores BEFORE INSERT ON scores
+                "CREATE TEMP TRIGGER fail_events BEFORE INSERT ON events
                  BEGIN SELECT RAISE(ABORT, 'injected failure'); END;",
             )
             .unwrap();
@@ -531,16 +473,18 @@ mod tests {
             .commit_run(key, &discovering("2026-11-21T10:00:00Z", &["2", "3"]))
             .unwrap_err();
         assert!(matches!(err, StoreError::Db { .. }), "{err:?}");
-        assert!(err.to_string().contains("storing a score"), "{err}");
+        assert!(
+            err.to_string().contains("storing an observation event"),
+            "{err}"
+        );
         assert_eq!(counts(&store), before);
         assert_eq!(store.repositories().unwrap(), host_before);
-        // The previous scores were deleted inside the transaction; they are back.
         let view = store.repository_view(key).unwrap().unwrap();
-        assert_eq!(view.scores.len(), 1);
+        assert_eq!(view.items.len(), 1);
 
         store
             .conn
-            .execute_batch("DROP TRIGGER fail_scores")
+            .execute_batch("DROP TRIGGER fail_events")
             .unwrap();
         store
             .commit_run(key, &discovering("2026-11-21T10:00:00Z", &["2", "3"]))
@@ -549,7 +493,7 @@ mod tests {
         assert_eq!(after[0], ("runs".to_string(), 2));
         assert_eq!(after[1], ("snapshots".to_string(), 3));
         assert_eq!(after[2], ("events".to_string(), 3));
-        assert_eq!(after[3], ("scores".to_string(), 2));
+        assert_eq!(after[3], ("items".to_string(), 3));
     }
 
     #[test]
@@ -560,12 +504,8 @@ mod tests {
 
         let mut twice = discovering(at, &["2"]);
         twice.snapshots.push(twice.snapshots[0].clone());
-        let mut nan = discovering(at, &["2"]);
-        nan.scores[0].1.terms.push(Term {
-            name: "broken".into(),
-            points: f64::NAN,
-            why: String::new(),
-        });
+        let mut orphan_event = discovering(at, &["2"]);
+        orphan_event.snapshots.clear();
         let mut more_changed = discovering(at, &["2"]);
         more_changed.record.observed_count = 0;
         let mut since_after = discovering(at, &["2"]);
@@ -573,7 +513,7 @@ mod tests {
 
         for (bad, needle) in [
             (twice, "two snapshots"),
-            (nan, "not a finite number"),
+            (orphan_event, "has no snapshot of that item"),
             (more_changed, "greater than observedCount"),
             (since_after, "is after collectedAt"),
         ] {

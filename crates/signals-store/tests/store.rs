@@ -7,7 +7,6 @@ use std::path::PathBuf;
 
 use jiff::{SignedDuration, Timestamp};
 use proptest::prelude::*;
-use signals_core::importance::{Score, Term};
 use signals_core::run::{ItemEvent, account};
 use signals_core::{
     EventKind, Group, ItemDetail, ItemSnapshot, ItemState, Metrics, News, Observation, RepoContext,
@@ -88,14 +87,6 @@ fn id(s: &ItemSnapshot) -> String {
     s.id(Source::Github)
 }
 
-fn score(total: u32) -> Score {
-    Score::from_terms(vec![Term {
-        name: "base".into(),
-        points: total as f64,
-        why: format!("{total} points"),
-    }])
-}
-
 /// Builds the commit of a run the way the collector does: account the
 /// observed items against the store's latest snapshots.
 fn run_of(
@@ -108,14 +99,6 @@ fn run_of(
     let ids: Vec<String> = observed.iter().map(id).collect();
     let previous = store.latest_snapshots_for(key, &ids).unwrap();
     let delta = account(Source::Github, observed, &previous);
-    let mut all = store.latest_snapshots(key).unwrap();
-    for (i, s) in &delta.snapshots {
-        all.insert(i.clone(), s.clone());
-    }
-    let scores = all
-        .iter()
-        .map(|(i, s)| (i.clone(), score(s.metrics.comments as u32 + stars as u32)))
-        .collect();
     RunCommit {
         record: RunRecord {
             collected_at: at,
@@ -127,7 +110,6 @@ fn run_of(
         news: News::default(),
         snapshots: delta.snapshots,
         events: delta.events,
-        scores,
         stats: RequestStats {
             requests: 4,
             not_modified: 1,
@@ -263,10 +245,9 @@ fn commit_run_round_trips() {
         view.runs.iter().map(|r| r.changed_count).sum::<u64>()
     );
 
-    // Scores are those of the latest run, for all four items.
-    let want: HashMap<String, Score> = r2.scores.iter().cloned().collect();
-    assert_eq!(view.scores, want);
-    assert_eq!(view.scores["github:o/n:issue:9"].total, 2 + 5);
+    // The items are the latest snapshots of all four.
+    assert_eq!(view.items.len(), 4);
+    assert_eq!(view.items["github:o/n:issue:9"].metrics.comments, 2);
 
     // All of it survives closing and reopening the file.
     drop(store);
@@ -607,7 +588,7 @@ proptest! {
         prop_assert_eq!(sum, view.trail.len() as u64);
         prop_assert!(view.runs.iter().all(|r| r.changed_count <= r.observed_count));
         prop_assert_eq!(view.runs.len(), runs.len());
-        prop_assert_eq!(store.latest_snapshots(key).unwrap(), model);
+        prop_assert_eq!(store.latest_snapshots(key).unwrap().into_iter().collect::<HashMap<_, _>>(), model);
         // The trail is ordered by run, then by item id.
         let order: Vec<(Timestamp, String)> =
             view.trail.iter().map(|e| (e.at, e.item_id.clone())).collect();

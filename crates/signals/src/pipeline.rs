@@ -1,10 +1,9 @@
 //! One run of one repository, as a recipe: plan the window, collect from the
-//! host, compare with the store, score, commit. `collect` and `demo` both go
+//! host, compare with the store, commit. `collect` and `demo` both go
 //! through here, so the demo exercises exactly the production path.
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::diff::Observation;
-use signals_core::importance::{Score, Weights, score};
 use signals_core::run::{account, plan_since, stable_since};
 use signals_core::{Group, ItemDetail, News, RepoName, RunRecord, TrackedRepo};
 use signals_http::RequestStats;
@@ -56,10 +55,9 @@ pub fn collect_one(
     repo: &TrackedRepo,
     collected_at: Timestamp,
     window: Window,
-    weights: &Weights,
 ) -> Result<RunOutcome, RunError> {
     let key = store.ensure_repository(group, repo)?;
-    let result = run(client, store, key, repo, collected_at, window, weights);
+    let result = run(client, store, key, repo, collected_at, window);
     if let Err(RunError::Host(e)) = &result {
         // A failed attempt leaves a note for `signals status`, nothing else.
         store.record_failure(key, collected_at, failure_kind(e), &e.to_string())?;
@@ -88,7 +86,6 @@ fn run(
     repo: &TrackedRepo,
     collected_at: Timestamp,
     window: Window,
-    weights: &Weights,
 ) -> Result<RunOutcome, RunError> {
     let previous = store.last_successful_run(key)?;
     let backfill = if previous.is_none() {
@@ -143,15 +140,13 @@ fn run(
             .cloned(),
     );
 
-    let mut latest = store.latest_snapshots(key)?;
-    let delta = account(repo.source, observed, &latest);
-    for (id, snapshot) in &delta.snapshots {
-        latest.insert(id.clone(), snapshot.clone());
-    }
-    let scores: Vec<(String, Score)> = latest
-        .iter()
-        .map(|(id, item)| (id.clone(), score(item, collected_at, weights)))
-        .collect();
+    // Only the observed items' previous snapshots are read, and only what
+    // changed is written: a run costs what it observed, however large the
+    // repository. Importance is not computed here: it depends on time, so
+    // the export computes it from the latest snapshots.
+    let ids: Vec<String> = observed.iter().map(|i| i.id(repo.source)).collect();
+    let previous = store.latest_snapshots_for(key, &ids)?;
+    let delta = account(repo.source, observed, &previous);
 
     let record = RunRecord {
         collected_at,
@@ -173,7 +168,6 @@ fn run(
             news,
             snapshots: delta.snapshots,
             events: delta.events,
-            scores,
             stats: outcome.stats,
             renamed_to: outcome.renamed_to.clone(),
         },

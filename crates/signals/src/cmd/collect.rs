@@ -9,7 +9,6 @@ use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::json;
-use signals_core::importance::Weights;
 use signals_core::{Group, RepoName, TrackedRepo};
 use signals_store::Store;
 
@@ -71,7 +70,6 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
         &targets,
         &mut now_millis,
         window,
-        &config.importance,
         progress,
     )?;
     summary.store = std::path::absolute(&config.store).unwrap_or_else(|_| config.store.clone());
@@ -456,7 +454,6 @@ pub fn collect_all(
     targets: &[Target<'_>],
     now: &mut dyn FnMut() -> Timestamp,
     window: Window,
-    weights: &Weights,
     progress: bool,
 ) -> anyhow::Result<Summary> {
     let bar = if progress {
@@ -484,7 +481,7 @@ pub fn collect_all(
         bar.set_message(name.clone());
         let client = &mut hosts[host].client;
         last_host = Some(host);
-        let result = collect_one(client, store, group, repo, now(), window, weights);
+        let result = collect_one(client, store, group, repo, now(), window);
         // Count what every attempt cost, failed ones included.
         let stats = match &result {
             Ok(outcome) => outcome.stats,

@@ -104,7 +104,6 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
             &targets,
             &mut || at,
             window,
-            &config.importance,
             false,
         )?;
         summary.store = store_path.clone();
@@ -117,7 +116,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
     super::collect::save_rate_limits(&hosts, &store);
 
     let site = out.join("site");
-    let report = super::export::export(&store, &site)?;
+    let report = super::export::export(&store, &site, &config.importance)?;
     let mut problems = 0;
     for group in &config.groups {
         for repo in &group.repos {

@@ -30,13 +30,12 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             collect::run(&config, &args, cli.verbose)
         }
         Command::Export(args) => {
-            let (store, out, base_url) =
-                store_and_out(&cli.config, args.store.as_deref(), args.out.as_deref())?;
-            export::run(&store, &out, base_url, args.quiet)
+            let config = config_for(&cli.config, args.store.as_deref(), args.out.as_deref())?;
+            export::run(&config, args.quiet)
         }
         Command::Status(args) => {
-            let (store, _, _) = store_and_out(&cli.config, args.store.as_deref(), None)?;
-            status::run(&store, args.json)
+            let config = config_for(&cli.config, args.store.as_deref(), None)?;
+            status::run(&config.store, args.json)
         }
         Command::Repos(command) => repos::run(&cli.config, command),
         Command::Completions(args) => completions::completions(args.shell),
@@ -51,26 +50,28 @@ pub(crate) fn load_config(path: &Path) -> anyhow::Result<Config> {
     Ok(config)
 }
 
-/// The store and output paths for commands that need no repository list:
-/// flags win; otherwise the config file when there is one; otherwise the
-/// environment and the defaults.
-pub(crate) fn store_and_out(
+/// The configuration of commands that need no repository list, with the
+/// store and output paths given as flags: flags win; otherwise the config
+/// file when there is one; otherwise the environment and the defaults.
+pub(crate) fn config_for(
     config_path: &Path,
     store: Option<&Path>,
     out: Option<&Path>,
-) -> anyhow::Result<(std::path::PathBuf, std::path::PathBuf, Option<String>)> {
-    let config = if config_path.exists() {
+) -> anyhow::Result<Config> {
+    let mut config = if config_path.exists() {
         load_config(config_path)?
     } else {
         let mut c = Config::parse("", Path::new("<defaults>")).context("built-in defaults")?;
         c.apply_env(|k| std::env::var(k).ok())?;
         c
     };
-    Ok((
-        store.map(Path::to_path_buf).unwrap_or(config.store),
-        out.map(Path::to_path_buf).unwrap_or(config.out),
-        config.base_url,
-    ))
+    if let Some(store) = store {
+        config.store = store.to_path_buf();
+    }
+    if let Some(out) = out {
+        config.out = out.to_path_buf();
+    }
+    Ok(config)
 }
 
 /// Opens an existing store; a missing file is an error that says what to do
