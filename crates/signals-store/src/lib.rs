@@ -1,7 +1,7 @@
 //! The SQLite store of Repo Signals.
 //!
 //! It keeps what collection runs observed (repositories, runs, every distinct
-//! item snapshot, observation events, importance scores, failed attempts) and
+//! item snapshot, observation events, failed attempts) and
 //! what the HTTP client reuses between runs (cached responses for conditional
 //! requests, the last rate limit seen). The export and the page read their
 //! views back from it.
@@ -24,11 +24,17 @@
 //!   flag and the last error of a failed attempt.
 //! - `runs`: one row per successful run, with its [`RunRecord`] fields, the
 //!   request statistics, and the run's context and news as JSON.
+//! - `items`: one row per item ever seen, with the id of its newest
+//!   snapshot (`latest`, the only column updated in place: an index, not
+//!   history).
+//! - `texts`: every distinct body and head (title, URL, author, creation
+//!   time as JSON), once, addressed by SHA-256.
 //! - `snapshots`: every distinct snapshot of every item, added and never
-//!   updated, with the run that saw it; the latest is the highest id.
+//!   updated, with the run that saw it: the often-changing fields as
+//!   columns, the body and head as references into `texts`
+//!   (`snapshots.rs`).
 //! - `events`: observation events (discovered / changed, detail, changed
 //!   field names), each pointing at the snapshot stored with it.
-//! - `scores`: the latest importance score per item, replaced at each run.
 //! - `failures`: one row per failed attempt; a failure writes nothing else.
 //! - `http_cache`, `rate_limits`: keyed by a token *fingerprint* the caller
 //!   computes; a token is never stored.
