@@ -27,6 +27,11 @@ impl Source {
     /// Every host kind, in the order the docs list them.
     pub const ALL: [Source; 3] = [Source::Github, Source::Gitlab, Source::Forgejo];
 
+    /// The host kind of a `source` value (`github`, `gitlab`, `forgejo`).
+    pub fn parse(value: &str) -> Option<Source> {
+        Source::ALL.into_iter().find(|s| s.as_str() == value)
+    }
+
     /// The `source` value used in signal ids and documents.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -594,6 +594,8 @@ struct TermView<'a> {
 #[derive(Serialize)]
 struct CardView<'a> {
     id: &'a str,
+    /// The host the signal comes from, as people write it (`GitLab`).
+    host: &'a str,
     /// `#42`, or a release's tag.
     number: String,
     kind: &'static str,
@@ -653,6 +655,8 @@ fn card<'a>(
     let key = s.tag.as_deref().unwrap_or_else(|| id_parts(&s.id).1);
     CardView {
         id: &s.id,
+        host: signals_core::Source::parse(&s.source)
+            .map_or(s.source.as_str(), |h| h.display_name()),
         number: item_number(kind, key),
         kind: kind.map_or("signal", ItemKind::label),
         kind_class: match kind {

@@ -1,9 +1,11 @@
-//! `signals demo`: the whole pipeline, offline.
+//! `signals demo`: the whole pipeline, offline, on three hosts.
 //!
-//! It starts a loopback server that serves recorded GitHub responses of two
-//! repositories (`demo/SOURCES.md`), collects them with the real client into
-//! a fresh store at a first instant, swaps in the second instant's data,
-//! collects again, and exports the site. Nothing bypasses the HTTP path; the
+//! It starts three loopback servers: a GitHub one serving recorded
+//! responses of two repositories (`demo/SOURCES.md`), a GitLab one and a
+//! Forgejo one serving synthetic projects in each API's documented shapes.
+//! It collects them with the real clients into a fresh store at a first
+//! instant, swaps in the second instant's data, collects again, and exports
+//! the site. A second group holds one repository of each host. Nothing bypasses the HTTP path; the
 //! only differences from `collect` are the fixed instants (the recordings are
 //! from 2017 to 2021) and the built-in configuration.
 
@@ -12,9 +14,9 @@ use std::path::Path;
 use anyhow::Context;
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
-use signals_testhost::{Scenario, TestHost};
+use signals_testhost::{Flavor, Scenario, TestHost, synthetic_forgejo, synthetic_gitlab};
 
-use crate::config::{Config, HostConfig};
+use crate::config::Config;
 use crate::pipeline::Window;
 
 /// The first instant's recorded responses.
@@ -25,6 +27,18 @@ const CHANGES: &str = include_str!("../../demo/changes.json");
 /// The demo's configuration; the host URL is replaced by the loopback one.
 const DEMO_CONFIG: &str = r#"
 backfill_days = 3650
+
+[[hosts]]
+name = "github"
+kind = "github"
+
+[[hosts]]
+name = "gitlab"
+kind = "gitlab"
+
+[[hosts]]
+name = "forgejo"
+kind = "forgejo"
 
 [[groups]]
 id = "python-github-tooling"
@@ -39,7 +53,37 @@ keywords = ["github3.py", "github api"]
 repo = "betamaxpy/betamax"
 name = "Betamax"
 keywords = ["betamax", "vcr"]
+
+[[groups]]
+id = "one-theme-three-hosts"
+name = "One theme, three hosts"
+
+[[groups.repos]]
+repo = "sigmavirus24/github3.py"
+host = "github"
+name = "github3.py on GitHub"
+keywords = ["github3.py"]
+
+[[groups.repos]]
+repo = "demo-group/http/recorder"
+host = "gitlab"
+name = "recorder on GitLab"
+keywords = ["recorder"]
+
+[[groups.repos]]
+repo = "demo/cassettes"
+host = "forgejo"
+name = "cassettes on Forgejo"
+keywords = ["cassettes"]
 "#;
+
+/// The synthetic GitLab project and Forgejo repository of the demo.
+const GITLAB_PROJECT: &str = "demo-group/http/recorder";
+const FORGEJO_REPO: &str = "demo/cassettes";
+/// When their synthetic items begin (before the first instant).
+const SYNTHETIC_START: &str = "2021-10-25T00:00:00Z";
+/// How many items each has.
+const SYNTHETIC_ITEMS: usize = 30;
 
 /// The two instants of the demo's runs.
 pub const INSTANTS: [&str; 2] = ["2021-11-01T00:00:00Z", "2021-11-02T00:00:00Z"];
@@ -67,23 +111,30 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
 
     let first = Scenario::parse(INSTANT1.as_bytes())
         .context("the bundled demo data (instant 1) is broken")?;
-    let host = TestHost::start(first).context("cannot start the loopback server on 127.0.0.1")?;
+    let github = TestHost::start(first).context("cannot start the loopback server on 127.0.0.1")?;
     // The demo collects without a token, so the host grants GitHub's
     // unauthenticated budget.
-    host.set_rate_limit(60);
+    github.set_rate_limit(60);
+    let gitlab = TestHost::start(other_host(Flavor::Gitlab, false))
+        .context("cannot start the loopback server on 127.0.0.1")?;
+    let forgejo = TestHost::start(other_host(Flavor::Forgejo, false))
+        .context("cannot start the loopback server on 127.0.0.1")?;
 
     let mut config = Config::parse(DEMO_CONFIG, Path::new("<demo>"))?;
-    config.hosts = vec![HostConfig {
-        api_url: host.base_url().to_string(),
-        token_env: Vec::new(),
-        ..HostConfig::default()
-    }];
+    for (host, server) in config.hosts.iter_mut().zip([&github, &gitlab, &forgejo]) {
+        host.api_url = server.api_url();
+        host.token_env = Vec::new();
+    }
     let targets: Vec<_> = config
         .select(None, None)
         .into_iter()
         .map(|(g, r)| (g, r, config.host_of(g, r)))
         .collect();
-    let mut hosts = vec![crate::hosts::build(&config.hosts[0], |_| None, verbose)?];
+    let mut hosts = config
+        .hosts
+        .iter()
+        .map(|h| crate::hosts::build(h, |_| None, verbose))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let mut store = signals_store::Store::open(&store_path)?;
     let window = Window {
         window: SignedDuration::from_hours(config.window_hours),
@@ -95,7 +146,9 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
     let mut lines = Vec::new();
     for (i, instant) in INSTANTS.iter().enumerate() {
         if i == 1 {
-            host.set_scenario(second_instant()?);
+            github.set_scenario(second_instant()?);
+            gitlab.set_scenario(other_host(Flavor::Gitlab, true));
+            forgejo.set_scenario(other_host(Flavor::Forgejo, true));
         }
         let at: Timestamp = instant.parse().expect("fixed instants parse");
         let mut summary = super::collect::collect_all(
@@ -143,6 +196,48 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
         site.join("index.html").display()
     ));
     Ok(lines.join("\n"))
+}
+
+/// The synthetic GitLab or Forgejo data at the first instant, or at the
+/// second (`changed`): between the instants one issue is retitled, one pull
+/// or merge request gets comments, and one issue is opened.
+fn other_host(flavor: Flavor, changed: bool) -> Scenario {
+    let start: Timestamp = SYNTHETIC_START.parse().expect("a fixed instant");
+    let mut scenario = match flavor {
+        Flavor::Gitlab => synthetic_gitlab(GITLAB_PROJECT, SYNTHETIC_ITEMS, start),
+        _ => synthetic_forgejo(FORGEJO_REPO, SYNTHETIC_ITEMS, start),
+    };
+    if !changed {
+        return scenario;
+    }
+    let at = serde_json::json!("2021-11-01T12:00:00Z");
+    let (key, comments) = match flavor {
+        Flavor::Gitlab => ("iid", "user_notes_count"),
+        _ => ("number", "comments"),
+    };
+    let Some(data) = scenario.repos.values_mut().next() else {
+        return scenario;
+    };
+    if let Some(issue) = data.issues.get_mut(1) {
+        issue["title"] = serde_json::json!("Record redirects as well as responses");
+        issue["updated_at"] = at.clone();
+    }
+    let pr = match flavor {
+        Flavor::Gitlab => data.merge_requests.get_mut(0),
+        _ => data.issues.get_mut(2),
+    };
+    if let Some(pr) = pr {
+        pr[comments] = serde_json::json!(12);
+        pr["updated_at"] = at.clone();
+    }
+    if let Some(mut fresh) = data.issues.first().cloned() {
+        fresh[key] = serde_json::json!(100);
+        fresh["title"] = serde_json::json!("Cassettes recorded on Windows have CRLF bodies");
+        fresh["created_at"] = at.clone();
+        fresh["updated_at"] = at;
+        data.issues.push(fresh);
+    }
+    scenario
 }
 
 /// The second instant: the first with `changes.json` applied. Issues replace

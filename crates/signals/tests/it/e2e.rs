@@ -376,6 +376,9 @@ fn demo_runs_offline_and_its_datasets_validate() {
     let docs: Vec<_> = [
         "demo/site/python-github-tooling/github3-py/dataset.json",
         "demo/site/python-github-tooling/betamax/dataset.json",
+        "demo/site/one-theme-three-hosts/github3-py/dataset.json",
+        "demo/site/one-theme-three-hosts/recorder/dataset.json",
+        "demo/site/one-theme-three-hosts/cassettes/dataset.json",
     ]
     .iter()
     .map(|p| dir.path().join(p))
@@ -393,6 +396,33 @@ fn demo_runs_offline_and_its_datasets_validate() {
         .filter_map(|s| s.get("change").and_then(Value::as_str))
         .collect();
     assert_eq!(kinds, BTreeSet::from(["updated"]));
+    // One group, three hosts: each dataset's signals carry their host's
+    // source and ids, two of them changed in the second run, and the page
+    // names the host on every card.
+    for (doc, source, project) in [
+        (&docs[2], "github", "sigmavirus24/github3.py"),
+        (&docs[3], "gitlab", "demo-group/http/recorder"),
+        (&docs[4], "forgejo", "demo/cassettes"),
+    ] {
+        let d = read_json(doc);
+        let signals = d["dataset"]["signals"].as_array().unwrap();
+        assert!(!signals.is_empty());
+        let prefix = format!("{source}:{project}:");
+        assert!(signals.iter().all(|s| s["source"] == source
+            && s["project"] == project
+            && s["id"].as_str().unwrap().starts_with(&prefix)));
+        if source != "github" {
+            let changed = signals.iter().filter(|s| s["change"] == "updated").count();
+            assert_eq!(changed, 2, "{source}");
+        }
+        let page = std::fs::read_to_string(doc.with_file_name("index.html")).unwrap();
+        let host = match source {
+            "github" => "GitHub",
+            "gitlab" => "GitLab",
+            _ => "Forgejo",
+        };
+        assert!(page.contains(&format!("<span class=\"host\">{host}</span>")));
+    }
     // Running it again starts afresh and succeeds.
     let again = run(dir.path(), &["demo", "--out", "demo"], &[]);
     assert_eq!(again.status.code(), Some(0), "{}", show(&again));
