@@ -12,19 +12,7 @@ use std::collections::HashMap;
 
 use sha2::{Digest, Sha256};
 
-/// The parts of a 200 answer needed to revalidate and reuse it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CachedResponse {
-    /// The `ETag` header.
-    pub etag: Option<String>,
-    /// The `Last-Modified` header.
-    pub last_modified: Option<String>,
-    /// The next page's URL as the host's protocol read it (a 304 has no
-    /// `Link` header, so it is kept here).
-    pub link_next: Option<String>,
-    /// The body.
-    pub body: Vec<u8>,
-}
+pub use signals_core::CachedResponse;
 
 /// Storage of earlier answers for conditional requests.
 pub trait ResponseCache {

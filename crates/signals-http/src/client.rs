@@ -130,20 +130,7 @@ impl fmt::Debug for Config {
     }
 }
 
-/// The last rate limit a host reported for one token.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RateLimit {
-    /// Requests allowed per window.
-    pub limit: u64,
-    /// Requests left in the window.
-    pub remaining: u64,
-    /// When the window resets.
-    pub reset: Timestamp,
-    /// Requests used in the window, when sent.
-    pub used: Option<u64>,
-    /// The limit's resource (GitHub's `core`), when sent.
-    pub resource: Option<String>,
-}
+pub use signals_core::RateLimit;
 
 /// One line of the request log. Never holds a token, only its variable
 /// name.

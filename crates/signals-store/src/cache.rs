@@ -15,38 +15,12 @@ use crate::Store;
 use crate::codec::{int, ts_parse, ts_text, uint};
 use crate::error::{DbContext, Result, StoreError};
 
-/// A response kept for a later conditional request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CachedResponse {
-    /// The `ETag` validator.
-    pub etag: Option<String>,
-    /// The `Last-Modified` validator.
-    pub last_modified: Option<String>,
-    /// The next page's URL from the `Link` header, so a `304` can still
-    /// follow the pagination.
-    pub link_next: Option<String>,
-    /// The response body, as received.
-    pub body: Vec<u8>,
-    /// When it was stored.
-    pub stored_at: Timestamp,
-}
-
-/// A rate limit as the host last reported it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RateLimit {
-    /// Requests allowed per window.
-    pub limit: u64,
-    /// Requests left in the current window.
-    pub remaining: u64,
-    /// When the window resets.
-    pub reset: Timestamp,
-    /// When the host reported it.
-    pub seen_at: Timestamp,
-}
+pub use signals_core::{CachedResponse, RateLimit};
 
 impl Store {
     /// The cached response for `url` fetched with the token whose fingerprint
-    /// is `fingerprint`.
+    /// is `fingerprint` (when it was stored or last used is the store's own
+    /// business: pruning).
     pub fn cache_get(&self, url: &str, fingerprint: &str) -> Result<Option<CachedResponse>> {
         let path = &self.path;
         let doing = "reading the HTTP cache";
@@ -70,23 +44,31 @@ impl Store {
             .optional()
             .doing(path, doing)?;
         row.map(|(etag, last_modified, link_next, body, stored_at)| {
+            // A row whose time cannot be read is damaged: say so.
+            ts_parse(path, "http_cache.stored_at", &stored_at)?;
             Ok(CachedResponse {
                 etag,
                 last_modified,
                 link_next,
                 body,
-                stored_at: ts_parse(path, "http_cache.stored_at", &stored_at)?,
             })
         })
         .transpose()
     }
 
-    /// Stores (or replaces) the cached response for `url` and `fingerprint`.
+    /// Stores (or replaces) the cached response for `url` and `fingerprint`,
+    /// stored at `stored_at`.
     ///
     /// Refuses a URL with credentials in it (user info, or an
     /// `access_token` / `client_secret` parameter), so a token can never
     /// reach the file through a URL.
-    pub fn cache_put(&self, url: &str, fingerprint: &str, response: &CachedResponse) -> Result<()> {
+    pub fn cache_put(
+        &self,
+        url: &str,
+        fingerprint: &str,
+        response: &CachedResponse,
+        stored_at: Timestamp,
+    ) -> Result<()> {
         if carries_credentials(url)
             || response
                 .link_next
@@ -113,7 +95,7 @@ impl Store {
                 response.last_modified,
                 response.link_next,
                 response.body,
-                ts_text(response.stored_at)
+                ts_text(stored_at)
             ])
             .doing(&self.path, "writing the HTTP cache")?;
         Ok(())
@@ -145,8 +127,14 @@ impl Store {
         Ok(n)
     }
 
-    /// Records the rate limit the host reported for a token fingerprint.
-    pub fn rate_limit_put(&self, fingerprint: &str, limit: &RateLimit) -> Result<()> {
+    /// Records the rate limit the host reported for a token fingerprint, seen
+    /// at `seen_at` (`used` and `resource` are not kept).
+    pub fn rate_limit_put(
+        &self,
+        fingerprint: &str,
+        limit: &RateLimit,
+        seen_at: Timestamp,
+    ) -> Result<()> {
         self.conn
             .prepare_cached(
                 "INSERT INTO rate_limits (token_fingerprint, rate_limit, remaining, reset_at, seen_at)
@@ -161,23 +149,24 @@ impl Store {
                 int("rate limit", limit.limit)?,
                 int("rate limit remaining", limit.remaining)?,
                 ts_text(limit.reset),
-                ts_text(limit.seen_at)
+                ts_text(seen_at)
             ])
             .doing(&self.path, "recording a rate limit")?;
         Ok(())
     }
 
-    /// The rate limit last seen for a token fingerprint.
-    pub fn rate_limit_get(&self, fingerprint: &str) -> Result<Option<RateLimit>> {
+    /// The rate limit last seen for a token fingerprint, and when.
+    pub fn rate_limit_get(&self, fingerprint: &str) -> Result<Option<(RateLimit, Timestamp)>> {
         Ok(self
             .rate_limits()?
             .into_iter()
-            .find(|(f, _)| f == fingerprint)
-            .map(|(_, l)| l))
+            .find(|(f, _, _)| f == fingerprint)
+            .map(|(_, l, seen)| (l, seen)))
     }
 
-    /// Every rate limit last seen, by token fingerprint.
-    pub fn rate_limits(&self) -> Result<Vec<(String, RateLimit)>> {
+    /// Every rate limit last seen, by token fingerprint, with when it was
+    /// seen.
+    pub fn rate_limits(&self) -> Result<Vec<(String, RateLimit, Timestamp)>> {
         let path = &self.path;
         let doing = "reading the rate limits";
         let mut stmt = self
@@ -207,8 +196,10 @@ impl Store {
                     limit: uint(path, "rate_limits.rate_limit", limit)?,
                     remaining: uint(path, "rate_limits.remaining", remaining)?,
                     reset: ts_parse(path, "rate_limits.reset_at", &reset)?,
-                    seen_at: ts_parse(path, "rate_limits.seen_at", &seen)?,
+                    used: None,
+                    resource: None,
                 },
+                ts_parse(path, "rate_limits.seen_at", &seen)?,
             ));
         }
         Ok(out)
@@ -261,21 +252,21 @@ mod tests {
     #[test]
     fn pruning_drops_only_entries_unused_since_the_bound() {
         let store = Store::open_in_memory().unwrap();
-        let entry = |at: &str| CachedResponse {
+        let entry = CachedResponse {
             etag: Some("\"e\"".into()),
             last_modified: None,
             link_next: None,
             body: b"[]".to_vec(),
-            stored_at: at.parse().unwrap(),
         };
+        let at = |s: &str| s.parse::<Timestamp>().unwrap();
         store
-            .cache_put("https://h/old", "fp", &entry("2026-11-01T00:00:00Z"))
+            .cache_put("https://h/old", "fp", &entry, at("2026-11-01T00:00:00Z"))
             .unwrap();
         store
-            .cache_put("https://h/used", "fp", &entry("2026-11-01T00:00:00Z"))
+            .cache_put("https://h/used", "fp", &entry, at("2026-11-01T00:00:00Z"))
             .unwrap();
         store
-            .cache_put("https://h/new", "fp", &entry("2026-11-20T23:59:59.9Z"))
+            .cache_put("https://h/new", "fp", &entry, at("2026-11-20T23:59:59.9Z"))
             .unwrap();
         store
             .cache_touch(
@@ -303,10 +294,9 @@ mod tests {
             last_modified: None,
             link_next: Some("https://api.github.com/repos/o/n/issues?page=2".into()),
             body: b"[{\"number\":1}]".to_vec(),
-            stored_at: at,
         };
         assert_eq!(store.cache_get(url, "fp1").unwrap(), None);
-        store.cache_put(url, "fp1", &response).unwrap();
+        store.cache_put(url, "fp1", &response, at).unwrap();
         assert_eq!(store.cache_get(url, "fp1").unwrap(), Some(response.clone()));
         assert_eq!(store.cache_get(url, "fp2").unwrap(), None);
         let newer = CachedResponse {
@@ -314,10 +304,10 @@ mod tests {
             body: vec![0, 159, 146, 150],
             ..response
         };
-        store.cache_put(url, "fp1", &newer).unwrap();
+        store.cache_put(url, "fp1", &newer, at).unwrap();
         assert_eq!(store.cache_get(url, "fp1").unwrap(), Some(newer.clone()));
         assert!(matches!(
-            store.cache_put("https://a:b@h/x", "fp1", &newer),
+            store.cache_put("https://a:b@h/x", "fp1", &newer, at),
             Err(StoreError::CredentialsInUrl)
         ));
     }
@@ -329,20 +319,28 @@ mod tests {
             limit: 5000,
             remaining: 4990,
             reset: "2026-11-21T11:00:00Z".parse().unwrap(),
-            seen_at: "2026-11-21T10:00:00.250Z".parse().unwrap(),
+            used: None,
+            resource: None,
         };
+        let seen: Timestamp = "2026-11-21T10:00:00.250Z".parse().unwrap();
         assert_eq!(store.rate_limit_get("fp").unwrap(), None);
-        store.rate_limit_put("fp", &limit).unwrap();
+        store.rate_limit_put("fp", &limit, seen).unwrap();
         let later = RateLimit {
             remaining: 10,
-            ..limit
+            ..limit.clone()
         };
-        store.rate_limit_put("fp", &later).unwrap();
-        store.rate_limit_put("", &limit).unwrap();
-        assert_eq!(store.rate_limit_get("fp").unwrap(), Some(later));
+        store.rate_limit_put("fp", &later, seen).unwrap();
+        store.rate_limit_put("", &limit, seen).unwrap();
+        assert_eq!(
+            store.rate_limit_get("fp").unwrap(),
+            Some((later.clone(), seen))
+        );
         assert_eq!(
             store.rate_limits().unwrap(),
-            vec![("".to_string(), limit), ("fp".to_string(), later)]
+            vec![
+                ("".to_string(), limit, seen),
+                ("fp".to_string(), later, seen)
+            ]
         );
     }
 }

@@ -113,8 +113,8 @@ pub struct RepoStatus {
 pub struct Status {
     /// Every repository, by group id then repository id.
     pub repositories: Vec<RepoStatus>,
-    /// The last rate limit seen, per token fingerprint (sorted).
-    pub rate_limits: Vec<(String, RateLimit)>,
+    /// The last rate limit seen, per token fingerprint (sorted), and when.
+    pub rate_limits: Vec<(String, RateLimit, Timestamp)>,
 }
 
 const SUMMARY_SQL: &str = "

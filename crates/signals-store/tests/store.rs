@@ -393,9 +393,10 @@ fn failures_are_recorded_alone_and_status_shows_them() {
         limit: 5000,
         remaining: 0,
         reset: ts("2026-11-21T11:00:00Z"),
-        seen_at: failed_at,
+        used: None,
+        resource: None,
     };
-    store.rate_limit_put("fp-1", &limit).unwrap();
+    store.rate_limit_put("fp-1", &limit, failed_at).unwrap();
     let status = store.status().unwrap();
     assert_eq!(status.repositories.len(), 1);
     let repo = &status.repositories[0];
@@ -411,7 +412,10 @@ fn failures_are_recorded_alone_and_status_shows_them() {
         repo.summary.last_error.as_deref(),
         Some("GET /repos/o/n: 404 Not Found")
     );
-    assert_eq!(status.rate_limits, vec![("fp-1".to_string(), limit)]);
+    assert_eq!(
+        status.rate_limits,
+        vec![("fp-1".to_string(), limit, failed_at)]
+    );
 
     // The next successful run clears the missing flag and the error, and
     // records a rename.
@@ -488,23 +492,23 @@ fn the_store_file_never_contains_the_token() {
         last_modified: Some("Sat, 21 Nov 2026 10:00:00 GMT".into()),
         link_next: Some("https://api.github.com/repos/o/n/issues?page=2".into()),
         body: b"[]".to_vec(),
-        stored_at: at,
     };
     store
         .cache_put(
             "https://api.github.com/repos/o/n/issues?page=1",
             &fp,
             &response,
+            at,
         )
         .unwrap();
     // A careless caller putting the token in the URL is refused.
     let leaky = format!("https://api.github.com/repos/o/n?access_token={FAKE_TOKEN}");
     assert!(matches!(
-        store.cache_put(&leaky, &fp, &response),
+        store.cache_put(&leaky, &fp, &response, at),
         Err(StoreError::CredentialsInUrl)
     ));
     let leaky = format!("https://x-access-token:{FAKE_TOKEN}@github.com/o/n");
-    assert!(store.cache_put(&leaky, &fp, &response).is_err());
+    assert!(store.cache_put(&leaky, &fp, &response, at).is_err());
     store
         .rate_limit_put(
             &fp,
@@ -512,8 +516,10 @@ fn the_store_file_never_contains_the_token() {
                 limit: 5000,
                 remaining: 4999,
                 reset: at,
-                seen_at: at,
+                used: None,
+                resource: None,
             },
+            at,
         )
         .unwrap();
     let key = store.ensure_repository(&group(), &tracked()).unwrap();

@@ -29,23 +29,13 @@ impl ResponseCache for StoreCache<'_> {
         let _ = self
             .store
             .cache_touch(url, token_fingerprint, jiff::Timestamp::now());
-        Some(CachedResponse {
-            etag: hit.etag,
-            last_modified: hit.last_modified,
-            link_next: hit.link_next,
-            body: hit.body,
-        })
+        Some(hit)
     }
 
     fn put(&mut self, url: &str, token_fingerprint: &str, response: CachedResponse) {
-        let entry = signals_store::CachedResponse {
-            etag: response.etag,
-            last_modified: response.last_modified,
-            link_next: response.link_next,
-            body: response.body,
-            stored_at: jiff::Timestamp::now(),
-        };
-        if let Err(e) = self.store.cache_put(url, token_fingerprint, &entry)
+        if let Err(e) =
+            self.store
+                .cache_put(url, token_fingerprint, &response, jiff::Timestamp::now())
             && self.error.is_none()
         {
             self.error = Some(e);

@@ -166,13 +166,7 @@ fn save_host_rate_limits(host: &HostEntry, store: &Store, seen_at: Timestamp) {
         else {
             continue;
         };
-        let record = signals_store::RateLimit {
-            limit: limit.limit,
-            remaining: limit.remaining,
-            reset: limit.reset,
-            seen_at,
-        };
-        if let Err(e) = store.rate_limit_put(fp, &record) {
+        if let Err(e) = store.rate_limit_put(fp, &limit, seen_at) {
             eprintln!("warning: could not keep the rate limit in the store: {e}");
         }
     }

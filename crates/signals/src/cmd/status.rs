@@ -43,9 +43,9 @@ pub fn run(store_path: &Path, as_json: bool) -> anyhow::Result<u8> {
         let limits: Vec<_> = status
             .rate_limits
             .iter()
-            .map(|(fp, l)| {
+            .map(|(fp, l, seen)| {
                 json!({"token": fp, "limit": l.limit, "remaining": l.remaining,
-                "reset": fmt_collected(l.reset), "seenAt": fmt_collected(l.seen_at)})
+                "reset": fmt_collected(l.reset), "seenAt": fmt_collected(*seen)})
             })
             .collect();
         serde_json::to_writer_pretty(
@@ -100,14 +100,14 @@ pub fn run(store_path: &Path, as_json: bool) -> anyhow::Result<u8> {
             )?;
         }
     }
-    for (fp, l) in &status.rate_limits {
+    for (fp, l, seen) in &status.rate_limits {
         writeln!(
             out,
             "rate limit (token {fp}): {} of {} left, resets {} (seen {})",
             l.remaining,
             l.limit,
             fmt_collected(l.reset),
-            fmt_collected(l.seen_at)
+            fmt_collected(*seen)
         )?;
     }
     if status.repositories.is_empty() {
