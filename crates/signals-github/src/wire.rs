@@ -15,77 +15,14 @@ use signals_core::model::{
     ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone, RepoContext, RepoName,
 };
 
+use signals_http::de::{count, opt_timestamp, secs, text, timestamp};
+
 use crate::Error;
 
 /// Decodes `body` (fetched from `url`) as `T`, naming the failing JSON path
 /// (and repairing lone surrogate escapes first: see `signals_http::decode`).
 pub(crate) fn decode<T: DeserializeOwned>(url: &str, body: &[u8]) -> Result<T, Error> {
     signals_http::decode(crate::HOST, url, body)
-}
-
-/// A count as the host sends it, made a count: `null` and negative numbers
-/// become 0, fractions are cut, huge values saturate at `i64::MAX` (what
-/// SQLite can hold). An odd number must not make a repository impossible to
-/// collect; a value that is no number at all is still a decode error that
-/// names its path.
-fn count<'de, D: serde::Deserializer<'de>>(de: D) -> Result<u64, D::Error> {
-    const MAX: u64 = i64::MAX as u64;
-    let n = match serde_json::Value::deserialize(de)? {
-        serde_json::Value::Number(n) => n
-            .as_u64()
-            .or_else(|| n.as_i64().map(|_| 0))
-            .or_else(|| n.as_f64().map(|f| if f > 0.0 { f as u64 } else { 0 }))
-            .unwrap_or(0),
-        serde_json::Value::Null => 0,
-        other => {
-            return Err(serde::de::Error::custom(format!(
-                "expected a count, found {other}"
-            )));
-        }
-    };
-    Ok(n.min(MAX))
-}
-
-/// A string the host may send as `null`: empty then.
-fn text<'de, D: serde::Deserializer<'de>>(de: D) -> Result<String, D::Error> {
-    Ok(Option::<String>::deserialize(de)?.unwrap_or_default())
-}
-
-/// A timestamp; one beyond the range of `Timestamp` (around year ±9999,
-/// such as `9999-12-31T23:59:59Z`, which is past it by two hours) is
-/// clamped to the nearest end instead of failing the repository.
-fn parse_ts(s: &str) -> Option<Timestamp> {
-    s.parse().ok().or_else(|| {
-        let t = s.trim();
-        let year = t.get(..4).and_then(|y| y.parse::<u32>().ok());
-        if t.starts_with('-') {
-            Some(Timestamp::MIN)
-        } else if t.starts_with('+') || year.is_some_and(|y| y >= 9999) {
-            Some(Timestamp::MAX)
-        } else {
-            None
-        }
-    })
-}
-
-fn timestamp<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Timestamp, D::Error> {
-    let s = String::deserialize(de)?;
-    parse_ts(&s)
-        .ok_or_else(|| serde::de::Error::custom(format!("{s:?} is not an ISO 8601 timestamp")))
-}
-
-fn opt_timestamp<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<Timestamp>, D::Error> {
-    match Option::<String>::deserialize(de)? {
-        None => Ok(None),
-        Some(s) => parse_ts(&s)
-            .map(Some)
-            .ok_or_else(|| serde::de::Error::custom(format!("{s:?} is not an ISO 8601 timestamp"))),
-    }
-}
-
-/// Whole seconds: the domain keeps second precision.
-fn secs(ts: Timestamp) -> Timestamp {
-    Timestamp::from_second(ts.as_second()).unwrap_or(ts)
 }
 
 #[derive(Debug, Deserialize)]

@@ -150,23 +150,32 @@ fn prune_cache(store: &Store) {
     }
 }
 
-/// Keeps the rate limits the client saw, for `signals status`. A failure
-/// here loses nothing collected, so it is only reported.
+/// Keeps the rate limits the clients saw, for `signals status`. A failure
+/// here loses nothing collected, so it is only reported. With several
+/// hosts each limit is kept under `<host name>:<fingerprint>`, since two
+/// hosts' anonymous limits (or one token used on two hosts) are different
+/// limits; a single host keeps the plain fingerprint, as before.
 pub fn save_rate_limits(hosts: &[HostEntry], store: &Store) {
     let seen_at = Timestamp::now();
+    let several = hosts.len() > 1;
     for host in hosts {
-        save_host_rate_limits(host, store, seen_at);
+        save_host_rate_limits(host, store, seen_at, several);
     }
 }
 
-fn save_host_rate_limits(host: &HostEntry, store: &Store, seen_at: Timestamp) {
+fn save_host_rate_limits(host: &HostEntry, store: &Store, seen_at: Timestamp, prefix: bool) {
     let fingerprints = &host.fingerprints;
     for (env, limit) in host.client.http_ref().rate_limits() {
         let (Some(limit), Some((_, fp))) = (limit, fingerprints.iter().find(|(e, _)| *e == env))
         else {
             continue;
         };
-        if let Err(e) = store.rate_limit_put(fp, &limit, seen_at) {
+        let key = if prefix {
+            format!("{}:{fp}", host.config.name)
+        } else {
+            fp.clone()
+        };
+        if let Err(e) = store.rate_limit_put(&key, &limit, seen_at) {
             eprintln!("warning: could not keep the rate limit in the store: {e}");
         }
     }

@@ -494,3 +494,95 @@ fn gitlab_token_never_leaves_its_host() {
 fn forgejo_token_never_leaves_its_host() {
     token_safety(FORGEJO);
 }
+
+#[test]
+fn several_hosts_in_one_configuration_and_a_stop_concerns_only_its_host() {
+    let gitlab = TestHost::start(GITLAB.scenario(20, 30)).unwrap();
+    let forgejo = TestHost::start(FORGEJO.scenario(20, 30)).unwrap();
+    // A port nobody listens on: the third host does not answer.
+    let dead = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/api/v1", l.local_addr().unwrap())
+    };
+    let dir = TempDir::new("several-hosts");
+    let text = format!(
+        r#"store = "signals.db"
+out = "site"
+backfill_days = 60
+
+[[hosts]]
+name = "lab"
+kind = "gitlab"
+api_url = "{}"
+max_retries = 0
+timeout_secs = 5
+
+[[hosts]]
+name = "dead"
+kind = "forgejo"
+api_url = "{dead}"
+max_retries = 0
+timeout_secs = 5
+
+[[hosts]]
+name = "berg"
+kind = "forgejo"
+api_url = "{}"
+max_retries = 0
+timeout_secs = 5
+
+[[groups]]
+id = "g"
+name = "Group"
+repos = [
+  "{GITLAB_PATH}",
+  {{ repo = "owner/unreachable", host = "dead" }},
+  {{ repo = "owner/unreachable-too", host = "dead" }},
+  {{ repo = "{FORGEJO_REPO}", host = "berg" }},
+]
+"#,
+        gitlab.api_url(),
+        forgejo.api_url()
+    );
+    std::fs::write(dir.path().join("signals.toml"), text).unwrap();
+    let (code, summary, stderr) = collect_json(dir.path(), &[]);
+    // The unreachable host stops its own repositories (exit 6, and its
+    // second repository is not even tried); the others are collected.
+    assert_eq!(code, 6, "{summary:#}\n{stderr}");
+    let status: Vec<(&str, &str)> = summary["repositories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["repo"].as_str().unwrap(), r["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        status,
+        vec![
+            (GITLAB_PATH, "collected"),
+            ("owner/unreachable", "not_collected"),
+            ("owner/unreachable-too", "not_collected"),
+            (FORGEJO_REPO, "collected"),
+        ]
+    );
+    assert_eq!(gitlab.requests().len() as u64, GITLAB.budget(20));
+    assert_eq!(forgejo.requests().len() as u64, FORGEJO.budget(20));
+    // Rate limits are kept per host when there are several.
+    let out = run(dir.path(), &["status", "--json"], &[]);
+    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tokens: Vec<&str> = status["rateLimits"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{status:#}"))
+        .iter()
+        .map(|l| l["token"].as_str().unwrap())
+        .collect();
+    assert_eq!(tokens, vec!["lab:anonymous"]);
+    // Both collected repositories export and validate, each with its source.
+    let out = run(dir.path(), &["export"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    for (id, source) in [("proj", "gitlab"), ("repo", "forgejo")] {
+        let doc = dir.path().join("site/g").join(id).join("dataset.json");
+        let out = run(dir.path(), &["validate", doc.to_str().unwrap()], &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        assert_eq!(read_json(&doc)["dataset"]["signals"][0]["source"], source);
+    }
+}
