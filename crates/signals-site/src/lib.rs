@@ -72,11 +72,12 @@
 
 #![warn(missing_docs)]
 
+mod publish;
 mod render;
 mod text;
 mod write;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
@@ -84,11 +85,12 @@ use signals_core::dataset::Document;
 use signals_core::importance::Score;
 use signals_core::{News, TrailEvent};
 
+pub use publish::Publisher;
 pub use render::{
-    FEED_ENTRIES, IMPORTANCE_DOC, PAGE_SIZE, STALE_MILESTONE_DAYS, STYLESHEET, TRAIL_FOLD_MIN,
-    TRAIL_PAGE_SIZE, TRAIL_PREVIEW, render_dataset, render_feed, render_feed_at, render_importance,
-    render_index, render_repo, render_repo_at, render_repo_pages, render_site_feed,
-    render_site_feed_at,
+    FEED_ENTRIES, FeedEntry, IMPORTANCE_DOC, PAGE_SIZE, RepoSummary, STALE_MILESTONE_DAYS,
+    STYLESHEET, TRAIL_FOLD_MIN, TRAIL_PAGE_SIZE, TRAIL_PREVIEW, render_dataset, render_feed,
+    render_feed_at, render_importance, render_index, render_repo, render_repo_at,
+    render_repo_pages, render_site_feed, render_site_feed_at,
 };
 
 /// Site-wide settings of [`write_site_with`].
@@ -149,8 +151,11 @@ pub struct SiteReport {
     pub files: usize,
     /// Bytes written.
     pub bytes: u64,
-    /// Stale pages of earlier builds removed (pages beyond the current count).
+    /// Repositories of the previous export that are no longer published.
     pub removed: usize,
+    /// Nothing differed from the previous export, so the site was left as
+    /// it was.
+    pub unchanged: bool,
 }
 
 /// Why the site could not be rendered or written.
@@ -210,58 +215,23 @@ pub enum SiteError {
     },
 }
 
-/// Renders and writes the whole site under `out`: every repository's files,
-/// then `index.html` and `style.css`. Pages left over from an earlier build
-/// with more signals (`page-<n>.html`, `trail-<n>.html` beyond the current
-/// count) are removed, so no stale page stays reachable by URL.
-///
-/// Each file is replaced atomically, so a web server serving `out` never
-/// shows a half-written file. The site as a whole is not switched atomically:
-/// during a build, some repositories may already show the new run.
+/// Renders and publishes the whole site at `out`: every repository's
+/// files, then `index.html`, `feed.atom`, `importance.html` and `style.css`,
+/// switched into place at once ([`Publisher`]).
 pub fn write_site(out: &Path, repos: &[RepoPage<'_>]) -> Result<SiteReport, SiteError> {
     write_site_with(out, repos, &SiteOptions::default())
 }
 
-/// [`write_site`] with site-wide settings.
+/// [`write_site`] with site-wide settings. Every repository is rendered;
+/// `signals export` uses [`Publisher`] directly to render only what changed.
 pub fn write_site_with(
     out: &Path,
     repos: &[RepoPage<'_>],
     options: &SiteOptions,
 ) -> Result<SiteReport, SiteError> {
-    let base = options.base_url.as_deref();
-    let mut report = SiteReport::default();
-    let mut seen = BTreeSet::new();
+    let mut publisher = Publisher::begin(out, options, "", true)?;
     for repo in repos {
-        let dir = repo.dir()?;
-        if !seen.insert(dir.clone()) {
-            return Err(SiteError::DuplicateRepository(dir.display().to_string()));
-        }
+        publisher.publish(repo, "")?;
     }
-    for repo in repos {
-        let files = render_repo_at(repo, base)?;
-        let dir = repo.dir()?;
-        let written: BTreeSet<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
-        for (path, content) in &files {
-            write_content(out, path, content.as_bytes())?;
-            report.files += 1;
-            report.bytes += content.len() as u64;
-        }
-        report.removed +=
-            write::remove_stale_pages(&out.join(&dir), |name| written.contains(&dir.join(name)))?;
-        report.repositories += 1;
-    }
-    let index = render_index(repos)?;
-    let feed = render_site_feed_at(repos, base)?;
-    let importance = render_importance()?;
-    for (name, content) in [
-        ("index.html", index.as_str()),
-        ("feed.atom", feed.as_str()),
-        ("importance.html", importance.as_str()),
-        ("style.css", STYLESHEET),
-    ] {
-        write_content(out, Path::new(name), content.as_bytes())?;
-        report.files += 1;
-        report.bytes += content.len() as u64;
-    }
-    Ok(report)
+    publisher.finish()
 }

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use jiff::Timestamp;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior, Value};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use signals_core::dataset::{Document, SignalDoc};
 use signals_core::importance::{RankKey, Score, rank};
 use signals_core::{EventKind, ItemDetail, ItemKind, TrailEvent};
@@ -940,7 +940,7 @@ pub fn render_dataset(doc: &Document) -> Result<String, SiteError> {
 }
 
 #[derive(Serialize)]
-struct FeedView<'a> {
+struct FeedView {
     id: String,
     /// The page the feed is of, and the feed itself: relative, or absolute
     /// under the site's `base_url` (feed readers need absolute links).
@@ -948,30 +948,49 @@ struct FeedView<'a> {
     self_href: String,
     title: String,
     updated: String,
-    entries: Vec<FeedEntry<'a>>,
+    entries: Vec<FeedEntry>,
 }
 
-#[derive(Serialize)]
-struct FeedEntry<'a> {
+/// One entry of an Atom feed, owned, so the site feed can be built from
+/// per-repository summaries kept between exports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FeedEntry {
     id: String,
-    kind: &'static str,
-    title: &'a str,
-    /// http(s) URL of the item, or the repository page as a fallback.
-    link: &'a str,
-    updated: &'a str,
-    published: &'a str,
-    author: &'a str,
-    labels: &'a [String],
+    kind: String,
+    title: String,
+    /// http(s) URL of the item, or the repository page (relative to the
+    /// site root) as a fallback.
+    link: String,
+    updated: String,
+    published: String,
+    author: String,
+    labels: Vec<String>,
     summary: String,
     importance: u32,
+    /// Sort key: `updated` as an instant.
+    #[serde(skip)]
+    at: Option<Timestamp>,
+}
+
+impl FeedEntry {
+    fn at(&self) -> Timestamp {
+        self.at
+            .or_else(|| self.updated.parse().ok())
+            .unwrap_or(Timestamp::MIN)
+    }
+
+    /// The entry with its fallback link made absolute under `base`.
+    fn under(&self, base: Option<&str>) -> FeedEntry {
+        let mut e = self.clone();
+        if http_url(&e.link).is_none() {
+            e.link = under(base, &e.link);
+        }
+        e
+    }
 }
 
 /// One feed entry; `fallback` is the link when the item has no http(s) URL.
-fn feed_entry<'a>(
-    repo: &RepoPage<'a>,
-    s: &'a SignalDoc,
-    fallback: &'a str,
-) -> Result<FeedEntry<'a>, SiteError> {
+fn feed_entry(repo: &RepoPage<'_>, s: &SignalDoc, fallback: &str) -> Result<FeedEntry, SiteError> {
     let score = repo
         .scores
         .get(&s.id)
@@ -981,16 +1000,32 @@ fn feed_entry<'a>(
         })?;
     Ok(FeedEntry {
         id: format!("urn:signals:{}", s.id),
-        kind: ItemKind::parse(&s.kind).map_or("signal", ItemKind::label),
-        title: &s.title,
-        link: http_url(&s.url).unwrap_or(fallback),
-        updated: &s.updated_at,
-        published: &s.created_at,
-        author: &s.author,
-        labels: &s.labels,
+        kind: ItemKind::parse(&s.kind)
+            .map_or("signal", ItemKind::label)
+            .to_string(),
+        title: s.title.clone(),
+        link: http_url(&s.url).unwrap_or(fallback).to_string(),
+        updated: s.updated_at.clone(),
+        published: s.created_at.clone(),
+        author: s.author.clone(),
+        labels: s.labels.clone(),
         summary: excerpt(&s.text),
         importance: score.total,
+        at: Some(updated_at(s)),
     })
+}
+
+/// The [`FEED_ENTRIES`] most recently updated signals of a repository,
+/// newest first (ties by id).
+fn newest<'a>(repo: &RepoPage<'a>) -> Vec<&'a SignalDoc> {
+    let mut signals: Vec<&SignalDoc> = repo.document.dataset.signals.iter().collect();
+    signals.sort_by(|a, b| {
+        updated_at(b)
+            .cmp(&updated_at(a))
+            .then(a.id.as_bytes().cmp(b.id.as_bytes()))
+    });
+    signals.truncate(FEED_ENTRIES);
+    signals
 }
 
 /// The Atom feed of a repository: its [`FEED_ENTRIES`] most recently updated
@@ -1013,14 +1048,7 @@ pub fn render_feed_at(repo: &RepoPage<'_>, base_url: Option<&str>) -> Result<Str
     let d = &repo.document.dataset;
     let prefix = base_url.map(|b| format!("{b}{}/{}/", d.group.id, d.repository.id));
     let home = under(prefix.as_deref(), "index.html");
-    let mut signals: Vec<&SignalDoc> = d.signals.iter().collect();
-    signals.sort_by(|a, b| {
-        updated_at(b)
-            .cmp(&updated_at(a))
-            .then(a.id.as_bytes().cmp(b.id.as_bytes()))
-    });
-    signals.truncate(FEED_ENTRIES);
-    let entries = signals
+    let entries = newest(repo)
         .into_iter()
         .map(|s| feed_entry(repo, s, &home))
         .collect::<Result<Vec<_>, SiteError>>()?;
@@ -1035,6 +1063,78 @@ pub fn render_feed_at(repo: &RepoPage<'_>, base_url: Option<&str>) -> Result<Str
             entries,
         },
     )
+}
+
+/// What the site index and the site feed need of one repository: small,
+/// owned, and kept between exports (in the publish manifest), so the index
+/// is built from summaries, never from documents, and a repository that did
+/// not change is not read again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RepoSummary {
+    /// Group id (a slug).
+    pub group_id: String,
+    /// Group display name.
+    pub group_name: String,
+    /// Repository id (a slug).
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// `<owner>/<name>`.
+    pub repo: String,
+    /// The repository's description.
+    pub description: String,
+    /// Number of signals.
+    pub signals: usize,
+    /// Number of observation events.
+    pub events: u64,
+    /// The instant of the latest run.
+    pub collected_at: Timestamp,
+    /// Items first seen in the latest run.
+    pub new: usize,
+    /// Items changed in the latest run.
+    pub changed: u64,
+    /// The latest stable release: tag, http(s) link, publication time.
+    pub release: Option<(String, Option<String>, String)>,
+    /// The repository's newest signals, as site feed entries with links
+    /// relative to the site root.
+    pub feed: Vec<FeedEntry>,
+}
+
+impl RepoSummary {
+    /// The summary of a rendered repository.
+    pub fn of(repo: &RepoPage<'_>) -> Result<RepoSummary, SiteError> {
+        repo.dir()?;
+        let d = &repo.document.dataset;
+        let new = new_in_latest(repo).len();
+        let latest_events = d.runs.last().map_or(0, |r| r.changed_count);
+        let release = d.news.latest_release.as_ref();
+        let home = format!("{}/{}/index.html", d.group.id, d.repository.id);
+        let feed = newest(repo)
+            .into_iter()
+            .map(|s| feed_entry(repo, s, &home))
+            .collect::<Result<Vec<_>, SiteError>>()?;
+        Ok(RepoSummary {
+            group_id: d.group.id.clone(),
+            group_name: d.group.name.clone(),
+            id: d.repository.id.clone(),
+            name: d.repository.name.clone(),
+            repo: d.repository.repo.clone(),
+            description: d.context.description.clone(),
+            signals: d.signals.len(),
+            events: repo.event_count,
+            collected_at: repo.collected_at,
+            new,
+            changed: latest_events.saturating_sub(new as u64),
+            release: release.map(|r| {
+                (
+                    r.tag.clone(),
+                    http_url(&r.url).map(str::to_string),
+                    r.published_at.clone(),
+                )
+            }),
+            feed,
+        })
+    }
 }
 
 #[derive(Serialize)]
@@ -1074,35 +1174,30 @@ struct IndexRepo<'a> {
 
 /// The site index: groups by name (then id), each with its repositories by
 /// name (then id), their signal and event counts and last collection time.
-pub fn render_index(repos: &[RepoPage<'_>]) -> Result<String, SiteError> {
+pub fn render_index(repos: &[RepoSummary]) -> Result<String, SiteError> {
     let mut groups: Vec<IndexGroup<'_>> = Vec::new();
-    for repo in repos {
-        repo.dir()?;
-        let d = &repo.document.dataset;
-        let new = new_in_latest(repo).len();
-        let latest_events = d.runs.last().map_or(0, |r| r.changed_count);
-        let release = d.news.latest_release.as_ref();
+    for r in repos {
         let entry = IndexRepo {
-            new,
-            changed: latest_events.saturating_sub(new as u64),
-            release_tag: release.map(|r| r.tag.as_str()),
-            release_url: release.and_then(|r| http_url(&r.url)),
-            release_at: release.map(|r| TimeView::parse(&r.published_at)),
-            feed: format!("{}/{}/feed.atom", d.group.id, d.repository.id),
-            href: format!("{}/{}/index.html", d.group.id, d.repository.id),
-            id: &d.repository.id,
-            name: &d.repository.name,
-            repo: &d.repository.repo,
-            description: &d.context.description,
-            signals: d.signals.len(),
-            events: repo.event_count,
-            collected_at: TimeView::of(repo.collected_at),
+            new: r.new,
+            changed: r.changed,
+            release_tag: r.release.as_ref().map(|(tag, _, _)| tag.as_str()),
+            release_url: r.release.as_ref().and_then(|(_, url, _)| url.as_deref()),
+            release_at: r.release.as_ref().map(|(_, _, at)| TimeView::parse(at)),
+            feed: format!("{}/{}/feed.atom", r.group_id, r.id),
+            href: format!("{}/{}/index.html", r.group_id, r.id),
+            id: &r.id,
+            name: &r.name,
+            repo: &r.repo,
+            description: &r.description,
+            signals: r.signals,
+            events: r.events,
+            collected_at: TimeView::of(r.collected_at),
         };
-        match groups.iter_mut().find(|g| g.id == d.group.id) {
+        match groups.iter_mut().find(|g| g.id == r.group_id) {
             Some(g) => g.repos.push(entry),
             None => groups.push(IndexGroup {
-                id: &d.group.id,
-                name: &d.group.name,
+                id: &r.group_id,
+                name: &r.group_name,
                 repos: vec![entry],
             }),
         }
@@ -1149,40 +1244,23 @@ pub fn render_importance() -> Result<String, SiteError> {
 
 /// The whole site's Atom feed (`<out>/feed.atom`): the [`FEED_ENTRIES`]
 /// most recently updated signals over every repository, newest first.
-pub fn render_site_feed(repos: &[RepoPage<'_>]) -> Result<String, SiteError> {
+pub fn render_site_feed(repos: &[RepoSummary]) -> Result<String, SiteError> {
     render_site_feed_at(repos, None)
 }
 
 /// [`render_site_feed`] with absolute links under `base_url` when given.
 pub fn render_site_feed_at(
-    repos: &[RepoPage<'_>],
+    repos: &[RepoSummary],
     base_url: Option<&str>,
 ) -> Result<String, SiteError> {
-    let mut all: Vec<(&RepoPage<'_>, &SignalDoc)> = repos
-        .iter()
-        .flat_map(|r| r.document.dataset.signals.iter().map(move |s| (r, s)))
-        .collect();
-    all.sort_by(|(_, a), (_, b)| {
-        updated_at(b)
-            .cmp(&updated_at(a))
+    let mut all: Vec<&FeedEntry> = repos.iter().flat_map(|r| &r.feed).collect();
+    all.sort_by(|a, b| {
+        b.at()
+            .cmp(&a.at())
             .then(a.id.as_bytes().cmp(b.id.as_bytes()))
     });
     all.truncate(FEED_ENTRIES);
-    let fallbacks: Vec<String> = all
-        .iter()
-        .map(|(r, _)| {
-            let d = &r.document.dataset;
-            under(
-                base_url,
-                &format!("{}/{}/index.html", d.group.id, d.repository.id),
-            )
-        })
-        .collect();
-    let entries = all
-        .iter()
-        .zip(&fallbacks)
-        .map(|((repo, s), fallback)| feed_entry(repo, s, fallback))
-        .collect::<Result<Vec<_>, SiteError>>()?;
+    let entries = all.into_iter().map(|e| e.under(base_url)).collect();
     let updated = repos
         .iter()
         .map(|r| r.collected_at)

@@ -61,55 +61,6 @@ pub fn write_content(out: &Path, rel: &Path, content: &[u8]) -> Result<(), SiteE
     result
 }
 
-/// Removes `page-<n>.html` and `trail-<n>.html` files in `dir` that `keep`
-/// does not claim: pages of an earlier build with more signals or events.
-/// Returns how many were removed. A missing folder has nothing to remove.
-pub(crate) fn remove_stale_pages(
-    dir: &Path,
-    keep: impl Fn(&str) -> bool,
-) -> Result<usize, SiteError> {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-        Err(source) => {
-            return Err(SiteError::Io {
-                action: "list",
-                path: dir.to_path_buf(),
-                source,
-            });
-        }
-    };
-    let mut removed = 0;
-    for entry in entries {
-        let entry = entry.map_err(|source| SiteError::Io {
-            action: "list",
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if is_numbered_page(name) && !keep(name) {
-            let path = entry.path();
-            fs::remove_file(&path).map_err(|source| SiteError::Io {
-                action: "remove stale page",
-                path,
-                source,
-            })?;
-            removed += 1;
-        }
-    }
-    Ok(removed)
-}
-
-/// `page-<n>.html` or `trail-<n>.html` with a decimal `n`.
-fn is_numbered_page(name: &str) -> bool {
-    ["page-", "trail-"].iter().any(|prefix| {
-        name.strip_prefix(prefix)
-            .and_then(|rest| rest.strip_suffix(".html"))
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,33 +109,6 @@ mod tests {
         let err = write_content(&out, Path::new("a/index.html"), b"x").unwrap_err();
         assert!(err.to_string().contains("a/index.html"), "{err}");
         assert_eq!(names_in(&out.join("a")), ["index.html"]);
-        fs::remove_dir_all(&out).unwrap();
-    }
-
-    #[test]
-    fn stale_numbered_pages_are_removed() {
-        let out = scratch("stale");
-        for name in [
-            "index.html",
-            "page-2.html",
-            "page-3.html",
-            "trail-2.html",
-            "page-x.html",
-        ] {
-            write_content(&out, Path::new(name), b"x").unwrap();
-        }
-        let removed = remove_stale_pages(&out, |n| n == "page-2.html").unwrap();
-        assert_eq!(removed, 2);
-        let mut names: Vec<_> = fs::read_dir(&out)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        names.sort();
-        assert_eq!(names, ["index.html", "page-2.html", "page-x.html"]);
-        assert_eq!(
-            remove_stale_pages(&out.join("missing"), |_| false).unwrap(),
-            0
-        );
         fs::remove_dir_all(&out).unwrap();
     }
 }

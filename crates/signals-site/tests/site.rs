@@ -310,7 +310,10 @@ fn index_snapshot() {
         vec![],
         vec![],
     );
-    insta::assert_snapshot!("index", render_index(&[a.page(), b.page()]).unwrap());
+    insta::assert_snapshot!(
+        "index",
+        render_index(&[sum(a.page()), sum(b.page())]).unwrap()
+    );
 }
 
 #[test]
@@ -522,11 +525,11 @@ fn the_site_has_an_importance_page_and_a_feed_of_everything() {
     assert!(page.contains("<h2>The rule</h2>"), "{page}");
     assert!(page.contains("<table>"));
     assert!(page.contains("half_life_hours"));
-    let feed = signals_site::render_site_feed(&[a.page(), b.page()]).unwrap();
+    let feed = signals_site::render_site_feed(&[sum(a.page()), sum(b.page())]).unwrap();
     assert_eq!(feed.matches("<entry>").count(), 7 + 3);
     assert!(feed.contains("urn:signals:github:o/n:issue:1"));
     assert!(feed.contains("urn:signals:github:ggml-org/llama.cpp:issue:42"));
-    let index = render_index(&[a.page(), b.page()]).unwrap();
+    let index = render_index(&[sum(a.page()), sum(b.page())]).unwrap();
     for want in [
         "<a href=\"feed.atom\">Atom feed of every repository</a>",
         "<a href=\"inference-engines/llama-cpp/feed.atom\">Atom feed</a>",
@@ -825,7 +828,7 @@ fn injection_never_reaches_the_output_as_markup() {
     let f = hostile();
     let page = f.page();
     let mut files = render_repo(&page).unwrap();
-    files.push(("index.html".into(), render_index(&[page]).unwrap()));
+    files.push(("index.html".into(), render_index(&[sum(page)]).unwrap()));
     for (path, content) in &files {
         let path = path.to_str().unwrap();
         if path.ends_with(".json") {
@@ -851,9 +854,12 @@ fn injection_never_reaches_the_output_as_markup() {
     assert!(html.contains("href=\"https://github.com/o/n\""));
 }
 
+/// An output path of its own, with what an earlier run left removed (the
+/// site link and the generations beside it).
 fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("site-{name}"));
     let _ = fs::remove_dir_all(&dir);
+    let _ = fs::remove_dir_all(dir.with_file_name(format!(".site-{name}.signals")));
     dir
 }
 
@@ -861,7 +867,8 @@ fn all_files(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     for entry in fs::read_dir(dir).unwrap() {
         let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
+        // Follows links: a published site links each repository's folder.
+        if entry.path().is_dir() {
             out.extend(all_files(&entry.path()));
         } else {
             out.push(entry.path().to_str().unwrap().to_string());
@@ -882,6 +889,7 @@ fn write_site_lays_out_files_atomically_and_removes_stale_pages() {
     assert_eq!(
         files,
         [
+            "/.manifest.json",
             "/feed.atom",
             "/g/n/dataset.json",
             "/g/n/feed.atom",
@@ -898,7 +906,7 @@ fn write_site_lays_out_files_atomically_and_removes_stale_pages() {
             "/style.css",
         ]
     );
-    assert_eq!(report.files, files.len());
+    assert_eq!(report.files, files.len() - 1, "all but the manifest");
     assert_eq!(report.repositories, 2);
     assert_eq!(report.removed, 0);
     let dataset = fs::read_to_string(out.join("g/n/dataset.json")).unwrap();
@@ -910,23 +918,24 @@ fn write_site_lays_out_files_atomically_and_removes_stale_pages() {
     assert!(index.contains("<a href=\"g/n/index.html\">"));
     assert!(index.contains("<td class=\"num\" data-label=\"Signals\">120</td>"));
 
-    // Fewer signals later: page 3 goes away, nothing temporary is left.
+    // Fewer signals later: page 3 goes away, nothing temporary is left;
+    // a repository no longer given is no longer published.
     let smaller = many(60);
-    let report = write_site(&out, &[smaller.page(), other.page()]).unwrap();
+    let report = write_site(&out, &[smaller.page()]).unwrap();
     assert_eq!(report.removed, 1);
     assert!(!out.join("g/n/page-3.html").exists());
     assert!(out.join("g/n/page-2.html").exists());
+    assert!(!out.join("inference-engines/llama-cpp").exists());
     assert!(
-        all_files(&out).iter().all(|p| !Path::new(p)
-            .file_name()
-            .unwrap()
-            .to_str()
-            .unwrap()
-            .starts_with('.')),
+        all_files(&out).iter().all(|p| {
+            let name = Path::new(p).file_name().unwrap().to_str().unwrap();
+            name == ".manifest.json" || !name.starts_with('.')
+        }),
         "{:?}",
         all_files(&out)
     );
-    fs::remove_dir_all(&out).unwrap();
+    fs::remove_file(&out).unwrap();
+    fs::remove_dir_all(out.with_file_name(".site-write.signals")).unwrap();
 }
 
 #[test]
@@ -936,4 +945,9 @@ fn write_site_refuses_duplicates_before_writing() {
     let err = write_site(&out, &[f.page(), f.page()]).unwrap_err();
     assert!(matches!(err, SiteError::DuplicateRepository(_)), "{err}");
     assert!(!out.exists());
+}
+
+/// The summary the index and the site feed are built from.
+fn sum(page: signals_site::RepoPage<'_>) -> signals_site::RepoSummary {
+    signals_site::RepoSummary::of(&page).unwrap()
 }

@@ -160,6 +160,10 @@ pub struct ExportArgs {
     /// Print nothing on stdout unless something failed (for cron).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Render every repository again, not only those with a run newer than
+    /// the last export.
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// `signals validate`.

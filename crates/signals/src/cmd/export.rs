@@ -1,43 +1,60 @@
 //! `signals export`: the store's repositories as a static site (per
 //! repository a v3 `dataset.json`, pages and a feed; an index).
+//!
+//! It streams: one repository at a time is read, built, rendered, written
+//! and dropped, so its memory is that of the largest repository, not of the
+//! store. It is incremental: a repository whose latest run and
+//! configuration are those of the last export keeps its files, so an export
+//! after one new run renders one repository and the index. And it publishes
+//! atomically through [`Publisher`]: the served folder switches from the
+//! previous site to the new one at once.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::Context;
-use signals_core::dataset::{DatasetInput, Document, build};
+use signals_core::dataset::{DatasetInput, build};
 use signals_core::importance::{Score, Weights, score};
-use signals_site::{RepoPage, SiteOptions, SiteReport, write_site_with};
-use signals_store::{RepoView, Store};
+use signals_site::{Publisher, RepoPage, SiteOptions, SiteReport};
+use signals_store::{RepoSummary, Store};
 
 use crate::config::Config;
 
 /// Exports every repository of the store that has at least one run.
-pub fn run(config: &Config, quiet: bool) -> anyhow::Result<u8> {
+pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
     let store = super::open_existing_store(&config.store)?;
     let out = &config.out;
     let options = SiteOptions {
         base_url: config.base_url.clone(),
     };
-    let report = export_with(&store, out, &options, &config.importance)?;
+    let report = export_with(&store, out, &options, &config.importance, all)?;
     if quiet {
         return Ok(crate::exit::OK);
     }
-    println!(
-        "exported {} repositories ({} files) to {}",
-        report.repositories,
-        report.files,
-        out.join("index.html").display()
-    );
+    if report.unchanged {
+        println!(
+            "nothing changed since the last export; {} is as it was",
+            out.join("index.html").display()
+        );
+    } else {
+        println!(
+            "exported {} repositories ({} files) to {}",
+            report.repositories,
+            report.files,
+            out.join("index.html").display()
+        );
+    }
     Ok(crate::exit::OK)
 }
 
-/// Builds the documents and writes the site. Shared with `demo`.
+/// Builds the documents and writes the site, rendering every repository.
+/// Shared with `demo`.
 pub fn export(store: &Store, out: &Path, weights: &Weights) -> anyhow::Result<SiteReport> {
-    export_with(store, out, &SiteOptions::default(), weights)
+    export_with(store, out, &SiteOptions::default(), weights, true)
 }
 
-/// [`export`] with site-wide settings (`base_url`).
+/// [`export`] with site-wide settings (`base_url`); `all: false` renders
+/// only the repositories whose data changed since the last export.
 ///
 /// Importance is computed here, from each item's latest snapshot at the
 /// instant of the repository's latest run (the dataset's instant), with the
@@ -48,11 +65,29 @@ pub fn export_with(
     out: &Path,
     options: &SiteOptions,
     weights: &Weights,
+    all: bool,
 ) -> anyhow::Result<SiteReport> {
-    let mut views: Vec<(RepoView, Document, HashMap<String, Score>)> = Vec::new();
+    let fail = || format!("cannot write the site to {}", out.display());
+    // What the pages depend on besides the data: a change re-renders all.
+    let settings = serde_json::json!({
+        "signals": env!("CARGO_PKG_VERSION"),
+        "base_url": options.base_url,
+        "weights": weights,
+    })
+    .to_string();
+    let mut publisher = Publisher::begin(out, options, &settings, all).with_context(fail)?;
     for summary in store.repositories()? {
-        let Some(view) = store.repository_view(summary.key)? else {
+        if summary.run_count == 0 {
             continue; // never collected successfully: nothing to publish yet
+        }
+        let key = data_key(&summary);
+        let (group, repo) = (&summary.group.id, &summary.repo.id);
+        if publisher.is_current(group, repo, &key) {
+            publisher.keep(group, repo).with_context(fail)?;
+            continue;
+        }
+        let Some(view) = store.repository_view(summary.key)? else {
+            continue;
         };
         let items: Vec<_> = view.items.values().cloned().collect();
         let document = build(&DatasetInput {
@@ -66,25 +101,36 @@ pub fn export_with(
         })
         .with_context(|| format!("{} has a view but no run", view.summary.repo.repo))?;
         let instant = view.runs.last().map(|r| r.collected_at).unwrap_or_default();
-        let scores = view
+        let scores: HashMap<String, Score> = view
             .items
             .iter()
             .map(|(id, item)| (id.clone(), score(item, instant, weights)))
             .collect();
-        views.push((view, document, scores));
-    }
-    let pages: Vec<RepoPage<'_>> = views
-        .iter()
-        .map(|(view, document, scores)| RepoPage {
-            document,
+        let page = RepoPage {
+            document: &document,
             news: &view.news,
             license: view.license.as_deref(),
             trail: &view.trail,
-            scores,
+            scores: &scores,
             event_count: view.event_count,
-            collected_at: view.runs.last().map(|r| r.collected_at).unwrap_or_default(),
-        })
-        .collect();
-    write_site_with(out, &pages, options)
-        .with_context(|| format!("cannot write the site to {}", out.display()))
+            collected_at: instant,
+        };
+        publisher.publish(&page, &key).with_context(fail)?;
+    }
+    publisher.finish().with_context(fail)
+}
+
+/// What a repository's published files depend on in the store: its latest
+/// run, and the configuration its pages show. Equal keys, equal files.
+fn data_key(s: &RepoSummary) -> String {
+    serde_json::json!({
+        "runs": s.run_count,
+        "last": s.last_collected_at.map(|t| t.to_string()),
+        "group": s.group.name,
+        "repo": s.repo.repo.to_string(),
+        "name": s.repo.name,
+        "keywords": s.repo.keywords,
+        "source": s.repo.source.as_str(),
+    })
+    .to_string()
 }

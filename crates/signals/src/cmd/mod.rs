@@ -31,7 +31,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Export(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), args.out.as_deref())?;
-            export::run(&config, args.quiet)
+            export::run(&config, args.quiet, args.all)
         }
         Command::Status(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;

@@ -1,0 +1,464 @@
+//! Publishing a site atomically and incrementally, one repository at a time.
+//!
+//! The folder a web server serves, `<out>`, is a symbolic link to one
+//! complete *generation* of the site. An export builds the next generation
+//! beside it and then switches the link with one `rename`, which is atomic:
+//! a reader sees the old site or the new one, never a mix, and never an
+//! index that links to a page not yet written. A killed export leaves the
+//! link on the previous generation; the next export removes what it left.
+//!
+//! Layout, beside `<out>` (say `site`):
+//!
+//! ```text
+//! site -> .site.signals/gen-7                 the served link
+//! .site.signals/gen-7/index.html              index, site feed, stylesheet,
+//! .site.signals/gen-7/.manifest.json          what each repository's version is
+//! .site.signals/gen-7/<group>/<repo> -> ../../repos/<group>/<repo>/v5
+//! .site.signals/repos/<group>/<repo>/v5/...   one repository, as rendered by export 5
+//! ```
+//!
+//! A repository's files live in a version folder that is never changed once
+//! written; a generation links every repository to its current version. So
+//! an export renders only the repositories whose data changed (their key in
+//! the manifest differs), links the others to the versions they already
+//! have, and writes the index from the summaries in the manifest: its work
+//! is the changed repositories plus one link per repository. Unchanged
+//! repositories' files are the very same files, byte for byte.
+//!
+//! Kept on disk: the generation the link points to and the one before it
+//! (a reader that resolved the old link a moment ago can finish); anything
+//! else under `.site.signals` is a leftover and is removed when the next
+//! export begins. When nothing changed at all, no generation is made.
+//!
+//! This needs symbolic links, so it is for Unix; web servers must follow
+//! them (nginx does by default; Apache needs `Options FollowSymLinks`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::render::{RepoSummary, render_importance, render_index, render_site_feed_at};
+use crate::write::write_content;
+use crate::{RepoPage, STYLESHEET, SiteError, SiteOptions, SiteReport, render_repo_at};
+
+/// The manifest's file name inside a generation.
+const MANIFEST: &str = ".manifest.json";
+/// The manifest's format; another value is treated as no manifest.
+const MANIFEST_FORMAT: u32 = 1;
+
+/// What a generation holds, written last into it before the switch.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Manifest {
+    format: u32,
+    /// The number of this generation.
+    generation: u64,
+    /// What every repository was rendered with besides its data (program
+    /// version, options, weights): when it differs, everything is rendered
+    /// again.
+    settings: String,
+    /// By `<group>/<repo>`.
+    repos: BTreeMap<String, Entry>,
+}
+
+/// One repository in a generation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Entry {
+    /// The caller's key of the repository's data (its latest run and
+    /// configuration); the same key means the same files.
+    key: String,
+    /// The version folder: `repos/<group>/<repo>/v<version>`.
+    version: u64,
+    summary: RepoSummary,
+}
+
+/// An export in progress: create it with [`Publisher::begin`], hand it each
+/// repository ([`Publisher::is_current`], then [`Publisher::keep`] or
+/// [`Publisher::publish`]), then [`Publisher::finish`], which switches the
+/// served link. Dropped without `finish`, it leaves the served site as it
+/// was (the next export removes the partial generation).
+#[derive(Debug)]
+pub struct Publisher {
+    out: PathBuf,
+    /// `.<name>.signals` beside `out`.
+    root: PathBuf,
+    options: SiteOptions,
+    previous: Manifest,
+    /// The repositories the served generation publishes.
+    published: BTreeSet<String>,
+    next: Manifest,
+    /// `root/gen-<n>`, being built.
+    gen_dir: PathBuf,
+    report: SiteReport,
+    /// Whether anything differs from the previous generation.
+    changed: bool,
+}
+
+impl Publisher {
+    /// Starts the next generation of the site served at `out`. `settings`
+    /// names what, besides a repository's data, the rendering depends on;
+    /// a change of it renders every repository again. `all` renders every
+    /// repository again regardless.
+    pub fn begin(
+        out: &Path,
+        options: &SiteOptions,
+        settings: &str,
+        all: bool,
+    ) -> Result<Publisher, SiteError> {
+        let name = out
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| SiteError::Io {
+                action: "publish to",
+                path: out.to_path_buf(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "the output folder needs a plain UTF-8 name",
+                ),
+            })?;
+        let parent = match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        fs::create_dir_all(&parent).map_err(io("create folder", &parent))?;
+        let root = parent.join(format!(".{name}.signals"));
+        fs::create_dir_all(&root).map_err(io("create folder", &root))?;
+
+        let current = current_generation(out, &root);
+        let mut previous = current
+            .as_ref()
+            .and_then(|g| read_manifest(&root.join(g)))
+            .unwrap_or_default();
+        let published: BTreeSet<String> = previous.repos.keys().cloned().collect();
+        if previous.settings != settings || all {
+            // Everything is rendered again; the old summaries are not used.
+            previous.repos.clear();
+        }
+        clean_leftovers(&root, current.as_deref())?;
+
+        let number = highest_generation(&root)?.max(previous.generation) + 1;
+        let gen_dir = root.join(format!("gen-{number}"));
+        fs::create_dir_all(&gen_dir).map_err(io("create folder", &gen_dir))?;
+        Ok(Publisher {
+            out: out.to_path_buf(),
+            root,
+            options: options.clone(),
+            next: Manifest {
+                format: MANIFEST_FORMAT,
+                generation: number,
+                settings: settings.to_string(),
+                repos: BTreeMap::new(),
+            },
+            changed: current.is_none() || all,
+            published,
+            previous,
+            gen_dir,
+            report: SiteReport::default(),
+        })
+    }
+
+    /// Whether `group/repo` was published with data `key` and its files are
+    /// still there, so [`Publisher::keep`] can reuse them.
+    pub fn is_current(&self, group: &str, repo: &str, key: &str) -> bool {
+        self.previous
+            .repos
+            .get(&format!("{group}/{repo}"))
+            .is_some_and(|e| {
+                e.key == key && self.root.join(version_dir(group, repo, e.version)).is_dir()
+            })
+    }
+
+    /// Keeps `group/repo` as the previous generation published it (check
+    /// [`Publisher::is_current`] first).
+    pub fn keep(&mut self, group: &str, repo: &str) -> Result<(), SiteError> {
+        let label = format!("{group}/{repo}");
+        let Some(entry) = self.previous.repos.get(&label).cloned() else {
+            return Err(SiteError::Io {
+                action: "keep",
+                path: self.root.join(&label),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "the previous export did not publish this repository",
+                ),
+            });
+        };
+        self.link(group, repo, entry.version)?;
+        if self.next.repos.insert(label.clone(), entry).is_some() {
+            return Err(SiteError::DuplicateRepository(label));
+        }
+        Ok(())
+    }
+
+    /// Renders `page` into a new version folder and links it into the
+    /// generation. `key` identifies its data for the next export.
+    pub fn publish(&mut self, page: &RepoPage<'_>, key: &str) -> Result<(), SiteError> {
+        let dir = page.dir()?;
+        let d = &page.document.dataset;
+        let (group, repo) = (d.group.id.clone(), d.repository.id.clone());
+        let label = format!("{group}/{repo}");
+        if self.next.repos.contains_key(&label) {
+            return Err(SiteError::DuplicateRepository(label));
+        }
+        let version = self.next.generation;
+        let target = self.root.join(version_dir(&group, &repo, version));
+        if target.exists() {
+            fs::remove_dir_all(&target).map_err(io("remove leftover", &target))?;
+        }
+        for (path, content) in render_repo_at(page, self.options.base_url.as_deref())? {
+            let rel = path.strip_prefix(&dir).unwrap_or(&path);
+            write_content(&target, rel, content.as_bytes())?;
+            self.report.files += 1;
+            self.report.bytes += content.len() as u64;
+        }
+        self.link(&group, &repo, version)?;
+        self.next.repos.insert(
+            label,
+            Entry {
+                key: key.to_string(),
+                version,
+                summary: RepoSummary::of(page)?,
+            },
+        );
+        self.report.repositories += 1;
+        self.changed = true;
+        Ok(())
+    }
+
+    /// Writes the index, the site feed, the importance page and the
+    /// stylesheet from the summaries, then the manifest, then switches the
+    /// served link to the new generation. When nothing differs from the
+    /// previous generation, the new one is dropped and the site is left as
+    /// it is (`SiteReport::unchanged`).
+    pub fn finish(mut self) -> Result<SiteReport, SiteError> {
+        let same_set = self.published.iter().eq(self.next.repos.keys());
+        if !self.changed && same_set {
+            fs::remove_dir_all(&self.gen_dir).map_err(io("remove", &self.gen_dir))?;
+            self.report.unchanged = true;
+            return Ok(self.report);
+        }
+        let summaries: Vec<RepoSummary> = self
+            .next
+            .repos
+            .values()
+            .map(|e| e.summary.clone())
+            .collect();
+        let index = render_index(&summaries)?;
+        let feed = render_site_feed_at(&summaries, self.options.base_url.as_deref())?;
+        let importance = render_importance()?;
+        for (name, content) in [
+            ("index.html", index.as_str()),
+            ("feed.atom", feed.as_str()),
+            ("importance.html", importance.as_str()),
+            ("style.css", STYLESHEET),
+        ] {
+            write_content(&self.gen_dir, Path::new(name), content.as_bytes())?;
+            self.report.files += 1;
+            self.report.bytes += content.len() as u64;
+        }
+        let manifest = serde_json::to_vec(&self.next).map_err(|source| SiteError::Json {
+            repository: "the publish manifest".to_string(),
+            source,
+        })?;
+        write_content(&self.gen_dir, Path::new(MANIFEST), &manifest)?;
+        self.report.removed = self
+            .published
+            .iter()
+            .filter(|k| !self.next.repos.contains_key(*k))
+            .count();
+        switch_link(&self.out, &self.root, &self.gen_dir)?;
+        Ok(self.report)
+    }
+
+    /// Links `<gen>/<group>/<repo>` to its version folder.
+    fn link(&self, group: &str, repo: &str, version: u64) -> Result<(), SiteError> {
+        let group_dir = self.gen_dir.join(group);
+        fs::create_dir_all(&group_dir).map_err(io("create folder", &group_dir))?;
+        let link = group_dir.join(repo);
+        let target = Path::new("../..").join(version_dir(group, repo, version));
+        symlink(&target, &link).map_err(io("link", &link))
+    }
+}
+
+/// `repos/<group>/<repo>/v<version>`, relative to the root.
+fn version_dir(group: &str, repo: &str, version: u64) -> PathBuf {
+    Path::new("repos")
+        .join(group)
+        .join(repo)
+        .join(format!("v{version}"))
+}
+
+/// The generation `out` links to (`gen-<n>`), when it is such a link.
+fn current_generation(out: &Path, root: &Path) -> Option<String> {
+    let target = fs::read_link(out).ok()?;
+    let name = target.file_name()?.to_str()?.to_string();
+    (name.starts_with("gen-") && root.join(&name).is_dir()).then_some(name)
+}
+
+fn read_manifest(gen_dir: &Path) -> Option<Manifest> {
+    let bytes = fs::read(gen_dir.join(MANIFEST)).ok()?;
+    let m: Manifest = serde_json::from_slice(&bytes).ok()?;
+    (m.format == MANIFEST_FORMAT).then_some(m)
+}
+
+/// The greatest `n` of the `gen-<n>` folders under `root`, 0 when none.
+fn highest_generation(root: &Path) -> Result<u64, SiteError> {
+    let mut highest = 0;
+    for entry in fs::read_dir(root).map_err(io("list", root))? {
+        let entry = entry.map_err(io("list", root))?;
+        if let Some(n) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.strip_prefix("gen-"))
+            .and_then(|n| n.parse::<u64>().ok())
+        {
+            highest = highest.max(n);
+        }
+    }
+    Ok(highest)
+}
+
+/// Removes every generation but the current one and the one before it, and
+/// every repository version neither of them links to: what killed exports
+/// left, and what is no longer served.
+fn clean_leftovers(root: &Path, current: Option<&str>) -> Result<(), SiteError> {
+    let number = |name: &str| {
+        name.strip_prefix("gen-")
+            .and_then(|n| n.parse::<u64>().ok())
+    };
+    let mut keep_gen: BTreeSet<String> = BTreeSet::new();
+    if let Some(current) = current {
+        keep_gen.insert(current.to_string());
+        let below = number(current).unwrap_or(0);
+        let mut before: Option<u64> = None;
+        for entry in fs::read_dir(root).map_err(io("list", root))? {
+            let entry = entry.map_err(io("list", root))?;
+            if let Some(n) = entry.file_name().to_str().and_then(number)
+                && n < below
+                && before.is_none_or(|b| n > b)
+                && read_manifest(&entry.path()).is_some()
+            {
+                before = Some(n);
+            }
+        }
+        keep_gen.extend(before.map(|n| format!("gen-{n}")));
+    }
+    // Versions the kept generations link to.
+    let mut keep_versions: BTreeSet<PathBuf> = BTreeSet::new();
+    for g in &keep_gen {
+        if let Some(m) = read_manifest(&root.join(g)) {
+            for (label, e) in &m.repos {
+                let (group, repo) = label.split_once('/').unwrap_or((label, ""));
+                keep_versions.insert(version_dir(group, repo, e.version));
+            }
+        }
+    }
+    for entry in fs::read_dir(root).map_err(io("list", root))? {
+        let entry = entry.map_err(io("list", root))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with("gen-") && !keep_gen.contains(name) {
+            remove_any(&entry.path())?;
+        } else if name.starts_with(".link-") || name.starts_with("legacy-") {
+            remove_any(&entry.path())?;
+        }
+    }
+    let repos = root.join("repos");
+    for group in read_dirs(&repos)? {
+        for repo in read_dirs(&group)? {
+            for version in read_dirs(&repo)? {
+                let rel = version.strip_prefix(root).unwrap_or(&version).to_path_buf();
+                if !keep_versions.contains(&rel) {
+                    remove_any(&version)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The sub-folders of `dir`; none when it does not exist.
+fn read_dirs(dir: &Path) -> Result<Vec<PathBuf>, SiteError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(SiteError::Io {
+                action: "list",
+                path: dir.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(io("list", dir))?;
+        if entry.file_type().map_err(io("list", dir))?.is_dir() {
+            out.push(entry.path());
+        }
+    }
+    Ok(out)
+}
+
+fn remove_any(path: &Path) -> Result<(), SiteError> {
+    let meta = fs::symlink_metadata(path).map_err(io("remove", path))?;
+    let result = if meta.is_dir() {
+        fs::remove_dir_all(path)
+    } else {
+        fs::remove_file(path)
+    };
+    match result {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(SiteError::Io {
+            action: "remove leftover",
+            path: path.to_path_buf(),
+            source: e,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Points `out` at `gen_dir` with one `rename` of a fresh link over it. An
+/// `out` that is a real folder (a site written before generations) is moved
+/// aside first: the one moment a reader can find no site, once.
+fn switch_link(out: &Path, root: &Path, gen_dir: &Path) -> Result<(), SiteError> {
+    let root_name = root.file_name().unwrap_or_default();
+    let gen_name = gen_dir.file_name().unwrap_or_default();
+    let target = Path::new(root_name).join(gen_name);
+    // Made inside the root (the text of a link is resolved where it ends
+    // up, beside `out`), then renamed over `out`: same file system, so the
+    // rename is atomic.
+    let temp = root.join(format!(".link-{}", std::process::id()));
+    let _ = fs::remove_file(&temp);
+    symlink(&target, &temp).map_err(io("link", &temp))?;
+    if let Ok(meta) = fs::symlink_metadata(out)
+        && meta.is_dir()
+    {
+        let aside = root.join(format!("legacy-{}", std::process::id()));
+        fs::rename(out, &aside).map_err(io("move aside", out))?;
+        fs::rename(&temp, out).map_err(io("switch", out))?;
+        return remove_any(&aside);
+    }
+    fs::rename(&temp, out).map_err(io("switch", out))
+}
+
+#[cfg(unix)]
+fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(target, link)
+}
+
+#[cfg(not(unix))]
+fn symlink(_target: &Path, _link: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "publishing a site needs symbolic links (Unix)",
+    ))
+}
+
+fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> SiteError {
+    let path = path.to_path_buf();
+    move |source| SiteError::Io {
+        action,
+        path,
+        source,
+    }
+}
