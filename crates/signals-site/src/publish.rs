@@ -357,9 +357,9 @@ fn clean_leftovers(root: &Path, current: Option<&str>) -> Result<(), SiteError> 
         let entry = entry.map_err(io("list", root))?;
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        if name.starts_with("gen-") && !keep_gen.contains(name) {
-            remove_any(&entry.path())?;
-        } else if name.starts_with(".link-") || name.starts_with("legacy-") {
+        let stale_generation = name.starts_with("gen-") && !keep_gen.contains(name);
+        let interrupted = name.starts_with(".link-") || name.starts_with("legacy-");
+        if stale_generation || interrupted {
             remove_any(&entry.path())?;
         }
     }
