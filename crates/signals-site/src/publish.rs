@@ -25,10 +25,12 @@
 //! is the changed repositories plus one link per repository. Unchanged
 //! repositories' files are the very same files, byte for byte.
 //!
-//! Kept on disk: the generation the link points to and the one before it
-//! (a reader that resolved the old link a moment ago can finish); anything
-//! else under `.site.signals` is a leftover and is removed when the next
-//! export begins. When nothing changed at all, no generation is made.
+//! Kept on disk after an export: the generation the link points to and the
+//! one it replaced (a reader that resolved the old link a moment ago can
+//! finish). When the next export begins, everything under `.site.signals`
+//! that the served generation does not use is removed: the replaced
+//! generation, and whatever killed exports left. When nothing changed at
+//! all, no generation is made.
 //!
 //! This needs symbolic links, so it is for Unix; web servers must follow
 //! them (nginx does by default; Apache needs `Options FollowSymLinks`).
@@ -318,31 +320,12 @@ fn highest_generation(root: &Path) -> Result<u64, SiteError> {
     Ok(highest)
 }
 
-/// Removes every generation but the current one and the one before it, and
-/// every repository version neither of them links to: what killed exports
-/// left, and what is no longer served.
+/// Removes every generation but the served one, and every repository
+/// version it does not link to: what killed exports left, and the
+/// generation served before the last switch (kept until now for readers
+/// that were in the middle of it).
 fn clean_leftovers(root: &Path, current: Option<&str>) -> Result<(), SiteError> {
-    let number = |name: &str| {
-        name.strip_prefix("gen-")
-            .and_then(|n| n.parse::<u64>().ok())
-    };
-    let mut keep_gen: BTreeSet<String> = BTreeSet::new();
-    if let Some(current) = current {
-        keep_gen.insert(current.to_string());
-        let below = number(current).unwrap_or(0);
-        let mut before: Option<u64> = None;
-        for entry in fs::read_dir(root).map_err(io("list", root))? {
-            let entry = entry.map_err(io("list", root))?;
-            if let Some(n) = entry.file_name().to_str().and_then(number)
-                && n < below
-                && before.is_none_or(|b| n > b)
-                && read_manifest(&entry.path()).is_some()
-            {
-                before = Some(n);
-            }
-        }
-        keep_gen.extend(before.map(|n| format!("gen-{n}")));
-    }
+    let keep_gen: BTreeSet<String> = current.iter().map(|c| c.to_string()).collect();
     // Versions the kept generations link to.
     let mut keep_versions: BTreeSet<PathBuf> = BTreeSet::new();
     for g in &keep_gen {

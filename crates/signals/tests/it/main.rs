@@ -7,4 +7,6 @@ mod e2e;
 mod everyday;
 mod faults;
 mod hosts;
+mod scale;
 mod support;
+mod synth;
