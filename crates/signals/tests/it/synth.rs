@@ -59,13 +59,13 @@ pub fn item(n: usize, k: usize, body_len: usize, at: Timestamp) -> ItemSnapshot 
             _ => vec![],
         },
         author: format!("user{}", k % 50),
-        state: if k % 5 == 0 {
+        state: if k.is_multiple_of(5) {
             ItemState::Closed
         } else {
             ItemState::Open
         },
         assignees: vec![],
-        detail: if k % 3 == 0 {
+        detail: if k.is_multiple_of(3) {
             ItemDetail::PullRequest {
                 draft: false,
                 merged: false,
