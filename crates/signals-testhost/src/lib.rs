@@ -114,6 +114,8 @@ struct State {
     limit: u64,
     /// Where `Link` and `Location` URLs point, when not at this host.
     link_base: Option<String>,
+    /// Answer without `Link` headers (a proxy that drops them).
+    drop_link: bool,
 }
 
 struct Shared {
@@ -157,6 +159,7 @@ impl TestHost {
                 budgets: HashMap::new(),
                 limit: DEFAULT_RATE_LIMIT,
                 link_base: None,
+                drop_link: false,
             }),
             base_url: format!("http://{addr}"),
             stop: AtomicBool::new(false),
@@ -211,6 +214,12 @@ impl TestHost {
     /// send its token there.
     pub fn set_link_base(&self, base: &str) {
         self.shared.lock().link_base = Some(base.trim_end_matches('/').to_string());
+    }
+
+    /// Drops the `Link` header from every answer, as some proxies do; GitLab
+    /// clients then page by `X-Next-Page`.
+    pub fn set_drop_link(&self, drop: bool) {
+        self.shared.lock().drop_link = drop;
     }
 
     /// Every request received so far, in arrival order.
@@ -477,6 +486,15 @@ fn answer(
             r
         }
     };
+    if state.drop_link {
+        response
+            .headers
+            .retain(|(k, _)| !k.eq_ignore_ascii_case("link"));
+    }
+    let budget = state.budgets.get(&key).copied().unwrap_or(Budget {
+        used: 0,
+        reset: now + 3600,
+    });
     let spent = matches!(fault, Some(Fault::PrimaryLimit { .. })) || budget.used >= limit;
     let remaining = if spent { 0 } else { limit - budget.used };
     if !response.body.is_empty() {

@@ -1,0 +1,111 @@
+//! The one integration test binary of signals-gitlab: the real client
+//! against a loopback `signals_testhost` GitLab flavor. Nothing here
+//! touches the internet. (Budgets, faults and token safety end to end are
+//! in the binary's `tests/it/hosts.rs`.)
+
+use std::time::Duration;
+
+use jiff::{SignedDuration, Timestamp};
+use signals_core::model::{ItemKind, RepoName};
+use signals_gitlab::{Auth, Client, Config, MemoryCache, Token};
+use signals_testhost::{TestHost, synthetic_gitlab};
+
+const PATH: &str = "grp/sub/proj";
+
+fn start() -> Timestamp {
+    Timestamp::now() - SignedDuration::from_hours(24 * 30)
+}
+
+fn client(host: &TestHost, auth: Auth, tokens: &[(&str, &str)]) -> Client {
+    Client::new(
+        Config {
+            base_url: host.api_url(),
+            tokens: tokens.iter().map(|(e, t)| Token::new(*e, *t)).collect(),
+            timeout: Duration::from_secs(5),
+            retry_base: Duration::from_millis(10),
+            ..Config::default()
+        },
+        auth,
+    )
+    .unwrap()
+}
+
+fn name(s: &str) -> RepoName {
+    RepoName::parse(s).unwrap()
+}
+
+#[test]
+fn pages_by_x_next_page_when_a_proxy_drops_link() {
+    let host = TestHost::start(synthetic_gitlab(PATH, 250, start())).unwrap();
+    host.set_drop_link(true);
+    let mut c = client(&host, Auth::PrivateToken, &[]);
+    let got = c
+        .collect(&name(PATH), start(), &mut MemoryCache::new())
+        .unwrap();
+    let items = &got.collected.items;
+    assert_eq!(items.len(), 250);
+    let mrs = items
+        .iter()
+        .filter(|i| i.kind() == ItemKind::PullRequest)
+        .count();
+    assert_eq!(mrs, 83);
+    // project, releases, milestones, one milestone's counts, 2 issue pages,
+    // 1 merge-request page.
+    assert_eq!(got.stats.requests, 7);
+    assert!(host.requests().iter().all(|r| r.header("link").is_none()));
+    assert_eq!(got.collected.milestones.len(), 1);
+    let m = &got.collected.milestones[0];
+    assert!(m.open_issues + m.closed_issues > 0);
+    assert_eq!(got.collected.context.repository.to_string(), PATH);
+    assert_eq!(got.collected.context.license.as_deref(), Some("MIT"));
+}
+
+#[test]
+fn a_moved_project_is_reported_renamed_and_asked_by_id() {
+    let mut scenario = synthetic_gitlab(PATH, 5, start());
+    scenario
+        .renamed
+        .insert("old/place/proj".into(), PATH.into());
+    let host = TestHost::start(scenario).unwrap();
+    let mut c = client(&host, Auth::PrivateToken, &[]);
+    let got = c
+        .collect(&name("old/place/proj"), start(), &mut MemoryCache::new())
+        .unwrap();
+    assert_eq!(got.renamed_to, Some(name(PATH)));
+    assert_eq!(got.collected.items.len(), 5);
+    let paths: Vec<String> = host.requests().into_iter().map(|r| r.path).collect();
+    assert!(paths[0].starts_with("/api/v4/projects/old%2Fplace%2Fproj?"));
+    assert!(
+        paths[1..]
+            .iter()
+            .all(|p| p.starts_with("/api/v4/projects/4242/"))
+    );
+}
+
+#[test]
+fn tokens_go_in_private_token_or_bearer() {
+    let host = TestHost::start(synthetic_gitlab(PATH, 1, start())).unwrap();
+    let mut c = client(&host, Auth::PrivateToken, &[("GITLAB_TOKEN", "glpat-x")]);
+    c.collect(&name(PATH), start(), &mut MemoryCache::new())
+        .unwrap();
+    assert!(host.requests().iter().all(
+        |r| r.header("private-token") == Some("glpat-x") && r.header("authorization").is_none()
+    ));
+    host.clear_requests();
+    let mut c = client(&host, Auth::Bearer, &[("GITLAB_OAUTH", "oauth-y")]);
+    c.collect(&name(PATH), start(), &mut MemoryCache::new())
+        .unwrap();
+    assert!(
+        host.requests()
+            .iter()
+            .all(|r| r.header("authorization") == Some("Bearer oauth-y")
+                && r.header("private-token").is_none())
+    );
+    // The rate limit GitLab reported is read from its RateLimit-* headers.
+    let limit = c.http_ref().rate_limit().unwrap();
+    assert_eq!(limit.limit, 5000);
+    assert_eq!(
+        limit.resource.as_deref(),
+        Some("throttle_authenticated_api")
+    );
+}
