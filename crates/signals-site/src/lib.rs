@@ -20,6 +20,8 @@
 //! <group>/<repo>/trail-<n>.html   (further trail pages)
 //! <group>/<repo>/feed.atom        the newest signals
 //! <group>/<repo>/dataset.json     the v3 document
+//! <group>/<repo>/signals.json     the filter index (every signal, compact)
+//! filter.js                       the filter script, the site's only script
 //! ```
 //!
 //! Choices the spec leaves open, made here:
@@ -72,6 +74,7 @@
 
 #![warn(missing_docs)]
 
+mod filter;
 mod publish;
 mod render;
 mod text;
@@ -85,12 +88,14 @@ use signals_core::dataset::Document;
 use signals_core::importance::Score;
 use signals_core::{News, TrailEvent};
 
+pub use filter::FILTER_INDEX_VERSION;
 pub use publish::Publisher;
 pub use render::{
-    FEED_ENTRIES, FeedEntry, IMPORTANCE_DOC, PAGE_SIZE, RepoSummary, STALE_MILESTONE_DAYS,
-    STYLESHEET, TRAIL_FOLD_MIN, TRAIL_PAGE_SIZE, TRAIL_PREVIEW, render_dataset, render_feed,
-    render_feed_at, render_importance, render_index, render_repo, render_repo_at,
-    render_repo_pages, render_site_feed, render_site_feed_at,
+    FEED_ENTRIES, FILTER_INDEX_FILE, FILTER_SCRIPT, FeedEntry, IMPORTANCE_DOC, PAGE_SIZE,
+    RepoSummary, STALE_MILESTONE_DAYS, STYLESHEET, TRAIL_FOLD_MIN, TRAIL_PAGE_SIZE, TRAIL_PREVIEW,
+    render_dataset, render_feed, render_feed_at, render_filter_index, render_importance,
+    render_index, render_repo, render_repo_at, render_repo_pages, render_site_feed,
+    render_site_feed_at,
 };
 
 /// Site-wide settings of [`write_site_with`].

@@ -43,7 +43,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::render::{RepoSummary, render_importance, render_index, render_site_feed_at};
 use crate::write::write_content;
-use crate::{RepoPage, STYLESHEET, SiteError, SiteOptions, SiteReport, render_repo_at};
+use crate::{
+    FILTER_SCRIPT, RepoPage, STYLESHEET, SiteError, SiteOptions, SiteReport, render_repo_at,
+};
 
 /// The manifest's file name inside a generation.
 const MANIFEST: &str = ".manifest.json";
@@ -253,6 +255,7 @@ impl Publisher {
             ("feed.atom", feed.as_str()),
             ("importance.html", importance.as_str()),
             ("style.css", STYLESHEET),
+            ("filter.js", FILTER_SCRIPT),
         ] {
             write_content(&self.gen_dir, Path::new(name), content.as_bytes())?;
             self.report.files += 1;

@@ -17,6 +17,7 @@ use signals_core::dataset::{Document, SignalDoc};
 use signals_core::importance::{RankKey, Score, rank};
 use signals_core::{EventKind, ItemDetail, ItemKind, TrailEvent};
 
+use crate::filter::{self, FILTER_INDEX_VERSION, FilterIndex};
 use crate::text::{excerpt, http_url, markdown_html};
 use crate::{RepoPage, SiteError};
 
@@ -28,6 +29,10 @@ pub const TRAIL_PAGE_SIZE: usize = 200;
 pub const TRAIL_PREVIEW: usize = 20;
 /// Signals in a repository's Atom feed (the newest by `updatedAt`).
 pub const FEED_ENTRIES: usize = 30;
+/// The filter script, written once as `<out>/filter.js`.
+pub const FILTER_SCRIPT: &str = include_str!("../templates/filter.js");
+/// Name of the filter index beside a page with signals.
+pub const FILTER_INDEX_FILE: &str = "signals.json";
 /// The stylesheet, written once as `<out>/style.css`.
 pub const STYLESHEET: &str = include_str!("../templates/style.css");
 /// A run's `discovered` entries are folded into one expandable group when
@@ -157,7 +162,7 @@ fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
 }
 
 /// `index.html` for page 1, `page-<n>.html` after.
-fn page_file(n: usize) -> String {
+pub(crate) fn page_file(n: usize) -> String {
     if n == 1 {
         "index.html".to_string()
     } else {
@@ -183,6 +188,9 @@ struct Layout {
     root: &'static str,
     /// Atom feed of this page, if any.
     feed: Option<String>,
+    /// The filter index of this page's signals (`signals.json`), if the
+    /// page has a signal list the script can filter.
+    filter_index: Option<&'static str>,
 }
 
 /// The repository header, shared by all its pages.
@@ -209,7 +217,7 @@ struct HeaderView<'a> {
 }
 
 /// `#42` for an issue or pull request, the tag for a release.
-fn item_number(kind: Option<ItemKind>, key: &str) -> String {
+pub(crate) fn item_number(kind: Option<ItemKind>, key: &str) -> String {
     match kind {
         Some(ItemKind::Release) => key.to_string(),
         _ => format!("#{key}"),
@@ -218,7 +226,7 @@ fn item_number(kind: Option<ItemKind>, key: &str) -> String {
 
 /// `(kind, key)` of a signal id `<source>:<owner>/<name>:<kind>:<key>`
 /// (a tag cannot hold `:`, so the key is after the last one).
-fn id_parts(id: &str) -> (Option<ItemKind>, &str) {
+pub(crate) fn id_parts(id: &str) -> (Option<ItemKind>, &str) {
     let mut parts = id.rsplitn(3, ':');
     let key = parts.next().unwrap_or(id);
     let kind = parts.next().and_then(ItemKind::parse);
@@ -703,7 +711,7 @@ fn card<'a>(
 
 /// Ids of the items first seen in the latest run (`discovered` events at
 /// the latest collection instant).
-fn new_in_latest<'a>(repo: &RepoPage<'a>) -> HashSet<&'a str> {
+pub(crate) fn new_in_latest<'a>(repo: &RepoPage<'a>) -> HashSet<&'a str> {
     repo.trail
         .iter()
         .rev()
@@ -766,7 +774,9 @@ struct RepoPageView<'a> {
 }
 
 /// The document's signals in page order, with their scores.
-fn ranked<'a>(repo: &RepoPage<'a>) -> Result<Vec<(&'a SignalDoc, &'a Score)>, SiteError> {
+pub(crate) fn ranked<'a>(
+    repo: &RepoPage<'a>,
+) -> Result<Vec<(&'a SignalDoc, &'a Score)>, SiteError> {
     let mut signals = repo
         .document
         .dataset
@@ -850,6 +860,7 @@ pub fn render_repo_pages(repo: &RepoPage<'_>) -> Result<Vec<(PathBuf, String)>, 
                 },
                 root: "../../",
                 feed: Some("feed.atom".to_string()),
+                filter_index: Some(FILTER_INDEX_FILE),
             },
             header: header(repo),
             news: first_page.then(|| news(repo)),
@@ -888,6 +899,7 @@ pub fn render_repo_pages(repo: &RepoPage<'_>) -> Result<Vec<(PathBuf, String)>, 
                 title: format!("{name} · observation trail, page {page} of {trail_pages}"),
                 root: "../../",
                 feed: Some("feed.atom".to_string()),
+                filter_index: None,
             },
             header: header(repo),
             trail: TrailView {
@@ -926,7 +938,25 @@ pub fn render_repo_at(
     let mut files = render_repo_pages(repo)?;
     files.push((dir.join("feed.atom"), render_feed_at(repo, base_url)?));
     files.push((dir.join("dataset.json"), render_dataset(repo.document)?));
+    files.push((dir.join(FILTER_INDEX_FILE), render_filter_index(repo)?));
     Ok(files)
+}
+
+/// The filter index of a repository (`signals.json`): every signal in page
+/// order, with what the script filters on (see `filter.rs`).
+pub fn render_filter_index(repo: &RepoPage<'_>) -> Result<String, SiteError> {
+    let signals = ranked(repo)?;
+    let new = new_in_latest(repo);
+    let index = FilterIndex {
+        version: FILTER_INDEX_VERSION,
+        total: signals.len(),
+        signals: signals
+            .iter()
+            .enumerate()
+            .map(|(i, (s, score))| filter::entry(s, score, new.contains(s.id.as_str()), i, ""))
+            .collect(),
+    };
+    filter::to_json(&index, &repo_label(repo.document))
 }
 
 /// The v3 document as pretty JSON, with a final newline.
@@ -1214,6 +1244,7 @@ pub fn render_index(repos: &[RepoSummary]) -> Result<String, SiteError> {
                 title: "Repo Signals".to_string(),
                 root: "",
                 feed: Some("feed.atom".to_string()),
+                filter_index: None,
             },
             groups,
             repositories: repos.len(),
@@ -1236,6 +1267,7 @@ pub fn render_importance() -> Result<String, SiteError> {
                 title: "Repo Signals · importance".to_string(),
                 root: "",
                 feed: None,
+                filter_index: None,
             },
             body: markdown_html(IMPORTANCE_DOC),
         },

@@ -328,7 +328,7 @@ fn page_shows_what_the_spec_lists() {
     let files = render_repo_pages(&f.page()).unwrap();
     let html = page_named(&files, "index.html");
     for want in [
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'\">",
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'\">",
         "<link rel=\"stylesheet\" href=\"../../style.css\">",
         "<link rel=\"alternate\" type=\"application/atom+xml\"",
         "<p class=\"counts\">7 signals · 8 observation events</p>",
@@ -388,9 +388,11 @@ fn page_shows_what_the_spec_lists() {
     let release_card = html.split("card-release").nth(1).unwrap();
     let release_card = &release_card[..release_card.find("</li>\n").unwrap()];
     assert!(!release_card.contains("class=\"state"), "{release_card}");
-    // No inline style or script of our own.
+    // No inline style or script: the one script is our own file.
     assert!(!html.contains("style=\""));
-    assert!(!html.to_ascii_lowercase().contains("<script"));
+    let lower = html.to_ascii_lowercase();
+    assert_eq!(lower.matches("<script").count(), 1);
+    assert!(html.contains("<script src=\"../../filter.js\" defer></script>"));
 }
 
 #[test]
@@ -611,6 +613,7 @@ fn ids_that_are_not_slugs_cannot_name_folders() {
 
 const EVIL: &[&str] = &[
     "<script>alert(1)</script>",
+    "</script><script>alert(1)</script>\u{2028}\u{2029}",
     "<img src=x onerror=alert(1)>",
     "\"><svg onload=alert(1)>",
     "' onmouseover='alert(1)",
@@ -831,17 +834,41 @@ fn injection_never_reaches_the_output_as_markup() {
     files.push(("index.html".into(), render_index(&[sum(page)]).unwrap()));
     for (path, content) in &files {
         let path = path.to_str().unwrap();
+        if path.ends_with("signals.json") {
+            // The filter index is data for the script; it holds the hostile
+            // text exactly, and no `<`, `>`, `&` or U+2028 even escaped as
+            // JSON would, so it stays inert served as anything.
+            for bad in ['<', '>', '&', '\u{2028}', '\u{2029}'] {
+                assert!(!content.contains(bad), "{path}: {bad:?}");
+            }
+            let index: serde_json::Value = serde_json::from_str(content).unwrap();
+            let signals = index["signals"].as_array().unwrap();
+            assert_eq!(signals.len(), f.document.dataset.signals.len());
+            for s in &f.document.dataset.signals {
+                let entry = signals.iter().find(|e| e["id"] == s.id.as_str()).unwrap();
+                assert_eq!(entry["title"], s.title.as_str(), "{path}");
+                assert_eq!(entry["labels"], serde_json::json!(s.labels), "{path}");
+                let url = entry["url"].as_str().unwrap_or("https:");
+                assert!(
+                    url.starts_with("https:") || url.starts_with("http:"),
+                    "{url}"
+                );
+            }
+            continue;
+        }
         if path.ends_with(".json") {
             // The dataset is data, not markup; it round-trips exactly.
             let back: Document = serde_json::from_str(content).unwrap();
             assert_eq!(back, f.document);
             continue;
         }
-        let lower = content.to_ascii_lowercase();
+        // The only script is our own file, never inline.
+        let stripped = content.replace("<script src=\"../../filter.js\" defer></script>", "");
+        let lower = stripped.to_ascii_lowercase();
         assert!(!lower.contains("<script"), "{path}");
         assert!(!lower.contains("<iframe"), "{path}");
         assert!(!lower.contains("<svg"), "{path}");
-        assert_inert(path, content);
+        assert_inert(path, &stripped);
     }
     // The hostile text is still there, as text.
     let html = page_named(&files, "n/index.html");
@@ -891,17 +918,20 @@ fn write_site_lays_out_files_atomically_and_removes_stale_pages() {
         [
             "/.manifest.json",
             "/feed.atom",
+            "/filter.js",
             "/g/n/dataset.json",
             "/g/n/feed.atom",
             "/g/n/index.html",
             "/g/n/page-2.html",
             "/g/n/page-3.html",
+            "/g/n/signals.json",
             "/g/n/trail.html",
             "/importance.html",
             "/index.html",
             "/inference-engines/llama-cpp/dataset.json",
             "/inference-engines/llama-cpp/feed.atom",
             "/inference-engines/llama-cpp/index.html",
+            "/inference-engines/llama-cpp/signals.json",
             "/inference-engines/llama-cpp/trail.html",
             "/style.css",
         ]

@@ -29,6 +29,11 @@ use serde_json::Value;
 
 use crate::support::{self, TempDir};
 
+/// Headless Chromium runs the page's timers and fetches within this much
+/// virtual time before it dumps or shoots, so the filter script has loaded
+/// its index.
+const VIRTUAL_TIME: &str = "--virtual-time-budget=10000";
+
 /// Longest a single Chromium run may take before it is killed.
 const CHROMIUM_DEADLINE: Duration = Duration::from_secs(90);
 
@@ -172,6 +177,11 @@ fn demo_site_in_headless_chromium() {
             &server,
             &format!("{base}trail.html"),
             false,
+        ));
+
+        // Filter and search, with and without JavaScript.
+        console.extend(check_filters(
+            &browser, &dir, &server, &shots, &label, &base, &dataset,
         ));
 
         let name = format!("{group}-{repo}");
@@ -357,6 +367,200 @@ fn check_cards(label: &str, dom: &Dom, expect: &Expected, page: usize) -> Vec<(S
     listed
 }
 
+/// A query-string value, percent-encoded.
+fn query_value(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// The script's results on a filtered page: the ids shown and the status
+/// line.
+fn filter_results(dom: &Dom) -> (Vec<String>, String) {
+    let ids = dom
+        .elements()
+        .filter_map(|e| dom.attr(e, "data-result-id"))
+        .map(str::to_string)
+        .collect();
+    let status = dom
+        .elements()
+        .find(|&e| dom.attr(e, "class") == Some("filter-status"))
+        .map(|e| dom.text(e))
+        .unwrap_or_default();
+    (ids, status)
+}
+
+/// The filters of one repository's first page (issue 10):
+/// - `?state=open&label=L` (L the dataset's most used label among open
+///   items) shows exactly the dataset's open signals labelled L, with their
+///   count, so the URL restores the filter;
+/// - `?q=<a title>` finds that signal;
+/// - with JavaScript disabled the page is the plain paged page, whatever
+///   the query, and reads the same as the scripted page minus the filter
+///   form;
+/// - screenshots of the filtered view.
+fn check_filters(
+    browser: &Chromium,
+    scratch: &TempDir,
+    server: &Server,
+    shots: &Path,
+    label: &str,
+    base: &str,
+    dataset: &Value,
+) -> Vec<String> {
+    let mut console = Vec::new();
+    let signals = dataset["dataset"]["signals"].as_array().unwrap();
+    let expect = Expected::from_dataset(dataset);
+    let open = |s: &&Value| s["state"] == "open" && s["kind"] != "release";
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in signals.iter().filter(open) {
+        for l in s["labels"].as_array().unwrap() {
+            *counts.entry(l.as_str().unwrap()).or_default() += 1;
+        }
+    }
+    let wanted_label = counts
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(l, _)| l.to_string());
+
+    if let Some(l) = &wanted_label {
+        let want: BTreeSet<String> = signals
+            .iter()
+            .filter(open)
+            .filter(|s| {
+                s["labels"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|x| x == l.as_str())
+            })
+            .map(|s| s["id"].as_str().unwrap().to_string())
+            .collect();
+        let query = format!("?state=open&label={}", query_value(l));
+        let url = server.url(&format!("{base}index.html{query}"));
+        let run = browser.run(scratch, &["--dump-dom", VIRTUAL_TIME], &url);
+        console.extend(run.console.clone());
+        let dom = Dom::parse(&run.stdout);
+        let (ids, status) = filter_results(&dom);
+        let n = want.len();
+        let says = format!(
+            "{n} {} of {}",
+            if n == 1 {
+                "signal matches"
+            } else {
+                "signals match"
+            },
+            signals.len()
+        );
+        assert!(
+            status.starts_with(&says),
+            "{label} {query}: status {status:?}, expected it to start {says:?}"
+        );
+        assert!(n <= 100, "{label}: pick a rarer label for this test");
+        let got: BTreeSet<String> = ids.iter().cloned().collect();
+        assert_eq!(
+            got.len(),
+            ids.len(),
+            "{label} {query}: a result shown twice"
+        );
+        assert_eq!(
+            got, want,
+            "{label} {query}: results differ from the dataset"
+        );
+        // The plain list and its pager are hidden while a filter is on.
+        let hidden_list = dom
+            .elements()
+            .any(|e| dom.attr(e, "class") == Some("cards") && dom.attr(e, "hidden").is_some());
+        assert!(
+            hidden_list,
+            "{label} {query}: the paged list is still shown"
+        );
+
+        // Screenshots of the filtered view.
+        console.extend(browser.screenshots(
+            scratch,
+            shots,
+            &format!("{}-filtered", label.replace('/', "-")),
+            &url,
+        ));
+
+        // Without JavaScript the same URL is the plain first page.
+        let (off_dom, c) =
+            browser.dom_without_script(scratch, server, &format!("{base}index.html{query}"));
+        console.extend(c);
+        check_cards(
+            &format!("{label} {query} without JavaScript"),
+            &off_dom,
+            &expect,
+            1,
+        );
+        assert!(
+            !off_dom
+                .elements()
+                .any(|e| dom_class_has(&off_dom, e, "filters")),
+            "{label}: a filter form without JavaScript"
+        );
+        // And it reads exactly as the scripted page minus the filter UI.
+        let on = browser.run(
+            scratch,
+            &["--dump-dom", VIRTUAL_TIME],
+            &server.url(&format!("{base}index.html")),
+        );
+        console.extend(on.console.clone());
+        let on_dom = Dom::parse(&on.stdout);
+        assert!(
+            on_dom
+                .elements()
+                .any(|e| dom_class_has(&on_dom, e, "filters")),
+            "{label}: the script added no filter form"
+        );
+        let skip = |d: &Dom, e: usize| {
+            ["filters", "filter-results", "filter-more"]
+                .iter()
+                .any(|c| dom_class_has(d, e, c))
+        };
+        assert_eq!(
+            off_dom.text_skipping(off_dom.root(), skip),
+            on_dom.text_skipping(on_dom.root(), skip),
+            "{label}: the page without JavaScript differs from the page with it"
+        );
+    }
+
+    // Text search finds a known title.
+    let target = signals
+        .iter()
+        .rev()
+        .find(|s| s["title"].as_str().unwrap().trim().len() >= 8)
+        .expect("a signal with a title");
+    let title = target["title"].as_str().unwrap().trim();
+    let query = format!("?q={}", query_value(title));
+    let run = browser.run(
+        scratch,
+        &["--dump-dom", VIRTUAL_TIME],
+        &server.url(&format!("{base}index.html{query}")),
+    );
+    console.extend(run.console.clone());
+    let (ids, status) = filter_results(&Dom::parse(&run.stdout));
+    assert!(
+        ids.iter().any(|id| target["id"] == id.as_str()),
+        "{label}: searching {title:?} did not find {}; status {status:?}, results {ids:?}",
+        target["id"]
+    );
+    console
+}
+
+/// Whether element `e` has class `class`.
+fn dom_class_has(dom: &Dom, e: usize, class: &str) -> bool {
+    dom.attr(e, "class")
+        .is_some_and(|c| c.split_whitespace().any(|x| x == class))
+}
+
 /// The trail entries: `want` of them, each `discovered` or `changed`.
 /// Returns the kinds seen.
 fn check_trail(label: &str, dom: &Dom, want: usize) -> BTreeSet<String> {
@@ -514,6 +718,8 @@ impl Chromium {
             let mut flags = vec![
                 format!("--screenshot={}", path.display()),
                 format!("--window-size={width},{height}"),
+                // Lets the filter script fetch its index before the shot.
+                VIRTUAL_TIME.to_string(),
             ];
             if dark {
                 flags.push("--force-dark-mode".to_string());
@@ -621,6 +827,53 @@ function probe() {
   document.getElementById('result').textContent = JSON.stringify({ top, checked, fails, dark });
 }
 </script></body></html>"#;
+
+/// A page of the test's own that loads a site page in a frame sandboxed
+/// without `allow-scripts` (so the site's script cannot run, as in a browser
+/// with JavaScript off) and copies the frame's DOM into `<pre id="result">`.
+/// `--dump-dom` itself needs script, so it cannot show a page without it.
+const NOJS: &str = r#"<!doctype html><html><head><title>nojs</title></head><body>
+<iframe id="f" sandbox="allow-same-origin" src="PAGE" onload="copy()"></iframe>
+<pre id="result">no result</pre>
+<script>
+function copy() {
+  document.getElementById('result').textContent =
+    document.getElementById('f').contentDocument.documentElement.outerHTML;
+}
+</script></body></html>"#;
+
+impl Chromium {
+    /// The DOM of `page` (a site path with its query) with scripts off.
+    fn dom_without_script(
+        &self,
+        scratch: &TempDir,
+        server: &Server,
+        page: &str,
+    ) -> (Dom, Vec<String>) {
+        let run = self.run(
+            scratch,
+            &["--dump-dom"],
+            &server.url(&format!("/__nojs.html?page={page}")),
+        );
+        let outer = Dom::parse(&run.stdout);
+        let html = outer
+            .elements()
+            .find(|&e| outer.attr(e, "id") == Some("result"))
+            .map(|e| outer.raw_text(e))
+            .unwrap_or_default();
+        assert!(
+            html.starts_with("<html"),
+            "no DOM of {page} without script: {html:.200}"
+        );
+        // The one message this setup causes by design.
+        let console = run
+            .console
+            .into_iter()
+            .filter(|l| !(l.contains("Blocked script execution") && l.contains("sandboxed")))
+            .collect();
+        (Dom::parse(&html), console)
+    }
+}
 
 /// What the probe measured on one page.
 #[derive(Debug)]
@@ -788,6 +1041,15 @@ fn serve(root: &Path, conn: TcpStream, log: &Mutex<Vec<(String, u16)>>) {
             (405, "text/plain; charset=utf-8", b"only GET".to_vec())
         } else if path == "/__canary.html" {
             (200, "text/html; charset=utf-8", CANARY.as_bytes().to_vec())
+        } else if path == "/__nojs.html" {
+            // Everything after `page=` is the page's path and query as sent.
+            let page = target.split_once("?page=").map_or("", |(_, p)| p);
+            let src = page.replace('&', "&amp;").replace('"', "&quot;");
+            (
+                200,
+                "text/html; charset=utf-8",
+                NOJS.replace("PAGE", &src).into_bytes(),
+            )
         } else if path == "/__probe.html" {
             let query = target.split_once('?').map_or("", |(_, q)| q);
             let param = |name: &str| {
@@ -847,6 +1109,7 @@ fn content_type(path: &Path) -> &'static str {
     match path.extension().and_then(|e| e.to_str()) {
         Some("html") => "text/html; charset=utf-8",
         Some("css") => "text/css; charset=utf-8",
+        Some("js") => "text/javascript; charset=utf-8",
         Some("json") => "application/json",
         Some("atom") => "application/atom+xml",
         Some("png") => "image/png",
@@ -966,6 +1229,37 @@ impl Dom {
 
     fn attr(&self, id: usize, name: &str) -> Option<&str> {
         self.nodes[id].attrs.get(name).map(String::as_str)
+    }
+
+    /// The text content without the elements `skip` names, with runs of
+    /// whitespace folded to one space.
+    fn text_skipping(&self, id: usize, skip: impl Fn(&Dom, usize) -> bool) -> String {
+        fn collect(dom: &Dom, id: usize, skip: &dyn Fn(&Dom, usize) -> bool, out: &mut String) {
+            for child in &dom.nodes[id].children {
+                match child {
+                    Child::Element(e)
+                        if skip(dom, *e)
+                            || matches!(dom.nodes[*e].name.as_str(), "script" | "style") => {}
+                    Child::Element(e) => collect(dom, *e, skip, out),
+                    Child::Text(t) => out.push_str(t),
+                }
+            }
+        }
+        let mut raw = String::new();
+        collect(self, id, &skip, &mut raw);
+        raw.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    /// The text content exactly as written (entities decoded).
+    fn raw_text(&self, id: usize) -> String {
+        let mut out = String::new();
+        for child in &self.nodes[id].children {
+            match child {
+                Child::Element(e) => out.push_str(&self.raw_text(*e)),
+                Child::Text(t) => out.push_str(t),
+            }
+        }
+        out
     }
 
     /// The text content, with runs of whitespace folded to one space.

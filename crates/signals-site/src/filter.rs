@@ -1,0 +1,204 @@
+//! The filter index: a compact JSON file per repository (`signals.json`)
+//! that the page's own script (`filter.js`) reads to filter, search and sort
+//! every signal of the repository in the browser, not only the 50 on a page.
+//!
+//! Why a separate file and not data inlined in the page: the pages stay
+//! exactly as they are without JavaScript, the index is fetched only when a
+//! reader starts filtering (or opens a shared filtered link), and no host
+//! text ever sits inside a `<script>` element, so `</script>` or U+2028 in
+//! a title cannot break out of anything. The file is plain `serde_json`
+//! output, served as `application/json`; the script builds the results with
+//! DOM calls (`textContent`, never `innerHTML`), and links only to http(s)
+//! URLs that passed `text::http_url` here.
+//!
+//! Entries are in page order (importance, then `updatedAt`, then id), so the
+//! default sort is the file's order and every entry knows its page and
+//! anchor on the paged HTML.
+
+use serde::Serialize;
+use signals_core::ItemKind;
+use signals_core::dataset::SignalDoc;
+use signals_core::importance::Score;
+
+use crate::render::{id_parts, item_number, page_file};
+use crate::text::{excerpt, http_url};
+use crate::{PAGE_SIZE, SiteError};
+
+/// Version of the filter index format; the script refuses other versions.
+pub const FILTER_INDEX_VERSION: u32 = 1;
+
+/// `signals.json`: every signal of a repository (or the top signals of a
+/// group), in page order.
+#[derive(Debug, Serialize)]
+pub(crate) struct FilterIndex<'a> {
+    pub version: u32,
+    /// Signals in the whole repository (or the group); `signals` may hold
+    /// fewer on a group page.
+    pub total: usize,
+    pub signals: Vec<FilterEntry<'a>>,
+}
+
+/// One signal of the filter index. Field names are short but readable; the
+/// excerpt is the bulk of each entry.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FilterEntry<'a> {
+    pub id: std::borrow::Cow<'a, str>,
+    /// `issue`, `pull_request`, `release`.
+    pub kind: &'static str,
+    /// `#42`, or a release's tag.
+    pub number: String,
+    /// `open` or `closed`; empty for releases, which show no state.
+    pub state: &'static str,
+    pub labels: Vec<String>,
+    pub author: String,
+    pub title: String,
+    pub excerpt: String,
+    pub importance: u32,
+    /// `YYYY-MM-DDThh:mm:ssZ`, as in the dataset.
+    pub updated: String,
+    /// The original item, only when it is an http(s) URL.
+    pub url: Option<String>,
+    /// The card on the paged HTML, relative to the page holding the index
+    /// (`page-3.html#<id>`).
+    pub href: String,
+    /// First seen in the latest run.
+    pub new: bool,
+    /// Changed in the latest run (`change: "updated"`).
+    pub changed: bool,
+    /// Display name of the repository; set on group pages only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repo: Option<String>,
+}
+
+/// The entry of `s`, the `position`-th (0-based) signal in page order of its
+/// repository; `prefix` is prepended to its page link (`""` on the
+/// repository's own pages, `<repo-id>/` from a group page).
+pub(crate) fn entry<'a>(
+    s: &'a SignalDoc,
+    score: &Score,
+    new: bool,
+    position: usize,
+    prefix: &str,
+) -> FilterEntry<'a> {
+    let kind = ItemKind::parse(&s.kind);
+    let key = s.tag.as_deref().unwrap_or_else(|| id_parts(&s.id).1);
+    FilterEntry {
+        id: std::borrow::Cow::Borrowed(&s.id),
+        kind: match kind {
+            Some(ItemKind::Issue) => "issue",
+            Some(ItemKind::PullRequest) => "pull_request",
+            Some(ItemKind::Release) => "release",
+            None => "other",
+        },
+        number: item_number(kind, key),
+        state: match (kind, s.state.as_str()) {
+            (Some(ItemKind::Release), _) => "",
+            (_, "open") => "open",
+            (_, "closed") => "closed",
+            _ => "",
+        },
+        labels: s.labels.clone(),
+        author: s.author.clone(),
+        title: s.title.clone(),
+        excerpt: excerpt(&s.text),
+        importance: score.total,
+        updated: s.updated_at.clone(),
+        url: http_url(&s.url).map(str::to_string),
+        href: format!(
+            "{prefix}{}#{}",
+            page_file(position / PAGE_SIZE + 1),
+            fragment(&s.id)
+        ),
+        new,
+        changed: s.change.is_some(),
+        repo: None,
+    }
+}
+
+/// A signal id as a URL fragment: everything but unreserved characters and
+/// the few a fragment allows as they are is percent-encoded, so the link
+/// finds the card whose `id` is the signal id.
+pub(crate) fn fragment(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for b in id.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~:/@!$&'()*+,;=".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The index as JSON. `serde_json` escapes quotes, backslashes and control
+/// characters; the file is never inlined into HTML, so nothing else needs
+/// escaping, but `<`, `>`, `&`, U+2028 and U+2029 are escaped too, so the
+/// file stays inert even if a server sends it with a wrong content type.
+pub(crate) fn to_json(index: &FilterIndex<'_>, what: &str) -> Result<String, SiteError> {
+    let json = serde_json::to_string(index).map_err(|source| SiteError::Json {
+        repository: what.to_string(),
+        source,
+    })?;
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out.push('\n');
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fragments_keep_ids_readable_and_encode_the_rest() {
+        assert_eq!(fragment("github:o/n:issue:12"), "github:o/n:issue:12");
+        assert_eq!(
+            fragment("github:o/n:release:v1 \"x\"#é"),
+            "github:o/n:release:v1%20%22x%22%23%C3%A9"
+        );
+    }
+
+    #[test]
+    fn json_is_inert_outside_a_json_parser() {
+        let index = FilterIndex {
+            version: 1,
+            total: 1,
+            signals: vec![FilterEntry {
+                id: "a".into(),
+                kind: "issue",
+                number: "#1".into(),
+                state: "open",
+                labels: vec!["</script><script>alert(1)</script>".into()],
+                author: "x\u{2028}y".into(),
+                title: "a & b".into(),
+                excerpt: String::new(),
+                importance: 1,
+                updated: String::new(),
+                url: None,
+                href: String::new(),
+                new: false,
+                changed: false,
+                repo: None,
+            }],
+        };
+        let json = to_json(&index, "t").unwrap();
+        for bad in ['<', '>', '&', '\u{2028}'] {
+            assert!(!json.contains(bad), "{bad:?} in {json}");
+        }
+        let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            back["signals"][0]["labels"][0],
+            "</script><script>alert(1)</script>"
+        );
+        assert_eq!(back["signals"][0]["author"], "x\u{2028}y");
+    }
+}

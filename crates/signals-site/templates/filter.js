@@ -1,0 +1,274 @@
+/* Repo Signals: filter and search the signals of a page.
+   Our own script, no framework. It only adds to the page: without it the
+   page is the paged list it always was. It reads the compact index named by
+   the list's data-filter-index attribute (signals.json) when the reader
+   opens the filters or a shared link carries a filter, and builds every
+   result with DOM calls and textContent, never innerHTML, so no text of the
+   index can become markup. The filter lives in the URL query (kind, state,
+   label (repeatable), author, run, repo, q, sort), so a view can be shared. */
+(function () {
+  'use strict';
+  var section = document.querySelector('[data-filter-index]');
+  if (!section || !window.fetch || !window.URLSearchParams) return;
+  var list = section.querySelector('ol.cards');
+  var counter = section.querySelector('.counter');
+  var STEP = 100;
+  var KINDS = [['', 'any kind'], ['issue', 'issues'], ['pull_request', 'pull requests'], ['release', 'releases']];
+  var KIND_LABEL = { issue: 'issue', pull_request: 'pull request', release: 'release' };
+  var STATES = [['', 'any state'], ['open', 'open'], ['closed', 'closed']];
+  var RUNS = [['', 'any time'], ['any', 'new or updated in the latest run'], ['new', 'new in the latest run'], ['updated', 'updated in the latest run']];
+  var SORTS = [['importance', 'by importance'], ['updated', 'by update time']];
+  var KNOWN_PREFIXES = ['area:', 'platform:', 'api:'];
+  var index = null, loading = null, shown = STEP;
+
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    if (attrs) for (var k in attrs) if (attrs[k] !== null) e.setAttribute(k, attrs[k]);
+    if (text !== undefined && text !== null) e.textContent = text;
+    return e;
+  }
+  function select(name, label, options) {
+    var s = el('select', { name: name, 'aria-label': label });
+    options.forEach(function (o) { s.appendChild(el('option', { value: o[0] }, o[1])); });
+    return s;
+  }
+  function field(text, control) {
+    var l = el('label', { 'class': 'filter-field' });
+    l.appendChild(el('span', null, text));
+    l.appendChild(control);
+    return l;
+  }
+
+  // The form, folded by default so the cards stay near the top.
+  var box = el('details', { 'class': 'filters' });
+  box.appendChild(el('summary', null, 'Filter and search all signals'));
+  var form = el('form', { role: 'search', 'aria-label': 'Filter signals' });
+  var q = el('input', { type: 'search', name: 'q', placeholder: 'words in title or text', 'aria-label': 'Search titles and text', maxlength: '200' });
+  var kind = select('kind', 'Kind', KINDS);
+  var state = select('state', 'State', STATES);
+  var run = select('run', 'Latest run', RUNS);
+  var sort = select('sort', 'Sort', SORTS);
+  var author = el('input', { type: 'text', name: 'author', list: 'filter-authors', 'aria-label': 'Author', placeholder: 'any author', maxlength: '100' });
+  var authors = el('datalist', { id: 'filter-authors' });
+  var labels = el('span', { 'class': 'filter-labels' });
+  var repo = null;
+  var clear = el('button', { type: 'button' }, 'Clear');
+  form.appendChild(field('Search', q));
+  form.appendChild(field('Kind', kind));
+  form.appendChild(field('State', state));
+  form.appendChild(labels);
+  form.appendChild(field('Author', author));
+  form.appendChild(authors);
+  form.appendChild(field('Latest run', run));
+  form.appendChild(field('Sort', sort));
+  form.appendChild(clear);
+  box.appendChild(form);
+  var status = el('p', { 'class': 'filter-status', 'aria-live': 'polite' });
+  box.appendChild(status);
+  section.insertBefore(box, counter || list);
+  var results = el('ol', { 'class': 'cards filter-results', hidden: '' });
+  var more = el('button', { type: 'button', 'class': 'filter-more', hidden: '' }, 'Show more');
+  section.insertBefore(more, list ? list.nextSibling : null);
+  section.insertBefore(results, more);
+
+  function prefixOf(label) {
+    var m = /^([A-Za-z0-9_.-]{1,30}:)./.exec(label);
+    return m ? m[1].toLowerCase() : '';
+  }
+
+  // One select per label prefix with at least two labels (area:, platform:,
+  // api: first), plain labels in the first; a label lives in one select.
+  function buildLabels(wanted) {
+    var counts = {};
+    index.signals.forEach(function (s) { s.labels.forEach(function (l) { counts[l] = (counts[l] || 0) + 1; }); });
+    wanted.forEach(function (l) { if (!(l in counts)) counts[l] = 0; });
+    var byPrefix = {};
+    Object.keys(counts).forEach(function (l) { var p = prefixOf(l); (byPrefix[p] = byPrefix[p] || []).push(l); });
+    var groups = [''];
+    KNOWN_PREFIXES.forEach(function (p) { if (byPrefix[p]) groups.push(p); });
+    Object.keys(byPrefix).sort().forEach(function (p) {
+      if (!p || groups.indexOf(p) >= 0) return;
+      if (byPrefix[p].length >= 2 && groups.length < 8) groups.push(p);
+      else byPrefix[''] = (byPrefix[''] || []).concat(byPrefix[p]);
+    });
+    while (labels.firstChild) labels.removeChild(labels.firstChild);
+    groups.forEach(function (p) {
+      var names = (byPrefix[p] || []).sort(function (a, b) { return counts[b] - counts[a] || (a < b ? -1 : a > b ? 1 : 0); });
+      if (!names.length) return;
+      var text = p ? p.slice(0, -1) : 'Label';
+      text = text.charAt(0).toUpperCase() + text.slice(1);
+      var s = select('label', 'Label' + (p ? ' ' + p : ''), [['', p ? 'any ' + p : 'any label']].concat(names.map(function (l) { return [l, l + ' (' + counts[l] + ')']; })));
+      s.value = '';
+      wanted.forEach(function (l) { if (names.indexOf(l) >= 0) s.value = l; });
+      labels.appendChild(field(text, s));
+    });
+  }
+
+  function buildOthers(params) {
+    var seen = {}, repos = {};
+    index.signals.forEach(function (s) {
+      seen[s.author] = (seen[s.author] || 0) + 1;
+      if (s.repo) repos[s.repo] = (repos[s.repo] || 0) + 1;
+    });
+    Object.keys(seen).sort(function (a, b) { return seen[b] - seen[a] || (a < b ? -1 : 1); }).slice(0, 500).forEach(function (a) {
+      authors.appendChild(el('option', { value: a }));
+    });
+    var names = Object.keys(repos).sort();
+    if (names.length > 1) {
+      repo = select('repo', 'Repository', [['', 'any repository']].concat(names.map(function (r) { return [r, r + ' (' + repos[r] + ')']; })));
+      form.insertBefore(field('Repository', repo), q.parentNode.nextSibling);
+      repo.value = params.get('repo') || '';
+    }
+    buildLabels(params.getAll('label'));
+  }
+
+  function current() {
+    var f = { q: q.value.trim(), kind: kind.value, state: state.value, run: run.value, sort: sort.value,
+      author: author.value.trim(), repo: repo ? repo.value : '', labels: [] };
+    Array.prototype.forEach.call(labels.querySelectorAll('select'), function (s) { if (s.value) f.labels.push(s.value); });
+    return f;
+  }
+  function active(f) {
+    return !!(f.q || f.kind || f.state || f.run || f.author || f.repo || f.labels.length || f.sort !== 'importance');
+  }
+  function toQuery(f) {
+    var p = new URLSearchParams();
+    ['kind', 'state', 'run', 'author', 'repo', 'q'].forEach(function (k) { if (f[k]) p.set(k, f[k]); });
+    f.labels.forEach(function (l) { p.append('label', l); });
+    if (f.sort !== 'importance') p.set('sort', f.sort);
+    var s = p.toString();
+    return s ? '?' + s : '';
+  }
+
+  function matches(f) {
+    var terms = f.q.toLowerCase().split(/\s+/).filter(Boolean);
+    var who = f.author.toLowerCase();
+    var out = index.signals.filter(function (s) {
+      if (f.kind && s.kind !== f.kind) return false;
+      if (f.state && s.state !== f.state) return false;
+      if (f.repo && s.repo !== f.repo) return false;
+      if (who && s.author.toLowerCase() !== who) return false;
+      if (f.run === 'new' && !s.new) return false;
+      if (f.run === 'updated' && !s.changed) return false;
+      if (f.run === 'any' && !s.new && !s.changed) return false;
+      for (var i = 0; i < f.labels.length; i++) if (s.labels.indexOf(f.labels[i]) < 0) return false;
+      if (terms.length) {
+        var hay = (s.title + '\n' + s.excerpt + '\n' + s.number).toLowerCase();
+        for (var j = 0; j < terms.length; j++) if (hay.indexOf(terms[j]) < 0) return false;
+      }
+      return true;
+    });
+    if (f.sort === 'updated') {
+      // Stable: equal times keep the importance order of the index.
+      out = out.map(function (s, i) { return [s, i]; }).sort(function (a, b) {
+        return a[0].updated < b[0].updated ? 1 : a[0].updated > b[0].updated ? -1 : a[1] - b[1];
+      }).map(function (p) { return p[0]; });
+    }
+    return out;
+  }
+
+  function when(iso) {
+    return /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(iso) ? iso.slice(0, 10) + ' ' + iso.slice(11, 16) + ' UTC' : iso;
+  }
+
+  function card(s) {
+    var li = el('li', { 'class': 'card card-' + s.kind.replace('_', '-'), 'data-result-id': s.id });
+    var top = el('p', { 'class': 'card-top' });
+    top.appendChild(el('span', { 'class': 'kind' }, KIND_LABEL[s.kind] || 'signal'));
+    top.appendChild(document.createTextNode(' '));
+    top.appendChild(el('span', { 'class': 'num' }, s.number));
+    if (s.state) { top.appendChild(document.createTextNode(' ')); top.appendChild(el('span', { 'class': 'state state-' + s.state }, s.state)); }
+    if (s.new) { top.appendChild(document.createTextNode(' ')); top.appendChild(el('span', { 'class': 'flag flag-new' }, 'new')); }
+    if (s.changed) { top.appendChild(document.createTextNode(' ')); top.appendChild(el('span', { 'class': 'flag flag-updated' }, 'updated in the latest run')); }
+    if (s.repo) { top.appendChild(document.createTextNode(' ')); top.appendChild(el('span', { 'class': 'flag flag-repo' }, s.repo)); }
+    li.appendChild(top);
+    var h = el('h3', { 'class': 'card-title' });
+    // Only http(s) links; export already dropped anything else.
+    if (s.url && /^https?:\/\//i.test(s.url)) h.appendChild(el('a', { href: s.url }, s.title));
+    else h.textContent = s.title;
+    li.appendChild(h);
+    if (s.excerpt) li.appendChild(el('p', { 'class': 'excerpt' }, s.excerpt));
+    if (s.labels.length) {
+      var ul = el('ul', { 'class': 'tags labels', 'aria-label': 'Labels' });
+      s.labels.forEach(function (l) { ul.appendChild(el('li', null, l)); });
+      li.appendChild(ul);
+    }
+    var meta = el('p', { 'class': 'card-meta' });
+    meta.appendChild(document.createTextNode('importance ' + s.importance + ' · by ' + s.author + ' · updated '));
+    meta.appendChild(el('time', { datetime: s.updated }, when(s.updated)));
+    meta.appendChild(document.createTextNode(' · '));
+    meta.appendChild(el('a', { href: s.href }, 'full card'));
+    li.appendChild(meta);
+    return li;
+  }
+
+  function show(f, found) {
+    var on = active(f);
+    if (list) list.hidden = on;
+    if (counter) counter.hidden = on;
+    Array.prototype.forEach.call(section.querySelectorAll('.pager'), function (p) { p.hidden = on; });
+    results.hidden = !on;
+    while (results.firstChild) results.removeChild(results.firstChild);
+    more.hidden = true;
+    if (!on) { status.textContent = index ? index.signals.length + ' signals; choose a filter.' : ''; return; }
+    var n = Math.min(shown, found.length);
+    for (var i = 0; i < n; i++) results.appendChild(card(found[i]));
+    status.textContent = found.length + (found.length === 1 ? ' signal matches' : ' signals match') +
+      ' of ' + index.signals.length + (n < found.length ? ' · first ' + n + ' shown' : '') +
+      (f.sort === 'updated' ? ', newest first' : ', by importance');
+    more.hidden = n >= found.length;
+  }
+
+  function apply(push) {
+    if (!index) return;
+    var f = current();
+    show(f, matches(f));
+    if (push) history.replaceState(null, '', location.pathname + toQuery(f) + location.hash);
+  }
+
+  function load(params) {
+    if (loading) return loading;
+    status.textContent = 'Loading the signals…';
+    var url = section.getAttribute('data-filter-index');
+    loading = fetch(url, { credentials: 'same-origin' }).then(function (r) {
+      if (!r.ok) throw new Error('HTTP ' + r.status);
+      return r.json();
+    }).then(function (data) {
+      if (!data || data.version !== 1 || !Array.isArray(data.signals)) throw new Error('unknown index format');
+      index = data;
+      buildOthers(params);
+      apply(false);
+    }).catch(function (e) {
+      status.textContent = 'Filtering is unavailable: ' + url + ' could not be read (' + e.message + ').' +
+        (location.protocol === 'file:' ? ' Browsers do not let a page opened from a file read it; serve the site folder over HTTP.' : '');
+    });
+    return loading;
+  }
+
+  function fromUrl() {
+    var p = new URLSearchParams(location.search);
+    q.value = p.get('q') || '';
+    kind.value = p.get('kind') || '';
+    state.value = p.get('state') || '';
+    run.value = p.get('run') || '';
+    sort.value = p.get('sort') === 'updated' ? 'updated' : 'importance';
+    author.value = p.get('author') || '';
+    return p;
+  }
+
+  var params = fromUrl();
+  var wanted = ['q', 'kind', 'state', 'run', 'sort', 'author', 'label', 'repo'].some(function (k) { return params.has(k); });
+  box.addEventListener('toggle', function () { if (box.open) load(params); });
+  form.addEventListener('focusin', function () { load(params); });
+  form.addEventListener('submit', function (e) { e.preventDefault(); apply(true); });
+  form.addEventListener('input', function () { shown = STEP; apply(true); });
+  form.addEventListener('change', function () { shown = STEP; apply(true); });
+  more.addEventListener('click', function () { shown += STEP; apply(false); });
+  clear.addEventListener('click', function () {
+    form.reset();
+    Array.prototype.forEach.call(form.querySelectorAll('select'), function (s) { s.selectedIndex = 0; });
+    shown = STEP;
+    apply(true);
+  });
+  if (wanted) { box.open = true; load(params); }
+})();
