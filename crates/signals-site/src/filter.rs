@@ -15,7 +15,7 @@
 //! default sort is the file's order and every entry knows its page and
 //! anchor on the paged HTML.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use signals_core::ItemKind;
 use signals_core::dataset::SignalDoc;
 use signals_core::importance::Score;
@@ -30,25 +30,25 @@ pub const FILTER_INDEX_VERSION: u32 = 1;
 /// `signals.json`: every signal of a repository (or the top signals of a
 /// group), in page order.
 #[derive(Debug, Serialize)]
-pub(crate) struct FilterIndex<'a> {
+pub(crate) struct FilterIndex {
     pub version: u32,
     /// Signals in the whole repository (or the group); `signals` may hold
     /// fewer on a group page.
     pub total: usize,
-    pub signals: Vec<FilterEntry<'a>>,
+    pub signals: Vec<FilterEntry>,
 }
 
 /// One signal of the filter index. Field names are short but readable; the
 /// excerpt is the bulk of each entry.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct FilterEntry<'a> {
-    pub id: std::borrow::Cow<'a, str>,
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FilterEntry {
+    pub id: String,
     /// `issue`, `pull_request`, `release`.
-    pub kind: &'static str,
+    pub kind: String,
     /// `#42`, or a release's tag.
     pub number: String,
     /// `open` or `closed`; empty for releases, which show no state.
-    pub state: &'static str,
+    pub state: String,
     pub labels: Vec<String>,
     pub author: String,
     pub title: String,
@@ -73,30 +73,32 @@ pub(crate) struct FilterEntry<'a> {
 /// The entry of `s`, the `position`-th (0-based) signal in page order of its
 /// repository; `prefix` is prepended to its page link (`""` on the
 /// repository's own pages, `<repo-id>/` from a group page).
-pub(crate) fn entry<'a>(
-    s: &'a SignalDoc,
+pub(crate) fn entry(
+    s: &SignalDoc,
     score: &Score,
     new: bool,
     position: usize,
     prefix: &str,
-) -> FilterEntry<'a> {
+) -> FilterEntry {
     let kind = ItemKind::parse(&s.kind);
     let key = s.tag.as_deref().unwrap_or_else(|| id_parts(&s.id).1);
     FilterEntry {
-        id: std::borrow::Cow::Borrowed(&s.id),
+        id: s.id.clone(),
         kind: match kind {
             Some(ItemKind::Issue) => "issue",
             Some(ItemKind::PullRequest) => "pull_request",
             Some(ItemKind::Release) => "release",
             None => "other",
-        },
+        }
+        .to_string(),
         number: item_number(kind, key),
         state: match (kind, s.state.as_str()) {
             (Some(ItemKind::Release), _) => "",
             (_, "open") => "open",
             (_, "closed") => "closed",
             _ => "",
-        },
+        }
+        .to_string(),
         labels: s.labels.clone(),
         author: s.author.clone(),
         title: s.title.clone(),
@@ -115,13 +117,13 @@ pub(crate) fn entry<'a>(
     }
 }
 
-/// A signal id as a URL fragment: everything but unreserved characters and
-/// the few a fragment allows as they are is percent-encoded, so the link
-/// finds the card whose `id` is the signal id.
+/// A signal id as a URL fragment: everything but unreserved characters is
+/// percent-encoded (`:` and `/` too, so no link can look like it has a
+/// scheme); browsers decode it to find the card whose `id` is the signal id.
 pub(crate) fn fragment(id: &str) -> String {
     let mut out = String::with_capacity(id.len());
     for b in id.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~:/@!$&'()*+,;=".contains(&b) {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
             out.push(b as char);
         } else {
             out.push_str(&format!("%{b:02X}"));
@@ -134,7 +136,7 @@ pub(crate) fn fragment(id: &str) -> String {
 /// characters; the file is never inlined into HTML, so nothing else needs
 /// escaping, but `<`, `>`, `&`, U+2028 and U+2029 are escaped too, so the
 /// file stays inert even if a server sends it with a wrong content type.
-pub(crate) fn to_json(index: &FilterIndex<'_>, what: &str) -> Result<String, SiteError> {
+pub(crate) fn to_json(index: &impl Serialize, what: &str) -> Result<String, SiteError> {
     let json = serde_json::to_string(index).map_err(|source| SiteError::Json {
         repository: what.to_string(),
         source,
@@ -160,10 +162,13 @@ mod tests {
 
     #[test]
     fn fragments_keep_ids_readable_and_encode_the_rest() {
-        assert_eq!(fragment("github:o/n:issue:12"), "github:o/n:issue:12");
         assert_eq!(
-            fragment("github:o/n:release:v1 \"x\"#é"),
-            "github:o/n:release:v1%20%22x%22%23%C3%A9"
+            fragment("github:o/n:issue:12"),
+            "github%3Ao%2Fn%3Aissue%3A12"
+        );
+        assert_eq!(
+            fragment("gitlab:o/n:release:v1 \"x\"#é"),
+            "gitlab%3Ao%2Fn%3Arelease%3Av1%20%22x%22%23%C3%A9"
         );
     }
 
@@ -174,9 +179,9 @@ mod tests {
             total: 1,
             signals: vec![FilterEntry {
                 id: "a".into(),
-                kind: "issue",
+                kind: "issue".into(),
                 number: "#1".into(),
-                state: "open",
+                state: "open".into(),
                 labels: vec!["</script><script>alert(1)</script>".into()],
                 author: "x\u{2028}y".into(),
                 title: "a & b".into(),

@@ -21,6 +21,10 @@
 //! <group>/<repo>/feed.atom        the newest signals
 //! <group>/<repo>/dataset.json     the v3 document
 //! <group>/<repo>/signals.json     the filter index (every signal, compact)
+//! <group>/<repo>/digest.json      what the repository gives its group page
+//! <group>/index.html              the group digest (top signals, news, latest runs)
+//! <group>/feed.atom               the group's newest signals
+//! <group>/signals.json            the filter index of the group page
 //! filter.js                       the filter script, the site's only script
 //! ```
 //!
@@ -74,6 +78,7 @@
 
 #![warn(missing_docs)]
 
+mod digest;
 mod filter;
 mod publish;
 mod render;
@@ -88,6 +93,9 @@ use signals_core::dataset::Document;
 use signals_core::importance::Score;
 use signals_core::{News, TrailEvent};
 
+pub use digest::{
+    DIGEST_FILE, DIGEST_NEXT, DIGEST_SIGNALS, DIGEST_TRAIL, GroupDigest, RepoDigest, render_group,
+};
 pub use filter::FILTER_INDEX_VERSION;
 pub use publish::Publisher;
 pub use render::{
@@ -97,6 +105,11 @@ pub use render::{
     render_index, render_repo, render_repo_at, render_repo_pages, render_site_feed,
     render_site_feed_at,
 };
+
+/// The version of what the site writes per repository (pages, filter
+/// index, digest). Export re-renders every repository when it changes, so
+/// no repository kept from an older export lacks a file the site now needs.
+pub const SITE_FORMAT: u32 = 2;
 
 /// Site-wide settings of [`write_site_with`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

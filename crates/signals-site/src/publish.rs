@@ -44,7 +44,8 @@ use serde::{Deserialize, Serialize};
 use crate::render::{RepoSummary, render_importance, render_index, render_site_feed_at};
 use crate::write::write_content;
 use crate::{
-    FILTER_SCRIPT, RepoPage, STYLESHEET, SiteError, SiteOptions, SiteReport, render_repo_at,
+    DIGEST_FILE, FILTER_SCRIPT, GroupDigest, RepoDigest, RepoPage, STYLESHEET, SiteError,
+    SiteOptions, SiteReport, render_group, render_repo_at,
 };
 
 /// The manifest's file name inside a generation.
@@ -261,6 +262,7 @@ impl Publisher {
             self.report.files += 1;
             self.report.bytes += content.len() as u64;
         }
+        self.render_groups()?;
         let manifest = serde_json::to_vec(&self.next).map_err(|source| SiteError::Json {
             repository: "the publish manifest".to_string(),
             source,
@@ -273,6 +275,57 @@ impl Publisher {
             .count();
         switch_link(&self.out, &self.root, &self.gen_dir)?;
         Ok(self.report)
+    }
+
+    /// Writes each group's digest page (`<group>/index.html`, its feed and
+    /// filter index) from the `digest.json` of its repositories, read one at
+    /// a time: the manifest is ordered by `<group>/<repo>`, so a group's
+    /// repositories come together and only one small [`GroupDigest`] is
+    /// held. A repository without a readable digest (published by an older
+    /// version) is left out of its group page until it is rendered again.
+    fn render_groups(&mut self) -> Result<(), SiteError> {
+        let mut group: Option<GroupDigest> = None;
+        let entries: Vec<(String, String, String, u64)> = self
+            .next
+            .repos
+            .iter()
+            .map(|(label, e)| {
+                let (g, r) = label.split_once('/').unwrap_or((label, ""));
+                (
+                    g.to_string(),
+                    r.to_string(),
+                    e.summary.group_name.clone(),
+                    e.version,
+                )
+            })
+            .collect();
+        for (g, r, name, version) in entries {
+            if group.as_ref().is_some_and(|d| d.id() != g) {
+                let done = group.take().expect("checked above");
+                self.write_group(&done)?;
+            }
+            let digest = group.get_or_insert_with(|| GroupDigest::new(&g, &name));
+            let path = self
+                .root
+                .join(version_dir(&g, &r, version))
+                .join(DIGEST_FILE);
+            if let Some(d) = fs::read(&path).ok().and_then(|b| RepoDigest::parse(&b)) {
+                digest.add(d);
+            }
+        }
+        if let Some(done) = group {
+            self.write_group(&done)?;
+        }
+        Ok(())
+    }
+
+    fn write_group(&mut self, g: &GroupDigest) -> Result<(), SiteError> {
+        for (path, content) in render_group(g, self.options.base_url.as_deref())? {
+            write_content(&self.gen_dir, &path, content.as_bytes())?;
+            self.report.files += 1;
+            self.report.bytes += content.len() as u64;
+        }
+        Ok(())
     }
 
     /// Links `<gen>/<group>/<repo>` to its version folder.

@@ -75,6 +75,7 @@ static ENV: LazyLock<Environment<'static>> = LazyLock::new(|| {
             include_str!("../templates/importance.html"),
         ),
         ("feed.atom", include_str!("../templates/feed.atom")),
+        ("group.html", include_str!("../templates/group.html")),
     ] {
         env.add_template(name, source)
             .unwrap_or_else(|e| panic!("embedded template {name} does not parse: {e:#}"));
@@ -117,7 +118,7 @@ fn escape_formatter(
         .map_err(|e| minijinja::Error::new(minijinja::ErrorKind::WriteFailure, e.to_string()))
 }
 
-fn render(name: &'static str, ctx: &impl Serialize) -> Result<String, SiteError> {
+pub(crate) fn render(name: &'static str, ctx: &impl Serialize) -> Result<String, SiteError> {
     ENV.get_template(name)
         .and_then(|t| t.render(minijinja::value::Serde(ctx)))
         .map_err(|source| SiteError::Template { name, source })
@@ -130,7 +131,7 @@ fn human_time(ts: Timestamp) -> String {
 
 /// A time for a `<time>` element: machine form and human form.
 #[derive(Serialize)]
-struct TimeView {
+pub(crate) struct TimeView {
     iso: String,
     human: String,
 }
@@ -144,7 +145,7 @@ impl TimeView {
     }
 
     /// From a document's timestamp string; shown as written if unparsable.
-    fn parse(s: &str) -> TimeView {
+    pub(crate) fn parse(s: &str) -> TimeView {
         match s.parse::<Timestamp>() {
             Ok(ts) => TimeView::of(ts),
             Err(_) => TimeView {
@@ -181,16 +182,16 @@ fn trail_file(n: usize) -> String {
 
 /// What every page's `<head>` and frame need.
 #[derive(Serialize)]
-struct Layout {
+pub(crate) struct Layout {
     /// Document title.
-    title: String,
-    /// Relative path from the page to `<out>` (`""` or `"../../"`).
-    root: &'static str,
+    pub title: String,
+    /// Relative path from the page to `<out>` (`""`, `"../"` or `"../../"`).
+    pub root: &'static str,
     /// Atom feed of this page, if any.
-    feed: Option<String>,
+    pub feed: Option<String>,
     /// The filter index of this page's signals (`signals.json`), if the
     /// page has a signal list the script can filter.
-    filter_index: Option<&'static str>,
+    pub filter_index: Option<&'static str>,
 }
 
 /// The repository header, shared by all its pages.
@@ -939,6 +940,10 @@ pub fn render_repo_at(
     files.push((dir.join("feed.atom"), render_feed_at(repo, base_url)?));
     files.push((dir.join("dataset.json"), render_dataset(repo.document)?));
     files.push((dir.join(FILTER_INDEX_FILE), render_filter_index(repo)?));
+    files.push((
+        dir.join(crate::DIGEST_FILE),
+        crate::RepoDigest::of(repo)?.to_json()?,
+    ));
     Ok(files)
 }
 
@@ -970,15 +975,15 @@ pub fn render_dataset(doc: &Document) -> Result<String, SiteError> {
 }
 
 #[derive(Serialize)]
-struct FeedView {
-    id: String,
+pub(crate) struct FeedView {
+    pub id: String,
     /// The page the feed is of, and the feed itself: relative, or absolute
     /// under the site's `base_url` (feed readers need absolute links).
-    home: String,
-    self_href: String,
-    title: String,
-    updated: String,
-    entries: Vec<FeedEntry>,
+    pub home: String,
+    pub self_href: String,
+    pub title: String,
+    pub updated: String,
+    pub entries: Vec<FeedEntry>,
 }
 
 /// One entry of an Atom feed, owned, so the site feed can be built from
@@ -1003,14 +1008,18 @@ pub struct FeedEntry {
 }
 
 impl FeedEntry {
-    fn at(&self) -> Timestamp {
+    pub(crate) fn at(&self) -> Timestamp {
         self.at
             .or_else(|| self.updated.parse().ok())
             .unwrap_or(Timestamp::MIN)
     }
 
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+
     /// The entry with its fallback link made absolute under `base`.
-    fn under(&self, base: Option<&str>) -> FeedEntry {
+    pub(crate) fn under(&self, base: Option<&str>) -> FeedEntry {
         let mut e = self.clone();
         if http_url(&e.link).is_none() {
             e.link = under(base, &e.link);
@@ -1020,7 +1029,11 @@ impl FeedEntry {
 }
 
 /// One feed entry; `fallback` is the link when the item has no http(s) URL.
-fn feed_entry(repo: &RepoPage<'_>, s: &SignalDoc, fallback: &str) -> Result<FeedEntry, SiteError> {
+pub(crate) fn feed_entry(
+    repo: &RepoPage<'_>,
+    s: &SignalDoc,
+    fallback: &str,
+) -> Result<FeedEntry, SiteError> {
     let score = repo
         .scores
         .get(&s.id)
@@ -1047,7 +1060,7 @@ fn feed_entry(repo: &RepoPage<'_>, s: &SignalDoc, fallback: &str) -> Result<Feed
 
 /// The [`FEED_ENTRIES`] most recently updated signals of a repository,
 /// newest first (ties by id).
-fn newest<'a>(repo: &RepoPage<'a>) -> Vec<&'a SignalDoc> {
+pub(crate) fn newest<'a>(repo: &RepoPage<'a>) -> Vec<&'a SignalDoc> {
     let mut signals: Vec<&SignalDoc> = repo.document.dataset.signals.iter().collect();
     signals.sort_by(|a, b| {
         updated_at(b)
@@ -1066,7 +1079,7 @@ pub fn render_feed(repo: &RepoPage<'_>) -> Result<String, SiteError> {
 }
 
 /// `base` joined with `path` (`base` ends in `/`), or `path` alone.
-fn under(base: Option<&str>, path: &str) -> String {
+pub(crate) fn under(base: Option<&str>, path: &str) -> String {
     match base {
         Some(b) => format!("{b}{path}"),
         None => path.to_string(),

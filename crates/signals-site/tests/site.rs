@@ -13,7 +13,8 @@ use signals_core::{
     RepoName, RunRecord, Source, TrackedRepo, TrailEvent,
 };
 use signals_site::{
-    RepoPage, SiteError, render_feed, render_index, render_repo, render_repo_pages, write_site,
+    DIGEST_SIGNALS, GroupDigest, RepoDigest, RepoPage, SiteError, render_feed, render_group,
+    render_index, render_repo, render_repo_pages, write_site,
 };
 
 fn ts(s: &str) -> Timestamp {
@@ -834,7 +835,7 @@ fn injection_never_reaches_the_output_as_markup() {
     files.push(("index.html".into(), render_index(&[sum(page)]).unwrap()));
     for (path, content) in &files {
         let path = path.to_str().unwrap();
-        if path.ends_with("signals.json") {
+        if path.ends_with("signals.json") || path.ends_with("digest.json") {
             // The filter index is data for the script; it holds the hostile
             // text exactly, and no `<`, `>`, `&` or U+2028 even escaped as
             // JSON would, so it stays inert served as anything.
@@ -843,6 +844,10 @@ fn injection_never_reaches_the_output_as_markup() {
             }
             let index: serde_json::Value = serde_json::from_str(content).unwrap();
             let signals = index["signals"].as_array().unwrap();
+            if path.ends_with("digest.json") {
+                assert!(RepoDigest::parse(content.as_bytes()).is_some());
+                continue;
+            }
             assert_eq!(signals.len(), f.document.dataset.signals.len());
             for s in &f.document.dataset.signals {
                 let entry = signals.iter().find(|e| e["id"] == s.id.as_str()).unwrap();
@@ -919,20 +924,28 @@ fn write_site_lays_out_files_atomically_and_removes_stale_pages() {
             "/.manifest.json",
             "/feed.atom",
             "/filter.js",
+            "/g/feed.atom",
+            "/g/index.html",
             "/g/n/dataset.json",
+            "/g/n/digest.json",
             "/g/n/feed.atom",
             "/g/n/index.html",
             "/g/n/page-2.html",
             "/g/n/page-3.html",
             "/g/n/signals.json",
             "/g/n/trail.html",
+            "/g/signals.json",
             "/importance.html",
             "/index.html",
+            "/inference-engines/feed.atom",
+            "/inference-engines/index.html",
             "/inference-engines/llama-cpp/dataset.json",
+            "/inference-engines/llama-cpp/digest.json",
             "/inference-engines/llama-cpp/feed.atom",
             "/inference-engines/llama-cpp/index.html",
             "/inference-engines/llama-cpp/signals.json",
             "/inference-engines/llama-cpp/trail.html",
+            "/inference-engines/signals.json",
             "/style.css",
         ]
     );
@@ -980,4 +993,100 @@ fn write_site_refuses_duplicates_before_writing() {
 /// The summary the index and the site feed are built from.
 fn sum(page: signals_site::RepoPage<'_>) -> signals_site::RepoSummary {
     signals_site::RepoSummary::of(&page).unwrap()
+}
+
+/// The group page of `fixtures`, folded one repository at a time.
+fn group_files(fixtures: &[&Fixture]) -> Vec<(PathBuf, String)> {
+    let mut digest = GroupDigest::new("inference-engines", "Inference engines");
+    for f in fixtures {
+        // Through JSON, as export reads digests back from disk.
+        let json = RepoDigest::of(&f.page()).unwrap().to_json().unwrap();
+        digest.add(RepoDigest::parse(json.as_bytes()).unwrap());
+    }
+    render_group(&digest, None).unwrap()
+}
+
+#[test]
+fn group_digest_snapshot() {
+    let (a, b) = (small(), many(4));
+    let files = group_files(&[&a, &b]);
+    let names: Vec<_> = files.iter().map(|(p, _)| p.to_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "inference-engines/index.html",
+            "inference-engines/feed.atom",
+            "inference-engines/signals.json"
+        ]
+    );
+    insta::assert_snapshot!("group_page", files[0].1);
+    insta::assert_snapshot!("group_feed", files[1].1);
+    insta::assert_snapshot!("group_index", files[2].1);
+}
+
+#[test]
+fn group_digest_keeps_only_the_best_signals_across_repositories() {
+    let (a, b) = (small(), many(120));
+    let files = group_files(&[&a, &b]);
+    let index: serde_json::Value = serde_json::from_str(&files[2].1).unwrap();
+    let shown = index["signals"].as_array().unwrap();
+    assert_eq!(shown.len(), DIGEST_SIGNALS);
+    assert_eq!(
+        index["total"].as_u64().unwrap() as usize,
+        a.document.dataset.signals.len() + b.document.dataset.signals.len()
+    );
+    // The best of both repositories, in importance order, each naming its
+    // repository and linking into it.
+    let mut all: Vec<u32> = [&a, &b]
+        .iter()
+        .flat_map(|f| f.scores.values().map(|s| s.total))
+        .collect();
+    all.sort_unstable_by(|x, y| y.cmp(x));
+    let got: Vec<u32> = shown
+        .iter()
+        .map(|s| s["importance"].as_u64().unwrap() as u32)
+        .collect();
+    assert_eq!(got, all[..DIGEST_SIGNALS]);
+    for s in shown {
+        let repo = s["repo"].as_str().unwrap();
+        assert!(repo.starts_with("Display "), "{repo}");
+        let href = s["href"].as_str().unwrap();
+        assert!(
+            href.starts_with("llama-cpp/") || href.starts_with("n/"),
+            "{href}"
+        );
+    }
+    let html = &files[0].1;
+    assert_eq!(html.matches("data-digest-id=").count(), DIGEST_SIGNALS);
+    assert!(html.contains("Display llama-cpp"));
+    assert!(html.contains("Display n"));
+}
+
+#[test]
+fn injection_never_reaches_the_group_page_as_markup() {
+    let (f, s) = (hostile(), small());
+    for (path, content) in group_files(&[&f, &s]) {
+        let path = path.to_str().unwrap();
+        if path.ends_with(".json") {
+            for bad in ['<', '>', '&', '\u{2028}', '\u{2029}'] {
+                assert!(!content.contains(bad), "{path}: {bad:?}");
+            }
+            let index: serde_json::Value = serde_json::from_str(&content).unwrap();
+            for e in index["signals"].as_array().unwrap() {
+                if let Some(url) = e["url"].as_str() {
+                    assert!(
+                        url.starts_with("https://") || url.starts_with("http://"),
+                        "{url}"
+                    );
+                }
+            }
+            continue;
+        }
+        let stripped = content.replace("<script src=\"../filter.js\" defer></script>", "");
+        let lower = stripped.to_ascii_lowercase();
+        for bad in ["<script", "<iframe", "<svg", "<img", "<style"] {
+            assert!(!lower.contains(bad), "{path}: {bad}");
+        }
+        assert_inert(path, &stripped);
+    }
 }

@@ -73,6 +73,7 @@ pub fn export_with(
         "signals": env!("CARGO_PKG_VERSION"),
         "base_url": options.base_url,
         "weights": weights,
+        "site": signals_site::SITE_FORMAT,
     })
     .to_string();
     let mut publisher = Publisher::begin(out, options, &settings, all).with_context(fail)?;

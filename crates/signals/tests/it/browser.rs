@@ -214,6 +214,18 @@ fn demo_site_in_headless_chromium() {
             "the index does not link {href}: {hrefs:?}"
         );
     }
+    // ... and every group digest, whose filters work too (issue 10).
+    let groups: BTreeSet<&str> = repos.iter().map(|(g, _)| g.as_str()).collect();
+    for group in &groups {
+        let href = format!("{group}/index.html");
+        assert!(
+            hrefs.contains(href.as_str()),
+            "the index does not link the group page {href}"
+        );
+        console.extend(check_group(
+            &browser, &dir, &server, &shots, &site, group, &repos,
+        ));
+    }
     console.extend(browser.screenshots(&dir, &shots, "index", &server.url("/index.html")));
     for page in ["/index.html", "/importance.html"] {
         console.extend(check_layout_and_contrast(
@@ -552,6 +564,85 @@ fn check_filters(
         "{label}: searching {title:?} did not find {}; status {status:?}, results {ids:?}",
         target["id"]
     );
+    console
+}
+
+/// A group digest page: its cards are the group's best signals by
+/// importance, each a signal of one of the group's datasets; `?kind=issue`
+/// leaves exactly the issues among them; readable in light and dark.
+fn check_group(
+    browser: &Chromium,
+    scratch: &TempDir,
+    server: &Server,
+    shots: &Path,
+    site: &Path,
+    group: &str,
+    repos: &[(String, String)],
+) -> Vec<String> {
+    let mut console = Vec::new();
+    let mut kinds: BTreeMap<String, String> = BTreeMap::new();
+    for (g, r) in repos.iter().filter(|(g, _)| g == group) {
+        let doc = support::read_json(&site.join(g).join(r).join("dataset.json"));
+        for s in doc["dataset"]["signals"].as_array().unwrap() {
+            kinds.insert(
+                s["id"].as_str().unwrap().to_string(),
+                s["kind"].as_str().unwrap().to_string(),
+            );
+        }
+    }
+    let run = browser.run(
+        scratch,
+        &["--dump-dom"],
+        &server.url(&format!("/{group}/index.html")),
+    );
+    console.extend(run.console.clone());
+    let dom = Dom::parse(&run.stdout);
+    let cards: Vec<(String, u32)> = dom
+        .elements()
+        .filter_map(|e| {
+            let id = dom.attr(e, "data-digest-id")?;
+            Some((
+                id.to_string(),
+                dom.attr(e, "data-importance")?.parse().ok()?,
+            ))
+        })
+        .collect();
+    assert_eq!(
+        cards.len(),
+        kinds.len().min(signals_site::DIGEST_SIGNALS),
+        "{group}: cards on the group page"
+    );
+    for pair in cards.windows(2) {
+        assert!(
+            pair[0].1 >= pair[1].1,
+            "{group}: cards out of importance order"
+        );
+    }
+    for (id, _) in &cards {
+        assert!(
+            kinds.contains_key(id),
+            "{group}: card {id} is in no dataset of the group"
+        );
+    }
+    let url = server.url(&format!("/{group}/index.html?kind=issue"));
+    let run = browser.run(scratch, &["--dump-dom", VIRTUAL_TIME], &url);
+    console.extend(run.console.clone());
+    let (ids, status) = filter_results(&Dom::parse(&run.stdout));
+    let want: BTreeSet<&str> = cards
+        .iter()
+        .filter(|(id, _)| kinds[id] == "issue")
+        .map(|(id, _)| id.as_str())
+        .collect();
+    let got: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+    assert_eq!(got, want, "{group} ?kind=issue: status {status:?}");
+    console.extend(browser.screenshots(scratch, shots, &format!("group-{group}-issues"), &url));
+    console.extend(check_layout_and_contrast(
+        browser,
+        scratch,
+        server,
+        &format!("/{group}/index.html"),
+        false,
+    ));
     console
 }
 

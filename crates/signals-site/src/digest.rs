@@ -1,0 +1,419 @@
+//! The group digest: one page per group (`<out>/<group>/index.html`) with
+//! what matters across its repositories: the top signals by importance
+//! (each naming its repository), the observation trail of the latest runs,
+//! and every repository's releases and "Publicly indicated next" side by
+//! side; with its own Atom feed and filter index.
+//!
+//! Memory is bounded whatever the number of repositories: each repository
+//! contributes a small [`RepoDigest`] (its [`DIGEST_SIGNALS`] best signals,
+//! at most [`DIGEST_TRAIL`] events of its latest run, its newest
+//! [`FEED_ENTRIES`] feed entries and its news), made while its page is
+//! rendered and written beside it as `digest.json`. A [`GroupDigest`]
+//! folds the digests of one group in, keeping only the best
+//! [`DIGEST_SIGNALS`] signals, the newest [`DIGEST_TRAIL`] events and the
+//! newest feed entries, so a group page never needs the documents of its
+//! repositories: only the news list grows with the group, one short entry
+//! per repository. Everything here is pure: values in, strings out.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use signals_core::dataset::SignalDoc;
+use signals_core::{EventKind, ItemKind};
+
+use crate::filter::{self, FILTER_INDEX_VERSION, FilterEntry, FilterIndex};
+use crate::render::{
+    FeedEntry, FeedView, Layout, TimeView, id_parts, item_number, new_in_latest, newest,
+    ordered_trail, ranked, render, under,
+};
+use crate::text::http_url;
+use crate::{FEED_ENTRIES, FILTER_INDEX_FILE, RepoPage, SiteError};
+
+/// Signals on a group page, and the most one repository contributes.
+pub const DIGEST_SIGNALS: usize = 50;
+/// Observation events of the latest runs on a group page, and the most one
+/// repository contributes.
+pub const DIGEST_TRAIL: usize = 40;
+/// "Publicly indicated next" entries shown per repository on a group page.
+pub const DIGEST_NEXT: usize = 3;
+/// The name of a repository's digest file, beside its pages.
+pub const DIGEST_FILE: &str = "digest.json";
+
+/// What one repository contributes to its group's page; small and owned,
+/// so it can be kept on disk between exports and read back one at a time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RepoDigest {
+    pub(crate) group_id: String,
+    pub(crate) group_name: String,
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) repo: String,
+    pub(crate) signals_total: usize,
+    /// The best signals, in page order, links relative to the group folder.
+    pub(crate) signals: Vec<FilterEntry>,
+    /// Events of the latest run, in page order (changes first).
+    pub(crate) trail: Vec<DigestEvent>,
+    /// Events of the latest run in all (`trail` may hold fewer).
+    pub(crate) trail_total: usize,
+    pub(crate) collected_at: String,
+    pub(crate) release: Option<DigestRelease>,
+    pub(crate) next: Vec<DigestNext>,
+    /// "Next" entries beyond those in `next`.
+    pub(crate) next_more: usize,
+    /// The newest signals as feed entries, fallback links relative to the
+    /// group folder.
+    pub(crate) feed: Vec<FeedEntry>,
+}
+
+/// One observation event of a latest run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct DigestEvent {
+    kind: String,
+    detail: String,
+    item_kind: String,
+    number: String,
+    title: String,
+    url: Option<String>,
+    at: String,
+    /// Display name of the repository.
+    repo: String,
+    /// The repository's page, relative to the group folder.
+    href: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct DigestRelease {
+    tag: String,
+    url: Option<String>,
+    published_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct DigestNext {
+    /// `prerelease` or `milestone`.
+    kind: String,
+    title: String,
+    url: Option<String>,
+    /// Milestones: percent done.
+    progress: Option<u8>,
+}
+
+impl RepoDigest {
+    /// The digest of one repository, from what its page is rendered from.
+    pub fn of(repo: &RepoPage<'_>) -> Result<RepoDigest, SiteError> {
+        repo.dir()?;
+        let d = &repo.document.dataset;
+        let prefix = format!("{}/", d.repository.id);
+        let new = new_in_latest(repo);
+        let signals: Vec<FilterEntry> = ranked(repo)?
+            .iter()
+            .take(DIGEST_SIGNALS)
+            .enumerate()
+            .map(|(i, (s, score))| {
+                let mut e = filter::entry(s, score, new.contains(s.id.as_str()), i, &prefix);
+                e.repo = Some(d.repository.name.clone());
+                e
+            })
+            .collect();
+        let latest: Vec<_> = ordered_trail(repo.trail)
+            .into_iter()
+            .filter(|e| e.at == repo.collected_at)
+            .collect();
+        let trail_total = latest.len();
+        let href = format!("{prefix}index.html");
+        let trail = latest
+            .into_iter()
+            .take(DIGEST_TRAIL)
+            .map(|e| {
+                let (kind, key) = id_parts(&e.item_id);
+                DigestEvent {
+                    kind: e.kind.as_str().to_string(),
+                    detail: match e.kind {
+                        EventKind::Discovered => "initial snapshot".to_string(),
+                        EventKind::Changed => e.detail.clone(),
+                    },
+                    item_kind: kind.map_or("item", ItemKind::label).to_string(),
+                    number: item_number(kind, key),
+                    title: e.title.clone(),
+                    url: http_url(&e.url).map(str::to_string),
+                    at: format!("{:.0}", e.at),
+                    repo: d.repository.name.clone(),
+                    href: href.clone(),
+                }
+            })
+            .collect();
+        let release = d.news.latest_release.as_ref().map(|r| DigestRelease {
+            tag: r.tag.clone(),
+            url: http_url(&r.url).map(str::to_string),
+            published_at: r.published_at.clone(),
+        });
+        let mut next: Vec<DigestNext> = repo
+            .news
+            .next_prereleases
+            .iter()
+            .map(|p| DigestNext {
+                kind: "prerelease".into(),
+                title: p.title.clone(),
+                url: http_url(&p.url).map(str::to_string),
+                progress: None,
+            })
+            .chain(d.news.upcoming.iter().map(|m| DigestNext {
+                kind: "milestone".into(),
+                title: m.title.clone(),
+                url: http_url(&m.url).map(str::to_string),
+                progress: Some(m.progress),
+            }))
+            .collect();
+        let next_more = next.len().saturating_sub(DIGEST_NEXT);
+        next.truncate(DIGEST_NEXT);
+        let feed = newest(repo)
+            .into_iter()
+            .map(|s: &SignalDoc| crate::render::feed_entry(repo, s, &href))
+            .collect::<Result<Vec<_>, SiteError>>()?;
+        Ok(RepoDigest {
+            group_id: d.group.id.clone(),
+            group_name: d.group.name.clone(),
+            id: d.repository.id.clone(),
+            name: d.repository.name.clone(),
+            repo: d.repository.repo.clone(),
+            signals_total: d.signals.len(),
+            signals,
+            trail,
+            trail_total,
+            collected_at: format!("{:.0}", repo.collected_at),
+            release,
+            next,
+            next_more,
+            feed,
+        })
+    }
+
+    /// The group this digest belongs to.
+    pub fn group_id(&self) -> &str {
+        &self.group_id
+    }
+
+    /// The digest as JSON (`digest.json`).
+    /// Escaped like the filter index, so it stays inert if served.
+    pub fn to_json(&self) -> Result<String, SiteError> {
+        filter::to_json(self, &format!("{}/{}", self.group_id, self.id))
+    }
+
+    /// Reads a digest written by [`RepoDigest::to_json`]; `None` when it is
+    /// not one (a site written before digests existed).
+    pub fn parse(bytes: &[u8]) -> Option<RepoDigest> {
+        serde_json::from_slice(bytes).ok()
+    }
+}
+
+/// The news of one repository on the group page.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct RepoNews {
+    id: String,
+    name: String,
+    repo: String,
+    href: String,
+    collected_at: String,
+    signals_total: usize,
+    release: Option<DigestRelease>,
+    next: Vec<DigestNext>,
+    next_more: usize,
+    /// Events of its latest run.
+    latest_events: usize,
+}
+
+/// A group's page in the making: fold in each repository's digest with
+/// [`GroupDigest::add`], then [`render_group`]. Holds at most
+/// [`DIGEST_SIGNALS`] signals, [`DIGEST_TRAIL`] events and
+/// [`FEED_ENTRIES`] feed entries, plus one news entry per repository.
+#[derive(Debug, Clone)]
+pub struct GroupDigest {
+    id: String,
+    name: String,
+    signals: Vec<FilterEntry>,
+    signals_total: usize,
+    trail: Vec<DigestEvent>,
+    feed: Vec<FeedEntry>,
+    repos: Vec<RepoNews>,
+}
+
+/// Page order across repositories: importance, then update time (newest
+/// first), then id.
+fn by_importance(a: &FilterEntry, b: &FilterEntry) -> std::cmp::Ordering {
+    b.importance
+        .cmp(&a.importance)
+        .then_with(|| b.updated.cmp(&a.updated))
+        .then_with(|| a.id.as_bytes().cmp(b.id.as_bytes()))
+}
+
+impl GroupDigest {
+    /// An empty digest of group `id` named `name`.
+    pub fn new(id: &str, name: &str) -> GroupDigest {
+        GroupDigest {
+            id: id.to_string(),
+            name: name.to_string(),
+            signals: Vec::new(),
+            signals_total: 0,
+            trail: Vec::new(),
+            feed: Vec::new(),
+            repos: Vec::new(),
+        }
+    }
+
+    /// The group's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Folds one repository in, keeping only what the page shows.
+    pub fn add(&mut self, d: RepoDigest) {
+        self.signals_total += d.signals_total;
+        self.signals.extend(d.signals);
+        self.signals.sort_by(by_importance);
+        self.signals.truncate(DIGEST_SIGNALS);
+        self.trail.extend(d.trail);
+        // Newest runs first for the cut; shown oldest first.
+        self.trail
+            .sort_by(|a, b| b.at.cmp(&a.at).then(a.repo.cmp(&b.repo)));
+        self.trail.truncate(DIGEST_TRAIL);
+        self.feed.extend(d.feed);
+        self.feed.sort_by(|a, b| {
+            b.at()
+                .cmp(&a.at())
+                .then(a.id().as_bytes().cmp(b.id().as_bytes()))
+        });
+        self.feed.truncate(FEED_ENTRIES);
+        self.repos.push(RepoNews {
+            href: format!("{}/index.html", d.id),
+            id: d.id,
+            name: d.name,
+            repo: d.repo,
+            collected_at: d.collected_at,
+            signals_total: d.signals_total,
+            release: d.release,
+            next: d.next,
+            next_more: d.next_more,
+            latest_events: d.trail_total,
+        });
+    }
+}
+
+/// Renders a group's files, relative to the output folder:
+/// `<group>/index.html`, `<group>/feed.atom` and `<group>/signals.json`
+/// (the filter index of the page's signals). `base_url` makes the feed's
+/// links absolute.
+pub fn render_group(
+    g: &GroupDigest,
+    base_url: Option<&str>,
+) -> Result<Vec<(PathBuf, String)>, SiteError> {
+    if !signals_core::is_slug(&g.id) {
+        return Err(SiteError::BadId {
+            what: "group",
+            id: g.id.clone(),
+        });
+    }
+    let dir = PathBuf::from(&g.id);
+    let mut repos = g.repos.clone();
+    repos.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+    let mut trail = g.trail.clone();
+    trail.reverse();
+    let html = render(
+        "group.html",
+        &GroupView {
+            layout: Layout {
+                title: format!("{} · group digest", g.name),
+                root: "../",
+                feed: Some("feed.atom".to_string()),
+                filter_index: Some(FILTER_INDEX_FILE),
+            },
+            name: &g.name,
+            id: &g.id,
+            repos: &repos,
+            cards: g.signals.iter().map(CardView::of).collect(),
+            signals_total: g.signals_total,
+            trail: trail.iter().map(EventView::of).collect(),
+        },
+    )?;
+    let index = filter::to_json(
+        &FilterIndex {
+            version: FILTER_INDEX_VERSION,
+            total: g.signals_total,
+            signals: g.signals.clone(),
+        },
+        &g.id,
+    )?;
+    let prefix = base_url.map(|b| format!("{b}{}/", g.id));
+    let feed = render(
+        "feed.atom",
+        &FeedView {
+            home: under(prefix.as_deref(), "index.html"),
+            self_href: under(prefix.as_deref(), "feed.atom"),
+            id: format!("urn:signals:feed:group:{}", g.id),
+            title: format!("{} · signals of the group", g.name),
+            updated: g_updated(g),
+            entries: g.feed.iter().map(|e| e.under(prefix.as_deref())).collect(),
+        },
+    )?;
+    Ok(vec![
+        (dir.join("index.html"), html),
+        (dir.join("feed.atom"), feed),
+        (dir.join(FILTER_INDEX_FILE), index),
+    ])
+}
+
+/// The latest collection instant of the group's repositories.
+fn g_updated(g: &GroupDigest) -> String {
+    g.repos
+        .iter()
+        .map(|r| r.collected_at.as_str())
+        .max()
+        .unwrap_or("1970-01-01T00:00:00Z")
+        .to_string()
+}
+
+#[derive(Serialize)]
+struct GroupView<'a> {
+    layout: Layout,
+    name: &'a str,
+    id: &'a str,
+    repos: &'a [RepoNews],
+    cards: Vec<CardView<'a>>,
+    signals_total: usize,
+    trail: Vec<EventView<'a>>,
+}
+
+/// A signal card of the group page; the full card is on its repository's
+/// page.
+#[derive(Serialize)]
+struct CardView<'a> {
+    s: &'a FilterEntry,
+    kind: &'static str,
+    kind_class: String,
+    updated: TimeView,
+}
+
+impl<'a> CardView<'a> {
+    fn of(s: &'a FilterEntry) -> CardView<'a> {
+        CardView {
+            s,
+            kind: ItemKind::parse(&s.kind).map_or("signal", ItemKind::label),
+            kind_class: s.kind.replace('_', "-"),
+            updated: TimeView::parse(&s.updated),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct EventView<'a> {
+    e: &'a DigestEvent,
+    at: TimeView,
+}
+
+impl<'a> EventView<'a> {
+    fn of(e: &'a DigestEvent) -> EventView<'a> {
+        EventView {
+            e,
+            at: TimeView::parse(&e.at),
+        }
+    }
+}
