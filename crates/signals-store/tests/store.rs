@@ -603,3 +603,168 @@ proptest! {
         prop_assert_eq!(order, sorted);
     }
 }
+
+/// One observation of a generated history: item, a new comment, closed, a
+/// body among three (so bodies change, come back and are shared), a label
+/// among two, a new reaction.
+type Step = (u8, bool, bool, u8, bool, bool);
+
+fn histories() -> impl Strategy<Value = Vec<Vec<Step>>> {
+    proptest::collection::vec(
+        proptest::collection::vec(
+            (
+                0u8..10,
+                any::<bool>(),
+                any::<bool>(),
+                0u8..3,
+                any::<bool>(),
+                any::<bool>(),
+            ),
+            0..8,
+        ),
+        1..7,
+    )
+}
+
+/// The reference path: the design before issue 7, kept here to check the
+/// new one against. Every snapshot is kept whole, a run is accounted
+/// against the whole latest state (not a per-item query of the store), and
+/// the export's inputs are rebuilt from those full snapshots.
+#[derive(Default)]
+struct Reference {
+    /// Every snapshot ever kept, whole, in run order.
+    full: Vec<(usize, String, ItemSnapshot)>,
+    runs: Vec<RunRecord>,
+    /// (run instant, item id) of every event, in run then id order.
+    trail: Vec<(Timestamp, String)>,
+    changed_in_latest: HashSet<String>,
+}
+
+impl Reference {
+    fn latest(&self) -> BTreeMap<String, ItemSnapshot> {
+        let mut latest = BTreeMap::new();
+        for (_, id, s) in &self.full {
+            latest.insert(id.clone(), s.clone());
+        }
+        latest
+    }
+
+    fn run(&mut self, at: Timestamp, observed: Vec<ItemSnapshot>) {
+        let previous: HashMap<String, ItemSnapshot> = self.latest().into_iter().collect();
+        let delta = account(Source::Github, observed, &previous);
+        let n = self.runs.len();
+        self.runs.push(RunRecord {
+            collected_at: at,
+            since: at - SignedDuration::from_hours(24),
+            observed_count: delta.observed_count,
+            changed_count: delta.changed_count(),
+        });
+        self.changed_in_latest = delta
+            .events
+            .iter()
+            .filter(|e| matches!(e.observation, Observation::Changed(_)))
+            .map(|e| e.item_id.clone())
+            .collect();
+        for e in &delta.events {
+            self.trail.push((at, e.item_id.clone()));
+        }
+        for (id, s) in delta.snapshots {
+            self.full.push((n, id, s));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// For any sequence of runs, the v3 document and the scores the export
+    /// computes from the store (content-addressed texts, runs that read
+    /// only the observed items' latest snapshots, importance at the
+    /// dataset's instant) equal those rebuilt from full snapshots by the
+    /// reference path.
+    #[test]
+    fn exported_documents_equal_the_reference_rebuilt_from_full_snapshots(runs in histories()) {
+        use signals_core::dataset::{DatasetInput, build};
+        use signals_core::importance::{Weights, score};
+
+        let mut store = Store::open_in_memory().unwrap();
+        let key = store.ensure_repository(&group(), &tracked()).unwrap();
+        let mut reference = Reference::default();
+        let mut counts: HashMap<u8, (u64, u64)> = HashMap::new();
+        let bodies = ["body", "a longer body, with **markdown**", ""];
+        let start = ts("2026-11-01T00:00:00Z");
+        for (i, run) in runs.iter().enumerate() {
+            let at = start + SignedDuration::from_millis(3_600_000 * i as i64 + 11);
+            let observed: Vec<ItemSnapshot> = run.iter().map(|&(k, comment, close, body, label, reaction)| {
+                let c = counts.entry(k).or_insert((0, 0));
+                if comment { c.0 += 1; }
+                if reaction { c.1 += 1; }
+                let mut s = issue(&k.to_string());
+                s.metrics.comments = c.0;
+                s.metrics.reactions = c.1;
+                s.text = bodies[body as usize].to_string();
+                if label { s.labels.push("help wanted".into()); }
+                if close { s.state = ItemState::Closed; }
+                s.updated_at = at;
+                s
+            }).collect();
+            reference.run(at, observed.clone());
+            let commit = run_of(&store, key, at, observed, 7);
+            store.commit_run(key, &commit).unwrap();
+        }
+
+        let view = store.repository_view(key).unwrap().unwrap();
+        let items: Vec<ItemSnapshot> = view.items.values().cloned().collect();
+        let exported = build(&DatasetInput {
+            group: &view.summary.group,
+            repo: &view.summary.repo,
+            context: &view.context,
+            news: &view.news,
+            runs: &view.runs,
+            items: &items,
+            changed_in_latest: &view.changed_in_latest,
+        }).unwrap();
+
+        let latest = reference.latest();
+        let reference_items: Vec<ItemSnapshot> = latest.values().cloned().collect();
+        let rebuilt = build(&DatasetInput {
+            group: &group(),
+            repo: &tracked(),
+            context: &context(7),
+            news: &News::default(),
+            runs: &reference.runs,
+            items: &reference_items,
+            changed_in_latest: &reference.changed_in_latest,
+        }).unwrap();
+        prop_assert_eq!(
+            serde_json::to_value(&exported).unwrap(),
+            serde_json::to_value(&rebuilt).unwrap()
+        );
+
+        let instant = view.runs.last().unwrap().collected_at;
+        let weights = Weights::default();
+        for (id, item) in &view.items {
+            prop_assert_eq!(score(item, instant, &weights), score(&latest[id], instant, &weights));
+        }
+        prop_assert_eq!(view.items.len(), latest.len());
+        let trail: Vec<(Timestamp, String)> =
+            view.trail.iter().map(|e| (e.at, e.item_id.clone())).collect();
+        prop_assert_eq!(trail, reference.trail.clone());
+        // Every kept snapshot of every item, back from the store whole.
+        for id in latest.keys() {
+            let history: Vec<ItemSnapshot> = store
+                .snapshot_history(key, id)
+                .unwrap()
+                .into_iter()
+                .map(|(_, s)| s)
+                .collect();
+            let expected: Vec<ItemSnapshot> = reference
+                .full
+                .iter()
+                .filter(|(_, i, _)| i == id)
+                .map(|(_, _, s)| s.clone())
+                .collect();
+            prop_assert_eq!(history, expected);
+        }
+    }
+}
