@@ -1,300 +1,215 @@
-//! Issue 7's scale figures, over synthetic stores generated through the
-//! store API (no HTTP): `cargo bench -p signals --bench scale`. Prints a
-//! table per question (see docs/performance.md):
+//! Issue 7's scale figures: `cargo bench -p signals --bench scale`, then the
+//! table goes into docs/performance.md. Stores are generated through the
+//! store API (`tests/it/synth.rs`), never over HTTP.
 //!
-//! 1. `signals export` (the real release binary) of 100 and then 1,000
-//!    repositories of 1,000 items: wall time and peak RSS (the child's
-//!    `ru_maxrss`, from `wait4`);
-//! 2. the export after one repository got a new run: wall time, peak RSS,
-//!    repositories rendered and files written;
-//! 3. the local cost of a run that observed 10 changed items, in a
-//!    repository of 1,000 and one of 100,000 items;
-//! 4. store bytes per item after a first run, and bytes added by a run in
-//!    which 1,000 items changed only their reaction counts.
+//! 1. Export: stores of 100 and 1,000 repositories × 1,000 items; the
+//!    release `signals export` is run under `/usr/bin/time` for its wall time
+//!    and peak RSS; then one repository gets a new run and the export runs
+//!    again (it renders that repository and the index only).
+//! 2. Run cost apart from HTTP: a run observing 10 changed items in a
+//!    repository of 100,000 items and in one of 1,000. What is timed is what
+//!    `pipeline.rs` does once the host answered: read the observed items'
+//!    previous snapshots, account, commit. Median of 15 runs each.
+//! 3. Storage: store bytes per item after a first run, and the bytes a run
+//!    adds when 1,000 items changed only their reaction counts, against the
+//!    size of their bodies.
 //!
-//! `SCALE_REPOS` (default 1000) and `SCALE_ITEMS` (default 1000) shrink
-//! the export stores for a quick look; the figures in the docs use the
-//! defaults.
+//! `SIGNALS_SCALE_REPOS=100,1000` and `SIGNALS_SCALE_BIG=100000` choose the
+//! sizes (smaller ones make a quick check).
 
 #[path = "../tests/it/synth.rs"]
 mod synth;
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Instant;
 
 use jiff::{SignedDuration, Timestamp};
-use signals_store::{RepoKey, Store};
+use signals_core::Source;
+use signals_core::run::account;
+use signals_store::Store;
 
-/// Body length of synthetic items, in bytes: a typical issue body.
+const ITEMS: usize = 1000;
 const BODY: usize = 1000;
 
 fn main() {
-    let repos: usize = env_or("SCALE_REPOS", 1000);
-    let items: usize = env_or("SCALE_ITEMS", 1000);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("bench-scale-{}", std::process::id()));
-    std::fs::remove_dir_all(&dir).ok();
-    std::fs::create_dir_all(&dir).unwrap();
+    let repos: Vec<usize> = std::env::var("SIGNALS_SCALE_REPOS")
+        .unwrap_or_else(|_| "100,1000".into())
+        .split(',')
+        .map(|n| n.trim().parse().expect("SIGNALS_SCALE_REPOS: numbers"))
+        .collect();
+    let big: usize = std::env::var("SIGNALS_SCALE_BIG")
+        .ok()
+        .map(|n| n.parse().expect("SIGNALS_SCALE_BIG: a number"))
+        .unwrap_or(100_000);
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-scale");
+    std::fs::create_dir_all(&base).unwrap();
     let first: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
 
-    storage(&dir, first);
-    local_run_time(&dir, first);
-    export(&dir, first, repos, items);
-
-    std::fs::remove_dir_all(&dir).ok();
-}
-
-/// Question 1 and 2.
-fn export(dir: &Path, first: Timestamp, repos: usize, items: usize) {
-    let db = dir.join("export.db");
-    let mut store = Store::open(&db).unwrap();
-    let small = (repos / 10).max(1);
-    let mut keys = Vec::new();
-    println!("\n`signals export` (release binary), synthetic store, bodies of {BODY} bytes\n");
-    println!("| export | wall time | peak RSS | repositories rendered | files written |");
-    println!("|---|---|---|---|---|");
-    for (count, fresh_out) in [(small, "site-small"), (repos, "site")] {
+    println!("## Export ({ITEMS} items per repository, bodies of {BODY} bytes)\n");
+    println!("| repositories | export | wall | peak RSS | repositories rendered | files written |");
+    println!("|---|---|---|---|---|---|");
+    for &n in &repos {
+        let dir = base.join(format!("export-{n}"));
+        std::fs::remove_dir_all(&dir).ok();
+        std::fs::create_dir_all(&dir).unwrap();
         let started = Instant::now();
-        while keys.len() < count {
-            let n = keys.len();
-            let key = store
-                .ensure_repository(&synth::group(), &synth::tracked(n))
-                .unwrap();
-            let observed = (1..=items)
-                .map(|k| synth::item(n, k, BODY, first))
-                .collect();
-            synth::commit(&mut store, key, n, first, observed);
-            keys.push(key);
-        }
-        eprintln!(
-            "generated {count} repositories of {items} items in {:.1?}",
-            started.elapsed()
+        let mut store = Store::open(dir.join("signals.db")).unwrap();
+        let keys = synth::populate(&mut store, n, ITEMS, BODY, first);
+        eprintln!("generated {n} repositories in {:.1?}", started.elapsed());
+        let full = timed_export(&dir);
+        row(n, "full", &full);
+        synth::bump(
+            &mut store,
+            keys[n / 2],
+            n / 2,
+            10,
+            BODY,
+            first,
+            first + SignedDuration::from_hours(1),
         );
-        let m = measure_export(dir, &db, fresh_out);
-        row(
-            &format!("{count} repositories × {items} items, first export"),
-            &m,
-        );
+        drop(store);
+        let one = timed_export(&dir);
+        row(n, "after one new run", &one);
+        let same = timed_export(&dir);
+        row(n, "nothing changed", &same);
+        // The generated site is large; keep the disk for the next size.
+        std::fs::remove_dir_all(&dir).ok();
     }
-    // One repository gets a run observing 10 changed items; export again
-    // into the same folder, without --all.
-    synth::bump(
-        &mut store,
-        keys[0],
-        0,
-        10,
-        BODY,
-        first,
-        first + SignedDuration::from_hours(1),
-    );
-    let m = measure_export(dir, &db, "site");
-    row(
-        &format!("{repos} repositories, after one repository's new run"),
-        &m,
-    );
-    let m = measure_export(dir, &db, "site");
-    row(&format!("{repos} repositories, nothing new"), &m);
-}
 
-/// One row of the export table, printed as soon as it is measured.
-fn row(label: &str, m: &Measured) {
-    println!(
-        "| {label} | {} | {:.1} MiB | {} | {} |",
-        ms(m.wall),
-        m.max_rss_kib as f64 / 1024.0,
-        m.rendered,
-        m.files
-    );
-}
-
-struct Measured {
-    wall: Duration,
-    max_rss_kib: i64,
-    rendered: String,
-    files: String,
-}
-
-/// Runs `signals export` and reads its peak RSS from `wait4`.
-#[allow(clippy::zombie_processes)] // reaped by `wait4` below, not `wait`
-fn measure_export(dir: &Path, db: &Path, out: &str) -> Measured {
-    let started = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_signals"))
-        .current_dir(dir)
-        .args(["export", "--store"])
-        .arg(db)
-        .args(["--out", out])
-        .env_remove("SIGNALS_CONFIG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("the signals binary starts");
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: the pid is our child's, not yet reaped; both pointers are valid.
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    let wall = started.elapsed();
-    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "export failed"
-    );
-    let mut stdout = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut stdout)
-        .unwrap();
-    // "exported N repositories (M files) to ..." or "nothing changed ...".
-    let (rendered, files) = match stdout.strip_prefix("exported ") {
-        Some(rest) => {
-            let mut words = rest.split_whitespace();
-            let n = words.next().unwrap_or("?").to_string();
-            let f = words
-                .nth(1)
-                .unwrap_or("?")
-                .trim_start_matches('(')
-                .to_string();
-            (n, f)
-        }
-        None => ("0".into(), "0".into()),
-    };
-    Measured {
-        wall,
-        max_rss_kib: usage.ru_maxrss,
-        rendered,
-        files,
-    }
-}
-
-/// Question 3: the store work of a run that observed 10 changed items
-/// (read their previous snapshots, account, commit), in repositories of
-/// 1,000 and 100,000 items. HTTP is not involved: the observed items are
-/// handed to the same calls the pipeline makes once the host answered.
-fn local_run_time(dir: &Path, first: Timestamp) {
-    println!("\nlocal time of a run observing 10 changed items (median of 9)\n");
-    println!("| repository | first run (all items) | run with 10 changed items |");
+    println!("\n## Local cost of a run observing 10 changed items\n");
+    println!("| repository | median run (store + core) | per run, min–max |");
     println!("|---|---|---|");
     let mut medians = Vec::new();
-    for size in [1_000usize, 100_000] {
-        let db = dir.join(format!("local-{size}.db"));
-        let mut store = Store::open(&db).unwrap();
+    for (n, items) in [(0usize, big), (1, ITEMS)] {
+        let dir = base.join(format!("run-{items}"));
+        std::fs::remove_dir_all(&dir).ok();
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut store = Store::open(dir.join("signals.db")).unwrap();
         let key = store
-            .ensure_repository(&synth::group(), &synth::tracked(0))
+            .ensure_repository(&synth::group(), &synth::tracked(n))
             .unwrap();
-        let started = Instant::now();
-        let observed = (1..=size).map(|k| synth::item(0, k, BODY, first)).collect();
-        synth::commit(&mut store, key, 0, first, observed);
-        let first_run = started.elapsed();
+        let observed = (1..=items)
+            .map(|k| synth::item(n, k, BODY, first))
+            .collect();
+        synth::commit(&mut store, key, n, first, observed);
         let mut times = Vec::new();
-        for r in 1..=9u64 {
-            let at = first + SignedDuration::from_hours(r as i64);
-            // Ten items spread over the repository, each one reaction more.
-            let observed: Vec<_> = (0..10)
-                .map(|i| {
-                    let k = 1 + i * (size / 10);
-                    let mut item = synth::item(0, k, BODY, first);
-                    item.metrics.reactions += r;
-                    item.updated_at = at;
-                    item
+        for r in 1..=15i64 {
+            let at = first + SignedDuration::from_hours(r);
+            // What the host would have answered: 10 items with one more reaction.
+            let observed: Vec<_> = (1..=10)
+                .map(|k| {
+                    let mut i = synth::item(n, k * 7, BODY, first);
+                    i.metrics.reactions += r as u64;
+                    i.updated_at = at;
+                    i
                 })
                 .collect();
             let started = Instant::now();
-            run_once(&mut store, key, at, observed);
+            let ids: Vec<String> = observed.iter().map(|i| i.id(Source::Github)).collect();
+            let previous = store.latest_snapshots_for(key, &ids).unwrap();
+            let delta = account(Source::Github, observed.clone(), &previous);
+            assert_eq!(delta.changed_count(), 10);
+            synth::commit(&mut store, key, n, at, observed);
             times.push(started.elapsed());
         }
         times.sort();
         let median = times[times.len() / 2];
         medians.push(median);
         println!(
-            "| {size} items | {} | {} |",
-            ms(first_run),
-            format_args!("{:.2} ms", median.as_secs_f64() * 1000.0)
+            "| {items} items | {median:.2?} | {:.2?}–{:.2?} |",
+            times[0],
+            times[times.len() - 1]
         );
+        drop(store);
+        std::fs::remove_dir_all(&dir).ok();
     }
     println!(
-        "\n100,000-item run / 1,000-item run: {:.2}×",
-        medians[1].as_secs_f64() / medians[0].as_secs_f64()
+        "\nratio, {big} items over {ITEMS}: {:.2}",
+        medians[0].as_secs_f64() / medians[1].as_secs_f64()
     );
-}
 
-/// What the pipeline does after the host answered: previous snapshots of
-/// the observed items only (`latest_snapshots_for`), `account`, one
-/// `commit_run`. That is `synth::commit`, timed as a whole.
-fn run_once(
-    store: &mut Store,
-    key: RepoKey,
-    at: Timestamp,
-    observed: Vec<signals_core::ItemSnapshot>,
-) {
-    synth::commit(store, key, 0, at, observed);
-}
-
-/// Question 4.
-fn storage(dir: &Path, first: Timestamp) {
-    let db = dir.join("storage.db");
-    let size = 1000;
-    let key = {
-        let mut store = Store::open(&db).unwrap();
-        let key = store
-            .ensure_repository(&synth::group(), &synth::tracked(0))
-            .unwrap();
-        let observed = (1..=size).map(|k| synth::item(0, k, BODY, first)).collect();
-        synth::commit(&mut store, key, 0, first, observed);
-        key
-    }; // closed: the WAL is checkpointed into the file
-    let after_first = file_bytes(&db);
-    {
-        let mut store = Store::open(&db).unwrap();
-        let at = first + SignedDuration::from_hours(1);
-        let observed = (1..=size)
-            .map(|k| {
-                let mut item = synth::item(0, k, BODY, first);
-                item.metrics.reactions += 1;
-                item.updated_at = at;
-                item
-            })
-            .collect();
-        synth::commit(&mut store, key, 0, at, observed);
-    }
-    let after_second = file_bytes(&db);
-    let per_item = after_first as f64 / size as f64;
-    let added = (after_second - after_first) as f64 / size as f64;
-    println!("\nstore size, one repository of {size} items with bodies of {BODY} bytes\n");
-    println!("| measure | bytes |");
+    println!("\n## Storage\n");
+    let dir = base.join("storage");
+    std::fs::remove_dir_all(&dir).ok();
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("signals.db");
+    let mut store = Store::open(&path).unwrap();
+    let key = synth::populate(&mut store, 1, ITEMS, BODY, first)[0];
+    drop(store); // closing checkpoints the WAL into the file
+    let after_first = std::fs::metadata(&path).unwrap().len();
+    let mut store = Store::open(&path).unwrap();
+    synth::bump(
+        &mut store,
+        key,
+        0,
+        ITEMS,
+        BODY,
+        first,
+        first + SignedDuration::from_hours(1),
+    );
+    drop(store);
+    let after_bump = std::fs::metadata(&path).unwrap().len();
+    let added = (after_bump - after_first) as f64 / ITEMS as f64;
+    println!("| what | bytes |");
     println!("|---|---|");
-    println!("| store after the first run | {after_first} |");
-    println!("| per item after the first run | {per_item:.0} |");
     println!(
-        "| added by a run in which all {size} items changed only reactions | {} |",
-        after_second - after_first
+        "| store per item after a first run ({ITEMS} items, bodies of {BODY} bytes) | {:.0} |",
+        after_first as f64 / ITEMS as f64
     );
     println!(
-        "| added per changed item | {added:.0} ({:.1}% of the body) |",
-        added * 100.0 / BODY as f64
+        "| added per item by a run in which all {ITEMS} changed only their reactions | {added:.0} ({:.1}% of the body) |",
+        100.0 * added / BODY as f64
     );
+    std::fs::remove_dir_all(&dir).ok();
 }
 
-/// The store file plus its WAL.
-fn file_bytes(db: &Path) -> u64 {
-    let wal = db.with_extension("db-wal");
-    [db.to_path_buf(), wal]
-        .iter()
-        .filter_map(|f| std::fs::metadata(f).ok())
-        .map(|m| m.len())
-        .sum()
+/// Wall time, peak RSS and the export's own line, from `/usr/bin/time`.
+struct Timed {
+    wall: f64,
+    rss_kib: u64,
+    said: String,
 }
 
-fn ms(d: Duration) -> String {
-    format!("{} ms", d.as_millis())
+fn timed_export(dir: &Path) -> Timed {
+    let out = Command::new("/usr/bin/time")
+        .current_dir(dir)
+        .args(["-f", "%e %M", env!("CARGO_BIN_EXE_signals")])
+        .args(["export", "--store", "signals.db", "--out", "site"])
+        .output()
+        .expect("/usr/bin/time runs (Debian package `time`)");
+    assert!(out.status.success(), "export failed: {out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let last = stderr.lines().last().unwrap_or_default();
+    let mut parts = last.split_whitespace();
+    Timed {
+        wall: parts
+            .next()
+            .and_then(|w| w.parse().ok())
+            .unwrap_or(f64::NAN),
+        rss_kib: parts.next().and_then(|m| m.parse().ok()).unwrap_or(0),
+        said: String::from_utf8_lossy(&out.stdout).trim().to_string(),
+    }
 }
 
-fn env_or(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+fn row(n: usize, what: &str, t: &Timed) {
+    // "exported N repositories (F files) to ..." or "nothing changed ..."
+    let (rendered, files) = match t.said.strip_prefix("exported ") {
+        Some(rest) => {
+            let mut words = rest.split_whitespace();
+            let r = words.next().unwrap_or("?").to_string();
+            let f = words
+                .nth(1)
+                .unwrap_or("(?")
+                .trim_start_matches('(')
+                .to_string();
+            (r, f)
+        }
+        None => ("0".to_string(), "0".to_string()),
+    };
+    println!(
+        "| {n} | {what} | {:.2} s | {:.1} MiB | {rendered} | {files} |",
+        t.wall,
+        t.rss_kib as f64 / 1024.0
+    );
 }
