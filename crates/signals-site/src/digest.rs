@@ -247,6 +247,11 @@ fn by_importance(a: &FilterEntry, b: &FilterEntry) -> std::cmp::Ordering {
 }
 
 impl GroupDigest {
+    /// The group's newest feed entries, links relative to the group folder.
+    pub(crate) fn feed(&self) -> &[FeedEntry] {
+        &self.feed
+    }
+
     /// An empty digest of group `id` named `name`.
     pub fn new(id: &str, name: &str) -> GroupDigest {
         GroupDigest {

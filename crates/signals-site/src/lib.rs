@@ -103,7 +103,6 @@ pub use render::{
     RepoSummary, STALE_MILESTONE_DAYS, STYLESHEET, TRAIL_FOLD_MIN, TRAIL_PAGE_SIZE, TRAIL_PREVIEW,
     render_dataset, render_feed, render_feed_at, render_filter_index, render_importance,
     render_index, render_repo, render_repo_at, render_repo_pages, render_site_feed,
-    render_site_feed_at,
 };
 
 /// The version of what the site writes per repository (pages, filter

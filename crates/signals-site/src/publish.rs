@@ -41,7 +41,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::render::{RepoSummary, render_importance, render_index, render_site_feed_at};
+use crate::render::{
+    FeedEntry, RepoSummary, keep_newest, render_importance, render_index, render_site_feed_from,
+};
 use crate::write::write_content;
 use crate::{
     DIGEST_FILE, FILTER_SCRIPT, GroupDigest, RepoDigest, RepoPage, STYLESHEET, SiteError,
@@ -249,7 +251,18 @@ impl Publisher {
             .map(|e| e.summary.clone())
             .collect();
         let index = render_index(&summaries)?;
-        let feed = render_site_feed_at(&summaries, self.options.base_url.as_deref())?;
+        drop(summaries);
+        // The site feed is the newest entries of the group feeds, gathered
+        // while the group pages are written (one group at a time).
+        let site_feed = self.render_groups()?;
+        let updated = self
+            .next
+            .repos
+            .values()
+            .map(|e| e.summary.collected_at)
+            .max()
+            .unwrap_or_default();
+        let feed = render_site_feed_from(site_feed, updated, self.options.base_url.as_deref())?;
         let importance = render_importance()?;
         for (name, content) in [
             ("index.html", index.as_str()),
@@ -262,7 +275,6 @@ impl Publisher {
             self.report.files += 1;
             self.report.bytes += content.len() as u64;
         }
-        self.render_groups()?;
         let manifest = serde_json::to_vec(&self.next).map_err(|source| SiteError::Json {
             repository: "the publish manifest".to_string(),
             source,
@@ -283,7 +295,8 @@ impl Publisher {
     /// repositories come together and only one small [`GroupDigest`] is
     /// held. A repository without a readable digest (published by an older
     /// version) is left out of its group page until it is rendered again.
-    fn render_groups(&mut self) -> Result<(), SiteError> {
+    fn render_groups(&mut self) -> Result<Vec<FeedEntry>, SiteError> {
+        let mut site_feed: Vec<FeedEntry> = Vec::new();
         let mut group: Option<GroupDigest> = None;
         let entries: Vec<(String, String, String, u64)> = self
             .next
@@ -303,6 +316,7 @@ impl Publisher {
             if group.as_ref().is_some_and(|d| d.id() != g) {
                 let done = group.take().expect("checked above");
                 self.write_group(&done)?;
+                add_group_feed(&mut site_feed, &done);
             }
             let digest = group.get_or_insert_with(|| GroupDigest::new(&g, &name));
             let path = self
@@ -315,8 +329,9 @@ impl Publisher {
         }
         if let Some(done) = group {
             self.write_group(&done)?;
+            add_group_feed(&mut site_feed, &done);
         }
-        Ok(())
+        Ok(site_feed)
     }
 
     fn write_group(&mut self, g: &GroupDigest) -> Result<(), SiteError> {
@@ -336,6 +351,14 @@ impl Publisher {
         let target = Path::new("../..").join(version_dir(group, repo, version));
         symlink(&target, &link).map_err(io("link", &link))
     }
+}
+
+/// Adds a group's feed entries (links relative to the group folder) to the
+/// site feed's, keeping only the newest: memory stays that of one feed.
+fn add_group_feed(site_feed: &mut Vec<FeedEntry>, group: &GroupDigest) {
+    let prefix = format!("{}/", group.id());
+    site_feed.extend(group.feed().iter().map(|e| e.rebased(&prefix)));
+    keep_newest(site_feed);
 }
 
 /// `repos/<group>/<repo>/v<version>`, relative to the root.

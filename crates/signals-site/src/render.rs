@@ -1018,6 +1018,16 @@ impl FeedEntry {
         &self.id
     }
 
+    /// The entry with a fallback link relative to a folder made relative to
+    /// its parent: `prefix` is that folder's name and a slash.
+    pub(crate) fn rebased(&self, prefix: &str) -> FeedEntry {
+        let mut e = self.clone();
+        if http_url(&e.link).is_none() {
+            e.link = format!("{prefix}{}", e.link);
+        }
+        e
+    }
+
     /// The entry with its fallback link made absolute under `base`.
     pub(crate) fn under(&self, base: Option<&str>) -> FeedEntry {
         let mut e = self.clone();
@@ -1138,9 +1148,6 @@ pub struct RepoSummary {
     pub changed: u64,
     /// The latest stable release: tag, http(s) link, publication time.
     pub release: Option<(String, Option<String>, String)>,
-    /// The repository's newest signals, as site feed entries with links
-    /// relative to the site root.
-    pub feed: Vec<FeedEntry>,
 }
 
 impl RepoSummary {
@@ -1151,11 +1158,6 @@ impl RepoSummary {
         let new = new_in_latest(repo).len();
         let latest_events = d.runs.last().map_or(0, |r| r.changed_count);
         let release = d.news.latest_release.as_ref();
-        let home = format!("{}/{}/index.html", d.group.id, d.repository.id);
-        let feed = newest(repo)
-            .into_iter()
-            .map(|s| feed_entry(repo, s, &home))
-            .collect::<Result<Vec<_>, SiteError>>()?;
         Ok(RepoSummary {
             group_id: d.group.id.clone(),
             group_name: d.group.name.clone(),
@@ -1175,7 +1177,6 @@ impl RepoSummary {
                     r.published_at.clone(),
                 )
             }),
-            feed,
         })
     }
 }
@@ -1289,28 +1290,33 @@ pub fn render_importance() -> Result<String, SiteError> {
 
 /// The whole site's Atom feed (`<out>/feed.atom`): the [`FEED_ENTRIES`]
 /// most recently updated signals over every repository, newest first.
-pub fn render_site_feed(repos: &[RepoSummary]) -> Result<String, SiteError> {
-    render_site_feed_at(repos, None)
-}
-
-/// [`render_site_feed`] with absolute links under `base_url` when given.
-pub fn render_site_feed_at(
-    repos: &[RepoSummary],
-    base_url: Option<&str>,
-) -> Result<String, SiteError> {
-    let mut all: Vec<&FeedEntry> = repos.iter().flat_map(|r| &r.feed).collect();
-    all.sort_by(|a, b| {
-        b.at()
-            .cmp(&a.at())
-            .then(a.id.as_bytes().cmp(b.id.as_bytes()))
-    });
-    all.truncate(FEED_ENTRIES);
-    let entries = all.into_iter().map(|e| e.under(base_url)).collect();
+pub fn render_site_feed(repos: &[RepoPage<'_>]) -> Result<String, SiteError> {
+    let mut entries = Vec::new();
+    for repo in repos {
+        let d = &repo.document.dataset;
+        let home = format!("{}/{}/index.html", d.group.id, d.repository.id);
+        for s in newest(repo) {
+            entries.push(feed_entry(repo, s, &home)?);
+        }
+    }
     let updated = repos
         .iter()
         .map(|r| r.collected_at)
         .max()
         .unwrap_or_default();
+    render_site_feed_from(entries, updated, None)
+}
+
+/// The site feed of `entries` (fallback links relative to the site root;
+/// any number, the newest [`FEED_ENTRIES`] are kept), updated at `updated`,
+/// with absolute links under `base_url` when given.
+pub(crate) fn render_site_feed_from(
+    mut entries: Vec<FeedEntry>,
+    updated: Timestamp,
+    base_url: Option<&str>,
+) -> Result<String, SiteError> {
+    keep_newest(&mut entries);
+    let entries = entries.iter().map(|e| e.under(base_url)).collect();
     render(
         "feed.atom",
         &FeedView {
@@ -1322,6 +1328,16 @@ pub fn render_site_feed_at(
             entries,
         },
     )
+}
+
+/// Keeps the [`FEED_ENTRIES`] newest entries, newest first (ties by id).
+pub(crate) fn keep_newest(entries: &mut Vec<FeedEntry>) {
+    entries.sort_by(|a, b| {
+        b.at()
+            .cmp(&a.at())
+            .then(a.id.as_bytes().cmp(b.id.as_bytes()))
+    });
+    entries.truncate(FEED_ENTRIES);
 }
 
 #[cfg(test)]

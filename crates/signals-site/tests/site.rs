@@ -528,7 +528,7 @@ fn the_site_has_an_importance_page_and_a_feed_of_everything() {
     assert!(page.contains("<h2>The rule</h2>"), "{page}");
     assert!(page.contains("<table>"));
     assert!(page.contains("half_life_hours"));
-    let feed = signals_site::render_site_feed(&[sum(a.page()), sum(b.page())]).unwrap();
+    let feed = signals_site::render_site_feed(&[a.page(), b.page()]).unwrap();
     assert_eq!(feed.matches("<entry>").count(), 7 + 3);
     assert!(feed.contains("urn:signals:github:o/n:issue:1"));
     assert!(feed.contains("urn:signals:github:ggml-org/llama.cpp:issue:42"));
