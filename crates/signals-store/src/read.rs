@@ -305,7 +305,7 @@ impl Store {
     }
 
     /// One repository, with its runs, latest context and news, latest
-    /// snapshots, trail and scores. `None` when it has no successful run yet
+    /// snapshots and trail (importance is computed by the export). `None` when it has no successful run yet
     /// (there is nothing to publish); [`StoreError::UnknownRepository`] when
     /// the key is not in the store.
     pub fn repository_view(&self, repo: RepoKey) -> Result<Option<RepoView>> {

@@ -264,7 +264,8 @@ impl Store {
 
 impl Store {
     /// Deletes a repository and everything stored about it (runs, snapshots,
-    /// events, scores, failure notes), in one transaction. This is the only
+    /// events, failure notes, and the texts no other snapshot uses), in one
+    /// transaction. This is the only
     /// deletion of history the store offers: `signals repos remove --purge`.
     /// Returns the number of runs deleted.
     pub fn purge_repository(&mut self, repo: RepoKey) -> Result<u64> {
