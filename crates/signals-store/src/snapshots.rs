@@ -207,7 +207,7 @@ pub(crate) fn parts_of(tx: &Transaction<'_>, path: &Path, id: i64) -> Result<Par
 }
 
 /// Stores one snapshot of an item seen by run `run`, unless it equals the
-/// item's newest stored one. Returns whether a row was added.
+/// item's newest stored one.
 pub(crate) fn store_snapshot(
     tx: &Transaction<'_>,
     path: &Path,
@@ -215,16 +215,15 @@ pub(crate) fn store_snapshot(
     item_id: &str,
     snapshot: &ItemSnapshot,
     run: i64,
-) -> Result<bool> {
+) -> Result<()> {
     let parts = Parts::split(path, snapshot)?;
     let (item, latest) = ensure_item(tx, path, repo, item_id, snapshot)?;
     if let Some(latest) = latest
         && parts_of(tx, path, latest)? == parts
     {
-        return Ok(false);
+        return Ok(());
     }
-    insert_row(tx, path, item, run, &parts, None)?;
-    Ok(true)
+    insert_row(tx, path, item, run, &parts, None)
 }
 
 /// The item's id and its newest snapshot's id, registering the item when
