@@ -14,12 +14,12 @@ use crate::error::{Result, StoreError};
 
 /// A timestamp as stored: RFC 3339 in UTC with exactly the fractional digits
 /// it carries, so reading it back gives the same instant.
-pub(crate) fn ts_text(ts: Timestamp) -> String {
+pub fn ts_text(ts: Timestamp) -> String {
     ts.to_string()
 }
 
 /// Parses a stored timestamp.
-pub(crate) fn ts_parse(path: &Path, column: &str, text: &str) -> Result<Timestamp> {
+pub fn ts_parse(path: &Path, column: &str, text: &str) -> Result<Timestamp> {
     text.parse().map_err(|e| StoreError::Corrupt {
         path: path.to_path_buf(),
         what: format!("{column} {text:?} is not a timestamp: {e}"),
@@ -27,13 +27,13 @@ pub(crate) fn ts_parse(path: &Path, column: &str, text: &str) -> Result<Timestam
 }
 
 /// A counter as stored (SQLite integers are signed 64-bit).
-pub(crate) fn int(what: &'static str, value: u64) -> Result<i64> {
+pub fn int(what: &'static str, value: u64) -> Result<i64> {
     i64::try_from(value).map_err(|_| StoreError::OutOfRange { what, value })
 }
 
 /// Reads back a counter; the schema's CHECKs keep them non-negative, so a
 /// negative one means the file was edited.
-pub(crate) fn uint(path: &Path, column: &str, value: i64) -> Result<u64> {
+pub fn uint(path: &Path, column: &str, value: i64) -> Result<u64> {
     u64::try_from(value).map_err(|_| StoreError::Corrupt {
         path: path.to_path_buf(),
         what: format!("{column} is negative ({value})"),
@@ -43,7 +43,7 @@ pub(crate) fn uint(path: &Path, column: &str, value: i64) -> Result<u64> {
 /// JSON text of a domain value. Serializing these types cannot fail (they
 /// have string keys only); should it ever, the error is reported, not
 /// unwrapped.
-pub(crate) fn to_json<T: Serialize>(path: &Path, what: &str, value: &T) -> Result<String> {
+pub fn to_json<T: Serialize>(path: &Path, what: &str, value: &T) -> Result<String> {
     serde_json::to_string(value).map_err(|e| StoreError::Corrupt {
         path: path.to_path_buf(),
         what: format!("{what} cannot be written as JSON: {e}"),
@@ -51,7 +51,7 @@ pub(crate) fn to_json<T: Serialize>(path: &Path, what: &str, value: &T) -> Resul
 }
 
 /// Parses a JSON column into a domain value.
-pub(crate) fn from_json<T: DeserializeOwned>(path: &Path, column: &str, text: &str) -> Result<T> {
+pub fn from_json<T: DeserializeOwned>(path: &Path, column: &str, text: &str) -> Result<T> {
     serde_json::from_str(text).map_err(|e| StoreError::Corrupt {
         path: path.to_path_buf(),
         what: format!("{column} is not valid JSON for its type: {e}"),

@@ -154,6 +154,55 @@ pub enum StoreError {
         value: u64,
     },
 
+    /// A store is loaded only when empty (`signals migrate` copies into a
+    /// new store).
+    #[error(
+        "cannot copy into the store {store}: it already holds data; copy into \
+         a new, empty database"
+    )]
+    NotEmpty {
+        /// The store (file, or PostgreSQL address without password).
+        store: String,
+    },
+
+    /// The database server cannot be reached or refused the connection.
+    #[error(
+        "cannot connect to the store {store}: {source}; check that the server \
+         runs and accepts connections from here, the user and the database \
+         name, and the password (PGPASSWORD or ~/.pgpass, never the \
+         configuration file)"
+    )]
+    Connect {
+        /// The PostgreSQL address, without password.
+        store: String,
+        /// The server's or the network's error.
+        #[source]
+        source: DbError,
+    },
+
+    /// The store address cannot be used as given.
+    #[error("the store address {store} cannot be used: {problem}")]
+    BadAddress {
+        /// The address, without any password.
+        store: String,
+        /// What is wrong, and what to do.
+        problem: String,
+    },
+
+    /// A worker's lease on a repository expired and another worker took
+    /// it before this run was committed; the run was dropped.
+    #[error(
+        "the lease on {repo} in {store} expired before its run was committed, \
+         and another worker took it; nothing of this run was written (make \
+         the lease longer than a repository's collection takes)"
+    )]
+    LeaseLost {
+        /// The store.
+        store: String,
+        /// `group/repo`.
+        repo: String,
+    },
+
     /// Any other database failure (disk full, I/O error, ...).
     #[error("the store {path} failed while {doing}")]
     Db {
@@ -161,16 +210,23 @@ pub enum StoreError {
         path: PathBuf,
         /// What was being done.
         doing: &'static str,
-        /// SQLite's own error.
+        /// The database's own error.
         #[source]
         source: DbError,
     },
 }
 
 /// The database's own error, kept opaque so the public API does not depend
-/// on the SQLite binding.
+/// on a database binding.
 #[derive(Debug)]
-pub struct DbError(rusqlite::Error);
+pub struct DbError(Box<dyn std::error::Error + Send + Sync>);
+
+impl DbError {
+    /// Wraps a database binding's error (for backends in other crates).
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> DbError {
+        DbError(Box::new(error))
+    }
+}
 
 impl fmt::Display for DbError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -202,7 +258,7 @@ pub(crate) fn db_error(path: &Path, doing: &'static str, err: rusqlite::Error) -
         _ => StoreError::Db {
             path,
             doing,
-            source: DbError(err),
+            source: DbError::new(err),
         },
     }
 }

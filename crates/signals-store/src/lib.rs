@@ -54,11 +54,15 @@
 
 #![deny(missing_docs)]
 
+mod backend;
 mod cache;
-mod codec;
+pub mod codec;
+pub mod dump;
 mod error;
 mod read;
 mod snapshots;
+#[cfg(any(test, feature = "suite"))]
+pub mod suite;
 mod write;
 
 use std::fmt;
@@ -66,10 +70,15 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
+pub use backend::Backend;
 pub use cache::{CachedResponse, RateLimit};
 pub use error::{DbError, Result, StoreError};
-pub use read::{Failure, RepoStatus, RepoSummary, RepoView, RunStatus, Status};
-pub use write::{RequestStats, RunCommit};
+pub use read::{
+    Failure, RepoStatus, RepoSummary, RepoView, RunRow, RunStatus, Status, SummaryRow,
+    run_record_from, summary_from, trail_event_from,
+};
+pub use snapshots::{Parts, RawParts};
+pub use write::{RequestStats, RunCommit, check_commit};
 
 use error::DbContext;
 
@@ -107,6 +116,18 @@ const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 /// The stable key of a tracked repository in a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RepoKey(i64);
+
+impl RepoKey {
+    /// The key as the database stores it (for backends).
+    pub fn from_raw(key: i64) -> RepoKey {
+        RepoKey(key)
+    }
+
+    /// The number the database stores.
+    pub fn raw(self) -> i64 {
+        self.0
+    }
+}
 
 impl fmt::Display for RepoKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -7,6 +7,7 @@
 //! trail by run then item id), so callers do not sort again.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
 
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Row, params};
@@ -126,7 +127,7 @@ const SUMMARY_SQL: &str = "
 
 /// The raw columns of [`SUMMARY_SQL`], decoded outside the row callback so
 /// decoding errors are [`StoreError::Corrupt`].
-type SummaryRow = (
+pub type SummaryRow = (
     i64,
     String,
     String,
@@ -161,7 +162,7 @@ fn summary_row(r: &Row<'_>) -> rusqlite::Result<SummaryRow> {
 }
 
 /// The raw columns of a run row.
-type RunRow = (String, String, i64, i64);
+pub type RunRow = (String, String, i64, i64);
 
 const RUN_COLUMNS: &str = "collected_at, since, observed_count, changed_count";
 
@@ -181,7 +182,7 @@ impl Store {
             )
             .optional()
             .doing(&self.path, "reading the last run")?;
-        row.map(|r| self.run_record(r)).transpose()
+        row.map(|r| run_record_from(&self.path, r)).transpose()
     }
 
     /// The latest snapshot of every item of a repository, by signal id in
@@ -299,7 +300,7 @@ impl Store {
         let rows = stmt.query_map([], summary_row).doing(&self.path, doing)?;
         let mut out = Vec::new();
         for row in rows {
-            out.push(self.summary(row.doing(&self.path, doing)?)?);
+            out.push(summary_from(&self.path, row.doing(&self.path, doing)?)?);
         }
         Ok(out)
     }
@@ -323,7 +324,7 @@ impl Store {
             let rows = stmt.query_map([repo.0], run_row).doing(path, doing)?;
             let mut runs = Vec::new();
             for row in rows {
-                runs.push(self.run_record(row.doing(path, doing)?)?);
+                runs.push(run_record_from(&self.path, row.doing(path, doing)?)?);
             }
             runs
         };
@@ -399,7 +400,7 @@ impl Store {
             let last_run = match last_run {
                 None => None,
                 Some((row, [requests, not_modified, bytes, retries])) => Some(RunStatus {
-                    record: self.run_record(row)?,
+                    record: run_record_from(&self.path, row)?,
                     stats: RequestStats {
                         requests: uint(path, "runs.requests", requests)?,
                         not_modified: uint(path, "runs.not_modified", not_modified)?,
@@ -468,25 +469,7 @@ impl Store {
         let mut out = Vec::new();
         for row in rows {
             let (at, item_id, head, kind, detail) = row.doing(path, doing)?;
-            let TrailHead { title, url } = from_json(path, "texts.text (item head)", &head)?;
-            let kind = match kind.as_str() {
-                "discovered" => EventKind::Discovered,
-                "changed" => EventKind::Changed,
-                other => {
-                    return Err(StoreError::Corrupt {
-                        path: path.clone(),
-                        what: format!("events.kind {other:?} is not an event kind"),
-                    });
-                }
-            };
-            out.push(TrailEvent {
-                at: ts_parse(path, "runs.collected_at", &at)?,
-                item_id,
-                title,
-                url,
-                kind,
-                detail,
-            });
+            out.push(trail_event_from(path, &at, item_id, &head, &kind, detail)?);
         }
         Ok(out)
     }
@@ -502,76 +485,109 @@ impl Store {
             .optional()
             .doing(&self.path, "reading a repository")?;
         match row {
-            Some(row) => self.summary(row),
+            Some(row) => summary_from(&self.path, row),
             None => Err(StoreError::UnknownRepository {
                 path: self.path.clone(),
                 key: repo,
             }),
         }
     }
+}
 
-    fn summary(&self, row: SummaryRow) -> Result<RepoSummary> {
-        let path = &self.path;
-        let (
-            key,
-            group_id,
-            group_name,
-            repo_id,
+/// A [`RepoSummary`] from its columns (for backends: both read the same
+/// columns), checking each.
+pub fn summary_from(path: &Path, row: SummaryRow) -> Result<RepoSummary> {
+    let (
+        key,
+        group_id,
+        group_name,
+        repo_id,
+        source,
+        full_name,
+        display_name,
+        keywords,
+        host_name,
+        missing,
+        last_error,
+        run_count,
+        last,
+    ) = row;
+    let corrupt = |what: String| StoreError::Corrupt {
+        path: path.to_path_buf(),
+        what,
+    };
+    let source: Source = serde_json::from_value(serde_json::Value::String(source.clone()))
+        .map_err(|_| {
+            corrupt(format!(
+                "repositories.source {source:?} is not a known host"
+            ))
+        })?;
+    let name = |column: &str, text: &str| {
+        RepoName::parse(text).map_err(|e| corrupt(format!("repositories.{column}: {e}")))
+    };
+    Ok(RepoSummary {
+        key: RepoKey(key),
+        group: Group {
+            id: group_id,
+            name: group_name,
+        },
+        repo: TrackedRepo {
+            id: repo_id,
             source,
-            full_name,
-            display_name,
-            keywords,
-            host_name,
-            missing,
-            last_error,
-            run_count,
-            last,
-        ) = row;
-        let corrupt = |what: String| StoreError::Corrupt {
-            path: path.clone(),
-            what,
-        };
-        let source: Source = serde_json::from_value(serde_json::Value::String(source.clone()))
-            .map_err(|_| {
-                corrupt(format!(
-                    "repositories.source {source:?} is not a known host"
-                ))
-            })?;
-        let name = |column: &str, text: &str| {
-            RepoName::parse(text).map_err(|e| corrupt(format!("repositories.{column}: {e}")))
-        };
-        Ok(RepoSummary {
-            key: RepoKey(key),
-            group: Group {
-                id: group_id,
-                name: group_name,
-            },
-            repo: TrackedRepo {
-                id: repo_id,
-                source,
-                repo: name("full_name", &full_name)?,
-                name: display_name,
-                keywords: from_json(path, "repositories.keywords", &keywords)?,
-            },
-            host_name: host_name.map(|h| name("host_name", &h)).transpose()?,
-            missing,
-            last_error,
-            run_count: uint(path, "run count", run_count)?,
-            last_collected_at: last
-                .map(|t| ts_parse(path, "runs.collected_at", &t))
-                .transpose()?,
-        })
-    }
+            repo: name("full_name", &full_name)?,
+            name: display_name,
+            keywords: from_json(path, "repositories.keywords", &keywords)?,
+        },
+        host_name: host_name.map(|h| name("host_name", &h)).transpose()?,
+        missing,
+        last_error,
+        run_count: uint(path, "run count", run_count)?,
+        last_collected_at: last
+            .map(|t| ts_parse(path, "runs.collected_at", &t))
+            .transpose()?,
+    })
+}
 
-    fn run_record(&self, (at, since, observed, changed): RunRow) -> Result<RunRecord> {
-        let path = &self.path;
-        Ok(RunRecord {
-            collected_at: ts_parse(path, "runs.collected_at", &at)?,
-            since: ts_parse(path, "runs.since", &since)?,
-            observed_count: uint(path, "runs.observed_count", observed)?,
-            changed_count: uint(path, "runs.changed_count", changed)?,
-        })
-    }
+/// A trail event from its columns: the run's instant, the item id, the
+/// head text of the snapshot stored with the event, the event kind and
+/// detail.
+pub fn trail_event_from(
+    path: &Path,
+    at: &str,
+    item_id: String,
+    head: &str,
+    kind: &str,
+    detail: String,
+) -> Result<TrailEvent> {
+    let TrailHead { title, url } = from_json(path, "texts.text (item head)", head)?;
+    let kind = match kind {
+        "discovered" => EventKind::Discovered,
+        "changed" => EventKind::Changed,
+        other => {
+            return Err(StoreError::Corrupt {
+                path: path.to_path_buf(),
+                what: format!("events.kind {other:?} is not an event kind"),
+            });
+        }
+    };
+    Ok(TrailEvent {
+        at: ts_parse(path, "runs.collected_at", at)?,
+        item_id,
+        title,
+        url,
+        kind,
+        detail,
+    })
+}
+
+/// A [`RunRecord`] from its columns, checking each.
+pub fn run_record_from(path: &Path, (at, since, observed, changed): RunRow) -> Result<RunRecord> {
+    Ok(RunRecord {
+        collected_at: ts_parse(path, "runs.collected_at", &at)?,
+        since: ts_parse(path, "runs.since", &since)?,
+        observed_count: uint(path, "runs.observed_count", observed)?,
+        changed_count: uint(path, "runs.changed_count", changed)?,
+    })
 }
 
 #[cfg(test)]

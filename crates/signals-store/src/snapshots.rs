@@ -36,9 +36,12 @@ struct Head {
 }
 
 /// A snapshot as columns: what [`SNAPSHOT_COLUMNS`] reads and the insert
-/// writes. Two snapshots are the same exactly when their parts are equal.
+/// writes, in both backends. Two snapshots are the same exactly when their
+/// parts are equal. Fields: the head JSON text, the body text, then the
+/// `snapshots` columns.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Parts {
+pub struct Parts {
     pub head: String,
     pub body: String,
     pub updated_at: String,
@@ -60,8 +63,9 @@ pub(crate) const SNAPSHOT_COLUMNS: &str = "h.text, b.text, s.updated_at, s.state
 pub(crate) const SNAPSHOT_JOINS: &str =
     "JOIN texts h ON h.id = s.head JOIN texts b ON b.id = s.body";
 
-/// The raw row of [`SNAPSHOT_COLUMNS`], decoded outside the row callback.
-pub(crate) type RawParts = (
+/// The raw row of [`SNAPSHOT_COLUMNS`] (the fields of [`Parts`] in order),
+/// decoded outside the row callback.
+pub type RawParts = (
     String,
     String,
     String,
@@ -89,8 +93,28 @@ pub(crate) fn raw_parts(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Ra
 }
 
 impl Parts {
+    /// The parts as the tuple [`Parts::join`] takes.
+    pub fn into_raw(self) -> RawParts {
+        (
+            self.head,
+            self.body,
+            self.updated_at,
+            self.state,
+            self.reactions,
+            self.comments,
+            self.labels,
+            self.assignees,
+            self.detail,
+        )
+    }
+
+    /// The SHA-256 of a text, its address in `texts`.
+    pub fn hash(text: &str) -> [u8; 32] {
+        Sha256::digest(text.as_bytes()).into()
+    }
+
     /// The columns of a snapshot.
-    pub(crate) fn split(path: &Path, s: &ItemSnapshot) -> Result<Parts> {
+    pub fn split(path: &Path, s: &ItemSnapshot) -> Result<Parts> {
         let head = Head {
             repo: s.repo.clone(),
             title: s.title.clone(),
@@ -112,7 +136,7 @@ impl Parts {
     }
 
     /// The snapshot of item `key` from its stored columns.
-    pub(crate) fn join(path: &Path, key: &str, raw: RawParts) -> Result<ItemSnapshot> {
+    pub fn join(path: &Path, key: &str, raw: RawParts) -> Result<ItemSnapshot> {
         let (head, body, updated_at, state, reactions, comments, labels, assignees, detail) = raw;
         let head: Head = from_json(path, "texts.text (item head)", &head)?;
         let state = match state.as_str() {
@@ -150,7 +174,7 @@ impl Parts {
 /// The id of `text` in `texts`, adding it when it is new.
 pub(crate) fn text_id(tx: &Transaction<'_>, path: &Path, text: &str) -> Result<i64> {
     let doing = "storing a text";
-    let hash: [u8; 32] = Sha256::digest(text.as_bytes()).into();
+    let hash = Parts::hash(text);
     let found: Option<i64> = tx
         .prepare_cached("SELECT id FROM texts WHERE hash = ?1")
         .doing(path, doing)?

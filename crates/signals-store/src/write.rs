@@ -317,7 +317,7 @@ impl Store {
 
 /// What a run commit must satisfy before it is written, as a problem
 /// statement for [`StoreError::InvalidRun`].
-fn check_commit(run: &RunCommit) -> std::result::Result<(), String> {
+pub fn check_commit(run: &RunCommit) -> std::result::Result<(), String> {
     let r = &run.record;
     if r.changed_count != run.events.len() as u64 {
         return Err(format!(

@@ -1,0 +1,216 @@
+//! The store as a trait: what the binary asks of a store, whichever
+//! database holds it.
+//!
+//! Two implementations exist: [`Store`] (SQLite, the embedded default, in
+//! this crate) and `PgStore` (PostgreSQL, in `signals-store-pg`, for several
+//! workers on several machines). Both keep the same schema shape
+//! (content-addressed texts, one row per distinct snapshot, events, runs),
+//! each with its own numbered migrations, and the same store test suite
+//! ([`crate::suite`]) runs against both, so they cannot drift.
+//!
+//! Reads take `&self`, writes `&mut self`. The HTTP cache and the rate
+//! limits take `&self`: the host client writes them while a run reads.
+
+use std::collections::{BTreeMap, HashMap};
+
+use jiff::Timestamp;
+use signals_core::{Group, ItemSnapshot, RunRecord, TrackedRepo};
+
+use crate::dump::{Record, TableCounts};
+use crate::{
+    CachedResponse, RateLimit, RepoKey, RepoSummary, RepoView, Result, RunCommit, Status, Store,
+};
+
+/// A store of repositories, runs, snapshots, events, failures and HTTP
+/// state. See the crate documentation for what each method keeps.
+pub trait Backend {
+    /// The store for messages: its file, or its PostgreSQL address without
+    /// any password.
+    fn describe(&self) -> String;
+    /// The schema version (the number of this backend's migrations applied).
+    fn schema_version(&self) -> Result<i64>;
+
+    /// Registers a configured repository or updates its display fields;
+    /// the key is stable for the (group id, repository id) pair.
+    fn ensure_repository(&mut self, group: &Group, repo: &TrackedRepo) -> Result<RepoKey>;
+    /// Records a successful run and everything it observed, all or nothing.
+    fn commit_run(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()>;
+    /// Records a failed attempt; nothing else is written.
+    fn record_failure(
+        &mut self,
+        repo: RepoKey,
+        at: Timestamp,
+        kind: &str,
+        message: &str,
+    ) -> Result<()>;
+    /// Deletes a repository and its history; returns the runs deleted.
+    fn purge_repository(&mut self, repo: RepoKey) -> Result<u64>;
+
+    /// The latest successful run of a repository.
+    fn last_successful_run(&self, repo: RepoKey) -> Result<Option<RunRecord>>;
+    /// The latest snapshot of every item of a repository, by signal id.
+    fn latest_snapshots(&self, repo: RepoKey) -> Result<BTreeMap<String, ItemSnapshot>>;
+    /// The latest snapshot of each of `ids` the store has.
+    fn latest_snapshots_for(
+        &self,
+        repo: RepoKey,
+        ids: &[String],
+    ) -> Result<HashMap<String, ItemSnapshot>>;
+    /// Every distinct snapshot of one item, oldest first, with the instant
+    /// of the run that saw it.
+    fn snapshot_history(
+        &self,
+        repo: RepoKey,
+        item_id: &str,
+    ) -> Result<Vec<(Timestamp, ItemSnapshot)>>;
+    /// Every repository, by group id then repository id (byte order).
+    fn repositories(&self) -> Result<Vec<RepoSummary>>;
+    /// What the dataset and the page of one repository are built from;
+    /// `None` before its first successful run.
+    fn repository_view(&self, repo: RepoKey) -> Result<Option<RepoView>>;
+    /// What `signals status` shows.
+    fn status(&self) -> Result<Status>;
+
+    /// The cached response for `url` and a token fingerprint.
+    fn cache_get(&self, url: &str, fingerprint: &str) -> Result<Option<CachedResponse>>;
+    /// Stores (replaces) a cached response.
+    fn cache_put(
+        &self,
+        url: &str,
+        fingerprint: &str,
+        response: &CachedResponse,
+        stored_at: Timestamp,
+    ) -> Result<()>;
+    /// Marks a cached response as used at `at`.
+    fn cache_touch(&self, url: &str, fingerprint: &str, at: Timestamp) -> Result<()>;
+    /// Deletes cached responses unused since `before`; returns how many.
+    fn cache_prune(&self, before: Timestamp) -> Result<usize>;
+    /// Records the rate limit last reported for a key (a token fingerprint,
+    /// prefixed by the host name when several hosts are configured).
+    fn rate_limit_put(&self, key: &str, limit: &RateLimit, seen_at: Timestamp) -> Result<()>;
+    /// The rate limit last seen for a key, and when.
+    fn rate_limit_get(&self, key: &str) -> Result<Option<(RateLimit, Timestamp)>>;
+    /// Every rate limit last seen, by key.
+    fn rate_limits(&self) -> Result<Vec<(String, RateLimit, Timestamp)>>;
+
+    /// True when other processes share this store's HTTP state while it is
+    /// open (PostgreSQL): then the client shares rate limits after every
+    /// answer and sends on a token only while holding [`Backend::lock_token`].
+    fn shares_http_state(&self) -> bool {
+        false
+    }
+    /// Waits until no other process of this store sends on the token of
+    /// `key`, and keeps them from doing so until [`Backend::unlock_token`].
+    /// A no-op where one process owns the store (SQLite, under the
+    /// collection lock).
+    fn lock_token(&self, key: &str) -> Result<()> {
+        let _ = key;
+        Ok(())
+    }
+    /// Releases [`Backend::lock_token`].
+    fn unlock_token(&self, key: &str) -> Result<()> {
+        let _ = key;
+        Ok(())
+    }
+
+    /// Every stored row, table by table in an order that loads (a table's
+    /// references come before it), rows in id order: for `signals migrate`.
+    fn dump(&self, sink: &mut dyn FnMut(Record) -> Result<()>) -> Result<()>;
+    /// Loads rows from [`Backend::dump`] into this store, which must be
+    /// empty, keeping every id; all or nothing.
+    fn load(&mut self, records: &mut dyn Iterator<Item = Result<Record>>) -> Result<()>;
+    /// The number of rows of each table, to verify a copy.
+    fn table_counts(&self) -> Result<TableCounts>;
+}
+
+impl Backend for Store {
+    fn describe(&self) -> String {
+        self.path().display().to_string()
+    }
+    fn schema_version(&self) -> Result<i64> {
+        Store::schema_version(self)
+    }
+    fn ensure_repository(&mut self, group: &Group, repo: &TrackedRepo) -> Result<RepoKey> {
+        Store::ensure_repository(self, group, repo)
+    }
+    fn commit_run(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()> {
+        Store::commit_run(self, repo, run)
+    }
+    fn record_failure(
+        &mut self,
+        repo: RepoKey,
+        at: Timestamp,
+        kind: &str,
+        message: &str,
+    ) -> Result<()> {
+        Store::record_failure(self, repo, at, kind, message)
+    }
+    fn purge_repository(&mut self, repo: RepoKey) -> Result<u64> {
+        Store::purge_repository(self, repo)
+    }
+    fn last_successful_run(&self, repo: RepoKey) -> Result<Option<RunRecord>> {
+        Store::last_successful_run(self, repo)
+    }
+    fn latest_snapshots(&self, repo: RepoKey) -> Result<BTreeMap<String, ItemSnapshot>> {
+        Store::latest_snapshots(self, repo)
+    }
+    fn latest_snapshots_for(
+        &self,
+        repo: RepoKey,
+        ids: &[String],
+    ) -> Result<HashMap<String, ItemSnapshot>> {
+        Store::latest_snapshots_for(self, repo, ids)
+    }
+    fn snapshot_history(
+        &self,
+        repo: RepoKey,
+        item_id: &str,
+    ) -> Result<Vec<(Timestamp, ItemSnapshot)>> {
+        Store::snapshot_history(self, repo, item_id)
+    }
+    fn repositories(&self) -> Result<Vec<RepoSummary>> {
+        Store::repositories(self)
+    }
+    fn repository_view(&self, repo: RepoKey) -> Result<Option<RepoView>> {
+        Store::repository_view(self, repo)
+    }
+    fn status(&self) -> Result<Status> {
+        Store::status(self)
+    }
+    fn cache_get(&self, url: &str, fingerprint: &str) -> Result<Option<CachedResponse>> {
+        Store::cache_get(self, url, fingerprint)
+    }
+    fn cache_put(
+        &self,
+        url: &str,
+        fingerprint: &str,
+        response: &CachedResponse,
+        stored_at: Timestamp,
+    ) -> Result<()> {
+        Store::cache_put(self, url, fingerprint, response, stored_at)
+    }
+    fn cache_touch(&self, url: &str, fingerprint: &str, at: Timestamp) -> Result<()> {
+        Store::cache_touch(self, url, fingerprint, at)
+    }
+    fn cache_prune(&self, before: Timestamp) -> Result<usize> {
+        Store::cache_prune(self, before)
+    }
+    fn rate_limit_put(&self, key: &str, limit: &RateLimit, seen_at: Timestamp) -> Result<()> {
+        Store::rate_limit_put(self, key, limit, seen_at)
+    }
+    fn rate_limit_get(&self, key: &str) -> Result<Option<(RateLimit, Timestamp)>> {
+        Store::rate_limit_get(self, key)
+    }
+    fn rate_limits(&self) -> Result<Vec<(String, RateLimit, Timestamp)>> {
+        Store::rate_limits(self)
+    }
+    fn dump(&self, sink: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
+        Store::dump(self, sink)
+    }
+    fn load(&mut self, records: &mut dyn Iterator<Item = Result<Record>>) -> Result<()> {
+        Store::load(self, records)
+    }
+    fn table_counts(&self) -> Result<TableCounts> {
+        Store::table_counts(self)
+    }
+}

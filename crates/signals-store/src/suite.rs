@@ -1,0 +1,998 @@
+//! The store test suite, run against every backend (SQLite here, in
+//! `tests/store.rs`; PostgreSQL in `signals-store-pg`), so the two cannot
+//! drift. Each check takes a factory of fresh, empty stores.
+//!
+//! Built with the `suite` feature (and for this crate's own tests); not
+//! part of the store's API for the binary.
+
+#![allow(missing_docs)]
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use jiff::{SignedDuration, Timestamp};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use signals_core::run::{ItemEvent, account};
+use signals_core::{
+    EventKind, Group, ItemDetail, ItemSnapshot, ItemState, Metrics, News, Observation, RepoContext,
+    RepoName, RunRecord, Source, TrackedField, TrackedRepo,
+};
+
+use crate::{Backend, CachedResponse, RateLimit, RepoKey, RequestStats, RunCommit, StoreError};
+
+/// Makes a fresh, empty store.
+pub type Factory<'a> = &'a mut dyn FnMut() -> Box<dyn Backend>;
+
+/// A check of the suite.
+pub type Check = fn(Factory<'_>);
+
+/// Every check, by name.
+pub const CHECKS: &[(&str, Check)] = &[
+    ("commit_run_round_trips", commit_run_round_trips),
+    (
+        "history_keeps_every_distinct_snapshot",
+        history_keeps_every_distinct_snapshot,
+    ),
+    (
+        "a_refused_commit_leaves_the_store_as_before",
+        a_refused_commit_leaves_the_store_as_before,
+    ),
+    (
+        "failures_are_recorded_alone_and_status_shows_them",
+        failures_are_recorded_alone_and_status_shows_them,
+    ),
+    (
+        "ensure_repository_keeps_its_key_and_updates_display_fields",
+        ensure_repository_keeps_its_key_and_updates_display_fields,
+    ),
+    (
+        "the_http_cache_and_rate_limits_round_trip",
+        the_http_cache_and_rate_limits_round_trip,
+    ),
+    (
+        "purge_deletes_one_repository_and_its_texts",
+        purge_deletes_one_repository_and_its_texts,
+    ),
+    (
+        "dump_and_load_copy_everything",
+        dump_and_load_copy_everything,
+    ),
+    (
+        "changed_counts_add_up_to_the_events",
+        changed_counts_add_up_to_the_events,
+    ),
+    (
+        "exported_documents_equal_the_reference_rebuilt_from_full_snapshots",
+        exported_documents_equal_the_reference_rebuilt_from_full_snapshots,
+    ),
+];
+
+/// Runs every check, naming each on stderr first (so a failure names its
+/// check).
+pub fn run_all(make: Factory<'_>) {
+    for (name, check) in CHECKS {
+        eprintln!("store suite: {name}");
+        check(make);
+    }
+}
+
+/// Property-test cases: the default, or `SIGNALS_SUITE_CASES` (a backend
+/// whose fresh stores are slow may run fewer).
+fn cases(default: u32) -> u32 {
+    std::env::var("SIGNALS_SUITE_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+pub fn ts(s: &str) -> Timestamp {
+    s.parse().unwrap()
+}
+
+pub fn group() -> Group {
+    Group {
+        id: "engines".into(),
+        name: "Inference engines".into(),
+    }
+}
+
+pub fn tracked() -> TrackedRepo {
+    TrackedRepo {
+        id: "n".into(),
+        source: Source::Github,
+        repo: RepoName::parse("o/n").unwrap(),
+        name: "N".into(),
+        keywords: vec!["n".into(), "engine".into()],
+    }
+}
+
+pub fn context(stars: u64) -> RepoContext {
+    RepoContext {
+        repository: RepoName::parse("o/n").unwrap(),
+        url: "https://github.com/o/n".into(),
+        description: "an engine".into(),
+        homepage: String::new(),
+        language: "Rust".into(),
+        topics: vec!["llm".into()],
+        default_branch: "main".into(),
+        stars,
+        forks: 2,
+        open_issues: 3,
+        archived: false,
+        license: Some("MIT".into()),
+    }
+}
+
+pub fn issue(key: &str) -> ItemSnapshot {
+    ItemSnapshot {
+        repo: RepoName::parse("o/n").unwrap(),
+        key: key.to_string(),
+        title: format!("issue {key}"),
+        text: "body".into(),
+        url: format!("https://github.com/o/n/issues/{key}"),
+        created_at: ts("2026-11-01T00:00:00Z"),
+        updated_at: ts("2026-11-20T00:00:00Z"),
+        metrics: Metrics {
+            reactions: 1,
+            comments: 2,
+        },
+        labels: vec!["bug".into()],
+        author: "alice".into(),
+        state: ItemState::Open,
+        assignees: vec![],
+        detail: ItemDetail::Issue,
+    }
+}
+
+pub fn id(s: &ItemSnapshot) -> String {
+    s.id(Source::Github)
+}
+
+/// Builds the commit of a run the way the collector does: account the
+/// observed items against the store's latest snapshots.
+pub fn run_of(
+    store: &dyn Backend,
+    key: RepoKey,
+    at: Timestamp,
+    observed: Vec<ItemSnapshot>,
+    stars: u64,
+) -> RunCommit {
+    let ids: Vec<String> = observed.iter().map(id).collect();
+    let previous = store.latest_snapshots_for(key, &ids).unwrap();
+    let delta = account(Source::Github, observed, &previous);
+    RunCommit {
+        record: RunRecord {
+            collected_at: at,
+            since: at - SignedDuration::from_hours(24),
+            observed_count: delta.observed_count,
+            changed_count: delta.changed_count(),
+        },
+        context: context(stars),
+        news: News::default(),
+        snapshots: delta.snapshots,
+        events: delta.events,
+        stats: RequestStats {
+            requests: 4,
+            not_modified: 1,
+            bytes_received: 12_345,
+            retries: 0,
+        },
+        renamed_to: None,
+    }
+}
+
+/// A run committed and read back: runs, context, items, the trail.
+pub fn commit_run_round_trips(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    assert_eq!(store.last_successful_run(key).unwrap(), None);
+    assert_eq!(store.repository_view(key).unwrap(), None);
+
+    // Run 1 discovers three items; "10" sorts before "9" by byte.
+    let t1 = ts("2026-11-20T10:00:00.123Z");
+    let r1 = run_of(
+        &*store,
+        key,
+        t1,
+        vec![issue("9"), issue("10"), issue("2")],
+        1,
+    );
+    assert_eq!(r1.events.len(), 3);
+    store.commit_run(key, &r1).unwrap();
+
+    // Run 2: #9 retitled and closed, #2 only moved (untracked: a snapshot,
+    // no event), #10 unchanged, #11 discovered.
+    let t2 = ts("2026-11-21T10:00:00.000000007Z");
+    let mut nine = issue("9");
+    nine.title = "issue 9, retitled".into();
+    nine.state = ItemState::Closed;
+    let mut two = issue("2");
+    two.url = "https://github.com/o/n/issues/2#moved".into();
+    let mut r2 = run_of(
+        &*store,
+        key,
+        t2,
+        vec![nine.clone(), two.clone(), issue("10"), issue("11")],
+        5,
+    );
+    r2.record.since = ts("2026-11-19T00:00:00.5Z");
+    assert_eq!(r2.events.len(), 2);
+    store.commit_run(key, &r2).unwrap();
+
+    let view = store.repository_view(key).unwrap().unwrap();
+    assert_eq!(view.runs, vec![r1.record.clone(), r2.record.clone()]);
+    assert_eq!(
+        store.last_successful_run(key).unwrap(),
+        Some(r2.record.clone())
+    );
+    assert_eq!(view.context, context(5));
+    assert_eq!(view.license.as_deref(), Some("MIT"));
+    assert_eq!(view.news, News::default());
+    assert_eq!(view.summary.group, group());
+    assert_eq!(view.summary.repo, tracked());
+    assert_eq!(view.summary.run_count, 2);
+    assert_eq!(view.summary.last_collected_at, Some(t2));
+
+    let expected_items: BTreeMap<String, ItemSnapshot> =
+        [nine.clone(), two, issue("10"), issue("11")]
+            .into_iter()
+            .map(|s| (id(&s), s))
+            .collect();
+    assert_eq!(view.items, expected_items);
+    assert_eq!(
+        view.changed_in_latest,
+        HashSet::from(["github:o/n:issue:9".to_string()])
+    );
+
+    let trail: Vec<(Timestamp, &str, &str, EventKind, &str)> = view
+        .trail
+        .iter()
+        .map(|e| {
+            (
+                e.at,
+                e.item_id.as_str(),
+                e.title.as_str(),
+                e.kind,
+                e.detail.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        trail,
+        vec![
+            (
+                t1,
+                "github:o/n:issue:10",
+                "issue 10",
+                EventKind::Discovered,
+                "initial snapshot"
+            ),
+            (
+                t1,
+                "github:o/n:issue:2",
+                "issue 2",
+                EventKind::Discovered,
+                "initial snapshot"
+            ),
+            (
+                t1,
+                "github:o/n:issue:9",
+                "issue 9",
+                EventKind::Discovered,
+                "initial snapshot"
+            ),
+            (
+                t2,
+                "github:o/n:issue:11",
+                "issue 11",
+                EventKind::Discovered,
+                "initial snapshot"
+            ),
+            (
+                t2,
+                "github:o/n:issue:9",
+                "issue 9, retitled",
+                EventKind::Changed,
+                "title, state"
+            ),
+        ]
+    );
+    assert_eq!(view.trail[0].url, "https://github.com/o/n/issues/10");
+    assert_eq!(view.event_count, 5);
+    assert_eq!(
+        view.event_count,
+        view.runs.iter().map(|r| r.changed_count).sum::<u64>()
+    );
+
+    // The items are the latest snapshots of all four.
+    assert_eq!(view.items.len(), 4);
+    assert_eq!(view.items["github:o/n:issue:9"].metrics.comments, 2);
+}
+
+/// Every distinct snapshot is kept, and only distinct ones.
+pub fn history_keeps_every_distinct_snapshot(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let a = issue("1");
+    let mut b = a.clone();
+    b.metrics.comments = 3;
+    b.updated_at = ts("2026-11-21T00:00:00Z");
+    let times = [
+        ts("2026-11-20T10:00:00Z"),
+        ts("2026-11-21T10:00:00Z"),
+        ts("2026-11-22T10:00:00Z"),
+        ts("2026-11-23T10:00:00Z"),
+    ];
+    // a, then b, then b again, then back to a.
+    for (at, s) in times.iter().zip([&a, &b, &b, &a]) {
+        let mut run = run_of(&*store, key, *at, vec![s.clone()], 1);
+        // The collector passes only differing snapshots; passing the same
+        // one again must not store a duplicate either.
+        if run.snapshots.is_empty() {
+            run.snapshots.push((id(s), s.clone()));
+        }
+        store.commit_run(key, &run).unwrap();
+    }
+    let history = store.snapshot_history(key, &id(&a)).unwrap();
+    assert_eq!(
+        history,
+        vec![
+            (times[0], a.clone()),
+            (times[1], b.clone()),
+            (times[3], a.clone())
+        ]
+    );
+    let view = store.repository_view(key).unwrap().unwrap();
+    let counts: Vec<u64> = view.runs.iter().map(|r| r.changed_count).collect();
+    assert_eq!(counts, [1, 1, 0, 1]);
+    assert_eq!(view.trail[1].detail, "metrics, updatedAt");
+    // The latest run changed it back, so it is marked changed.
+    assert!(view.changed_in_latest.contains(&id(&a)));
+
+    let asked = vec![id(&a), "github:o/n:issue:404".to_string()];
+    let latest = store.latest_snapshots_for(key, &asked).unwrap();
+    assert_eq!(latest, HashMap::from([(id(&a), a)]));
+    assert!(
+        store
+            .snapshot_history(key, "github:o/n:issue:404")
+            .unwrap()
+            .is_empty()
+    );
+}
+
+/// Row counts the tests compare before and after a refused commit.
+fn footprint(store: &dyn Backend, key: RepoKey) -> (Option<crate::RepoView>, usize, Vec<usize>) {
+    let history: Vec<usize> = ["1", "2", "3"]
+        .iter()
+        .map(|k| store.snapshot_history(key, &id(&issue(k))).unwrap().len())
+        .collect();
+    (
+        store.repository_view(key).unwrap(),
+        store.latest_snapshots(key).unwrap().len(),
+        history,
+    )
+}
+
+/// A refused or failing commit writes nothing.
+pub fn a_refused_commit_leaves_the_store_as_before(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let t1 = ts("2026-11-20T10:00:00Z");
+    store
+        .commit_run(key, &run_of(&*store, key, t1, vec![issue("1")], 1))
+        .unwrap();
+    let before = footprint(&*store, key);
+
+    // An event for an item with no snapshot fails after the run and its
+    // snapshots were inserted: all of it must be rolled back.
+    let t2 = ts("2026-11-21T10:00:00Z");
+    let mut changed = issue("1");
+    changed.state = ItemState::Closed;
+    let mut bad = run_of(&*store, key, t2, vec![changed, issue("2")], 1);
+    bad.events.push(ItemEvent {
+        item_id: id(&issue("3")),
+        observation: Observation::Changed(vec![TrackedField::State]),
+    });
+    bad.record.observed_count += 1;
+    bad.record.changed_count += 1;
+    let err = store.commit_run(key, &bad).unwrap_err();
+    assert!(matches!(err, StoreError::InvalidRun { .. }), "{err:?}");
+    assert!(err.to_string().contains("github:o/n:issue:3"), "{err}");
+    assert_eq!(footprint(&*store, key), before);
+
+    // A run that contradicts its own events is refused before any write.
+    let mut lying = run_of(&*store, key, t2, vec![issue("2")], 1);
+    lying.record.changed_count = 0;
+    let err = store.commit_run(key, &lying).unwrap_err();
+    assert!(matches!(err, StoreError::InvalidRun { .. }), "{err:?}");
+    assert_eq!(footprint(&*store, key), before);
+
+    // Same instant as the last run, and an earlier one: out of order.
+    for at in [t1, ts("2026-11-19T10:00:00Z")] {
+        let late = run_of(&*store, key, at, vec![issue("2")], 1);
+        let err = store.commit_run(key, &late).unwrap_err();
+        assert!(matches!(err, StoreError::RunOutOfOrder { .. }), "{err:?}");
+        assert!(err.to_string().contains("check the system clock"), "{err}");
+    }
+    assert_eq!(footprint(&*store, key), before);
+
+    // Nothing was left behind that would block the same run done right.
+    let good = run_of(&*store, key, t2, vec![issue("2")], 1);
+    store.commit_run(key, &good).unwrap();
+    let view = store.repository_view(key).unwrap().unwrap();
+    assert_eq!(view.runs.len(), 2);
+    assert_eq!(view.event_count, 2);
+}
+
+/// Failures write a failure row alone; status shows them.
+pub fn failures_are_recorded_alone_and_status_shows_them(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let t1 = ts("2026-11-20T10:00:00.250Z");
+    let run = run_of(&*store, key, t1, vec![issue("1")], 1);
+    store.commit_run(key, &run).unwrap();
+    let before = store.repository_view(key).unwrap();
+
+    let failed_at = ts("2026-11-21T10:00:00Z");
+    store
+        .record_failure(key, failed_at, "not_found", "GET /repos/o/n: 404 Not Found")
+        .unwrap();
+    let after = store.repository_view(key).unwrap().unwrap();
+    assert_eq!(after.runs, before.as_ref().unwrap().runs);
+    assert_eq!(after.trail, before.as_ref().unwrap().trail);
+    assert!(after.summary.missing);
+
+    let limit = RateLimit {
+        limit: 5000,
+        remaining: 0,
+        reset: ts("2026-11-21T11:00:00Z"),
+        used: None,
+        resource: None,
+    };
+    store.rate_limit_put("fp-1", &limit, failed_at).unwrap();
+    let status = store.status().unwrap();
+    assert_eq!(status.repositories.len(), 1);
+    let repo = &status.repositories[0];
+    let last = repo.last_run.as_ref().unwrap();
+    assert_eq!(last.record, run.record);
+    assert_eq!(last.stats, run.stats);
+    let failure = repo.last_failure.as_ref().unwrap();
+    assert_eq!(
+        (failure.at, failure.kind.as_str(), failure.message.as_str()),
+        (failed_at, "not_found", "GET /repos/o/n: 404 Not Found")
+    );
+    assert_eq!(
+        repo.summary.last_error.as_deref(),
+        Some("GET /repos/o/n: 404 Not Found")
+    );
+    assert_eq!(
+        status.rate_limits,
+        vec![("fp-1".to_string(), limit, failed_at)]
+    );
+
+    // The next successful run clears the missing flag and the error, and
+    // records a rename.
+    let mut next = run_of(&*store, key, ts("2026-11-22T10:00:00Z"), vec![], 1);
+    next.renamed_to = Some(RepoName::parse("o2/n").unwrap());
+    store.commit_run(key, &next).unwrap();
+    let summary = &store.repositories().unwrap()[0];
+    assert!(!summary.missing);
+    assert_eq!(summary.last_error, None);
+    assert_eq!(summary.host_name, Some(RepoName::parse("o2/n").unwrap()));
+
+    // A key from another store is not silently treated as "no runs".
+    let mut other = make();
+    let err = other.repository_view(key).unwrap_err();
+    assert!(
+        matches!(err, StoreError::UnknownRepository { .. }),
+        "{err:?}"
+    );
+    let err = other
+        .record_failure(key, failed_at, "http", "500")
+        .unwrap_err();
+    assert!(
+        matches!(err, StoreError::UnknownRepository { .. }),
+        "{err:?}"
+    );
+    assert!(other.status().unwrap().repositories.is_empty());
+}
+
+/// Keys are stable; display fields follow the configuration; the list is
+/// in byte order of group id then repository id.
+pub fn ensure_repository_keeps_its_key_and_updates_display_fields(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let mut renamed_group = group();
+    renamed_group.name = "Engines".into();
+    let mut repo = tracked();
+    repo.name = "N (renamed)".into();
+    repo.keywords = vec!["other".into()];
+    assert_eq!(store.ensure_repository(&renamed_group, &repo).unwrap(), key);
+    let other = TrackedRepo {
+        id: "m".into(),
+        ..tracked()
+    };
+    let key2 = store.ensure_repository(&renamed_group, &other).unwrap();
+    assert_ne!(key2, key);
+    // Byte order, whatever the database's collation: "Zed" before "alpha".
+    let upper = TrackedRepo {
+        id: "Zed".into(),
+        ..tracked()
+    };
+    let lower = TrackedRepo {
+        id: "alpha".into(),
+        ..tracked()
+    };
+    store.ensure_repository(&renamed_group, &lower).unwrap();
+    store.ensure_repository(&renamed_group, &upper).unwrap();
+    let ids: Vec<String> = store
+        .repositories()
+        .unwrap()
+        .into_iter()
+        .map(|s| s.repo.id)
+        .collect();
+    assert_eq!(ids, ["Zed", "alpha", "m", "n"]);
+    for key in [&upper, &lower].map(|r| {
+        store
+            .repositories()
+            .unwrap()
+            .into_iter()
+            .find(|s| s.repo.id == r.id)
+            .unwrap()
+            .key
+    }) {
+        store.purge_repository(key).unwrap();
+    }
+    let list = store.repositories().unwrap();
+    assert_eq!(list.len(), 2);
+    // Ordered by group id, then repository id.
+    assert_eq!(list[0].repo, other);
+    assert_eq!(list[1].repo, repo);
+    assert_eq!(list[1].group, renamed_group);
+    assert_eq!(list[1].run_count, 0);
+}
+
+/// One step of a generated history: which items a run observes, and which
+/// of them got a new comment since the last run.
+fn observations() -> impl Strategy<Value = Vec<Vec<(u8, bool, bool)>>> {
+    proptest::collection::vec(
+        proptest::collection::vec((0u8..12, any::<bool>(), any::<bool>()), 0..10),
+        1..8,
+    )
+}
+
+/// Over any sequence of runs, the sum of changedCount equals the number
+/// of stored observation events, and the store's latest snapshots are the
+/// last ones observed.
+pub fn changed_counts_add_up_to_the_events(make: Factory<'_>) {
+    let mut runner = TestRunner::new(Config {
+        cases: cases(48),
+        ..Config::default()
+    });
+    let make = std::cell::RefCell::new(make);
+    let result = runner.run(&observations(), |runs| {
+        let mut store = (make.borrow_mut())();
+        let key = store.ensure_repository(&group(), &tracked()).unwrap();
+        let mut model: HashMap<String, ItemSnapshot> = HashMap::new();
+        let mut comments: HashMap<u8, u64> = HashMap::new();
+        let start = ts("2026-11-01T00:00:00Z");
+        for (i, run) in runs.iter().enumerate() {
+            let observed: Vec<ItemSnapshot> = run
+                .iter()
+                .map(|&(k, comment, close)| {
+                    let c = comments.entry(k).or_insert(0);
+                    if comment {
+                        *c += 1;
+                    }
+                    let mut s = issue(&k.to_string());
+                    s.metrics.comments = *c;
+                    if close {
+                        s.state = ItemState::Closed;
+                    }
+                    s
+                })
+                .collect();
+            let at = start + SignedDuration::from_millis(3_600_000 * i as i64 + 7);
+            let commit = run_of(&*store, key, at, observed, 1);
+            for (id, s) in &commit.snapshots {
+                model.insert(id.clone(), s.clone());
+            }
+            store.commit_run(key, &commit).unwrap();
+        }
+        let view = store.repository_view(key).unwrap().unwrap();
+        let sum: u64 = view.runs.iter().map(|r| r.changed_count).sum();
+        prop_assert_eq!(sum, view.event_count);
+        prop_assert_eq!(sum, view.trail.len() as u64);
+        prop_assert!(
+            view.runs
+                .iter()
+                .all(|r| r.changed_count <= r.observed_count)
+        );
+        prop_assert_eq!(view.runs.len(), runs.len());
+        prop_assert_eq!(
+            store
+                .latest_snapshots(key)
+                .unwrap()
+                .into_iter()
+                .collect::<HashMap<_, _>>(),
+            model
+        );
+        // The trail is ordered by run, then by item id.
+        let order: Vec<(Timestamp, String)> = view
+            .trail
+            .iter()
+            .map(|e| (e.at, e.item_id.clone()))
+            .collect();
+        let mut sorted = order.clone();
+        sorted.sort();
+        prop_assert_eq!(order, sorted);
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
+/// One observation of a generated history: item, a new comment, closed, a
+/// body among three (so bodies change, come back and are shared), a label
+/// among two, a new reaction.
+type Step = (u8, bool, bool, u8, bool, bool);
+
+fn histories() -> impl Strategy<Value = Vec<Vec<Step>>> {
+    proptest::collection::vec(
+        proptest::collection::vec(
+            (
+                0u8..10,
+                any::<bool>(),
+                any::<bool>(),
+                0u8..3,
+                any::<bool>(),
+                any::<bool>(),
+            ),
+            0..8,
+        ),
+        1..7,
+    )
+}
+
+/// The reference path: the design before issue 7, kept here to check the
+/// new one against. Every snapshot is kept whole, a run is accounted
+/// against the whole latest state (not a per-item query of the store), and
+/// the export's inputs are rebuilt from those full snapshots.
+#[derive(Default)]
+struct Reference {
+    /// Every snapshot ever kept, whole, in run order.
+    full: Vec<(usize, String, ItemSnapshot)>,
+    runs: Vec<RunRecord>,
+    /// (run instant, item id) of every event, in run then id order.
+    trail: Vec<(Timestamp, String)>,
+    changed_in_latest: HashSet<String>,
+}
+
+impl Reference {
+    fn latest(&self) -> BTreeMap<String, ItemSnapshot> {
+        let mut latest = BTreeMap::new();
+        for (_, id, s) in &self.full {
+            latest.insert(id.clone(), s.clone());
+        }
+        latest
+    }
+
+    fn run(&mut self, at: Timestamp, observed: Vec<ItemSnapshot>) {
+        let previous: HashMap<String, ItemSnapshot> = self.latest().into_iter().collect();
+        let delta = account(Source::Github, observed, &previous);
+        let n = self.runs.len();
+        self.runs.push(RunRecord {
+            collected_at: at,
+            since: at - SignedDuration::from_hours(24),
+            observed_count: delta.observed_count,
+            changed_count: delta.changed_count(),
+        });
+        self.changed_in_latest = delta
+            .events
+            .iter()
+            .filter(|e| matches!(e.observation, Observation::Changed(_)))
+            .map(|e| e.item_id.clone())
+            .collect();
+        for e in &delta.events {
+            self.trail.push((at, e.item_id.clone()));
+        }
+        for (id, s) in delta.snapshots {
+            self.full.push((n, id, s));
+        }
+    }
+}
+
+/// For any sequence of runs, the v3 document and the scores the export
+/// computes from the store (content-addressed texts, runs that read only
+/// the observed items' latest snapshots, importance at the dataset's
+/// instant) equal those rebuilt from full snapshots by the reference path.
+pub fn exported_documents_equal_the_reference_rebuilt_from_full_snapshots(make: Factory<'_>) {
+    use signals_core::dataset::{DatasetInput, build};
+    use signals_core::importance::{Weights, score};
+
+    let mut runner = TestRunner::new(Config {
+        cases: cases(40),
+        ..Config::default()
+    });
+    let make = std::cell::RefCell::new(make);
+    let result = runner.run(&histories(), |runs| {
+        let mut store = (make.borrow_mut())();
+        let key = store.ensure_repository(&group(), &tracked()).unwrap();
+        let mut reference = Reference::default();
+        let mut counts: HashMap<u8, (u64, u64)> = HashMap::new();
+        let bodies = ["body", "a longer body, with **markdown**", ""];
+        let start = ts("2026-11-01T00:00:00Z");
+        for (i, run) in runs.iter().enumerate() {
+            let at = start + SignedDuration::from_millis(3_600_000 * i as i64 + 11);
+            let observed: Vec<ItemSnapshot> = run
+                .iter()
+                .map(|&(k, comment, close, body, label, reaction)| {
+                    let c = counts.entry(k).or_insert((0, 0));
+                    if comment {
+                        c.0 += 1;
+                    }
+                    if reaction {
+                        c.1 += 1;
+                    }
+                    let mut s = issue(&k.to_string());
+                    s.metrics.comments = c.0;
+                    s.metrics.reactions = c.1;
+                    s.text = bodies[body as usize].to_string();
+                    if label {
+                        s.labels.push("help wanted".into());
+                    }
+                    if close {
+                        s.state = ItemState::Closed;
+                    }
+                    s.updated_at = at;
+                    s
+                })
+                .collect();
+            reference.run(at, observed.clone());
+            let commit = run_of(&*store, key, at, observed, 7);
+            store.commit_run(key, &commit).unwrap();
+        }
+
+        let view = store.repository_view(key).unwrap().unwrap();
+        let items: Vec<ItemSnapshot> = view.items.values().cloned().collect();
+        let exported = build(&DatasetInput {
+            group: &view.summary.group,
+            repo: &view.summary.repo,
+            context: &view.context,
+            news: &view.news,
+            runs: &view.runs,
+            items: &items,
+            changed_in_latest: &view.changed_in_latest,
+        })
+        .unwrap();
+
+        let latest = reference.latest();
+        let reference_items: Vec<ItemSnapshot> = latest.values().cloned().collect();
+        let rebuilt = build(&DatasetInput {
+            group: &group(),
+            repo: &tracked(),
+            context: &context(7),
+            news: &News::default(),
+            runs: &reference.runs,
+            items: &reference_items,
+            changed_in_latest: &reference.changed_in_latest,
+        })
+        .unwrap();
+        prop_assert_eq!(
+            serde_json::to_value(&exported).unwrap(),
+            serde_json::to_value(&rebuilt).unwrap()
+        );
+
+        let instant = view.runs.last().unwrap().collected_at;
+        let weights = Weights::default();
+        for (id, item) in &view.items {
+            prop_assert_eq!(
+                score(item, instant, &weights),
+                score(&latest[id], instant, &weights)
+            );
+        }
+        prop_assert_eq!(view.items.len(), latest.len());
+        let trail: Vec<(Timestamp, String)> = view
+            .trail
+            .iter()
+            .map(|e| (e.at, e.item_id.clone()))
+            .collect();
+        prop_assert_eq!(trail, reference.trail.clone());
+        // Every kept snapshot of every item, back from the store whole.
+        for id in latest.keys() {
+            let history: Vec<ItemSnapshot> = store
+                .snapshot_history(key, id)
+                .unwrap()
+                .into_iter()
+                .map(|(_, s)| s)
+                .collect();
+            let expected: Vec<ItemSnapshot> = reference
+                .full
+                .iter()
+                .filter(|(_, i, _)| i == id)
+                .map(|(_, _, s)| s.clone())
+                .collect();
+            prop_assert_eq!(history, expected);
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
+/// Cached responses and rate limits round-trip; URLs with credentials are
+/// refused; pruning keeps what was used.
+pub fn the_http_cache_and_rate_limits_round_trip(make: Factory<'_>) {
+    let store = make();
+    let at = ts("2026-11-21T10:00:00Z");
+    let url = "https://api.github.com/repos/o/n/issues?page=1";
+    let response = CachedResponse {
+        etag: Some("\"abc\"".into()),
+        last_modified: Some("Sat, 21 Nov 2026 10:00:00 GMT".into()),
+        link_next: Some("https://api.github.com/repos/o/n/issues?page=2".into()),
+        body: b"[\x00\xff]".to_vec(),
+    };
+    assert_eq!(store.cache_get(url, "fp").unwrap(), None);
+    store.cache_put(url, "fp", &response, at).unwrap();
+    assert_eq!(store.cache_get(url, "fp").unwrap(), Some(response.clone()));
+    assert_eq!(store.cache_get(url, "other").unwrap(), None);
+    let mut newer = response.clone();
+    newer.etag = None;
+    store.cache_put(url, "fp", &newer, at).unwrap();
+    assert_eq!(store.cache_get(url, "fp").unwrap(), Some(newer.clone()));
+    for leaky in [
+        "https://api.github.com/repos/o/n?access_token=secret",
+        "https://user:secret@api.github.com/repos/o/n",
+    ] {
+        assert!(matches!(
+            store.cache_put(leaky, "fp", &response, at),
+            Err(StoreError::CredentialsInUrl)
+        ));
+    }
+    let other = "https://api.github.com/repos/o/n/pulls";
+    store.cache_put(other, "fp", &response, at).unwrap();
+    store
+        .cache_touch(url, "fp", ts("2026-11-28T10:00:00Z"))
+        .unwrap();
+    assert_eq!(store.cache_prune(ts("2026-11-25T00:00:00Z")).unwrap(), 1);
+    assert_eq!(store.cache_get(other, "fp").unwrap(), None);
+    assert_eq!(store.cache_get(url, "fp").unwrap(), Some(newer));
+
+    let limit = |remaining| RateLimit {
+        limit: 5000,
+        remaining,
+        reset: ts("2026-11-21T11:00:00.5Z"),
+        used: None,
+        resource: None,
+    };
+    assert_eq!(store.rate_limit_get("b").unwrap(), None);
+    store.rate_limit_put("b", &limit(10), at).unwrap();
+    store.rate_limit_put("a", &limit(20), at).unwrap();
+    store.rate_limit_put("b", &limit(9), at).unwrap();
+    assert_eq!(store.rate_limit_get("b").unwrap(), Some((limit(9), at)));
+    let keys: Vec<String> = store
+        .rate_limits()
+        .unwrap()
+        .into_iter()
+        .map(|(k, _, _)| k)
+        .collect();
+    assert_eq!(keys, ["a", "b"]);
+    // Locking and unlocking a token does not fail where it is a no-op.
+    store.lock_token("b").unwrap();
+    store.unlock_token("b").unwrap();
+}
+
+/// Purging deletes one repository, its history and its unshared texts,
+/// and leaves the others whole.
+pub fn purge_deletes_one_repository_and_its_texts(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let other = TrackedRepo {
+        id: "m".into(),
+        ..tracked()
+    };
+    let key2 = store.ensure_repository(&group(), &other).unwrap();
+    let t1 = ts("2026-11-20T10:00:00Z");
+    let mut only_here = issue("1");
+    only_here.text = "a body only this repository has".into();
+    let run = run_of(&*store, key, t1, vec![only_here, issue("2")], 1);
+    store.commit_run(key, &run).unwrap();
+    let run2 = run_of(&*store, key2, t1, vec![issue("2")], 1);
+    store.commit_run(key2, &run2).unwrap();
+    store.record_failure(key, t1, "http", "500").unwrap();
+    let before = store.repository_view(key2).unwrap();
+    let texts = |s: &dyn Backend| {
+        s.table_counts()
+            .unwrap()
+            .into_iter()
+            .find(|(t, _)| *t == "texts")
+            .unwrap()
+            .1
+    };
+    let texts_before = texts(&*store);
+    assert_eq!(store.purge_repository(key).unwrap(), 1);
+    assert_eq!(store.repository_view(key2).unwrap(), before);
+    assert_eq!(store.repositories().unwrap().len(), 1);
+    // Issue 1's head and its body were used by nothing else.
+    assert_eq!(texts(&*store), texts_before - 2);
+    assert!(matches!(
+        store.repository_view(key),
+        Err(StoreError::UnknownRepository { .. })
+    ));
+    assert!(matches!(
+        store.purge_repository(key),
+        Err(StoreError::UnknownRepository { .. })
+    ));
+}
+
+/// A dump loaded into a fresh store gives the same rows, counts and views;
+/// a store that holds data refuses a load.
+pub fn dump_and_load_copy_everything(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let t1 = ts("2026-11-20T10:00:00.001Z");
+    let run = run_of(&*store, key, t1, vec![issue("1"), issue("2")], 1);
+    store.commit_run(key, &run).unwrap();
+    let mut changed = issue("1");
+    changed.state = ItemState::Closed;
+    let t2 = ts("2026-11-21T10:00:00Z");
+    let run = run_of(&*store, key, t2, vec![changed], 1);
+    store.commit_run(key, &run).unwrap();
+    store
+        .record_failure(key, t2, "http", "500 \u{1F600}")
+        .unwrap();
+    let response = CachedResponse {
+        etag: None,
+        last_modified: None,
+        link_next: None,
+        body: vec![0, 159, 255],
+    };
+    store.cache_put("https://h/x", "fp", &response, t2).unwrap();
+    let limit = RateLimit {
+        limit: 60,
+        remaining: 1,
+        reset: t2,
+        used: None,
+        resource: None,
+    };
+    store.rate_limit_put("fp", &limit, t2).unwrap();
+
+    let mut rows = Vec::new();
+    store
+        .dump(&mut |r| {
+            rows.push(r);
+            Ok(())
+        })
+        .unwrap();
+    let mut copy = make();
+    copy.load(&mut rows.clone().into_iter().map(Ok)).unwrap();
+    assert_eq!(copy.table_counts().unwrap(), store.table_counts().unwrap());
+    assert!(copy.table_counts().unwrap().iter().all(|(_, n)| *n > 0));
+    assert_eq!(
+        copy.repository_view(key).unwrap(),
+        store.repository_view(key).unwrap()
+    );
+    assert_eq!(copy.status().unwrap(), store.status().unwrap());
+    assert_eq!(copy.cache_get("https://h/x", "fp").unwrap(), Some(response));
+    let mut again = Vec::new();
+    copy.dump(&mut |r| {
+        again.push(r);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(again, rows);
+    // The copy goes on as the original would: new ids do not collide.
+    let t3 = ts("2026-11-22T10:00:00Z");
+    let run = run_of(&*copy, key, t3, vec![issue("3")], 1);
+    copy.commit_run(key, &run).unwrap();
+    let other = TrackedRepo {
+        id: "m".into(),
+        ..tracked()
+    };
+    copy.ensure_repository(&group(), &other).unwrap();
+
+    let err = copy.load(&mut rows.into_iter().map(Ok)).unwrap_err();
+    assert!(matches!(err, StoreError::NotEmpty { .. }), "{err:?}");
+}
