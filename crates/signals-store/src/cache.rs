@@ -208,7 +208,7 @@ impl Store {
 
 /// True when a URL carries credentials: user info before the host, or a
 /// query parameter that is a known secret.
-fn carries_credentials(url: &str) -> bool {
+pub fn carries_credentials(url: &str) -> bool {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     if rest[..authority_end].contains('@') {

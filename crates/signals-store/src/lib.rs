@@ -71,7 +71,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
 pub use backend::Backend;
-pub use cache::{CachedResponse, RateLimit};
+pub use cache::{CachedResponse, RateLimit, carries_credentials};
 pub use error::{DbError, Result, StoreError};
 pub use read::{
     Failure, RepoStatus, RepoSummary, RepoView, RunRow, RunStatus, Status, SummaryRow,

@@ -1,0 +1,346 @@
+//! The PostgreSQL store of Repo Signals: the store, the work queue and the
+//! shared HTTP state of several workers on several machines.
+//!
+//! [`PgStore`] implements [`signals_store::Backend`] over the same schema
+//! shape as the SQLite store (its own numbered migrations in `migrations/`),
+//! and the same store suite runs against it (`tests/suite.rs`). On top, it
+//! is the work queue ([`queue`]): workers lease due repositories with
+//! `SELECT ... FOR UPDATE SKIP LOCKED`, and a run is committed together with
+//! the release of its lease. And it shares what the HTTP clients of all
+//! workers keep: the conditional-request cache, the rate limits, and a
+//! per-token advisory lock that keeps requests on one token serial across
+//! workers.
+//!
+//! The client is `postgres` (blocking, like the rest of the program),
+//! without TLS: reach a remote server over a private network, a VPN or an
+//! SSH tunnel (docs). This crate holds all of the PostgreSQL SQL.
+
+#![deny(missing_docs)]
+
+pub mod address;
+mod copy;
+pub mod queue;
+mod read;
+mod write;
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+
+use postgres::{Client, NoTls};
+use signals_store::{DbError, Result, StoreError};
+
+pub use address::{Address, is_postgres};
+pub use queue::{Lease, WorkerStatus};
+
+/// The migrations, in order; the schema version is their number. Never edit
+/// or reorder an entry once merged.
+const MIGRATIONS: &[(&str, &str)] = &[("0001_init", include_str!("../migrations/0001_init.sql"))];
+
+/// The advisory lock key that serializes migrations between workers that
+/// open the store at once ("RSig" and 1).
+const MIGRATION_LOCK: i64 = 0x5253_6967_0000_0001;
+
+/// An open PostgreSQL store.
+pub struct PgStore {
+    client: RefCell<Client>,
+    /// The address without password, for messages.
+    shown: String,
+    /// The lease the next commit or failure releases, when this process is
+    /// a worker: (repository, worker id).
+    lease: RefCell<Option<(i64, String)>>,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore")
+            .field("address", &self.shown)
+            .finish()
+    }
+}
+
+impl PgStore {
+    /// Connects to the store at `url` (`postgres://user@host:port/db`), with
+    /// the password from `PGPASSWORD` or the password file, and brings its
+    /// schema up to date. A database of another application is not
+    /// touched: the schema is created only in an empty database or one
+    /// this program made.
+    pub fn open(url: &str) -> Result<PgStore> {
+        let mut address = address::parse(url).map_err(|e| StoreError::BadAddress {
+            store: e.shown,
+            problem: e.problem,
+        })?;
+        address::password_from_environment(&mut address);
+        PgStore::connect(&address)
+    }
+
+    /// Connects with a parsed, completed address.
+    pub fn connect(address: &Address) -> Result<PgStore> {
+        let client = address
+            .config
+            .connect(NoTls)
+            .map_err(|e| StoreError::Connect {
+                store: address.shown.clone(),
+                source: DbError::new(e),
+            })?;
+        let store = PgStore {
+            client: RefCell::new(client),
+            shown: address.shown.clone(),
+            lease: RefCell::new(None),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// The address without password.
+    pub fn address(&self) -> &str {
+        &self.shown
+    }
+
+    fn path(&self) -> PathBuf {
+        PathBuf::from(&self.shown)
+    }
+
+    /// Maps a database error to the store's error, naming what was done.
+    pub(crate) fn err(&self, doing: &'static str) -> impl Fn(postgres::Error) -> StoreError + '_ {
+        move |e| {
+            if e.is_closed() {
+                StoreError::Connect {
+                    store: self.shown.clone(),
+                    source: DbError::new(e),
+                }
+            } else {
+                StoreError::Db {
+                    path: self.path(),
+                    doing,
+                    source: DbError::new(e),
+                }
+            }
+        }
+    }
+
+    pub(crate) fn corrupt(&self, what: String) -> StoreError {
+        StoreError::Corrupt {
+            path: self.path(),
+            what,
+        }
+    }
+
+    fn migrate(&self) -> Result<()> {
+        let doing = "bringing the schema up to date";
+        let mut client = self.client.borrow_mut();
+        let mut tx = client.transaction().map_err(self.err(doing))?;
+        // One worker migrates; the others wait here, then find it done.
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+            .map_err(self.err(doing))?;
+        tx.batch_execute(
+            "CREATE TABLE IF NOT EXISTS signals_schema (
+                 version BIGINT PRIMARY KEY,
+                 name    TEXT NOT NULL,
+                 applied TIMESTAMPTZ NOT NULL DEFAULT now())",
+        )
+        .map_err(self.err(doing))?;
+        let applied: i64 = tx
+            .query_one("SELECT count(*) FROM signals_schema", &[])
+            .map_err(self.err(doing))?
+            .get(0);
+        let supported = MIGRATIONS.len() as i64;
+        if applied > supported {
+            return Err(StoreError::TooNew {
+                path: self.path(),
+                found: applied,
+                supported,
+            });
+        }
+        if applied == 0 {
+            // A database with other tables is another application's.
+            let foreign: i64 = tx
+                .query_one(
+                    "SELECT count(*) FROM information_schema.tables
+                     WHERE table_schema = current_schema() AND table_name <> 'signals_schema'",
+                    &[],
+                )
+                .map_err(self.err(doing))?
+                .get(0);
+            if foreign > 0 {
+                return Err(StoreError::NotAStore { path: self.path() });
+            }
+        }
+        for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(applied as usize) {
+            tx.batch_execute(sql).map_err(self.err(doing))?;
+            tx.execute(
+                "INSERT INTO signals_schema (version, name) VALUES ($1, $2)",
+                &[&(i as i64 + 1), name],
+            )
+            .map_err(self.err(doing))?;
+        }
+        tx.commit().map_err(self.err(doing))
+    }
+
+    /// The number of migrations applied.
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(self
+            .client
+            .borrow_mut()
+            .query_one("SELECT count(*) FROM signals_schema", &[])
+            .map_err(self.err("reading the schema version"))?
+            .get(0))
+    }
+}
+
+/// A stable advisory-lock key for a string (a token fingerprint): the first
+/// eight bytes of its SHA-256 would need a hash crate; FNV-1a is enough, a
+/// collision only makes two tokens wait for each other.
+pub(crate) fn lock_key(text: &str) -> i64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash as i64
+}
+
+impl signals_store::Backend for PgStore {
+    fn describe(&self) -> String {
+        self.shown.clone()
+    }
+    fn schema_version(&self) -> Result<i64> {
+        PgStore::schema_version(self)
+    }
+    fn ensure_repository(
+        &mut self,
+        group: &signals_core::Group,
+        repo: &signals_core::TrackedRepo,
+    ) -> Result<signals_store::RepoKey> {
+        self.ensure_repository_(group, repo)
+    }
+    fn commit_run(
+        &mut self,
+        repo: signals_store::RepoKey,
+        run: &signals_store::RunCommit,
+    ) -> Result<()> {
+        self.commit_run_(repo, run)
+    }
+    fn record_failure(
+        &mut self,
+        repo: signals_store::RepoKey,
+        at: jiff::Timestamp,
+        kind: &str,
+        message: &str,
+    ) -> Result<()> {
+        self.record_failure_(repo, at, kind, message)
+    }
+    fn purge_repository(&mut self, repo: signals_store::RepoKey) -> Result<u64> {
+        self.purge_repository_(repo)
+    }
+    fn last_successful_run(
+        &self,
+        repo: signals_store::RepoKey,
+    ) -> Result<Option<signals_core::RunRecord>> {
+        self.last_successful_run_(repo)
+    }
+    fn latest_snapshots(
+        &self,
+        repo: signals_store::RepoKey,
+    ) -> Result<std::collections::BTreeMap<String, signals_core::ItemSnapshot>> {
+        self.latest_snapshots_(repo)
+    }
+    fn latest_snapshots_for(
+        &self,
+        repo: signals_store::RepoKey,
+        ids: &[String],
+    ) -> Result<std::collections::HashMap<String, signals_core::ItemSnapshot>> {
+        self.latest_snapshots_for_(repo, ids)
+    }
+    fn snapshot_history(
+        &self,
+        repo: signals_store::RepoKey,
+        item_id: &str,
+    ) -> Result<Vec<(jiff::Timestamp, signals_core::ItemSnapshot)>> {
+        self.snapshot_history_(repo, item_id)
+    }
+    fn repositories(&self) -> Result<Vec<signals_store::RepoSummary>> {
+        self.repositories_()
+    }
+    fn repository_view(
+        &self,
+        repo: signals_store::RepoKey,
+    ) -> Result<Option<signals_store::RepoView>> {
+        self.repository_view_(repo)
+    }
+    fn status(&self) -> Result<signals_store::Status> {
+        self.status_()
+    }
+    fn cache_get(
+        &self,
+        url: &str,
+        fingerprint: &str,
+    ) -> Result<Option<signals_store::CachedResponse>> {
+        self.cache_get_(url, fingerprint)
+    }
+    fn cache_put(
+        &self,
+        url: &str,
+        fingerprint: &str,
+        response: &signals_store::CachedResponse,
+        stored_at: jiff::Timestamp,
+    ) -> Result<()> {
+        self.cache_put_(url, fingerprint, response, stored_at)
+    }
+    fn cache_touch(&self, url: &str, fingerprint: &str, at: jiff::Timestamp) -> Result<()> {
+        self.cache_touch_(url, fingerprint, at)
+    }
+    fn cache_prune(&self, before: jiff::Timestamp) -> Result<usize> {
+        self.cache_prune_(before)
+    }
+    fn rate_limit_put(
+        &self,
+        key: &str,
+        limit: &signals_store::RateLimit,
+        seen_at: jiff::Timestamp,
+    ) -> Result<()> {
+        self.rate_limit_put_(key, limit, seen_at)
+    }
+    fn rate_limit_get(
+        &self,
+        key: &str,
+    ) -> Result<Option<(signals_store::RateLimit, jiff::Timestamp)>> {
+        self.rate_limit_get_(key)
+    }
+    fn rate_limits(&self) -> Result<Vec<(String, signals_store::RateLimit, jiff::Timestamp)>> {
+        self.rate_limits_()
+    }
+    fn shares_http_state(&self) -> bool {
+        true
+    }
+    /// A session advisory lock per token key: held while a request on the
+    /// token is in flight, so requests on one token stay serial across
+    /// workers. It goes with the connection, so a worker that dies frees it.
+    fn lock_token(&self, key: &str) -> Result<()> {
+        self.execute(
+            "waiting for a token",
+            "SELECT pg_advisory_lock($1)",
+            &[&lock_key(key)],
+        )?;
+        Ok(())
+    }
+    fn unlock_token(&self, key: &str) -> Result<()> {
+        self.execute(
+            "releasing a token",
+            "SELECT pg_advisory_unlock($1)",
+            &[&lock_key(key)],
+        )?;
+        Ok(())
+    }
+    fn dump(&self, sink: &mut dyn FnMut(signals_store::dump::Record) -> Result<()>) -> Result<()> {
+        self.dump_(sink)
+    }
+    fn load(
+        &mut self,
+        records: &mut dyn Iterator<Item = Result<signals_store::dump::Record>>,
+    ) -> Result<()> {
+        self.load_(records)
+    }
+    fn table_counts(&self) -> Result<signals_store::dump::TableCounts> {
+        self.table_counts_()
+    }
+}

@@ -1,0 +1,180 @@
+//! The store suite (`signals_store::suite`, also run on SQLite) against a
+//! real PostgreSQL, and what only this backend has: the work queue, the
+//! token locks, the address rules.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use signals_store::suite::{self, group, issue, run_of, tracked, ts};
+use signals_store::{Backend, StoreError};
+use signals_store_pg::PgStore;
+
+static DATABASES: AtomicUsize = AtomicUsize::new(0);
+
+/// A server for the tests: a throwaway cluster, or `None` (skip) without
+/// PostgreSQL.
+fn cluster() -> Option<signals_testpg::Cluster> {
+    signals_testpg::Cluster::start().unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn fresh(cluster: &signals_testpg::Cluster) -> PgStore {
+    let n = DATABASES.fetch_add(1, Ordering::Relaxed);
+    let url = cluster.create_database(&format!("suite{n}")).unwrap();
+    PgStore::open(&url).unwrap()
+}
+
+/// Ends a worker's leases now, as if they had run out.
+fn expire(url: &str, worker: &str) {
+    let mut admin = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    admin
+        .execute(
+            "UPDATE leases SET lease_until = now() - interval '1 second' WHERE worker = $1",
+            &[&worker],
+        )
+        .unwrap();
+}
+
+#[test]
+fn the_store_suite_passes_on_postgres() {
+    let Some(cluster) = cluster() else { return };
+    // Fewer generated cases than on SQLite: each is a new database.
+    let cases = std::env::var("SIGNALS_SUITE_CASES").unwrap_or_else(|_| "12".into());
+    // SAFETY: no other thread of this test reads the environment now.
+    unsafe { std::env::set_var("SIGNALS_SUITE_CASES", cases) };
+    suite::run_all(&mut || Box::new(fresh(&cluster)));
+}
+
+#[test]
+fn leases_give_each_due_repository_to_one_worker_and_expire() {
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("leases").unwrap();
+    let mut a = PgStore::open(&url).unwrap();
+    let b = PgStore::open(&url).unwrap();
+    let k1 = a.ensure_repository(&group(), &tracked()).unwrap();
+    let other = signals_core::TrackedRepo {
+        id: "m".into(),
+        ..tracked()
+    };
+    let k2 = a.ensure_repository(&group(), &other).unwrap();
+    let keys = [k1, k2];
+    let hour = Duration::from_secs(3600);
+    let long = Duration::from_secs(600);
+    let got_a = a.claim("a", &keys, hour, None, long).unwrap().unwrap();
+    let got_b = b.claim("b", &keys, hour, None, long).unwrap().unwrap();
+    assert_ne!(got_a, got_b);
+    assert_eq!(b.claim("b", &keys, hour, None, long).unwrap(), None);
+    let status = a.queue_status(hour).unwrap();
+    assert_eq!(status.leases.len(), 2);
+
+    // A commits; its repository is not due again within the interval.
+    let run = run_of(&a, got_a, ts("2026-11-20T10:00:00Z"), vec![issue("1")], 1);
+    a.commit_run(got_a, &run).unwrap();
+    assert_eq!(a.claim("a", &keys, hour, None, long).unwrap(), None);
+
+    // B dies holding its lease (its connection goes); with a short lease
+    // the repository is free again once it expires.
+    drop(b);
+    let c = PgStore::open(&url).unwrap();
+    assert_eq!(c.claim("c", &keys, hour, None, long).unwrap(), None);
+    expire(&url, "b");
+    let mut c = c;
+    let got_c = c.claim("c", &keys, hour, None, long).unwrap();
+    assert_eq!(got_c, Some(got_b));
+    let run = run_of(&c, got_b, ts("2026-11-20T10:00:00Z"), vec![issue("2")], 1);
+    c.commit_run(got_b, &run).unwrap();
+    assert_eq!(c.queue_status(hour).unwrap().leases, vec![]);
+
+    // A worker whose lease was taken cannot commit: nothing is written.
+    let d = PgStore::open(&url).unwrap();
+    let zero = Duration::ZERO;
+    let taken = d.claim("d", &keys, zero, None, long).unwrap().unwrap();
+    expire(&url, "d");
+    let e = PgStore::open(&url).unwrap();
+    assert_eq!(e.claim("e", &keys, zero, None, long).unwrap(), Some(taken));
+    let mut d = d;
+    let before = d.table_counts().unwrap();
+    let run = run_of(&d, taken, ts("2026-11-21T10:00:00Z"), vec![issue("3")], 1);
+    let err = d.commit_run(taken, &run).unwrap_err();
+    assert!(matches!(err, StoreError::LeaseLost { .. }), "{err:?}");
+    assert_eq!(d.table_counts().unwrap(), before);
+}
+
+#[test]
+fn a_round_collects_each_repository_once_even_with_no_interval() {
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("round").unwrap();
+    let mut a = PgStore::open(&url).unwrap();
+    let k1 = a.ensure_repository(&group(), &tracked()).unwrap();
+    let start = a.server_now().unwrap();
+    let zero = Duration::ZERO;
+    let long = Duration::from_secs(600);
+    let got = a.claim("a", &[k1], zero, Some(&start), long).unwrap();
+    assert_eq!(got, Some(k1));
+    a.record_failure(k1, ts("2026-11-20T10:00:00Z"), "http", "500")
+        .unwrap();
+    // Attempted in this round: not again, though the interval is zero.
+    assert_eq!(a.claim("a", &[k1], zero, Some(&start), long).unwrap(), None);
+    // A new round takes it again.
+    std::thread::sleep(Duration::from_millis(5));
+    let next = a.server_now().unwrap();
+    assert_eq!(
+        a.claim("a", &[k1], zero, Some(&next), long).unwrap(),
+        Some(k1)
+    );
+    a.abandon().unwrap();
+    assert_eq!(a.next_due_in(&[k1], zero).unwrap(), Some(Duration::ZERO));
+}
+
+#[test]
+fn token_locks_exclude_other_connections() {
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("tokens").unwrap();
+    let a = PgStore::open(&url).unwrap();
+    a.lock_token("fp").unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let url2 = url.clone();
+    let waiter = std::thread::spawn(move || {
+        let b = PgStore::open(&url2).unwrap();
+        b.lock_token("fp").unwrap();
+        tx.send(()).unwrap();
+        b.unlock_token("fp").unwrap();
+    });
+    // B waits while A holds the token (it has not sent within 300 ms);
+    // then gets it once A lets go.
+    assert!(rx.recv_timeout(Duration::from_millis(300)).is_err());
+    a.unlock_token("fp").unwrap();
+    rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    waiter.join().unwrap();
+}
+
+#[test]
+fn bad_addresses_and_foreign_databases_are_refused_with_advice() {
+    let err = PgStore::open("postgres://u:hunter2@127.0.0.1:1/x").unwrap_err();
+    assert!(matches!(err, StoreError::BadAddress { .. }), "{err:?}");
+    assert!(!err.to_string().contains("hunter2"), "{err}");
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("foreign").unwrap();
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    client
+        .batch_execute("CREATE TABLE orders (id int)")
+        .unwrap();
+    let err = PgStore::open(&url).unwrap_err();
+    assert!(matches!(err, StoreError::NotAStore { .. }), "{err:?}");
+    // Nothing of ours was created there.
+    let n: i64 = client
+        .query_one(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 1, "only the other application's table");
+    let port = cluster.port();
+    drop(cluster);
+    let err = PgStore::open(&format!("postgres://postgres@127.0.0.1:{port}/x")).unwrap_err();
+    assert!(matches!(err, StoreError::Connect { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("check that the server runs"),
+        "{err}"
+    );
+}
