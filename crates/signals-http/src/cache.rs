@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use sha2::{Digest, Sha256};
 
-pub use signals_core::CachedResponse;
+pub use signals_core::{CachedResponse, RateLimit};
 
 /// Storage of earlier answers for conditional requests.
 pub trait ResponseCache {
@@ -20,6 +20,29 @@ pub trait ResponseCache {
     fn get(&self, url: &str, token_fingerprint: &str) -> Option<CachedResponse>;
     /// Stores (replaces) the entry for `url` and the token fingerprint.
     fn put(&mut self, url: &str, token_fingerprint: &str, response: CachedResponse);
+
+    /// Called before a request on the token of that fingerprint: returns
+    /// once no other process sharing this state has a request in flight on
+    /// it, and keeps them waiting until [`ResponseCache::unlock_token`].
+    /// Several workers on one store so keep requests serial per token, as
+    /// GitHub asks. By default (one process) it does nothing.
+    fn lock_token(&mut self, token_fingerprint: &str) {
+        let _ = token_fingerprint;
+    }
+    /// Called when the request's answer has been read.
+    fn unlock_token(&mut self, token_fingerprint: &str) {
+        let _ = token_fingerprint;
+    }
+    /// The token's rate limit as the processes sharing this state last saw
+    /// it (another worker may have spent the budget); `None` by default.
+    fn shared_limit(&self, token_fingerprint: &str) -> Option<RateLimit> {
+        let _ = token_fingerprint;
+        None
+    }
+    /// Shares the rate limit an answer reported for the token.
+    fn share_limit(&mut self, token_fingerprint: &str, limit: &RateLimit) {
+        let _ = (token_fingerprint, limit);
+    }
 }
 
 /// A [`ResponseCache`] in memory, for one process (tests, the demo).

@@ -244,6 +244,9 @@ enum Attempt {
     Primary {
         until: Timestamp,
     },
+    /// Another process sharing the state spent the token's budget: nothing
+    /// was sent; wait for the reset or take another token.
+    Spent,
     Fail(Error),
 }
 
@@ -434,6 +437,9 @@ impl Client {
                     // switches to a token with budget left.
                     self.stats.retries += 1;
                 }
+                // Not an attempt: the next turn waits for the reset (the
+                // shared limit is now this client's), or takes another token.
+                Attempt::Spent => {}
                 Attempt::Fail(e) => return Err(e),
             }
         }
@@ -472,6 +478,17 @@ impl Client {
         // `Location` pointing elsewhere is fetched anonymously.
         let token = token.filter(|_| same_origin(&self.base, url)).cloned();
         let fingerprint = token_fingerprint(token.as_ref().map(|t| t.secret.as_str()));
+        // Requests on one token stay serial across the processes that share
+        // the state; under that lock, the budget they spent is known.
+        cache.lock_token(&fingerprint);
+        if let Some(shared) = cache.shared_limit(&fingerprint)
+            && shared.remaining == 0
+            && shared.reset > (self.config.clock)()
+        {
+            cache.unlock_token(&fingerprint);
+            self.limits.insert(idx, shared);
+            return Attempt::Spent;
+        }
         let cached = cache.get(url, &fingerprint);
         let mut req = self
             .agent
@@ -503,7 +520,14 @@ impl Client {
             elapsed: Duration::ZERO,
             token_env: token.as_ref().map(|t| t.env.clone()),
         };
+        let before = self.limits.get(&idx).cloned();
         let result = self.exchange(req, url, idx, cached, &fingerprint, cache, &mut log);
+        if let Some(seen) = self.limits.get(&idx)
+            && before.as_ref() != Some(seen)
+        {
+            cache.share_limit(&fingerprint, seen);
+        }
+        cache.unlock_token(&fingerprint);
         log.elapsed = started.elapsed();
         self.stats.bytes_received += log.bytes;
         if let Some(logger) = &mut self.logger {

@@ -46,8 +46,8 @@ pub struct PgStore {
     /// The address without password, for messages.
     shown: String,
     /// The lease the next commit or failure releases, when this process is
-    /// a worker: (repository, worker id).
-    lease: RefCell<Option<(i64, String)>>,
+    /// a worker: (repository, worker id, lease length in seconds).
+    lease: RefCell<Option<(i64, String, f64)>>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -315,12 +315,23 @@ impl signals_store::Backend for PgStore {
     /// A session advisory lock per token key: held while a request on the
     /// token is in flight, so requests on one token stay serial across
     /// workers. It goes with the connection, so a worker that dies frees it.
+    /// While a worker holds a lease, each request also renews it: a lease
+    /// expires only when its worker stops making progress.
     fn lock_token(&self, key: &str) -> Result<()> {
         self.execute(
             "waiting for a token",
             "SELECT pg_advisory_lock($1)",
             &[&lock_key(key)],
         )?;
+        let lease = self.lease.borrow().clone();
+        if let Some((repo, worker, secs)) = lease {
+            self.execute(
+                "renewing a lease",
+                "UPDATE leases SET lease_until = now() + make_interval(secs => $3)
+                 WHERE repo = $1 AND worker = $2 AND lease_until > now()",
+                &[&repo, &worker, &secs],
+            )?;
+        }
         Ok(())
     }
     fn unlock_token(&self, key: &str) -> Result<()> {

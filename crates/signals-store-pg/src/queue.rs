@@ -130,7 +130,7 @@ impl PgStore {
             ],
         )?;
         let key = row.map(|r| RepoKey::from_raw(r.get(0)));
-        *self.lease.borrow_mut() = key.map(|k| (k.raw(), worker.to_string()));
+        *self.lease.borrow_mut() = key.map(|k| (k.raw(), worker.to_string(), lease.as_secs_f64()));
         Ok(key)
     }
 
@@ -138,7 +138,7 @@ impl PgStore {
     /// stopping in the middle of a repository): the repository is due again
     /// at once for the other workers.
     pub fn abandon(&self) -> Result<()> {
-        let Some((repo, worker)) = self.lease.borrow_mut().take() else {
+        let Some((repo, worker, _)) = self.lease.borrow_mut().take() else {
             return Ok(());
         };
         self.execute(

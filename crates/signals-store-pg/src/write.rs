@@ -71,7 +71,7 @@ impl PgStore {
         let err = self.err("releasing a lease");
         let lease = self.lease.borrow().clone();
         match lease {
-            Some((leased, worker)) if leased == repo.raw() => {
+            Some((leased, worker, _)) if leased == repo.raw() => {
                 let n = tx
                     .execute(
                         "UPDATE leases SET worker = NULL, lease_until = NULL, last_attempt = now()

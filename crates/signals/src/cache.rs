@@ -1,23 +1,46 @@
-//! The store as the host clients' response cache.
+//! The store as the host clients' response cache and shared HTTP state.
 //!
 //! The client's `ResponseCache` cannot fail (a cache miss is always a valid
 //! answer), so a store error while reading is a miss, and the first error
-//! while writing is kept and reported after the run.
+//! while writing is kept and reported after the run. On a store that other
+//! workers share (PostgreSQL), it also holds the per-token lock around each
+//! request and shares each rate limit as soon as an answer reports it;
+//! a failure there is kept like a write error (the run then fails, and
+//! nothing of it is committed).
 
-use signals_http::{CachedResponse, ResponseCache};
-use signals_store::{Store, StoreError};
+use signals_http::{CachedResponse, RateLimit, ResponseCache};
+use signals_store::{Backend, StoreError};
 
-/// Adapts a [`Store`] to [`ResponseCache`].
+/// Adapts a store to [`ResponseCache`].
 pub struct StoreCache<'a> {
-    store: &'a Store,
+    store: &'a dyn Backend,
+    /// Prefix of rate-limit keys (`<host name>:` when several hosts are
+    /// configured, see `collect::rate_key`).
+    prefix: String,
     /// The first error the store gave while writing, if any.
     pub error: Option<StoreError>,
 }
 
 impl<'a> StoreCache<'a> {
-    /// Wraps a store.
-    pub fn new(store: &'a Store) -> Self {
-        StoreCache { store, error: None }
+    /// Wraps a store, for a host whose rate-limit keys start with `prefix`.
+    pub fn new(store: &'a dyn Backend, prefix: String) -> Self {
+        StoreCache {
+            store,
+            prefix,
+            error: None,
+        }
+    }
+
+    fn keep(&mut self, result: Result<(), StoreError>) {
+        if let Err(e) = result
+            && self.error.is_none()
+        {
+            self.error = Some(e);
+        }
+    }
+
+    fn key(&self, fingerprint: &str) -> String {
+        format!("{}{fingerprint}", self.prefix)
     }
 }
 
@@ -33,12 +56,45 @@ impl ResponseCache for StoreCache<'_> {
     }
 
     fn put(&mut self, url: &str, token_fingerprint: &str, response: CachedResponse) {
-        if let Err(e) =
+        let result =
             self.store
-                .cache_put(url, token_fingerprint, &response, jiff::Timestamp::now())
-            && self.error.is_none()
-        {
-            self.error = Some(e);
+                .cache_put(url, token_fingerprint, &response, jiff::Timestamp::now());
+        self.keep(result);
+    }
+
+    fn lock_token(&mut self, token_fingerprint: &str) {
+        if self.store.shares_http_state() {
+            let result = self.store.lock_token(&self.key(token_fingerprint));
+            self.keep(result);
+        }
+    }
+
+    fn unlock_token(&mut self, token_fingerprint: &str) {
+        if self.store.shares_http_state() {
+            let result = self.store.unlock_token(&self.key(token_fingerprint));
+            self.keep(result);
+        }
+    }
+
+    fn shared_limit(&self, token_fingerprint: &str) -> Option<RateLimit> {
+        if !self.store.shares_http_state() {
+            return None;
+        }
+        let (limit, _) = self
+            .store
+            .rate_limit_get(&self.key(token_fingerprint))
+            .ok()??;
+        Some(limit)
+    }
+
+    fn share_limit(&mut self, token_fingerprint: &str, limit: &RateLimit) {
+        if self.store.shares_http_state() {
+            let result = self.store.rate_limit_put(
+                &self.key(token_fingerprint),
+                limit,
+                jiff::Timestamp::now(),
+            );
+            self.keep(result);
         }
     }
 }

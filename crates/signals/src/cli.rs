@@ -146,6 +146,20 @@ pub struct CollectArgs {
     /// mails any output). Failures still go to stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Run as a long-lived worker (PostgreSQL store): take the next due
+    /// repository, sleep when none is due, stop on SIGTERM or SIGINT.
+    #[arg(long = "loop")]
+    pub r#loop: bool,
+    /// A repository is due when its last attempt is older than this
+    /// (PostgreSQL store; `90s`, `30m`, `1h`; overrides `interval` in the
+    /// configuration; default 1h).
+    #[arg(long)]
+    pub interval: Option<String>,
+    /// How long a worker's claim on a repository lasts without progress
+    /// (PostgreSQL store; renewed at every request; overrides `lease`;
+    /// default 5m).
+    #[arg(long)]
+    pub lease: Option<String>,
 }
 
 /// `signals export`.

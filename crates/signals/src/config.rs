@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use signals_core::importance::Weights;
 use signals_core::{Group, RepoName, Source, TrackedRepo, is_slug, slugify};
+use std::time::Duration;
+
 use toml::Spanned;
 
 /// The default config file name, looked up in the working directory.
@@ -49,6 +51,11 @@ struct RawConfig {
     base_url: Option<Spanned<String>>,
     window_hours: Option<Spanned<i64>>,
     backfill_days: Option<Spanned<i64>>,
+    /// Workers on a PostgreSQL store: when a repository is due again.
+    interval: Option<Spanned<String>>,
+    /// Workers on a PostgreSQL store: how long a claim lasts without
+    /// progress.
+    lease: Option<Spanned<String>>,
     /// The one host of an older or simpler configuration.
     host: Option<Spanned<RawHost>>,
     /// Several hosts, each with a `name` repositories refer to.
@@ -293,6 +300,21 @@ fn parse_kind(kind: &str) -> Option<Source> {
     }
 }
 
+/// When a repository is due again, by default.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(3600);
+/// How long a claim lasts without progress, by default.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(300);
+
+/// Parses a duration such as `90s`, `30m`, `1h`, `1h 30m` (jiff's friendly
+/// format, or ISO 8601 `PT1H`); it must not be negative.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let d: jiff::SignedDuration = text
+        .trim()
+        .parse()
+        .map_err(|e| format!("not a duration ({e}); write it like 90s, 30m or 1h"))?;
+    Duration::try_from(d).map_err(|_| "a duration must not be negative".to_string())
+}
+
 /// A group with its repositories.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GroupConfig {
@@ -317,6 +339,12 @@ pub struct Config {
     /// How far a repository's first run reaches back, days (`None`: the
     /// window only).
     pub backfill_days: Option<i64>,
+    /// Workers on a PostgreSQL store: a repository is due when its last
+    /// attempt is older than this (1 hour by default).
+    pub interval: Duration,
+    /// Workers on a PostgreSQL store: a claim on a repository expires after
+    /// this long without a request (5 minutes by default).
+    pub lease: Duration,
     /// The code hosts; the first is the default of repositories that name
     /// none. Never empty.
     pub hosts: Vec<HostConfig>,
@@ -520,6 +548,17 @@ impl Config {
             Some(w) => *w.get_ref(),
             None => 24,
         };
+        let duration = |value: Option<Spanned<String>>, key: &str, default: Duration| match value {
+            None => Ok(default),
+            Some(v) => parse_duration(v.get_ref()).map_err(|problem| {
+                err(
+                    at(v.span()),
+                    format!("{key} = {:?}: {problem}", v.get_ref()),
+                )
+            }),
+        };
+        let interval = duration(raw.interval, "interval", DEFAULT_INTERVAL)?;
+        let lease = duration(raw.lease, "lease", DEFAULT_LEASE)?;
         let backfill_days = match raw.backfill_days {
             Some(b) if *b.get_ref() < 1 => {
                 return Err(err(
@@ -648,6 +687,8 @@ impl Config {
             base_url,
             window_hours,
             backfill_days,
+            interval,
+            lease,
             hosts,
             repo_hosts,
             importance,
@@ -678,7 +719,8 @@ impl Config {
     /// directory, like any path typed in a shell.)
     pub fn resolve_paths(&mut self, dir: &Path) {
         for p in [&mut self.store, &mut self.out] {
-            if p.is_relative() {
+            // A PostgreSQL address is not a path.
+            if p.is_relative() && !crate::store::is_postgres(p) {
                 *p = dir.join(&*p);
             }
         }

@@ -11,7 +11,9 @@ mod cmd;
 mod config;
 mod hosts;
 mod pipeline;
+mod store;
 mod validate;
+mod worker;
 
 use std::process::ExitCode;
 

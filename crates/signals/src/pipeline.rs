@@ -7,7 +7,7 @@ use signals_core::diff::Observation;
 use signals_core::run::{account, plan_since, stable_since};
 use signals_core::{Group, ItemDetail, News, RepoName, RunRecord, TrackedRepo};
 use signals_http::RequestStats;
-use signals_store::{RepoKey, RunCommit, Store};
+use signals_store::{Backend, RepoKey, RunCommit};
 
 use crate::cache::StoreCache;
 use crate::hosts::HostClient;
@@ -48,16 +48,18 @@ pub enum RunError {
 }
 
 /// Collects one repository at `collected_at` and commits the run.
+/// `rate_prefix` starts the keys of the host's rate limits in the store.
 pub fn collect_one(
     client: &mut HostClient,
-    store: &mut Store,
+    store: &mut dyn Backend,
     group: &Group,
     repo: &TrackedRepo,
     collected_at: Timestamp,
     window: Window,
+    rate_prefix: &str,
 ) -> Result<RunOutcome, RunError> {
     let key = store.ensure_repository(group, repo)?;
-    let result = run(client, store, key, repo, collected_at, window);
+    let result = run(client, store, key, repo, collected_at, window, rate_prefix);
     if let Err(RunError::Host(e)) = &result {
         // A failed attempt leaves a note for `signals status`, nothing else.
         store.record_failure(key, collected_at, failure_kind(e), &e.to_string())?;
@@ -81,11 +83,12 @@ pub fn failure_kind(e: &signals_http::Error) -> &'static str {
 
 fn run(
     client: &mut HostClient,
-    store: &mut Store,
+    store: &mut dyn Backend,
     key: RepoKey,
     repo: &TrackedRepo,
     collected_at: Timestamp,
     window: Window,
+    rate_prefix: &str,
 ) -> Result<RunOutcome, RunError> {
     let previous = store.last_successful_run(key)?;
     let backfill = if previous.is_none() {
@@ -104,7 +107,7 @@ fn run(
     // a day's runs are the same and an unchanged list answers 304; the
     // items updated before `since` that this brings are dropped below (the
     // runs before saw them).
-    let mut cache = StoreCache::new(store);
+    let mut cache = StoreCache::new(store, rate_prefix.to_string());
     let outcome = client.collect(&repo.repo, stable_since(since), &mut cache)?;
     if let Some(e) = cache.error {
         return Err(e.into());

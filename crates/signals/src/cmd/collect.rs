@@ -10,7 +10,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::json;
 use signals_core::{Group, RepoName, TrackedRepo};
-use signals_store::Store;
+use signals_store::Backend;
+
+use crate::store::Opened;
 
 use crate::cli::CollectArgs;
 use crate::config::Config;
@@ -54,9 +56,6 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
             );
         }
     }
-    let _lock = lock_store(&config.store)?;
-    let mut store = Store::open(&config.store)
-        .with_context(|| format!("cannot open the store {}", config.store.display()))?;
     let window = Window {
         window: SignedDuration::from_hours(config.window_hours),
         backfill: config
@@ -64,15 +63,37 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
             .map(|d| SignedDuration::from_hours(d * 24)),
     };
     let progress = std::io::stderr().is_terminal() && !args.json && !args.quiet;
-    let mut summary = collect_all(
-        &mut hosts,
-        &mut store,
-        &targets,
-        &mut now_millis,
-        window,
-        progress,
-    )?;
-    summary.store = std::path::absolute(&config.store).unwrap_or_else(|_| config.store.clone());
+    let mut opened = crate::store::open(&config.store, true)?;
+    let (mut summary, store): (Summary, &dyn Backend) = match &mut opened {
+        Opened::Sqlite(store) => {
+            if args.r#loop {
+                bail!(
+                    "`collect --loop` needs a PostgreSQL store (store = \"postgres://...\"); \
+                     on a SQLite store, run `signals collect` from cron or a systemd timer"
+                );
+            }
+            let _lock = lock_store(&config.store)?;
+            let summary = collect_all(
+                &mut hosts,
+                store,
+                &targets,
+                &mut now_millis,
+                window,
+                progress,
+            )?;
+            (summary, &*store)
+        }
+        Opened::Postgres(store) => {
+            let worker = crate::worker::Worker::new(config, args)?;
+            let summary = worker.run(&mut hosts, store, &targets, window, args.quiet)?;
+            (summary, &**store)
+        }
+    };
+    summary.store = if crate::store::is_postgres(&config.store) {
+        PathBuf::from(crate::store::shown(&config.store))
+    } else {
+        std::path::absolute(&config.store).unwrap_or_else(|_| config.store.clone())
+    };
     summary.token_env = hosts
         .iter()
         .flat_map(|h| h.fingerprints.iter().filter_map(|(e, _)| e.clone()))
@@ -82,8 +103,8 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
         .iter()
         .flat_map(|h| h.token_env.iter().cloned())
         .collect();
-    save_rate_limits(&hosts, &store);
-    prune_cache(&store);
+    save_rate_limits(&hosts, store);
+    prune_cache(store);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary.to_json())?);
     } else {
@@ -141,7 +162,7 @@ pub const CACHE_KEEP: SignedDuration = SignedDuration::from_hours(7 * 24);
 
 /// Drops cached responses unused for [`CACHE_KEEP`]; only reported on
 /// failure, since the cache is an optimization.
-fn prune_cache(store: &Store) {
+fn prune_cache(store: &dyn Backend) {
     let before = Timestamp::now()
         .saturating_sub(CACHE_KEEP)
         .unwrap_or(Timestamp::MIN);
@@ -155,26 +176,21 @@ fn prune_cache(store: &Store) {
 /// hosts each limit is kept under `<host name>:<fingerprint>`, since two
 /// hosts' anonymous limits (or one token used on two hosts) are different
 /// limits; a single host keeps the plain fingerprint, as before.
-pub fn save_rate_limits(hosts: &[HostEntry], store: &Store) {
+pub fn save_rate_limits(hosts: &[HostEntry], store: &dyn Backend) {
     let seen_at = Timestamp::now();
-    let several = hosts.len() > 1;
-    for host in hosts {
-        save_host_rate_limits(host, store, seen_at, several);
+    for (i, host) in hosts.iter().enumerate() {
+        save_host_rate_limits(host, store, seen_at, &rate_prefix(hosts, i));
     }
 }
 
-fn save_host_rate_limits(host: &HostEntry, store: &Store, seen_at: Timestamp, prefix: bool) {
+fn save_host_rate_limits(host: &HostEntry, store: &dyn Backend, seen_at: Timestamp, prefix: &str) {
     let fingerprints = &host.fingerprints;
     for (env, limit) in host.client.http_ref().rate_limits() {
         let (Some(limit), Some((_, fp))) = (limit, fingerprints.iter().find(|(e, _)| *e == env))
         else {
             continue;
         };
-        let key = if prefix {
-            format!("{}:{fp}", host.config.name)
-        } else {
-            fp.clone()
-        };
+        let key = format!("{prefix}{fp}");
         if let Err(e) = store.rate_limit_put(&key, &limit, seen_at) {
             eprintln!("warning: could not keep the rate limit in the store: {e}");
         }
@@ -453,38 +469,92 @@ impl Summary {
 /// only fail the same way).
 pub fn collect_all(
     hosts: &mut [HostEntry],
-    store: &mut Store,
+    store: &mut dyn Backend,
     targets: &[Target<'_>],
     now: &mut dyn FnMut() -> Timestamp,
     window: Window,
     progress: bool,
 ) -> anyhow::Result<Summary> {
-    let bar = if progress {
-        let bar = ProgressBar::new(targets.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} {wide_msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
-    let mut summary = Summary::default();
-    // Hosts a rate limit, a refused token or no answer stopped.
-    let mut stopped_hosts = vec![false; hosts.len()];
-    let mut last_host = None;
-    for &(group, repo, host) in targets {
+    let bar = progress_bar(progress, targets.len() as u64);
+    let mut run = Collection::new(hosts.len());
+    for &target in targets {
+        bar.set_message(target.1.repo.to_string());
+        run.one(hosts, store, target, now(), window)
+            .inspect_err(|_| bar.finish_and_clear())?;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(run.finish(hosts))
+}
+
+fn progress_bar(progress: bool, len: u64) -> ProgressBar {
+    if !progress {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {wide_msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// A collection in progress: the summary so far, and the hosts stopped.
+pub struct Collection {
+    /// What it did so far.
+    pub summary: Summary,
+    /// Hosts a rate limit, a refused token or no answer stopped.
+    stopped_hosts: Vec<bool>,
+    last_host: Option<usize>,
+}
+
+impl Collection {
+    /// A collection over `hosts` hosts.
+    pub fn new(hosts: usize) -> Collection {
+        Collection {
+            summary: Summary::default(),
+            stopped_hosts: vec![false; hosts],
+            last_host: None,
+        }
+    }
+
+    /// True when this host is stopped.
+    pub fn is_stopped(&self, host: usize) -> bool {
+        self.stopped_hosts[host]
+    }
+
+    /// Lets the hosts for which `resume` says so go on (a looping worker,
+    /// once a rate limit has reset).
+    pub fn resume(&mut self, resume: impl Fn(usize) -> bool) {
+        for (h, stopped) in self.stopped_hosts.iter_mut().enumerate() {
+            if *stopped && resume(h) {
+                *stopped = false;
+            }
+        }
+    }
+
+    /// Collects one target at `at` and records the outcome. Only a store
+    /// error is returned.
+    pub fn one(
+        &mut self,
+        hosts: &mut [HostEntry],
+        store: &mut dyn Backend,
+        (group, repo, host): Target<'_>,
+        at: Timestamp,
+        window: Window,
+    ) -> anyhow::Result<()> {
         let name = repo.repo.to_string();
-        if stopped_hosts[host] {
+        let summary = &mut self.summary;
+        if self.stopped_hosts[host] {
             summary
                 .results
                 .push(RepoResult::NotCollected { repo: name });
-            continue;
+            return Ok(());
         }
-        bar.set_message(name.clone());
+        let prefix = rate_prefix(hosts, host);
         let client = &mut hosts[host].client;
-        last_host = Some(host);
-        let result = collect_one(client, store, group, repo, now(), window);
+        self.last_host = Some(host);
+        let result = collect_one(client, store, group, repo, at, window, &prefix);
         // Count what every attempt cost, failed ones included.
         let stats = match &result {
             Ok(outcome) => outcome.stats,
@@ -504,7 +574,7 @@ pub fn collect_all(
                 });
             }
             Err(RunError::Host(signals_http::Error::RateLimited { until, .. })) => {
-                stopped_hosts[host] = true;
+                self.stopped_hosts[host] = true;
                 summary.stopped_until = summary.stopped_until.max(Some(until));
                 summary
                     .results
@@ -512,7 +582,7 @@ pub fn collect_all(
             }
             Err(RunError::Host(e)) if Stop::of(&e).is_some() => {
                 // Every other repository of the host would fail the same way.
-                stopped_hosts[host] = true;
+                self.stopped_hosts[host] = true;
                 summary.stopped = Stop::of(&e);
                 summary
                     .results
@@ -525,7 +595,6 @@ pub fn collect_all(
                 });
             }
             Err(RunError::Store(e)) => {
-                bar.finish_and_clear();
                 return Err(e).with_context(|| {
                     format!(
                         "the store failed while committing {name}; nothing of that run was kept"
@@ -533,11 +602,26 @@ pub fn collect_all(
                 });
             }
         }
-        bar.inc(1);
+        Ok(())
     }
-    bar.finish_and_clear();
-    summary.rate_limit = last_host
-        .and_then(|h| hosts[h].client.http_ref().rate_limit())
-        .map(|l| (l.remaining, l.limit, l.reset));
-    Ok(summary)
+
+    /// The summary, with the last rate limit seen.
+    pub fn finish(mut self, hosts: &[HostEntry]) -> Summary {
+        self.summary.rate_limit = self
+            .last_host
+            .and_then(|h| hosts[h].client.http_ref().rate_limit())
+            .map(|l| (l.remaining, l.limit, l.reset));
+        self.summary
+    }
+}
+
+/// The prefix of a host's rate-limit keys in the store: `<host name>:`
+/// when several hosts are configured (two hosts' anonymous limits, or one
+/// token used on two hosts, are different limits), else nothing.
+pub fn rate_prefix(hosts: &[HostEntry], host: usize) -> String {
+    if hosts.len() > 1 {
+        format!("{}:", hosts[host].config.name)
+    } else {
+        String::new()
+    }
 }

@@ -16,7 +16,7 @@ use anyhow::Context;
 use signals_core::dataset::{DatasetInput, build};
 use signals_core::importance::{Score, Weights, score};
 use signals_site::{Publisher, RepoPage, SiteOptions, SiteReport};
-use signals_store::{RepoSummary, Store};
+use signals_store::{Backend, RepoSummary};
 
 use crate::config::Config;
 
@@ -27,7 +27,7 @@ pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
     let options = SiteOptions {
         base_url: config.base_url.clone(),
     };
-    let report = export_with(&store, out, &options, &config.importance, all)?;
+    let report = export_with(&*store, out, &options, &config.importance, all)?;
     if quiet {
         return Ok(crate::exit::OK);
     }
@@ -49,7 +49,7 @@ pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
 
 /// Builds the documents and writes the site, rendering every repository.
 /// Shared with `demo`.
-pub fn export(store: &Store, out: &Path, weights: &Weights) -> anyhow::Result<SiteReport> {
+pub fn export(store: &dyn Backend, out: &Path, weights: &Weights) -> anyhow::Result<SiteReport> {
     export_with(store, out, &SiteOptions::default(), weights, true)
 }
 
@@ -61,7 +61,7 @@ pub fn export(store: &Store, out: &Path, weights: &Weights) -> anyhow::Result<Si
 /// configured weights: a stored score would go stale as time passes, and
 /// computing it costs one pass over what the export reads anyway.
 pub fn export_with(
-    store: &Store,
+    store: &dyn Backend,
     out: &Path,
     options: &SiteOptions,
     weights: &Weights,

@@ -74,14 +74,9 @@ pub(crate) fn config_for(
     Ok(config)
 }
 
-/// Opens an existing store; a missing file is an error that says what to do
-/// (opening would otherwise create an empty store).
-fn open_existing_store(path: &Path) -> anyhow::Result<signals_store::Store> {
-    if !path.exists() {
-        anyhow::bail!(
-            "no store at {}: run `signals collect` first, or pass --store (or set SIGNALS_STORE)",
-            path.display()
-        );
-    }
-    Ok(signals_store::Store::open(path)?)
+/// Opens an existing store (a SQLite file or a PostgreSQL database); a
+/// missing file is an error that says what to do (opening would otherwise
+/// create an empty store).
+fn open_existing_store(path: &Path) -> anyhow::Result<crate::store::Opened> {
+    crate::store::open(path, false)
 }

@@ -1,0 +1,215 @@
+//! `signals collect` on a PostgreSQL store: a worker that leases
+//! repositories instead of walking the configured list.
+//!
+//! Several workers, on one machine or many, run against one store. Each
+//! claims the next due repository (`signals_store_pg::queue`), collects it
+//! through the same pipeline as a single-machine run, and commits the run
+//! together with the release of its lease. Without `--loop` a worker stops
+//! when nothing is due that was not attempted since it started (one
+//! round); with `--loop` it sleeps until the next repository is due, and
+//! stops on SIGTERM or SIGINT after finishing its current repository.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use jiff::Timestamp;
+use signals_store::{Backend, RepoKey, StoreError};
+use signals_store_pg::PgStore;
+
+use crate::cli::CollectArgs;
+use crate::cmd::collect::{Collection, RepoResult, Summary, Target, now_millis};
+use crate::config::{Config, parse_duration};
+use crate::hosts::HostEntry;
+use crate::pipeline::Window;
+
+/// Set by SIGTERM or SIGINT: finish the current repository, then stop.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+fn install_signal_handlers() {
+    let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    // SAFETY: the handler only stores to an atomic, which is
+    // async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGTERM, handler);
+        libc::signal(libc::SIGINT, handler);
+    }
+}
+
+/// The longest a looping worker sleeps before it looks again (workers
+/// started later, or repositories whose lease expired, may be due sooner
+/// than the queue said).
+const MAX_NAP: Duration = Duration::from_secs(30);
+
+/// A worker's settings.
+pub struct Worker {
+    id: String,
+    host: String,
+    interval: Duration,
+    lease: Duration,
+    looping: bool,
+}
+
+impl Worker {
+    /// The worker of this process: its id is `host:pid:start`.
+    pub fn new(config: &Config, args: &CollectArgs) -> anyhow::Result<Worker> {
+        let flag = |value: &Option<String>, name: &str, default: Duration| match value {
+            None => Ok(default),
+            Some(v) => parse_duration(v).map_err(|e| anyhow::anyhow!("--{name} {v:?}: {e}")),
+        };
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .or_else(|| std::env::var("HOSTNAME").ok())
+            .map(|h| h.trim().to_string())
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| "localhost".into());
+        let lease = flag(&args.lease, "lease", config.lease)?;
+        if lease < Duration::from_secs(1) {
+            anyhow::bail!("the lease must be at least 1s (it is {lease:?})");
+        }
+        Ok(Worker {
+            id: format!(
+                "{host}:{}:{}",
+                std::process::id(),
+                Timestamp::now().as_millisecond()
+            ),
+            host,
+            interval: flag(&args.interval, "interval", config.interval)?,
+            lease,
+            looping: args.r#loop,
+        })
+    }
+
+    /// Collects due repositories among `targets` until none is due (or,
+    /// looping, until a signal).
+    pub fn run(
+        &self,
+        hosts: &mut [HostEntry],
+        store: &mut PgStore,
+        targets: &[Target<'_>],
+        window: Window,
+        quiet: bool,
+    ) -> anyhow::Result<Summary> {
+        install_signal_handlers();
+        let mut by_key: HashMap<RepoKey, Target<'_>> = HashMap::new();
+        for &target in targets {
+            let key = store.ensure_repository(target.0, target.1)?;
+            by_key.insert(key, target);
+        }
+        store.worker_report(&self.id, &self.host, std::process::id(), "idle")?;
+        let round_start = if self.looping {
+            None
+        } else {
+            Some(store.server_now()?)
+        };
+        let mut collection = Collection::new(hosts.len());
+        // Hosts stopped by a rate limit, until when (a looping worker tries
+        // them again then).
+        let mut paused: HashMap<usize, Instant> = HashMap::new();
+        let result = loop {
+            if STOP.load(Ordering::SeqCst) {
+                break Ok(());
+            }
+            paused.retain(|_, until| *until > Instant::now());
+            if self.looping {
+                collection.resume(|h| !paused.contains_key(&h));
+            }
+            let keys: Vec<RepoKey> = by_key
+                .iter()
+                .filter(|(_, t)| !collection.is_stopped(t.2))
+                .map(|(k, _)| *k)
+                .collect();
+            if keys.is_empty() && !self.looping {
+                break Ok(());
+            }
+            let claimed = store.claim(
+                &self.id,
+                &keys,
+                self.interval,
+                round_start.as_deref(),
+                self.lease,
+            )?;
+            let Some(key) = claimed else {
+                if !self.looping {
+                    break Ok(());
+                }
+                store.worker_report(&self.id, &self.host, std::process::id(), "idle")?;
+                let next = store.next_due_in(&keys, self.interval)?.unwrap_or(MAX_NAP);
+                nap(next.clamp(Duration::from_millis(200), MAX_NAP));
+                continue;
+            };
+            let target = by_key[&key];
+            let name = format!("{}/{}", target.0.id, target.1.id);
+            store.worker_report(
+                &self.id,
+                &self.host,
+                std::process::id(),
+                &format!("collecting {name}"),
+            )?;
+            let before = collection.summary.results.len();
+            let outcome = collection.one(hosts, store, target, now_millis(), window);
+            // Whatever happened, a lease still held is given back: the run
+            // was not committed (a stopped host, a lost store connection).
+            store.abandon()?;
+            if let Err(e) = outcome {
+                match e.downcast_ref::<StoreError>() {
+                    Some(StoreError::LeaseLost { .. }) => {
+                        eprintln!("warning: {e:#}");
+                        continue;
+                    }
+                    _ => break Err(e),
+                }
+            }
+            if let Some(until) = collection.summary.stopped_until
+                && collection.is_stopped(target.2)
+            {
+                let wait = Duration::try_from(until - Timestamp::now()).unwrap_or_default();
+                paused.insert(target.2, Instant::now() + wait);
+            }
+            if self.looping {
+                // A long-lived worker reports each repository and keeps
+                // only totals, so its memory does not grow with its runs.
+                for r in collection.summary.results.drain(before..) {
+                    if !quiet || matches!(r, RepoResult::Failed { .. }) {
+                        println!("{}", line(&name, &r));
+                    }
+                }
+            }
+        };
+        let stopped = store.abandon().and_then(|()| {
+            store.worker_report(&self.id, &self.host, std::process::id(), "stopped")
+        });
+        result?;
+        stopped.context("cannot report the worker as stopped")?;
+        Ok(collection.finish(hosts))
+    }
+}
+
+/// Sleeps `d`, waking early on a signal.
+fn nap(d: Duration) {
+    let end = Instant::now() + d;
+    while !STOP.load(Ordering::SeqCst) && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(100).min(end - Instant::now()));
+    }
+}
+
+fn line(name: &str, r: &RepoResult) -> String {
+    match r {
+        RepoResult::Collected {
+            observed,
+            changed,
+            discovered,
+            ..
+        } => format!(
+            "collected {name}: {observed} observed, {discovered} new, {} changed",
+            changed - discovered
+        ),
+        RepoResult::Failed { error, .. } => format!("failed {name}: {error}"),
+        RepoResult::NotCollected { .. } => format!("not collected {name}: its host is stopped"),
+    }
+}
