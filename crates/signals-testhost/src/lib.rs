@@ -116,6 +116,19 @@ struct State {
     link_base: Option<String>,
     /// Answer without `Link` headers (a proxy that drops them).
     drop_link: bool,
+    /// Added to every answer (a distant host).
+    latency: Duration,
+    /// The length of a token's budget window, seconds.
+    window: i64,
+    /// Requests in flight per token (the Authorization header as sent, or
+    /// `anonymous`).
+    in_flight: HashMap<String, usize>,
+    /// The most requests in flight at once per token.
+    max_in_flight: HashMap<String, usize>,
+    /// Requests that started while another on the same token was in flight.
+    overlaps: usize,
+    /// Requests received.
+    count: usize,
 }
 
 struct Shared {
@@ -160,6 +173,12 @@ impl TestHost {
                 limit: DEFAULT_RATE_LIMIT,
                 link_base: None,
                 drop_link: false,
+                latency: Duration::ZERO,
+                window: 3600,
+                in_flight: HashMap::new(),
+                max_in_flight: HashMap::new(),
+                overlaps: 0,
+                count: 0,
             }),
             base_url: format!("http://{addr}"),
             stop: AtomicBool::new(false),
@@ -196,6 +215,37 @@ impl TestHost {
     pub fn api_url(&self) -> String {
         let flavor = self.shared.lock().scenario.flavor;
         format!("{}{}", self.shared.base_url, flavor.api_prefix())
+    }
+
+    /// Delays every answer by `latency` (each connection sleeps on its
+    /// own, so concurrent requests are not serialized).
+    pub fn set_latency(&self, latency: Duration) {
+        self.shared.lock().latency = latency;
+    }
+
+    /// Sets the length of a token's budget window (an hour by default), so
+    /// tests and benchmarks can see budgets reset. Applies to windows
+    /// started from now on.
+    pub fn set_rate_window(&self, window: Duration) {
+        self.shared.lock().window = window.as_secs().max(1) as i64;
+    }
+
+    /// The most requests that were in flight at once, per token (the
+    /// `Authorization` header as sent, or `anonymous`), from the reading of
+    /// the request head to the writing of the answer.
+    pub fn max_in_flight(&self) -> HashMap<String, usize> {
+        self.shared.lock().max_in_flight.clone()
+    }
+
+    /// Requests that arrived while another request on the same token was in
+    /// flight.
+    pub fn overlaps(&self) -> usize {
+        self.shared.lock().overlaps
+    }
+
+    /// Requests received (cheaper than `requests().len()`).
+    pub fn request_count(&self) -> usize {
+        self.shared.lock().count
     }
 
     /// Replaces the data served from now on (budgets and faults are kept).
@@ -314,6 +364,35 @@ fn handle(shared: &Shared, mut stream: TcpStream) {
     let Ok(req) = read_request(&stream) else {
         return;
     };
+    let token = req
+        .headers
+        .iter()
+        .find(|(k, _)| k == "authorization" || k == "private-token")
+        .map_or_else(|| "anonymous".to_string(), |(_, v)| v.clone());
+    let latency = {
+        let mut state = shared.lock();
+        state.count += 1;
+        let n = state.in_flight.entry(token.clone()).or_insert(0);
+        *n += 1;
+        let n = *n;
+        if n > 1 {
+            state.overlaps += 1;
+        }
+        let max = state.max_in_flight.entry(token.clone()).or_insert(0);
+        *max = (*max).max(n);
+        state.latency
+    };
+    answer_request(shared, &mut stream, &req, latency);
+    let mut state = shared.lock();
+    if let Some(n) = state.in_flight.get_mut(&token) {
+        *n = n.saturating_sub(1);
+    }
+}
+
+fn answer_request(shared: &Shared, stream: &mut TcpStream, req: &Request, latency: Duration) {
+    if !latency.is_zero() {
+        thread::sleep(latency);
+    }
     let (path, query) = req.target.split_once('?').unwrap_or((&req.target, ""));
     let (status, response, fault) = {
         let mut state = shared.lock();
@@ -325,7 +404,7 @@ fn handle(shared: &Shared, mut stream: TcpStream) {
         let response = answer(
             &mut state,
             &shared.base_url,
-            &req,
+            req,
             path,
             query,
             fault.as_ref(),
@@ -403,14 +482,15 @@ fn answer(
         .find(|(k, _)| k == "authorization" || k == "private-token")
         .map_or_else(|| "anonymous".to_string(), |(_, v)| v.clone());
     let limit = state.limit;
+    let window = state.window;
     let budget = state.budgets.entry(key.clone()).or_insert(Budget {
         used: 0,
-        reset: now + 3600,
+        reset: now + window,
     });
     if budget.reset <= now {
         *budget = Budget {
             used: 0,
-            reset: now + 3600,
+            reset: now + window,
         };
     }
     let anonymous = key == "anonymous";

@@ -254,3 +254,54 @@ fn drop_stops_the_server() {
     });
     assert!(ok.map(|b| b.is_empty()).unwrap_or(true));
 }
+
+#[test]
+fn latency_overlaps_and_rate_windows_are_measured_per_token() {
+    let start: Timestamp = "2026-11-01T00:00:00Z".parse().unwrap();
+    let host = Arc::new(TestHost::start(synthetic("o/n", 3, start)).unwrap());
+    host.set_latency(Duration::from_millis(300));
+    let began = std::time::Instant::now();
+    let send = |token: &'static str| {
+        let host = Arc::clone(&host);
+        thread::spawn(move || {
+            get(&host, "/repos/o/n", &[("Authorization", token)])
+                .unwrap()
+                .status
+        })
+    };
+    // Two requests at once on one token overlap; a third on another token
+    // does not count against the first.
+    let a = send("Bearer one");
+    let b = send("Bearer one");
+    let c = send("Bearer two");
+    for t in [a, b, c] {
+        assert_eq!(t.join().unwrap(), 200);
+    }
+    // Concurrent connections each wait the latency, not one after another.
+    let took = began.elapsed();
+    assert!(took >= Duration::from_millis(300), "{took:?}");
+    assert_eq!(host.overlaps(), 1);
+    assert_eq!(host.max_in_flight()["Bearer one"], 2);
+    assert_eq!(host.max_in_flight()["Bearer two"], 1);
+    assert_eq!(host.request_count(), 3);
+
+    // Sequential requests never overlap.
+    host.set_latency(Duration::ZERO);
+    get(&host, "/repos/o/n", &[("Authorization", "Bearer three")]).unwrap();
+    get(&host, "/repos/o/n", &[("Authorization", "Bearer three")]).unwrap();
+    assert_eq!(host.max_in_flight()["Bearer three"], 1);
+    assert_eq!(host.overlaps(), 1);
+
+    // A one-second window: the budget is spent, then back after the reset.
+    host.set_rate_window(Duration::from_secs(1));
+    host.set_rate_limit(2);
+    let t = [("Authorization", "Bearer four")];
+    let first = get(&host, "/repos/o/n", &t).unwrap();
+    assert_eq!(first.header("x-ratelimit-remaining"), Some("1"));
+    get(&host, "/repos/o/n", &t).unwrap();
+    assert_eq!(get(&host, "/repos/o/n", &t).unwrap().status, 403);
+    thread::sleep(Duration::from_millis(2100));
+    let again = get(&host, "/repos/o/n", &t).unwrap();
+    assert_eq!(again.status, 200);
+    assert_eq!(again.header("x-ratelimit-remaining"), Some("1"));
+}
