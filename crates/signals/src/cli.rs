@@ -34,6 +34,9 @@ pub enum Command {
     Demo(DemoArgs),
     /// Show each repository's last run, failures and the rate limit last seen.
     Status(StatusArgs),
+    /// Copy a store, all history included, into a new empty one (SQLite to
+    /// PostgreSQL, or back), and verify the copy.
+    Migrate(MigrateArgs),
     /// List, add or remove tracked repositories (edits the configuration).
     #[command(subcommand)]
     Repos(ReposCommand),
@@ -160,6 +163,18 @@ pub struct CollectArgs {
     /// default 5m).
     #[arg(long)]
     pub lease: Option<String>,
+}
+
+/// `signals migrate`.
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    /// The store to copy: a SQLite file or a `postgres://` address.
+    #[arg(long)]
+    pub from: PathBuf,
+    /// The new, empty store: a `postgres://user@host:port/db` address (the
+    /// password from PGPASSWORD or ~/.pgpass) or a SQLite file.
+    #[arg(long)]
+    pub to: PathBuf,
 }
 
 /// `signals export`.

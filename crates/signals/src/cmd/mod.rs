@@ -5,6 +5,7 @@ pub mod completions;
 pub mod demo;
 pub mod export;
 pub mod init;
+pub mod migrate;
 pub mod repos;
 pub mod status;
 pub mod validate;
@@ -35,7 +36,11 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Status(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
-            status::run(&config.store, args.json)
+            status::run(&config.store, args.json, config.interval)
+        }
+        Command::Migrate(args) => {
+            let config = config_for(&cli.config, None, None)?;
+            migrate::run(&args, &config.importance)
         }
         Command::Repos(command) => repos::run(&cli.config, command),
         Command::Completions(args) => completions::completions(args.shell),

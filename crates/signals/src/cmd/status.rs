@@ -4,13 +4,30 @@
 use std::io::Write;
 use std::path::Path;
 
+use std::time::Duration;
+
 use serde_json::json;
 use signals_core::dataset::fmt_collected;
 
-/// Prints the status table (or JSON).
-pub fn run(store_path: &Path, as_json: bool) -> anyhow::Result<u8> {
+use crate::store::Opened;
+
+/// `3600s` as `1h`, `90s` as `1m 30s`.
+fn humantime(d: Duration) -> String {
+    jiff::SignedDuration::try_from(d)
+        .map(|d| format!("{d:#}"))
+        .unwrap_or_else(|_| format!("{d:?}"))
+}
+
+/// Prints the status table (or JSON); on a PostgreSQL store, also the
+/// workers and their leases, and how many repositories are due at
+/// `interval`.
+pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Result<u8> {
     let store = super::open_existing_store(store_path)?;
     let status = store.status()?;
+    let queue = match &store {
+        Opened::Postgres(pg) => Some(pg.queue_status(interval)?),
+        Opened::Sqlite(_) => None,
+    };
     let mut out = std::io::stdout().lock();
     if as_json {
         let repos: Vec<_> = status
@@ -48,10 +65,28 @@ pub fn run(store_path: &Path, as_json: bool) -> anyhow::Result<u8> {
                 "reset": fmt_collected(l.reset), "seenAt": fmt_collected(*seen)})
             })
             .collect();
-        serde_json::to_writer_pretty(
-            &mut out,
-            &json!({"repositories": repos, "rateLimits": limits}),
-        )?;
+        let mut doc = json!({"repositories": repos, "rateLimits": limits});
+        if let Some(q) = &queue {
+            doc["workers"] = q
+                .workers
+                .iter()
+                .map(|w| {
+                    json!({"id": w.id, "host": w.host, "pid": w.pid,
+                    "startedAt": fmt_collected(w.started_at), "seenAt": fmt_collected(w.seen_at),
+                    "state": w.state, "collected": w.collected, "failed": w.failed})
+                })
+                .collect();
+            doc["leases"] = q
+                .leases
+                .iter()
+                .map(|l| {
+                    json!({"repository": l.repo, "worker": l.worker,
+                    "until": fmt_collected(l.until), "expired": l.expired})
+                })
+                .collect();
+            doc["due"] = q.due.into();
+        }
+        serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
         return Ok(crate::exit::OK);
     }
@@ -109,6 +144,42 @@ pub fn run(store_path: &Path, as_json: bool) -> anyhow::Result<u8> {
             fmt_collected(l.reset),
             fmt_collected(*seen)
         )?;
+    }
+    if let Some(q) = &queue {
+        writeln!(
+            out,
+            "{} due now (interval {}); {} leased; {} workers",
+            q.due,
+            humantime(interval),
+            q.leases.len(),
+            q.workers.len()
+        )?;
+        for w in &q.workers {
+            writeln!(
+                out,
+                "worker {}: {} ({} collected, {} failed; started {}, seen {})",
+                w.id,
+                w.state,
+                w.collected,
+                w.failed,
+                fmt_collected(w.started_at),
+                fmt_collected(w.seen_at)
+            )?;
+        }
+        for l in &q.leases {
+            writeln!(
+                out,
+                "lease {} held by {} until {}{}",
+                l.repo,
+                l.worker,
+                fmt_collected(l.until),
+                if l.expired {
+                    " (expired: its worker stopped; another worker will take it)"
+                } else {
+                    ""
+                }
+            )?;
+        }
     }
     if status.repositories.is_empty() {
         writeln!(

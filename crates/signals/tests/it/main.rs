@@ -10,3 +10,4 @@ mod hosts;
 mod scale;
 mod support;
 mod synth;
+mod workers;
