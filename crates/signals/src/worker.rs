@@ -101,6 +101,8 @@ impl Worker {
             let key = store.ensure_repository(target.0, target.1)?;
             by_key.insert(key, target);
         }
+        // Workers not seen for a week are gone from the list.
+        store.forget_workers(Duration::from_secs(7 * 24 * 3600))?;
         store.worker_report(&self.id, &self.host, std::process::id(), "idle")?;
         let round_start = if self.looping {
             None
