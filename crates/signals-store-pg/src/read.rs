@@ -12,7 +12,7 @@ use signals_core::{ItemSnapshot, News, RepoContext, RunRecord, TrailEvent};
 use signals_store::codec::{from_json, int, ts_parse, ts_text, uint};
 use signals_store::{
     CachedResponse, Failure, Parts, RateLimit, RepoKey, RepoStatus, RepoSummary, RepoView,
-    RequestStats, Result, RunStatus, Status, StoreError, carries_credentials, run_record_from,
+    RequestStats, Result, RunStatus, Status, StoreError, check_cacheable, run_record_from,
     summary_from, trail_event_from,
 };
 
@@ -395,14 +395,7 @@ impl PgStore {
         response: &CachedResponse,
         stored_at: Timestamp,
     ) -> Result<()> {
-        if carries_credentials(url)
-            || response
-                .link_next
-                .as_deref()
-                .is_some_and(carries_credentials)
-        {
-            return Err(StoreError::CredentialsInUrl);
-        }
+        check_cacheable(url, response)?;
         self.execute(
             "writing the HTTP cache",
             "INSERT INTO http_cache

@@ -6,9 +6,9 @@
 
 use jiff::Timestamp;
 use postgres::Transaction;
-use signals_core::{Group, ItemSnapshot, Observation, TrackedRepo};
+use signals_core::{Group, ItemSnapshot, TrackedRepo};
 use signals_store::codec::{int, to_json, ts_parse, ts_text};
-use signals_store::{Parts, RepoKey, Result, RunCommit, StoreError, check_commit};
+use signals_store::{Parts, RepoKey, Result, RunCommit, StoreError, check_commit, event_fields};
 
 use crate::PgStore;
 
@@ -194,10 +194,6 @@ impl PgStore {
                     ),
                 });
             };
-            let fields: Vec<&str> = match &e.observation {
-                Observation::Discovered => Vec::new(),
-                Observation::Changed(fields) => fields.iter().map(|f| f.as_str()).collect(),
-            };
             tx.execute(
                 "INSERT INTO events (run, item_id, kind, detail, fields, snapshot)
                  VALUES ($1, $2, $3, $4, $5, $6)",
@@ -206,7 +202,7 @@ impl PgStore {
                     &e.item_id,
                     &e.observation.kind().as_str(),
                     &e.observation.detail(),
-                    &to_json(&path, "changed field names", &fields)?,
+                    &event_fields(&path, &e.observation)?,
                     &snapshot,
                 ],
             )

@@ -69,14 +69,7 @@ impl Store {
         response: &CachedResponse,
         stored_at: Timestamp,
     ) -> Result<()> {
-        if carries_credentials(url)
-            || response
-                .link_next
-                .as_deref()
-                .is_some_and(carries_credentials)
-        {
-            return Err(StoreError::CredentialsInUrl);
-        }
+        check_cacheable(url, response)?;
         self.conn
             .prepare_cached(
                 "INSERT INTO http_cache
@@ -208,7 +201,21 @@ impl Store {
 
 /// True when a URL carries credentials: user info before the host, or a
 /// query parameter that is a known secret.
-pub fn carries_credentials(url: &str) -> bool {
+/// Refuses a response to cache whose URL (or next-page URL) carries
+/// credentials: a token must never reach the store through a URL.
+pub fn check_cacheable(url: &str, response: &CachedResponse) -> Result<()> {
+    if carries_credentials(url)
+        || response
+            .link_next
+            .as_deref()
+            .is_some_and(carries_credentials)
+    {
+        return Err(StoreError::CredentialsInUrl);
+    }
+    Ok(())
+}
+
+fn carries_credentials(url: &str) -> bool {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     if rest[..authority_end].contains('@') {

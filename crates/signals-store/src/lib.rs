@@ -71,14 +71,14 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
 pub use backend::Backend;
-pub use cache::{CachedResponse, RateLimit, carries_credentials};
+pub use cache::{CachedResponse, RateLimit, check_cacheable};
 pub use error::{DbError, Result, StoreError};
 pub use read::{
     Failure, RepoStatus, RepoSummary, RepoView, RunRow, RunStatus, Status, SummaryRow,
     run_record_from, summary_from, trail_event_from,
 };
 pub use snapshots::{Parts, RawParts};
-pub use write::{RequestStats, RunCommit, check_commit};
+pub use write::{RequestStats, RunCommit, check_commit, event_fields};
 
 use error::DbContext;
 

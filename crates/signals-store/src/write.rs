@@ -202,17 +202,13 @@ impl Store {
                         e.item_id
                     )));
                 };
-                let fields: Vec<&str> = match &e.observation {
-                    Observation::Discovered => Vec::new(),
-                    Observation::Changed(fields) => fields.iter().map(|f| f.as_str()).collect(),
-                };
                 event
                     .execute(params![
                         run_id,
                         e.item_id,
                         e.observation.kind().as_str(),
                         e.observation.detail(),
-                        to_json(&path, "changed field names", &fields)?,
+                        event_fields(&path, &e.observation)?,
                         snapshot
                     ])
                     .doing(&path, "storing an observation event")?;
@@ -313,6 +309,16 @@ impl Store {
         tx.commit().doing(&path, doing)?;
         Ok(runs as u64)
     }
+}
+
+/// The `events.fields` column of an observation: the JSON array of the
+/// changed field names (empty for `discovered`).
+pub fn event_fields(path: &std::path::Path, observation: &Observation) -> Result<String> {
+    let fields: Vec<&str> = match observation {
+        Observation::Discovered => Vec::new(),
+        Observation::Changed(fields) => fields.iter().map(|f| f.as_str()).collect(),
+    };
+    to_json(path, "changed field names", &fields)
 }
 
 /// What a run commit must satisfy before it is written, as a problem
