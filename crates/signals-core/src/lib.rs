@@ -13,6 +13,7 @@
 
 pub mod dataset;
 pub mod diff;
+pub mod history;
 pub mod hostile;
 pub mod importance;
 pub mod model;
