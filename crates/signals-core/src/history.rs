@@ -71,7 +71,7 @@ pub enum Change {
         /// Characters after.
         new_chars: u64,
     },
-    /// Open or closed.
+    /// Open or closed (`old` is empty in a first observation).
     State {
         /// Before.
         old: String,
@@ -151,6 +151,7 @@ impl Change {
             } => format!(
                 "text +{lines_added} −{lines_removed} lines ({old_chars} → {new_chars} characters)"
             ),
+            Change::State { old, new } if old.is_empty() => format!("state {new}"),
             Change::State { old, new } => format!("state {old} → {new}"),
             Change::Labels { added, removed } => format!("labels {}", list(added, removed)),
             Change::Assignees { added, removed } => {
@@ -217,14 +218,18 @@ fn initial(s: &ItemSnapshot) -> Vec<Change> {
             removed: vec![],
         });
     }
-    out.push(Change::Reactions {
-        old: 0,
-        new: s.metrics.reactions,
-    });
-    out.push(Change::Comments {
-        old: 0,
-        new: s.metrics.comments,
-    });
+    if s.metrics.reactions > 0 {
+        out.push(Change::Reactions {
+            old: 0,
+            new: s.metrics.reactions,
+        });
+    }
+    if s.metrics.comments > 0 {
+        out.push(Change::Comments {
+            old: 0,
+            new: s.metrics.comments,
+        });
+    }
     out
 }
 

@@ -37,6 +37,8 @@ pub enum Command {
     /// Copy a store, all history included, into a new empty one (SQLite to
     /// PostgreSQL, or back), and verify the copy.
     Migrate(MigrateArgs),
+    /// Serve the site and a read-only JSON API over the store (loopback by default).
+    Serve(ServeArgs),
     /// List, add or remove tracked repositories (edits the configuration).
     #[command(subcommand)]
     Repos(ReposCommand),
@@ -175,6 +177,20 @@ pub struct MigrateArgs {
     /// password from PGPASSWORD or ~/.pgpass) or a SQLite file.
     #[arg(long)]
     pub to: PathBuf,
+}
+
+/// `signals serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The port to listen on.
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+    /// The address to listen on; the default answers this machine only.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: String,
+    /// The store (overrides the config and SIGNALS_STORE).
+    #[arg(long)]
+    pub store: Option<PathBuf>,
 }
 
 /// `signals export`.

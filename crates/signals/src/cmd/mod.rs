@@ -7,6 +7,7 @@ pub mod export;
 pub mod init;
 pub mod migrate;
 pub mod repos;
+pub mod serve;
 pub mod status;
 pub mod validate;
 
@@ -41,6 +42,10 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Migrate(args) => {
             let config = config_for(&cli.config, None, None)?;
             migrate::run(&args, &config.importance)
+        }
+        Command::Serve(args) => {
+            let config = config_for(&cli.config, args.store.as_deref(), None)?;
+            serve::run(&config, &args)
         }
         Command::Repos(command) => repos::run(&cli.config, command),
         Command::Completions(args) => completions::completions(args.shell),
