@@ -185,7 +185,10 @@ pub fn history(id: &str, snapshots: &[(Timestamp, ItemSnapshot)]) -> Option<Item
                 HistoryEntry {
                     at: *at,
                     kind: (!fields.is_empty()).then_some(EventKind::Changed),
-                    changes: fields.iter().flat_map(|f| changes(*f, old, snapshot)).collect(),
+                    changes: fields
+                        .iter()
+                        .flat_map(|f| changes(*f, old, snapshot))
+                        .collect(),
                     fields: fields.iter().map(|f| f.as_str().to_string()).collect(),
                 }
             }
@@ -377,7 +380,10 @@ mod tests {
         }));
         let second = &h.observations[1];
         assert_eq!(second.kind, Some(EventKind::Changed));
-        assert_eq!(second.fields, ["text", "state", "labels", "metrics", "updatedAt"]);
+        assert_eq!(
+            second.fields,
+            ["text", "state", "labels", "metrics", "updatedAt"]
+        );
         let summaries: Vec<String> = second.changes.iter().map(Change::summary).collect();
         assert_eq!(
             summaries,

@@ -80,6 +80,7 @@
 
 mod digest;
 mod filter;
+mod history;
 mod publish;
 mod render;
 mod text;
@@ -97,6 +98,7 @@ pub use digest::{
     DIGEST_FILE, DIGEST_NEXT, DIGEST_SIGNALS, DIGEST_TRAIL, GroupDigest, RepoDigest, render_group,
 };
 pub use filter::FILTER_INDEX_VERSION;
+pub use history::{history_file, render_history};
 pub use publish::Publisher;
 pub use render::{
     FEED_ENTRIES, FILTER_INDEX_FILE, FILTER_SCRIPT, FeedEntry, IMPORTANCE_DOC, PAGE_SIZE,
@@ -108,7 +110,7 @@ pub use render::{
 /// The version of what the site writes per repository (pages, filter
 /// index, digest). Export re-renders every repository when it changes, so
 /// no repository kept from an older export lacks a file the site now needs.
-pub const SITE_FORMAT: u32 = 2;
+pub const SITE_FORMAT: u32 = 3;
 
 /// Site-wide settings of [`write_site_with`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

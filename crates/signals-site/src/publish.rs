@@ -15,7 +15,15 @@
 //! .site.signals/gen-7/.manifest.json          what each repository's version is
 //! .site.signals/gen-7/<group>/<repo> -> ../../repos/<group>/<repo>/v5
 //! .site.signals/repos/<group>/<repo>/v5/...   one repository, as rendered by export 5
+//! .site.signals/repos/<group>/<repo>/v5/history -> ../history
+//! .site.signals/repos/<group>/<repo>/history/  its items' history pages
 //! ```
+//!
+//! History pages are not versioned: an export writes the pages of the items
+//! that changed since the repository's last export (each file replaced at
+//! once, by rename), and every version folder links to the one history
+//! folder. So a repository of 100,000 items costs 100,000 history pages
+//! once, on its first export, and then only what changed.
 //!
 //! A repository's files live in a version folder that is never changed once
 //! written; a generation links every repository to its current version. So
@@ -49,6 +57,9 @@ use crate::{
     DIGEST_FILE, FILTER_SCRIPT, GroupDigest, RepoDigest, RepoPage, STYLESHEET, SiteError,
     SiteOptions, SiteReport, render_group, render_repo_at,
 };
+
+/// The folder of a repository's history pages, beside its versions.
+const HISTORY: &str = "history";
 
 /// The manifest's file name inside a generation.
 const MANIFEST: &str = ".manifest.json";
@@ -218,6 +229,10 @@ impl Publisher {
             self.report.files += 1;
             self.report.bytes += content.len() as u64;
         }
+        let shared = self.root.join("repos").join(&group).join(&repo).join(HISTORY);
+        fs::create_dir_all(&shared).map_err(io("create folder", &shared))?;
+        let history = target.join(HISTORY);
+        symlink(Path::new("..").join(HISTORY).as_path(), &history).map_err(io("link", &history))?;
         self.link(&group, &repo, version)?;
         self.next.repos.insert(
             label,
@@ -228,6 +243,33 @@ impl Publisher {
             },
         );
         self.report.repositories += 1;
+        self.changed = true;
+        Ok(())
+    }
+
+    /// The instant of `group/repo`'s latest run as the previous export
+    /// published it; `None` when it was not published, or everything is
+    /// rendered again (then every history page is written again too).
+    pub fn previous_instant(&self, group: &str, repo: &str) -> Option<jiff::Timestamp> {
+        self.previous
+            .repos
+            .get(&format!("{group}/{repo}"))
+            .map(|e| e.summary.collected_at)
+    }
+
+    /// Writes (replaces) one history page of `group/repo`: `file` from
+    /// [`crate::history_file`].
+    pub fn write_history(
+        &mut self,
+        group: &str,
+        repo: &str,
+        file: &str,
+        content: &str,
+    ) -> Result<(), SiteError> {
+        let dir = self.root.join("repos").join(group).join(repo).join(HISTORY);
+        write_content(&dir, Path::new(file), content.as_bytes())?;
+        self.report.files += 1;
+        self.report.bytes += content.len() as u64;
         self.changed = true;
         Ok(())
     }
@@ -428,11 +470,22 @@ fn clean_leftovers(root: &Path, current: Option<&str>) -> Result<(), SiteError> 
     let repos = root.join("repos");
     for group in read_dirs(&repos)? {
         for repo in read_dirs(&group)? {
+            let mut kept = false;
             for version in read_dirs(&repo)? {
+                if version.file_name().is_some_and(|n| n == HISTORY) {
+                    continue;
+                }
                 let rel = version.strip_prefix(root).unwrap_or(&version).to_path_buf();
-                if !keep_versions.contains(&rel) {
+                if keep_versions.contains(&rel) {
+                    kept = true;
+                } else {
                     remove_any(&version)?;
                 }
+            }
+            // A repository no longer published loses its history pages too.
+            let history = repo.join(HISTORY);
+            if !kept && history.exists() && current.is_some() {
+                remove_any(&history)?;
             }
         }
     }

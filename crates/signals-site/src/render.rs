@@ -76,6 +76,7 @@ static ENV: LazyLock<Environment<'static>> = LazyLock::new(|| {
         ),
         ("feed.atom", include_str!("../templates/feed.atom")),
         ("group.html", include_str!("../templates/group.html")),
+        ("history.html", include_str!("../templates/history.html")),
     ] {
         env.add_template(name, source)
             .unwrap_or_else(|e| panic!("embedded template {name} does not parse: {e:#}"));
@@ -137,7 +138,7 @@ pub(crate) struct TimeView {
 }
 
 impl TimeView {
-    fn of(ts: Timestamp) -> TimeView {
+    pub(crate) fn of(ts: Timestamp) -> TimeView {
         TimeView {
             iso: format!("{ts:.0}"),
             human: human_time(ts),
@@ -396,6 +397,8 @@ struct TrailEntryView<'a> {
     /// The change in words: `new comments or reactions, closed`.
     words: String,
     item_id: &'a str,
+    /// The item's history page, relative to the repository's folder.
+    history: String,
     /// `issue`, `pull request`, `release`.
     item_kind: &'static str,
     /// `#42`, or a release's tag.
@@ -528,6 +531,7 @@ impl<'a> TrailContext<'a> {
             detail: &e.detail,
             words,
             item_id: &e.item_id,
+            history: format!("history/{}", crate::history_file(&e.item_id)),
             item_kind: kind.map_or("item", ItemKind::label),
             number: item_number(kind, key),
             title: &e.title,
@@ -603,6 +607,8 @@ struct TermView<'a> {
 #[derive(Serialize)]
 struct CardView<'a> {
     id: &'a str,
+    /// The item's history page, relative to the repository's folder.
+    history: String,
     /// The host the signal comes from, as people write it (`GitLab`).
     host: &'a str,
     /// `#42`, or a release's tag.
@@ -664,6 +670,7 @@ fn card<'a>(
     let key = s.tag.as_deref().unwrap_or_else(|| id_parts(&s.id).1);
     CardView {
         id: &s.id,
+        history: format!("history/{}", crate::history_file(&s.id)),
         host: signals_core::Source::parse(&s.source)
             .map_or(s.source.as_str(), |h| h.display_name()),
         number: item_number(kind, key),

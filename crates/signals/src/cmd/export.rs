@@ -9,7 +9,7 @@
 //! atomically through [`Publisher`]: the served folder switches from the
 //! previous site to the new one at once.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use anyhow::Context;
@@ -107,6 +107,15 @@ pub fn export_with(
             .iter()
             .map(|(id, item)| (id.clone(), score(item, instant, weights)))
             .collect();
+        // History pages of the items with an event since the repository's
+        // last export (all of them on its first export): what changed.
+        let since = publisher.previous_instant(group, repo);
+        let changed: BTreeSet<&str> = view
+            .trail
+            .iter()
+            .filter(|e| since.is_none_or(|s| e.at > s))
+            .map(|e| e.item_id.as_str())
+            .collect();
         let page = RepoPage {
             document: &document,
             news: &view.news,
@@ -117,6 +126,20 @@ pub fn export_with(
             collected_at: instant,
         };
         publisher.publish(&page, &key).with_context(fail)?;
+        for id in changed {
+            let snapshots = store.snapshot_history(summary.key, id)?;
+            if let Some(history) = signals_core::history::history(id, &snapshots) {
+                let html = signals_site::render_history(
+                    &history,
+                    &view.summary.group.name,
+                    &view.summary.repo.name,
+                )
+                .with_context(fail)?;
+                publisher
+                    .write_history(group, repo, &signals_site::history_file(id), &html)
+                    .with_context(fail)?;
+            }
+        }
     }
     publisher.finish().with_context(fail)
 }

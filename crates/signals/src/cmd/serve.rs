@@ -145,7 +145,10 @@ impl<'a> Server<'a> {
             return error(405, "read-only: only GET and HEAD are answered");
         }
         if target.len() > MAX_TARGET {
-            return error(414, format!("the request target is longer than {MAX_TARGET} bytes"));
+            return error(
+                414,
+                format!("the request target is longer than {MAX_TARGET} bytes"),
+            );
         }
         let (path, query) = target.split_once('?').unwrap_or((target, ""));
         let Some(path) = percent_decode(path) else {
@@ -191,7 +194,10 @@ impl<'a> Server<'a> {
                 let id = rest[..rest.len() - 1].join("/");
                 self.history(&id, params)?
             }
-            _ => error(404, format!("no such API endpoint: /api/{path} (see docs/api.md)")),
+            _ => error(
+                404,
+                format!("no such API endpoint: /api/{path} (see docs/api.md)"),
+            ),
         })
     }
 
@@ -260,7 +266,11 @@ impl<'a> Server<'a> {
         if query.page > pages.max(1) {
             return Ok(error(
                 400,
-                format!("page {} is past the last page, {}", query.page, pages.max(1)),
+                format!(
+                    "page {} is past the last page, {}",
+                    query.page,
+                    pages.max(1)
+                ),
             ));
         }
         let signals: Vec<Value> = matched
@@ -301,7 +311,10 @@ impl<'a> Server<'a> {
     fn trail(&self, s: &RepoSummary, params: &HashMap<String, String>) -> anyhow::Result<Answer> {
         for key in params.keys() {
             if key != "page" {
-                return Ok(error(400, format!("unknown parameter {key:?}: the trail takes page")));
+                return Ok(error(
+                    400,
+                    format!("unknown parameter {key:?}: the trail takes page"),
+                ));
             }
         }
         let page = match page_param(params) {
@@ -315,7 +328,10 @@ impl<'a> Server<'a> {
         let total = trail.len();
         let pages = total.div_ceil(TRAIL_PAGE_SIZE);
         if page > pages.max(1) {
-            return Ok(error(400, format!("page {page} is past the last page, {}", pages.max(1))));
+            return Ok(error(
+                400,
+                format!("page {page} is past the last page, {}", pages.max(1)),
+            ));
         }
         // Newest first: the latest run's events on page 1.
         let events: Vec<Value> = trail
@@ -343,7 +359,10 @@ impl<'a> Server<'a> {
     fn history(&self, id: &str, params: &HashMap<String, String>) -> anyhow::Result<Answer> {
         for key in params.keys() {
             if key != "group" {
-                return Ok(error(400, format!("unknown parameter {key:?}: history takes group")));
+                return Ok(error(
+                    400,
+                    format!("unknown parameter {key:?}: history takes group"),
+                ));
             }
         }
         let Some((source, repo)) = parse_id(id) else {
@@ -614,7 +633,10 @@ mod tests {
         assert_eq!(parse_id("github:o/n:commit:7"), None);
         assert_eq!(parse_id("nohost:o/n:issue:7"), None);
         assert_eq!(parse_id("github:on:issue:7"), None);
-        assert_eq!(encode_id("github:o/n:release:v1.0 rc"), "github:o/n:release:v1.0%20rc");
+        assert_eq!(
+            encode_id("github:o/n:release:v1.0 rc"),
+            "github:o/n:release:v1.0%20rc"
+        );
         assert_eq!(decode("a%20b+c", true).as_deref(), Some("a b c"));
         assert_eq!(decode("%zz", false), None);
         assert_eq!(decode("%", false), None);
@@ -623,8 +645,18 @@ mod tests {
         let parsed = SignalQuery::parse(&q).unwrap();
         assert_eq!(parsed.page, 2);
         assert_eq!(parsed.q.as_deref(), Some("crash on"));
-        for bad in ["page=0", "page=x", "kind=commit", "state=draft", "sort=stars", "bogus=1"] {
-            assert!(SignalQuery::parse(&parse_query(bad).unwrap()).is_err(), "{bad}");
+        for bad in [
+            "page=0",
+            "page=x",
+            "kind=commit",
+            "state=draft",
+            "sort=stars",
+            "bogus=1",
+        ] {
+            assert!(
+                SignalQuery::parse(&parse_query(bad).unwrap()).is_err(),
+                "{bad}"
+            );
         }
         let long = format!("q={}", "x".repeat(MAX_Q + 1));
         assert!(SignalQuery::parse(&parse_query(&long).unwrap()).is_err());
