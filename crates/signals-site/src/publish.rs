@@ -229,7 +229,12 @@ impl Publisher {
             self.report.files += 1;
             self.report.bytes += content.len() as u64;
         }
-        let shared = self.root.join("repos").join(&group).join(&repo).join(HISTORY);
+        let shared = self
+            .root
+            .join("repos")
+            .join(&group)
+            .join(&repo)
+            .join(HISTORY);
         fs::create_dir_all(&shared).map_err(io("create folder", &shared))?;
         let history = target.join(HISTORY);
         symlink(Path::new("..").join(HISTORY).as_path(), &history).map_err(io("link", &history))?;

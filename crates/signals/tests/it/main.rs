@@ -8,6 +8,7 @@ mod everyday;
 mod faults;
 mod hosts;
 mod scale;
+mod serve;
 mod support;
 mod synth;
 mod workers;

@@ -1,0 +1,329 @@
+//! `signals serve` against a running server on loopback: every endpoint,
+//! paging, bad input, path traversal, hostile data escaped, and the pages.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::Value;
+use signals_core::ItemState;
+use signals_store::Store;
+
+use crate::support::{TempDir, signals_bin};
+use crate::synth;
+
+/// A running `signals serve`, stopped on drop.
+struct Served {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn serve(dir: &std::path::Path) -> Served {
+    let port = free_port();
+    let child = Command::new(signals_bin())
+        .current_dir(dir)
+        .args([
+            "serve",
+            "--store",
+            "signals.db",
+            "--port",
+            &port.to_string(),
+        ])
+        .env_clear()
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let served = Served { child, port };
+    let end = Instant::now() + Duration::from_secs(60);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < end, "serve did not start listening");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    served
+}
+
+/// Sends a raw request (the target exactly as given) and returns the status
+/// and body.
+fn raw(port: u16, method: &str, target: &str) -> (u16, Vec<u8>) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        s,
+        "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut all = Vec::new();
+    s.read_to_end(&mut all).unwrap();
+    let split = all.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&all[..split]).to_string();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let mut body = all[split + 4..].to_vec();
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        body = dechunk(&body);
+    }
+    (status, body)
+}
+
+fn dechunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = b.windows(2).position(|w| w == b"\r\n").unwrap();
+        let n =
+            usize::from_str_radix(std::str::from_utf8(&b[..line_end]).unwrap().trim(), 16).unwrap();
+        if n == 0 {
+            return out;
+        }
+        out.extend_from_slice(&b[line_end + 2..line_end + 2 + n]);
+        b = &b[line_end + 2 + n + 2..];
+    }
+}
+
+fn get(port: u16, target: &str) -> (u16, Value) {
+    let (status, body) = raw(port, "GET", target);
+    let value = serde_json::from_slice(&body).unwrap_or_else(|e| {
+        panic!(
+            "{target}: not JSON ({e}): {}",
+            String::from_utf8_lossy(&body)
+        )
+    });
+    (status, value)
+}
+
+const HOSTILE: &str = "</script><script>alert(1)</script><img src=x onerror=alert(2)>";
+
+/// A store of two repositories: `r0` with 120 items (two runs: items 1..=5
+/// gained a reaction, item 7 closed), `r1` with a hostile title, label and
+/// body.
+fn store(dir: &std::path::Path) {
+    let mut store = Store::open(dir.join("signals.db")).unwrap();
+    let t1: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
+    let t2 = t1 + SignedDuration::from_hours(1);
+    let keys = synth::populate(&mut store, 1, 120, 200, t1);
+    synth::bump(&mut store, keys[0], 0, 5, 200, t1, t2);
+    let mut closed = synth::item(0, 7, 200, t1);
+    closed.state = ItemState::Closed;
+    closed.updated_at = t2 + SignedDuration::from_hours(1);
+    synth::commit(
+        &mut store,
+        keys[0],
+        0,
+        t2 + SignedDuration::from_hours(1),
+        vec![closed],
+    );
+    let k1 = store
+        .ensure_repository(&synth::group(), &synth::tracked(1))
+        .unwrap();
+    let mut bad = synth::item(1, 1, 50, t1);
+    bad.title = HOSTILE.into();
+    bad.labels = vec![HOSTILE.into()];
+    bad.text = HOSTILE.into();
+    synth::commit(&mut store, k1, 1, t1, vec![bad]);
+}
+
+#[test]
+fn the_api_answers_every_endpoint_pages_and_filters() {
+    let dir = TempDir::new("serve-api");
+    store(dir.path());
+    let s = serve(dir.path());
+    let p = s.port;
+
+    let (status, groups) = get(p, "/api/groups");
+    assert_eq!(status, 200);
+    let repos = groups["groups"][0]["repositories"].as_array().unwrap();
+    assert_eq!(repos.len(), 2);
+    assert_eq!(repos[0]["id"], "r0");
+    assert_eq!(repos[0]["runs"], 3);
+
+    let (status, page1) = get(p, "/api/repos/g/r0/signals");
+    assert_eq!(status, 200);
+    assert_eq!(page1["total"], 120);
+    assert_eq!(page1["pages"], 3);
+    assert_eq!(page1["signals"].as_array().unwrap().len(), 50);
+    let scores: Vec<u64> = page1["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["importance"].as_u64().unwrap())
+        .collect();
+    assert!(
+        scores.windows(2).all(|w| w[0] >= w[1]),
+        "sorted by importance"
+    );
+    let (_, page3) = get(p, "/api/repos/g/r0/signals?page=3");
+    assert_eq!(page3["signals"].as_array().unwrap().len(), 20);
+
+    // Filters: the same set the items' own fields give.
+    let (_, bugs) = get(p, "/api/repos/g/r0/signals?label=bug&state=open&kind=issue");
+    let expected = (1..=120)
+        .filter(|k| k % 4 == 0 && k % 5 != 0 && k % 3 != 0)
+        .count();
+    assert_eq!(bugs["total"], expected as u64);
+    assert!(bugs["signals"].as_array().unwrap().iter().all(|s| {
+        s["labels"].as_array().unwrap().contains(&"bug".into())
+            && s["state"] == "open"
+            && s["kind"] == "issue"
+    }));
+    let (_, found) = get(p, "/api/repos/g/r0/signals?q=Synthetic+item+77%3A");
+    assert_eq!(found["total"], 1);
+    assert_eq!(found["signals"][0]["key"], "77");
+    let (_, updated) = get(p, "/api/repos/g/r0/signals?sort=updated");
+    assert_eq!(updated["signals"][0]["key"], "7", "the latest update first");
+    assert_eq!(updated["signals"][0]["changedInLatest"], true);
+
+    let (status, trail) = get(p, "/api/repos/g/r0/trail");
+    assert_eq!(status, 200);
+    assert_eq!(trail["total"], 126);
+    assert_eq!(trail["events"][0]["itemId"], "github:o/r0:issue:7");
+    assert_eq!(trail["events"][0]["detail"], "state, updatedAt");
+    let (_, trail2) = get(p, "/api/repos/g/r0/trail?page=2");
+    assert_eq!(trail2["events"].as_array().unwrap().len(), 26);
+
+    let history_url = trail["events"][0]["history"].as_str().unwrap().to_string();
+    let (status, history) = get(p, &history_url);
+    assert_eq!(status, 200, "{history}");
+    let observations = history["observations"].as_array().unwrap();
+    assert_eq!(observations.len(), 2);
+    assert_eq!(observations[0]["kind"], "discovered");
+    assert_eq!(observations[1]["kind"], "changed");
+    assert!(
+        observations[1]["summary"]
+            .as_array()
+            .unwrap()
+            .contains(&"state open → closed".into()),
+        "{history}"
+    );
+    let (status, reacted) = get(p, "/api/signals/github:o/r0:issue:2/history");
+    assert_eq!(status, 200);
+    assert!(
+        reacted["observations"][1]["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["field"] == "reactions" && c["old"] == 2 && c["new"] == 3)
+    );
+
+    // The pages are the export's, with history pages for every item.
+    let (status, index) = raw(p, "GET", "/");
+    assert_eq!(status, 200);
+    assert!(String::from_utf8_lossy(&index).contains("Repo Signals"));
+    let (status, repo) = raw(p, "GET", "/g/r0/");
+    assert_eq!(status, 200);
+    let repo = String::from_utf8_lossy(&repo).to_string();
+    assert!(
+        repo.contains("href=\"history/issue-7.html\""),
+        "cards link their history"
+    );
+    let (status, page) = raw(p, "GET", "/g/r0/history/issue-7.html");
+    assert_eq!(status, 200);
+    let page = String::from_utf8_lossy(&page).to_string();
+    assert!(page.contains("state open → closed"), "{page}");
+    let (status, head) = raw(p, "HEAD", "/api/groups");
+    assert_eq!((status, head.len()), (200, 0));
+}
+
+#[test]
+fn bad_requests_are_json_errors_and_nothing_leaves_the_site() {
+    let dir = TempDir::new("serve-bad");
+    store(dir.path());
+    std::fs::write(dir.path().join("secret.txt"), "do not serve").unwrap();
+    let s = serve(dir.path());
+    let p = s.port;
+    let long_q = format!("/api/repos/g/r0/signals?q={}", "x".repeat(300));
+    for (target, status) in [
+        ("/api/repos/g/nope/signals", 404),
+        ("/api/repos/nope/r0/trail", 404),
+        ("/api/repos/g/r0/signals?page=0", 400),
+        ("/api/repos/g/r0/signals?page=4", 400),
+        ("/api/repos/g/r0/signals?page=-1", 400),
+        ("/api/repos/g/r0/signals?page=99999999999999999999", 400),
+        ("/api/repos/g/r0/signals?kind=commit", 400),
+        ("/api/repos/g/r0/signals?state=sleeping", 400),
+        ("/api/repos/g/r0/signals?sort=stars", 400),
+        ("/api/repos/g/r0/signals?unknown=1", 400),
+        (long_q.as_str(), 400),
+        ("/api/repos/g/r0/trail?page=x", 400),
+        ("/api/signals/not-an-id/history", 400),
+        ("/api/signals/github:o/zz:issue:1/history", 404),
+        ("/api/signals/github:o/r0:issue:99999/history", 404),
+        ("/api/repos/../../etc", 404),
+        ("/api/repos/%2e%2e/%2e%2e/etc/signals", 404),
+        ("/api/nothing", 404),
+        ("/api/repos/g/r0/signals?q=%ff", 400),
+        ("/api/%00", 400),
+    ] {
+        let (got, body) = get(p, target);
+        assert_eq!(got, status, "{target}: {body}");
+        assert!(body["error"].is_string(), "{target}: {body}");
+    }
+    for target in [
+        "/../secret.txt",
+        "/%2e%2e/secret.txt",
+        "/g/../../secret.txt",
+        "/g/r0/..%2f..%2f..%2fsecret.txt",
+        "/%2e%2e%2f%2e%2e%2fsecret.txt",
+        "/..%5csecret.txt",
+    ] {
+        let (status, body) = raw(p, "GET", target);
+        assert!(status == 400 || status == 404, "{target}: {status}");
+        assert!(
+            !String::from_utf8_lossy(&body).contains("do not serve"),
+            "{target} left the site"
+        );
+    }
+    let (status, _) = raw(p, "POST", "/api/groups");
+    assert_eq!(status, 405);
+    // Still answering after all that.
+    assert_eq!(get(p, "/api/groups").0, 200);
+}
+
+#[test]
+fn hostile_titles_labels_and_bodies_stay_inert() {
+    let dir = TempDir::new("serve-hostile");
+    store(dir.path());
+    let s = serve(dir.path());
+    let p = s.port;
+    for target in [
+        "/api/repos/g/r1/signals",
+        "/api/repos/g/r1/trail",
+        "/api/signals/github:o/r1:issue:1/history",
+    ] {
+        let (status, body) = raw(p, "GET", target);
+        assert_eq!(status, 200, "{target}");
+        let text = String::from_utf8_lossy(&body);
+        assert!(
+            !text.contains('<') && !text.contains('>'),
+            "{target}: {text}"
+        );
+        let value: Value = serde_json::from_slice(&body).unwrap();
+        assert!(
+            value.to_string().contains("<script>"),
+            "the data itself is kept"
+        );
+    }
+    let (_, page) = raw(p, "GET", "/g/r1/history/issue-1.html");
+    let page = String::from_utf8_lossy(&page);
+    assert!(!page.contains("<script>alert"), "{page}");
+    assert!(!page.contains("<img src=x"), "{page}");
+    let (_, repo) = raw(p, "GET", "/g/r1/index.html");
+    assert!(!String::from_utf8_lossy(&repo).contains("<img src=x"));
+}
