@@ -189,11 +189,12 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
         anyhow::bail!("the demo's datasets have {problems} problems (printed above)");
     }
     lines.push(format!(
-        "store: {} (open it with sqlite3)\nsite: {} repositories, {} files, datasets valid\nopen {}",
+        "store: {} (open it with sqlite3)\nsite: {} repositories, {} files, datasets valid\nopen {}\nor browse it, with item histories and a JSON API: signals serve --store {}",
         store_path.display(),
         report.repositories,
         report.files,
-        site.join("index.html").display()
+        site.join("index.html").display(),
+        store_path.display()
     ));
     Ok(lines.join("\n"))
 }

@@ -382,9 +382,13 @@ fn hostile_host_values_still_export_valid_documents() {
     assert_eq!(d["news"]["upcoming"].as_array().unwrap().len(), 2);
     // The pages and the feed never link a javascript: URL nor carry the
     // markup unescaped (the JSON document holds the text as data).
-    for entry in std::fs::read_dir(dir.path().join("site/g/repo")).unwrap() {
+    // The history pages too.
+    let pages = std::fs::read_dir(dir.path().join("site/g/repo"))
+        .unwrap()
+        .chain(std::fs::read_dir(dir.path().join("site/g/repo/history")).unwrap());
+    for entry in pages {
         let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "json") {
+        if path.extension().is_some_and(|e| e == "json") || path.is_dir() {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap();
