@@ -29,8 +29,8 @@ pub fn run(config_path: &Path, command: ReposCommand) -> anyhow::Result<u8> {
 fn list(config_path: &Path, args: &ReposListArgs) -> anyhow::Result<u8> {
     let config = super::load_config(config_path)?;
     let store_path = args.store.clone().unwrap_or_else(|| config.store.clone());
-    let stored = if store_path.exists() {
-        signals_store::Store::open(&store_path)?.repositories()?
+    let stored = if store_path.exists() || crate::store::is_postgres(&store_path) {
+        crate::store::open(&store_path, false)?.repositories()?
     } else {
         Vec::new()
     };
