@@ -25,7 +25,7 @@ use crate::text::{excerpt, http_url};
 use crate::{PAGE_SIZE, SiteError};
 
 /// Version of the filter index format; the script refuses other versions.
-pub const FILTER_INDEX_VERSION: u32 = 1;
+pub const FILTER_INDEX_VERSION: u32 = 2;
 
 /// `signals.json`: every signal of a repository (or the top signals of a
 /// group), in page order.
@@ -61,6 +61,8 @@ pub struct FilterEntry {
     /// The card on the paged HTML, relative to the page holding the index
     /// (`page-3.html#<id>`).
     pub href: String,
+    /// The item's history page, relative to the page holding the index.
+    pub history: String,
     /// First seen in the latest run.
     pub new: bool,
     /// Changed in the latest run (`change: "updated"`).
@@ -111,6 +113,7 @@ pub(crate) fn entry(
             page_file(position / PAGE_SIZE + 1),
             fragment(&s.id)
         ),
+        history: format!("{prefix}history/{}", crate::history_file(&s.id)),
         new,
         changed: s.change.is_some(),
         repo: None,
@@ -190,6 +193,7 @@ mod tests {
                 updated: String::new(),
                 url: None,
                 href: String::new(),
+                history: "history/issue-1.html".into(),
                 new: false,
                 changed: false,
                 repo: None,

@@ -198,6 +198,10 @@
     meta.appendChild(el('time', { datetime: s.updated }, when(s.updated)));
     meta.appendChild(document.createTextNode(' · '));
     meta.appendChild(el('a', { href: s.href }, 'full card'));
+    if (s.history) {
+      meta.appendChild(document.createTextNode(' · '));
+      meta.appendChild(el('a', { 'class': 'history', href: s.history }, 'history'));
+    }
     li.appendChild(meta);
     return li;
   }
@@ -234,7 +238,7 @@
       if (!r.ok) throw new Error('HTTP ' + r.status);
       return r.json();
     }).then(function (data) {
-      if (!data || data.version !== 1 || !Array.isArray(data.signals)) throw new Error('unknown index format');
+      if (!data || data.version !== 2 || !Array.isArray(data.signals)) throw new Error('unknown index format');
       index = data;
       buildOthers(params);
       apply(false);
