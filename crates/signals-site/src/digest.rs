@@ -343,7 +343,15 @@ pub fn render_group(
         &FilterIndex {
             version: FILTER_INDEX_VERSION,
             total: g.signals_total,
-            signals: g.signals.clone(),
+            signals: Vec::new(),
+            parts: repos
+                .iter()
+                .map(|r| filter::IndexPart {
+                    index: format!("{}/{FILTER_INDEX_FILE}", r.id),
+                    prefix: format!("{}/", r.id),
+                    repo: r.name.clone(),
+                })
+                .collect(),
         },
         &g.id,
     )?;

@@ -32,10 +32,26 @@ pub const FILTER_INDEX_VERSION: u32 = 2;
 #[derive(Debug, Serialize)]
 pub(crate) struct FilterIndex {
     pub version: u32,
-    /// Signals in the whole repository (or the group); `signals` may hold
-    /// fewer on a group page.
+    /// Signals in the whole repository (or the group).
     pub total: usize,
+    /// The signals; empty on a group page, whose index lists its parts.
     pub signals: Vec<FilterEntry>,
+    /// A group page's index: the filter index of each of its repositories,
+    /// which the script reads and merges, so the group's filters cover every
+    /// signal of the group while its file stays a few lines long.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<IndexPart>,
+}
+
+/// One repository's filter index, as a part of a group's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct IndexPart {
+    /// The index, relative to the group page (`<repo-id>/signals.json`).
+    pub index: String,
+    /// Prepended to each entry's links (`<repo-id>/`).
+    pub prefix: String,
+    /// The repository's display name, which each card names.
+    pub repo: String,
 }
 
 /// One signal of the filter index. Field names are short but readable; the
@@ -180,6 +196,7 @@ mod tests {
         let index = FilterIndex {
             version: 1,
             total: 1,
+            parts: vec![],
             signals: vec![FilterEntry {
                 id: "a".into(),
                 kind: "issue".into(),

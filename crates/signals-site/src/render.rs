@@ -967,6 +967,7 @@ pub fn render_filter_index(repo: &RepoPage<'_>) -> Result<String, SiteError> {
             .enumerate()
             .map(|(i, (s, score))| filter::entry(s, score, new.contains(s.id.as_str()), i, ""))
             .collect(),
+        parts: Vec::new(),
     };
     filter::to_json(&index, &repo_label(repo.document))
 }

@@ -234,11 +234,40 @@
     if (loading) return loading;
     status.textContent = 'Loading the signals…';
     var url = section.getAttribute('data-filter-index');
-    loading = fetch(url, { credentials: 'same-origin' }).then(function (r) {
-      if (!r.ok) throw new Error('HTTP ' + r.status);
-      return r.json();
-    }).then(function (data) {
-      if (!data || data.version !== 2 || !Array.isArray(data.signals)) throw new Error('unknown index format');
+    function read(u) {
+      return fetch(u, { credentials: 'same-origin' }).then(function (r) {
+        if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + u);
+        return r.json();
+      }).then(function (data) {
+        if (!data || data.version !== 2 || !Array.isArray(data.signals)) throw new Error('unknown index format');
+        return data;
+      });
+    }
+    // A group page's index names the index of each of its repositories:
+    // they are read and merged, links made relative to the group page, in
+    // the group's order (importance, newest update, id).
+    function merge(data) {
+      if (!Array.isArray(data.parts) || !data.parts.length) return data;
+      return Promise.all(data.parts.map(function (p) {
+        return read(p.index).then(function (part) {
+          part.signals.forEach(function (s) {
+            s.href = p.prefix + s.href;
+            if (s.history) s.history = p.prefix + s.history;
+            s.repo = p.repo;
+          });
+          return part.signals;
+        });
+      })).then(function (lists) {
+        var all = [].concat.apply([], lists);
+        all.sort(function (a, b) {
+          return b.importance - a.importance || (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0) ||
+            (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+        });
+        data.signals = all;
+        return data;
+      });
+    }
+    loading = read(url).then(merge).then(function (data) {
       index = data;
       buildOthers(params);
       apply(false);
