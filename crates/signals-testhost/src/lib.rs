@@ -34,7 +34,9 @@ use jiff::Timestamp;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-pub use scenario::{Flavor, RepoData, Scenario, synthetic, synthetic_forgejo, synthetic_gitlab};
+pub use scenario::{
+    Flavor, RepoData, Scenario, synthetic, synthetic_forgejo, synthetic_gitlab, synthetic_many,
+};
 
 use routes::Response;
 
@@ -224,15 +226,17 @@ impl TestHost {
     }
 
     /// Sets the length of a token's budget window (an hour by default), so
-    /// tests and benchmarks can see budgets reset. Applies to windows
-    /// started from now on.
+    /// tests and benchmarks can see budgets reset. Whole seconds, at least
+    /// one: the reset instant the host announces is in seconds. Applies to
+    /// windows started from now on.
     pub fn set_rate_window(&self, window: Duration) {
         self.shared.lock().window = window.as_secs().max(1) as i64;
     }
 
-    /// The most requests that were in flight at once, per token (the
-    /// `Authorization` header as sent, or `anonymous`), from the reading of
-    /// the request head to the writing of the answer.
+    /// The most requests that were in flight at once, per token, from the
+    /// reading of the request head to the writing of the answer. The key is
+    /// the `Authorization` (or GitLab's `PRIVATE-TOKEN`) header as sent,
+    /// e.g. `Bearer x`, or `anonymous` without one: the key the budgets use.
     pub fn max_in_flight(&self) -> HashMap<String, usize> {
         self.shared.lock().max_in_flight.clone()
     }
@@ -243,7 +247,9 @@ impl TestHost {
         self.shared.lock().overlaps
     }
 
-    /// Requests received (cheaper than `requests().len()`).
+    /// Requests received (heads read), cheaper than `requests().len()`,
+    /// which clones every body; [`TestHost::clear_requests`] does not reset
+    /// it.
     pub fn request_count(&self) -> usize {
         self.shared.lock().count
     }

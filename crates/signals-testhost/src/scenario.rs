@@ -227,6 +227,36 @@ pub fn synthetic(full_name: &str, items: usize, start: Timestamp) -> Scenario {
     scenario
 }
 
+/// `repos` synthetic GitHub repositories in one scenario, for tests and
+/// benchmarks with many repositories (several workers, a full round):
+/// `owner/r000`, `owner/r001`, ..., each made by [`synthetic`] with `items`
+/// entries but with its own repository `id` (424242 + its index), so
+/// `/repositories/{id}` finds the right one. Returns the scenario and the
+/// names in order.
+///
+/// Combine with [`crate::TestHost::set_latency`] (a distant host) and
+/// [`crate::TestHost::set_rate_window`] (budgets that reset within a test);
+/// [`crate::TestHost::max_in_flight`] and [`crate::TestHost::overlaps`]
+/// then tell whether requests on one token stayed serial.
+pub fn synthetic_many(
+    owner: &str,
+    repos: usize,
+    items: usize,
+    start: Timestamp,
+) -> (Scenario, Vec<String>) {
+    let mut all = Scenario::default();
+    let mut names = Vec::with_capacity(repos);
+    for i in 0..repos {
+        let name = format!("{owner}/r{i:03}");
+        for (key, mut data) in synthetic(&name, items, start).repos {
+            data.repo["id"] = json!(424_242 + i as u64);
+            all.repos.insert(key, data);
+        }
+        names.push(name);
+    }
+    (all, names)
+}
+
 /// Like [`synthetic`] for GitLab: project `path` (nested groups allowed,
 /// numeric id 4242) with `items` entries, every third one a merge request
 /// (its own `iid` sequence, as on GitLab), each `updated_at` later than the

@@ -255,53 +255,151 @@ fn drop_stops_the_server() {
     assert!(ok.map(|b| b.is_empty()).unwrap_or(true));
 }
 
-#[test]
-fn latency_overlaps_and_rate_windows_are_measured_per_token() {
-    let start: Timestamp = "2026-11-01T00:00:00Z".parse().unwrap();
-    let host = Arc::new(TestHost::start(synthetic("o/n", 3, start)).unwrap());
-    host.set_latency(Duration::from_millis(300));
-    let began = std::time::Instant::now();
-    let send = |token: &'static str| {
-        let host = Arc::clone(&host);
-        thread::spawn(move || {
-            get(&host, "/repos/o/n", &[("Authorization", token)])
-                .unwrap()
-                .status
-        })
-    };
-    // Two requests at once on one token overlap; a third on another token
-    // does not count against the first.
-    let a = send("Bearer one");
-    let b = send("Bearer one");
-    let c = send("Bearer two");
-    for t in [a, b, c] {
-        assert_eq!(t.join().unwrap(), 200);
+/// Sends `GET /repos/o/n` with `token` (as the Authorization header; none
+/// when empty) on its own thread.
+fn send(host: &Arc<TestHost>, token: &'static str) -> thread::JoinHandle<u16> {
+    let host = Arc::clone(host);
+    thread::spawn(move || {
+        let headers: &[(&str, &str)] = if token.is_empty() {
+            &[]
+        } else {
+            &[("Authorization", token)]
+        };
+        get(&host, "/repos/o/n", headers).unwrap().status
+    })
+}
+
+/// Waits until the host has read `n` request heads.
+fn wait_for_requests(host: &TestHost, n: usize) {
+    let until = std::time::Instant::now() + Duration::from_secs(30);
+    while host.request_count() < n {
+        assert!(std::time::Instant::now() < until, "no request {n}");
+        thread::sleep(Duration::from_millis(2));
     }
-    // Concurrent connections each wait the latency, not one after another.
-    let took = began.elapsed();
-    assert!(took >= Duration::from_millis(300), "{took:?}");
+}
+
+#[test]
+fn two_requests_at_once_on_one_token_overlap() {
+    let host = Arc::new(host());
+    // The first request sleeps a long latency once its head is read: the
+    // second is read well within it, so the two are in flight together.
+    host.set_latency(Duration::from_secs(2));
+    let first = send(&host, "Bearer one");
+    wait_for_requests(&host, 1);
+    let second = send(&host, "Bearer one");
+    assert_eq!(first.join().unwrap(), 200);
+    assert_eq!(second.join().unwrap(), 200);
     assert_eq!(host.overlaps(), 1);
     assert_eq!(host.max_in_flight()["Bearer one"], 2);
-    assert_eq!(host.max_in_flight()["Bearer two"], 1);
-    assert_eq!(host.request_count(), 3);
-
-    // Sequential requests never overlap.
+    assert_eq!(host.request_count(), 2);
+    // Done, so nothing is in flight: a later request does not overlap.
     host.set_latency(Duration::ZERO);
-    get(&host, "/repos/o/n", &[("Authorization", "Bearer three")]).unwrap();
-    get(&host, "/repos/o/n", &[("Authorization", "Bearer three")]).unwrap();
-    assert_eq!(host.max_in_flight()["Bearer three"], 1);
+    assert_eq!(send(&host, "Bearer one").join().unwrap(), 200);
     assert_eq!(host.overlaps(), 1);
+}
 
-    // A one-second window: the budget is spent, then back after the reset.
+#[test]
+fn requests_at_once_on_two_tokens_or_one_after_another_do_not_overlap() {
+    let host = Arc::new(host());
+    host.set_latency(Duration::from_secs(1));
+    let first = send(&host, "Bearer one");
+    wait_for_requests(&host, 1);
+    let other = send(&host, "Bearer two");
+    let anonymous = send(&host, "");
+    for t in [first, other, anonymous] {
+        assert_eq!(t.join().unwrap(), 200);
+    }
+    host.set_latency(Duration::ZERO);
+    for _ in 0..3 {
+        assert_eq!(send(&host, "Bearer three").join().unwrap(), 200);
+    }
+    assert_eq!(host.overlaps(), 0);
+    let flights = host.max_in_flight();
+    for token in ["Bearer one", "Bearer two", "anonymous", "Bearer three"] {
+        assert_eq!(flights.get(token), Some(&1), "{token}: {flights:?}");
+    }
+    assert_eq!(host.request_count(), 6);
+}
+
+#[test]
+fn latency_delays_every_answer_without_holding_up_other_connections() {
+    let host = Arc::new(host());
+    let latency = Duration::from_millis(150);
+    host.set_latency(latency);
+    for _ in 0..2 {
+        let began = std::time::Instant::now();
+        assert_eq!(get(&host, "/repos/o/n", &[]).unwrap().status, 200);
+        assert!(began.elapsed() >= latency, "{:?}", began.elapsed());
+    }
+    // A slow answer in progress does not hold up another connection: with
+    // the latency back to zero, the second request is answered while the
+    // first still sleeps.
+    host.set_latency(Duration::from_secs(3));
+    let slow_done = Arc::new(AtomicBool::new(false));
+    let slow = {
+        let (host, done) = (Arc::clone(&host), Arc::clone(&slow_done));
+        thread::spawn(move || {
+            let status = get(&host, "/repos/o/n", &[]).unwrap().status;
+            done.store(true, Ordering::SeqCst);
+            status
+        })
+    };
+    wait_for_requests(&host, 3);
+    host.set_latency(Duration::ZERO);
+    assert_eq!(get(&host, "/repos/o/n", &[]).unwrap().status, 200);
+    assert!(!slow_done.load(Ordering::SeqCst), "the fast answer waited");
+    assert_eq!(slow.join().unwrap(), 200);
+}
+
+#[test]
+fn a_short_rate_window_resets_the_budget() {
+    let host = host();
     host.set_rate_window(Duration::from_secs(1));
     host.set_rate_limit(2);
     let t = [("Authorization", "Bearer four")];
     let first = get(&host, "/repos/o/n", &t).unwrap();
     assert_eq!(first.header("x-ratelimit-remaining"), Some("1"));
+    let reset: i64 = first.header("x-ratelimit-reset").unwrap().parse().unwrap();
+    assert!(reset <= Timestamp::now().as_second() + 1, "{reset}");
     get(&host, "/repos/o/n", &t).unwrap();
     assert_eq!(get(&host, "/repos/o/n", &t).unwrap().status, 403);
+    // Past the reset instant (whole seconds), a new window and a full
+    // budget.
     thread::sleep(Duration::from_millis(2100));
     let again = get(&host, "/repos/o/n", &t).unwrap();
     assert_eq!(again.status, 200);
     assert_eq!(again.header("x-ratelimit-remaining"), Some("1"));
+}
+
+#[test]
+fn synthetic_many_serves_distinct_repositories() {
+    let start = "2025-01-01T00:00:00Z".parse().unwrap();
+    let (scenario, names) = synthetic_many("o", 12, 3, start);
+    assert_eq!(names.len(), 12);
+    assert_eq!(names[0], "o/r000");
+    assert_eq!(names[11], "o/r011");
+    let host = TestHost::start(scenario).unwrap();
+    let mut ids = std::collections::BTreeSet::new();
+    for name in &names {
+        let r = get(&host, &format!("/repos/{name}"), &[]).unwrap();
+        assert_eq!(r.status, 200);
+        let repo = r.json();
+        assert_eq!(repo["full_name"], name.as_str());
+        ids.insert(repo["id"].as_u64().unwrap());
+        let issues = get(&host, &format!("/repos/{name}/issues?state=all"), &[]).unwrap();
+        assert_eq!(issues.json().as_array().unwrap().len(), 3);
+        assert!(
+            issues.json()[0]["html_url"]
+                .as_str()
+                .unwrap()
+                .contains(name.as_str())
+        );
+    }
+    assert_eq!(ids.len(), 12, "every repository has its own id");
+    // `/repositories/{id}` finds each one by its own id.
+    let id = synthetic_many("o", 12, 3, start).0.repos["o/r007"].repo["id"]
+        .as_u64()
+        .unwrap();
+    let r = get(&host, &format!("/repositories/{id}"), &[]).unwrap();
+    assert_eq!(r.json()["full_name"], "o/r007");
 }
