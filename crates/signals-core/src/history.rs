@@ -411,6 +411,118 @@ mod tests {
         assert_eq!(line_delta(&big, &edited), (1, 1));
     }
 
+    /// One step of an item's life: which fields move (bit 5 moves only an
+    /// untracked one, the author).
+    fn step(s: &ItemSnapshot, mask: u8, n: u64) -> ItemSnapshot {
+        let mut s = s.clone();
+        if mask & 1 != 0 {
+            s.title = format!("title {n}");
+        }
+        if mask & 2 != 0 {
+            s.text.push_str(&format!("line {n}\n"));
+        }
+        if mask & 4 != 0 {
+            s.state = match s.state {
+                ItemState::Open => ItemState::Closed,
+                ItemState::Closed => ItemState::Open,
+            };
+        }
+        if mask & 8 != 0 {
+            s.labels = vec![format!("l{}", n % 3)];
+        }
+        if mask & 16 != 0 {
+            s.metrics.comments += n;
+        }
+        if mask & 32 != 0 {
+            s.author = format!("a{n}");
+        }
+        if mask & 64 != 0 {
+            s.assignees = vec![format!("p{}", n % 2)];
+        }
+        s
+    }
+
+    proptest::proptest! {
+        /// The history says what the runs recorded: one `discovered` or
+        /// `changed` observation per event, in order, with the event's
+        /// fields; an observation without a kind for each snapshot that
+        /// made no event; and changes that name exactly the fields.
+        #[test]
+        fn history_matches_the_events_runs_record(masks in proptest::collection::vec(0u8..128, 0..12)) {
+            use crate::model::Source;
+            let id = snap().id(Source::Github);
+            let mut current = snap();
+            let mut stored: Vec<(Timestamp, ItemSnapshot)> = Vec::new();
+            let mut events = Vec::new();
+            let mut silent = 0;
+            for (i, mask) in std::iter::once(0u8).chain(masks).enumerate() {
+                if i > 0 {
+                    current = step(&current, mask, i as u64);
+                }
+                let at = Timestamp::from_second(1_800_000_000 + i as i64 * 3600).unwrap();
+                let previous: HashMap<String, ItemSnapshot> =
+                    stored.last().map(|(_, s)| (id.clone(), s.clone())).into_iter().collect();
+                let delta = crate::run::account(Source::Github, vec![current.clone()], &previous);
+                if delta.events.is_empty() && !delta.snapshots.is_empty() {
+                    silent += 1;
+                }
+                events.extend(delta.events.into_iter().map(|e| (at, e.observation)));
+                stored.extend(delta.snapshots.into_iter().map(|(_, s)| (at, s)));
+            }
+            let h = history(&id, &stored).unwrap();
+            proptest::prop_assert_eq!(h.observations.len(), stored.len());
+            proptest::prop_assert_eq!(h.observations.iter().filter(|o| o.kind.is_none()).count(), silent);
+            let recorded: Vec<_> = h
+                .observations
+                .iter()
+                .filter(|o| o.kind.is_some())
+                .map(|o| (o.at, o.kind, o.fields.join(", ")))
+                .collect();
+            let want: Vec<_> = events
+                .iter()
+                .map(|(at, obs)| (*at, Some(obs.kind()), match obs {
+                    crate::diff::Observation::Discovered => String::new(),
+                    crate::diff::Observation::Changed(_) => obs.detail(),
+                }))
+                .collect();
+            proptest::prop_assert_eq!(recorded, want);
+            for o in h.observations.iter().skip(1) {
+                let mut named: Vec<&str> = o
+                    .changes
+                    .iter()
+                    .map(|c| match c {
+                        Change::Reactions { .. } | Change::Comments { .. } => "metrics",
+                        Change::Title { .. } => "title",
+                        Change::Text { .. } => "text",
+                        Change::State { .. } => "state",
+                        Change::Labels { .. } => "labels",
+                        Change::Assignees { .. } => "assignees",
+                        Change::UpdatedAt { .. } => "updatedAt",
+                        Change::Draft { .. } => "draft",
+                        Change::Merged { .. } => "merged",
+                    })
+                    .collect();
+                named.dedup();
+                proptest::prop_assert_eq!(named, o.fields.iter().map(String::as_str).collect::<Vec<_>>());
+            }
+        }
+
+        /// Line counts: the difference is the change in line count, the
+        /// reverse edit swaps them, and nothing changed counts nothing.
+        #[test]
+        fn line_counts_balance(
+            old in proptest::collection::vec(0u8..5, 0..40),
+            new in proptest::collection::vec(0u8..5, 0..40),
+        ) {
+            let text = |v: &[u8]| v.iter().map(|x| format!("line {x}\n")).collect::<String>();
+            let (a, b) = (text(&old), text(&new));
+            let (added, removed) = line_delta(&a, &b);
+            proptest::prop_assert_eq!(added as i64 - removed as i64, new.len() as i64 - old.len() as i64);
+            proptest::prop_assert_eq!(line_delta(&b, &a), (removed, added));
+            proptest::prop_assert_eq!(line_delta(&a, &a), (0, 0));
+        }
+    }
+
     #[test]
     fn the_json_names_each_field() {
         let change = Change::Reactions { old: 3, new: 7 };
