@@ -79,6 +79,8 @@ pub(crate) struct DigestEvent {
     repo: String,
     /// The repository's page, relative to the group folder.
     href: String,
+    /// The item's history page, relative to the group folder.
+    history: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -139,6 +141,7 @@ impl RepoDigest {
                     at: format!("{:.0}", e.at),
                     repo: d.repository.name.clone(),
                     href: href.clone(),
+                    history: format!("{prefix}history/{}", crate::history_file(&e.item_id)),
                 }
             })
             .collect();

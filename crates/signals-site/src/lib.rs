@@ -110,7 +110,9 @@ pub use render::{
 /// The version of what the site writes per repository (pages, filter
 /// index, digest). Export re-renders every repository when it changes, so
 /// no repository kept from an older export lacks a file the site now needs.
-pub const SITE_FORMAT: u32 = 3;
+/// 4: the filter index's format 2 and history links in `digest.json`
+/// (format 3 had added history pages).
+pub const SITE_FORMAT: u32 = 4;
 
 /// Site-wide settings of [`write_site_with`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -1019,6 +1019,23 @@ fn group_digest_snapshot() {
             "inference-engines/signals.json"
         ]
     );
+    // Issue 10: the group's trail entries and cards link to the items'
+    // history pages, as the repository pages do.
+    let page = &files[0].1;
+    for (class, file) in [
+        ("ev-history", "pull_request-100.html"),
+        ("ev-history", "issue-42.html"),
+        ("history", "issue-42.html"),
+        ("history", "issue-4.html"),
+    ] {
+        let repo = if file == "issue-4.html" {
+            "n"
+        } else {
+            "llama-cpp"
+        };
+        let link = format!("<a class=\"{class}\" href=\"{repo}/history/{file}\">history</a>");
+        assert!(page.contains(&link), "{link}");
+    }
     insta::assert_snapshot!("group_page", files[0].1);
     insta::assert_snapshot!("group_feed", files[1].1);
     insta::assert_snapshot!("group_index", files[2].1);
