@@ -104,8 +104,9 @@ fn a_refused_token_stops_at_once_naming_the_variable() {
     assert!(err.contains("GITHUB_TOKEN"), "{err}");
     assert!(err.contains("401"), "{err}");
     assert!(!err.contains("ghp_bad_token_value"), "{err}");
-    // Said once, not once per repository.
-    assert_eq!(err.matches("401").count(), 1, "{err}");
+    // Said once, not once per repository (the status with its reason, so a
+    // port number holding "401" does not count).
+    assert_eq!(err.matches("401 Unauthorized").count(), 1, "{err}");
     assert!(stdout(&out).contains("3 not collected"), "{}", show(&out));
     // One request in all: the first repository's first.
     assert_eq!(host.requests().len(), 1);
