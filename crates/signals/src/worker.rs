@@ -24,14 +24,15 @@ use crate::config::{Config, parse_duration};
 use crate::hosts::HostEntry;
 use crate::pipeline::Window;
 
-/// Set by SIGTERM or SIGINT: finish the current repository, then stop.
-static STOP: AtomicBool = AtomicBool::new(false);
+/// Set by SIGTERM or SIGINT: finish the current repository, then stop
+/// (`signals serve` uses it too, to remove its private site on the way out).
+pub(crate) static STOP: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_signal(_: libc::c_int) {
     STOP.store(true, Ordering::SeqCst);
 }
 
-fn install_signal_handlers() {
+pub(crate) fn install_signal_handlers() {
     let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
     // SAFETY: the handler only stores to an atomic, which is
     // async-signal-safe.

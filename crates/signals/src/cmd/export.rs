@@ -27,7 +27,7 @@ pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
     let options = SiteOptions {
         base_url: config.base_url.clone(),
     };
-    let report = export_with(&*store, out, &options, &config.importance, all)?;
+    let report = export_with(&*store, out, &options, &config.importance, all, true)?;
     if quiet {
         return Ok(crate::exit::OK);
     }
@@ -50,11 +50,13 @@ pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
 /// Builds the documents and writes the site, rendering every repository.
 /// Shared with `demo`.
 pub fn export(store: &dyn Backend, out: &Path, weights: &Weights) -> anyhow::Result<SiteReport> {
-    export_with(store, out, &SiteOptions::default(), weights, true)
+    export_with(store, out, &SiteOptions::default(), weights, true, true)
 }
 
 /// [`export`] with site-wide settings (`base_url`); `all: false` renders
-/// only the repositories whose data changed since the last export.
+/// only the repositories whose data changed since the last export;
+/// `histories: false` writes no item history pages (`signals serve`
+/// renders them on demand, with the same function).
 ///
 /// Importance is computed here, from each item's latest snapshot at the
 /// instant of the repository's latest run (the dataset's instant), with the
@@ -66,6 +68,7 @@ pub fn export_with(
     options: &SiteOptions,
     weights: &Weights,
     all: bool,
+    histories: bool,
 ) -> anyhow::Result<SiteReport> {
     let fail = || format!("cannot write the site to {}", out.display());
     // What the pages depend on besides the data: a change re-renders all.
@@ -113,7 +116,7 @@ pub fn export_with(
         let changed: BTreeSet<&str> = view
             .trail
             .iter()
-            .filter(|e| since.is_none_or(|s| e.at > s))
+            .filter(|e| histories && since.is_none_or(|s| e.at > s))
             .map(|e| e.item_id.as_str())
             .collect();
         let page = RepoPage {
@@ -127,14 +130,7 @@ pub fn export_with(
         };
         publisher.publish(&page, &key).with_context(fail)?;
         for id in changed {
-            let snapshots = store.snapshot_history(summary.key, id)?;
-            if let Some(history) = signals_core::history::history(id, &snapshots) {
-                let html = signals_site::render_history(
-                    &history,
-                    &view.summary.group.name,
-                    &view.summary.repo.name,
-                )
-                .with_context(fail)?;
+            if let Some(html) = history_page(store, &view.summary, id).with_context(fail)? {
                 publisher
                     .write_history(group, repo, &signals_site::history_file(id), &html)
                     .with_context(fail)?;
@@ -142,6 +138,25 @@ pub fn export_with(
         }
     }
     publisher.finish().with_context(fail)
+}
+
+/// The history page of item `id` of a repository, as `export` writes it
+/// and `serve` answers it (one function, so the two cannot differ); `None`
+/// when the store has no snapshot of the item.
+pub(crate) fn history_page(
+    store: &dyn Backend,
+    summary: &RepoSummary,
+    id: &str,
+) -> anyhow::Result<Option<String>> {
+    let snapshots = store.snapshot_history(summary.key, id)?;
+    let Some(history) = signals_core::history::history(id, &snapshots) else {
+        return Ok(None);
+    };
+    Ok(Some(signals_site::render_history(
+        &history,
+        &summary.group.name,
+        &summary.repo.name,
+    )?))
 }
 
 /// What a repository's published files depend on in the store: its latest

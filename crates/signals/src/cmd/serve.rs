@@ -4,10 +4,17 @@
 //! The pages are the export's: `serve` runs the same incremental export
 //! (`export::export_with`) into a private folder, and again when the store
 //! has a newer run, then serves those files; so what it shows cannot drift
-//! from what `signals export` writes. The API reads the store directly,
-//! through `signals_store::Backend`, and item histories are built on
-//! demand from the stored snapshots (`signals_core::history`), so they
-//! cost nothing until asked for.
+//! from what `signals export` writes. Item history pages are the exception:
+//! that export writes none (a large store would mean one file per item at
+//! every start), and `/<group>/<repo>/history/<file>.html` is rendered on
+//! demand by the export's own function (`export::history_page`). The API
+//! reads the store directly, through `signals_store::Backend`, and item
+//! histories are built on demand from the stored snapshots
+//! (`signals_core::history`), so they cost nothing until asked for.
+//!
+//! The private folder is removed when the server stops on SIGINT (Ctrl-C)
+//! or SIGTERM, or fails; only a SIGKILL leaves it behind, in the system's
+//! temporary folder.
 //!
 //! One thread answers requests one after another: a local tool for a
 //! person, not a public web server (put the exported site behind nginx for
@@ -38,16 +45,32 @@ const MAX_TARGET: usize = 2048;
 /// How often, at most, the site is brought up to date with the store.
 const REFRESH: Duration = Duration::from_secs(2);
 
-/// Runs `signals serve` until interrupted.
+/// How long the server waits for a request before it looks whether it was
+/// asked to stop.
+const POLL: Duration = Duration::from_millis(250);
+
+/// The private site folder, removed when dropped: on a normal stop, on an
+/// error, and after SIGINT or SIGTERM (which end the request loop).
+struct PrivateSite(PathBuf);
+
+impl Drop for PrivateSite {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs `signals serve` until SIGINT (Ctrl-C) or SIGTERM.
 pub fn run(config: &Config, args: &ServeArgs) -> anyhow::Result<u8> {
     let store = crate::store::open(&config.store, false)?;
-    let site_root = std::env::temp_dir().join(format!("signals-serve-{}", std::process::id()));
-    std::fs::create_dir_all(&site_root)
-        .with_context(|| format!("cannot create {}", site_root.display()))?;
+    crate::worker::install_signal_handlers();
+    let site_root =
+        PrivateSite(std::env::temp_dir().join(format!("signals-serve-{}", std::process::id())));
+    std::fs::create_dir_all(&site_root.0)
+        .with_context(|| format!("cannot create {}", site_root.0.display()))?;
     let mut server = Server {
         store: &*store,
         weights: &config.importance,
-        site: site_root.join("site"),
+        site: site_root.0.join("site"),
         refreshed: None,
         data_key: String::new(),
     };
@@ -60,11 +83,17 @@ pub fn run(config: &Config, args: &ServeArgs) -> anyhow::Result<u8> {
         "serving {} at http://{addr}/ (the API under /api/; Ctrl-C stops)",
         crate::store::shown(&config.store)
     );
-    for request in http.incoming_requests() {
+    while !crate::worker::STOP.load(std::sync::atomic::Ordering::SeqCst) {
+        let request = match http.recv_timeout(POLL) {
+            Ok(Some(request)) => request,
+            Ok(None) => continue,
+            // Interrupted by the signal, or the listener failed.
+            Err(_) => continue,
+        };
         let (status, content_type, body) = server.answer(request.method(), request.url());
-        let head = matches!(request.method(), tiny_http::Method::Head);
-        let mut response = tiny_http::Response::from_data(if head { Vec::new() } else { body })
-            .with_status_code(status);
+        // tiny_http sends no body to a HEAD request, with the length a GET
+        // would have had.
+        let mut response = tiny_http::Response::from_data(body).with_status_code(status);
         for (name, value) in [
             ("Content-Type", content_type),
             ("X-Content-Type-Options", "nosniff"),
@@ -77,7 +106,7 @@ pub fn run(config: &Config, args: &ServeArgs) -> anyhow::Result<u8> {
         }
         let _ = request.respond(response);
     }
-    let _ = std::fs::remove_dir_all(&site_root);
+    drop(site_root);
     Ok(crate::exit::OK)
 }
 
@@ -134,6 +163,7 @@ impl<'a> Server<'a> {
             &signals_site::SiteOptions::default(),
             self.weights,
             false,
+            false, // history pages are rendered on demand
         )?;
         self.data_key = key;
         Ok(())
@@ -162,6 +192,12 @@ impl<'a> Server<'a> {
         };
         if let Some(api) = path.strip_prefix("/api/") {
             return match self.api(api, &params) {
+                Ok(answer) => answer,
+                Err(e) => error(500, format!("the store failed: {e:#}")),
+            };
+        }
+        if let Some((group, repo, file)) = history_path(&path) {
+            return match self.history_page(group, repo, file) {
                 Ok(answer) => answer,
                 Err(e) => error(500, format!("the store failed: {e:#}")),
             };
@@ -401,6 +437,35 @@ impl<'a> Server<'a> {
         }
     }
 
+    /// An item's history page, rendered now from the store by the
+    /// function `signals export` writes it with.
+    fn history_page(&self, group: &str, repo: &str, file: &str) -> anyhow::Result<Answer> {
+        let Some(summary) = self.repo(group, repo)? else {
+            return Ok(error(
+                404,
+                format!("no such page: /{group}/{repo}/history/{file}"),
+            ));
+        };
+        // The file name says the item (`issue-42.html`); a long key's name
+        // was cut, so then the repository's items are looked through.
+        let mut id = decode_history_file(&summary, file);
+        if id.is_none() {
+            id = self
+                .store
+                .latest_snapshots(summary.key)?
+                .into_keys()
+                .find(|id| signals_site::history_file(id) == file);
+        }
+        let page = match id {
+            Some(id) => super::export::history_page(self.store, &summary, &id)?,
+            None => None,
+        };
+        Ok(match page {
+            Some(html) => (200, "text/html; charset=utf-8", html.into_bytes()),
+            None => error(404, format!("no such page: /{group}/{repo}/history/{file}")),
+        })
+    }
+
     /// A file of the private site; `/` is the index, a folder its
     /// `index.html`. Anything that would leave the site is refused.
     fn file(&self, path: &str) -> Answer {
@@ -435,6 +500,37 @@ impl<'a> Server<'a> {
             Err(_) => error(404, format!("no such page: {path}")),
         }
     }
+}
+
+/// `(group, repo, file)` of `/<group>/<repo>/history/<file>.html`.
+fn history_path(path: &str) -> Option<(&str, &str, &str)> {
+    let parts: Vec<&str> = path.strip_prefix('/')?.split('/').collect();
+    match parts.as_slice() {
+        [group, repo, "history", file] if file.ends_with(".html") => Some((group, repo, file)),
+        _ => None,
+    }
+}
+
+/// The signal id a history file name stands for (the reverse of
+/// `signals_site::history_file`), when the name was not cut; checked by
+/// encoding it again.
+fn decode_history_file(summary: &RepoSummary, file: &str) -> Option<String> {
+    let (kind, escaped) = file.strip_suffix(".html")?.split_once('-')?;
+    let kind = signals_core::ItemKind::parse(kind)?;
+    let mut key = Vec::with_capacity(escaped.len());
+    let mut i = 0;
+    while i < escaped.len() {
+        if escaped.as_bytes()[i] == b'_' {
+            key.push(u8::from_str_radix(escaped.get(i + 1..i + 3)?, 16).ok()?);
+            i += 3;
+        } else {
+            key.push(escaped.as_bytes()[i]);
+            i += 1;
+        }
+    }
+    let key = String::from_utf8(key).ok()?;
+    let id = signals_core::signal_id(summary.repo.source, &summary.repo.repo, kind, &key);
+    (signals_site::history_file(&id) == file).then_some(id)
 }
 
 fn unknown_repo(group: &str, repo: &str) -> Answer {

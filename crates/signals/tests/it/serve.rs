@@ -20,10 +20,29 @@ struct Served {
     port: u16,
 }
 
+impl Served {
+    /// Sends SIGTERM and waits (up to 10 s) for the exit status.
+    fn terminate(&mut self) -> Option<std::process::ExitStatus> {
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
+        let end = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < end {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
 impl Drop for Served {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // SIGTERM first, so the server removes its private site.
+        if self.terminate().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
 
@@ -47,6 +66,8 @@ fn serve(dir: &std::path::Path) -> Served {
             &port.to_string(),
         ])
         .env_clear()
+        // The private site goes under the test's folder, never /tmp.
+        .env("TMPDIR", dir)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -137,8 +158,28 @@ fn store(dir: &std::path::Path) {
     bad.title = HOSTILE.into();
     bad.labels = vec![HOSTILE.into()];
     bad.text = HOSTILE.into();
-    synth::commit(&mut store, k1, 1, t1, vec![bad]);
+    let release = |tag: &str| {
+        let mut r = synth::item(1, 2, 50, t1);
+        r.key = tag.to_string();
+        r.title = format!("Release {tag}");
+        r.state = ItemState::Closed;
+        r.detail = signals_core::ItemDetail::Release {
+            prerelease: false,
+            published_at: t1,
+        };
+        r
+    };
+    synth::commit(
+        &mut store,
+        k1,
+        1,
+        t1,
+        vec![bad, release(LONG_TAG), release("V1.0/RC")],
+    );
 }
+
+/// A tag whose history file name is cut (and ended with a hash).
+const LONG_TAG: &str = "發布版本發布版本發布版本發布版本發布版本發布版本發布版本";
 
 #[test]
 fn the_api_answers_every_endpoint_pages_and_filters() {
@@ -239,6 +280,93 @@ fn the_api_answers_every_endpoint_pages_and_filters() {
     assert!(page.contains("state open → closed"), "{page}");
     let (status, head) = raw(p, "HEAD", "/api/groups");
     assert_eq!((status, head.len()), (200, 0));
+    // A HEAD answer says the length a GET's body has.
+    let (_, body) = raw(p, "GET", "/api/groups");
+    assert_eq!(head_length(p, "/api/groups"), Some(body.len()));
+}
+
+/// The `Content-Length` of a HEAD answer.
+fn head_length(port: u16, target: &str) -> Option<usize> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        s,
+        "HEAD {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut all = String::new();
+    s.read_to_string(&mut all).unwrap();
+    all.lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length:")
+                .map(|v| v.trim().to_string())
+        })
+        .and_then(|v| v.parse().ok())
+}
+
+/// Issue 10: history pages are rendered on demand from the store, by the
+/// export's own function (the same bytes `signals export` writes), for any
+/// item, cut file names included; the private site holds none of them, and
+/// goes when the server stops on SIGTERM.
+#[test]
+fn history_pages_are_rendered_on_demand_and_the_private_site_goes_on_sigterm() {
+    let dir = TempDir::new("serve-history");
+    store(dir.path());
+    let mut s = serve(dir.path());
+    let p = s.port;
+    let private = dir.path().join(format!("signals-serve-{}", s.child.id()));
+    assert!(private.is_dir(), "the private site is in TMPDIR");
+    let repos = private.join(".site.signals/repos/g");
+    for repo in ["r0", "r1"] {
+        let history = repos.join(repo).join("history");
+        assert_eq!(
+            std::fs::read_dir(&history).unwrap().count(),
+            0,
+            "serve writes no history pages"
+        );
+    }
+
+    let out = crate::support::run(
+        dir.path(),
+        &["export", "--store", "signals.db", "--out", "site"],
+        &[],
+    );
+    assert!(out.status.success(), "{}", crate::support::show(&out));
+    for (repo, id) in [
+        ("r0", "github:o/r0:issue:7".to_string()),
+        ("r0", "github:o/r0:pull_request:3".to_string()),
+        ("r1", "github:o/r1:issue:1".to_string()),
+        ("r1", format!("github:o/r1:release:{LONG_TAG}")),
+        ("r1", "github:o/r1:release:V1.0/RC".to_string()),
+    ] {
+        let file = signals_site::history_file(&id);
+        let (status, served) = raw(p, "GET", &format!("/g/{repo}/history/{file}"));
+        assert_eq!(status, 200, "{id}: {}", String::from_utf8_lossy(&served));
+        let written = std::fs::read(
+            dir.path()
+                .join("site/g")
+                .join(repo)
+                .join("history")
+                .join(&file),
+        )
+        .unwrap();
+        assert_eq!(served, written, "{id}: served and exported pages differ");
+    }
+    assert!(signals_site::history_file(&format!("github:o/r1:release:{LONG_TAG}")).len() < 200);
+    for target in [
+        "/g/r0/history/issue-99999.html",
+        "/g/r0/history/nonsense.html",
+        "/g/r0/history/issue-7_zz.html",
+        "/g/zz/history/issue-1.html",
+        "/g/r0/history/%2e%2e.html",
+    ] {
+        let (status, _) = raw(p, "GET", target);
+        assert_eq!(status, 404, "{target}");
+    }
+
+    let status = s.terminate().expect("serve stops on SIGTERM");
+    assert!(status.success(), "{status:?}");
+    assert!(!private.exists(), "the private site is removed on SIGTERM");
 }
 
 #[test]
