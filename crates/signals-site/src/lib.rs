@@ -174,6 +174,8 @@ pub struct SiteReport {
     pub bytes: u64,
     /// Repositories of the previous export that are no longer published.
     pub removed: usize,
+    /// Item history pages written (also counted in `files`).
+    pub histories: usize,
     /// Nothing differed from the previous export, so the site was left as
     /// it was.
     pub unchanged: bool,

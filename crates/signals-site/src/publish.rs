@@ -274,6 +274,7 @@ impl Publisher {
         let dir = self.root.join("repos").join(group).join(repo).join(HISTORY);
         write_content(&dir, Path::new(file), content.as_bytes())?;
         self.report.files += 1;
+        self.report.histories += 1;
         self.report.bytes += content.len() as u64;
         self.changed = true;
         Ok(())

@@ -47,8 +47,10 @@ fn main() {
     let first: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
 
     println!("## Export ({ITEMS} items per repository, bodies of {BODY} bytes)\n");
-    println!("| repositories | export | wall | peak RSS | repositories rendered | files written |");
-    println!("|---|---|---|---|---|---|");
+    println!(
+        "| repositories | export | wall | peak RSS | repositories rendered | files written | of them item histories |"
+    );
+    println!("|---|---|---|---|---|---|---|");
     for &n in &repos {
         let dir = base.join(format!("export-{n}"));
         std::fs::remove_dir_all(&dir).ok();
@@ -193,22 +195,22 @@ fn timed_export(dir: &Path) -> Timed {
 }
 
 fn row(n: usize, what: &str, t: &Timed) {
-    // "exported N repositories (F files) to ..." or "nothing changed ..."
-    let (rendered, files) = match t.said.strip_prefix("exported ") {
+    // "exported N repositories (F files, H of them item histories) to ..."
+    // or "nothing changed ..."
+    let (rendered, files, histories) = match t.said.strip_prefix("exported ") {
         Some(rest) => {
-            let mut words = rest.split_whitespace();
-            let r = words.next().unwrap_or("?").to_string();
-            let f = words
-                .nth(1)
-                .unwrap_or("(?")
-                .trim_start_matches('(')
-                .to_string();
-            (r, f)
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            let word = |i: usize| words.get(i).copied().unwrap_or("?");
+            (
+                word(0).to_string(),
+                word(2).trim_start_matches('(').to_string(),
+                word(4).to_string(),
+            )
         }
-        None => ("0".to_string(), "0".to_string()),
+        None => ("0".to_string(), "0".to_string(), "0".to_string()),
     };
     println!(
-        "| {n} | {what} | {:.2} s | {:.1} MiB | {rendered} | {files} |",
+        "| {n} | {what} | {:.2} s | {:.1} MiB | {rendered} | {files} | {histories} |",
         t.wall,
         t.rss_kib as f64 / 1024.0
     );

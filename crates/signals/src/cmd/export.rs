@@ -38,9 +38,10 @@ pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
         );
     } else {
         println!(
-            "exported {} repositories ({} files) to {}",
+            "exported {} repositories ({} files, {} of them item histories) to {}",
             report.repositories,
             report.files,
+            report.histories,
             out.join("index.html").display()
         );
     }

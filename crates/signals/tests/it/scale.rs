@@ -90,6 +90,12 @@ fn an_export_after_one_new_run_renders_one_repository_and_keeps_the_others_byte_
         "{}",
         show(&out)
     );
+    // Issue 10: only the history pages of the 5 items that changed.
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(", 5 of them item histories)"),
+        "{}",
+        show(&out)
+    );
     assert_ne!(generation(dir), first_gen);
     assert_eq!(read("g/r1/dataset.json"), r1, "an unchanged dataset");
     assert_eq!(read("g/r1/index.html"), r1_page, "an unchanged page");
