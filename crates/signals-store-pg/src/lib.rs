@@ -25,6 +25,7 @@ mod write;
 
 use std::cell::RefCell;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use postgres::{Client, NoTls};
 use signals_store::{DbError, Result, StoreError};
@@ -40,9 +41,31 @@ const MIGRATIONS: &[(&str, &str)] = &[("0001_init", include_str!("../migrations/
 /// open the store at once ("RSig" and 1).
 const MIGRATION_LOCK: i64 = 0x5253_6967_0000_0001;
 
+/// The advisory lock key that keeps a purge's deletion of texts apart from
+/// run commits ("RSig" and 2): a commit holds it shared from the moment it
+/// resolves its texts' ids until it commits, a purge holds it exclusive, so
+/// a purge never deletes a text that a commit in flight is about to
+/// reference (ARCHITECTURE.md, "Texts under concurrent commits").
+pub(crate) const TEXTS_LOCK: i64 = 0x5253_6967_0000_0002;
+
+/// How long one store operation waits for a lost server to come back
+/// (reconnecting with backoff from 100 ms to 5 s) before its error stands.
+/// A restart (`pg_ctl restart -m fast`) takes a few seconds.
+pub const RECONNECT_WITHIN: Duration = Duration::from_secs(60);
+
+/// How many times a transaction the server aborted to break a deadlock or a
+/// serialization conflict is tried in all, with backoff (20 ms doubling to
+/// 2 s, with jitter) between tries.
+pub const CONFLICT_ATTEMPTS: u32 = 8;
+
 /// An open PostgreSQL store.
 pub struct PgStore {
     client: RefCell<Client>,
+    /// How to connect again when the connection is lost.
+    config: postgres::Config,
+    /// What the store did on its own that its user may want to log: a
+    /// lost connection it restored, a conflict it retried.
+    notices: RefCell<Vec<String>>,
     /// The address without password, for messages.
     shown: String,
     /// The lease the next commit or failure releases, when this process is
@@ -84,6 +107,8 @@ impl PgStore {
             })?;
         let store = PgStore {
             client: RefCell::new(client),
+            config: address.config.clone(),
+            notices: RefCell::new(Vec::new()),
             shown: address.shown.clone(),
             lease: RefCell::new(None),
         };
@@ -100,22 +125,136 @@ impl PgStore {
         PathBuf::from(&self.shown)
     }
 
-    /// Maps a database error to the store's error, naming what was done.
+    /// Maps a database error to the store's error, naming what was done: a
+    /// lost connection is [`StoreError::Connect`], a deadlock or
+    /// serialization failure [`StoreError::Conflict`] (both retried by
+    /// [`PgStore::retrying`]), anything else [`StoreError::Db`].
     pub(crate) fn err(&self, doing: &'static str) -> impl Fn(postgres::Error) -> StoreError + '_ {
-        move |e| {
-            if e.is_closed() {
-                StoreError::Connect {
-                    store: self.shown.clone(),
-                    source: DbError::new(e),
-                }
-            } else {
-                StoreError::Db {
-                    path: self.path(),
+        move |e| match classify(&e) {
+            Class::Connection => StoreError::Connect {
+                store: self.shown.clone(),
+                source: DbError::new(e),
+            },
+            Class::Conflict => StoreError::Conflict {
+                store: self.shown.clone(),
+                doing,
+                attempts: 1,
+                source: DbError::new(e),
+            },
+            Class::Other => StoreError::Db {
+                path: self.path(),
+                doing,
+                source: DbError::new(e),
+            },
+        }
+    }
+
+    /// Runs `op` on the connection, and again while it fails in a way that
+    /// is not its own: a conflict the server broke by aborting it (up to
+    /// [`CONFLICT_ATTEMPTS`] tries, with backoff), or a lost connection
+    /// (reconnecting for up to [`RECONNECT_WITHIN`]). `op` learns whether
+    /// it is a retry, so an operation whose commit may have gone through
+    /// before the connection broke can check for that first. `op` must be
+    /// all or nothing: a transaction, or one statement.
+    pub(crate) fn retrying<T>(
+        &self,
+        mut op: impl FnMut(&mut Client, bool) -> Result<T>,
+    ) -> Result<T> {
+        let mut conflicts = 0;
+        let mut deadline = None;
+        let mut retry = false;
+        loop {
+            let result = op(&mut self.client.borrow_mut(), retry);
+            match result {
+                Err(StoreError::Conflict {
+                    store,
                     doing,
-                    source: DbError::new(e),
+                    source,
+                    ..
+                }) => {
+                    conflicts += 1;
+                    if conflicts >= CONFLICT_ATTEMPTS {
+                        return Err(StoreError::Conflict {
+                            store,
+                            doing,
+                            attempts: conflicts,
+                            source,
+                        });
+                    }
+                    self.notice(format!(
+                        "the store aborted a transaction while {doing} to resolve a conflict \
+                         with another worker ({source}); trying again"
+                    ));
+                    std::thread::sleep(conflict_backoff(conflicts));
+                }
+                Err(e) if e.is_connection() => {
+                    let deadline =
+                        *deadline.get_or_insert_with(|| Instant::now() + RECONNECT_WITHIN);
+                    if self.reconnect_until(deadline, &e).is_err() {
+                        return Err(e);
+                    }
+                }
+                other => return other,
+            }
+            retry = true;
+        }
+    }
+
+    /// Connects again, trying with backoff (100 ms doubling to 5 s) until
+    /// `deadline`; the error of the last try when it passes. A success is
+    /// noted once, with what was lost and how long it took.
+    fn reconnect_until(&self, deadline: Instant, cause: &StoreError) -> Result<()> {
+        let started = Instant::now();
+        let mut wait = Duration::from_millis(100);
+        loop {
+            match self.config.connect(NoTls) {
+                Ok(client) => {
+                    *self.client.borrow_mut() = client;
+                    let why = std::error::Error::source(cause)
+                        .map(|s| s.to_string())
+                        .unwrap_or_else(|| cause.to_string());
+                    self.notice(format!(
+                        "the connection to the store {} was lost ({why}); reconnected after {:.1} s",
+                        self.shown,
+                        started.elapsed().as_secs_f64()
+                    ));
+                    return Ok(());
+                }
+                Err(e) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return Err(StoreError::Connect {
+                            store: self.shown.clone(),
+                            source: DbError::new(e),
+                        });
+                    }
+                    std::thread::sleep(wait.min(deadline - now));
+                    wait = (wait * 2).min(Duration::from_secs(5));
                 }
             }
         }
+    }
+
+    /// Waits for the server: connects again with backoff for up to
+    /// `within`. A worker calls it when an operation's own wait
+    /// ([`RECONNECT_WITHIN`]) was not enough.
+    pub fn reconnect(&self, within: Duration) -> Result<()> {
+        let cause = StoreError::Connect {
+            store: self.shown.clone(),
+            source: DbError::new(std::io::Error::other("the connection was lost")),
+        };
+        self.reconnect_until(Instant::now() + within, &cause)
+    }
+
+    fn notice(&self, text: String) {
+        self.notices.borrow_mut().push(text);
+    }
+
+    /// What the store did on its own since the last call (a connection it
+    /// restored, a conflict it retried), one line each, for the worker's
+    /// log.
+    pub fn take_notices(&self) -> Vec<String> {
+        std::mem::take(&mut *self.notices.borrow_mut())
     }
 
     pub(crate) fn corrupt(&self, what: String) -> StoreError {
@@ -185,6 +324,45 @@ impl PgStore {
             .map_err(self.err("reading the schema version"))?
             .get(0))
     }
+}
+
+/// How a database error is handled.
+enum Class {
+    /// The connection is gone or the server is going away or not yet up:
+    /// connect again and retry.
+    Connection,
+    /// The server aborted the transaction to break a deadlock (40P01) or a
+    /// serialization conflict (40001): retry it.
+    Conflict,
+    /// The operation's own failure.
+    Other,
+}
+
+fn classify(e: &postgres::Error) -> Class {
+    if e.is_closed() {
+        return Class::Connection;
+    }
+    match e.code().map(|c| c.code()) {
+        Some("40P01" | "40001") => Class::Conflict,
+        // Class 08 is "connection exception"; 57P01..57P03 are the server
+        // shutting down (admin, crash) or not accepting connections yet.
+        Some(code) if code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03") => {
+            Class::Connection
+        }
+        Some(_) => Class::Other,
+        // No SQL state: the socket failed under the client.
+        None if std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>()) => {
+            Class::Connection
+        }
+        None => Class::Other,
+    }
+}
+
+/// The pause before the `n`th retry of a conflict: 20 ms doubling, at most
+/// 2 s, with full jitter so two workers that collided do not collide again.
+fn conflict_backoff(n: u32) -> Duration {
+    let cap = Duration::from_millis(20 * (1u64 << n.min(7))).min(Duration::from_secs(2));
+    cap.mul_f64(0.5 + fastrand::f64() / 2.0)
 }
 
 /// A stable advisory-lock key for a string (a token fingerprint): the first

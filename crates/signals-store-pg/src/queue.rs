@@ -138,14 +138,17 @@ impl PgStore {
     /// stopping in the middle of a repository): the repository is due again
     /// at once for the other workers.
     pub fn abandon(&self) -> Result<()> {
-        let Some((repo, worker, _)) = self.lease.borrow_mut().take() else {
+        let Some((repo, worker, _)) = self.lease.borrow().clone() else {
             return Ok(());
         };
+        // Forgotten only once given back, so a worker whose connection
+        // broke gives it back after reconnecting.
         self.execute(
             "giving up a lease",
             "UPDATE leases SET worker = NULL, lease_until = NULL WHERE repo = $1 AND worker = $2",
             &[&repo, &worker],
         )?;
+        self.lease.borrow_mut().take();
         Ok(())
     }
 

@@ -92,10 +92,7 @@ impl PgStore {
         sql: &str,
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Vec<postgres::Row>> {
-        self.client
-            .borrow_mut()
-            .query(sql, params)
-            .map_err(self.err(doing))
+        self.retrying(|client, _| client.query(sql, params).map_err(self.err(doing)))
     }
 
     pub(crate) fn query_opt(
@@ -104,10 +101,7 @@ impl PgStore {
         sql: &str,
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Option<postgres::Row>> {
-        self.client
-            .borrow_mut()
-            .query_opt(sql, params)
-            .map_err(self.err(doing))
+        self.retrying(|client, _| client.query_opt(sql, params).map_err(self.err(doing)))
     }
 
     pub(crate) fn execute(
@@ -116,10 +110,7 @@ impl PgStore {
         sql: &str,
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<u64> {
-        self.client
-            .borrow_mut()
-            .execute(sql, params)
-            .map_err(self.err(doing))
+        self.retrying(|client, _| client.execute(sql, params).map_err(self.err(doing)))
     }
 
     pub(crate) fn last_successful_run_(&self, repo: RepoKey) -> Result<Option<RunRecord>> {

@@ -4,13 +4,15 @@
 //! refused (rolled back) when the lease was lost: another worker has the
 //! repository now, so writing would duplicate its run.
 
+use std::collections::{BTreeMap, HashMap};
+
 use jiff::Timestamp;
-use postgres::Transaction;
+use postgres::{Client, GenericClient, Transaction};
 use signals_core::{Group, ItemSnapshot, TrackedRepo};
 use signals_store::codec::{int, to_json, ts_parse, ts_text};
 use signals_store::{Parts, RepoKey, Result, RunCommit, StoreError, check_commit, event_fields};
 
-use crate::PgStore;
+use crate::{PgStore, TEXTS_LOCK};
 
 impl PgStore {
     pub(crate) fn ensure_repository_(
@@ -21,19 +23,19 @@ impl PgStore {
         let doing = "registering a repository";
         let keywords = to_json(&self.path(), "repository keywords", &repo.keywords)?;
         let err = self.err(doing);
-        let mut client = self.client.borrow_mut();
-        let mut tx = client.transaction().map_err(&err)?;
-        tx.execute(
-            "INSERT INTO groups (id, name) VALUES ($1, $2)
+        self.retrying(|client, _| {
+            let mut tx = client.transaction().map_err(&err)?;
+            tx.execute(
+                "INSERT INTO groups (id, name) VALUES ($1, $2)
              ON CONFLICT (id) DO UPDATE SET name = excluded.name
              WHERE groups.name IS DISTINCT FROM excluded.name",
-            &[&group.id, &group.name],
-        )
-        .map_err(&err)?;
-        let full_name = repo.repo.to_string();
-        let key: i64 = tx
-            .query_one(
-                "INSERT INTO repositories
+                &[&group.id, &group.name],
+            )
+            .map_err(&err)?;
+            let full_name = repo.repo.to_string();
+            let key: i64 = tx
+                .query_one(
+                    "INSERT INTO repositories
                     (group_id, repo_id, source, full_name, display_name, keywords)
                  VALUES ($1, $2, $3, $4, $5, $6)
                  ON CONFLICT (group_id, repo_id) DO UPDATE SET
@@ -44,24 +46,25 @@ impl PgStore {
                                      THEN repositories.host_name ELSE NULL END,
                     full_name = excluded.full_name
                  RETURNING key",
-                &[
-                    &group.id,
-                    &repo.id,
-                    &repo.source.as_str(),
-                    &full_name,
-                    &repo.name,
-                    &keywords,
-                ],
+                    &[
+                        &group.id,
+                        &repo.id,
+                        &repo.source.as_str(),
+                        &full_name,
+                        &repo.name,
+                        &keywords,
+                    ],
+                )
+                .map_err(&err)?
+                .get(0);
+            tx.execute(
+                "INSERT INTO leases (repo) VALUES ($1) ON CONFLICT (repo) DO NOTHING",
+                &[&key],
             )
-            .map_err(&err)?
-            .get(0);
-        tx.execute(
-            "INSERT INTO leases (repo) VALUES ($1) ON CONFLICT (repo) DO NOTHING",
-            &[&key],
-        )
-        .map_err(&err)?;
-        tx.commit().map_err(&err)?;
-        Ok(RepoKey::from_raw(key))
+            .map_err(&err)?;
+            tx.commit().map_err(&err)?;
+            Ok(RepoKey::from_raw(key))
+        })
     }
 
     /// Releases this process's lease on `repo` inside `tx`, recording the
@@ -111,6 +114,13 @@ impl PgStore {
         Ok(())
     }
 
+    /// Commits a run: its texts first, each in one fixed order (by hash) and
+    /// in their own short statement, then the run in one transaction that
+    /// only reads those texts' ids (ARCHITECTURE.md, "Texts under
+    /// concurrent commits"). A deadlock, a serialization failure or a lost
+    /// connection is retried with the same run; a retry after the
+    /// connection broke during the commit first checks whether the commit
+    /// went through, so a run is never written twice.
     pub(crate) fn commit_run_(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()> {
         let path = self.path();
         let at = run.record.collected_at;
@@ -122,118 +132,148 @@ impl PgStore {
         })?;
         let context = to_json(&path, "run context", &run.context)?;
         let news = to_json(&path, "run news", &run.news)?;
+        let parts = run
+            .snapshots
+            .iter()
+            .map(|(id, snapshot)| Ok((id.as_str(), snapshot, Parts::split(&path, snapshot)?)))
+            .collect::<Result<Vec<_>>>()?;
+        let texts = Texts::of(parts.iter().map(|(_, _, p)| p));
+        let insert_texts = self.err("storing texts");
+        self.retrying(|client, _| texts.insert_missing(client).map_err(&insert_texts))?;
+
         let stats = run.stats;
         let err = self.err("committing a run");
-        let mut client = self.client.borrow_mut();
-        let mut tx = client.transaction().map_err(&err)?;
-
-        // The row lock orders two commits of one repository (which leases
-        // already prevent) so the order check below is sound.
-        let known = tx
-            .query_opt(
-                "SELECT full_name FROM repositories WHERE key = $1 FOR UPDATE",
-                &[&repo.raw()],
-            )
-            .map_err(&err)?;
-        if known.is_none() {
-            return Err(StoreError::UnknownRepository { path, key: repo });
-        }
-        let last = tx
-            .query_opt(
-                "SELECT collected_at FROM runs WHERE repo = $1 ORDER BY id DESC LIMIT 1",
-                &[&repo.raw()],
-            )
-            .map_err(&err)?;
-        if let Some(last) = last {
-            let last = ts_parse(&path, "runs.collected_at", last.get(0))?;
-            if at <= last {
-                return Err(StoreError::RunOutOfOrder {
-                    path,
-                    repo: repo_name,
-                    at,
-                    last,
+        let committed = self.retrying(|client, retry| {
+            let mut tx = client.transaction().map_err(&err)?;
+            // Shared with other commits, exclusive to a purge: the texts
+            // resolved below stay until this transaction commits.
+            tx.execute("SELECT pg_advisory_xact_lock_shared($1)", &[&TEXTS_LOCK])
+                .map_err(&err)?;
+            // The row lock orders two commits of one repository (which
+            // leases already prevent) so the order check below is sound.
+            let known = tx
+                .query_opt(
+                    "SELECT full_name FROM repositories WHERE key = $1 FOR UPDATE",
+                    &[&repo.raw()],
+                )
+                .map_err(&err)?;
+            if known.is_none() {
+                return Err(StoreError::UnknownRepository {
+                    path: path.clone(),
+                    key: repo,
                 });
             }
-        }
-        let run_id: i64 = tx
-            .query_one(
-                "INSERT INTO runs (repo, collected_at, since, observed_count, changed_count,
-                                   requests, not_modified, bytes_received, retries, context, news)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
-                &[
-                    &repo.raw(),
-                    &ts_text(at),
-                    &ts_text(run.record.since),
-                    &int("observed_count", run.record.observed_count)?,
-                    &int("changed_count", run.record.changed_count)?,
-                    &int("requests", stats.requests)?,
-                    &int("not_modified", stats.not_modified)?,
-                    &int("bytes_received", stats.bytes_received)?,
-                    &int("retries", stats.retries)?,
-                    &context,
-                    &news,
-                ],
-            )
-            .map_err(&err)?
-            .get(0);
+            let last = tx
+                .query_opt(
+                    "SELECT collected_at FROM runs WHERE repo = $1 ORDER BY id DESC LIMIT 1",
+                    &[&repo.raw()],
+                )
+                .map_err(&err)?;
+            if let Some(last) = last {
+                let last = ts_parse(&path, "runs.collected_at", last.get(0))?;
+                // A retry that finds its own run: the connection broke after
+                // the server committed it.
+                if retry && last == at {
+                    return Ok(false);
+                }
+                if at <= last {
+                    return Err(StoreError::RunOutOfOrder {
+                        path: path.clone(),
+                        repo: repo_name.clone(),
+                        at,
+                        last,
+                    });
+                }
+            }
+            let ids = texts.resolve(&mut tx).map_err(&err)?;
+            let run_id: i64 = tx
+                .query_one(
+                    "INSERT INTO runs (repo, collected_at, since, observed_count, changed_count,
+                                       requests, not_modified, bytes_received, retries, context, news)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+                    &[
+                        &repo.raw(),
+                        &ts_text(at),
+                        &ts_text(run.record.since),
+                        &int("observed_count", run.record.observed_count)?,
+                        &int("changed_count", run.record.changed_count)?,
+                        &int("requests", stats.requests)?,
+                        &int("not_modified", stats.not_modified)?,
+                        &int("bytes_received", stats.bytes_received)?,
+                        &int("retries", stats.retries)?,
+                        &context,
+                        &news,
+                    ],
+                )
+                .map_err(&err)?
+                .get(0);
 
-        for (id, snapshot) in &run.snapshots {
-            self.store_snapshot(&mut tx, repo.raw(), id, snapshot, run_id)?;
-        }
-        for e in &run.events {
-            let Some((_, snapshot)) = item_row(&mut tx, repo.raw(), &e.item_id).map_err(&err)?
-            else {
-                return Err(StoreError::InvalidRun {
-                    repo: repo_name,
-                    at,
-                    problem: format!(
-                        "its {} event for {} has no snapshot of that item; \
-                         pass the item's snapshot with the run",
-                        e.observation.kind().as_str(),
-                        e.item_id
-                    ),
-                });
-            };
+            for (id, snapshot, parts) in &parts {
+                self.store_snapshot(&mut tx, repo.raw(), id, snapshot, parts, &ids, run_id)?;
+            }
+            for e in &run.events {
+                let Some((_, snapshot)) = item_row(&mut tx, repo.raw(), &e.item_id).map_err(&err)?
+                else {
+                    return Err(StoreError::InvalidRun {
+                        repo: repo_name.clone(),
+                        at,
+                        problem: format!(
+                            "its {} event for {} has no snapshot of that item; \
+                             pass the item's snapshot with the run",
+                            e.observation.kind().as_str(),
+                            e.item_id
+                        ),
+                    });
+                };
+                tx.execute(
+                    "INSERT INTO events (run, item_id, kind, detail, fields, snapshot)
+                     VALUES ($1, $2, $3, $4, $5, $6)",
+                    &[
+                        &run_id,
+                        &e.item_id,
+                        &e.observation.kind().as_str(),
+                        &e.observation.detail(),
+                        &event_fields(&path, &e.observation)?,
+                        &snapshot,
+                    ],
+                )
+                .map_err(self.err("storing an observation event"))?;
+            }
             tx.execute(
-                "INSERT INTO events (run, item_id, kind, detail, fields, snapshot)
-                 VALUES ($1, $2, $3, $4, $5, $6)",
-                &[
-                    &run_id,
-                    &e.item_id,
-                    &e.observation.kind().as_str(),
-                    &e.observation.detail(),
-                    &event_fields(&path, &e.observation)?,
-                    &snapshot,
-                ],
+                "UPDATE repositories SET host_name = $2, missing = 0, last_error = NULL
+                 WHERE key = $1",
+                &[&repo.raw(), &run.renamed_to.as_ref().map(|n| n.to_string())],
             )
-            .map_err(self.err("storing an observation event"))?;
+            .map_err(&err)?;
+            self.release_in(&mut tx, repo, false)?;
+            tx.commit().map_err(&err)?;
+            Ok(true)
+        })?;
+        if !committed {
+            self.notice(format!(
+                "the commit of {repo_name}'s run at {at} had gone through before the connection \
+                 was lost; it was not written again"
+            ));
         }
-        tx.execute(
-            "UPDATE repositories SET host_name = $2, missing = 0, last_error = NULL
-             WHERE key = $1",
-            &[&repo.raw(), &run.renamed_to.as_ref().map(|n| n.to_string())],
-        )
-        .map_err(&err)?;
-        self.release_in(&mut tx, repo, false)?;
-        tx.commit().map_err(&err)?;
-        drop(client);
         self.lease.borrow_mut().take();
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn store_snapshot(
         &self,
         tx: &mut Transaction<'_>,
         repo: i64,
         item_id: &str,
         snapshot: &ItemSnapshot,
+        parts: &Parts,
+        texts: &HashMap<[u8; 32], i64>,
         run: i64,
     ) -> Result<()> {
         let err = self.err("storing a snapshot");
-        let parts = Parts::split(&self.path(), snapshot)?;
         let item = match item_row(tx, repo, item_id).map_err(&err)? {
             Some((item, latest)) => {
-                if self.parts_of(tx, latest)? == parts {
+                if self.parts_of(tx, latest)? == *parts {
                     return Ok(());
                 }
                 item
@@ -247,8 +287,14 @@ impl PgStore {
                 .map_err(&err)?
                 .get(0),
         };
-        let head = text_id(tx, &parts.head).map_err(&err)?;
-        let body = text_id(tx, &parts.body).map_err(&err)?;
+        let id_of = |text: &str| {
+            texts.get(&Parts::hash(text)).copied().ok_or_else(|| {
+                self.corrupt(format!(
+                    "a text of {item_id} was not stored with its run (a bug: please report it)"
+                ))
+            })
+        };
+        let (head, body) = (id_of(&parts.head)?, id_of(&parts.body)?);
         let id: i64 = tx
             .query_one(
                 "INSERT INTO snapshots (item, run, head, body, updated_at, state, reactions,
@@ -306,86 +352,107 @@ impl PgStore {
         message: &str,
     ) -> Result<()> {
         let err = self.err("recording a failed attempt");
-        let mut client = self.client.borrow_mut();
-        let mut tx = client.transaction().map_err(&err)?;
-        let missing: i64 = (kind == "not_found").into();
-        let n = tx
-            .execute(
-                "UPDATE repositories SET missing = $2, last_error = $3 WHERE key = $1",
-                &[&repo.raw(), &missing, &message],
+        self.retrying(|client, retry| {
+            let mut tx = client.transaction().map_err(&err)?;
+            // A retry after the connection broke: the failure may be recorded.
+            if retry
+                && tx
+                    .query_opt(
+                        "SELECT 1 FROM failures WHERE repo = $1 AND at = $2 AND kind = $3",
+                        &[&repo.raw(), &ts_text(at), &kind],
+                    )
+                    .map_err(&err)?
+                    .is_some()
+            {
+                return Ok(());
+            }
+            let missing: i64 = (kind == "not_found").into();
+            let n = tx
+                .execute(
+                    "UPDATE repositories SET missing = $2, last_error = $3 WHERE key = $1",
+                    &[&repo.raw(), &missing, &message],
+                )
+                .map_err(&err)?;
+            if n == 0 {
+                return Err(StoreError::UnknownRepository {
+                    path: self.path(),
+                    key: repo,
+                });
+            }
+            tx.execute(
+                "INSERT INTO failures (repo, at, kind, message) VALUES ($1, $2, $3, $4)",
+                &[&repo.raw(), &ts_text(at), &kind, &message],
             )
             .map_err(&err)?;
-        if n == 0 {
-            return Err(StoreError::UnknownRepository {
-                path: self.path(),
-                key: repo,
-            });
-        }
-        tx.execute(
-            "INSERT INTO failures (repo, at, kind, message) VALUES ($1, $2, $3, $4)",
-            &[&repo.raw(), &ts_text(at), &kind, &message],
-        )
-        .map_err(&err)?;
-        self.release_in(&mut tx, repo, true)?;
-        tx.commit().map_err(&err)?;
-        drop(client);
+            self.release_in(&mut tx, repo, true)?;
+            tx.commit().map_err(&err)
+        })?;
         self.lease.borrow_mut().take();
         Ok(())
     }
 
     pub(crate) fn purge_repository_(&mut self, repo: RepoKey) -> Result<u64> {
         let err = self.err("deleting a repository");
-        let mut client = self.client.borrow_mut();
-        let mut tx = client.transaction().map_err(&err)?;
-        let key = repo.raw();
-        tx.execute(
-            "DELETE FROM events WHERE run IN (SELECT id FROM runs WHERE repo = $1)",
-            &[&key],
-        )
-        .map_err(&err)?;
-        // The texts this repository's snapshots used, to delete those no
-        // other snapshot uses once its snapshots are gone.
-        tx.batch_execute(
+        self.retrying(|client, retry| {
+            let mut tx = client.transaction().map_err(&err)?;
+            // Commits in flight finish first, and none starts until this one
+            // commits: no text deleted below is about to be referenced.
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&TEXTS_LOCK])
+                .map_err(&err)?;
+            let key = repo.raw();
+            tx.execute(
+                "DELETE FROM events WHERE run IN (SELECT id FROM runs WHERE repo = $1)",
+                &[&key],
+            )
+            .map_err(&err)?;
+            // The texts this repository's snapshots used, to delete those no
+            // other snapshot uses once its snapshots are gone.
+            tx.batch_execute(
             "CREATE TEMP TABLE IF NOT EXISTS purged_texts (id BIGINT PRIMARY KEY) ON COMMIT DROP",
         )
         .map_err(&err)?;
-        tx.execute(
-            "INSERT INTO purged_texts
+            tx.execute(
+                "INSERT INTO purged_texts
              SELECT head FROM snapshots WHERE item IN (SELECT id FROM items WHERE repo = $1)
              UNION SELECT body FROM snapshots WHERE item IN (SELECT id FROM items WHERE repo = $1)",
-            &[&key],
-        )
-        .map_err(&err)?;
-        tx.execute(
-            "DELETE FROM snapshots WHERE item IN (SELECT id FROM items WHERE repo = $1)",
-            &[&key],
-        )
-        .map_err(&err)?;
-        tx.execute(
-            "DELETE FROM texts t USING purged_texts p WHERE t.id = p.id
+                &[&key],
+            )
+            .map_err(&err)?;
+            tx.execute(
+                "DELETE FROM snapshots WHERE item IN (SELECT id FROM items WHERE repo = $1)",
+                &[&key],
+            )
+            .map_err(&err)?;
+            tx.execute(
+                "DELETE FROM texts t USING purged_texts p WHERE t.id = p.id
                AND NOT EXISTS (SELECT 1 FROM snapshots WHERE head = t.id)
                AND NOT EXISTS (SELECT 1 FROM snapshots WHERE body = t.id)",
-            &[],
-        )
-        .map_err(&err)?;
-        for table in ["items", "failures", "leases"] {
-            tx.execute(&format!("DELETE FROM {table} WHERE repo = $1"), &[&key])
+                &[],
+            )
+            .map_err(&err)?;
+            for table in ["items", "failures", "leases"] {
+                tx.execute(&format!("DELETE FROM {table} WHERE repo = $1"), &[&key])
+                    .map_err(&err)?;
+            }
+            let runs = tx
+                .execute("DELETE FROM runs WHERE repo = $1", &[&key])
                 .map_err(&err)?;
-        }
-        let runs = tx
-            .execute("DELETE FROM runs WHERE repo = $1", &[&key])
-            .map_err(&err)?;
-        let deleted = tx
-            .execute("DELETE FROM repositories WHERE key = $1", &[&key])
-            .map_err(&err)?;
-        if deleted == 0 {
-            return Err(StoreError::UnknownRepository {
-                path: self.path(),
-                key: repo,
-            });
-        }
-        tx.commit().map_err(&err)?;
-        Ok(runs)
+            let deleted = tx
+                .execute("DELETE FROM repositories WHERE key = $1", &[&key])
+                .map_err(&err)?;
+            if deleted == 0 {
+                // A retry after the connection broke may find it done.
+                if retry {
+                    return Ok(0);
+                }
+                return Err(StoreError::UnknownRepository {
+                    path: self.path(),
+                    key: repo,
+                });
+            }
+            tx.commit().map_err(&err)?;
+            Ok(runs)
+        })
     }
 }
 
@@ -402,21 +469,99 @@ fn item_row(
         .map(|r| (r.get(0), r.get(1))))
 }
 
-/// The id of `text` in `texts`, adding it when new. Two workers adding the
-/// same text at once: one inserts, the other's insert does nothing and it
-/// reads the row (`ON CONFLICT` waits for the first to commit).
-fn text_id(tx: &mut Transaction<'_>, text: &str) -> std::result::Result<i64, postgres::Error> {
-    let hash = Parts::hash(text).to_vec();
-    if let Some(r) = tx.query_opt("SELECT id FROM texts WHERE hash = $1", &[&hash])? {
-        return Ok(r.get(0));
+/// The distinct texts of a run, by hash (so always in one order).
+///
+/// Two commits that share texts cannot deadlock on them: each inserts its
+/// new texts in one statement, in hash order, as its own short transaction
+/// before the run's; a commit's transaction then only reads their ids
+/// (inserting again, in the same order and statement, only a text a purge
+/// deleted in between). Inserts that wait on each other's uncommitted rows
+/// all take them in ascending hash order, so no two wait in a cycle.
+struct Texts<'a>(BTreeMap<[u8; 32], &'a str>);
+
+impl<'a> Texts<'a> {
+    fn of(parts: impl Iterator<Item = &'a Parts>) -> Texts<'a> {
+        Texts(
+            parts
+                .flat_map(|p| [p.head.as_str(), p.body.as_str()])
+                .map(|t| (Parts::hash(t), t))
+                .collect(),
+        )
     }
-    if let Some(r) = tx.query_opt(
-        "INSERT INTO texts (hash, text) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING RETURNING id",
-        &[&hash, &text],
-    )? {
-        return Ok(r.get(0));
+
+    /// Inserts those of `texts` not stored yet, in hash order, in one
+    /// statement; returns the ids it inserted by hash.
+    fn insert<C: GenericClient>(
+        client: &mut C,
+        texts: &[(&[u8; 32], &str)],
+    ) -> std::result::Result<Vec<([u8; 32], i64)>, postgres::Error> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let hashes: Vec<&[u8]> = texts.iter().map(|(h, _)| h.as_slice()).collect();
+        let bodies: Vec<&str> = texts.iter().map(|(_, t)| *t).collect();
+        let rows = client.query(
+            "INSERT INTO texts (hash, text)
+             SELECT u.hash, u.text FROM unnest($1::bytea[], $2::text[]) AS u(hash, text)
+             WHERE NOT EXISTS (SELECT 1 FROM texts t WHERE t.hash = u.hash)
+             ORDER BY u.hash
+             ON CONFLICT (hash) DO NOTHING
+             RETURNING hash, id",
+            &[&hashes, &bodies],
+        )?;
+        Ok(rows.iter().map(|r| (hash_of(r.get(0)), r.get(1))).collect())
     }
-    Ok(tx
-        .query_one("SELECT id FROM texts WHERE hash = $1", &[&hash])?
-        .get(0))
+
+    /// Stores the texts not stored yet, as one statement of its own.
+    fn insert_missing(&self, client: &mut Client) -> std::result::Result<(), postgres::Error> {
+        let all: Vec<_> = self.0.iter().map(|(h, t)| (h, *t)).collect();
+        Texts::insert(client, &all).map(drop)
+    }
+
+    /// The ids of all the texts, inside the run's transaction; a text a
+    /// purge removed since [`Texts::insert_missing`] is stored again.
+    fn resolve(
+        &self,
+        tx: &mut Transaction<'_>,
+    ) -> std::result::Result<HashMap<[u8; 32], i64>, postgres::Error> {
+        if self.0.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let hashes: Vec<&[u8]> = self.0.keys().map(|h| h.as_slice()).collect();
+        let mut ids: HashMap<[u8; 32], i64> = tx
+            .query(
+                "SELECT hash, id FROM texts WHERE hash = ANY($1)",
+                &[&hashes],
+            )?
+            .iter()
+            .map(|r| (hash_of(r.get(0)), r.get(1)))
+            .collect();
+        let missing: Vec<_> = self
+            .0
+            .iter()
+            .filter(|(h, _)| !ids.contains_key(*h))
+            .map(|(h, t)| (h, *t))
+            .collect();
+        ids.extend(Texts::insert(tx, &missing)?);
+        // A text another commit inserted meanwhile was skipped by the insert
+        // (it waited for that commit): read its id now that it is there.
+        let late: Vec<&[u8]> = missing
+            .iter()
+            .filter(|(h, _)| !ids.contains_key(*h))
+            .map(|(h, _)| h.as_slice())
+            .collect();
+        if !late.is_empty() {
+            for r in tx.query("SELECT hash, id FROM texts WHERE hash = ANY($1)", &[&late])? {
+                ids.insert(hash_of(r.get(0)), r.get(1));
+            }
+        }
+        Ok(ids)
+    }
+}
+
+fn hash_of(bytes: &[u8]) -> [u8; 32] {
+    let mut hash = [0; 32];
+    let n = bytes.len().min(32);
+    hash[..n].copy_from_slice(&bytes[..n]);
+    hash
 }

@@ -203,6 +203,26 @@ pub enum StoreError {
         repo: String,
     },
 
+    /// The database aborted a transaction to break a deadlock or a
+    /// serialization conflict between concurrent writers (PostgreSQL's
+    /// 40P01 and 40001), and it was aborted again each time it was retried.
+    #[error(
+        "the store {store} aborted a transaction while {doing} to resolve a \
+         conflict with another worker, {attempts} times in a row (the last: \
+         {source}); nothing of it was written, and the next round tries again"
+    )]
+    Conflict {
+        /// The store, without any password.
+        store: String,
+        /// What was being done.
+        doing: &'static str,
+        /// How many times it was tried.
+        attempts: u32,
+        /// The database's own error.
+        #[source]
+        source: DbError,
+    },
+
     /// Any other database failure (disk full, I/O error, ...).
     #[error("the store {path} failed while {doing}")]
     Db {
@@ -214,6 +234,17 @@ pub enum StoreError {
         #[source]
         source: DbError,
     },
+}
+
+impl StoreError {
+    /// True when the connection to a store server was lost or could not be
+    /// made: the server restarted, the network failed. Nothing of the
+    /// operation was kept, and the same operation may work once the
+    /// connection is back; a worker waits for it instead of failing the
+    /// repository.
+    pub fn is_connection(&self) -> bool {
+        matches!(self, StoreError::Connect { .. })
+    }
 }
 
 /// The database's own error, kept opaque so the public API does not depend

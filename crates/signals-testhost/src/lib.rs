@@ -36,6 +36,7 @@ use sha2::{Digest, Sha256};
 
 pub use scenario::{
     Flavor, RepoData, Scenario, synthetic, synthetic_forgejo, synthetic_gitlab, synthetic_many,
+    synthetic_shared,
 };
 
 use routes::Response;

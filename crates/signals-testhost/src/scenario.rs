@@ -257,6 +257,59 @@ pub fn synthetic_many(
     (all, names)
 }
 
+/// Like [`synthetic_many`], but with texts that repositories share, as
+/// real repositories of one theme do: the same few authors everywhere
+/// (`dependabot[bot]`, `github-actions[bot]`, maintainers who work across
+/// the theme) and bodies drawn from one pool of `pool` texts (bot-written
+/// dependency bumps, issue templates), each repository walking the pool
+/// in its own order. So two repositories committed at the same time store
+/// many of the same new texts, in different orders: what made concurrent
+/// commits deadlock on `texts` before issue 15.
+pub fn synthetic_shared(
+    owner: &str,
+    repos: usize,
+    items: usize,
+    pool: usize,
+    start: Timestamp,
+) -> (Scenario, Vec<String>) {
+    let pool = pool.max(1);
+    let authors = [
+        "dependabot[bot]",
+        "github-actions[bot]",
+        "renovate[bot]",
+        "maintainer-a",
+        "maintainer-b",
+        "maintainer-c",
+    ];
+    let (mut all, names) = synthetic_many(owner, repos, items, start);
+    for (r, name) in names.iter().enumerate() {
+        let Some(data) = all.repos.get_mut(name) else {
+            continue;
+        };
+        // A step coprime with the pool's size visits all of it, from a
+        // start and in a stride of each repository's own.
+        let stride = (1..pool)
+            .rev()
+            .find(|s| gcd(*s, pool) == 1 && *s != r % pool)
+            .unwrap_or(1);
+        for (i, entry) in data.issues.iter_mut().enumerate() {
+            let b = (r * 5 + i * stride) % pool;
+            entry["body"] = json!(format!(
+                "Bumps the shared dependency group with update {b}.\n\n\
+                 Release notes, changelog and commits are in the linked pages.\n\n\
+                 Dependabot will resolve any conflicts with this PR as long as you don't alter it yourself."
+            ));
+            let a = (r + i) % authors.len();
+            entry["user"] = json!({ "login": authors[a], "id": 900 + a });
+        }
+    }
+    (all, names)
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
 /// Like [`synthetic`] for GitLab: project `path` (nested groups allowed,
 /// numeric id 4242) with `items` entries, every third one a merge request
 /// (its own `iid` sequence, as on GitLab), each `updated_at` later than the

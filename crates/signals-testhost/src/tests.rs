@@ -403,3 +403,33 @@ fn synthetic_many_serves_distinct_repositories() {
     let r = get(&host, &format!("/repositories/{id}"), &[]).unwrap();
     assert_eq!(r.json()["full_name"], "o/r007");
 }
+
+#[test]
+fn shared_texts_overlap_across_repositories_in_different_orders() {
+    let start: Timestamp = "2026-10-01T00:00:00Z".parse().unwrap();
+    let (scenario, names) = synthetic_shared("o", 4, 12, 8, start);
+    let bodies = |name: &str| -> Vec<String> {
+        scenario.repos[name]
+            .issues
+            .iter()
+            .map(|e| e["body"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (a, b) = (bodies(&names[0]), bodies(&names[1]));
+    // Every body of one repository is also a body of the other (one pool) ...
+    assert!(a.iter().all(|t| b.contains(t)));
+    // ... met in another order, and some repeat within one repository.
+    assert_ne!(a, b);
+    let distinct: std::collections::BTreeSet<_> = a.iter().collect();
+    assert!(distinct.len() < a.len());
+    // Bots and maintainers write in several repositories.
+    let authors = |name: &str| -> std::collections::BTreeSet<String> {
+        scenario.repos[name]
+            .issues
+            .iter()
+            .map(|e| e["user"]["login"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(authors(&names[0]).contains("dependabot[bot]"));
+    assert!(!authors(&names[0]).is_disjoint(&authors(&names[3])));
+}

@@ -336,6 +336,46 @@ impl Cluster {
         &self.dir
     }
 
+    /// Restarts the server as an upgrade or a failover would
+    /// (`pg_ctl restart -m fast`): every session is ended, its open
+    /// transaction rolled back, and new connections are refused until the
+    /// server is back on the same port. Returns once it accepts
+    /// connections again.
+    pub fn restart(&self) -> Result<(), String> {
+        let log = self.dir.join("server.log");
+        let status = self
+            .server_command("pg_ctl")
+            .arg("-D")
+            .arg(self.data())
+            .arg("-l")
+            .arg(&log)
+            .args(["-m", "fast", "-w", "-t", "60", "restart"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(
+                std::fs::File::create(self.dir.join("pg_ctl.err"))
+                    .map(Stdio::from)
+                    .unwrap_or_else(|_| Stdio::null()),
+            )
+            .status()
+            .map_err(|e| self.cannot_run("pg_ctl", &e))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "pg_ctl restart failed ({status}): {}; server log: {}",
+                tail(&self.dir.join("pg_ctl.err"), 10),
+                tail(&log, 10)
+            ))
+        }
+    }
+
+    /// The server's log so far (empty if it cannot be read): what tests
+    /// count errors in, such as `deadlock detected`.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
+    }
+
     /// The server's process id, from `postmaster.pid`.
     pub fn pid(&self) -> Option<i32> {
         std::fs::read_to_string(self.data().join("postmaster.pid"))

@@ -8,6 +8,7 @@
 mod cache;
 mod cli;
 mod cmd;
+mod collection;
 mod config;
 mod hosts;
 mod pipeline;

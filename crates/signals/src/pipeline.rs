@@ -7,7 +7,7 @@ use signals_core::diff::Observation;
 use signals_core::run::{account, plan_since, stable_since};
 use signals_core::{Group, ItemDetail, News, RepoName, RunRecord, TrackedRepo};
 use signals_http::RequestStats;
-use signals_store::{Backend, RepoKey, RunCommit};
+use signals_store::{Backend, RepoKey, RunCommit, StoreError};
 
 use crate::cache::StoreCache;
 use crate::hosts::HostClient;
@@ -60,11 +60,26 @@ pub fn collect_one(
 ) -> Result<RunOutcome, RunError> {
     let key = store.ensure_repository(group, repo)?;
     let result = run(client, store, key, repo, collected_at, window, rate_prefix);
-    if let Err(RunError::Host(e)) = &result {
-        // A failed attempt leaves a note for `signals status`, nothing else.
-        store.record_failure(key, collected_at, failure_kind(e), &e.to_string())?;
+    // A failed attempt leaves a note for `signals status`, nothing else. A
+    // lost connection is not the repository's failure (the worker waits for
+    // the store and collects it again), nor is a lease another worker took.
+    match &result {
+        Err(RunError::Host(e)) => {
+            store.record_failure(key, collected_at, failure_kind(e), &e.to_string())?;
+        }
+        Err(RunError::Store(e)) if is_repository_failure(e) => {
+            store.record_failure(key, collected_at, "store", &e.to_string())?;
+        }
+        _ => {}
     }
     result
+}
+
+/// True when a store error is the failure of the repository being
+/// collected, not of the store as a whole (a lost connection) nor a lease
+/// taken over by another worker.
+pub fn is_repository_failure(e: &StoreError) -> bool {
+    !e.is_connection() && !matches!(e, StoreError::LeaseLost { .. })
 }
 
 /// The store's classification of a host error.

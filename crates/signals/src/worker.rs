@@ -19,7 +19,7 @@ use signals_store::{Backend, RepoKey, StoreError};
 use signals_store_pg::PgStore;
 
 use crate::cli::CollectArgs;
-use crate::cmd::collect::{Collection, RepoResult, Summary, Target, now_millis};
+use crate::collection::{Collection, RepoResult, Summary, Target, now_millis};
 use crate::config::{Config, parse_duration};
 use crate::hosts::HostEntry;
 use crate::pipeline::Window;
@@ -110,78 +110,38 @@ impl Worker {
         } else {
             Some(store.server_now()?)
         };
-        let mut collection = Collection::new(hosts.len());
-        // Hosts stopped by a rate limit, until when (a looping worker tries
-        // them again then).
-        let mut paused: HashMap<usize, Instant> = HashMap::new();
+        let mut round = Round {
+            by_key,
+            collection: Collection::new(hosts.len()),
+            paused: HashMap::new(),
+            round_start,
+        };
+        // Errors outside one repository's run (claiming, reporting) that
+        // are not a lost connection: a looping worker waits and tries
+        // again, longer each time in a row.
+        let mut backoff = Duration::from_secs(1);
         let result = loop {
             if STOP.load(Ordering::SeqCst) {
                 break Ok(());
             }
-            paused.retain(|_, until| *until > Instant::now());
-            if self.looping {
-                collection.resume(|h| !paused.contains_key(&h));
-            }
-            let keys: Vec<RepoKey> = by_key
-                .iter()
-                .filter(|(_, t)| !collection.is_stopped(t.2))
-                .map(|(k, _)| *k)
-                .collect();
-            if keys.is_empty() && !self.looping {
-                break Ok(());
-            }
-            let claimed = store.claim(
-                &self.id,
-                &keys,
-                self.interval,
-                round_start.as_deref(),
-                self.lease,
-            )?;
-            let Some(key) = claimed else {
-                if !self.looping {
-                    break Ok(());
-                }
-                store.worker_report(&self.id, &self.host, std::process::id(), "idle")?;
-                let next = store.next_due_in(&keys, self.interval)?.unwrap_or(MAX_NAP);
-                nap(next.clamp(Duration::from_millis(200), MAX_NAP));
-                continue;
-            };
-            let target = by_key[&key];
-            let name = format!("{}/{}", target.0.id, target.1.id);
-            store.worker_report(
-                &self.id,
-                &self.host,
-                std::process::id(),
-                &format!("collecting {name}"),
-            )?;
-            let before = collection.summary.results.len();
-            let outcome = collection.one(hosts, store, target, now_millis(), window);
-            // Whatever happened, a lease still held is given back: the run
-            // was not committed (a stopped host, a lost store connection).
-            store.abandon()?;
-            if let Err(e) = outcome {
-                match e.downcast_ref::<StoreError>() {
-                    Some(StoreError::LeaseLost { .. }) => {
-                        eprintln!("warning: {e:#}");
-                        continue;
+            let step = self.step(hosts, store, &mut round, window, quiet);
+            log_notices(store);
+            match step {
+                Ok(true) => backoff = Duration::from_secs(1),
+                Ok(false) => break Ok(()),
+                Err(e) if is_connection(&e) => {
+                    eprintln!("warning: {e:#}; waiting for the store");
+                    if let Err(e) = self.wait_for_store(store) {
+                        break Err(e);
                     }
-                    _ => break Err(e),
+                    log_notices(store);
                 }
-            }
-            if let Some(until) = collection.summary.stopped_until
-                && collection.is_stopped(target.2)
-            {
-                let wait = Duration::try_from(until - Timestamp::now()).unwrap_or_default();
-                paused.insert(target.2, Instant::now() + wait);
-            }
-            if self.looping {
-                // A long-lived worker reports each repository and keeps
-                // only totals, so its memory does not grow with its runs.
-                for r in collection.summary.results.drain(before..) {
-                    if !quiet || matches!(r, RepoResult::Failed { .. }) {
-                        println!("{}", line(&name, &r));
-                    }
+                Err(e) if self.looping => {
+                    eprintln!("warning: {e:#}; trying again in {} s", backoff.as_secs());
+                    nap(backoff);
+                    backoff = (backoff * 2).min(MAX_NAP);
                 }
+                Err(e) => break Err(e),
             }
         };
         let stopped = store.abandon().and_then(|()| {
@@ -189,7 +149,167 @@ impl Worker {
         });
         result?;
         stopped.context("cannot report the worker as stopped")?;
-        Ok(collection.finish(hosts))
+        Ok(round.collection.finish(hosts))
+    }
+
+    /// Claims and collects one repository. `Ok(false)` when the round is
+    /// over (nothing due that this round did not attempt, without
+    /// `--loop`). A store error of the repository's own run is its failure
+    /// (recorded, and the worker goes on); the errors returned are a lost
+    /// connection (the lease stays noted, and is given back once the store
+    /// is back, so the repository is collected again in this round) and
+    /// store errors outside a run.
+    fn step(
+        &self,
+        hosts: &mut [HostEntry],
+        store: &mut PgStore,
+        round: &mut Round<'_>,
+        window: Window,
+        quiet: bool,
+    ) -> anyhow::Result<bool> {
+        // A lease left by an attempt the store's connection broke under.
+        store.abandon()?;
+        let Round {
+            by_key,
+            collection,
+            paused,
+            round_start,
+        } = round;
+        paused.retain(|_, until| *until > Instant::now());
+        if self.looping {
+            collection.resume(|h| !paused.contains_key(&h));
+        }
+        let keys: Vec<RepoKey> = by_key
+            .iter()
+            .filter(|(_, t)| !collection.is_stopped(t.2))
+            .map(|(k, _)| *k)
+            .collect();
+        if keys.is_empty() && !self.looping {
+            return Ok(false);
+        }
+        let claimed = store.claim(
+            &self.id,
+            &keys,
+            self.interval,
+            round_start.as_deref(),
+            self.lease,
+        )?;
+        let Some(key) = claimed else {
+            if !self.looping {
+                return Ok(false);
+            }
+            store.worker_report(&self.id, &self.host, std::process::id(), "idle")?;
+            let next = store.next_due_in(&keys, self.interval)?.unwrap_or(MAX_NAP);
+            nap(next.clamp(Duration::from_millis(200), MAX_NAP));
+            return Ok(true);
+        };
+        let target = by_key[&key];
+        let name = format!("{}/{}", target.0.id, target.1.id);
+        store.worker_report(
+            &self.id,
+            &self.host,
+            std::process::id(),
+            &format!("collecting {name}"),
+        )?;
+        let before = collection.summary.results.len();
+        match collection.one(hosts, store, target, now_millis(), window) {
+            Ok(()) => {}
+            Err(e) if is_lease_lost(&e) => {
+                // It stalled past its lease and another worker has the
+                // repository: nothing was written; go on with the next.
+                eprintln!("warning: {e:#}");
+            }
+            Err(e) => return Err(e),
+        }
+        // A lease still held is given back: the run was not committed (a
+        // stopped host).
+        store.abandon()?;
+        if let Some(until) = collection.summary.stopped_until
+            && collection.is_stopped(target.2)
+        {
+            let wait = Duration::try_from(until - Timestamp::now()).unwrap_or_default();
+            paused.insert(target.2, Instant::now() + wait);
+        }
+        if self.looping {
+            // A long-lived worker reports each repository and keeps only
+            // totals, so its memory does not grow with its runs.
+            for r in collection.summary.results.drain(before..) {
+                if !quiet || matches!(r, RepoResult::Failed { .. }) {
+                    println!("{}", line(&name, &r));
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Waits for a lost store to come back, trying every few seconds: a
+    /// looping worker for as long as it takes (or until SIGTERM), a
+    /// one-shot round for [`ONE_SHOT_PATIENCE`].
+    fn wait_for_store(&self, store: &PgStore) -> anyhow::Result<()> {
+        let started = Instant::now();
+        let mut said = Instant::now();
+        loop {
+            if STOP.load(Ordering::SeqCst) {
+                return Ok(());
+            }
+            match store.reconnect(Duration::from_secs(5)) {
+                Ok(()) => return Ok(()),
+                Err(e) if !self.looping && started.elapsed() >= ONE_SHOT_PATIENCE => {
+                    return Err(e).with_context(|| {
+                        format!(
+                            "the store did not come back within {} s",
+                            ONE_SHOT_PATIENCE.as_secs()
+                        )
+                    });
+                }
+                Err(e) => {
+                    if said.elapsed() >= Duration::from_secs(60) {
+                        eprintln!(
+                            "warning: still waiting for the store after {} s: {e}",
+                            started.elapsed().as_secs()
+                        );
+                        said = Instant::now();
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Where a worker is in its round.
+struct Round<'a> {
+    /// The repositories it may collect, by store key.
+    by_key: HashMap<RepoKey, Target<'a>>,
+    /// What it collected so far.
+    collection: Collection,
+    /// Hosts stopped by a rate limit, until when (a looping worker tries
+    /// them again then).
+    paused: HashMap<usize, Instant>,
+    /// The server's time at the start of a one-shot round.
+    round_start: Option<String>,
+}
+
+/// How long a one-shot round (`collect` without `--loop`) waits for a lost
+/// store before it gives up.
+const ONE_SHOT_PATIENCE: Duration = Duration::from_secs(300);
+
+fn store_error(e: &anyhow::Error) -> Option<&StoreError> {
+    e.chain().find_map(|c| c.downcast_ref::<StoreError>())
+}
+
+fn is_connection(e: &anyhow::Error) -> bool {
+    store_error(e).is_some_and(StoreError::is_connection)
+}
+
+fn is_lease_lost(e: &anyhow::Error) -> bool {
+    matches!(store_error(e), Some(StoreError::LeaseLost { .. }))
+}
+
+/// Prints what the store did on its own (a connection restored, a conflict
+/// retried), one line each.
+fn log_notices(store: &PgStore) {
+    for notice in store.take_notices() {
+        eprintln!("note: {notice}");
     }
 }
 

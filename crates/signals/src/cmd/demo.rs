@@ -151,7 +151,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
             forgejo.set_scenario(other_host(Flavor::Forgejo, true));
         }
         let at: Timestamp = instant.parse().expect("fixed instants parse");
-        let mut summary = super::collect::collect_all(
+        let mut summary = crate::collection::collect_all(
             &mut hosts,
             &mut store,
             &targets,
@@ -166,7 +166,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
         }
         lines.push(format!("run {} at {instant}: {}", i + 1, summary.line()));
     }
-    super::collect::save_rate_limits(&hosts, &store);
+    crate::collection::save_rate_limits(&hosts, &store);
 
     let site = out.join("site");
     let report = super::export::export(&store, &site, &config.importance)?;

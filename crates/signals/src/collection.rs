@@ -1,0 +1,491 @@
+//! A collection: the repositories of one `signals collect`, each collected
+//! once, the outcome of each, and the summary with its exit code. Both
+//! ways of collecting share it: the single-machine loop here
+//! ([`collect_all`], also the demo's) and the PostgreSQL worker
+//! (`worker.rs`); `cmd/collect.rs` chooses between them.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use jiff::Timestamp;
+use serde_json::json;
+use signals_core::{Group, RepoName, TrackedRepo};
+use signals_store::Backend;
+
+use crate::hosts::HostEntry;
+use crate::pipeline::{RunError, Window, collect_one};
+
+/// Now, rounded to milliseconds so that stored and published instants agree.
+pub fn now_millis() -> Timestamp {
+    Timestamp::from_millisecond(Timestamp::now().as_millisecond())
+        .unwrap_or_else(|_| Timestamp::now())
+}
+
+/// A repository to collect: its group, itself, and its host (an index
+/// into the configured hosts).
+pub type Target<'a> = (&'a Group, &'a TrackedRepo, usize);
+
+/// Keeps the rate limits the clients saw, for `signals status`. A failure
+/// here loses nothing collected, so it is only reported. With several
+/// hosts each limit is kept under `<host name>:<fingerprint>`, since two
+/// hosts' anonymous limits (or one token used on two hosts) are different
+/// limits; a single host keeps the plain fingerprint, as before.
+pub fn save_rate_limits(hosts: &[HostEntry], store: &dyn Backend) {
+    let seen_at = Timestamp::now();
+    for (i, host) in hosts.iter().enumerate() {
+        save_host_rate_limits(host, store, seen_at, &rate_prefix(hosts, i));
+    }
+}
+
+fn save_host_rate_limits(host: &HostEntry, store: &dyn Backend, seen_at: Timestamp, prefix: &str) {
+    let fingerprints = &host.fingerprints;
+    for (env, limit) in host.client.http_ref().rate_limits() {
+        let (Some(limit), Some((_, fp))) = (limit, fingerprints.iter().find(|(e, _)| *e == env))
+        else {
+            continue;
+        };
+        let key = format!("{prefix}{fp}");
+        if let Err(e) = store.rate_limit_put(&key, &limit, seen_at) {
+            eprintln!("warning: could not keep the rate limit in the store: {e}");
+        }
+    }
+}
+
+/// The outcome of one repository in a collection.
+#[derive(Debug)]
+pub enum RepoResult {
+    /// Committed.
+    Collected {
+        /// `owner/name`.
+        repo: String,
+        /// Observed items.
+        observed: u64,
+        /// Events recorded (discovered and changed).
+        changed: u64,
+        /// Of those, items seen for the first time.
+        discovered: u64,
+        /// The host's new name, after a redirect.
+        renamed_to: Option<RepoName>,
+    },
+    /// Failed; nothing of it was committed.
+    Failed {
+        /// `owner/name`.
+        repo: String,
+        /// The error, with its causes.
+        error: String,
+    },
+    /// Not attempted, because a rate limit stopped the collection.
+    NotCollected {
+        /// `owner/name`.
+        repo: String,
+    },
+}
+
+/// What a collection did.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Per repository, in order.
+    pub results: Vec<RepoResult>,
+    /// Requests sent.
+    pub requests: u64,
+    /// 304 answers.
+    pub not_modified: u64,
+    /// Body bytes received.
+    pub bytes: u64,
+    /// The rate limit after the last request: (remaining, limit, reset).
+    pub rate_limit: Option<(u64, u64, Timestamp)>,
+    /// When a rate limit stopped the collection: until when.
+    pub stopped_until: Option<Timestamp>,
+    /// When a failure that concerns every repository stopped the
+    /// collection (a refused token, an unreachable host).
+    pub stopped: Option<Stop>,
+    /// The store written to, shown in the summary so a run against the
+    /// wrong store is noticed at once.
+    pub store: PathBuf,
+    /// The token variables that were set (and so used).
+    pub token_env: Vec<String>,
+    /// The token variables the configuration names.
+    pub token_env_configured: Vec<String>,
+}
+
+/// A failure that concerns every repository, so the collection stops at
+/// once instead of failing each repository the same way (slowly, when the
+/// host does not answer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// The host answered 401: the token is wrong, expired or revoked (or
+    /// the host wants one and none was set).
+    Unauthorized {
+        /// The request refused.
+        url: String,
+        /// The host's message.
+        message: String,
+    },
+    /// No answer from the host after the retries (connection refused, DNS
+    /// failure, timeouts).
+    Unreachable {
+        /// The request that got no answer.
+        url: String,
+        /// What failed.
+        message: String,
+    },
+}
+
+impl Stop {
+    /// The stop a host error calls for, if any.
+    pub fn of(e: &signals_http::Error) -> Option<Stop> {
+        match e {
+            signals_http::Error::Http {
+                status: 401,
+                url,
+                message,
+                ..
+            } => Some(Stop::Unauthorized {
+                url: url.clone(),
+                message: message.clone(),
+            }),
+            signals_http::Error::Transport { url, message, .. } => Some(Stop::Unreachable {
+                url: url.clone(),
+                message: message.clone(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+impl Summary {
+    fn count(&self, f: impl Fn(&RepoResult) -> bool) -> usize {
+        self.results.iter().filter(|r| f(r)).count()
+    }
+
+    /// Items first seen and items changed, over the collected repositories.
+    pub fn new_and_changed(&self) -> (u64, u64) {
+        self.results.iter().fold((0, 0), |(n, c), r| match r {
+            RepoResult::Collected {
+                changed,
+                discovered,
+                ..
+            } => (n + discovered, c + changed.saturating_sub(*discovered)),
+            _ => (n, c),
+        })
+    }
+
+    /// The one-line summary: what changed first, then what it cost.
+    pub fn line(&self) -> String {
+        let collected = self.count(|r| matches!(r, RepoResult::Collected { .. }));
+        let failed = self.count(|r| matches!(r, RepoResult::Failed { .. }));
+        let skipped = self.count(|r| matches!(r, RepoResult::NotCollected { .. }));
+        let (new, changed) = self.new_and_changed();
+        let mut line = format!(
+            "{new} new, {changed} changed in {collected} of {} repositories, {failed} failed",
+            self.results.len()
+        );
+        if skipped > 0 {
+            line.push_str(&format!(", {skipped} not collected"));
+        }
+        line.push_str(&format!(
+            "; {} requests, {} answered 304, {} KiB",
+            self.requests,
+            self.not_modified,
+            self.bytes.div_ceil(1024)
+        ));
+        if let Some((remaining, limit, reset)) = self.rate_limit {
+            line.push_str(&format!(
+                "; rate limit {remaining}/{limit} left, resets {}",
+                signals_core::dataset::fmt_seconds(reset)
+            ));
+        }
+        if let Some(until) = self.stopped_until {
+            line.push_str(&format!(
+                "; stopped on a rate limit until {}: run again then",
+                signals_core::dataset::fmt_seconds(until)
+            ));
+        }
+        match &self.stopped {
+            Some(Stop::Unauthorized { .. }) => line.push_str("; stopped: the token was refused"),
+            Some(Stop::Unreachable { .. }) => line.push_str("; stopped: the host is unreachable"),
+            None => {}
+        }
+        line.push_str(&format!("; store {}", self.store.display()));
+        line
+    }
+
+    /// What stopped the collection and what to do, naming the token
+    /// variable or the URL.
+    pub fn stop_message(&self) -> Option<String> {
+        Some(match self.stopped.as_ref()? {
+            Stop::Unauthorized { url, message } => {
+                let which = match self.token_env.as_slice() {
+                    [] => format!(
+                        "no token was set, and the host wants one: set {}",
+                        self.token_env_configured.join(" or ")
+                    ),
+                    [one] => format!("check or renew the token in {one}"),
+                    many => format!(
+                        "one of the tokens in {} is wrong or expired: check each",
+                        many.join(", ")
+                    ),
+                };
+                format!(
+                    "the host refused the token (401 {message}) for {url}: {which}; nothing more was collected"
+                )
+            }
+            Stop::Unreachable { url, message } => format!(
+                "no answer from the host at {url} ({message}) after the retries: check the network and the host's `api_url`; the host's other repositories were not tried"
+            ),
+        })
+    }
+
+    /// Prints each failure and rename on stderr.
+    pub fn print_failures(&self) {
+        for r in &self.results {
+            match r {
+                RepoResult::Failed { repo, error } => eprintln!("failed: {repo}: {error}"),
+                RepoResult::Collected {
+                    repo,
+                    renamed_to: Some(new),
+                    ..
+                } => eprintln!(
+                    "renamed: {repo} is now {new} on the host; collected it, but update `repo` in the configuration"
+                ),
+                _ => {}
+            }
+        }
+    }
+
+    /// The exit code: OK, PARTIAL (some failed), RATE_LIMITED,
+    /// UNAUTHORIZED or UNREACHABLE.
+    pub fn exit_code(&self) -> u8 {
+        if let Some(stop) = &self.stopped {
+            match stop {
+                Stop::Unauthorized { .. } => crate::exit::UNAUTHORIZED,
+                Stop::Unreachable { .. } => crate::exit::UNREACHABLE,
+            }
+        } else if self.stopped_until.is_some() {
+            crate::exit::RATE_LIMITED
+        } else if self.count(|r| matches!(r, RepoResult::Failed { .. })) > 0 {
+            crate::exit::PARTIAL
+        } else {
+            crate::exit::OK
+        }
+    }
+
+    /// The machine-readable summary of `--json`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let repos: Vec<_> = self
+            .results
+            .iter()
+            .map(|r| match r {
+                RepoResult::Collected {
+                    repo,
+                    observed,
+                    changed,
+                    discovered,
+                    renamed_to,
+                } => json!({
+                    "repo": repo, "status": "collected", "observedCount": observed,
+                    "changedCount": changed, "newCount": discovered,
+                    "renamedTo": renamed_to.as_ref().map(|n| n.to_string()),
+                }),
+                RepoResult::Failed { repo, error } => {
+                    json!({"repo": repo, "status": "failed", "error": error})
+                }
+                RepoResult::NotCollected { repo } => {
+                    json!({"repo": repo, "status": "not_collected"})
+                }
+            })
+            .collect();
+        json!({
+            "repositories": repos,
+            "requests": self.requests,
+            "notModified": self.not_modified,
+            "bytesReceived": self.bytes,
+            "rateLimit": self.rate_limit.map(|(remaining, limit, reset)| json!({
+                "remaining": remaining, "limit": limit, "reset": signals_core::dataset::fmt_seconds(reset),
+            })),
+            "stoppedUntil": self.stopped_until.map(signals_core::dataset::fmt_seconds),
+            "stopped": self.stop_message(),
+            "newCount": self.new_and_changed().0,
+            "changedCount": self.new_and_changed().1,
+            "store": self.store.display().to_string(),
+            "exitCode": self.exit_code(),
+        })
+    }
+}
+
+/// Collects each target once, in order, each at `now()`, from its host. A
+/// rate limit that needs a longer wait than allowed stops that host, and so
+/// do a refused token (401) and a host that does not answer (after the
+/// client's retries): that host's remaining targets are reported as not
+/// collected, while other hosts go on. Other host errors fail only their
+/// repository.
+/// A store error fails only its repository (exit code 3 at the end).
+pub fn collect_all(
+    hosts: &mut [HostEntry],
+    store: &mut dyn Backend,
+    targets: &[Target<'_>],
+    now: &mut dyn FnMut() -> Timestamp,
+    window: Window,
+    progress: bool,
+) -> anyhow::Result<Summary> {
+    let bar = progress_bar(progress, targets.len() as u64);
+    let mut run = Collection::new(hosts.len());
+    for &target in targets {
+        bar.set_message(target.1.repo.to_string());
+        run.one(hosts, store, target, now(), window)
+            .inspect_err(|_| bar.finish_and_clear())?;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(run.finish(hosts))
+}
+
+fn progress_bar(progress: bool, len: u64) -> ProgressBar {
+    if !progress {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {wide_msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// A collection in progress: the summary so far, and the hosts stopped.
+pub struct Collection {
+    /// What it did so far.
+    pub summary: Summary,
+    /// Hosts a rate limit, a refused token or no answer stopped.
+    stopped_hosts: Vec<bool>,
+    last_host: Option<usize>,
+}
+
+impl Collection {
+    /// A collection over `hosts` hosts.
+    pub fn new(hosts: usize) -> Collection {
+        Collection {
+            summary: Summary::default(),
+            stopped_hosts: vec![false; hosts],
+            last_host: None,
+        }
+    }
+
+    /// True when this host is stopped.
+    pub fn is_stopped(&self, host: usize) -> bool {
+        self.stopped_hosts[host]
+    }
+
+    /// Lets the hosts for which `resume` says so go on (a looping worker,
+    /// once a rate limit has reset).
+    pub fn resume(&mut self, resume: impl Fn(usize) -> bool) {
+        for (h, stopped) in self.stopped_hosts.iter_mut().enumerate() {
+            if *stopped && resume(h) {
+                *stopped = false;
+            }
+        }
+    }
+
+    /// Collects one target at `at` and records the outcome. A store error
+    /// that is this repository's own is recorded as its failure; only a
+    /// lost store connection and a lease taken over by another worker are
+    /// returned (the worker waits for the store and collects the
+    /// repository again, or leaves it to the other worker).
+    pub fn one(
+        &mut self,
+        hosts: &mut [HostEntry],
+        store: &mut dyn Backend,
+        (group, repo, host): Target<'_>,
+        at: Timestamp,
+        window: Window,
+    ) -> anyhow::Result<()> {
+        let name = repo.repo.to_string();
+        let summary = &mut self.summary;
+        if self.stopped_hosts[host] {
+            summary
+                .results
+                .push(RepoResult::NotCollected { repo: name });
+            return Ok(());
+        }
+        let prefix = rate_prefix(hosts, host);
+        let client = &mut hosts[host].client;
+        self.last_host = Some(host);
+        let result = collect_one(client, store, group, repo, at, window, &prefix);
+        // Count what every attempt cost, failed ones included.
+        let stats = match &result {
+            Ok(outcome) => outcome.stats,
+            Err(_) => client.http_ref().stats(),
+        };
+        summary.requests += stats.requests;
+        summary.not_modified += stats.not_modified;
+        summary.bytes += stats.bytes_received;
+        match result {
+            Ok(outcome) => {
+                summary.results.push(RepoResult::Collected {
+                    repo: name,
+                    observed: outcome.run.observed_count,
+                    changed: outcome.run.changed_count,
+                    discovered: outcome.discovered,
+                    renamed_to: outcome.renamed_to,
+                });
+            }
+            Err(RunError::Host(signals_http::Error::RateLimited { until, .. })) => {
+                self.stopped_hosts[host] = true;
+                summary.stopped_until = summary.stopped_until.max(Some(until));
+                summary
+                    .results
+                    .push(RepoResult::NotCollected { repo: name });
+            }
+            Err(RunError::Host(e)) if Stop::of(&e).is_some() => {
+                // Every other repository of the host would fail the same way.
+                self.stopped_hosts[host] = true;
+                summary.stopped = Stop::of(&e);
+                summary
+                    .results
+                    .push(RepoResult::NotCollected { repo: name });
+            }
+            Err(RunError::Host(e)) => {
+                summary.results.push(RepoResult::Failed {
+                    repo: name,
+                    error: e.to_string(),
+                });
+            }
+            // This repository's failure; the others go on.
+            Err(RunError::Store(e)) if crate::pipeline::is_repository_failure(&e) => {
+                summary.results.push(RepoResult::Failed {
+                    repo: name,
+                    error: format!("the store failed, nothing of this run was kept: {e}"),
+                });
+            }
+            Err(RunError::Store(e)) => {
+                return Err(e).with_context(|| {
+                    format!(
+                        "the store failed while collecting {name}; nothing of that run was kept"
+                    )
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The summary, with the last rate limit seen.
+    pub fn finish(mut self, hosts: &[HostEntry]) -> Summary {
+        self.summary.rate_limit = self
+            .last_host
+            .and_then(|h| hosts[h].client.http_ref().rate_limit())
+            .map(|l| (l.remaining, l.limit, l.reset));
+        self.summary
+    }
+}
+
+/// The prefix of a host's rate-limit keys in the store: `<host name>:`
+/// when several hosts are configured (two hosts' anonymous limits, or one
+/// token used on two hosts, are different limits), else nothing.
+pub fn rate_prefix(hosts: &[HostEntry], host: usize) -> String {
+    if hosts.len() > 1 {
+        format!("{}:", hosts[host].config.name)
+    } else {
+        String::new()
+    }
+}
