@@ -139,7 +139,19 @@ impl PgStore {
             .collect::<Result<Vec<_>>>()?;
         let texts = Texts::of(parts.iter().map(|(_, _, p)| p));
         let insert_texts = self.err("storing texts");
-        self.retrying(|client, _| texts.insert_missing(client).map_err(&insert_texts))?;
+        // A worker writes them only while its lease holds, so a worker
+        // that stalled past it leaves nothing behind.
+        let lease = self
+            .lease
+            .borrow()
+            .clone()
+            .filter(|(leased, _, _)| *leased == repo.raw())
+            .map(|(leased, worker, _)| (leased, worker));
+        self.retrying(|client, _| {
+            texts
+                .insert_missing(client, lease.as_ref())
+                .map_err(&insert_texts)
+        })?;
 
         let stats = run.stats;
         let err = self.err("committing a run");
@@ -168,14 +180,18 @@ impl PgStore {
                     "SELECT collected_at FROM runs WHERE repo = $1 ORDER BY id DESC LIMIT 1",
                     &[&repo.raw()],
                 )
-                .map_err(&err)?;
+                .map_err(&err)?
+                .map(|r| ts_parse(&path, "runs.collected_at", r.get(0)))
+                .transpose()?;
+            // A retry that finds its own run: the connection broke after the
+            // server committed it.
+            if retry && last == Some(at) {
+                return Ok(false);
+            }
+            // A worker that stalled past its lease learns it here, before
+            // anything else is checked: the repository is another's now.
+            self.release_in(&mut tx, repo, false)?;
             if let Some(last) = last {
-                let last = ts_parse(&path, "runs.collected_at", last.get(0))?;
-                // A retry that finds its own run: the connection broke after
-                // the server committed it.
-                if retry && last == at {
-                    return Ok(false);
-                }
                 if at <= last {
                     return Err(StoreError::RunOutOfOrder {
                         path: path.clone(),
@@ -245,7 +261,6 @@ impl PgStore {
                 &[&repo.raw(), &run.renamed_to.as_ref().map(|n| n.to_string())],
             )
             .map_err(&err)?;
-            self.release_in(&mut tx, repo, false)?;
             tx.commit().map_err(&err)?;
             Ok(true)
         })?;
@@ -512,8 +527,23 @@ impl<'a> Texts<'a> {
         Ok(rows.iter().map(|r| (hash_of(r.get(0)), r.get(1))).collect())
     }
 
-    /// Stores the texts not stored yet, as one statement of its own.
-    fn insert_missing(&self, client: &mut Client) -> std::result::Result<(), postgres::Error> {
+    /// Stores the texts not stored yet, as one statement of its own; with a
+    /// lease (repository, worker), only while it is still held.
+    fn insert_missing(
+        &self,
+        client: &mut Client,
+        lease: Option<&(i64, String)>,
+    ) -> std::result::Result<(), postgres::Error> {
+        if let Some((repo, worker)) = lease {
+            let held = client.query_opt(
+                "SELECT 1 FROM leases WHERE repo = $1 AND worker = $2 AND lease_until > now()",
+                &[repo, worker],
+            )?;
+            if held.is_none() {
+                // The commit will be refused (`LeaseLost`).
+                return Ok(());
+            }
+        }
         let all: Vec<_> = self.0.iter().map(|(h, t)| (h, *t)).collect();
         Texts::insert(client, &all).map(drop)
     }
