@@ -7,6 +7,7 @@ mod e2e;
 mod everyday;
 mod faults;
 mod hosts;
+mod resilience;
 mod scale;
 mod serve;
 mod support;

@@ -18,7 +18,7 @@ use signals_testhost::{Scenario, TestHost, synthetic};
 use crate::support::{TempDir, run, show, signals_bin};
 
 /// `o/r00` .. `o/rNN`, five items each, all in one scenario.
-fn scenario(repos: usize) -> (Scenario, Vec<String>) {
+pub(crate) fn scenario(repos: usize) -> (Scenario, Vec<String>) {
     let start: Timestamp = "2026-10-01T00:00:00Z".parse().unwrap();
     let mut all = Scenario::default();
     let mut names = Vec::new();
@@ -32,7 +32,7 @@ fn scenario(repos: usize) -> (Scenario, Vec<String>) {
 }
 
 /// A configuration for `repos` on `api_url`, with `store`.
-fn config(store: &str, api_url: &str, repos: &[String]) -> String {
+pub(crate) fn config(store: &str, api_url: &str, repos: &[String]) -> String {
     let mut text = format!(
         "store = \"{store}\"\nout = \"site\"\nbackfill_days = 36500\n\n[host]\napi_url = \"{api_url}\"\ntoken_env = \"GITHUB_TOKEN\"\nmax_retries = 2\ntimeout_secs = 10\n\n[[groups]]\nid = \"g\"\nname = \"Group\"\n"
     );
@@ -43,7 +43,7 @@ fn config(store: &str, api_url: &str, repos: &[String]) -> String {
 }
 
 /// Starts `signals collect --loop` in `dir` with a token.
-fn worker(dir: &std::path::Path, token: &str, lease: &str) -> Child {
+pub(crate) fn worker(dir: &std::path::Path, token: &str, lease: &str) -> Child {
     Command::new(signals_bin())
         .current_dir(dir)
         .args(["collect", "--loop", "--lease", lease, "--quiet"])
@@ -56,23 +56,28 @@ fn worker(dir: &std::path::Path, token: &str, lease: &str) -> Child {
         .expect("the signals binary starts")
 }
 
-/// Stops a worker with SIGTERM and checks it stops cleanly.
-fn stop(child: Child) {
+/// Stops a worker with SIGTERM, checks it stops cleanly, and returns what
+/// it logged.
+pub(crate) fn stop(child: Child) -> String {
     // SAFETY: kill with a live child's pid.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let out = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
         out.status.success(),
-        "a worker did not stop cleanly on SIGTERM: {:?}\n{}",
+        "a worker did not stop cleanly on SIGTERM: {:?}\n{log}",
         out.status,
-        String::from_utf8_lossy(&out.stderr)
     );
+    log
 }
 
 /// Runs per repository in the store (by `group/repo`); empty before the
 /// first worker has created the schema.
-fn runs_per_repo(url: &str) -> BTreeMap<String, i64> {
-    let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
+pub(crate) fn runs_per_repo(url: &str) -> BTreeMap<String, i64> {
+    // Nothing while the server restarts.
+    let Ok(mut c) = postgres::Client::connect(url, postgres::NoTls) else {
+        return BTreeMap::new();
+    };
     c.query(
         "SELECT r.group_id || '/' || r.repo_id, count(u.id)
          FROM repositories r LEFT JOIN runs u ON u.repo = r.key GROUP BY 1",
@@ -84,7 +89,7 @@ fn runs_per_repo(url: &str) -> BTreeMap<String, i64> {
 
 /// Waits until every one of `n` repositories has a run (or fails after a
 /// generous limit, naming what was missing).
-fn wait_for_round(url: &str, n: usize) {
+pub(crate) fn wait_for_round(url: &str, n: usize) {
     let end = Instant::now() + Duration::from_secs(240);
     loop {
         let runs = runs_per_repo(url);
@@ -98,9 +103,9 @@ fn wait_for_round(url: &str, n: usize) {
 
 /// What two stores must agree on, per repository: the latest snapshots and
 /// the trail without its instants (the runs happened at other times).
-type Observed = BTreeMap<String, (String, Vec<(String, String, String)>)>;
+pub(crate) type Observed = BTreeMap<String, (String, Vec<(String, String, String)>)>;
 
-fn observed(store: &dyn Backend) -> Observed {
+pub(crate) fn observed(store: &dyn Backend) -> Observed {
     store
         .repositories()
         .unwrap()
@@ -125,7 +130,7 @@ fn observed(store: &dyn Backend) -> Observed {
 }
 
 /// The same host data collected once by one process into SQLite.
-fn reference(host: &TestHost, repos: &[String]) -> Observed {
+pub(crate) fn reference(host: &TestHost, repos: &[String]) -> Observed {
     let dir = TempDir::new("workers-ref");
     std::fs::write(
         dir.path().join("signals.toml"),
@@ -142,7 +147,7 @@ fn reference(host: &TestHost, repos: &[String]) -> Observed {
     observed(&store)
 }
 
-fn cluster() -> Option<signals_testpg::Cluster> {
+pub(crate) fn cluster() -> Option<signals_testpg::Cluster> {
     signals_testpg::Cluster::start().unwrap_or_else(|e| panic!("{e}"))
 }
 

@@ -1,0 +1,241 @@
+//! Workers that never fall over (issue 15), with the real binary, a
+//! loopback test host whose repositories share texts as real ones do, and
+//! a real throwaway PostgreSQL: no deadlock when four workers start
+//! together on an empty database, PostgreSQL restarted under a round, a
+//! worker stopped past its lease, and a purge while workers commit.
+//!
+//! Without PostgreSQL installed these tests skip with a notice (CI sets
+//! SIGNALS_REQUIRE_POSTGRES=1, so there they run).
+
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use jiff::Timestamp;
+use signals_testhost::{Scenario, TestHost, synthetic_shared};
+
+use crate::support::{TempDir, run, show};
+use crate::workers::{
+    cluster, config, observed, reference, runs_per_repo, stop, wait_for_round, worker,
+};
+
+/// `o/r000` .. : 40 items each, authors and bodies shared across them.
+fn shared(repos: usize) -> (Scenario, Vec<String>) {
+    let start: Timestamp = "2026-10-01T00:00:00Z".parse().unwrap();
+    synthetic_shared("o", repos, 40, 8, start)
+}
+
+/// Every worker still runs (none exited on an error).
+fn all_alive(workers: &mut [Child]) {
+    for w in workers.iter_mut() {
+        assert!(
+            w.try_wait().unwrap().is_none(),
+            "worker {} exited: {:?}",
+            w.id(),
+            w.try_wait()
+        );
+    }
+}
+
+/// No run is partial (its events are its changedCount), no item was
+/// discovered twice, and no run of a repository was recorded twice.
+fn assert_whole(url: &str) {
+    let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    let count =
+        |c: &mut postgres::Client, sql: &str| -> i64 { c.query_one(sql, &[]).unwrap().get(0) };
+    assert_eq!(
+        count(
+            &mut c,
+            "SELECT count(*) FROM runs u
+             WHERE u.changed_count <> (SELECT count(*) FROM events e WHERE e.run = u.id)"
+        ),
+        0,
+        "a partial run"
+    );
+    assert_eq!(
+        count(
+            &mut c,
+            "SELECT count(*) FROM (SELECT e.item_id FROM events e JOIN runs u ON u.id = e.run
+             WHERE e.kind = 'discovered' GROUP BY u.repo, e.item_id HAVING count(*) > 1) d"
+        ),
+        0,
+        "an item discovered twice"
+    );
+    assert!(
+        runs_per_repo(url).values().all(|c| *c == 1),
+        "{:?}",
+        runs_per_repo(url)
+    );
+}
+
+#[test]
+fn four_workers_on_shared_texts_start_together_and_finish_the_round() {
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("shared").unwrap();
+    let (scenario, repos) = shared(16);
+    let host = TestHost::start(scenario).unwrap();
+    host.set_latency(Duration::from_millis(50));
+    let dir = TempDir::new("resilience-shared");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(&url, &host.api_url(), &repos),
+    )
+    .unwrap();
+    let mut workers: Vec<Child> = (0..4)
+        .map(|i| worker(dir.path(), &format!("token-{i}"), "1m"))
+        .collect();
+    wait_for_round(&url, 16);
+    std::thread::sleep(Duration::from_millis(500));
+    all_alive(&mut workers);
+    let logs: Vec<String> = workers.into_iter().map(stop).collect();
+    assert_whole(&url);
+    let log = cluster.log();
+    assert_eq!(log.matches("deadlock detected").count(), 0, "{log}");
+    for l in &logs {
+        assert!(!l.contains("error"), "{l}");
+    }
+    let pg = signals_store_pg::PgStore::open(&url).unwrap();
+    assert_eq!(observed(&pg), reference(&host, &repos));
+}
+
+#[test]
+fn postgres_restarted_three_times_under_a_round_costs_waiting_and_no_data() {
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("restarts").unwrap();
+    let (scenario, repos) = shared(32);
+    let host = TestHost::start(scenario).unwrap();
+    // Slow answers, so the round lasts through three restarts.
+    host.set_latency(Duration::from_millis(150));
+    let dir = TempDir::new("resilience-restarts");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(&url, &host.api_url(), &repos),
+    )
+    .unwrap();
+    let mut workers: Vec<Child> = (0..4)
+        .map(|i| worker(dir.path(), &format!("token-{i}"), "1m"))
+        .collect();
+    let mut rng = fastrand::Rng::with_seed(15);
+    for n in 0..3 {
+        std::thread::sleep(Duration::from_millis(rng.u64(300..1500)));
+        let done: i64 = runs_per_repo(&url).values().sum();
+        assert!(
+            done < 32,
+            "restart {n} came after the round ended ({done} runs): the test would prove nothing"
+        );
+        cluster.restart().unwrap();
+    }
+    wait_for_round(&url, 32);
+    std::thread::sleep(Duration::from_millis(500));
+    all_alive(&mut workers);
+    let logs: Vec<String> = workers.into_iter().map(stop).collect();
+    // Each worker lost its connection three times and said so.
+    let reconnects = logs
+        .iter()
+        .map(|l| l.matches("reconnected").count())
+        .sum::<usize>();
+    assert!(reconnects >= 4, "{logs:#?}");
+    assert_whole(&url);
+    let pg = signals_store_pg::PgStore::open(&url).unwrap();
+    assert_eq!(observed(&pg), reference(&host, &repos));
+}
+
+#[test]
+fn a_worker_stopped_past_its_lease_writes_nothing_when_it_wakes() {
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("stalled").unwrap();
+    let (scenario, repos) = shared(3);
+    let host = TestHost::start(scenario).unwrap();
+    host.set_latency(Duration::from_millis(300));
+    let dir = TempDir::new("resilience-stalled");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(&url, &host.api_url(), &repos),
+    )
+    .unwrap();
+    let mut sleeper = worker(dir.path(), "token-a", "2s");
+    let pid = sleeper.id() as i32;
+    // Wait until it holds a lease, in the middle of a run.
+    let end = Instant::now() + Duration::from_secs(60);
+    loop {
+        let held: i64 = postgres::Client::connect(&url, postgres::NoTls)
+            .and_then(|mut c| {
+                c.query_one(
+                    "SELECT count(*) FROM leases WHERE worker LIKE $1 AND lease_until > now()",
+                    &[&format!("%:{pid}:%")],
+                )
+            })
+            .map(|r| r.get(0))
+            .unwrap_or(0);
+        if held > 0 {
+            break;
+        }
+        assert!(Instant::now() < end, "the worker never took a lease");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: signals to a live child.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    // Past its lease, another worker takes the repository and the round.
+    std::thread::sleep(Duration::from_secs(3));
+    let other = worker(dir.path(), "token-b", "2s");
+    wait_for_round(&url, 3);
+    let before = runs_per_repo(&url);
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    // It finishes its run, is refused, logs it and goes on.
+    std::thread::sleep(Duration::from_secs(3));
+    all_alive(std::slice::from_mut(&mut sleeper));
+    let log = stop(sleeper);
+    stop(other);
+    assert!(
+        log.contains("expired before its run was committed"),
+        "{log}"
+    );
+    assert_eq!(runs_per_repo(&url), before);
+    assert_whole(&url);
+    let pg = signals_store_pg::PgStore::open(&url).unwrap();
+    assert_eq!(observed(&pg), reference(&host, &repos));
+}
+
+#[test]
+fn a_purge_while_three_workers_commit_loses_nothing_of_the_others() {
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("purge").unwrap();
+    let (scenario, repos) = shared(13);
+    let host = TestHost::start(scenario).unwrap();
+    host.set_latency(Duration::from_millis(60));
+    let dir = TempDir::new("resilience-purge");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(&url, &host.api_url(), &repos),
+    )
+    .unwrap();
+    // The repository to purge is collected first: its texts are the
+    // others' texts too.
+    let out = run(
+        dir.path(),
+        &["collect", "--quiet", "--repo", &repos[0]],
+        &[("GITHUB_TOKEN", "t")],
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    let mut workers: Vec<Child> = (0..3)
+        .map(|i| worker(dir.path(), &format!("token-{i}"), "1m"))
+        .collect();
+    let end = Instant::now() + Duration::from_secs(60);
+    while runs_per_repo(&url).values().sum::<i64>() < 3 {
+        assert!(Instant::now() < end, "the workers did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = run(dir.path(), &["repos", "remove", &repos[0], "--purge"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let others = &repos[1..];
+    wait_for_round(&url, others.len());
+    std::thread::sleep(Duration::from_millis(300));
+    all_alive(&mut workers);
+    for w in workers {
+        let log = stop(w);
+        assert!(!log.contains("failed"), "{log}");
+    }
+    assert_whole(&url);
+    let pg = signals_store_pg::PgStore::open(&url).unwrap();
+    assert_eq!(observed(&pg), reference(&host, others));
+}
