@@ -191,15 +191,15 @@ impl PgStore {
             // A worker that stalled past its lease learns it here, before
             // anything else is checked: the repository is another's now.
             self.release_in(&mut tx, repo, false)?;
-            if let Some(last) = last {
-                if at <= last {
-                    return Err(StoreError::RunOutOfOrder {
-                        path: path.clone(),
-                        repo: repo_name.clone(),
-                        at,
-                        last,
-                    });
-                }
+            if let Some(last) = last
+                && at <= last
+            {
+                return Err(StoreError::RunOutOfOrder {
+                    path: path.clone(),
+                    repo: repo_name.clone(),
+                    at,
+                    last,
+                });
             }
             let ids = texts.resolve(&mut tx).map_err(&err)?;
             let run_id: i64 = tx

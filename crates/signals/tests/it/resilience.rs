@@ -24,15 +24,40 @@ fn shared(repos: usize) -> (Scenario, Vec<String>) {
     synthetic_shared("o", repos, 40, 8, start)
 }
 
-/// Every worker still runs (none exited on an error).
-fn all_alive(workers: &mut [Child]) {
-    for w in workers.iter_mut() {
-        assert!(
-            w.try_wait().unwrap().is_none(),
-            "worker {} exited: {:?}",
-            w.id(),
-            w.try_wait()
-        );
+/// Worker processes; those a failing test did not stop are killed when it
+/// unwinds, so no worker outlives its test.
+struct Fleet(Vec<Child>);
+
+impl Fleet {
+    fn start(dir: &std::path::Path, n: usize, lease: &str) -> Fleet {
+        Fleet(
+            (0..n)
+                .map(|i| worker(dir, &format!("token-{i}"), lease))
+                .collect(),
+        )
+    }
+
+    /// Every worker still runs (none exited on an error).
+    fn all_alive(&mut self) {
+        for w in &mut self.0 {
+            let id = w.id();
+            let exited = w.try_wait().unwrap();
+            assert!(exited.is_none(), "worker {id} exited: {exited:?}");
+        }
+    }
+
+    /// Stops them all with SIGTERM; what each logged.
+    fn stop(mut self) -> Vec<String> {
+        std::mem::take(&mut self.0).into_iter().map(stop).collect()
+    }
+}
+
+impl Drop for Fleet {
+    fn drop(&mut self) {
+        for w in &mut self.0 {
+            let _ = w.kill();
+            let _ = w.wait();
+        }
     }
 }
 
@@ -80,13 +105,11 @@ fn four_workers_on_shared_texts_start_together_and_finish_the_round() {
         config(&url, &host.api_url(), &repos),
     )
     .unwrap();
-    let mut workers: Vec<Child> = (0..4)
-        .map(|i| worker(dir.path(), &format!("token-{i}"), "1m"))
-        .collect();
+    let mut workers = Fleet::start(dir.path(), 4, "1m");
     wait_for_round(&url, 16);
     std::thread::sleep(Duration::from_millis(500));
-    all_alive(&mut workers);
-    let logs: Vec<String> = workers.into_iter().map(stop).collect();
+    workers.all_alive();
+    let logs = workers.stop();
     assert_whole(&url);
     let log = cluster.log();
     assert_eq!(log.matches("deadlock detected").count(), 0, "{log}");
@@ -111,9 +134,7 @@ fn postgres_restarted_three_times_under_a_round_costs_waiting_and_no_data() {
         config(&url, &host.api_url(), &repos),
     )
     .unwrap();
-    let mut workers: Vec<Child> = (0..4)
-        .map(|i| worker(dir.path(), &format!("token-{i}"), "1m"))
-        .collect();
+    let mut workers = Fleet::start(dir.path(), 4, "1m");
     let mut rng = fastrand::Rng::with_seed(15);
     for n in 0..3 {
         std::thread::sleep(Duration::from_millis(rng.u64(300..1500)));
@@ -126,8 +147,8 @@ fn postgres_restarted_three_times_under_a_round_costs_waiting_and_no_data() {
     }
     wait_for_round(&url, 32);
     std::thread::sleep(Duration::from_millis(500));
-    all_alive(&mut workers);
-    let logs: Vec<String> = workers.into_iter().map(stop).collect();
+    workers.all_alive();
+    let logs = workers.stop();
     // Each worker lost its connection three times and said so.
     let reconnects = logs
         .iter()
@@ -152,8 +173,8 @@ fn a_worker_stopped_past_its_lease_writes_nothing_when_it_wakes() {
         config(&url, &host.api_url(), &repos),
     )
     .unwrap();
-    let mut sleeper = worker(dir.path(), "token-a", "2s");
-    let pid = sleeper.id() as i32;
+    let mut sleeper = Fleet(vec![worker(dir.path(), "token-a", "2s")]);
+    let pid = sleeper.0[0].id() as i32;
     // Wait until it holds a lease, in the middle of a run.
     let end = Instant::now() + Duration::from_secs(60);
     loop {
@@ -176,16 +197,16 @@ fn a_worker_stopped_past_its_lease_writes_nothing_when_it_wakes() {
     unsafe { libc::kill(pid, libc::SIGSTOP) };
     // Past its lease, another worker takes the repository and the round.
     std::thread::sleep(Duration::from_secs(3));
-    let other = worker(dir.path(), "token-b", "2s");
+    let other = Fleet(vec![worker(dir.path(), "token-b", "2s")]);
     wait_for_round(&url, 3);
     let before = runs_per_repo(&url);
     // SAFETY: as above.
     unsafe { libc::kill(pid, libc::SIGCONT) };
     // It finishes its run, is refused, logs it and goes on.
     std::thread::sleep(Duration::from_secs(3));
-    all_alive(std::slice::from_mut(&mut sleeper));
-    let log = stop(sleeper);
-    stop(other);
+    sleeper.all_alive();
+    let log = sleeper.stop().remove(0);
+    other.stop();
     assert!(
         log.contains("expired before its run was committed"),
         "{log}"
@@ -217,9 +238,7 @@ fn a_purge_while_three_workers_commit_loses_nothing_of_the_others() {
         &[("GITHUB_TOKEN", "t")],
     );
     assert!(out.status.success(), "{}", show(&out));
-    let mut workers: Vec<Child> = (0..3)
-        .map(|i| worker(dir.path(), &format!("token-{i}"), "1m"))
-        .collect();
+    let mut workers = Fleet::start(dir.path(), 3, "1m");
     let end = Instant::now() + Duration::from_secs(60);
     while runs_per_repo(&url).values().sum::<i64>() < 3 {
         assert!(Instant::now() < end, "the workers did not start");
@@ -230,9 +249,8 @@ fn a_purge_while_three_workers_commit_loses_nothing_of_the_others() {
     let others = &repos[1..];
     wait_for_round(&url, others.len());
     std::thread::sleep(Duration::from_millis(300));
-    all_alive(&mut workers);
-    for w in workers {
-        let log = stop(w);
+    workers.all_alive();
+    for log in workers.stop() {
         assert!(!log.contains("failed"), "{log}");
     }
     assert_whole(&url);
