@@ -455,7 +455,11 @@ impl Collection {
             Err(RunError::Store(e)) if crate::pipeline::is_repository_failure(&e) => {
                 summary.results.push(RepoResult::Failed {
                     repo: name,
-                    error: format!("the store failed, nothing of this run was kept: {e}"),
+                    error: format!(
+                        "{:#}",
+                        anyhow::Error::from(e)
+                            .context("the store failed, nothing of this run was kept")
+                    ),
                 });
             }
             Err(RunError::Store(e)) => {

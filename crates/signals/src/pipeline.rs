@@ -68,11 +68,23 @@ pub fn collect_one(
             store.record_failure(key, collected_at, failure_kind(e), &e.to_string())?;
         }
         Err(RunError::Store(e)) if is_repository_failure(e) => {
-            store.record_failure(key, collected_at, "store", &e.to_string())?;
+            store.record_failure(key, collected_at, "store", &with_causes(e))?;
         }
         _ => {}
     }
     result
+}
+
+/// An error and its causes on one line, as `status` shows a failure.
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
 }
 
 /// True when a store error is the failure of the repository being

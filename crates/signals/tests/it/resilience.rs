@@ -7,7 +7,7 @@
 //! Without PostgreSQL installed these tests skip with a notice (CI sets
 //! SIGNALS_REQUIRE_POSTGRES=1, so there they run).
 
-use std::process::Child;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
@@ -256,4 +256,87 @@ fn a_purge_while_three_workers_commit_loses_nothing_of_the_others() {
     assert_whole(&url);
     let pg = signals_store_pg::PgStore::open(&url).unwrap();
     assert_eq!(observed(&pg), reference(&host, others));
+}
+
+/// A real store error on one repository's commit (a trigger refuses its
+/// run): that repository fails and says why in `status`; the round goes
+/// on with the others and exits 3, and a looping worker keeps running.
+#[test]
+fn a_store_error_on_one_repository_fails_only_that_repository() {
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("refused").unwrap();
+    let (scenario, repos) = shared(4);
+    let host = TestHost::start(scenario).unwrap();
+    let dir = TempDir::new("resilience-refused");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(&url, &host.api_url(), &repos),
+    )
+    .unwrap();
+    drop(signals_store_pg::PgStore::open(&url).unwrap());
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    admin
+        .batch_execute(
+            "CREATE FUNCTION refuse_r001() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN
+               IF NEW.repo = (SELECT key FROM repositories WHERE repo_id = 'r001') THEN
+                 RAISE EXCEPTION 'refused by the test''s trigger';
+               END IF;
+               RETURN NEW;
+             END $$;
+             CREATE TRIGGER refuse_r001 BEFORE INSERT ON runs
+               FOR EACH ROW EXECUTE FUNCTION refuse_r001();",
+        )
+        .unwrap();
+
+    let out = run(
+        dir.path(),
+        &["collect", "--quiet"],
+        &[("GITHUB_TOKEN", "t")],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("failed: o/r001"), "{stderr}");
+    let runs = runs_per_repo(&url);
+    assert_eq!(runs["g/r001"], 0, "{runs:?}");
+    assert_eq!(runs.values().sum::<i64>(), 3, "{runs:?}");
+
+    let out = run(dir.path(), &["status", "--json"], &[]);
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r001 = status["repositories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["repository"] == "r001")
+        .unwrap();
+    assert_eq!(r001["lastFailure"]["kind"], "store", "{r001}");
+    assert!(
+        r001["lastFailure"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("refused by the test's trigger"),
+        "{r001}"
+    );
+
+    // A looping worker meets the same refusal and goes on running.
+    let mut workers = Fleet(vec![
+        Command::new(crate::support::signals_bin())
+            .current_dir(dir.path())
+            .args(["collect", "--loop", "--interval", "1s"])
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("GITHUB_TOKEN", "t")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ]);
+    let end = Instant::now() + Duration::from_secs(60);
+    while runs_per_repo(&url).values().sum::<i64>() < 6 {
+        assert!(Instant::now() < end, "the looping worker collected nothing");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    workers.all_alive();
+    workers.stop();
+    assert_eq!(runs_per_repo(&url)["g/r001"], 0);
 }
