@@ -24,6 +24,38 @@ fn shared(repos: usize) -> (Scenario, Vec<String>) {
     synthetic_shared("o", repos, 40, 8, start)
 }
 
+/// A throwaway cluster with an empty database, a test host serving
+/// `repos` repositories of shared texts `latency_ms` late, and a folder
+/// whose `signals.toml` points at both. `None` without PostgreSQL.
+struct Rig {
+    cluster: signals_testpg::Cluster,
+    url: String,
+    host: TestHost,
+    dir: TempDir,
+    repos: Vec<String>,
+}
+
+fn rig(name: &str, repos: usize, latency_ms: u64) -> Option<Rig> {
+    let cluster = cluster()?;
+    let url = cluster.create_database(name).unwrap();
+    let (scenario, repos) = shared(repos);
+    let host = TestHost::start(scenario).unwrap();
+    host.set_latency(Duration::from_millis(latency_ms));
+    let dir = TempDir::new(&format!("resilience-{name}"));
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(&url, &host.api_url(), &repos),
+    )
+    .unwrap();
+    Some(Rig {
+        cluster,
+        url,
+        host,
+        dir,
+        repos,
+    })
+}
+
 /// Worker processes; those a failing test did not stop are killed when it
 /// unwinds, so no worker outlives its test.
 struct Fleet(Vec<Child>);
@@ -94,17 +126,16 @@ fn assert_whole(url: &str) {
 
 #[test]
 fn four_workers_on_shared_texts_start_together_and_finish_the_round() {
-    let Some(cluster) = cluster() else { return };
-    let url = cluster.create_database("shared").unwrap();
-    let (scenario, repos) = shared(16);
-    let host = TestHost::start(scenario).unwrap();
-    host.set_latency(Duration::from_millis(50));
-    let dir = TempDir::new("resilience-shared");
-    std::fs::write(
-        dir.path().join("signals.toml"),
-        config(&url, &host.api_url(), &repos),
-    )
-    .unwrap();
+    let Some(Rig {
+        cluster,
+        url,
+        host,
+        dir,
+        repos,
+    }) = rig("shared", 16, 50)
+    else {
+        return;
+    };
     let mut workers = Fleet::start(dir.path(), 4, "1m");
     wait_for_round(&url, 16);
     std::thread::sleep(Duration::from_millis(500));
@@ -122,18 +153,17 @@ fn four_workers_on_shared_texts_start_together_and_finish_the_round() {
 
 #[test]
 fn postgres_restarted_three_times_under_a_round_costs_waiting_and_no_data() {
-    let Some(cluster) = cluster() else { return };
-    let url = cluster.create_database("restarts").unwrap();
-    let (scenario, repos) = shared(32);
-    let host = TestHost::start(scenario).unwrap();
     // Slow answers, so the round lasts through three restarts.
-    host.set_latency(Duration::from_millis(150));
-    let dir = TempDir::new("resilience-restarts");
-    std::fs::write(
-        dir.path().join("signals.toml"),
-        config(&url, &host.api_url(), &repos),
-    )
-    .unwrap();
+    let Some(Rig {
+        cluster,
+        url,
+        host,
+        dir,
+        repos,
+    }) = rig("restarts", 32, 150)
+    else {
+        return;
+    };
     let mut workers = Fleet::start(dir.path(), 4, "1m");
     let mut rng = fastrand::Rng::with_seed(15);
     for n in 0..3 {
@@ -162,17 +192,16 @@ fn postgres_restarted_three_times_under_a_round_costs_waiting_and_no_data() {
 
 #[test]
 fn a_worker_stopped_past_its_lease_writes_nothing_when_it_wakes() {
-    let Some(cluster) = cluster() else { return };
-    let url = cluster.create_database("stalled").unwrap();
-    let (scenario, repos) = shared(3);
-    let host = TestHost::start(scenario).unwrap();
-    host.set_latency(Duration::from_millis(300));
-    let dir = TempDir::new("resilience-stalled");
-    std::fs::write(
-        dir.path().join("signals.toml"),
-        config(&url, &host.api_url(), &repos),
-    )
-    .unwrap();
+    let Some(Rig {
+        cluster: _cluster,
+        url,
+        host,
+        dir,
+        repos,
+    }) = rig("stalled", 3, 300)
+    else {
+        return;
+    };
     let mut sleeper = Fleet(vec![worker(dir.path(), "token-a", "2s")]);
     let pid = sleeper.0[0].id() as i32;
     // Wait until it holds a lease, in the middle of a run.
@@ -219,17 +248,16 @@ fn a_worker_stopped_past_its_lease_writes_nothing_when_it_wakes() {
 
 #[test]
 fn a_purge_while_three_workers_commit_loses_nothing_of_the_others() {
-    let Some(cluster) = cluster() else { return };
-    let url = cluster.create_database("purge").unwrap();
-    let (scenario, repos) = shared(13);
-    let host = TestHost::start(scenario).unwrap();
-    host.set_latency(Duration::from_millis(60));
-    let dir = TempDir::new("resilience-purge");
-    std::fs::write(
-        dir.path().join("signals.toml"),
-        config(&url, &host.api_url(), &repos),
-    )
-    .unwrap();
+    let Some(Rig {
+        cluster: _cluster,
+        url,
+        host,
+        dir,
+        repos,
+    }) = rig("purge", 13, 60)
+    else {
+        return;
+    };
     // The repository to purge is collected first: its texts are the
     // others' texts too.
     let out = run(
@@ -263,16 +291,16 @@ fn a_purge_while_three_workers_commit_loses_nothing_of_the_others() {
 /// on with the others and exits 3, and a looping worker keeps running.
 #[test]
 fn a_store_error_on_one_repository_fails_only_that_repository() {
-    let Some(cluster) = cluster() else { return };
-    let url = cluster.create_database("refused").unwrap();
-    let (scenario, repos) = shared(4);
-    let host = TestHost::start(scenario).unwrap();
-    let dir = TempDir::new("resilience-refused");
-    std::fs::write(
-        dir.path().join("signals.toml"),
-        config(&url, &host.api_url(), &repos),
-    )
-    .unwrap();
+    let Some(Rig {
+        cluster: _cluster,
+        url,
+        host: _host,
+        dir,
+        repos: _repos,
+    }) = rig("refused", 4, 0)
+    else {
+        return;
+    };
     drop(signals_store_pg::PgStore::open(&url).unwrap());
     let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     admin
