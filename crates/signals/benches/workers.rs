@@ -194,7 +194,7 @@ fn main() {
     let (budget, window) = (100u64, Duration::from_secs(10));
     host.set_rate_limit(budget);
     host.set_rate_window(window);
-    let r = round(&cluster, &host, &repos, "shared4", &["one-token"; 4]);
+    let r = round(&cluster, &host, &repos, "onetoken4", &["one-token"; 4]);
     let rate = r.requests as f64 / r.wall.as_secs_f64();
     println!("\n## Four workers sharing one token: budget {budget} requests per {window:?}\n");
     println!(
