@@ -176,6 +176,7 @@ pub(crate) mod tests {
             labels: vec!["bug".into()],
             author: "alice".into(),
             state: ItemState::Open,
+            closed_at: None,
             assignees: vec![],
             detail: ItemDetail::Issue,
         }

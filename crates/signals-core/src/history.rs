@@ -352,6 +352,7 @@ mod tests {
             labels: vec!["bug".into(), "wontfix".into()],
             author: "a".into(),
             state: ItemState::Open,
+            closed_at: None,
             assignees: vec![],
             detail: ItemDetail::Issue,
         }

@@ -394,6 +394,7 @@ mod tests {
             labels,
             author: "a".into(),
             state,
+            closed_at: None,
             assignees: vec![],
             detail,
         }

@@ -18,6 +18,7 @@ pub mod hostile;
 pub mod importance;
 pub mod model;
 pub mod run;
+pub mod trends;
 
 pub use diff::{Observation, TrackedField, observe};
 pub use model::*;

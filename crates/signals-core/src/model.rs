@@ -323,6 +323,12 @@ pub struct ItemSnapshot {
     pub author: String,
     /// Open or closed.
     pub state: ItemState,
+    /// When the host says it was closed (its `closed_at`); `None` while
+    /// open, for releases, and where the host did not say (snapshots
+    /// stored before issue 18). Not a tracked field: it changes with
+    /// `state`, which is. Trends count closes by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_at: Option<Timestamp>,
     /// Account handles of the assignees.
     pub assignees: Vec<String>,
     /// Kind-specific fields.

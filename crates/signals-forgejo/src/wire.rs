@@ -141,6 +141,7 @@ impl Release {
             labels: vec![],
             author: login(self.author),
             state: ItemState::Closed,
+            closed_at: None,
             assignees: vec![],
             detail: ItemDetail::Release {
                 prerelease: self.prerelease,
@@ -234,6 +235,8 @@ pub(crate) struct Issue {
     created_at: Timestamp,
     #[serde(deserialize_with = "timestamp")]
     updated_at: Timestamp,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    closed_at: Option<Timestamp>,
     pull_request: Option<PullMeta>,
 }
 
@@ -278,6 +281,10 @@ impl Issue {
             state: match self.state {
                 State::Open => ItemState::Open,
                 State::Closed => ItemState::Closed,
+            },
+            closed_at: match self.state {
+                State::Open => None,
+                State::Closed => self.closed_at.map(secs),
             },
             assignees: self
                 .assignees

@@ -150,6 +150,7 @@ impl Release {
             labels: vec![],
             author: login(self.author),
             state: ItemState::Closed,
+            closed_at: None,
             assignees: vec![],
             detail: ItemDetail::Release {
                 prerelease: self.prerelease,
@@ -231,6 +232,8 @@ pub(crate) struct Issue {
     created_at: Timestamp,
     #[serde(deserialize_with = "timestamp")]
     updated_at: Timestamp,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    closed_at: Option<Timestamp>,
     reactions: Option<Reactions>,
     pull_request: Option<PullRef>,
     draft: Option<bool>,
@@ -268,6 +271,10 @@ impl Issue {
             state: match self.state {
                 State::Open => ItemState::Open,
                 State::Closed => ItemState::Closed,
+            },
+            closed_at: match self.state {
+                State::Open => None,
+                State::Closed => self.closed_at.map(secs),
             },
             assignees,
             detail,

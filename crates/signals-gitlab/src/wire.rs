@@ -203,6 +203,7 @@ impl Release {
             labels: vec![],
             author: username(self.author),
             state: ItemState::Closed,
+            closed_at: None,
             assignees: vec![],
             detail: ItemDetail::Release {
                 prerelease,
@@ -316,6 +317,8 @@ pub(crate) struct Issuable {
     work_in_progress: Option<bool>,
     #[serde(default, deserialize_with = "opt_timestamp")]
     merged_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    closed_at: Option<Timestamp>,
 }
 
 impl Issuable {
@@ -358,6 +361,12 @@ impl Issuable {
                 .map(Label::into_name)
                 .collect(),
             author: username(self.author),
+            // A merged merge request has no `closed_at` on GitLab: it was
+            // closed by its merge.
+            closed_at: match state {
+                ItemState::Open => None,
+                ItemState::Closed => self.closed_at.or(self.merged_at).map(secs),
+            },
             state,
             assignees,
             detail,

@@ -121,6 +121,7 @@ mod tests {
             labels: labels.iter().map(|l| l.to_string()).collect(),
             author: "a".into(),
             state,
+            closed_at: None,
             assignees: vec![],
             detail: ItemDetail::Issue,
         }

@@ -67,6 +67,7 @@ fn item(repo: &RepoName, key: &str, updated: &str, detail: ItemDetail) -> ItemSn
         labels: vec![],
         author: "alice".to_string(),
         state: ItemState::Open,
+        closed_at: None,
         assignees: vec![],
         detail,
     }

@@ -21,6 +21,7 @@ pub mod address;
 mod copy;
 pub mod queue;
 mod read;
+mod trends;
 mod write;
 
 use std::cell::RefCell;
@@ -35,7 +36,13 @@ pub use queue::{Lease, WorkerStatus};
 
 /// The migrations, in order; the schema version is their number. Never edit
 /// or reorder an entry once merged.
-const MIGRATIONS: &[(&str, &str)] = &[("0001_init", include_str!("../migrations/0001_init.sql"))];
+const MIGRATIONS: &[(&str, &str)] = &[
+    ("0001_init", include_str!("../migrations/0001_init.sql")),
+    (
+        "0002_closed_at",
+        include_str!("../migrations/0002_closed_at.sql"),
+    ),
+];
 
 /// The advisory lock key that serializes migrations between workers that
 /// open the store at once ("RSig" and 1).
@@ -447,6 +454,20 @@ impl signals_store::Backend for PgStore {
     }
     fn status(&self) -> Result<signals_store::Status> {
         self.status_()
+    }
+    fn run_contexts(
+        &self,
+        repo: signals_store::RepoKey,
+        since: jiff::Timestamp,
+    ) -> Result<Vec<(jiff::Timestamp, signals_core::RepoContext)>> {
+        self.run_contexts_(repo, since)
+    }
+    fn growth_since(
+        &self,
+        repo: signals_store::RepoKey,
+        from: jiff::Timestamp,
+    ) -> Result<Vec<signals_core::trends::Rising>> {
+        self.growth_since_(repo, from)
     }
     fn cache_get(
         &self,

@@ -26,7 +26,7 @@ const SUMMARY_SQL: &str = "
     FROM repositories r JOIN groups g ON g.id = r.group_id";
 
 const SNAPSHOT_COLUMNS: &str = "h.text, b.text, s.updated_at, s.state, s.reactions, \
-     s.comments, s.labels, s.assignees, s.detail";
+     s.comments, s.labels, s.assignees, s.detail, s.closed_at";
 const SNAPSHOT_JOINS: &str = "JOIN texts h ON h.id = s.head JOIN texts b ON b.id = s.body";
 
 const RUN_COLUMNS: &str = "collected_at, since, observed_count, changed_count";
@@ -42,6 +42,7 @@ fn raw_parts(r: &postgres::Row, at: usize) -> signals_store::RawParts {
         r.get(at + 6),
         r.get(at + 7),
         r.get(at + 8),
+        r.get(at + 9),
     )
 }
 

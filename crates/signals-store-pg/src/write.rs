@@ -313,8 +313,8 @@ impl PgStore {
         let id: i64 = tx
             .query_one(
                 "INSERT INTO snapshots (item, run, head, body, updated_at, state, reactions,
-                                        comments, labels, assignees, detail)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+                                        comments, labels, assignees, detail, closed_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
                 &[
                     &item,
                     &run,
@@ -327,6 +327,7 @@ impl PgStore {
                     &parts.labels,
                     &parts.assignees,
                     &parts.detail,
+                    &parts.closed_at,
                 ],
             )
             .map_err(&err)?
@@ -340,7 +341,7 @@ impl PgStore {
         let r = tx
             .query_one(
                 "SELECT h.text, b.text, s.updated_at, s.state, s.reactions, s.comments,
-                        s.labels, s.assignees, s.detail
+                        s.labels, s.assignees, s.detail, s.closed_at
                  FROM snapshots s JOIN texts h ON h.id = s.head JOIN texts b ON b.id = s.body
                  WHERE s.id = $1",
                 &[&id],
@@ -356,6 +357,7 @@ impl PgStore {
             labels: r.get(6),
             assignees: r.get(7),
             detail: r.get(8),
+            closed_at: r.get(9),
         })
     }
 

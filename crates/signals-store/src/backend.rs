@@ -14,7 +14,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use jiff::Timestamp;
-use signals_core::{Group, ItemSnapshot, RunRecord, TrackedRepo};
+use signals_core::trends::Rising;
+use signals_core::{Group, ItemSnapshot, RepoContext, RunRecord, TrackedRepo};
 
 use crate::dump::{Record, TableCounts};
 use crate::{
@@ -70,6 +71,16 @@ pub trait Backend {
     fn repository_view(&self, repo: RepoKey) -> Result<Option<RepoView>>;
     /// What `signals status` shows.
     fn status(&self) -> Result<Status>;
+    /// The instant and context of each run of `repo` since `since`, oldest
+    /// first (trends' stars and forks).
+    fn run_contexts(
+        &self,
+        repo: RepoKey,
+        since: Timestamp,
+    ) -> Result<Vec<(Timestamp, RepoContext)>>;
+    /// The items of `repo` observed in a run after `from`, with reactions
+    /// plus comments then (or when first seen) and now (trends' rising).
+    fn growth_since(&self, repo: RepoKey, from: Timestamp) -> Result<Vec<Rising>>;
 
     /// The cached response for `url` and a token fingerprint.
     fn cache_get(&self, url: &str, fingerprint: &str) -> Result<Option<CachedResponse>>;
@@ -176,6 +187,16 @@ impl Backend for Store {
     }
     fn status(&self) -> Result<Status> {
         Store::status(self)
+    }
+    fn run_contexts(
+        &self,
+        repo: RepoKey,
+        since: Timestamp,
+    ) -> Result<Vec<(Timestamp, RepoContext)>> {
+        Store::run_contexts(self, repo, since)
+    }
+    fn growth_since(&self, repo: RepoKey, from: Timestamp) -> Result<Vec<Rising>> {
+        Store::growth_since(self, repo, from)
     }
     fn cache_get(&self, url: &str, fingerprint: &str) -> Result<Option<CachedResponse>> {
         Store::cache_get(self, url, fingerprint)

@@ -149,6 +149,7 @@ impl Table {
                 ("labels", Text),
                 ("assignees", Text),
                 ("detail", Text),
+                ("closed_at", Text),
             ],
             Table::Events => &[
                 ("id", Int),

@@ -63,6 +63,7 @@ mod read;
 mod snapshots;
 #[cfg(any(test, feature = "suite"))]
 pub mod suite;
+mod trends;
 mod write;
 
 use std::fmt;
@@ -77,7 +78,8 @@ pub use read::{
     Failure, RepoStatus, RepoSummary, RepoView, RunRow, RunStatus, Status, SummaryRow,
     run_record_from, summary_from, trail_event_from,
 };
-pub use snapshots::{Parts, RawParts};
+pub use snapshots::{Parts, RawParts, head_title_url};
+pub use trends::{ContextRow, GrowthRow, contexts_from, growth_from};
 pub use write::{RequestStats, RunCommit, check_commit, event_fields};
 
 use error::DbContext;
@@ -103,6 +105,11 @@ const MIGRATIONS: &[Migration] = &[
         name: "0002_bodies",
         sql: include_str!("../migrations/0002_bodies.sql"),
         then: Some(snapshots::migrate_0002),
+    },
+    Migration {
+        name: "0003_closed_at",
+        sql: include_str!("../migrations/0003_closed_at.sql"),
+        then: None,
     },
 ];
 
@@ -373,29 +380,29 @@ mod tests {
     fn a_failing_migration_changes_nothing() {
         let mut store = Store::open_in_memory().unwrap();
         let test = |sql| Migration {
-            name: "0003_test",
+            name: "9999_test",
             sql,
             then: None,
         };
-        let broken = [
-            MIGRATIONS[0],
-            MIGRATIONS[1],
-            test("CREATE TABLE extra (x INTEGER); SELECT no_such_function();"),
-        ];
+        let current = MIGRATIONS.len() as i64;
+        let with = |extra: Migration| {
+            let mut all = MIGRATIONS.to_vec();
+            all.push(extra);
+            all
+        };
+        let broken = with(test(
+            "CREATE TABLE extra (x INTEGER); SELECT no_such_function();",
+        ));
         let err = store.migrate_with(&broken).unwrap_err();
         assert!(
             err.to_string().contains("applying a schema migration"),
             "{err}"
         );
-        assert_eq!(store.schema_version().unwrap(), 2);
+        assert_eq!(store.schema_version().unwrap(), current);
         assert!(!tables(&store).contains(&"extra".to_string()));
-        let fine = [
-            MIGRATIONS[0],
-            MIGRATIONS[1],
-            test("CREATE TABLE extra (x INTEGER);"),
-        ];
+        let fine = with(test("CREATE TABLE extra (x INTEGER);"));
         store.migrate_with(&fine).unwrap();
-        assert_eq!(store.schema_version().unwrap(), 3);
+        assert_eq!(store.schema_version().unwrap(), current + 1);
         assert!(tables(&store).contains(&"extra".to_string()));
     }
 
@@ -486,6 +493,7 @@ mod tests {
                         labels: vec![],
                         author: "a".into(),
                         state: ItemState::Open,
+                        closed_at: None,
                         assignees: vec![],
                         detail: detail.clone(),
                     });

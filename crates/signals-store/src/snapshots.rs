@@ -51,13 +51,15 @@ pub struct Parts {
     pub labels: String,
     pub assignees: String,
     pub detail: String,
+    /// RFC 3339, `None` where the host gave none (migration 0003).
+    pub closed_at: Option<String>,
 }
 
 /// The columns of a snapshot row joined with its head and body texts, in
 /// the order [`Parts::from_row`] reads them; `s`, `h` and `b` are the
 /// aliases of `snapshots` and the two `texts`.
 pub(crate) const SNAPSHOT_COLUMNS: &str = "h.text, b.text, s.updated_at, s.state, s.reactions, \
-     s.comments, s.labels, s.assignees, s.detail";
+     s.comments, s.labels, s.assignees, s.detail, s.closed_at";
 
 /// The joins that go with [`SNAPSHOT_COLUMNS`].
 pub(crate) const SNAPSHOT_JOINS: &str =
@@ -75,6 +77,7 @@ pub type RawParts = (
     String,
     String,
     String,
+    Option<String>,
 );
 
 /// Reads [`SNAPSHOT_COLUMNS`] starting at column `at`.
@@ -89,6 +92,7 @@ pub(crate) fn raw_parts(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Ra
         r.get(at + 6)?,
         r.get(at + 7)?,
         r.get(at + 8)?,
+        r.get(at + 9)?,
     ))
 }
 
@@ -105,6 +109,7 @@ impl Parts {
             self.labels,
             self.assignees,
             self.detail,
+            self.closed_at,
         )
     }
 
@@ -132,12 +137,24 @@ impl Parts {
             labels: to_json(path, "item labels", &s.labels)?,
             assignees: to_json(path, "item assignees", &s.assignees)?,
             detail: to_json(path, "item detail", &s.detail)?,
+            closed_at: s.closed_at.map(ts_text),
         })
     }
 
     /// The snapshot of item `key` from its stored columns.
     pub fn join(path: &Path, key: &str, raw: RawParts) -> Result<ItemSnapshot> {
-        let (head, body, updated_at, state, reactions, comments, labels, assignees, detail) = raw;
+        let (
+            head,
+            body,
+            updated_at,
+            state,
+            reactions,
+            comments,
+            labels,
+            assignees,
+            detail,
+            closed_at,
+        ) = raw;
         let head: Head = from_json(path, "texts.text (item head)", &head)?;
         let state = match state.as_str() {
             "open" => ItemState::Open,
@@ -165,10 +182,19 @@ impl Parts {
             labels: from_json(path, "snapshots.labels", &labels)?,
             author: head.author,
             state,
+            closed_at: closed_at
+                .map(|t| ts_parse(path, "snapshots.closed_at", &t))
+                .transpose()?,
             assignees: from_json(path, "snapshots.assignees", &assignees)?,
             detail,
         })
     }
+}
+
+/// The title and URL of an item from its head text.
+pub fn head_title_url(path: &Path, head: &str) -> Result<(String, String)> {
+    let head: Head = from_json(path, "texts.text (item head)", head)?;
+    Ok((head.title, head.url))
 }
 
 /// The id of `text` in `texts`, adding it when it is new.
@@ -216,7 +242,8 @@ pub(crate) fn parts_of(tx: &Transaction<'_>, path: &Path, id: i64) -> Result<Par
         .doing(path, doing)?
         .query_row([id], |r| raw_parts(r, 0))
         .doing(path, doing)?;
-    let (head, body, updated_at, state, reactions, comments, labels, assignees, detail) = raw;
+    let (head, body, updated_at, state, reactions, comments, labels, assignees, detail, closed_at) =
+        raw;
     Ok(Parts {
         head,
         body,
@@ -227,6 +254,7 @@ pub(crate) fn parts_of(tx: &Transaction<'_>, path: &Path, id: i64) -> Result<Par
         labels,
         assignees,
         detail,
+        closed_at,
     })
 }
 
@@ -289,13 +317,19 @@ fn insert_row(
     let doing = "storing a snapshot";
     let head = text_id(tx, path, &parts.head)?;
     let body = text_id(tx, path, &parts.body)?;
-    tx.prepare_cached(
+    // Without a close time the column is left out (NULL): the 0002 step of
+    // an old store's migration inserts before migration 0003 adds it.
+    let (columns, values) = match parts.closed_at {
+        Some(_) => (", closed_at", ", ?13"),
+        None => ("", ""),
+    };
+    let sql = format!(
         "INSERT INTO snapshots (id, item, run, head, body, updated_at, state, reactions,
-                                comments, labels, assignees, detail)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-    )
-    .doing(path, doing)?
-    .execute(params![
+                                comments, labels, assignees, detail{columns})
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12{values})"
+    );
+    let mut insert = tx.prepare_cached(&sql).doing(path, doing)?;
+    let common = params![
         id,
         item,
         run,
@@ -307,8 +341,16 @@ fn insert_row(
         parts.comments,
         parts.labels,
         parts.assignees,
-        parts.detail
-    ])
+        parts.detail,
+    ];
+    match &parts.closed_at {
+        Some(closed_at) => {
+            let mut all = common.to_vec();
+            all.push(closed_at);
+            insert.execute(&all[..])
+        }
+        None => insert.execute(common),
+    }
     .doing(path, doing)?;
     let snapshot_id = tx.last_insert_rowid();
     tx.prepare_cached("UPDATE items SET latest = ?2 WHERE id = ?1")

@@ -65,6 +65,11 @@ pub const CHECKS: &[(&str, Check)] = &[
         "exported_documents_equal_the_reference_rebuilt_from_full_snapshots",
         exported_documents_equal_the_reference_rebuilt_from_full_snapshots,
     ),
+    ("close_times_round_trip", close_times_round_trip),
+    (
+        "trend_reads_return_the_runs_and_growth_since_a_time",
+        trend_reads_return_the_runs_and_growth_since_a_time,
+    ),
 ];
 
 /// Runs every check, naming each on stderr first (so a failure names its
@@ -139,6 +144,7 @@ pub fn issue(key: &str) -> ItemSnapshot {
         labels: vec!["bug".into()],
         author: "alice".into(),
         state: ItemState::Open,
+        closed_at: None,
         assignees: vec![],
         detail: ItemDetail::Issue,
     }
@@ -995,4 +1001,113 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
 
     let err = copy.load(&mut rows.into_iter().map(Ok)).unwrap_err();
     assert!(matches!(err, StoreError::NotEmpty { .. }), "{err:?}");
+}
+
+/// The host's close time is kept with each snapshot, and a reopened item
+/// has none again.
+pub fn close_times_round_trip(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let mut closed = issue("1");
+    closed.state = ItemState::Closed;
+    closed.closed_at = Some(ts("2026-11-19T08:30:00Z"));
+    closed.updated_at = ts("2026-11-19T08:30:00Z");
+    let run = run_of(
+        &*store,
+        key,
+        ts("2026-11-20T10:00:00Z"),
+        vec![closed.clone()],
+        1,
+    );
+    store.commit_run(key, &run).unwrap();
+    let latest = store.latest_snapshots(key).unwrap();
+    assert_eq!(latest[&id(&closed)].closed_at, closed.closed_at);
+
+    let mut reopened = closed.clone();
+    reopened.state = ItemState::Open;
+    reopened.closed_at = None;
+    reopened.updated_at = ts("2026-11-20T11:00:00Z");
+    let run = run_of(
+        &*store,
+        key,
+        ts("2026-11-20T12:00:00Z"),
+        vec![reopened.clone()],
+        1,
+    );
+    store.commit_run(key, &run).unwrap();
+    let history = store.snapshot_history(key, &id(&closed)).unwrap();
+    assert_eq!(history.len(), 2);
+    assert_eq!(history[0].1.closed_at, closed.closed_at);
+    assert_eq!(history[1].1.closed_at, None);
+}
+
+/// Trends' reads: the runs' context since a time, oldest first, and the
+/// items observed after a time with their metrics then (or at first
+/// sight) and now.
+pub fn trend_reads_return_the_runs_and_growth_since_a_time(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let with = |key: &str, reactions: u64, comments: u64, updated: &str| {
+        let mut i = issue(key);
+        i.metrics = Metrics {
+            reactions,
+            comments,
+        };
+        i.updated_at = ts(updated);
+        i
+    };
+    let t1 = ts("2026-11-01T10:00:00Z");
+    let run = run_of(
+        &*store,
+        key,
+        t1,
+        vec![
+            with("1", 1, 1, "2026-11-01T09:00:00Z"),
+            with("2", 0, 0, "2026-11-01T09:00:00Z"),
+        ],
+        10,
+    );
+    store.commit_run(key, &run).unwrap();
+    let t2 = ts("2026-11-10T10:00:00Z");
+    let run = run_of(
+        &*store,
+        key,
+        t2,
+        vec![
+            with("1", 4, 3, "2026-11-10T09:00:00Z"),
+            with("3", 2, 0, "2026-11-10T09:00:00Z"),
+        ],
+        12,
+    );
+    store.commit_run(key, &run).unwrap();
+    let t3 = ts("2026-11-12T10:00:00Z");
+    let run = run_of(
+        &*store,
+        key,
+        t3,
+        vec![with("1", 9, 3, "2026-11-12T09:00:00Z")],
+        15,
+    );
+    store.commit_run(key, &run).unwrap();
+
+    let contexts = store.run_contexts(key, ts("2026-11-05T00:00:00Z")).unwrap();
+    let seen: Vec<(Timestamp, u64)> = contexts.iter().map(|(t, c)| (*t, c.stars)).collect();
+    assert_eq!(seen, vec![(t2, 12), (t3, 15)]);
+
+    // From 2026-11-05 on: issue 1 grew from 2 (its snapshot of t1) to 12,
+    // issue 3 was first seen at 2 and is at 2; issue 2 was not observed.
+    let mut growth = store.growth_since(key, ts("2026-11-05T00:00:00Z")).unwrap();
+    growth.sort_by(|a, b| a.id.cmp(&b.id));
+    let got: Vec<(String, u64, u64, String)> = growth
+        .into_iter()
+        .map(|r| (r.id, r.from, r.to, r.title))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (id(&issue("1")), 2, 12, "issue 1".to_string()),
+            (id(&issue("3")), 2, 2, "issue 3".to_string()),
+        ]
+    );
+    assert!(store.growth_since(key, t3).unwrap().is_empty());
 }

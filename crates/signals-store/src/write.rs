@@ -381,6 +381,7 @@ mod tests {
             labels: vec![],
             author: "a".into(),
             state: ItemState::Open,
+            closed_at: None,
             assignees: vec![],
             detail: ItemDetail::Issue,
         }

@@ -64,6 +64,9 @@ pub fn item(n: usize, k: usize, body_len: usize, at: Timestamp) -> ItemSnapshot 
         } else {
             ItemState::Open
         },
+        closed_at: k
+            .is_multiple_of(5)
+            .then(|| at - SignedDuration::from_hours(24 * (k as i64 % 30))),
         assignees: vec![],
         detail: if k.is_multiple_of(3) {
             ItemDetail::PullRequest {

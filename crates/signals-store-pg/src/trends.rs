@@ -1,0 +1,58 @@
+//! What trends read beyond the latest snapshots, on PostgreSQL: the same
+//! two queries as the SQLite store's (`signals_store`'s `trends.rs`), with
+//! its row decoding.
+
+use jiff::Timestamp;
+use signals_core::RepoContext;
+use signals_core::trends::Rising;
+use signals_store::codec::ts_text;
+use signals_store::{RepoKey, Result, contexts_from, growth_from};
+
+use crate::PgStore;
+
+impl PgStore {
+    pub(crate) fn run_contexts_(
+        &self,
+        repo: RepoKey,
+        since: Timestamp,
+    ) -> Result<Vec<(Timestamp, RepoContext)>> {
+        let rows = self
+            .query(
+                "reading the runs' context",
+                "SELECT collected_at, context FROM runs
+                 WHERE repo = $1 AND collected_at >= $2 ORDER BY id",
+                &[&repo.raw(), &ts_text(since)],
+            )?
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect();
+        contexts_from(&self.path(), rows)
+    }
+
+    pub(crate) fn growth_since_(&self, repo: RepoKey, from: Timestamp) -> Result<Vec<Rising>> {
+        let rows = self
+            .query(
+                "reading the items' recent growth",
+                "SELECT i.item_id, h.text,
+                        COALESCE(
+                          (SELECT s.reactions + s.comments FROM snapshots s
+                           JOIN runs r ON r.id = s.run
+                           WHERE s.item = i.id AND r.collected_at <= $2
+                           ORDER BY s.id DESC LIMIT 1),
+                          (SELECT s.reactions + s.comments FROM snapshots s
+                           WHERE s.item = i.id ORDER BY s.id LIMIT 1)),
+                        ls.reactions + ls.comments
+                 FROM items i JOIN snapshots ls ON ls.id = i.latest
+                      JOIN texts h ON h.id = ls.head
+                 WHERE i.repo = $1 AND i.item_id IN (
+                     SELECT e.item_id FROM events e JOIN runs r ON r.id = e.run
+                     WHERE r.repo = $1 AND r.collected_at > $2)
+                 ORDER BY i.item_id",
+                &[&repo.raw(), &ts_text(from)],
+            )?
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+            .collect();
+        growth_from(&self.path(), rows)
+    }
+}
