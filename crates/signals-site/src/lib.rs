@@ -20,6 +20,7 @@
 //! <group>/<repo>/trail-<n>.html   (further trail pages)
 //! <group>/<repo>/feed.atom        the newest signals
 //! <group>/<repo>/dataset.json     the v3 document
+//! <group>/<repo>/trends.json      its trends (schemas/trends-v1.schema.json)
 //! <group>/<repo>/signals.json     the filter index (every signal, compact)
 //! <group>/<repo>/digest.json      what the repository gives its group page
 //! <group>/index.html              the group digest (top signals, news, latest runs)
@@ -84,6 +85,7 @@ mod history;
 mod publish;
 mod render;
 mod text;
+mod trends;
 mod write;
 
 use std::collections::HashMap;
@@ -92,6 +94,7 @@ use std::path::{Path, PathBuf};
 use jiff::Timestamp;
 use signals_core::dataset::Document;
 use signals_core::importance::Score;
+use signals_core::trends::Trends;
 use signals_core::{News, TrailEvent};
 
 pub use digest::{
@@ -106,6 +109,7 @@ pub use render::{
     render_dataset, render_feed, render_feed_at, render_filter_index, render_importance,
     render_index, render_repo, render_repo_at, render_repo_pages, render_site_feed,
 };
+pub use trends::{TRENDS_FILE, render_trends};
 
 /// The version of what the site writes per repository (pages, filter
 /// index, digest). Export re-renders every repository when it changes, so
@@ -132,6 +136,8 @@ pub struct RepoPage<'a> {
     /// The v3 document (also written as `dataset.json`); its group and
     /// repository ids place the pages.
     pub document: &'a Document,
+    /// Its trends (written as `trends.json`, drawn on its first page).
+    pub trends: &'a Trends,
     /// News of the latest run: prereleases newer than the latest stable
     /// release are listed as "Publicly indicated next".
     pub news: &'a News,

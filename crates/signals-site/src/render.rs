@@ -946,6 +946,10 @@ pub fn render_repo_at(
     let mut files = render_repo_pages(repo)?;
     files.push((dir.join("feed.atom"), render_feed_at(repo, base_url)?));
     files.push((dir.join("dataset.json"), render_dataset(repo.document)?));
+    files.push((
+        dir.join(crate::TRENDS_FILE),
+        crate::render_trends(repo.trends, repo)?,
+    ));
     files.push((dir.join(FILTER_INDEX_FILE), render_filter_index(repo)?));
     files.push((
         dir.join(crate::DIGEST_FILE),

@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 use jiff::{SignedDuration, Timestamp};
 use signals_core::dataset::{DatasetInput, Document, build};
 use signals_core::importance::{Score, Weights, score};
+use signals_core::trends::{
+    ItemFacts, Rising, Trends, WeekTally, daily_context, first_week, rising,
+};
 use signals_core::{
     EventKind, Group, ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone, News, RepoContext,
     RepoName, RunRecord, Source, TrackedRepo, TrailEvent,
@@ -26,6 +29,7 @@ const NOW: &str = "2026-11-21T10:00:00.123Z";
 /// Everything a `RepoPage` borrows from.
 struct Fixture {
     document: Document,
+    trends: Trends,
     news: News,
     trail: Vec<TrailEvent>,
     scores: HashMap<String, Score>,
@@ -36,6 +40,7 @@ impl Fixture {
     fn page(&self) -> RepoPage<'_> {
         RepoPage {
             document: &self.document,
+            trends: &self.trends,
             news: &self.news,
             license: Some("Apache-2.0"),
             trail: &self.trail,
@@ -172,8 +177,34 @@ fn fixture_with(
         ..trail[0].clone()
     });
     let events = trail.len() as u64;
+    // Trends as export makes them: the weeks from the latest snapshots, a
+    // context point per run, and the items that grew (here the first one,
+    // from 3 to its reactions plus comments now).
+    let mut tally = WeekTally::new(now, runs[0].since);
+    for i in &all {
+        tally.add(&ItemFacts::of(i));
+    }
+    let grown = &all[0];
+    let trends = Trends::new(
+        name.to_string(),
+        now,
+        runs[0].since,
+        tally.finish(),
+        daily_context(
+            [(now, ctx.stars, ctx.forks, ctx.open_issues)],
+            first_week(now),
+        ),
+        rising(vec![Rising {
+            id: grown.id(Source::Github),
+            title: grown.title.clone(),
+            url: grown.url.clone(),
+            from: 3,
+            to: grown.metrics.reactions + grown.metrics.comments,
+        }]),
+    );
     Fixture {
         document,
+        trends,
         news,
         trail,
         scores,
@@ -862,6 +893,12 @@ fn injection_never_reaches_the_output_as_markup() {
             }
             continue;
         }
+        if path.ends_with("trends.json") {
+            // Data too: hostile titles of rising items come back exactly.
+            let back: serde_json::Value = serde_json::from_str(content).unwrap();
+            assert_eq!(back, serde_json::to_value(&f.trends).unwrap());
+            continue;
+        }
         if path.ends_with(".json") {
             // The dataset is data, not markup; it round-trips exactly.
             let back: Document = serde_json::from_str(content).unwrap();
@@ -935,6 +972,7 @@ fn write_site_lays_out_files_atomically_and_removes_stale_pages() {
             "/g/n/page-3.html",
             "/g/n/signals.json",
             "/g/n/trail.html",
+            "/g/n/trends.json",
             "/g/signals.json",
             "/importance.html",
             "/index.html",
@@ -946,6 +984,7 @@ fn write_site_lays_out_files_atomically_and_removes_stale_pages() {
             "/inference-engines/llama-cpp/index.html",
             "/inference-engines/llama-cpp/signals.json",
             "/inference-engines/llama-cpp/trail.html",
+            "/inference-engines/llama-cpp/trends.json",
             "/inference-engines/signals.json",
             "/style.css",
         ]

@@ -15,8 +15,11 @@ use std::path::Path;
 use anyhow::Context;
 use signals_core::dataset::{DatasetInput, build};
 use signals_core::importance::{Score, Weights, score};
+use signals_core::trends::{
+    ItemFacts, RISING_WINDOW, Trends, WeekTally, daily_context, first_week, rising,
+};
 use signals_site::{Publisher, RepoPage, SiteOptions, SiteReport};
-use signals_store::{Backend, RepoSummary};
+use signals_store::{Backend, RepoSummary, RepoView};
 
 use crate::config::Config;
 
@@ -120,8 +123,10 @@ pub fn export_with(
             .filter(|e| histories && since.is_none_or(|s| e.at > s))
             .map(|e| e.item_id.as_str())
             .collect();
+        let trends = trends_of(store, &view)?;
         let page = RepoPage {
             document: &document,
+            trends: &trends,
             news: &view.news,
             license: view.license.as_deref(),
             trail: &view.trail,
@@ -139,6 +144,41 @@ pub fn export_with(
         }
     }
     publisher.finish().with_context(fail)
+}
+
+/// The trends of a repository at its dataset's instant (`trends.json` and
+/// the charts; `serve` answers the same): the weeks from its latest
+/// snapshots, which the export reads anyway; the context points and the
+/// rising items by the store's own queries, which read the runs of the
+/// weeks covered and the items observed in the last 7 days, never the
+/// repository's whole history.
+pub(crate) fn trends_of(store: &dyn Backend, view: &RepoView) -> anyhow::Result<Trends> {
+    let (Some(first), Some(last)) = (view.runs.first(), view.runs.last()) else {
+        anyhow::bail!("{} has no run to draw trends from", view.summary.repo.repo);
+    };
+    let instant = last.collected_at;
+    let coverage_start = first.since;
+    let mut tally = WeekTally::new(instant, coverage_start);
+    for item in view.items.values() {
+        tally.add(&ItemFacts::of(item));
+    }
+    let since = first_week(instant);
+    let contexts = store.run_contexts(view.summary.key, since)?;
+    let context = daily_context(
+        contexts
+            .into_iter()
+            .map(|(at, c)| (at, c.stars, c.forks, c.open_issues)),
+        since,
+    );
+    let growth = store.growth_since(view.summary.key, instant - RISING_WINDOW)?;
+    Ok(Trends::new(
+        view.summary.repo.repo.to_string(),
+        instant,
+        coverage_start,
+        tally.finish(),
+        context,
+        rising(growth),
+    ))
 }
 
 /// The history page of item `id` of a repository, as `export` writes it

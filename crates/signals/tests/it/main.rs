@@ -12,4 +12,5 @@ mod scale;
 mod serve;
 mod support;
 mod synth;
+mod trends;
 mod workers;
