@@ -19,14 +19,17 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use signals_core::dataset::SignalDoc;
+use signals_core::trends::RISING;
 use signals_core::{EventKind, ItemKind};
 
+use crate::charts::{nice_max, num, sparkline};
 use crate::filter::{self, FILTER_INDEX_VERSION, FilterEntry, FilterIndex};
 use crate::render::{
     FeedEntry, FeedView, Layout, TimeView, id_parts, item_number, new_in_latest, newest,
     ordered_trail, ranked, render, under,
 };
 use crate::text::http_url;
+use crate::trends::{SMALL_WEEKS, TrendRow, listed, rising_views};
 use crate::{FEED_ENTRIES, FILTER_INDEX_FILE, RepoPage, SiteError};
 
 /// Signals on a group page, and the most one repository contributes.
@@ -63,6 +66,25 @@ pub struct RepoDigest {
     /// The newest signals as feed entries, fallback links relative to the
     /// group folder.
     pub(crate) feed: Vec<FeedEntry>,
+    /// Its last weeks, for the group's small multiples.
+    #[serde(default)]
+    pub(crate) trend: TrendRow,
+    /// Its rising items, links relative to the group folder.
+    #[serde(default)]
+    pub(crate) rising: Vec<DigestRising>,
+}
+
+/// A rising item, on the group page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct DigestRising {
+    id: String,
+    title: String,
+    url: Option<String>,
+    history: String,
+    from: u64,
+    to: u64,
+    growth: u64,
+    repo: Option<String>,
 }
 
 /// One observation event of a latest run.
@@ -188,6 +210,23 @@ impl RepoDigest {
             next,
             next_more,
             feed,
+            trend: TrendRow::of(repo.trends),
+            rising: repo
+                .trends
+                .rising
+                .iter()
+                .zip(rising_views(repo.trends, &prefix))
+                .map(|(r, v)| DigestRising {
+                    id: r.id.clone(),
+                    title: v.title,
+                    url: v.url,
+                    history: v.history,
+                    from: v.from,
+                    to: v.to,
+                    growth: v.growth,
+                    repo: Some(d.repository.name.clone()),
+                })
+                .collect(),
         })
     }
 
@@ -238,6 +277,10 @@ pub struct GroupDigest {
     trail: Vec<DigestEvent>,
     feed: Vec<FeedEntry>,
     repos: Vec<RepoNews>,
+    /// Per repository: name, page, last weeks (one small row each).
+    trends: Vec<(String, String, TrendRow)>,
+    /// The group's rising items: the [`RISING`] that grew most.
+    rising: Vec<DigestRising>,
 }
 
 /// Page order across repositories: importance, then update time (newest
@@ -265,6 +308,8 @@ impl GroupDigest {
             trail: Vec::new(),
             feed: Vec::new(),
             repos: Vec::new(),
+            trends: Vec::new(),
+            rising: Vec::new(),
         }
     }
 
@@ -291,6 +336,12 @@ impl GroupDigest {
                 .then(a.id().as_bytes().cmp(b.id().as_bytes()))
         });
         self.feed.truncate(FEED_ENTRIES);
+        self.trends
+            .push((d.name.clone(), format!("{}/index.html", d.id), d.trend));
+        self.rising.extend(d.rising);
+        self.rising
+            .sort_by(|a, b| b.growth.cmp(&a.growth).then_with(|| a.id.cmp(&b.id)));
+        self.rising.truncate(RISING);
         self.repos.push(RepoNews {
             href: format!("{}/index.html", d.id),
             id: d.id,
@@ -340,6 +391,8 @@ pub fn render_group(
             cards: g.signals.iter().map(CardView::of).collect(),
             signals_total: g.signals_total,
             trail: trail.iter().map(EventView::of).collect(),
+            trends: GroupTrends::of(&g.trends),
+            group_rising: &g.rising,
         },
     )?;
     let index = filter::to_json(
@@ -396,6 +449,92 @@ struct GroupView<'a> {
     cards: Vec<CardView<'a>>,
     signals_total: usize,
     trail: Vec<EventView<'a>>,
+    trends: GroupTrends,
+    group_rising: &'a [DigestRising],
+}
+
+/// The group's repositories side by side: one row each, its sparklines
+/// on scales shared by the whole group, so the rows compare.
+#[derive(Serialize)]
+struct GroupTrends {
+    rows: Vec<TrendRowView>,
+    /// The span of the weeks, `2026-09-01 to 2026-11-17`.
+    span: String,
+    /// The shared scales' tops.
+    activity_top: String,
+    stars_top: String,
+    backlog_top: String,
+}
+
+#[derive(Serialize)]
+struct TrendRowView {
+    name: String,
+    href: String,
+    activity: String,
+    stars: String,
+    backlog: String,
+    /// The numbers in words, for the data table.
+    activity_text: String,
+    stars_text: String,
+    backlog_text: String,
+}
+
+impl GroupTrends {
+    fn of(rows: &[(String, String, TrendRow)]) -> GroupTrends {
+        let mut rows: Vec<&(String, String, TrendRow)> = rows.iter().collect();
+        rows.sort_by(|a, b| a.0.cmp(&b.0));
+        let top = |f: &dyn Fn(&TrendRow) -> Vec<Option<u64>>| {
+            nice_max(
+                rows.iter()
+                    .flat_map(|r| f(&r.2))
+                    .flatten()
+                    .max()
+                    .unwrap_or(0) as f64,
+            )
+        };
+        let activity = |t: &TrendRow| t.activity.iter().copied().map(Some).collect();
+        let stars = |t: &TrendRow| t.star_growth();
+        let backlog = |t: &TrendRow| t.backlog.clone();
+        let (ta, ts, tb) = (top(&activity), top(&stars), top(&backlog));
+        let spark = |name: &str, what: &str, values: Vec<Option<u64>>, top: f64, bars: bool| {
+            let label = format!(
+                "{name}: {what} per week: {}",
+                listed(values.iter().copied())
+            );
+            let values: Vec<Option<f64>> = values.iter().map(|v| v.map(|v| v as f64)).collect();
+            sparkline(&label, &values, top, bars)
+        };
+        let span = rows
+            .iter()
+            .find_map(|r| Some((r.2.weeks.first()?, r.2.weeks.last()?)))
+            .map(|(a, b)| format!("the {SMALL_WEEKS} weeks from {a} to the week of {b}"))
+            .unwrap_or_default();
+        GroupTrends {
+            rows: rows
+                .iter()
+                .map(|(name, href, t)| TrendRowView {
+                    name: name.clone(),
+                    href: href.clone(),
+                    activity: spark(
+                        name,
+                        "items opened plus closed or merged",
+                        activity(t),
+                        ta,
+                        true,
+                    ),
+                    stars: spark(name, "stars gained", stars(t), ts, false),
+                    backlog: spark(name, "open issues at the week's end", backlog(t), tb, false),
+                    activity_text: listed(activity(t).into_iter()),
+                    stars_text: listed(stars(t).into_iter()),
+                    backlog_text: listed(backlog(t).into_iter()),
+                })
+                .collect(),
+            span,
+            activity_top: num(ta),
+            stars_top: num(ts),
+            backlog_top: num(tb),
+        }
+    }
 }
 
 /// A signal card of the group page; the full card is on its repository's

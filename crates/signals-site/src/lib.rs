@@ -79,6 +79,7 @@
 
 #![warn(missing_docs)]
 
+mod charts;
 mod digest;
 mod filter;
 mod history;
@@ -109,14 +110,15 @@ pub use render::{
     render_dataset, render_feed, render_feed_at, render_filter_index, render_importance,
     render_index, render_repo, render_repo_at, render_repo_pages, render_site_feed,
 };
-pub use trends::{TRENDS_FILE, render_trends};
+pub use trends::{SMALL_WEEKS, TRENDS_FILE, TrendRow, render_trends};
 
 /// The version of what the site writes per repository (pages, filter
 /// index, digest). Export re-renders every repository when it changes, so
 /// no repository kept from an older export lacks a file the site now needs.
 /// 4: the filter index's format 2 and history links in `digest.json`
-/// (format 3 had added history pages).
-pub const SITE_FORMAT: u32 = 4;
+/// (format 3 had added history pages). 5: `trends.json`, charts, and the
+/// trend rows of `digest.json` and of the index (issue 18).
+pub const SITE_FORMAT: u32 = 5;
 
 /// Site-wide settings of [`write_site_with`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

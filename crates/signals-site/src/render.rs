@@ -771,6 +771,8 @@ struct RepoPageView<'a> {
     news: Option<NewsView<'a>>,
     /// Only on the first page: the latest events.
     trail: Option<TrailView<'a>>,
+    /// Only on the first page: the charts and what is rising.
+    trends: Option<crate::trends::TrendsView>,
     cards: Vec<CardView<'a>>,
     /// Number of the first card on this page (for `<ol start>`).
     first: usize,
@@ -872,6 +874,7 @@ pub fn render_repo_pages(repo: &RepoPage<'_>) -> Result<Vec<(PathBuf, String)>, 
             },
             header: header(repo),
             news: first_page.then(|| news(repo)),
+            trends: first_page.then(|| crate::trends::TrendsView::of(repo.trends)),
             trail: first_page.then(|| TrailView {
                 rows: trail_rows(&trail_ctx, &ordered, preview_from..trail_total),
                 start: preview_from + 1,
@@ -1160,6 +1163,9 @@ pub struct RepoSummary {
     pub changed: u64,
     /// The latest stable release: tag, http(s) link, publication time.
     pub release: Option<(String, Option<String>, String)>,
+    /// Its last weeks, for the index's sparkline.
+    #[serde(default)]
+    pub trend: crate::trends::TrendRow,
 }
 
 impl RepoSummary {
@@ -1189,6 +1195,7 @@ impl RepoSummary {
                     r.published_at.clone(),
                 )
             }),
+            trend: crate::trends::TrendRow::of(repo.trends),
         })
     }
 }
@@ -1226,6 +1233,9 @@ struct IndexRepo<'a> {
     release_url: Option<&'a str>,
     release_at: Option<TimeView>,
     feed: String,
+    /// Its activity over the last weeks, drawn (escaped SVG, labelled
+    /// with its numbers).
+    sparkline: String,
 }
 
 /// The site index: groups by name (then id), each with its repositories by
@@ -1248,6 +1258,7 @@ pub fn render_index(repos: &[RepoSummary]) -> Result<String, SiteError> {
             signals: r.signals,
             events: r.events,
             collected_at: TimeView::of(r.collected_at),
+            sparkline: crate::trends::index_sparkline(&r.trend),
         };
         match groups.iter_mut().find(|g| g.id == r.group_id) {
             Some(g) => g.repos.push(entry),

@@ -3,8 +3,10 @@
 //! the index's sparklines. The numbers come in ready-made from
 //! `signals_core::trends`; this module only writes and draws them.
 
+use serde::{Deserialize, Serialize};
 use signals_core::trends::Trends;
 
+use crate::charts::{Chart, repo_charts};
 use crate::{RepoPage, SiteError};
 
 /// The trends document's file name, beside `dataset.json`.
@@ -21,4 +23,147 @@ pub fn render_trends(trends: &Trends, repo: &RepoPage<'_>) -> Result<String, Sit
     })?;
     json.push('\n');
     Ok(json)
+}
+
+/// The trends section of a repository's first page.
+#[derive(Debug, Serialize)]
+pub(crate) struct TrendsView {
+    pub charts: Vec<Chart>,
+    pub rising: Vec<RisingView>,
+    /// `2026-05-25 to 2026-11-24`.
+    pub span: String,
+}
+
+/// An item of "Rising this week".
+#[derive(Debug, Serialize)]
+pub(crate) struct RisingView {
+    pub title: String,
+    /// Only an http(s) URL becomes a link.
+    pub url: Option<String>,
+    pub history: String,
+    pub from: u64,
+    pub to: u64,
+    pub growth: u64,
+    /// The repository's name, on a group page.
+    pub repo: Option<String>,
+}
+
+impl TrendsView {
+    pub(crate) fn of(trends: &Trends) -> TrendsView {
+        let first = trends.weeks.first().map(|w| w.start.as_str()).unwrap_or("");
+        TrendsView {
+            charts: repo_charts(trends),
+            rising: rising_views(trends, ""),
+            span: format!(
+                "{first} to {}",
+                trends.instant.get(..10).unwrap_or(&trends.instant)
+            ),
+        }
+    }
+}
+
+/// The rising items, their history pages under `prefix`.
+pub(crate) fn rising_views(trends: &Trends, prefix: &str) -> Vec<RisingView> {
+    trends
+        .rising
+        .iter()
+        .map(|r| RisingView {
+            title: r.title.clone(),
+            url: crate::text::http_url(&r.url).map(str::to_string),
+            history: format!("{prefix}history/{}", crate::history_file(&r.id)),
+            from: r.from,
+            to: r.to,
+            growth: r.growth(),
+            repo: None,
+        })
+        .collect()
+}
+
+/// How many weeks a group's small multiples and the index's sparklines
+/// show.
+pub const SMALL_WEEKS: usize = 12;
+
+/// What a group page and the index draw of one repository's trends: its
+/// last [`SMALL_WEEKS`] weeks, kept in `digest.json` and the publish
+/// manifest (small: three short series).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TrendRow {
+    /// Each week's `YYYY-MM-DD` start.
+    pub weeks: Vec<String>,
+    /// Items opened plus items closed or merged (issues and pull
+    /// requests), per week: its activity.
+    pub activity: Vec<u64>,
+    /// Stars at each week's last run (`None`: no run that week).
+    pub stars: Vec<Option<u64>>,
+    /// Open issues at each week's end (`None`: before coverage).
+    pub backlog: Vec<Option<u64>>,
+}
+
+impl TrendRow {
+    /// The last [`SMALL_WEEKS`] weeks of `trends`.
+    pub fn of(trends: &Trends) -> TrendRow {
+        let skip = trends.weeks.len().saturating_sub(SMALL_WEEKS);
+        let weeks = &trends.weeks[skip..];
+        let mut ends: Vec<&str> = weeks.iter().skip(1).map(|w| w.start.as_str()).collect();
+        ends.push("9999-12-31");
+        TrendRow {
+            weeks: weeks.iter().map(|w| w.start.clone()).collect(),
+            activity: weeks
+                .iter()
+                .map(|w| {
+                    w.issues_opened
+                        + w.issues_closed
+                        + w.pulls_opened
+                        + w.pulls_merged
+                        + w.pulls_closed_unmerged
+                })
+                .collect(),
+            // Points are in time order and their `at` starts with the
+            // date, which compares as text.
+            stars: weeks
+                .iter()
+                .zip(&ends)
+                .map(|(w, end)| {
+                    trends
+                        .context
+                        .iter()
+                        .filter(|p| p.at.as_str() >= w.start.as_str() && p.at.as_str() < *end)
+                        .next_back()
+                        .map(|p| p.stars)
+                })
+                .collect(),
+            backlog: weeks.iter().map(|w| w.open_issues_at_end).collect(),
+        }
+    }
+
+    /// Stars gained since the first week with a run, per week.
+    pub fn star_growth(&self) -> Vec<Option<u64>> {
+        let base = self.stars.iter().flatten().next().copied();
+        self.stars
+            .iter()
+            .map(|s| s.zip(base).map(|(s, b)| s.saturating_sub(b)))
+            .collect()
+    }
+}
+
+/// Values as a sparkline's label lists them.
+pub(crate) fn listed(values: impl Iterator<Item = Option<u64>>) -> String {
+    values
+        .map(|v| v.map_or_else(|| "unknown".to_string(), |v| v.to_string()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The index's sparkline of a repository: its activity per week, on its
+/// own scale.
+pub(crate) fn index_sparkline(row: &TrendRow) -> String {
+    let top = row.activity.iter().copied().max().unwrap_or(0) as f64;
+    let label = format!(
+        "Activity per week, the last {} weeks (items opened plus closed or merged): {}",
+        row.activity.len(),
+        listed(row.activity.iter().copied().map(Some))
+    );
+    let values: Vec<Option<f64>> = row.activity.iter().map(|v| Some(*v as f64)).collect();
+    crate::charts::sparkline(&label, &values, crate::charts::nice_max(top), true)
 }

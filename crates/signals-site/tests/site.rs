@@ -815,6 +815,17 @@ fn assert_inert(path: &str, markup: &str) {
         "progress",
         "em",
         "img",
+        "caption",
+        // Trends: the figures and their SVG (every text escaped).
+        "figure",
+        "figcaption",
+        "svg",
+        "desc",
+        "line",
+        "text",
+        "rect",
+        "path",
+        "circle",
         // Atom.
         "?xml",
         "feed",
@@ -910,7 +921,8 @@ fn injection_never_reaches_the_output_as_markup() {
         let lower = stripped.to_ascii_lowercase();
         assert!(!lower.contains("<script"), "{path}");
         assert!(!lower.contains("<iframe"), "{path}");
-        assert!(!lower.contains("<svg"), "{path}");
+        // The only SVG is the export's own charts, whose texts are escaped.
+        assert_only_our_svg(path, &stripped);
         assert_inert(path, &stripped);
     }
     // The hostile text is still there, as text.
@@ -1162,9 +1174,23 @@ fn injection_never_reaches_the_group_page_as_markup() {
         }
         let stripped = content.replace("<script src=\"../filter.js\" defer></script>", "");
         let lower = stripped.to_ascii_lowercase();
-        for bad in ["<script", "<iframe", "<svg", "<img", "<style"] {
+        for bad in ["<script", "<iframe", "<img", "<style"] {
             assert!(!lower.contains(bad), "{path}: {bad}");
         }
+        assert_only_our_svg(path, &stripped);
         assert_inert(path, &stripped);
+    }
+}
+
+/// Every `<svg` of a page is one of the export's own charts or sparklines.
+fn assert_only_our_svg(path: &str, markup: &str) {
+    for (at, _) in markup.to_ascii_lowercase().match_indices("<svg") {
+        let tag = &markup[at..];
+        assert!(
+            tag.starts_with("<svg class=\"chart\" viewBox=")
+                || tag.starts_with("<svg class=\"spark\" viewBox="),
+            "{path}: {}",
+            &tag[..tag.len().min(80)]
+        );
     }
 }
