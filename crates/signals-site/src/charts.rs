@@ -334,9 +334,11 @@ pub(crate) fn repo_charts(trends: &Trends) -> Vec<Chart> {
     let first = weeks.first().map(|w| w.start.as_str()).unwrap_or("");
     let span = format!("the {} weeks from {first}", weeks.len());
     let sum = |f: fn(&Week) -> u64| weeks.iter().map(f).sum::<u64>();
-    let release_note = (sum(|w| w.releases) > 0)
-        .then_some(" Triangles under the axis mark weeks with a stable release.")
-        .unwrap_or("");
+    let release_note = if sum(|w| w.releases) > 0 {
+        " Triangles under the axis mark weeks with a stable release."
+    } else {
+        ""
+    };
     let note = partial_note(trends);
     let mut charts = Vec::new();
 

@@ -216,6 +216,9 @@ struct HeaderView<'a> {
     /// `<N> signals · <M> observation events`.
     counts: String,
     collected_at: TimeView,
+    /// On a repository's first page: its trends at a glance, beside its
+    /// facts (issue 18).
+    glance: Vec<crate::trends::GlanceView>,
 }
 
 /// `#42` for an issue or pull request, the tag for a release.
@@ -259,6 +262,7 @@ fn header<'a>(repo: &RepoPage<'a>) -> HeaderView<'a> {
             count(repo.event_count, "observation event", "observation events")
         ),
         collected_at: TimeView::of(repo.collected_at),
+        glance: Vec::new(),
     }
 }
 
@@ -872,7 +876,14 @@ pub fn render_repo_pages(repo: &RepoPage<'_>) -> Result<Vec<(PathBuf, String)>, 
                 feed: Some("feed.atom".to_string()),
                 filter_index: Some(FILTER_INDEX_FILE),
             },
-            header: header(repo),
+            header: HeaderView {
+                glance: if first_page {
+                    crate::trends::glance(repo.trends)
+                } else {
+                    Vec::new()
+                },
+                ..header(repo)
+            },
             news: first_page.then(|| news(repo)),
             trends: first_page.then(|| crate::trends::TrendsView::of(repo.trends)),
             trail: first_page.then(|| TrailView {

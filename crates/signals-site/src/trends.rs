@@ -128,8 +128,7 @@ impl TrendRow {
                     trends
                         .context
                         .iter()
-                        .filter(|p| p.at.as_str() >= w.start.as_str() && p.at.as_str() < *end)
-                        .next_back()
+                        .rfind(|p| p.at.as_str() >= w.start.as_str() && p.at.as_str() < *end)
                         .map(|p| p.stars)
                 })
                 .collect(),
@@ -166,4 +165,65 @@ pub(crate) fn index_sparkline(row: &TrendRow) -> String {
     );
     let values: Vec<Option<f64>> = row.activity.iter().map(|v| Some(*v as f64)).collect();
     crate::charts::sparkline(&label, &values, crate::charts::nice_max(top), true)
+}
+
+/// One measure of the strip at the top of a repository's page.
+#[derive(Debug, Serialize)]
+pub(crate) struct GlanceView {
+    pub label: &'static str,
+    /// Its last value, in words.
+    pub value: String,
+    /// Its sparkline over the last [`SMALL_WEEKS`] weeks (labelled SVG).
+    pub svg: String,
+}
+
+/// The measures beside a repository's facts at the top of its page: whether it speeds up, its
+/// backlog grows, how fast it closes issues, and its stars, each over the
+/// last [`SMALL_WEEKS`] weeks; the full charts are further down.
+pub(crate) fn glance(trends: &Trends) -> Vec<GlanceView> {
+    let row = TrendRow::of(trends);
+    let skip = trends.weeks.len().saturating_sub(SMALL_WEEKS);
+    let close: Vec<Option<f64>> = trends.weeks[skip..]
+        .iter()
+        .map(|w| w.median_hours_to_close)
+        .collect();
+    let spark = |label: &str, values: &[Option<f64>], bars: bool| {
+        let top = values.iter().flatten().fold(0.0, |a: f64, b| a.max(*b));
+        let text = values
+            .iter()
+            .map(|v| v.map_or_else(|| "unknown".to_string(), crate::charts::num))
+            .collect::<Vec<_>>()
+            .join(", ");
+        crate::charts::sparkline(
+            &format!(
+                "{label}, per week over the last {} weeks: {text}",
+                values.len()
+            ),
+            values,
+            crate::charts::nice_max(top),
+            bars,
+        )
+    };
+    let as_f = |v: &[Option<u64>]| v.iter().map(|v| v.map(|v| v as f64)).collect::<Vec<_>>();
+    let activity = as_f(&row.activity.iter().copied().map(Some).collect::<Vec<_>>());
+    let backlog = as_f(&row.backlog);
+    let last = |v: &[Option<f64>]| v.iter().rev().flatten().next().copied();
+    vec![
+        GlanceView {
+            label: "Activity",
+            value: crate::charts::num(last(&activity).unwrap_or(0.0)),
+            svg: spark("Items opened plus closed or merged", &activity, true),
+        },
+        GlanceView {
+            label: "Backlog",
+            value: last(&backlog).map_or_else(|| "unknown".into(), crate::charts::num),
+            svg: spark("Open issues at the week's end", &backlog, false),
+        },
+        GlanceView {
+            label: "To close",
+            value: last(&close)
+                .map_or_else(|| "none".into(), |h| format!("{} h", crate::charts::num(h))),
+            svg: spark("Median hours to close an issue", &close, false),
+        },
+    ]
 }

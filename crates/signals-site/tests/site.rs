@@ -817,6 +817,7 @@ fn assert_inert(path: &str, markup: &str) {
         "img",
         "caption",
         // Trends: the figures and their SVG (every text escaped).
+        "aside",
         "figure",
         "figcaption",
         "svg",

@@ -3,7 +3,7 @@
 //! Chromium loads every repository page. The DOM after load is checked
 //! against `dataset.json`; every console message (a CSP violation, a blocked
 //! resource, a script error) fails the test, and so does any request the
-//! server could not answer. Screenshots (desktop, phone, phone in dark mode)
+//! server could not answer. Screenshots (desktop and phone, light and dark)
 //! are left under `<target>/browser-screenshots/` for people to look at.
 //!
 //! Chromium is found at `/usr/bin/chromium` or on `PATH`. Without it the test
@@ -813,6 +813,7 @@ impl Chromium {
         let mut console = Vec::new();
         for (suffix, (width, height), dark) in [
             ("desktop", (1280, 1800), false),
+            ("desktop-dark", (1280, 1800), true),
             ("phone", (390, 1600), false),
             ("phone-dark", (390, 1600), true),
         ] {
@@ -927,7 +928,13 @@ function probe() {
     if (r < 4.5) fails.push(el.tagName.toLowerCase() + '.' + el.className + ' ' +
       JSON.stringify(el.textContent.trim().slice(0, 40)) + ' ' + r.toFixed(2) + ':1, ' + cs.color + ' on rgb(' + bg.slice(0, 3).map(Math.round) + ')');
   }
-  document.getElementById('result').textContent = JSON.stringify({ top, checked, fails, dark });
+  // Charts (issue 18): drawn at a size, and titled.
+  const charts = Array.from(doc.querySelectorAll('svg.chart, svg.spark')).map(svg => {
+    const r = svg.getBoundingClientRect();
+    const t = svg.querySelector('title');
+    return [svg.getAttribute('class'), r.width, r.height, t ? t.textContent.trim().length : 0];
+  });
+  document.getElementById('result').textContent = JSON.stringify({ top, checked, fails, dark, charts });
 }
 </script></body></html>"#;
 
@@ -989,6 +996,9 @@ struct Probe {
     fails: Vec<String>,
     /// Whether the page saw `prefers-color-scheme: dark`.
     dark: bool,
+    /// Each chart and sparkline: its class, drawn width and height, and
+    /// the length of its title.
+    charts: Vec<(String, f64, f64, u64)>,
 }
 
 impl Chromium {
@@ -1026,6 +1036,19 @@ impl Chromium {
                 .map(|f| f.as_str().unwrap().to_string())
                 .collect(),
             dark: v["dark"].as_bool().unwrap(),
+            charts: v["charts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| {
+                    (
+                        c[0].as_str().unwrap_or("").to_string(),
+                        c[1].as_f64().unwrap_or(0.0),
+                        c[2].as_f64().unwrap_or(0.0),
+                        c[3].as_u64().unwrap_or(0),
+                    )
+                })
+                .collect(),
         };
         (probe, run.console)
     }
@@ -1066,6 +1089,26 @@ fn check_layout_and_contrast(
             probe.fails.is_empty(),
             "{page} ({label}): texts below 4.5:1 contrast:\n{}",
             probe.fails.join("\n")
+        );
+        // Every chart is drawn at a size and titled; a repository's first
+        // page has its five charts, the index and group pages sparklines.
+        for (class, w, h, title) in &probe.charts {
+            assert!(
+                *w > 0.0 && *h > 0.0 && *title > 0,
+                "{page} ({label}): an empty or untitled {class}: {w}x{h}, title of {title} characters"
+            );
+        }
+        let want = if has_cards {
+            5
+        } else if page.ends_with("/index.html") && page.matches('/').count() <= 2 {
+            1
+        } else {
+            0
+        };
+        assert!(
+            probe.charts.len() >= want,
+            "{page} ({label}): {} charts, expected at least {want}",
+            probe.charts.len()
         );
         if has_cards {
             let limit = screens * size.1 as f64;
