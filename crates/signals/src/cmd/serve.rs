@@ -226,6 +226,10 @@ impl<'a> Server<'a> {
                 Some(s) => self.trail(&s, params)?,
                 None => unknown_repo(group, repo),
             },
+            ["repos", group, repo, "trends"] => match self.repo(group, repo)? {
+                Some(s) => self.trends(&s, params)?,
+                None => unknown_repo(group, repo),
+            },
             ["signals", rest @ ..] if rest.last() == Some(&"history") && rest.len() >= 2 => {
                 let id = rest[..rest.len() - 1].join("/");
                 self.history(&id, params)?
@@ -266,6 +270,7 @@ impl<'a> Server<'a> {
                     "missing": s.missing,
                     "signals": format!("/api/repos/{}/{}/signals", s.group.id, s.repo.id),
                     "trail": format!("/api/repos/{}/{}/trail", s.group.id, s.repo.id),
+                    "trends": format!("/api/repos/{}/{}/trends", s.group.id, s.repo.id),
                     "page": format!("/{}/{}/index.html", s.group.id, s.repo.id),
                 }));
             }
@@ -342,6 +347,28 @@ impl<'a> Server<'a> {
                 "signals": signals,
             }),
         ))
+    }
+
+    /// The repository's trends: the document export writes as
+    /// `trends.json`, made by the same function.
+    fn trends(&self, s: &RepoSummary, params: &HashMap<String, String>) -> anyhow::Result<Answer> {
+        if let Some(key) = params.keys().next() {
+            return Ok(error(
+                400,
+                format!("unknown parameter {key:?}: trends take no parameter"),
+            ));
+        }
+        let Some(view) = self.store.repository_view(s.key)? else {
+            return Ok(error(
+                404,
+                format!(
+                    "{}/{} has no successful run yet: collect it first",
+                    s.group.id, s.repo.id
+                ),
+            ));
+        };
+        let trends = crate::cmd::export::trends_of(self.store, &view)?;
+        Ok(json_answer(200, &serde_json::to_value(&trends)?))
     }
 
     fn trail(&self, s: &RepoSummary, params: &HashMap<String, String>) -> anyhow::Result<Answer> {

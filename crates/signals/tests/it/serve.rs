@@ -239,6 +239,17 @@ fn the_api_answers_every_endpoint_pages_and_filters() {
     let (_, trail2) = get(p, "/api/repos/g/r0/trail?page=2");
     assert_eq!(trail2["events"].as_array().unwrap().len(), 26);
 
+    // Trends: the document export writes, made by the same function.
+    assert_eq!(repos[0]["trends"], "/api/repos/g/r0/trends");
+    let (status, trends) = get(p, "/api/repos/g/r0/trends");
+    assert_eq!(status, 200, "{trends}");
+    let (status, file) = get(p, "/g/r0/trends.json");
+    assert_eq!(status, 200);
+    assert_eq!(trends, file);
+    assert_eq!(trends["weeks"].as_array().unwrap().len(), 26);
+    let (status, _) = get(p, "/api/repos/g/r0/trends?page=2");
+    assert_eq!(status, 400);
+
     let history_url = trail["events"][0]["history"].as_str().unwrap().to_string();
     let (status, history) = get(p, &history_url);
     assert_eq!(status, 200, "{history}");
