@@ -438,6 +438,38 @@ impl Trends {
     }
 }
 
+/// The trends of a repository from what the store gives: its latest
+/// snapshots (`items`, streamed), the context of its runs since
+/// [`first_week`] (`contexts`), and the growth of the items observed in the
+/// [`RISING_WINDOW`] before the instant (`growth`).
+pub fn build<'a>(
+    repository: String,
+    instant: Timestamp,
+    coverage_start: Timestamp,
+    items: impl IntoIterator<Item = &'a ItemSnapshot>,
+    contexts: &[(Timestamp, crate::model::RepoContext)],
+    growth: Vec<Rising>,
+) -> Trends {
+    let mut tally = WeekTally::new(instant, coverage_start);
+    for item in items {
+        tally.add(&ItemFacts::of(item));
+    }
+    let context = daily_context(
+        contexts
+            .iter()
+            .map(|(at, c)| (*at, c.stars, c.forks, c.open_issues)),
+        first_week(instant),
+    );
+    Trends::new(
+        repository,
+        instant,
+        coverage_start,
+        tally.finish(),
+        context,
+        rising(growth),
+    )
+}
+
 /// The start of the first week a tally over `instant` covers: context
 /// points and rising are read from there and from 7 days before the
 /// instant.

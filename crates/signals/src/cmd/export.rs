@@ -15,9 +15,7 @@ use std::path::Path;
 use anyhow::Context;
 use signals_core::dataset::{DatasetInput, build};
 use signals_core::importance::{Score, Weights, score};
-use signals_core::trends::{
-    ItemFacts, RISING_WINDOW, Trends, WeekTally, daily_context, first_week, rising,
-};
+use signals_core::trends::{RISING_WINDOW, Trends, first_week};
 use signals_site::{Publisher, RepoPage, SiteOptions, SiteReport};
 use signals_store::{Backend, RepoSummary, RepoView};
 
@@ -157,27 +155,15 @@ pub(crate) fn trends_of(store: &dyn Backend, view: &RepoView) -> anyhow::Result<
         anyhow::bail!("{} has no run to draw trends from", view.summary.repo.repo);
     };
     let instant = last.collected_at;
-    let coverage_start = first.since;
-    let mut tally = WeekTally::new(instant, coverage_start);
-    for item in view.items.values() {
-        tally.add(&ItemFacts::of(item));
-    }
-    let since = first_week(instant);
-    let contexts = store.run_contexts(view.summary.key, since)?;
-    let context = daily_context(
-        contexts
-            .into_iter()
-            .map(|(at, c)| (at, c.stars, c.forks, c.open_issues)),
-        since,
-    );
+    let contexts = store.run_contexts(view.summary.key, first_week(instant))?;
     let growth = store.growth_since(view.summary.key, instant - RISING_WINDOW)?;
-    Ok(Trends::new(
+    Ok(signals_core::trends::build(
         view.summary.repo.repo.to_string(),
         instant,
-        coverage_start,
-        tally.finish(),
-        context,
-        rising(growth),
+        first.since,
+        view.items.values(),
+        &contexts,
+        growth,
     ))
 }
 
