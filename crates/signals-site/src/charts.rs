@@ -57,18 +57,7 @@ pub(crate) struct Table {
 
 /// Escapes text for SVG (XML) content and attributes.
 pub(crate) fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
+    crate::text::escape_markup(text)
 }
 
 /// The smallest of 1, 2, 5 × 10^k at least `v` (at least 1): the top of a
@@ -682,6 +671,48 @@ mod tests {
         assert_eq!(nice_max(7.0), 10.0);
         assert_eq!(nice_max(11.0), 20.0);
         assert_eq!(nice_max(201.0), 500.0);
+    }
+
+    /// The chart colours of the stylesheet, in light and in dark, stand
+    /// out from the page and card backgrounds at AA's 4.5:1 at least.
+    #[test]
+    fn chart_colours_pass_aa_contrast_in_light_and_dark() {
+        fn values(css: &str, var: &str) -> Vec<[f64; 3]> {
+            css.match_indices(&format!("{var}: #"))
+                .map(|(at, m)| {
+                    let hex = &css[at + m.len()..at + m.len() + 6];
+                    let c = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).unwrap() as f64;
+                    [c(0), c(2), c(4)]
+                })
+                .collect()
+        }
+        fn lum(c: [f64; 3]) -> f64 {
+            let f = |v: f64| {
+                let v = v / 255.0;
+                if v <= 0.03928 {
+                    v / 12.92
+                } else {
+                    ((v + 0.055) / 1.055).powf(2.4)
+                }
+            };
+            0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2])
+        }
+        let ratio = |a, b| {
+            let (x, y) = (lum(a), lum(b));
+            (x.max(y) + 0.05) / (x.min(y) + 0.05)
+        };
+        let css = crate::STYLESHEET;
+        let backgrounds = [values(css, "--bg"), values(css, "--card")];
+        for var in ["--s1", "--s2", "--s3", "--warn", "--muted"] {
+            let colours = values(css, var);
+            assert_eq!(colours.len(), 2, "{var}: one light, one dark value");
+            for (scheme, colour) in colours.iter().enumerate() {
+                for bg in &backgrounds {
+                    let r = ratio(*colour, bg[scheme]);
+                    assert!(r >= 4.5, "{var} in scheme {scheme}: {r:.2}:1");
+                }
+            }
+        }
     }
 
     #[test]

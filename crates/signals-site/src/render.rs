@@ -101,20 +101,7 @@ fn escape_formatter(
         Some(s) => std::borrow::Cow::Borrowed(s),
         None => std::borrow::Cow::Owned(value.to_string()),
     };
-    let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&#39;"),
-            // Not allowed in XML 1.0 (the feed) and meaningless in HTML.
-            c if (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
-                || matches!(c, '\u{FFFE}' | '\u{FFFF}') => {}
-            c => escaped.push(c),
-        }
-    }
+    let escaped = crate::text::escape_markup(&text);
     out.write_str(&escaped)
         .map_err(|e| minijinja::Error::new(minijinja::ErrorKind::WriteFailure, e.to_string()))
 }

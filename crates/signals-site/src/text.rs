@@ -91,6 +91,27 @@ pub fn excerpt(markdown: &str) -> String {
     format!("{}…", head.trim_end())
 }
 
+/// Text made inert in HTML, XML (the feeds) and SVG: the five markup
+/// characters escaped, and control characters (not allowed in XML 1.0,
+/// meaningless in HTML) dropped. The templates' formatter and the charts
+/// both use it.
+pub(crate) fn escape_markup(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&#39;"),
+            c if (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+                || matches!(c, '\u{FFFE}' | '\u{FFFF}') => {}
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

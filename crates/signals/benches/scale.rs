@@ -19,15 +19,17 @@
 
 #[path = "../tests/it/synth.rs"]
 mod synth;
+#[path = "support/timed.rs"]
+mod timed;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::Source;
 use signals_core::run::account;
 use signals_store::Store;
+use timed::{Timed, timed_export};
 
 const ITEMS: usize = 1000;
 const BODY: usize = 1000;
@@ -164,34 +166,6 @@ fn main() {
         100.0 * added / BODY as f64
     );
     std::fs::remove_dir_all(&dir).ok();
-}
-
-/// Wall time, peak RSS and the export's own line, from `/usr/bin/time`.
-struct Timed {
-    wall: f64,
-    rss_kib: u64,
-    said: String,
-}
-
-fn timed_export(dir: &Path) -> Timed {
-    let out = Command::new("/usr/bin/time")
-        .current_dir(dir)
-        .args(["-f", "%e %M", env!("CARGO_BIN_EXE_signals")])
-        .args(["export", "--store", "signals.db", "--out", "site"])
-        .output()
-        .expect("/usr/bin/time runs (Debian package `time`)");
-    assert!(out.status.success(), "export failed: {out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let last = stderr.lines().last().unwrap_or_default();
-    let mut parts = last.split_whitespace();
-    Timed {
-        wall: parts
-            .next()
-            .and_then(|w| w.parse().ok())
-            .unwrap_or(f64::NAN),
-        rss_kib: parts.next().and_then(|m| m.parse().ok()).unwrap_or(0),
-        said: String::from_utf8_lossy(&out.stdout).trim().to_string(),
-    }
 }
 
 fn row(n: usize, what: &str, t: &Timed) {

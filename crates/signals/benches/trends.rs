@@ -22,16 +22,18 @@
 
 #[path = "../tests/it/synth.rs"]
 mod synth;
+#[path = "support/timed.rs"]
+mod timed;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::trends::{RISING_WINDOW, build, first_week};
 use signals_store::Store;
+use timed::timed_export;
 
 /// Counts the bytes allocated now and at the peak since the last reset.
 struct Counting;
@@ -90,7 +92,10 @@ fn main() {
         started.elapsed()
     );
     let first_export = timed_export(&dir);
-    eprintln!("first export: {:.1} s", first_export.0);
+    eprintln!(
+        "first export: {:.1} s: {}",
+        first_export.wall, first_export.said
+    );
     synth::bump(
         &mut store,
         key,
@@ -138,17 +143,17 @@ fn main() {
     println!("|---|---|");
     println!(
         "| `signals export` with trends (release, `/usr/bin/time`) | {:.2} s wall, {:.1} MiB peak RSS |",
-        export.0,
-        export.1 as f64 / 1024.0
+        export.wall,
+        export.rss_kib as f64 / 1024.0
     );
     println!(
         "| of it, trends (the two store reads and the tally), median of 7 | {:.1} ms ({:.1}% of the export) |",
         median.as_secs_f64() * 1e3,
-        100.0 * median.as_secs_f64() / export.0
+        100.0 * median.as_secs_f64() / export.wall
     );
     println!(
         "| the export without trends (the difference) | {:.2} s |",
-        export.0 - median.as_secs_f64()
+        export.wall - median.as_secs_f64()
     );
     println!(
         "| memory trends allocate at their peak (counted) | {:.1} KiB |",
@@ -156,24 +161,4 @@ fn main() {
     );
     println!("| `trends.json` | {trends_json} bytes ({rising} rising items) |");
     std::fs::remove_dir_all(&dir).ok();
-}
-
-/// Wall seconds and peak RSS (KiB) of a release `signals export`.
-fn timed_export(dir: &Path) -> (f64, u64) {
-    let out = Command::new("/usr/bin/time")
-        .current_dir(dir)
-        .args(["-f", "%e %M", env!("CARGO_BIN_EXE_signals")])
-        .args(["export", "--store", "signals.db", "--out", "site"])
-        .output()
-        .expect("/usr/bin/time runs (Debian package `time`)");
-    assert!(out.status.success(), "export failed: {out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let mut parts = stderr.lines().last().unwrap_or_default().split_whitespace();
-    (
-        parts
-            .next()
-            .and_then(|w| w.parse().ok())
-            .unwrap_or(f64::NAN),
-        parts.next().and_then(|m| m.parse().ok()).unwrap_or(0),
-    )
 }
