@@ -602,7 +602,7 @@ pub(crate) fn sparkline(label: &str, values: &[Option<f64>], top: f64, bars: boo
     let top = if top > 0.0 { top } else { 1.0 };
     let y = |v: f64| SH - 1.0 - (v / top).clamp(0.0, 1.0) * (SH - 2.0);
     let mut s = format!(
-        "<svg class=\"spark\" viewBox=\"0 0 {SW} {SH}\" role=\"img\" aria-label=\"{}\"><title>{}</title>",
+        "<svg class=\"spark\" viewBox=\"0 0 {SW} {SH}\" role=\"img\" aria-label=\"{}\"><title>{}</title><desc>A small chart without axes; its numbers are in its title.</desc>",
         esc(label),
         esc(label)
     );
