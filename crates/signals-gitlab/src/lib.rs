@@ -89,9 +89,12 @@ impl Client {
     }
 
     /// Collects one project: the project, its first page of releases (100
-    /// newest), its active milestones (first 100) and, per active
-    /// milestone, its issue counts (`issues_statistics`, one request each:
-    /// GitLab's milestone object has no counts), then every issue and every
+    /// newest), its active milestones and its groups' (first 100,
+    /// `include_ancestors=true`) and, per active milestone, its issue
+    /// counts (`issues_statistics` of the project filtered by the
+    /// milestone's title, one request each: GitLab's milestone object has
+    /// no counts; for a group milestone they are this project's issues in
+    /// it, as the project's page shows them), then every issue and every
     /// merge request updated at or after `since` (all pages of each).
     ///
     /// That is `3 + M + max(1, ceil(issues / 100)) + max(1, ceil(merge
@@ -133,7 +136,11 @@ impl Client {
             .filter_map(|r| r.into_snapshot(&name, &web))
             .collect();
 
-        let url = format!("{root}/milestones?state=active&per_page={PER_PAGE}");
+        // With `include_ancestors`, the milestones of the project's groups
+        // too: projects that plan with group milestones (gitlab-org's,
+        // GNOME's) would otherwise show none. GitLab's default is false.
+        let url =
+            format!("{root}/milestones?state=active&include_ancestors=true&per_page={PER_PAGE}");
         let fetched = self.http.get(&url, cache)?;
         let mut milestones = vec![];
         for m in decode::<Vec<WireMilestone>>(&fetched.url, &fetched.body)? {

@@ -109,3 +109,64 @@ fn tokens_go_in_private_token_or_bearer() {
         Some("throttle_authenticated_api")
     );
 }
+
+/// A project that plans with its group's milestone (GitLab's documented
+/// shape of a group milestone: `group_id`, no `project_id`): the milestone
+/// is listed with `include_ancestors=true`, and its counts are the
+/// project's issues in it, at the same one request per milestone.
+#[test]
+fn group_milestones_are_seen_with_the_projects_counts() {
+    let mut scenario = synthetic_gitlab(PATH, 40, start());
+    let data = scenario.repos.get_mut(PATH).unwrap();
+    data.milestones.push(serde_json::json!({
+        "id": 1201, "iid": 17, "group_id": 9970, "title": "17.0",
+        "description": "The group's release", "state": "active",
+        "created_at": "2026-09-01T00:00:00.000Z", "updated_at": "2026-10-01T00:00:00.000Z",
+        "due_date": "2026-12-18", "start_date": "2026-11-18", "expired": false,
+        "web_url": "https://gitlab.example/groups/grp/-/milestones/17"
+    }));
+    let (mut open, mut closed) = (0, 0);
+    for (i, issue) in data.issues.iter_mut().enumerate() {
+        if i % 3 == 0 {
+            issue["milestone"] =
+                serde_json::json!({ "id": 1201, "iid": 17, "group_id": 9970, "title": "17.0" });
+            if issue["state"] == "opened" {
+                open += 1;
+            } else {
+                closed += 1;
+            }
+        }
+    }
+    assert!(open > 0 && closed > 0);
+    let host = TestHost::start(scenario).unwrap();
+    let mut c = client(&host, Auth::PrivateToken, &[]);
+    let got = c
+        .collect(&name(PATH), start(), &mut MemoryCache::new())
+        .unwrap();
+    let group = got
+        .collected
+        .milestones
+        .iter()
+        .find(|m| m.title == "17.0")
+        .expect("the group milestone is listed");
+    assert_eq!((group.open_issues, group.closed_issues), (open, closed));
+    assert_eq!(
+        group.url,
+        "https://gitlab.example/groups/grp/-/milestones/17"
+    );
+    // The project's own active milestone is there too, and each costs one
+    // counts request: project, releases, milestones, 2 counts, 1 issue
+    // page, 1 merge-request page.
+    assert_eq!(got.collected.milestones.len(), 2);
+    assert_eq!(got.stats.requests, 7);
+    let listing = host
+        .requests()
+        .into_iter()
+        .find(|r| r.path.contains("/milestones?"))
+        .unwrap();
+    assert!(
+        listing.path.contains("include_ancestors=true"),
+        "{}",
+        listing.path
+    );
+}

@@ -95,9 +95,13 @@ pub(crate) fn gitlab(scenario: &Scenario, base: &str, path: &str, query: &str) -
         ["releases"] => data.releases.clone(),
         ["milestones"] => {
             let state = param(&params, "state");
+            // A group milestone (it has a `group_id`) is listed for a
+            // project only with `include_ancestors=true`, as on GitLab.
+            let ancestors = param(&params, "include_ancestors") == Some("true");
             data.milestones
                 .iter()
                 .filter(|m| state.is_none_or(|s| m["state"] == s))
+                .filter(|m| ancestors || m.get("group_id").is_none())
                 .cloned()
                 .collect()
         }
