@@ -65,6 +65,17 @@ pub const RECONNECT_WITHIN: Duration = Duration::from_secs(60);
 /// 2 s, with jitter) between tries.
 pub const CONFLICT_ATTEMPTS: u32 = 8;
 
+/// How long the server keeps a session of ours idle inside a transaction
+/// before it ends the session and rolls the transaction back. Our
+/// transactions never wait on anything but the server (no request to a
+/// host, no user input), so a transaction idle this long belongs to a
+/// worker that stalled (SIGSTOP, a frozen VM) in the middle of a commit;
+/// without this limit its row locks would hold up every other worker
+/// (registering repositories, committing, purging) until it woke. When it
+/// wakes, its connection is gone: it reconnects, and its commit is refused
+/// because its lease has expired meanwhile.
+pub const IDLE_IN_TRANSACTION: Duration = Duration::from_secs(30);
+
 /// An open PostgreSQL store.
 pub struct PgStore {
     client: RefCell<Client>,
@@ -103,18 +114,26 @@ impl PgStore {
         PgStore::connect(&address)
     }
 
-    /// Connects with a parsed, completed address.
+    /// Connects with a parsed, completed address. Every session of the
+    /// store ends a transaction left idle for [`IDLE_IN_TRANSACTION`].
     pub fn connect(address: &Address) -> Result<PgStore> {
-        let client = address
-            .config
-            .connect(NoTls)
-            .map_err(|e| StoreError::Connect {
-                store: address.shown.clone(),
-                source: DbError::new(e),
-            })?;
+        let mut config = address.config.clone();
+        let limit = format!(
+            "-c idle_in_transaction_session_timeout={}",
+            IDLE_IN_TRANSACTION.as_millis()
+        );
+        let options = match config.get_options() {
+            Some(given) if !given.trim().is_empty() => format!("{given} {limit}"),
+            _ => limit,
+        };
+        config.options(&options);
+        let client = config.connect(NoTls).map_err(|e| StoreError::Connect {
+            store: address.shown.clone(),
+            source: DbError::new(e),
+        })?;
         let store = PgStore {
             client: RefCell::new(client),
-            config: address.config.clone(),
+            config,
             notices: RefCell::new(Vec::new()),
             shown: address.shown.clone(),
             lease: RefCell::new(None),
@@ -352,8 +371,13 @@ fn classify(e: &postgres::Error) -> Class {
     match e.code().map(|c| c.code()) {
         Some("40P01" | "40001") => Class::Conflict,
         // Class 08 is "connection exception"; 57P01..57P03 are the server
-        // shutting down (admin, crash) or not accepting connections yet.
-        Some(code) if code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03") => {
+        // shutting down (admin, crash) or not accepting connections yet;
+        // 25P03 and 57P05 the server ending a session left idle (inside a
+        // transaction: [`IDLE_IN_TRANSACTION`]), as after a stall.
+        Some(code)
+            if code.starts_with("08")
+                || matches!(code, "57P01" | "57P02" | "57P03" | "57P05" | "25P03") =>
+        {
             Class::Connection
         }
         Some(_) => Class::Other,

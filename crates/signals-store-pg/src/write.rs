@@ -23,6 +23,35 @@ impl PgStore {
         let doing = "registering a repository";
         let keywords = to_json(&self.path(), "repository keywords", &repo.keywords)?;
         let err = self.err(doing);
+        let full_name = repo.repo.to_string();
+        // Most opens find the repository as configured: then nothing is
+        // written, so no row lock is waited for (a commit of that
+        // repository in flight holds one until it ends).
+        let registered = self.retrying(|client, _| {
+            let row = client
+                .query_opt(
+                    "SELECT r.key FROM repositories r JOIN groups g ON g.id = r.group_id
+                     JOIN leases l ON l.repo = r.key
+                     WHERE r.group_id = $1 AND r.repo_id = $2 AND g.name = $3
+                       AND r.source = $4 AND r.full_name = $5
+                       AND r.display_name IS NOT DISTINCT FROM $6
+                       AND r.keywords IS NOT DISTINCT FROM $7",
+                    &[
+                        &group.id,
+                        &repo.id,
+                        &group.name,
+                        &repo.source.as_str(),
+                        &full_name,
+                        &repo.name,
+                        &keywords,
+                    ],
+                )
+                .map_err(&err)?;
+            Ok(row.map(|r| r.get::<_, i64>(0)))
+        })?;
+        if let Some(key) = registered {
+            return Ok(RepoKey::from_raw(key));
+        }
         self.retrying(|client, _| {
             let mut tx = client.transaction().map_err(&err)?;
             tx.execute(
@@ -32,7 +61,6 @@ impl PgStore {
                 &[&group.id, &group.name],
             )
             .map_err(&err)?;
-            let full_name = repo.repo.to_string();
             let key: i64 = tx
                 .query_one(
                     "INSERT INTO repositories

@@ -246,6 +246,79 @@ fn a_worker_stopped_past_its_lease_writes_nothing_when_it_wakes() {
     assert_eq!(observed(&pg), reference(&host, &repos));
 }
 
+/// Regression (issue 15, seen in CI): a worker stopped in the middle of its
+/// commit transaction held its repository's row lock, and another worker
+/// starting meanwhile waited on it for ever while registering the
+/// repositories. The server now ends a transaction left idle
+/// (`IDLE_IN_TRANSACTION`), and registering an unchanged repository takes
+/// no lock: the other worker finishes the round; the stalled one, woken,
+/// reconnects, is refused and writes nothing.
+#[test]
+fn issue_15_a_worker_stopped_inside_its_commit_holds_up_no_other_worker() {
+    let Some(Rig {
+        cluster: _cluster,
+        url,
+        host,
+        dir,
+        repos,
+    }) = rig("midcommit", 3, 0)
+    else {
+        return;
+    };
+    drop(signals_store_pg::PgStore::open(&url).unwrap());
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    // Every run's insert takes a second, so the test can stop a worker
+    // while the server works on its commit.
+    admin
+        .batch_execute(
+            "CREATE FUNCTION slow_runs() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$;
+             CREATE TRIGGER slow_runs BEFORE INSERT ON runs
+               FOR EACH ROW EXECUTE FUNCTION slow_runs();",
+        )
+        .unwrap();
+    let mut sleeper = Fleet(vec![worker(dir.path(), "token-a", "2s")]);
+    let pid = sleeper.0[0].id() as i32;
+    let end = Instant::now() + Duration::from_secs(60);
+    loop {
+        let committing: i64 = admin
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity
+                 WHERE state = 'active' AND query LIKE 'INSERT INTO runs%'",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        if committing > 0 {
+            break;
+        }
+        assert!(Instant::now() < end, "the worker never committed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: signals to a live child.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    // Its transaction now sits idle with its locks; its lease expires.
+    std::thread::sleep(Duration::from_secs(3));
+    let other = Fleet(vec![worker(dir.path(), "token-b", "1m")]);
+    wait_for_round(&url, 3);
+    let before = runs_per_repo(&url);
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    std::thread::sleep(Duration::from_secs(3));
+    sleeper.all_alive();
+    let log = sleeper.stop().remove(0);
+    other.stop();
+    assert!(log.contains("reconnected"), "{log}");
+    assert!(
+        log.contains("expired before its run was committed"),
+        "{log}"
+    );
+    assert_eq!(runs_per_repo(&url), before);
+    assert_whole(&url);
+    let pg = signals_store_pg::PgStore::open(&url).unwrap();
+    assert_eq!(observed(&pg), reference(&host, &repos));
+}
+
 #[test]
 fn a_purge_while_three_workers_commit_loses_nothing_of_the_others() {
     let Some(Rig {
