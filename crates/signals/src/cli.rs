@@ -191,6 +191,20 @@ pub struct ServeArgs {
     /// The store (overrides the config and SIGNALS_STORE).
     #[arg(long)]
     pub store: Option<PathBuf>,
+    /// Require a read token: the name of an environment variable holding
+    /// it; every request must then send `Authorization: Bearer <token>`.
+    #[arg(long, value_name = "NAME")]
+    pub token_env: Option<String>,
+    /// Seconds a request head may take, a keep-alive connection may stay
+    /// idle, and a response may wait for its client to read.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    pub timeout: u64,
+    /// Connections open at once; more wait until one closes.
+    #[arg(long, default_value_t = 1024)]
+    pub max_connections: usize,
+    /// Store connections reading at once.
+    #[arg(long, default_value_t = 4)]
+    pub store_connections: usize,
 }
 
 /// `signals export`.

@@ -55,7 +55,14 @@ fn free_port() -> u16 {
 }
 
 fn serve(dir: &std::path::Path) -> Served {
+    serve_with(dir, &[], &[])
+}
+
+/// `signals serve` on `dir`'s store with more arguments and environment;
+/// its standard error goes to `dir/serve.log`.
+fn serve_with(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Served {
     let port = free_port();
+    let log = std::fs::File::create(dir.join("serve.log")).unwrap();
     let child = Command::new(signals_bin())
         .current_dir(dir)
         .args([
@@ -65,11 +72,13 @@ fn serve(dir: &std::path::Path) -> Served {
             "--port",
             &port.to_string(),
         ])
+        .args(args)
         .env_clear()
+        .envs(env.iter().copied())
         // The private site goes under the test's folder, never /tmp.
         .env("TMPDIR", dir)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(log)
         .spawn()
         .unwrap();
     let served = Served { child, port };
@@ -84,10 +93,15 @@ fn serve(dir: &std::path::Path) -> Served {
 /// Sends a raw request (the target exactly as given) and returns the status
 /// and body.
 fn raw(port: u16, method: &str, target: &str) -> (u16, Vec<u8>) {
+    raw_with(port, method, target, "")
+}
+
+/// [`raw`] with more header lines (each ending in `\r\n`).
+fn raw_with(port: u16, method: &str, target: &str, headers: &str) -> (u16, Vec<u8>) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(
         s,
-        "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}Connection: close\r\n\r\n"
     )
     .unwrap();
     let mut all = Vec::new();
@@ -465,4 +479,137 @@ fn hostile_titles_labels_and_bodies_stay_inert() {
     assert!(!page.contains("<img src=x"), "{page}");
     let (_, repo) = raw(p, "GET", "/g/r1/index.html");
     assert!(!String::from_utf8_lossy(&repo).contains("<img src=x"));
+}
+
+/// Whether the server closed `stream` (end of file or a reset), waiting up
+/// to a minute; `false` if it is still open then.
+fn closed_by_server(stream: &mut TcpStream) -> bool {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut rest = Vec::new();
+    match stream.read_to_end(&mut rest) {
+        Ok(_) => true,
+        Err(e) => !matches!(
+            e.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        ),
+    }
+}
+
+/// Issue 17: a client that sends half a request line and waits, and 500
+/// idle connections, keep no one else from being served; the stalled head
+/// is closed after `--timeout`, a keep-alive connection answers several
+/// requests, and SIGTERM stops the server with the idle connections open.
+#[test]
+fn a_stalled_request_head_and_500_idle_connections_do_not_starve_others() {
+    let dir = TempDir::new("serve-stalled");
+    store(dir.path());
+    let mut s = serve_with(dir.path(), &["--timeout", "1"], &[]);
+    let p = s.port;
+
+    let mut half = TcpStream::connect(("127.0.0.1", p)).unwrap();
+    half.write_all(b"GET /api/gro").unwrap();
+    assert_eq!(get(p, "/api/groups").0, 200);
+
+    let idle: Vec<TcpStream> = (0..500)
+        .map(|_| TcpStream::connect(("127.0.0.1", p)).unwrap())
+        .collect();
+    let (status, page) = get(p, "/api/repos/g/r0/signals?state=open");
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(raw(p, "GET", "/g/r0/index.html").0, 200);
+
+    // Keep-alive: two requests, one connection.
+    let mut kept = TcpStream::connect(("127.0.0.1", p)).unwrap();
+    kept.write_all(
+        b"GET /api/groups HTTP/1.1\r\nHost: x\r\n\r\nGET /api/groups HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    )
+    .unwrap();
+    let mut both = String::new();
+    kept.read_to_string(&mut both).unwrap();
+    assert_eq!(both.matches("HTTP/1.1 200 OK").count(), 2, "{both}");
+
+    assert!(
+        closed_by_server(&mut half),
+        "a half request line is closed after the timeout"
+    );
+    let status = s.terminate().expect("serve stops on SIGTERM");
+    assert!(status.success(), "{status:?}");
+    drop(idle);
+}
+
+/// Issue 17: a client that reads its answers one byte a second (200
+/// answers asked for at once, far more than the socket buffers hold)
+/// keeps no one else from being served meanwhile.
+#[test]
+fn a_client_reading_one_byte_a_second_does_not_starve_others() {
+    let dir = TempDir::new("serve-slow-reader");
+    store(dir.path());
+    let s = serve(dir.path());
+    let p = s.port;
+    let mut slow = TcpStream::connect(("127.0.0.1", p)).unwrap();
+    let one = "GET /api/repos/g/r0/signals HTTP/1.1\r\nHost: x\r\n\r\n";
+    slow.write_all(one.repeat(200).as_bytes()).unwrap();
+    let mut byte = [0u8; 1];
+    let mut read = Vec::new();
+    for _ in 0..4 {
+        slow.read_exact(&mut byte).unwrap();
+        read.push(byte[0]);
+        let (status, page) = get(p, "/api/repos/g/r0/signals?page=2");
+        assert_eq!(status, 200, "{page}");
+        assert_eq!(raw(p, "GET", "/g/r0/index.html").0, 200);
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    assert_eq!(read, b"HTTP");
+}
+
+/// Issue 17: with `--token-env`, every path needs `Authorization: Bearer
+/// <token>` (401 without it or with another), the token never reaches the
+/// log, and a missing variable stops `serve` before it listens.
+#[test]
+fn the_read_token_is_required_accepted_and_never_logged() {
+    const TOKEN: &str = "read-token-4f9a1c7e";
+    let dir = TempDir::new("serve-token");
+    store(dir.path());
+    let mut s = serve_with(
+        dir.path(),
+        &["--token-env", "SIGNALS_READ_TOKEN"],
+        &[("SIGNALS_READ_TOKEN", TOKEN)],
+    );
+    let p = s.port;
+    for target in ["/api/groups", "/", "/g/r0/history/issue-7.html"] {
+        let (status, body) = raw(p, "GET", target);
+        assert_eq!(status, 401, "{target}");
+        let body: Value = serde_json::from_slice(&body).unwrap();
+        assert!(body["error"].as_str().unwrap().contains("Bearer"), "{body}");
+        for wrong in ["Bearer read-token", "Bearer read-token-4f9a1c7e0", TOKEN] {
+            let header = format!("Authorization: {wrong}\r\n");
+            assert_eq!(raw_with(p, "GET", target, &header).0, 401, "{target}");
+        }
+        let header = format!("Authorization: Bearer {TOKEN}\r\n");
+        let (status, body) = raw_with(p, "GET", target, &header);
+        assert_eq!(status, 200, "{target}: {}", String::from_utf8_lossy(&body));
+    }
+    assert!(s.terminate().expect("serve stops").success());
+    let log = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
+    assert!(log.contains("a read token is required"), "{log}");
+    assert!(!log.contains(TOKEN), "{log}");
+
+    let port = free_port().to_string();
+    let out = crate::support::run(
+        dir.path(),
+        &[
+            "serve",
+            "--store",
+            "signals.db",
+            "--port",
+            &port,
+            "--token-env",
+            "SIGNALS_READ_TOKEN",
+        ],
+        &[],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("SIGNALS_READ_TOKEN"), "{err}");
 }

@@ -1,38 +1,18 @@
-//! `signals serve`: the site and a read-only JSON API over the store, on
-//! loopback by default (docs/api.md).
+//! The JSON API of `signals serve` (docs/api.md): each endpoint a function
+//! of the store, its parameters and the importance weights, answering a
+//! status and a JSON body. It runs on a blocking thread with one of the
+//! server's store connections (`super::pool`); it never sees HTTP beyond
+//! the path and the query, so every answer here is the same whatever the
+//! server stack around it.
 //!
-//! The pages are the export's: `serve` runs the same incremental export
-//! (`export::export_with`) into a private folder, and again when the store
-//! has a newer run, then serves those files; so what it shows cannot drift
-//! from what `signals export` writes. Item history pages are the exception:
-//! that export writes none (a large store would mean one file per item at
-//! every start), and `/<group>/<repo>/history/<file>.html` is rendered on
-//! demand by the export's own function (`export::history_page`). The API
-//! reads the store directly, through `signals_store::Backend`, and item
-//! histories are built on demand from the stored snapshots
-//! (`signals_core::history`), so they cost nothing until asked for.
-//!
-//! The private folder is removed when the server stops on SIGINT (Ctrl-C)
-//! or SIGTERM, or fails; only a SIGKILL leaves it behind, in the system's
-//! temporary folder.
-//!
-//! One thread answers requests one after another: a local tool for a
-//! person, not a public web server (put the exported site behind nginx for
-//! that). Only GET and HEAD are answered; every bad parameter is a 400 with
-//! a JSON error, an unknown thing a 404.
+//! Every bad parameter is a 400 with a JSON error, an unknown thing a 404.
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
-use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use serde_json::{Value, json};
 use signals_core::importance::{Weights, score};
 use signals_core::{ItemSnapshot, Source};
 use signals_store::{Backend, RepoSummary};
-
-use crate::cli::ServeArgs;
-use crate::config::Config;
 
 /// Signals per page of `/api/repos/{group}/{repo}/signals`.
 pub const PAGE_SIZE: usize = 50;
@@ -40,95 +20,13 @@ pub const PAGE_SIZE: usize = 50;
 pub const TRAIL_PAGE_SIZE: usize = 100;
 /// The longest `q` accepted, in characters.
 pub const MAX_Q: usize = 200;
-/// The longest request target accepted, in bytes.
-const MAX_TARGET: usize = 2048;
-/// How often, at most, the site is brought up to date with the store.
-const REFRESH: Duration = Duration::from_secs(2);
-
-/// How long the server waits for a request before it looks whether it was
-/// asked to stop.
-const POLL: Duration = Duration::from_millis(250);
-
-/// The private site folder, removed when dropped: on a normal stop, on an
-/// error, and after SIGINT or SIGTERM (which end the request loop).
-struct PrivateSite(PathBuf);
-
-impl Drop for PrivateSite {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Runs `signals serve` until SIGINT (Ctrl-C) or SIGTERM.
-pub fn run(config: &Config, args: &ServeArgs) -> anyhow::Result<u8> {
-    let store = crate::store::open(&config.store, false)?;
-    crate::worker::install_signal_handlers();
-    let site_root =
-        PrivateSite(std::env::temp_dir().join(format!("signals-serve-{}", std::process::id())));
-    std::fs::create_dir_all(&site_root.0)
-        .with_context(|| format!("cannot create {}", site_root.0.display()))?;
-    let mut server = Server {
-        store: &*store,
-        weights: &config.importance,
-        site: site_root.0.join("site"),
-        refreshed: None,
-        data_key: String::new(),
-    };
-    server.refresh()?;
-    let addr = format!("{}:{}", args.bind, args.port);
-    let http = tiny_http::Server::http(&addr).map_err(|e| {
-        anyhow::anyhow!("cannot listen on {addr}: {e}; choose another --port or --bind")
-    })?;
-    eprintln!(
-        "serving {} at http://{addr}/ (the API under /api/; Ctrl-C stops)",
-        crate::store::shown(&config.store)
-    );
-    while !crate::worker::STOP.load(std::sync::atomic::Ordering::SeqCst) {
-        let request = match http.recv_timeout(POLL) {
-            Ok(Some(request)) => request,
-            Ok(None) => continue,
-            // Interrupted by the signal, or the listener failed.
-            Err(_) => continue,
-        };
-        let (status, content_type, body) = server.answer(request.method(), request.url());
-        // tiny_http sends no body to a HEAD request, with the length a GET
-        // would have had.
-        let mut response = tiny_http::Response::from_data(body).with_status_code(status);
-        for (name, value) in [
-            ("Content-Type", content_type),
-            ("X-Content-Type-Options", "nosniff"),
-            ("Cache-Control", "no-store"),
-            ("Referrer-Policy", "strict-origin-when-cross-origin"),
-        ] {
-            if let Ok(h) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()) {
-                response.add_header(h);
-            }
-        }
-        let _ = request.respond(response);
-    }
-    drop(site_root);
-    Ok(crate::exit::OK)
-}
-
-/// The server's state: the store, and the private export it serves.
-pub struct Server<'a> {
-    /// The store, read only.
-    pub store: &'a dyn Backend,
-    /// Importance weights, as the export uses them.
-    pub weights: &'a Weights,
-    /// The private site folder.
-    pub site: PathBuf,
-    refreshed: Option<Instant>,
-    /// The store's state at the last refresh.
-    data_key: String,
-}
 
 /// A status, a content type and a body.
 pub type Answer = (u16, &'static str, Vec<u8>);
 
-fn json_answer(status: u16, value: &Value) -> Answer {
-    // serde_json escapes what JSON needs; `<`, `>` and `&` are escaped too,
-    // so a response read as HTML by mistake is still inert.
+/// The JSON body of an answer; `<`, `>` and `&` are escaped too, so a
+/// response read as HTML by mistake is still inert.
+pub fn json_answer(status: u16, value: &Value) -> Answer {
     let text = serde_json::to_string_pretty(value)
         .unwrap_or_else(|_| "{}".into())
         .replace('<', "\\u003c")
@@ -137,84 +35,37 @@ fn json_answer(status: u16, value: &Value) -> Answer {
     (status, "application/json; charset=utf-8", text.into_bytes())
 }
 
-fn error(status: u16, message: impl Into<String>) -> Answer {
+/// An error answer: `{"error": message}`.
+pub fn error(status: u16, message: impl Into<String>) -> Answer {
     json_answer(status, &json!({ "error": message.into() }))
 }
 
-impl<'a> Server<'a> {
-    /// Brings the private site up to date with the store (an incremental
-    /// export: only repositories with a newer run are rendered).
-    pub fn refresh(&mut self) -> anyhow::Result<()> {
-        let key = serde_json::to_string(
-            &self
-                .store
-                .repositories()?
-                .iter()
-                .map(|s| (s.key.raw(), s.run_count))
-                .collect::<Vec<_>>(),
-        )?;
-        self.refreshed = Some(Instant::now());
-        if key == self.data_key && self.site.exists() {
-            return Ok(());
+/// The API over one store connection.
+pub struct Api<'a> {
+    /// The store, read only.
+    pub store: &'a dyn Backend,
+    /// Importance weights, as the export uses them.
+    pub weights: &'a Weights,
+}
+
+impl Api<'_> {
+    /// Answers `/api/<path>`; a store failure is a 500 saying how.
+    pub fn answer(&self, path: &str, params: &HashMap<String, String>) -> Answer {
+        match self.route(path, params) {
+            Ok(answer) => answer,
+            Err(e) => error(500, format!("the store failed: {e:#}")),
         }
-        super::export::export_with(
-            self.store,
-            &self.site,
-            &signals_site::SiteOptions::default(),
-            self.weights,
-            false,
-            false, // history pages are rendered on demand
-        )?;
-        self.data_key = key;
-        Ok(())
     }
 
-    /// Answers one request; never panics, whatever the target.
-    pub fn answer(&mut self, method: &tiny_http::Method, target: &str) -> Answer {
-        if !matches!(method, tiny_http::Method::Get | tiny_http::Method::Head) {
-            return error(405, "read-only: only GET and HEAD are answered");
+    /// An item's history page (`/<group>/<repo>/history/<file>`).
+    pub fn history_page_answer(&self, group: &str, repo: &str, file: &str) -> Answer {
+        match self.history_page(group, repo, file) {
+            Ok(answer) => answer,
+            Err(e) => error(500, format!("the store failed: {e:#}")),
         }
-        if target.len() > MAX_TARGET {
-            return error(
-                414,
-                format!("the request target is longer than {MAX_TARGET} bytes"),
-            );
-        }
-        let (path, query) = target.split_once('?').unwrap_or((target, ""));
-        let Some(path) = percent_decode(path) else {
-            return error(400, "the path is not valid percent-encoded UTF-8");
-        };
-        if path.contains('\0') {
-            return error(400, "the path holds a NUL character");
-        }
-        let Some(params) = parse_query(query) else {
-            return error(400, "the query is not valid percent-encoded UTF-8");
-        };
-        if let Some(api) = path.strip_prefix("/api/") {
-            return match self.api(api, &params) {
-                Ok(answer) => answer,
-                Err(e) => error(500, format!("the store failed: {e:#}")),
-            };
-        }
-        if let Some((group, repo, file)) = history_path(&path) {
-            return match self.history_page(group, repo, file) {
-                Ok(answer) => answer,
-                Err(e) => error(500, format!("the store failed: {e:#}")),
-            };
-        }
-        if self.refreshed.is_none_or(|t| t.elapsed() >= REFRESH)
-            && let Err(e) = self.refresh()
-        {
-            return (
-                500,
-                "text/plain; charset=utf-8",
-                format!("cannot bring the site up to date: {e:#}").into_bytes(),
-            );
-        }
-        self.file(&path)
     }
 
-    fn api(&self, path: &str, params: &HashMap<String, String>) -> anyhow::Result<Answer> {
+    fn route(&self, path: &str, params: &HashMap<String, String>) -> anyhow::Result<Answer> {
         let parts: Vec<&str> = path.split('/').collect();
         Ok(match parts.as_slice() {
             ["groups"] => self.groups()?,
@@ -484,7 +335,7 @@ impl<'a> Server<'a> {
                 .find(|id| signals_site::history_file(id) == file);
         }
         let page = match id {
-            Some(id) => super::export::history_page(self.store, &summary, &id)?,
+            Some(id) => crate::cmd::export::history_page(self.store, &summary, &id)?,
             None => None,
         };
         Ok(match page {
@@ -492,45 +343,10 @@ impl<'a> Server<'a> {
             None => error(404, format!("no such page: /{group}/{repo}/history/{file}")),
         })
     }
-
-    /// A file of the private site; `/` is the index, a folder its
-    /// `index.html`. Anything that would leave the site is refused.
-    fn file(&self, path: &str) -> Answer {
-        let mut rel = PathBuf::new();
-        for part in Path::new(path.trim_start_matches('/')).components() {
-            match part {
-                Component::Normal(p) => rel.push(p),
-                Component::CurDir => {}
-                _ => return error(400, "the path leaves the site"),
-            }
-        }
-        let root = match self.site.canonicalize() {
-            Ok(r) => r,
-            Err(e) => return error(500, format!("the site is missing: {e}")),
-        };
-        let mut full = root.join(&rel);
-        if full.is_dir() {
-            full.push("index.html");
-        }
-        // Links inside the site (generations, versions) are followed, but
-        // the file must still be under the site's own folder.
-        let real = match full.canonicalize() {
-            Ok(r) => r,
-            Err(_) => return error(404, format!("no such page: {path}")),
-        };
-        let store_root = root.parent().map(Path::to_path_buf).unwrap_or(root.clone());
-        if !real.starts_with(&store_root) {
-            return error(400, "the path leaves the site");
-        }
-        match std::fs::read(&real) {
-            Ok(bytes) => (200, content_type(&real), bytes),
-            Err(_) => error(404, format!("no such page: {path}")),
-        }
-    }
 }
 
 /// `(group, repo, file)` of `/<group>/<repo>/history/<file>.html`.
-fn history_path(path: &str) -> Option<(&str, &str, &str)> {
+pub(super) fn history_path(path: &str) -> Option<(&str, &str, &str)> {
     let parts: Vec<&str> = path.strip_prefix('/')?.split('/').collect();
     match parts.as_slice() {
         [group, repo, "history", file] if file.ends_with(".html") => Some((group, repo, file)),
@@ -565,17 +381,6 @@ fn unknown_repo(group: &str, repo: &str) -> Answer {
         404,
         format!("no repository {repo:?} in group {group:?} (see /api/groups)"),
     )
-}
-
-fn content_type(path: &Path) -> &'static str {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("html") => "text/html; charset=utf-8",
-        Some("css") => "text/css; charset=utf-8",
-        Some("js") => "text/javascript; charset=utf-8",
-        Some("json") => "application/json; charset=utf-8",
-        Some("atom") => "application/atom+xml; charset=utf-8",
-        _ => "application/octet-stream",
-    }
 }
 
 fn state_of(item: &ItemSnapshot) -> &'static str {
@@ -725,12 +530,12 @@ fn decode(s: &str, plus: bool) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-fn percent_decode(s: &str) -> Option<String> {
+pub(super) fn percent_decode(s: &str) -> Option<String> {
     decode(s, false)
 }
 
 /// The query's parameters; a repeated one keeps its last value.
-fn parse_query(query: &str) -> Option<HashMap<String, String>> {
+pub(super) fn parse_query(query: &str) -> Option<HashMap<String, String>> {
     let mut out = HashMap::new();
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));

@@ -1,0 +1,349 @@
+//! `signals serve`: the site and a read-only JSON API over the store, on
+//! loopback by default (docs/api.md).
+//!
+//! The pages are the export's (`site.rs`): `serve` runs the same
+//! incremental export into a private folder, and again when the store has
+//! a newer run, then streams those files; so what it shows cannot drift
+//! from what `signals export` writes. Item history pages are rendered on
+//! demand by the export's own function. The API (`api.rs`) reads the store
+//! directly, through `signals_store::Backend`.
+//!
+//! The server is axum's router on hyper and tokio (`net.rs`: connection
+//! limit, timeouts, keep-alive, graceful shutdown on SIGTERM); the blocking
+//! store is read on tokio's blocking threads through a small pool of
+//! connections (`pool.rs`). An optional read token (`--token-env`) guards
+//! every path. Only GET and HEAD are answered.
+//!
+//! The private folder is removed when the server stops on SIGINT (Ctrl-C)
+//! or SIGTERM, or fails; only a SIGKILL leaves it behind, in the system's
+//! temporary folder.
+
+mod api;
+mod net;
+mod pool;
+mod site;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::Response;
+use sha2::{Digest, Sha256};
+use signals_core::importance::Weights;
+
+use crate::cli::ServeArgs;
+use crate::config::Config;
+
+/// The longest request target accepted, in bytes.
+const MAX_TARGET: usize = 2048;
+/// How often, at most, the site is brought up to date with the store.
+const REFRESH: Duration = Duration::from_secs(2);
+
+/// What every request handler shares.
+struct App {
+    pool: Arc<pool::Pool>,
+    weights: Arc<Weights>,
+    /// The private site folder the export writes.
+    site: PathBuf,
+    /// When the site was last brought up to date, and the store's state
+    /// then; held by the one request that refreshes it.
+    refreshed: tokio::sync::Mutex<(Instant, String)>,
+    token: Option<Token>,
+}
+
+/// The read token clients must send, kept as its SHA-256 only: compared in
+/// constant time, and never printed (no `Debug`).
+struct Token([u8; 32]);
+
+impl Token {
+    fn new(secret: &str) -> Token {
+        Token(Sha256::digest(secret.as_bytes()).into())
+    }
+
+    /// Whether `headers` carry `Authorization: Bearer <the token>`. The
+    /// presented value is hashed first, so the comparison takes the same
+    /// time whatever its length and wherever it differs.
+    fn admits(&self, headers: &HeaderMap) -> bool {
+        let Some(presented) = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.as_bytes().strip_prefix(b"Bearer "))
+        else {
+            return false;
+        };
+        let presented: [u8; 32] = Sha256::digest(presented).into();
+        presented
+            .iter()
+            .zip(&self.0)
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
+    }
+}
+
+/// Runs `signals serve` until SIGINT (Ctrl-C) or SIGTERM.
+pub fn run(config: &Config, args: &ServeArgs) -> anyhow::Result<u8> {
+    let token = match &args.token_env {
+        None => None,
+        Some(name) => match std::env::var(name) {
+            Ok(secret) if !secret.trim().is_empty() => Some(Token::new(secret.trim())),
+            _ => anyhow::bail!(
+                "--token-env names {name}, which is not set or empty: set {name} to the token \
+                 clients must send as `Authorization: Bearer <token>`"
+            ),
+        },
+    };
+    let pool = Arc::new(pool::Pool::open(&config.store, args.store_connections)?);
+    let site_root = site::PrivateSite(
+        std::env::temp_dir().join(format!("signals-serve-{}", std::process::id())),
+    );
+    std::fs::create_dir_all(&site_root.0)
+        .with_context(|| format!("cannot create {}", site_root.0.display()))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        // Blocking threads are taken by store reads, each holding a pool
+        // connection: no more are ever needed.
+        .max_blocking_threads(args.store_connections.max(1))
+        .build()
+        .context("cannot start the server's runtime")?;
+    let app = Arc::new(App {
+        pool,
+        weights: Arc::new(config.importance.clone()),
+        site: site_root.0.join("site"),
+        refreshed: tokio::sync::Mutex::new((Instant::now(), String::new())),
+        token,
+    });
+    let max_connections = net::fit_open_files(args.max_connections.max(1));
+    if max_connections < args.max_connections {
+        eprintln!(
+            "warning: the open-file limit allows {max_connections} connections, not {}",
+            args.max_connections
+        );
+    }
+    let limits = net::Limits {
+        max_connections,
+        timeout: Duration::from_secs(args.timeout.max(1)),
+    };
+    let addr = format!("{}:{}", args.bind, args.port);
+    let loopback = args
+        .bind
+        .parse::<std::net::IpAddr>()
+        .is_ok_and(|ip| ip.is_loopback())
+        || args.bind == "localhost";
+    if !loopback && app.token.is_none() {
+        eprintln!(
+            "warning: serving on {} without a read token: anyone who reaches it reads the \
+             whole store; give it --token-env NAME (docs/api.md)",
+            args.bind
+        );
+    }
+    let shown = crate::store::shown(&config.store);
+    let guarded = app.token.is_some();
+    runtime.block_on(async move {
+        // The first export, before listening: the site is whole from the
+        // first request on.
+        {
+            let mut refreshed = app.refreshed.lock().await;
+            *refreshed = (Instant::now(), refresh(&app, String::new()).await?);
+        }
+        let listener = tokio::net::TcpListener::bind(&addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr}: choose another --port or --bind"))?;
+        eprintln!(
+            "serving {shown} at http://{addr}/ (the API under /api/{}; Ctrl-C stops)",
+            if guarded {
+                "; a read token is required"
+            } else {
+                ""
+            }
+        );
+        let router = axum::Router::new().fallback(handle).with_state(app);
+        net::serve(listener, router, limits, stopped()).await;
+        anyhow::Ok(())
+    })?;
+    // Requests still running after the grace period are abandoned with
+    // the runtime; their store reads end with the process.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    drop(site_root);
+    Ok(crate::exit::OK)
+}
+
+/// Resolves on SIGTERM or SIGINT.
+async fn stopped() {
+    use tokio::signal::unix::{SignalKind, signal};
+    match (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) {
+        (Ok(mut term), Ok(mut int)) => {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        }
+        // Without signal handling, the server runs until killed.
+        _ => std::future::pending().await,
+    }
+}
+
+/// Runs the incremental export on a store connection; returns the store's
+/// state it is up to date with.
+async fn refresh(app: &Arc<App>, known: String) -> anyhow::Result<String> {
+    let site = app.site.clone();
+    let weights = Arc::clone(&app.weights);
+    app.pool
+        .run(move |store| site::refresh(store, &site, &weights, &known))
+        .await?
+}
+
+/// Every request: the token, the method, the target, then the API, an item
+/// history page, or a file of the site.
+async fn handle(
+    State(app): State<Arc<App>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(token) = &app.token
+        && !token.admits(&headers)
+    {
+        let mut response = respond(api::error(
+            401,
+            "this server needs a read token: send `Authorization: Bearer <token>`",
+        ));
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        return response;
+    }
+    if method != Method::GET && method != Method::HEAD {
+        return respond(api::error(405, "read-only: only GET and HEAD are answered"));
+    }
+    let target = uri.path_and_query().map_or("/", |p| p.as_str());
+    if target.len() > MAX_TARGET {
+        return respond(api::error(
+            414,
+            format!("the request target is longer than {MAX_TARGET} bytes"),
+        ));
+    }
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    let Some(path) = api::percent_decode(path) else {
+        return respond(api::error(
+            400,
+            "the path is not valid percent-encoded UTF-8",
+        ));
+    };
+    if path.contains('\0') {
+        return respond(api::error(400, "the path holds a NUL character"));
+    }
+    let Some(params) = api::parse_query(query) else {
+        return respond(api::error(
+            400,
+            "the query is not valid percent-encoded UTF-8",
+        ));
+    };
+    if let Some(rest) = path.strip_prefix("/api/") {
+        let rest = rest.to_string();
+        return read(&app, move |api| api.answer(&rest, &params)).await;
+    }
+    if let Some((group, repo, file)) = api::history_path(&path) {
+        let (group, repo, file) = (group.to_string(), repo.to_string(), file.to_string());
+        return read(&app, move |api| {
+            api.history_page_answer(&group, &repo, &file)
+        })
+        .await;
+    }
+    // One request brings the site up to date when it is due; the others
+    // meanwhile serve the files as they are (an export switches them at
+    // once, so none sees a half-written site).
+    if let Ok(mut refreshed) = app.refreshed.try_lock()
+        && refreshed.0.elapsed() >= REFRESH
+    {
+        match refresh(&app, refreshed.1.clone()).await {
+            Ok(key) => *refreshed = (Instant::now(), key),
+            Err(e) => {
+                return respond((
+                    500,
+                    "text/plain; charset=utf-8",
+                    format!("cannot bring the site up to date: {e:#}").into_bytes(),
+                ));
+            }
+        }
+    }
+    match site::file(&app.site, &path).await {
+        Ok(response) => with_common_headers(response),
+        Err(answer) => respond(answer),
+    }
+}
+
+/// Runs an API read on a store connection.
+async fn read<F>(app: &Arc<App>, answer: F) -> Response
+where
+    F: FnOnce(&api::Api<'_>) -> api::Answer + Send + 'static,
+{
+    let weights = Arc::clone(&app.weights);
+    match app
+        .pool
+        .run(move |store| {
+            answer(&api::Api {
+                store,
+                weights: &weights,
+            })
+        })
+        .await
+    {
+        Ok(answer) => respond(answer),
+        Err(e) => respond(api::error(500, format!("the store failed: {e:#}"))),
+    }
+}
+
+/// An answer as a response.
+fn respond((status, content_type, body): api::Answer) -> Response {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() =
+        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    with_common_headers(response)
+}
+
+fn with_common_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::CACHE_CONTROL, "no-store"),
+        (header::REFERRER_POLICY, "strict-origin-when-cross-origin"),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_token_admits_only_its_own_bearer_value() {
+        let token = Token::new("s3cret");
+        let with = |value: &str| {
+            let mut h = HeaderMap::new();
+            h.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+            h
+        };
+        assert!(token.admits(&with("Bearer s3cret")));
+        for refused in [
+            "Bearer s3cre",
+            "Bearer s3cret ",
+            "bearer s3cret",
+            "s3cret",
+            "Basic s3cret",
+        ] {
+            assert!(!token.admits(&with(refused)), "{refused}");
+        }
+        assert!(!token.admits(&HeaderMap::new()));
+    }
+}

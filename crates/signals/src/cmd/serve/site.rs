@@ -1,0 +1,119 @@
+//! The pages `serve` shows: the export's own files, written by the same
+//! incremental export (`export::export_with`) into a private folder, and
+//! brought up to date when the store has a newer run.
+//!
+//! `serve` never renders a page with code of its own; item history pages,
+//! which that private export does not write, are rendered on demand by the
+//! export's own function (in `api.rs`, `history_page`).
+
+use std::path::{Component, Path, PathBuf};
+
+use axum::body::Body;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use signals_core::importance::Weights;
+use signals_store::Backend;
+
+use super::api::{Answer, error};
+
+/// The private site folder, removed when dropped: on a normal stop, on an
+/// error, and after SIGINT or SIGTERM.
+pub struct PrivateSite(pub PathBuf);
+
+impl Drop for PrivateSite {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The store's state that the pages depend on: each repository's key and
+/// number of runs.
+fn data_key(store: &dyn Backend) -> anyhow::Result<String> {
+    Ok(serde_json::to_string(
+        &store
+            .repositories()?
+            .iter()
+            .map(|s| (s.key.raw(), s.run_count))
+            .collect::<Vec<_>>(),
+    )?)
+}
+
+/// Brings the private site up to date with the store: an incremental
+/// export (only repositories with a newer run are rendered), skipped when
+/// `known` is the store's state already. Returns the store's state.
+pub fn refresh(
+    store: &dyn Backend,
+    site: &Path,
+    weights: &Weights,
+    known: &str,
+) -> anyhow::Result<String> {
+    let key = data_key(store)?;
+    if key == known && site.exists() {
+        return Ok(key);
+    }
+    crate::cmd::export::export_with(
+        store,
+        site,
+        &signals_site::SiteOptions::default(),
+        weights,
+        false,
+        false, // history pages are rendered on demand
+    )?;
+    Ok(key)
+}
+
+/// A file of the private site, streamed from disk; `/` is the index, a
+/// folder its `index.html`. Anything that would leave the site is refused.
+pub async fn file(site: &Path, path: &str) -> Result<Response, Answer> {
+    let mut rel = PathBuf::new();
+    for part in Path::new(path.trim_start_matches('/')).components() {
+        match part {
+            Component::Normal(p) => rel.push(p),
+            Component::CurDir => {}
+            _ => return Err(error(400, "the path leaves the site")),
+        }
+    }
+    let root = tokio::fs::canonicalize(site)
+        .await
+        .map_err(|e| error(500, format!("the site is missing: {e}")))?;
+    let mut full = root.join(&rel);
+    if tokio::fs::metadata(&full).await.is_ok_and(|m| m.is_dir()) {
+        full.push("index.html");
+    }
+    // Links inside the site (generations, versions) are followed, but the
+    // file must still be under the site's own folder.
+    let missing = || error(404, format!("no such page: {path}"));
+    let real = tokio::fs::canonicalize(&full)
+        .await
+        .map_err(|_| missing())?;
+    let private = root.parent().map(Path::to_path_buf).unwrap_or(root.clone());
+    if !real.starts_with(&private) {
+        return Err(error(400, "the path leaves the site"));
+    }
+    let file = tokio::fs::File::open(&real).await.map_err(|_| missing())?;
+    let meta = file.metadata().await.map_err(|_| missing())?;
+    if !meta.is_file() {
+        return Err(missing());
+    }
+    let length = meta.len();
+    let mut response = Response::new(Body::from_stream(tokio_util::io::ReaderStream::new(file)));
+    *response.status_mut() = StatusCode::OK;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(content_type(&real)),
+    );
+    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
+    Ok(response)
+}
+
+fn content_type(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("js") => "text/javascript; charset=utf-8",
+        Some("json") => "application/json; charset=utf-8",
+        Some("atom") => "application/atom+xml; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
