@@ -451,17 +451,30 @@ fn upcoming_doc(repo: &str, m: &Milestone, repo_url: &str) -> UpcomingDoc {
 }
 
 fn signal_doc(input: &DatasetInput<'_>, item: &ItemSnapshot, repo_url: &str) -> SignalDoc {
-    let id = item.id(input.repo.source);
-    let updated = fmt_seconds(item.updated_at);
-    let change = input
+    let changed = input
         .changed_in_latest
-        .contains(&id)
-        .then(|| "updated".to_string());
+        .contains(&item.id(input.repo.source));
+    signal_of(&input.group.id, input.repo, item, repo_url, changed)
+}
+
+/// One item as a v3 signal of `repo` in group `group_id`; `repo_url`
+/// stands in for a URL that is not http(s); `changed` sets `change`.
+/// The dataset and alerts (`crate::notify`) both make signals here.
+pub fn signal_of(
+    group_id: &str,
+    repo: &TrackedRepo,
+    item: &ItemSnapshot,
+    repo_url: &str,
+    changed: bool,
+) -> SignalDoc {
+    let id = item.id(repo.source);
+    let updated = fmt_seconds(item.updated_at);
+    let change = changed.then(|| "updated".to_string());
     let mut doc = SignalDoc {
         id,
-        source: input.repo.source.as_str().to_string(),
-        group: input.group.id.clone(),
-        project: input.repo.repo.to_string(),
+        source: repo.source.as_str().to_string(),
+        group: group_id.to_string(),
+        project: repo.repo.to_string(),
         kind: item.kind().as_str().to_string(),
         title: item.title.clone(),
         text: item.text.clone(),

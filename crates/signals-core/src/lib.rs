@@ -17,6 +17,7 @@ pub mod history;
 pub mod hostile;
 pub mod importance;
 pub mod model;
+pub mod notify;
 pub mod run;
 pub mod trends;
 

@@ -17,6 +17,9 @@ use std::time::Duration;
 
 use toml::Spanned;
 
+pub mod notify;
+pub use notify::NotifyRule;
+
 /// The default config file name, looked up in the working directory.
 pub const DEFAULT_PATH: &str = "signals.toml";
 
@@ -64,6 +67,9 @@ struct RawConfig {
     importance: Option<Spanned<Weights>>,
     #[serde(default)]
     groups: Vec<RawGroup>,
+    /// Alert rules (`config/notify.rs`).
+    #[serde(default)]
+    notify: Vec<Spanned<notify::RawNotify>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -355,6 +361,8 @@ pub struct Config {
     pub importance: Weights,
     /// Groups, in file order.
     pub groups: Vec<GroupConfig>,
+    /// Alert rules, in file order.
+    pub notify: Vec<NotifyRule>,
 }
 
 /// 1-based line of a byte offset.
@@ -681,6 +689,8 @@ impl Config {
             });
         }
 
+        let notify = notify::parse(raw.notify, &groups).map_err(|(span, m)| err(at(span), m))?;
+
         Ok(Config {
             store: raw.store.unwrap_or_else(|| PathBuf::from("signals.db")),
             out: raw.out.unwrap_or_else(|| PathBuf::from("site")),
@@ -693,6 +703,7 @@ impl Config {
             repo_hosts,
             importance,
             groups,
+            notify,
         })
     }
 
