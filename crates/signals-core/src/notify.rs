@@ -185,7 +185,7 @@ impl Rule {
 
     /// True when the rule covers the repository at all.
     pub fn covers(&self, group: &Group, repo: &TrackedRepo) -> bool {
-        (self.groups.is_empty() || self.groups.iter().any(|g| *g == group.id))
+        (self.groups.is_empty() || self.groups.contains(&group.id))
             && (self.repos.is_empty()
                 || self
                     .repos

@@ -19,6 +19,7 @@
 
 pub mod address;
 mod copy;
+mod outbox;
 pub mod queue;
 mod read;
 mod trends;
@@ -42,6 +43,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0002_closed_at",
         include_str!("../migrations/0002_closed_at.sql"),
     ),
+    ("0003_outbox", include_str!("../migrations/0003_outbox.sql")),
 ];
 
 /// The advisory lock key that serializes migrations between workers that
@@ -576,5 +578,44 @@ impl signals_store::Backend for PgStore {
     }
     fn table_counts(&self) -> Result<signals_store::dump::TableCounts> {
         self.table_counts_()
+    }
+    fn outbox_claim(
+        &mut self,
+        now: jiff::Timestamp,
+        claim: jiff::SignedDuration,
+    ) -> Result<Option<signals_store::OutboxMessage>> {
+        self.outbox_claim_(now, claim)
+    }
+    fn outbox_settle(
+        &mut self,
+        id: i64,
+        at: jiff::Timestamp,
+        outcome: &signals_store::Settle,
+    ) -> Result<()> {
+        self.outbox_settle_(id, at, outcome)
+    }
+    fn outbox_next_due(&self) -> Result<Option<jiff::Timestamp>> {
+        self.outbox_next_due_()
+    }
+    fn outbox_messages(
+        &self,
+        state: signals_store::MessageState,
+        rule: Option<&str>,
+    ) -> Result<Vec<signals_store::OutboxMessage>> {
+        self.outbox_messages_(state, rule)
+    }
+    fn outbox_digest(
+        &mut self,
+        parts: &[i64],
+        digest: &signals_core::notify::Outgoing,
+        at: jiff::Timestamp,
+    ) -> Result<bool> {
+        self.outbox_digest_(parts, digest, at)
+    }
+    fn outbox_last_digest(&self, rule: &str) -> Result<Option<jiff::Timestamp>> {
+        self.outbox_last_digest_(rule)
+    }
+    fn outbox_status(&self) -> Result<Vec<signals_store::RuleOutbox>> {
+        self.outbox_status_()
     }
 }

@@ -283,6 +283,7 @@ impl PgStore {
                 )
                 .map_err(self.err("storing an observation event"))?;
             }
+            self.store_messages(&mut tx, repo, run_id, at, &run.messages)?;
             tx.execute(
                 "UPDATE repositories SET host_name = $2, missing = 0, last_error = NULL
                  WHERE key = $1",

@@ -17,7 +17,10 @@ use jiff::Timestamp;
 use signals_core::trends::Rising;
 use signals_core::{Group, ItemSnapshot, RepoContext, RunRecord, TrackedRepo};
 
+use signals_core::notify::Outgoing;
+
 use crate::dump::{Record, TableCounts};
+use crate::outbox::{MessageState, OutboxMessage, RuleOutbox, Settle};
 use crate::{
     CachedResponse, RateLimit, RepoKey, RepoSummary, RepoView, Result, RunCommit, Status, Store,
 };
@@ -132,6 +135,32 @@ pub trait Backend {
     fn load(&mut self, records: &mut dyn Iterator<Item = Result<Record>>) -> Result<()>;
     /// The number of rows of each table, to verify a copy.
     fn table_counts(&self) -> Result<TableCounts>;
+
+    /// Claims the oldest pending alert due at `now` that no live claim
+    /// holds, for `claim` (`crate::outbox`); on PostgreSQL one worker
+    /// claims each (`SKIP LOCKED`).
+    fn outbox_claim(
+        &mut self,
+        now: Timestamp,
+        claim: jiff::SignedDuration,
+    ) -> Result<Option<OutboxMessage>>;
+    /// Records how an attempt to send a claimed message ended.
+    fn outbox_settle(&mut self, id: i64, at: Timestamp, outcome: &Settle) -> Result<()>;
+    /// When the next pending message is due (its claim included).
+    fn outbox_next_due(&self) -> Result<Option<Timestamp>>;
+    /// Messages in a state, oldest first; of one rule when `rule` is set.
+    fn outbox_messages(
+        &self,
+        state: MessageState,
+        rule: Option<&str>,
+    ) -> Result<Vec<OutboxMessage>>;
+    /// Folds held messages into a new pending digest, all or nothing;
+    /// false when one of them is no longer held.
+    fn outbox_digest(&mut self, parts: &[i64], digest: &Outgoing, at: Timestamp) -> Result<bool>;
+    /// When a rule's last digest was made.
+    fn outbox_last_digest(&self, rule: &str) -> Result<Option<Timestamp>>;
+    /// Each rule's messages by state and its last error (`signals status`).
+    fn outbox_status(&self) -> Result<Vec<RuleOutbox>>;
 }
 
 impl Backend for Store {
@@ -233,5 +262,34 @@ impl Backend for Store {
     }
     fn table_counts(&self) -> Result<TableCounts> {
         Store::table_counts(self)
+    }
+    fn outbox_claim(
+        &mut self,
+        now: Timestamp,
+        claim: jiff::SignedDuration,
+    ) -> Result<Option<OutboxMessage>> {
+        Store::outbox_claim(self, now, claim)
+    }
+    fn outbox_settle(&mut self, id: i64, at: Timestamp, outcome: &Settle) -> Result<()> {
+        Store::outbox_settle(self, id, at, outcome)
+    }
+    fn outbox_next_due(&self) -> Result<Option<Timestamp>> {
+        Store::outbox_next_due(self)
+    }
+    fn outbox_messages(
+        &self,
+        state: MessageState,
+        rule: Option<&str>,
+    ) -> Result<Vec<OutboxMessage>> {
+        Store::outbox_messages(self, state, rule)
+    }
+    fn outbox_digest(&mut self, parts: &[i64], digest: &Outgoing, at: Timestamp) -> Result<bool> {
+        Store::outbox_digest(self, parts, digest, at)
+    }
+    fn outbox_last_digest(&self, rule: &str) -> Result<Option<Timestamp>> {
+        Store::outbox_last_digest(self, rule)
+    }
+    fn outbox_status(&self) -> Result<Vec<RuleOutbox>> {
+        Store::outbox_status(self)
     }
 }

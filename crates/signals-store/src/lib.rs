@@ -59,6 +59,7 @@ mod cache;
 pub mod codec;
 pub mod dump;
 mod error;
+pub mod outbox;
 mod read;
 mod snapshots;
 #[cfg(any(test, feature = "suite"))]
@@ -74,6 +75,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 pub use backend::Backend;
 pub use cache::{CachedResponse, RateLimit, check_cacheable};
 pub use error::{DbError, Result, StoreError};
+pub use outbox::{MessageState, OutboxMessage, RuleOutbox, Settle};
 pub use read::{
     Failure, RepoStatus, RepoSummary, RepoView, RunRow, RunStatus, Status, SummaryRow,
     run_record_from, summary_from, trail_event_from,
@@ -109,6 +111,11 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         name: "0003_closed_at",
         sql: include_str!("../migrations/0003_closed_at.sql"),
+        then: None,
+    },
+    Migration {
+        name: "0004_outbox",
+        sql: include_str!("../migrations/0004_outbox.sql"),
         then: None,
     },
 ];

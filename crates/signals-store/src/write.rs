@@ -47,6 +47,9 @@ pub struct RunCommit {
     /// configured one (the repository was renamed or moved); `None` clears a
     /// previously recorded rename.
     pub renamed_to: Option<RepoName>,
+    /// The alert messages the run's events call for
+    /// (`signals_core::notify::messages`), committed with it.
+    pub messages: Vec<signals_core::notify::Outgoing>,
 }
 
 impl Store {
@@ -215,6 +218,7 @@ impl Store {
             }
         }
 
+        crate::outbox::store_messages(&tx, &path, repo, run_id, at, &run.messages)?;
         tx.execute(
             "UPDATE repositories SET host_name = ?2, missing = 0, last_error = NULL
              WHERE key = ?1",
@@ -426,6 +430,7 @@ mod tests {
             snapshots,
             stats: RequestStats::default(),
             renamed_to: None,
+            messages: vec![],
         }
     }
 

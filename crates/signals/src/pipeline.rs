@@ -4,21 +4,48 @@
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::diff::Observation;
+use signals_core::importance::Weights;
+use signals_core::notify::{RuleRef, RunInput, messages};
 use signals_core::run::{account, plan_since, stable_since};
 use signals_core::{Group, ItemDetail, News, RepoName, RunRecord, TrackedRepo};
 use signals_http::RequestStats;
 use signals_store::{Backend, RepoKey, RunCommit, StoreError};
 
 use crate::cache::StoreCache;
+use crate::config::{Config, NotifyRule};
 use crate::hosts::HostClient;
 
-/// The window settings of a collection.
+/// The window settings of a collection, and the alerts its runs commit.
 #[derive(Debug, Clone, Copy)]
-pub struct Window {
+pub struct Window<'a> {
     /// The run window (24 hours by default).
     pub window: SignedDuration,
     /// How far a first run reaches back.
     pub backfill: Option<SignedDuration>,
+    /// The `[[notify]]` rules whose messages each run commits with it.
+    pub alerts: Option<Alerts<'a>>,
+}
+
+/// What a run needs to make its alert messages.
+#[derive(Debug, Clone, Copy)]
+pub struct Alerts<'a> {
+    /// The rules.
+    pub rules: &'a [NotifyRule],
+    /// Importance weights.
+    pub weights: &'a Weights,
+    /// The site's address, for links to repository pages.
+    pub base_url: Option<&'a str>,
+}
+
+impl<'a> Alerts<'a> {
+    /// The configuration's rules, or `None` when it has none.
+    pub fn of(config: &'a Config) -> Option<Alerts<'a>> {
+        (!config.notify.is_empty()).then_some(Alerts {
+            rules: &config.notify,
+            weights: &config.importance,
+            base_url: config.base_url.as_deref(),
+        })
+    }
 }
 
 /// What one committed run did.
@@ -59,7 +86,15 @@ pub fn collect_one(
     rate_prefix: &str,
 ) -> Result<RunOutcome, RunError> {
     let key = store.ensure_repository(group, repo)?;
-    let result = run(client, store, key, repo, collected_at, window, rate_prefix);
+    let result = run(
+        client,
+        store,
+        key,
+        (group, repo),
+        collected_at,
+        window,
+        rate_prefix,
+    );
     // A failed attempt leaves a note for `signals status`, nothing else. A
     // lost connection is not the repository's failure (the worker waits for
     // the store and collects it again), nor is a lease another worker took.
@@ -112,12 +147,13 @@ fn run(
     client: &mut HostClient,
     store: &mut dyn Backend,
     key: RepoKey,
-    repo: &TrackedRepo,
+    (group, repo): (&Group, &TrackedRepo),
     collected_at: Timestamp,
     window: Window,
     rate_prefix: &str,
 ) -> Result<RunOutcome, RunError> {
     let previous = store.last_successful_run(key)?;
+    let first_run = previous.is_none();
     let backfill = if previous.is_none() {
         window.backfill
     } else {
@@ -190,6 +226,37 @@ fn run(
         .filter(|e| matches!(e.observation, Observation::Discovered))
         .count() as u64;
     let news = News::from_collected(&collected.releases, &collected.milestones);
+    // The alerts the run's events call for are committed with the run.
+    let messages = match window.alerts {
+        None => vec![],
+        Some(alerts) => {
+            let rules: Vec<RuleRef<'_>> = alerts
+                .rules
+                .iter()
+                .map(|r| RuleRef {
+                    rule: &r.rule,
+                    held: r.held(),
+                })
+                .collect();
+            let link = alerts
+                .base_url
+                .map(|b| format!("{b}{}/{}/index.html", group.id, repo.id));
+            messages(
+                &rules,
+                &RunInput {
+                    group,
+                    repo,
+                    repo_url: &collected.context.url,
+                    collected_at,
+                    first_run,
+                    events: &delta.events,
+                    snapshots: &delta.snapshots,
+                    weights: alerts.weights,
+                    link: link.as_deref(),
+                },
+            )
+        }
+    };
     store.commit_run(
         key,
         &RunCommit {
@@ -200,6 +267,7 @@ fn run(
             events: delta.events,
             stats: outcome.stats,
             renamed_to: outcome.renamed_to.clone(),
+            messages,
         },
     )?;
     Ok(RunOutcome {

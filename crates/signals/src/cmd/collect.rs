@@ -59,6 +59,7 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
         backfill: config
             .backfill_days
             .map(|d| SignedDuration::from_hours(d * 24)),
+        alerts: crate::pipeline::Alerts::of(config),
     };
     let progress = std::io::stderr().is_terminal() && !args.json && !args.quiet;
     let mut opened = crate::store::open(&config.store, true)?;

@@ -141,6 +141,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
         backfill: config
             .backfill_days
             .map(|d| SignedDuration::from_hours(d * 24)),
+        alerts: crate::pipeline::Alerts::of(&config),
     };
 
     let mut lines = Vec::new();

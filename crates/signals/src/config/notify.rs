@@ -40,7 +40,7 @@ pub enum UrlSource {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tls {
     /// Plain connection upgraded with STARTTLS (port 587), required.
-    StartTls,
+    Starttls,
     /// TLS from the first byte (port 465).
     Implicit,
     /// No TLS: only to a loopback server, and without credentials.
@@ -89,17 +89,6 @@ pub enum Channel {
     },
     /// Email over SMTP.
     Email(Box<EmailConfig>),
-}
-
-impl Channel {
-    /// `webhook`, `slack` or `email`.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Channel::Webhook { .. } => "webhook",
-            Channel::Slack { .. } => "slack",
-            Channel::Email(_) => "email",
-        }
-    }
 }
 
 /// One `[[notify]]` rule.
@@ -406,7 +395,7 @@ fn email(
     let smtp_host = need(&r.smtp_host, "smtp_host", "smtp.example.org")?;
     let from = need(&r.from, "from", "signals@example.org")?;
     let tls = match r.tls.as_ref().map(|t| (t.span(), t.get_ref().as_str())) {
-        None | Some((_, "starttls")) => Tls::StartTls,
+        None | Some((_, "starttls")) => Tls::Starttls,
         Some((_, "tls")) => Tls::Implicit,
         Some((_, "none")) => Tls::None,
         Some((s, other)) => {
@@ -493,7 +482,7 @@ fn email(
     Ok(EmailConfig {
         smtp_port: r.smtp_port.unwrap_or(match tls {
             Tls::Implicit => 465,
-            Tls::StartTls => 587,
+            Tls::Starttls => 587,
             Tls::None => 25,
         }),
         smtp_host,
@@ -548,7 +537,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.notify.len(), 1);
-        assert_eq!(c.notify[0].channel.kind(), "slack");
+        assert!(matches!(c.notify[0].channel, super::Channel::Slack { .. }));
         assert!(!c.notify[0].rule.include_bots);
     }
 

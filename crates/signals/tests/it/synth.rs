@@ -125,6 +125,7 @@ pub fn commit(
                 events: delta.events,
                 stats: RequestStats::default(),
                 renamed_to: None,
+                messages: vec![],
             },
         )
         .unwrap();
