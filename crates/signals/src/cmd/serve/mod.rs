@@ -19,6 +19,7 @@
 //! temporary folder.
 
 mod api;
+mod index;
 mod net;
 mod pool;
 mod site;
@@ -46,6 +47,8 @@ const REFRESH: Duration = Duration::from_secs(2);
 /// What every request handler shares.
 struct App {
     pool: Arc<pool::Pool>,
+    /// The signals list's per-repository indexes, rebuilt after new runs.
+    indexes: Arc<index::Indexes>,
     weights: Arc<Weights>,
     /// The private site folder the export writes.
     site: PathBuf,
@@ -110,6 +113,7 @@ pub fn run(config: &Config, args: &ServeArgs) -> anyhow::Result<u8> {
         .context("cannot start the server's runtime")?;
     let app = Arc::new(App {
         pool,
+        indexes: Arc::default(),
         weights: Arc::new(config.importance.clone()),
         site: site_root.0.join("site"),
         refreshed: tokio::sync::Mutex::new((Instant::now(), String::new())),
@@ -284,11 +288,13 @@ where
     F: FnOnce(&api::Api<'_>) -> api::Answer + Send + 'static,
 {
     let weights = Arc::clone(&app.weights);
+    let indexes = Arc::clone(&app.indexes);
     match app
         .pool
         .run(move |store| {
             answer(&api::Api {
                 store,
+                indexes: &indexes,
                 weights: &weights,
             })
         })
