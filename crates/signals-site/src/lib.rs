@@ -82,6 +82,7 @@
 mod charts;
 mod digest;
 mod filter;
+mod health;
 mod history;
 mod publish;
 mod render;
@@ -102,6 +103,7 @@ pub use digest::{
     DIGEST_FILE, DIGEST_NEXT, DIGEST_SIGNALS, DIGEST_TRAIL, GroupDigest, RepoDigest, render_group,
 };
 pub use filter::FILTER_INDEX_VERSION;
+pub use health::HealthNote;
 pub use history::{history_file, render_history};
 pub use publish::Publisher;
 pub use render::{
@@ -153,6 +155,8 @@ pub struct RepoPage<'a> {
     pub event_count: u64,
     /// When the repository was last collected.
     pub collected_at: Timestamp,
+    /// How its collection stands (a notice when failing or stale).
+    pub health: &'a HealthNote,
 }
 
 impl RepoPage<'_> {

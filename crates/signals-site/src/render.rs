@@ -206,6 +206,8 @@ struct HeaderView<'a> {
     /// On a repository's first page: its trends at a glance, beside its
     /// facts (issue 18).
     glance: Vec<crate::trends::GlanceView>,
+    /// A notice when its collection is failing or its data stale.
+    health: Option<crate::health::HealthView>,
 }
 
 /// `#42` for an issue or pull request, the tag for a release.
@@ -250,6 +252,7 @@ fn header<'a>(repo: &RepoPage<'a>) -> HeaderView<'a> {
         ),
         collected_at: TimeView::of(repo.collected_at),
         glance: Vec::new(),
+        health: crate::health::view(repo.health),
     }
 }
 
@@ -1164,6 +1167,9 @@ pub struct RepoSummary {
     /// Its last weeks, for the index's sparkline.
     #[serde(default)]
     pub trend: crate::trends::TrendRow,
+    /// How its collection stood at the export.
+    #[serde(default)]
+    pub health: crate::health::HealthNote,
 }
 
 impl RepoSummary {
@@ -1194,6 +1200,7 @@ impl RepoSummary {
                 )
             }),
             trend: crate::trends::TrendRow::of(repo.trends),
+            health: repo.health.clone(),
         })
     }
 }
@@ -1234,6 +1241,8 @@ struct IndexRepo<'a> {
     /// Its activity over the last weeks, drawn (escaped SVG, labelled
     /// with its numbers).
     sparkline: String,
+    /// A flag when its collection is failing or its data stale.
+    health: Option<crate::health::HealthView>,
 }
 
 /// The site index: groups by name (then id), each with its repositories by
@@ -1257,6 +1266,7 @@ pub fn render_index(repos: &[RepoSummary]) -> Result<String, SiteError> {
             events: r.events,
             collected_at: TimeView::of(r.collected_at),
             sparkline: crate::trends::index_sparkline(&r.trend),
+            health: crate::health::view(&r.health),
         };
         match groups.iter_mut().find(|g| g.id == r.group_id) {
             Some(g) => g.repos.push(entry),

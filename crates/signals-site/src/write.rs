@@ -44,8 +44,10 @@ pub fn write_content(out: &Path, rel: &Path, content: &[u8]) -> Result<(), SiteE
     fs::create_dir_all(dir).map_err(io("create folder", dir))?;
 
     static COUNTER: AtomicU64 = AtomicU64::new(0);
+    // Ends apart from the name, so a reader that picks files by their
+    // ending (node_exporter's `*.prom`) never reads one half written.
     let temp = dir.join(format!(
-        "{TEMP_PREFIX}{}-{}-{}",
+        "{TEMP_PREFIX}{}-{}-{}.part",
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed),
         name.to_string_lossy()

@@ -34,6 +34,7 @@ struct Fixture {
     trail: Vec<TrailEvent>,
     scores: HashMap<String, Score>,
     events: u64,
+    health: signals_site::HealthNote,
 }
 
 impl Fixture {
@@ -47,6 +48,7 @@ impl Fixture {
             scores: &self.scores,
             event_count: self.events,
             collected_at: ts(NOW),
+            health: &self.health,
         }
     }
 }
@@ -209,6 +211,7 @@ fn fixture_with(
         trail,
         scores,
         events,
+        health: signals_site::HealthNote::default(),
     }
 }
 
@@ -728,7 +731,59 @@ fn hostile() -> Fixture {
             t.name = evil(1);
         }
     }
+    f.health = stale_note(&evil(3));
     f
+}
+
+/// A repository whose last success is old and whose last error says
+/// `message`.
+fn stale_note(message: &str) -> signals_site::HealthNote {
+    signals_site::HealthNote {
+        state: "stale".into(),
+        last_success: Some(ts("2026-11-20T09:00:00Z")),
+        failures_in_row: 3,
+        last_error: Some((ts("2026-11-21T09:00:00Z"), message.to_string())),
+        interval_secs: 3600,
+    }
+}
+
+/// Issue 20: a stale repository says so in its header, with its last
+/// success and error, and is flagged on the index; a healthy one shows
+/// neither.
+#[test]
+fn a_stale_repository_is_flagged_on_its_page_and_the_index() {
+    let mut f = small();
+    let page = render_repo(&f.page()).unwrap();
+    let first = page_named(&page, "index.html");
+    assert!(!first.contains("class=\"health"), "{first}");
+    assert!(!render_index(&[sum(f.page())]).unwrap().contains("health-"));
+
+    f.health = stale_note("GET /repos/o/n/issues: 502 Bad Gateway");
+    let page = render_repo(&f.page()).unwrap();
+    for name in ["index.html", "trail.html"] {
+        let html = page_named(&page, name);
+        let notice = html
+            .split("<p class=\"health health-stale\" role=\"status\">")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no notice in {name}"));
+        let notice = &notice[..notice.find("</p>").unwrap()];
+        assert!(notice.contains("Stale data:"), "{notice}");
+        assert!(notice.contains("more than 3 intervals of 1 h"), "{notice}");
+        assert!(notice.contains("3 attempts have failed"), "{notice}");
+        assert!(
+            notice.contains("datetime=\"2026-11-20T09:00:00Z\""),
+            "{notice}"
+        );
+        assert!(
+            notice.contains("<code>GET /repos/o/n/issues: 502 Bad Gateway</code>"),
+            "{notice}"
+        );
+    }
+    let index = render_index(&[sum(f.page())]).unwrap();
+    assert!(
+        index.contains("<span class=\"badge health-stale\""),
+        "{index}"
+    );
 }
 
 /// Every tag of `markup` as (name, attributes). Output text never holds a

@@ -20,7 +20,6 @@
 pub mod address;
 mod copy;
 mod outbox;
-mod paged;
 pub mod queue;
 mod read;
 mod trends;
@@ -34,7 +33,7 @@ use postgres::{Client, NoTls};
 use signals_store::{DbError, Result, StoreError};
 
 pub use address::{Address, is_postgres};
-pub use queue::{Lease, WorkerStatus};
+pub use queue::{Lease, QueueStatus, WorkerStatus};
 
 /// The migrations, in order; the schema version is their number. Never edit
 /// or reorder an entry once merged.
@@ -481,27 +480,6 @@ impl signals_store::Backend for PgStore {
     }
     fn status(&self) -> Result<signals_store::Status> {
         self.status_()
-    }
-    fn each_latest_head(
-        &self,
-        repo: signals_store::RepoKey,
-        each: &mut dyn FnMut(String, signals_core::ItemSnapshot) -> Result<()>,
-    ) -> Result<()> {
-        self.each_latest_head_(repo, each)
-    }
-    fn changed_in_latest(
-        &self,
-        repo: signals_store::RepoKey,
-    ) -> Result<std::collections::HashSet<String>> {
-        self.changed_in_latest_(repo)
-    }
-    fn trail_page(
-        &self,
-        repo: signals_store::RepoKey,
-        offset: u64,
-        limit: u64,
-    ) -> Result<(u64, Vec<signals_core::TrailEvent>)> {
-        self.trail_page_(repo, offset, limit)
     }
     fn run_contexts(
         &self,

@@ -31,7 +31,7 @@ const SNAPSHOT_JOINS: &str = "JOIN texts h ON h.id = s.head JOIN texts b ON b.id
 
 const RUN_COLUMNS: &str = "collected_at, since, observed_count, changed_count";
 
-pub(crate) fn raw_parts(r: &postgres::Row, at: usize) -> signals_store::RawParts {
+fn raw_parts(r: &postgres::Row, at: usize) -> signals_store::RawParts {
     (
         r.get(at),
         r.get(at + 1),
@@ -345,10 +345,32 @@ impl PgStore {
                     message: r.get(2),
                 }),
             };
+            let since = last_run.as_ref().map(|l| ts_text(l.record.collected_at));
+            let r = self
+                .query_opt(
+                    "adding up the runs and failures",
+                    "SELECT (SELECT count(*) FROM items WHERE repo = $1),
+                            coalesce(sum(changed_count), 0)::bigint,
+                            coalesce(sum(requests), 0)::bigint,
+                            coalesce(sum(not_modified), 0)::bigint,
+                            coalesce(sum(bytes_received), 0)::bigint,
+                            coalesce(sum(retries), 0)::bigint,
+                            (SELECT count(*) FROM failures WHERE repo = $1),
+                            (SELECT count(*) FROM failures WHERE repo = $1 AND ($2::text IS NULL
+                                OR at::timestamptz > $2::text::timestamptz))
+                     FROM runs WHERE repo = $1",
+                    &[&key, &since],
+                )?
+                .ok_or_else(|| self.corrupt("an aggregate answered no row".into()))?;
+            let mut row = [0i64; 8];
+            for (i, v) in row.iter_mut().enumerate() {
+                *v = r.get(i);
+            }
             repositories.push(RepoStatus {
                 summary,
                 last_run,
                 last_failure,
+                totals: signals_store::totals_from(&path, row)?,
             });
         }
         Ok(Status {

@@ -60,7 +60,6 @@ pub mod codec;
 pub mod dump;
 mod error;
 pub mod outbox;
-mod paged;
 mod read;
 mod snapshots;
 #[cfg(any(test, feature = "suite"))]
@@ -77,10 +76,9 @@ pub use backend::Backend;
 pub use cache::{CachedResponse, RateLimit, check_cacheable};
 pub use error::{DbError, Result, StoreError};
 pub use outbox::{MessageState, OutboxMessage, RuleOutbox, Settle};
-pub use paged::{TrailSlice, trail_plan};
 pub use read::{
-    Failure, RepoStatus, RepoSummary, RepoView, RunRow, RunStatus, Status, SummaryRow,
-    run_record_from, summary_from, trail_event_from,
+    Failure, RepoStatus, RepoSummary, RepoTotals, RepoView, RunRow, RunStatus, Status, SummaryRow,
+    TotalsRow, run_record_from, summary_from, totals_from, trail_event_from,
 };
 pub use snapshots::{Parts, RawParts, head_title_url};
 pub use trends::{ContextRow, GrowthRow, contexts_from, growth_from};

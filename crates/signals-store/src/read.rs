@@ -17,7 +17,7 @@ use signals_core::{
 };
 
 use crate::cache::RateLimit;
-use crate::codec::{from_json, ts_parse, uint};
+use crate::codec::{from_json, ts_parse, ts_text, uint};
 use crate::error::{DbContext, Result, StoreError};
 use crate::snapshots::{Parts, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, raw_parts};
 use crate::write::RequestStats;
@@ -98,6 +98,24 @@ pub struct Failure {
     pub message: String,
 }
 
+/// What a repository's runs and failures add up to, for health and
+/// metrics (issue 20): each an aggregate over indexed rows of that
+/// repository, never a read of its snapshots.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RepoTotals {
+    /// Items ever seen.
+    pub items: u64,
+    /// Events recorded (the sum of the runs' `changedCount`).
+    pub events: u64,
+    /// Failed attempts, all told.
+    pub failures: u64,
+    /// Failed attempts after the latest successful run (all of them when
+    /// there is none): the failures in a row.
+    pub failures_since_success: u64,
+    /// The requests of every run, added up.
+    pub requests: RequestStats,
+}
+
 /// One repository in `signals status`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepoStatus {
@@ -107,6 +125,39 @@ pub struct RepoStatus {
     pub last_run: Option<RunStatus>,
     /// Its latest failed attempt (which may be older than the last run).
     pub last_failure: Option<Failure>,
+    /// Its counts.
+    pub totals: RepoTotals,
+}
+
+/// The aggregates behind [`RepoTotals`] as stored: items; runs' changed
+/// counts, requests, 304s, bytes, retries; failures; failures after the
+/// latest run. Public so both backends decode them alike.
+pub type TotalsRow = [i64; 8];
+
+/// Decodes a [`TotalsRow`].
+pub fn totals_from(path: &Path, row: TotalsRow) -> Result<RepoTotals> {
+    let [
+        items,
+        events,
+        requests,
+        not_modified,
+        bytes,
+        retries,
+        failures,
+        since,
+    ] = row;
+    Ok(RepoTotals {
+        items: uint(path, "items", items)?,
+        events: uint(path, "runs.changed_count", events)?,
+        failures: uint(path, "failures", failures)?,
+        failures_since_success: uint(path, "failures", since)?,
+        requests: RequestStats {
+            requests: uint(path, "runs.requests", requests)?,
+            not_modified: uint(path, "runs.not_modified", not_modified)?,
+            bytes_received: uint(path, "runs.bytes_received", bytes)?,
+            retries: uint(path, "runs.retries", retries)?,
+        },
+    })
 }
 
 /// What `signals status` shows.
@@ -427,10 +478,33 @@ impl Store {
                     message,
                 }),
             };
+            let since = last_run.as_ref().map(|l| ts_text(l.record.collected_at));
+            let totals = self
+                .conn
+                .query_row(
+                    "SELECT (SELECT count(*) FROM items WHERE repo = ?1),
+                            coalesce(sum(changed_count), 0), coalesce(sum(requests), 0),
+                            coalesce(sum(not_modified), 0), coalesce(sum(bytes_received), 0),
+                            coalesce(sum(retries), 0),
+                            (SELECT count(*) FROM failures WHERE repo = ?1),
+                            (SELECT count(*) FROM failures WHERE repo = ?1 AND (?2 IS NULL
+                                OR unixepoch(at, 'subsec') > unixepoch(?2, 'subsec')))
+                     FROM runs WHERE repo = ?1",
+                    params![key, since],
+                    |r| {
+                        let mut row = [0i64; 8];
+                        for (i, v) in row.iter_mut().enumerate() {
+                            *v = r.get(i)?;
+                        }
+                        Ok(row)
+                    },
+                )
+                .doing(path, "adding up the runs and failures")?;
             repositories.push(RepoStatus {
                 summary,
                 last_run,
                 last_failure,
+                totals: totals_from(path, totals)?,
             });
         }
         Ok(Status {

@@ -79,8 +79,8 @@ pub const CHECKS: &[(&str, Check)] = &[
         digests_fold_held_alerts_once_and_purge_takes_them,
     ),
     (
-        "paged_reads_equal_the_whole_view",
-        paged_reads_equal_the_whole_view,
+        "status_totals_count_items_events_requests_and_failures_in_a_row",
+        status_totals_count_items_events_requests_and_failures_in_a_row,
     ),
 ];
 
@@ -514,6 +514,65 @@ pub fn failures_are_recorded_alone_and_status_shows_them(make: Factory<'_>) {
         "{err:?}"
     );
     assert!(other.status().unwrap().repositories.is_empty());
+}
+
+/// Health and metrics read these (issue 20): items, events and requests
+/// add up over the runs; failures in a row are those after the latest
+/// successful run, compared as instants (a failure a quarter second after
+/// a run at a whole second counts), and all of them before any run.
+pub fn status_totals_count_items_events_requests_and_failures_in_a_row(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let totals = |store: &dyn Backend| store.status().unwrap().repositories[0].totals;
+    assert_eq!(totals(&*store), crate::RepoTotals::default());
+    store
+        .record_failure(key, ts("2026-11-19T10:00:00Z"), "http", "500")
+        .unwrap();
+    store
+        .record_failure(key, ts("2026-11-19T11:00:00.5Z"), "http", "502")
+        .unwrap();
+    let t = totals(&*store);
+    assert_eq!((t.failures, t.failures_since_success), (2, 2));
+
+    let first = run_of(
+        &*store,
+        key,
+        ts("2026-11-20T10:00:00Z"),
+        vec![issue("1"), issue("2")],
+        1,
+    );
+    store.commit_run(key, &first).unwrap();
+    let mut changed = issue("1");
+    changed.metrics.reactions += 3;
+    let second = run_of(
+        &*store,
+        key,
+        ts("2026-11-21T10:00:00Z"),
+        vec![changed, issue("3")],
+        1,
+    );
+    store.commit_run(key, &second).unwrap();
+    let t = totals(&*store);
+    assert_eq!(t.items, 3);
+    assert_eq!(t.events, 4);
+    assert_eq!(
+        t.events,
+        first.events.len() as u64 + second.events.len() as u64
+    );
+    assert_eq!(t.requests.requests, 8);
+    assert_eq!(t.requests.not_modified, 2);
+    assert_eq!(t.requests.bytes_received, 24_690);
+    assert_eq!((t.failures, t.failures_since_success), (2, 0));
+
+    // Earlier than the run by string order, later by time.
+    store
+        .record_failure(key, ts("2026-11-21T10:00:00.25Z"), "http", "503")
+        .unwrap();
+    store
+        .record_failure(key, ts("2026-11-21T11:00:00Z"), "decode", "bad JSON")
+        .unwrap();
+    let t = totals(&*store);
+    assert_eq!((t.failures, t.failures_since_success), (4, 2));
 }
 
 /// Keys are stable; display fields follow the configuration; the list is
@@ -1344,90 +1403,4 @@ pub fn digests_fold_held_alerts_once_and_purge_takes_them(make: Factory<'_>) {
         .map(|r| (r.rule, r.pending, r.held))
         .collect();
     assert_eq!(left, vec![("mail".to_string(), 1, 0)]);
-}
-
-/// Issue 17: for any sequence of runs, the reads `serve` pages with equal
-/// the whole view: the latest heads are the latest snapshots without their
-/// bodies, in id order; the items changed in the latest run are the
-/// view's; every page of the trail, of any size, is the matching slice of
-/// the view's trail reversed, with its total.
-pub fn paged_reads_equal_the_whole_view(make: Factory<'_>) {
-    let mut runner = TestRunner::new(Config {
-        cases: cases(24),
-        ..Config::default()
-    });
-    let make = std::cell::RefCell::new(make);
-    let result = runner.run(&histories(), |runs| {
-        let mut store = (make.borrow_mut())();
-        let key = store.ensure_repository(&group(), &tracked()).unwrap();
-        let mut counts: HashMap<u8, u64> = HashMap::new();
-        let start = ts("2026-11-01T00:00:00Z");
-        for (i, run) in runs.iter().enumerate() {
-            let at = start + SignedDuration::from_hours(i as i64);
-            let observed: Vec<ItemSnapshot> = run
-                .iter()
-                .map(|&(k, comment, close, body, label, _)| {
-                    let c = counts.entry(k).or_insert(0);
-                    if comment {
-                        *c += 1;
-                    }
-                    let mut s = issue(&k.to_string());
-                    s.metrics.comments = *c;
-                    s.text = ["body", "another body", ""][body as usize].to_string();
-                    if label {
-                        s.labels.push("bug".into());
-                    }
-                    if close {
-                        s.state = ItemState::Closed;
-                    }
-                    s
-                })
-                .collect();
-            let commit = run_of(&*store, key, at, observed, 1);
-            store.commit_run(key, &commit).unwrap();
-        }
-        let view = store.repository_view(key).unwrap().unwrap();
-
-        let mut heads = Vec::new();
-        store
-            .each_latest_head(key, &mut |id, s| {
-                heads.push((id, s));
-                Ok(())
-            })
-            .unwrap();
-        let expected: Vec<(String, ItemSnapshot)> = view
-            .items
-            .iter()
-            .map(|(id, s)| {
-                let mut s = s.clone();
-                s.text.clear();
-                (id.clone(), s)
-            })
-            .collect();
-        prop_assert_eq!(heads, expected);
-        prop_assert_eq!(
-            store.changed_in_latest(key).unwrap(),
-            view.changed_in_latest.clone()
-        );
-
-        let newest_first: Vec<_> = view.trail.iter().rev().cloned().collect();
-        for limit in [1u64, 3, 100] {
-            let mut offset = 0;
-            loop {
-                let (total, page) = store.trail_page(key, offset, limit).unwrap();
-                prop_assert_eq!(total, newest_first.len() as u64);
-                let from = (offset as usize).min(newest_first.len());
-                let to = ((offset + limit) as usize).min(newest_first.len());
-                prop_assert_eq!(&page[..], &newest_first[from..to]);
-                if to == newest_first.len() {
-                    break;
-                }
-                offset += limit;
-            }
-        }
-        Ok(())
-    });
-    if let Err(e) = result {
-        panic!("{e}");
-    }
 }

@@ -39,6 +39,9 @@ pub enum Command {
     Migrate(MigrateArgs),
     /// Serve the site and a read-only JSON API over the store (loopback by default).
     Serve(ServeArgs),
+    /// Print the store's Prometheus metrics (or write them for node_exporter's
+    /// textfile collector with --out).
+    Metrics(MetricsArgs),
     /// List, add or remove tracked repositories (edits the configuration).
     #[command(subcommand)]
     Repos(ReposCommand),
@@ -239,6 +242,19 @@ pub struct DemoArgs {
     /// Output folder of the demo's site and store.
     #[arg(long, default_value = "signals-demo")]
     pub out: PathBuf,
+}
+
+/// `signals metrics`.
+#[derive(Debug, Args)]
+pub struct MetricsArgs {
+    /// The store file (overrides the config and SIGNALS_STORE).
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+    /// Write them to this file (replaced at once, as node_exporter's textfile
+    /// collector needs; name it `*.prom` in the collector's folder) instead
+    /// of printing them.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 /// `signals status`.

@@ -16,10 +16,31 @@ use anyhow::Context;
 use signals_core::dataset::{DatasetInput, build};
 use signals_core::importance::{Score, Weights, score};
 use signals_core::trends::{RISING_WINDOW, Trends, first_week};
-use signals_site::{Publisher, RepoPage, SiteOptions, SiteReport};
+use signals_site::{HealthNote, Publisher, RepoPage, SiteOptions, SiteReport};
 use signals_store::{Backend, RepoSummary, RepoView};
 
 use crate::config::Config;
+
+/// When, and against which collection interval, the pages judge each
+/// repository's health (issue 20): now for `export` and `serve`, the
+/// last run's instant for the demo, whose runs are at fixed instants.
+#[derive(Debug, Clone, Copy)]
+pub struct Judge {
+    /// The collection interval (`interval` in the configuration).
+    pub interval: std::time::Duration,
+    /// The instant judged at.
+    pub now: jiff::Timestamp,
+}
+
+impl Judge {
+    /// Judged now against the configured interval.
+    pub fn now(config: &Config) -> Judge {
+        Judge {
+            interval: config.interval,
+            now: jiff::Timestamp::now(),
+        }
+    }
+}
 
 /// Exports every repository of the store that has at least one run.
 pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
@@ -28,7 +49,15 @@ pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
     let options = SiteOptions {
         base_url: config.base_url.clone(),
     };
-    let report = export_with(&*store, out, &options, &config.importance, all, true)?;
+    let report = export_with(
+        &*store,
+        out,
+        &options,
+        &config.importance,
+        all,
+        true,
+        Judge::now(config),
+    )?;
     if quiet {
         return Ok(crate::exit::OK);
     }
@@ -51,8 +80,21 @@ pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
 
 /// Builds the documents and writes the site, rendering every repository.
 /// Shared with `demo`.
-pub fn export(store: &dyn Backend, out: &Path, weights: &Weights) -> anyhow::Result<SiteReport> {
-    export_with(store, out, &SiteOptions::default(), weights, true, true)
+pub fn export(
+    store: &dyn Backend,
+    out: &Path,
+    weights: &Weights,
+    judge: Judge,
+) -> anyhow::Result<SiteReport> {
+    export_with(
+        store,
+        out,
+        &SiteOptions::default(),
+        weights,
+        true,
+        true,
+        judge,
+    )
 }
 
 /// [`export`] with site-wide settings (`base_url`); `all: false` renders
@@ -64,6 +106,10 @@ pub fn export(store: &dyn Backend, out: &Path, weights: &Weights) -> anyhow::Res
 /// instant of the repository's latest run (the dataset's instant), with the
 /// configured weights: a stored score would go stale as time passes, and
 /// computing it costs one pass over what the export reads anyway.
+///
+/// Each repository's health is judged by `judge` and shown on its pages
+/// and the index when failing or stale; a change of it re-renders the
+/// repository (its data key holds it), a constant age never does.
 pub fn export_with(
     store: &dyn Backend,
     out: &Path,
@@ -71,6 +117,7 @@ pub fn export_with(
     weights: &Weights,
     all: bool,
     histories: bool,
+    judge: Judge,
 ) -> anyhow::Result<SiteReport> {
     let fail = || format!("cannot write the site to {}", out.display());
     // What the pages depend on besides the data: a change re-renders all.
@@ -82,11 +129,13 @@ pub fn export_with(
     })
     .to_string();
     let mut publisher = Publisher::begin(out, options, &settings, all).with_context(fail)?;
-    for summary in store.repositories()? {
+    for status in store.status()?.repositories {
+        let summary = &status.summary;
         if summary.run_count == 0 {
             continue; // never collected successfully: nothing to publish yet
         }
-        let key = data_key(&summary);
+        let health = HealthNote::of(&crate::health::of(&status, judge.interval, judge.now));
+        let key = data_key(summary, &health);
         let (group, repo) = (&summary.group.id, &summary.repo.id);
         if publisher.is_current(group, repo, &key) {
             publisher.keep(group, repo).with_context(fail)?;
@@ -131,6 +180,7 @@ pub fn export_with(
             scores: &scores,
             event_count: view.event_count,
             collected_at: instant,
+            health: &health,
         };
         publisher.publish(&page, &key).with_context(fail)?;
         for id in changed {
@@ -187,9 +237,12 @@ pub(crate) fn history_page(
 }
 
 /// What a repository's published files depend on in the store: its latest
-/// run, and the configuration its pages show. Equal keys, equal files.
-fn data_key(s: &RepoSummary) -> String {
+/// run, the configuration its pages show, and its health when failing or
+/// stale. Equal keys, equal files.
+fn data_key(s: &RepoSummary, health: &HealthNote) -> String {
+    let health = matches!(health.state.as_str(), "failing" | "stale").then_some(health);
     serde_json::json!({
+        "health": health,
         "runs": s.run_count,
         "last": s.last_collected_at.map(|t| t.to_string()),
         "group": s.group.name,

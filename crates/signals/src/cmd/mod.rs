@@ -5,6 +5,7 @@ pub mod completions;
 pub mod demo;
 pub mod export;
 pub mod init;
+pub mod metrics;
 pub mod migrate;
 pub mod repos;
 pub mod serve;
@@ -46,6 +47,10 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Serve(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
             serve::run(&config, &args)
+        }
+        Command::Metrics(args) => {
+            let config = config_for(&cli.config, args.store.as_deref(), None)?;
+            metrics::run(&config.store, args.out.as_deref(), config.interval)
         }
         Command::Repos(command) => repos::run(&cli.config, command),
         Command::Completions(args) => completions::completions(args.shell),

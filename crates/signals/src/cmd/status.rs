@@ -28,6 +28,7 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
         Opened::Postgres(pg) => Some(pg.queue_status(interval)?),
         Opened::Sqlite(_) => None,
     };
+    let now = jiff::Timestamp::now();
     let mut out = std::io::stdout().lock();
     if as_json {
         let repos: Vec<_> = status
@@ -54,6 +55,16 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
                     "lastFailure": r.last_failure.as_ref().map(|f| json!({
                         "at": fmt_collected(f.at), "kind": f.kind, "message": f.message,
                     })),
+                    "health": crate::health::of(r, interval, now),
+                    "totals": {
+                        "items": r.totals.items,
+                        "events": r.totals.events,
+                        "failures": r.totals.failures,
+                        "requests": r.totals.requests.requests,
+                        "notModified": r.totals.requests.not_modified,
+                        "bytesReceived": r.totals.requests.bytes_received,
+                        "retries": r.totals.requests.retries,
+                    },
                 })
             })
             .collect();
@@ -128,6 +139,19 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
             "{name:<40} {:>4} {at:<24} {observed:>8} {changed:>8} {requests:>8} {not_modified:>6}  {failure}",
             r.summary.run_count
         )?;
+        let health = crate::health::of(r, interval, now);
+        if health.stale || health.failures_in_row > 0 {
+            writeln!(
+                out,
+                "  {}: {} failed in a row; last success {}",
+                health.state.as_str(),
+                health.failures_in_row,
+                health
+                    .last_success_age_secs
+                    .map(signals_core::health::ago)
+                    .unwrap_or_else(|| "never".into()),
+            )?;
+        }
         if let Some(new) = &r.summary.host_name {
             writeln!(
                 out,

@@ -2,11 +2,11 @@
 //! per area. Every test runs the real `signals` executable against a loopback
 //! server it starts itself; nothing reaches the internet.
 
-mod api;
 mod browser;
 mod e2e;
 mod everyday;
 mod faults;
+mod health;
 mod hosts;
 mod resilience;
 mod scale;

@@ -19,7 +19,6 @@
 //! temporary folder.
 
 mod api;
-mod index;
 mod net;
 mod pool;
 mod site;
@@ -47,9 +46,9 @@ const REFRESH: Duration = Duration::from_secs(2);
 /// What every request handler shares.
 struct App {
     pool: Arc<pool::Pool>,
-    /// The signals list's per-repository indexes, rebuilt after new runs.
-    indexes: Arc<index::Indexes>,
     weights: Arc<Weights>,
+    /// The collection interval, against which the pages judge health.
+    interval: Duration,
     /// The private site folder the export writes.
     site: PathBuf,
     /// When the site was last brought up to date, and the store's state
@@ -113,8 +112,8 @@ pub fn run(config: &Config, args: &ServeArgs) -> anyhow::Result<u8> {
         .context("cannot start the server's runtime")?;
     let app = Arc::new(App {
         pool,
-        indexes: Arc::default(),
         weights: Arc::new(config.importance.clone()),
+        interval: config.interval,
         site: site_root.0.join("site"),
         refreshed: tokio::sync::Mutex::new((Instant::now(), String::new())),
         token,
@@ -197,8 +196,9 @@ async fn stopped() {
 async fn refresh(app: &Arc<App>, known: String) -> anyhow::Result<String> {
     let site = app.site.clone();
     let weights = Arc::clone(&app.weights);
+    let interval = app.interval;
     app.pool
-        .run(move |store| site::refresh(store, &site, &weights, &known))
+        .run(move |store| site::refresh(store, &site, &weights, interval, &known))
         .await?
 }
 
@@ -288,13 +288,11 @@ where
     F: FnOnce(&api::Api<'_>) -> api::Answer + Send + 'static,
 {
     let weights = Arc::clone(&app.weights);
-    let indexes = Arc::clone(&app.indexes);
     match app
         .pool
         .run(move |store| {
             answer(&api::Api {
                 store,
-                indexes: &indexes,
                 weights: &weights,
             })
         })

@@ -45,6 +45,7 @@ pub fn refresh(
     store: &dyn Backend,
     site: &Path,
     weights: &Weights,
+    interval: std::time::Duration,
     known: &str,
 ) -> anyhow::Result<String> {
     let key = data_key(store)?;
@@ -58,6 +59,10 @@ pub fn refresh(
         weights,
         false,
         false, // history pages are rendered on demand
+        crate::cmd::export::Judge {
+            interval,
+            now: jiff::Timestamp::now(),
+        },
     )?;
     Ok(key)
 }

@@ -1,0 +1,55 @@
+//! `signals metrics`: the store's Prometheus metrics (`crate::metrics`),
+//! printed, or written whole into a file for node_exporter's textfile
+//! collector (a cron job next to `collect`).
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use crate::store::Opened;
+
+/// The exposition text of the store at `store_path`, now.
+pub fn text(store: &Opened, interval: Duration) -> anyhow::Result<String> {
+    let status = store.status()?;
+    let queue = match store {
+        Opened::Postgres(pg) => Some(pg.queue_status(interval)?),
+        Opened::Sqlite(_) => None,
+    };
+    Ok(crate::metrics::render(
+        &status,
+        queue.as_ref(),
+        interval,
+        jiff::Timestamp::now(),
+    ))
+}
+
+/// Prints them, or replaces `out` with them.
+pub fn run(store_path: &Path, out: Option<&Path>, interval: Duration) -> anyhow::Result<u8> {
+    let store = super::open_existing_store(store_path)?;
+    let text = text(&store, interval)?;
+    match out {
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(text.as_bytes())?;
+        }
+        Some(path) => {
+            let (dir, name) = match (path.parent(), path.file_name()) {
+                (Some(dir), Some(name)) => (dir, name),
+                _ => anyhow::bail!(
+                    "--out {} names no file: give a file path such as /var/lib/node_exporter/signals.prom",
+                    path.display()
+                ),
+            };
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            signals_site::write_content(dir, Path::new(name), text.as_bytes())
+                .with_context(|| format!("writing the metrics to {}", path.display()))?;
+        }
+    }
+    Ok(crate::exit::OK)
+}
