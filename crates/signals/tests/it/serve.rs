@@ -208,6 +208,37 @@ fn the_api_answers_every_endpoint_pages_and_filters() {
     assert_eq!(repos.len(), 2);
     assert_eq!(repos[0]["id"], "r0");
     assert_eq!(repos[0]["runs"], 3);
+    // Health (issue 20): the store's runs are old, so with the default
+    // hourly interval the data is stale; nothing failed.
+    let health = &repos[0]["health"];
+    let instant = |v: &Value| v.as_str().unwrap().parse::<jiff::Timestamp>().unwrap();
+    assert_eq!(
+        instant(&health["lastSuccess"]),
+        instant(&repos[0]["lastCollectedAt"]),
+        "{health}"
+    );
+    assert_eq!(health["failuresInRow"], 0, "{health}");
+    assert_eq!(health["lastError"], Value::Null, "{health}");
+    assert_eq!(health["intervalSecs"], 3600, "{health}");
+    let expected_stale = health["lastSuccessAgeSecs"].as_i64().unwrap() > 3 * 3600;
+    assert_eq!(health["stale"], expected_stale, "{health}");
+    assert_eq!(
+        health["state"],
+        if expected_stale { "stale" } else { "ok" },
+        "{health}"
+    );
+    // Prometheus metrics, the text `signals metrics` prints.
+    let (status, metrics) = raw(p, "GET", "/metrics");
+    assert_eq!(status, 200);
+    let metrics = String::from_utf8(metrics).unwrap();
+    assert!(
+        metrics.contains("\nsignals_repository_runs_total{group=\"g\",repository=\"r0\"} 3\n"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("\nsignals_repository_items{group=\"g\",repository=\"r0\"} 120\n"),
+        "{metrics}"
+    );
 
     let (status, page1) = get(p, "/api/repos/g/r0/signals");
     assert_eq!(status, 200);

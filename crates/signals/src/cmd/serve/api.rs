@@ -44,8 +44,13 @@ pub fn error(status: u16, message: impl Into<String>) -> Answer {
 pub struct Api<'a> {
     /// The store, read only.
     pub store: &'a dyn Backend,
+    /// The same connection as the configured store (for what only one
+    /// kind of store has: PostgreSQL's workers, in the metrics).
+    pub opened: &'a crate::store::Opened,
     /// Importance weights, as the export uses them.
     pub weights: &'a Weights,
+    /// The collection interval, against which health is judged.
+    pub interval: std::time::Duration,
 }
 
 impl Api<'_> {
@@ -53,6 +58,19 @@ impl Api<'_> {
     pub fn answer(&self, path: &str, params: &HashMap<String, String>) -> Answer {
         match self.route(path, params) {
             Ok(answer) => answer,
+            Err(e) => error(500, format!("the store failed: {e:#}")),
+        }
+    }
+
+    /// `/metrics`: the Prometheus text `signals metrics` prints
+    /// (docs/metrics.md).
+    pub fn metrics(&self) -> Answer {
+        match crate::cmd::metrics::text(self.opened, self.interval) {
+            Ok(text) => (
+                200,
+                "text/plain; version=0.0.4; charset=utf-8",
+                text.into_bytes(),
+            ),
             Err(e) => error(500, format!("the store failed: {e:#}")),
         }
     }
@@ -103,7 +121,10 @@ impl Api<'_> {
     fn groups(&self) -> anyhow::Result<Answer> {
         let mut groups: Vec<Value> = Vec::new();
         let mut current: Option<String> = None;
-        for s in self.store.repositories()? {
+        let now = jiff::Timestamp::now();
+        for status in self.store.status()?.repositories {
+            let health = crate::health::of(&status, self.interval, now);
+            let s = status.summary;
             if current.as_deref() != Some(s.group.id.as_str()) {
                 current = Some(s.group.id.clone());
                 groups.push(json!({"id": s.group.id, "name": s.group.name, "repositories": []}));
@@ -119,6 +140,7 @@ impl Api<'_> {
                     "runs": s.run_count,
                     "lastCollectedAt": s.last_collected_at.map(|t| t.to_string()),
                     "missing": s.missing,
+                    "health": health,
                     "signals": format!("/api/repos/{}/{}/signals", s.group.id, s.repo.id),
                     "trail": format!("/api/repos/{}/{}/trail", s.group.id, s.repo.id),
                     "trends": format!("/api/repos/{}/{}/trends", s.group.id, s.repo.id),

@@ -198,7 +198,7 @@ async fn refresh(app: &Arc<App>, known: String) -> anyhow::Result<String> {
     let weights = Arc::clone(&app.weights);
     let interval = app.interval;
     app.pool
-        .run(move |store| site::refresh(store, &site, &weights, interval, &known))
+        .run(move |store| site::refresh(&**store, &site, &weights, interval, &known))
         .await?
 }
 
@@ -248,6 +248,9 @@ async fn handle(
             "the query is not valid percent-encoded UTF-8",
         ));
     };
+    if path == "/metrics" {
+        return read(&app, |api| api.metrics()).await;
+    }
     if let Some(rest) = path.strip_prefix("/api/") {
         let rest = rest.to_string();
         return read(&app, move |api| api.answer(&rest, &params)).await;
@@ -288,12 +291,15 @@ where
     F: FnOnce(&api::Api<'_>) -> api::Answer + Send + 'static,
 {
     let weights = Arc::clone(&app.weights);
+    let interval = app.interval;
     match app
         .pool
         .run(move |store| {
             answer(&api::Api {
-                store,
+                store: &**store,
+                opened: store,
                 weights: &weights,
+                interval,
             })
         })
         .await

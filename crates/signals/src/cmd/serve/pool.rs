@@ -11,7 +11,6 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
-use signals_store::Backend;
 use tokio::sync::Semaphore;
 
 use crate::store::Opened;
@@ -41,7 +40,7 @@ impl Pool {
     pub async fn run<T, F>(self: &Arc<Self>, read: F) -> anyhow::Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&dyn Backend) -> T + Send + 'static,
+        F: FnOnce(&Opened) -> T + Send + 'static,
     {
         let permit = self
             .free
@@ -56,7 +55,7 @@ impl Pool {
             .context("no store connection is free, though one should be")?;
         let pool = Arc::clone(self);
         let joined = tokio::task::spawn_blocking(move || {
-            let answer = read(&*connection);
+            let answer = read(&connection);
             if let Ok(mut idle) = pool.idle.lock() {
                 idle.push(connection);
             }
