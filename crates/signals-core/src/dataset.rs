@@ -124,7 +124,7 @@ pub struct ContextDoc {
     pub stars: u64,
     /// Forks.
     pub forks: u64,
-    /// Open issues.
+    /// Open issues, pull requests not counted, on every host.
     pub open_issues: u64,
     /// Archived.
     pub archived: bool,

@@ -378,7 +378,9 @@ pub struct RepoContext {
     pub stars: u64,
     /// Fork count.
     pub forks: u64,
-    /// Open issues and pull requests, as the host counts them.
+    /// Open issues, pull requests not counted, on every host (GitHub's
+    /// own count includes open pull requests: its client takes them off;
+    /// GitLab and Forgejo count issues only). See docs/decisions.md.
     pub open_issues: u64,
     /// Archived (read-only) on the host.
     pub archived: bool,

@@ -84,9 +84,9 @@ impl Repo {
             default_branch: self.default_branch.unwrap_or_default(),
             stars: self.stars_count,
             forks: self.forks_count,
-            // Forgejo counts open issues and open pull requests apart
-            // (`open_pr_counter`); GitHub's count, which the dataset
-            // mirrors, is issues only as well.
+            // Forgejo and Gitea count open issues and open pull requests
+            // apart (`open_pr_counter`): `open_issues_count` is already
+            // what `openIssues` means on every host, issues only.
             open_issues: self.open_issues_count,
             archived: self.archived,
             license: self

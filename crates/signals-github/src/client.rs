@@ -9,7 +9,11 @@ use signals_http::{
     Collection, Headers, Protocol, RateLimit, Refusal, RequestStats, ResponseCache,
 };
 
-use crate::wire::{self, Issue, Release, Repo, WireMilestone};
+use std::collections::HashSet;
+
+use signals_core::model::ItemDetail;
+
+use crate::wire::{self, Issue, Pull, Release, Repo, WireMilestone};
 use crate::{Config, Error, HOST, Logger};
 
 /// Page size asked of every list endpoint (GitHub's maximum).
@@ -87,7 +91,8 @@ impl Client {
     /// news), the open milestones (first page of 100), and every issue and
     /// pull request updated at or after `since` (all pages).
     ///
-    /// That is `3 + max(1, ceil(items / 100))` requests when nothing fails,
+    /// That is `4 + max(1, ceil(items / 100))` requests when nothing fails
+    /// (the fourth counts the open pull requests, see `openIssues`),
     /// and no per-item request. When GitHub redirects the repository, the
     /// rest is asked of the new name, reported in
     /// [`Collection::renamed_to`]. Releases are listed newest first; items
@@ -125,9 +130,23 @@ impl Client {
         } else {
             None
         };
-        let context = wire_repo.into_context(renamed_to.as_ref().unwrap_or(repo));
+        let mut context = wire_repo.into_context(renamed_to.as_ref().unwrap_or(repo));
         let name = renamed_to.clone().unwrap_or_else(|| repo.clone());
         let root = format!("{}/repos/{name}", self.http.base());
+
+        // `open_issues_count` counts open pull requests too; `openIssues`
+        // is issues only on every host (docs/decisions.md), so the open
+        // pull requests are counted and taken off: one page of one entry,
+        // whose `Link` `rel="last"` is the count. Asked unconditionally, as
+        // a 304 would not repeat the `Link` header.
+        let url = format!("{root}/pulls?state=open&per_page=1");
+        let fetched = self.http.get_uncached(&url, cache)?;
+        let open_pulls = match fetched.last.as_deref().and_then(page_of) {
+            Some(last) => last,
+            None => wire::decode::<Vec<serde::de::IgnoredAny>>(&fetched.url, &fetched.body)?.len()
+                as u64,
+        };
+        context.open_issues = context.open_issues.saturating_sub(open_pulls);
 
         let url = format!("{root}/releases?per_page={PER_PAGE}");
         let fetched = self.http.get(&url, cache)?;
@@ -144,12 +163,15 @@ impl Client {
             .map(WireMilestone::into_milestone)
             .collect();
 
+        let since_at = since;
         let since = since.strftime("%Y-%m-%dT%H:%M:%SZ");
         let first = format!(
             "{root}/issues?state=all&sort=updated&direction=asc&since={since}&per_page={PER_PAGE}"
         );
         let mut next = Some(first.clone());
         let mut items: Vec<ItemSnapshot> = vec![];
+        // Closed pull requests whose entry lacks `merged_at`, by key.
+        let mut unknown: HashSet<String> = HashSet::new();
         let mut pages = 0;
         while let Some(url) = next.take() {
             pages += 1;
@@ -169,8 +191,13 @@ impl Client {
             let page = wire::decode::<Vec<Issue>>(&fetched.url, &fetched.body)?;
             let full = page.len() == PER_PAGE as usize;
             for issue in page {
+                let merge_unknown = issue.merge_unknown();
                 let item = issue.into_snapshot(&name);
                 items.retain(|i| i.key != item.key);
+                unknown.remove(&item.key);
+                if merge_unknown {
+                    unknown.insert(item.key.clone());
+                }
                 items.push(item);
             }
             next = fetched.next;
@@ -183,6 +210,9 @@ impl Client {
                 next = Some(format!("{first}&page={}", pages + 1));
             }
         }
+        if !unknown.is_empty() {
+            self.settle_merges(&root, since_at, &mut items, unknown, cache)?;
+        }
         Ok(Collection {
             collected: Collected {
                 context,
@@ -193,6 +223,62 @@ impl Client {
             renamed_to,
             stats: self.http.stats(),
         })
+    }
+}
+
+impl Client {
+    /// Settles the merge state of closed pull requests whose issue-list
+    /// entry lacks `pull_request.merged_at` (answers from before 2022,
+    /// older GitHub Enterprise servers) from the closed pulls list, most
+    /// recently updated first, whose entries always carry `merged_at`.
+    ///
+    /// At most `ceil(unknown / 100) + 1` pages, and none past the page that
+    /// reaches back before `since` (every pull request of the window was
+    /// updated since then): never a request per pull request. A pull
+    /// request still unsettled is left out of this run's items rather than
+    /// reported as not merged; its next update brings it back.
+    fn settle_merges(
+        &mut self,
+        root: &str,
+        since: Timestamp,
+        items: &mut Vec<ItemSnapshot>,
+        mut unknown: HashSet<String>,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<(), Error> {
+        let budget = unknown.len().div_ceil(PER_PAGE as usize) + 1;
+        let mut next = Some(format!(
+            "{root}/pulls?state=closed&sort=updated&direction=desc&per_page={PER_PAGE}"
+        ));
+        let mut pages = 0;
+        while let Some(url) = next.take() {
+            pages += 1;
+            let fetched = self.http.get(&url, cache)?;
+            let page = wire::decode::<Vec<Pull>>(&fetched.url, &fetched.body)?;
+            let reaches_before_since = page
+                .last()
+                .and_then(|p| p.updated_at)
+                .is_some_and(|at| at < since);
+            for pull in page {
+                let key = pull.number.to_string();
+                if !unknown.remove(&key) {
+                    continue;
+                }
+                if let Some(item) = items.iter_mut().find(|i| i.key == key)
+                    && let ItemDetail::PullRequest {
+                        merged, merged_at, ..
+                    } = &mut item.detail
+                {
+                    *merged = pull.merged_at.is_some();
+                    *merged_at = pull.merged_at.map(signals_http::de::secs);
+                }
+            }
+            if unknown.is_empty() || reaches_before_since || pages >= budget {
+                break;
+            }
+            next = fetched.next;
+        }
+        items.retain(|i| !unknown.contains(&i.key));
+        Ok(())
     }
 }
 
@@ -257,6 +343,15 @@ impl Protocol for GitHub {
             Refusal::NotALimit
         }
     }
+}
+
+/// The `page` query parameter of a URL (GitHub's `rel="last"` link).
+fn page_of(url: &str) -> Option<u64> {
+    let (_, query) = url.split_once('?')?;
+    query
+        .split('&')
+        .find_map(|p| p.strip_prefix("page="))
+        .and_then(|v| v.parse().ok())
 }
 
 /// `x-ratelimit-reset`, in epoch seconds.

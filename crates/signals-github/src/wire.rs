@@ -57,6 +57,8 @@ pub(crate) struct Repo {
     stargazers_count: u64,
     #[serde(default, deserialize_with = "count")]
     forks_count: u64,
+    /// Open issues **and** open pull requests: the client takes the open
+    /// pull requests off, so that `openIssues` means issues on every host.
     #[serde(default, deserialize_with = "count")]
     open_issues_count: u64,
     #[serde(default)]
@@ -204,10 +206,30 @@ pub(crate) enum State {
     Closed,
 }
 
+/// The `pull_request` object of an issue-list entry. Its `merged_at` came
+/// in 2022; GitHub Enterprise Server versions before it, and every answer
+/// recorded before it, lack the key: then the merge state is unknown
+/// (`None`), which is not "not merged" (`Some(None)`).
 #[derive(Debug, Deserialize)]
 pub(crate) struct PullRef {
+    #[serde(default, deserialize_with = "present")]
+    merged_at: Option<Option<Timestamp>>,
+}
+
+/// A key that may be absent (`None`), `null` (`Some(None)`) or a time.
+fn present<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<Option<Timestamp>>, D::Error> {
+    opt_timestamp(de).map(Some)
+}
+
+/// An element of `GET /repos/{owner}/{repo}/pulls`: only what settles a
+/// merge state the issue list did not give.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Pull {
+    pub(crate) number: u64,
     #[serde(default, deserialize_with = "opt_timestamp")]
-    merged_at: Option<Timestamp>,
+    pub(crate) merged_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    pub(crate) updated_at: Option<Timestamp>,
 }
 
 /// An element of `GET /repos/{owner}/{repo}/issues`: an issue, or a pull
@@ -240,14 +262,30 @@ pub(crate) struct Issue {
 }
 
 impl Issue {
+    /// A closed pull request whose entry does not say whether it was
+    /// merged (no `pull_request.merged_at` key): an open one is not merged.
+    pub(crate) fn merge_unknown(&self) -> bool {
+        matches!(self.state, State::Closed)
+            && self
+                .pull_request
+                .as_ref()
+                .is_some_and(|pr| pr.merged_at.is_none())
+    }
+
+    /// The snapshot; a pull request whose merge state is unknown (see
+    /// [`Issue::merge_unknown`]) is written unmerged here and must be
+    /// settled by the pulls list or left out by the caller.
     pub(crate) fn into_snapshot(self, repo: &RepoName) -> ItemSnapshot {
         let detail = match self.pull_request {
             None => ItemDetail::Issue,
-            Some(pr) => ItemDetail::PullRequest {
-                draft: self.draft.unwrap_or(false),
-                merged: pr.merged_at.is_some(),
-                merged_at: pr.merged_at.map(secs),
-            },
+            Some(pr) => {
+                let merged_at = pr.merged_at.flatten();
+                ItemDetail::PullRequest {
+                    draft: self.draft.unwrap_or(false),
+                    merged: merged_at.is_some(),
+                    merged_at: merged_at.map(secs),
+                }
+            }
         };
         // Very old answers only have the single `assignee`.
         let assignees = match self.assignees {

@@ -91,7 +91,9 @@ pub(crate) struct Project {
     star_count: u64,
     #[serde(default, deserialize_with = "count")]
     forks_count: u64,
-    /// Absent when the project's issues are disabled.
+    /// Open issues only (merge requests are not issues on GitLab): what
+    /// `openIssues` means on every host. Absent when the project's issues
+    /// are disabled.
     #[serde(default, deserialize_with = "count")]
     open_issues_count: u64,
     #[serde(default)]

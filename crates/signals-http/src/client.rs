@@ -230,6 +230,9 @@ pub struct Fetched {
     pub redirected: bool,
     /// Answered 304: the body and `next` are the cached ones.
     pub not_modified: bool,
+    /// The `Link` header's `rel="last"` target, when the answer had one
+    /// (never on a 304: the cache keeps only `next`).
+    pub last: Option<String>,
 }
 
 /// Why one attempt failed, and whether to try again.
@@ -383,13 +386,34 @@ impl Client {
 
     /// GETs `url` with the cache, rate limits, retries and redirects.
     pub fn get(&mut self, url: &str, cache: &mut dyn ResponseCache) -> Result<Fetched, Error> {
+        self.get_with(url, cache, true)
+    }
+
+    /// GETs `url` like [`Client::get`], but never conditionally and without
+    /// keeping the answer: for an answer whose headers matter (a count in
+    /// `Link`), which a 304 would not give again. The token's lock and
+    /// shared rate limit are kept as for every request.
+    pub fn get_uncached(
+        &mut self,
+        url: &str,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Fetched, Error> {
+        self.get_with(url, cache, false)
+    }
+
+    fn get_with(
+        &mut self,
+        url: &str,
+        cache: &mut dyn ResponseCache,
+        conditional: bool,
+    ) -> Result<Fetched, Error> {
         let host = self.protocol.name();
         let mut url = url.to_string();
         let mut redirects = 0;
         let mut attempt = 0;
         loop {
             self.wait_for_budget(&url)?;
-            match self.attempt(&url, cache) {
+            match self.attempt(&url, cache, conditional) {
                 Attempt::Done(mut f) => {
                     self.secondary_hits = 0;
                     f.redirected = redirects > 0;
@@ -472,7 +496,7 @@ impl Client {
     }
 
     /// One HTTP exchange.
-    fn attempt(&mut self, url: &str, cache: &mut dyn ResponseCache) -> Attempt {
+    fn attempt(&mut self, url: &str, cache: &mut dyn ResponseCache, conditional: bool) -> Attempt {
         let (idx, token) = self.pick_token();
         // The token goes only to the base URL's origin: a `Link` or
         // `Location` pointing elsewhere is fetched anonymously.
@@ -489,7 +513,11 @@ impl Client {
             self.limits.insert(idx, shared);
             return Attempt::Spent;
         }
-        let cached = cache.get(url, &fingerprint);
+        let cached = if conditional {
+            cache.get(url, &fingerprint)
+        } else {
+            None
+        };
         let mut req = self
             .agent
             .get(url)
@@ -521,7 +549,15 @@ impl Client {
             token_env: token.as_ref().map(|t| t.env.clone()),
         };
         let before = self.limits.get(&idx).cloned();
-        let result = self.exchange(req, url, idx, cached, &fingerprint, cache, &mut log);
+        let result = self.exchange(
+            req,
+            url,
+            idx,
+            (cached, conditional),
+            &fingerprint,
+            cache,
+            &mut log,
+        );
         if let Some(seen) = self.limits.get(&idx)
             && before.as_ref() != Some(seen)
         {
@@ -542,7 +578,7 @@ impl Client {
         req: ureq::RequestBuilder<ureq::typestate::WithoutBody>,
         url: &str,
         idx: usize,
-        cached: Option<CachedResponse>,
+        (cached, keep): (Option<CachedResponse>, bool),
         fingerprint: &str,
         cache: &mut dyn ResponseCache,
         log: &mut RequestLog,
@@ -576,6 +612,7 @@ impl Client {
         let etag = headers.get("etag").map(str::to_string);
         let last_modified = headers.get("last-modified").map(str::to_string);
         let next = self.protocol.next_page(url, &headers);
+        let last = headers.get("link").and_then(|l| link_rel(l, "last"));
         let location = headers.get("location").map(str::to_string);
         if let Some(limit) = seen_limit.clone() {
             self.limits.insert(idx, limit);
@@ -598,6 +635,7 @@ impl Client {
                 next: cached.link_next,
                 redirected: false,
                 not_modified: true,
+                last: None,
             });
         }
         if matches!(status, 301 | 302 | 307 | 308) {
@@ -623,7 +661,7 @@ impl Client {
         };
         log.bytes = body.len() as u64;
         if status == 200 {
-            if etag.is_some() || last_modified.is_some() {
+            if keep && (etag.is_some() || last_modified.is_some()) {
                 cache.put(
                     url,
                     fingerprint,
@@ -641,6 +679,7 @@ impl Client {
                 next,
                 redirected: false,
                 not_modified: false,
+                last,
             });
         }
         let message = self.protocol.error_message(&body);
@@ -751,6 +790,13 @@ fn wait_until(now: Timestamp, until: Timestamp) -> Duration {
 
 /// The `rel="next"` target of a `Link` header.
 pub fn link_next(header: &str) -> Option<String> {
+    link_rel(header, "next")
+}
+
+/// The target of relation `rel` (`next`, `last`) in a `Link` header.
+pub fn link_rel(header: &str, rel: &str) -> Option<String> {
+    let quoted = format!("rel=\"{rel}\"");
+    let bare = format!("rel={rel}");
     header.split(',').find_map(|part| {
         let (target, params) = part.split_once(';')?;
         let target = target.trim().strip_prefix('<')?.strip_suffix('>')?;
@@ -758,7 +804,7 @@ pub fn link_next(header: &str) -> Option<String> {
             .split(';')
             .any(|p| {
                 let p = p.trim();
-                p == "rel=\"next\"" || p == "rel=next"
+                p == quoted || p == bare
             })
             .then(|| target.to_string())
     })

@@ -148,6 +148,18 @@ pub(crate) fn route(scenario: &Scenario, base: &str, path: &str, query: &str) ->
             Ok(list) => paginate(base, path, &params, &list, per_page, page),
             Err(r) => r,
         },
+        // The pulls list sorts like the issue list (`created`, `updated`;
+        // GitHub's `popularity` and `long-running` are not served) and
+        // has no `since`.
+        ["pulls"] => {
+            if param(&params, "since").is_some() {
+                return validation_failed("the pulls list has no since parameter");
+            }
+            match issues(&params, &data.pull_objects()) {
+                Ok(list) => paginate(base, path, &params, &list, per_page, page),
+                Err(r) => r,
+            }
+        }
         _ => Response::not_found("https://docs.github.com/rest"),
     }
 }
@@ -334,7 +346,7 @@ mod tests {
         assert_eq!(r.status, 404);
         assert_eq!(body(&r)["message"], "Not Found");
         assert_eq!(route(&s, BASE, "/user", "").status, 404);
-        assert_eq!(route(&s, BASE, "/repos/o/n/pulls", "").status, 404);
+        assert_eq!(route(&s, BASE, "/repos/o/n/commits", "").status, 404);
     }
 
     #[test]

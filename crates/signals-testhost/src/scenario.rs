@@ -74,6 +74,51 @@ pub struct RepoData {
     /// GitLab only: merge-request list entries.
     #[serde(default)]
     pub merge_requests: Vec<Value>,
+    /// GitHub only: pull-request objects (`GET /repos/{o}/{n}/pulls`).
+    /// Empty means: made from the issue-list entries whose `pull_request`
+    /// carries `merged_at`, as GitHub's two lists describe the same pull
+    /// requests. An entry without `merged_at` (recorded before 2022) says
+    /// nothing of its merge, so no pulls object is made of it: the host
+    /// does not invent one.
+    #[serde(default)]
+    pub pulls: Vec<Value>,
+}
+
+impl RepoData {
+    /// The pull-request objects GitHub's `/pulls` lists for this repository.
+    pub fn pull_objects(&self) -> Vec<Value> {
+        if !self.pulls.is_empty() {
+            return self.pulls.clone();
+        }
+        self.issues
+            .iter()
+            .filter(|i| {
+                i.get("pull_request")
+                    .is_some_and(|p| p.get("merged_at").is_some())
+            })
+            .map(|i| {
+                let mut pull = serde_json::Map::new();
+                for key in [
+                    "number",
+                    "title",
+                    "body",
+                    "state",
+                    "user",
+                    "created_at",
+                    "updated_at",
+                    "closed_at",
+                    "draft",
+                ] {
+                    if let Some(v) = i.get(key) {
+                        pull.insert(key.into(), v.clone());
+                    }
+                }
+                pull.insert("merged_at".into(), i["pull_request"]["merged_at"].clone());
+                pull.insert("html_url".into(), i["pull_request"]["html_url"].clone());
+                Value::Object(pull)
+            })
+            .collect()
+    }
 }
 
 impl Scenario {
@@ -209,7 +254,8 @@ pub fn synthetic(full_name: &str, items: usize, start: Timestamp) -> Scenario {
             "default_branch": "main",
             "stargazers_count": 1234,
             "forks_count": 56,
-            "open_issues_count": items as u64,
+            // GitHub's meaning: open issues and open pull requests.
+            "open_issues_count": (0..items).filter(|i| i % 4 != 0).count() as u64,
             "archived": false,
             "license": { "key": "mit", "spdx_id": "MIT", "name": "MIT License" },
             "updated_at": at(items as i64 * 60),
@@ -221,6 +267,7 @@ pub fn synthetic(full_name: &str, items: usize, start: Timestamp) -> Scenario {
         milestones: vec![milestone(2, "open"), milestone(1, "closed")],
         issues,
         merge_requests: vec![],
+        pulls: vec![],
     };
     let mut scenario = Scenario::default();
     scenario.repos.insert(full_name.to_string(), data);
@@ -415,6 +462,7 @@ pub fn synthetic_gitlab(path: &str, items: usize, start: Timestamp) -> Scenario 
         ],
         issues,
         merge_requests: mrs,
+        pulls: vec![],
     };
     let mut scenario = Scenario {
         flavor: Flavor::Gitlab,
@@ -471,7 +519,14 @@ pub fn synthetic_forgejo(full_name: &str, items: usize, start: Timestamp) -> Sce
         obj.remove("url");
         obj.remove("number");
     }
-    let open = data.issues.iter().filter(|i| i["state"] == "open").count();
+    // Forgejo counts open issues and open pull requests apart.
+    let open = |pulls: bool| {
+        data.issues
+            .iter()
+            .filter(|i| i["state"] == "open" && i["pull_request"].is_null() != pulls)
+            .count()
+    };
+    let (open_issues, open_pulls) = (open(false), open(true));
     data.repo = json!({
         "id": 777,
         "owner": { "id": 1, "login": full_name.split('/').next().unwrap_or(full_name) },
@@ -485,8 +540,8 @@ pub fn synthetic_forgejo(full_name: &str, items: usize, start: Timestamp) -> Sce
         "default_branch": "main",
         "stars_count": 89,
         "forks_count": 7,
-        "open_issues_count": open,
-        "open_pr_counter": 0,
+        "open_issues_count": open_issues,
+        "open_pr_counter": open_pulls,
         "archived": false,
         "licenses": ["GPL-3.0-or-later"],
     });

@@ -16,7 +16,7 @@ fn paginates_250_items_in_3_pages_with_github_headers() {
         .collect(&name("o/n"), since, &mut MemoryCache::new())
         .unwrap();
     assert_eq!(got.collected.items.len(), 250);
-    assert_eq!(got.stats.requests, 3 + 3);
+    assert_eq!(got.stats.requests, 4 + 3);
     assert_eq!((got.stats.not_modified, got.stats.retries), (0, 0));
     assert!(got.stats.bytes_received > 50_000);
     assert!(sleeps.all().is_empty());
@@ -45,15 +45,16 @@ fn paginates_250_items_in_3_pages_with_github_headers() {
     let reqs = host.requests();
     let paths: Vec<&str> = reqs.iter().map(|r| r.path.as_str()).collect();
     assert_eq!(
-        paths[..4],
+        paths[..5],
         [
             "/repos/o/n",
+            "/repos/o/n/pulls?state=open&per_page=1",
             "/repos/o/n/releases?per_page=100",
             "/repos/o/n/milestones?state=open&per_page=100",
             "/repos/o/n/issues?state=all&sort=updated&direction=asc&since=2025-01-01T00:00:00Z&per_page=100",
         ]
     );
-    assert!(paths[4].ends_with("&page=2") && paths[5].ends_with("&page=3"));
+    assert!(paths[5].ends_with("&page=2") && paths[6].ends_with("&page=3"));
     for r in &reqs {
         assert_eq!(
             r.header("user-agent"),
@@ -64,7 +65,7 @@ fn paginates_250_items_in_3_pages_with_github_headers() {
         assert_eq!(r.header("authorization"), Some("Bearer tok-1"));
     }
     let rl = c.rate_limit().unwrap();
-    assert_eq!((rl.limit, rl.remaining), (5000, 4994));
+    assert_eq!((rl.limit, rl.remaining), (5000, 4993));
     assert_eq!(rl.resource.as_deref(), Some("core"));
 }
 
@@ -82,7 +83,7 @@ fn since_filters_and_an_empty_window_still_asks_once() {
         )
         .unwrap();
     assert_eq!(got.collected.items.len(), 10);
-    assert_eq!(got.stats.requests, 4);
+    assert_eq!(got.stats.requests, 5);
     let got = c
         .collect(
             &name("o/n"),
@@ -91,7 +92,7 @@ fn since_filters_and_an_empty_window_still_asks_once() {
         )
         .unwrap();
     assert!(got.collected.items.is_empty());
-    assert_eq!(got.stats.requests, 4);
+    assert_eq!(got.stats.requests, 5);
     assert!(
         host.requests()
             .iter()
@@ -110,19 +111,23 @@ fn second_collect_is_all_304_and_identical() {
     let remaining = c.rate_limit().unwrap().remaining;
     let second = c.collect(&name("o/n"), since, &mut cache).unwrap();
     assert_eq!(second.collected, first.collected);
-    assert_eq!(second.stats.requests, 6);
+    // Everything but the count of open pull requests, which is asked
+    // unconditionally (its `Link` header is the count).
+    assert_eq!(second.stats.requests, 7);
     assert_eq!(second.stats.not_modified, 6);
-    assert_eq!(second.stats.bytes_received, 0);
     assert_eq!(
         c.rate_limit().unwrap().remaining,
-        remaining,
-        "304s are free"
+        remaining - 1,
+        "304s are free; the count is not"
     );
-    assert!(
-        host.requests()[6..]
-            .iter()
-            .all(|r| r.status == Some(304) && r.header("if-none-match").is_some())
-    );
+    for r in &host.requests()[7..] {
+        if r.path.contains("/pulls?") {
+            assert_eq!(r.status, Some(200));
+            assert!(r.header("if-none-match").is_none());
+        } else {
+            assert!(r.status == Some(304) && r.header("if-none-match").is_some());
+        }
+    }
 
     // Data changes: the changed answers come back in full.
     let mut changed = scenario(251);
@@ -134,7 +139,7 @@ fn second_collect_is_all_304_and_identical() {
     // Releases, milestones and the first two issue pages are unchanged; a
     // 304 page keeps its cached `next` link, so the third page is reached.
     assert_eq!(third.stats.not_modified, 4);
-    assert_eq!(third.stats.requests, 6);
+    assert_eq!(third.stats.requests, 7);
 }
 
 #[test]
@@ -163,7 +168,7 @@ fn renamed_repository_follows_301_and_reports_new_name() {
         ]
     );
     assert!(paths[2..].iter().all(|p| p.starts_with("/repos/o/n/")));
-    assert_eq!(got.stats.requests, 5);
+    assert_eq!(got.stats.requests, 6);
 }
 
 #[test]
@@ -217,13 +222,18 @@ fn logger_sees_every_request_without_the_token() {
     c.collect(&name("o/n"), ts("2020-01-01T00:00:00Z"), &mut cache)
         .unwrap();
     let lines = lines.lock().unwrap();
-    assert_eq!(lines.len(), 8);
+    assert_eq!(lines.len(), 10);
     assert!(
         lines
             .iter()
             .all(|l| l.contains("MY_TOKEN") && !l.contains("sekrit"))
     );
-    assert!(lines[4..].iter().all(|l| l.contains("from_cache: true")));
+    // The second collection: all from the cache but the count of open
+    // pull requests (the second request of each).
+    for (i, l) in lines[5..].iter().enumerate() {
+        assert_eq!(l.contains("from_cache: true"), i != 1, "{l}");
+    }
+    assert!(lines[6].contains("/pulls?"), "{}", lines[6]);
     assert!(
         cache
             .get(&format!("{}/repos/o/n", host.base_url()), "sekrit-value")

@@ -29,6 +29,8 @@ fn github3_repo_milestones_release_and_betamax_issues() {
             releases: vec![data("releases_latest.sigmavirus24_github3.py.json")],
             milestones: list("milestones.sigmavirus24_github3.py.json"),
             issues,
+            // Recorded a second after the repository: its 11 open pulls.
+            pulls: list("pulls.sigmavirus24_github3.py.json"),
             ..RepoData::default()
         },
     );
@@ -41,14 +43,20 @@ fn github3_repo_milestones_release_and_betamax_issues() {
             &mut MemoryCache::new(),
         )
         .unwrap();
-    // repo + releases + milestones + 2 issue pages (150 entries).
-    assert_eq!(got.stats.requests, 5);
+    // repo + open pulls count + releases + milestones + 2 issue pages
+    // (150 entries, from 2017: no `merged_at`) + 1 page of closed pulls,
+    // which has none of the 64 closed betamax pull requests.
+    assert_eq!(got.stats.requests, 7);
     assert_eq!(got.renamed_to, None);
 
     let ctx = &got.collected.context;
     assert_eq!(ctx.repository, name("sigmavirus24/github3.py"));
     assert_eq!(ctx.url, "https://github.com/sigmavirus24/github3.py");
-    assert_eq!((ctx.stars, ctx.forks, ctx.open_issues), (1064, 387, 80));
+    // `open_issues_count` 80 counts the 11 open pull requests too.
+    assert_eq!(
+        (ctx.stars, ctx.forks, ctx.open_issues),
+        (1064, 387, 80 - 11)
+    );
     assert_eq!(ctx.license, None, "NOASSERTION is no SPDX id");
     assert_eq!(ctx.language, "Python");
     assert_eq!(ctx.default_branch, "main");
@@ -82,14 +90,16 @@ fn github3_repo_milestones_release_and_betamax_issues() {
         }
     );
 
+    // The 64 closed pull requests whose merge state nothing settled are
+    // left out, never reported as not merged; the 3 open ones stay.
     let items = &got.collected.items;
-    assert_eq!(items.len(), 150);
+    assert_eq!(items.len(), 150 - 64);
     assert_eq!(
         items
             .iter()
             .filter(|i| i.kind() == ItemKind::PullRequest)
             .count(),
-        67
+        3
     );
     // sort=updated&direction=asc
     assert!(items.windows(2).all(|w| w[0].updated_at <= w[1].updated_at));
@@ -101,17 +111,166 @@ fn github3_repo_milestones_release_and_betamax_issues() {
     assert_eq!(i150.updated_at, ts("2017-12-20T08:29:30Z"));
     assert_eq!(i150.detail, ItemDetail::Issue);
     assert!(i150.url.ends_with("/betamax/issues/150"));
-    let pr50 = items.iter().find(|i| i.key == "50").unwrap();
-    assert_eq!(pr50.title, "Fix some docstrings.");
-    assert_eq!(
-        pr50.detail,
-        ItemDetail::PullRequest {
-            draft: false,
-            merged: false,
-            merged_at: None
-        }
-    );
+    assert!(items.iter().all(|i| i.key != "50"), "closed, merge unknown");
     assert!(items.iter().any(|i| !i.labels.is_empty()));
+}
+
+/// Issue 16: recorded pre-2022 issue pages (no `pull_request.merged_at`)
+/// with a pulls list that settles them. The pulls list is not recorded:
+/// it is made from the recorded entries (number, state, times), and which
+/// of them were merged is chosen here (every pull request whose number is
+/// even), so the test knows the answer; GitHub's pulls objects always
+/// carry `merged_at`, `null` when not merged.
+#[test]
+fn issue_16_pre_2022_pull_requests_are_settled_by_the_pulls_list() {
+    let mut issues = list("issues.betamaxpy_betamax.state_all.page1.json");
+    issues.extend(list("issues.betamaxpy_betamax.state_all.page2.json"));
+    assert!(
+        issues
+            .iter()
+            .filter(|i| i.get("pull_request").is_some())
+            .all(|i| i["pull_request"].get("merged_at").is_none()),
+        "the recorded shape has no merged_at"
+    );
+    let pulls: Vec<Value> = issues
+        .iter()
+        .filter(|i| i.get("pull_request").is_some())
+        .map(|i| {
+            let number = i["number"].as_u64().unwrap();
+            let merged = i["state"] == "closed" && number.is_multiple_of(2);
+            json!({
+                "number": number,
+                "state": i["state"],
+                "created_at": i["created_at"],
+                "updated_at": i["updated_at"],
+                "closed_at": i["closed_at"],
+                "merged_at": if merged { i["closed_at"].clone() } else { Value::Null },
+            })
+        })
+        .collect();
+    let closed = pulls.iter().filter(|p| p["state"] == "closed").count();
+    assert_eq!(closed, 64);
+    let mut scenario = Scenario::default();
+    scenario.repos.insert(
+        "betamaxpy/betamax".into(),
+        RepoData {
+            repo: json!({ "id": 11439734, "full_name": "betamaxpy/betamax",
+                          "html_url": "https://github.com/betamaxpy/betamax" }),
+            issues,
+            pulls,
+            ..RepoData::default()
+        },
+    );
+    let host = TestHost::start(scenario).unwrap();
+    let (mut c, _) = client(&host, &[]);
+    let got = c
+        .collect(
+            &name("betamaxpy/betamax"),
+            ts("2010-01-01T00:00:00Z"),
+            &mut MemoryCache::new(),
+        )
+        .unwrap();
+    let items = &got.collected.items;
+    assert_eq!(
+        items.len(),
+        150,
+        "every pull request settled, none left out"
+    );
+    let mut merged = 0;
+    for item in items {
+        let ItemDetail::PullRequest {
+            merged: m,
+            merged_at,
+            ..
+        } = &item.detail
+        else {
+            continue;
+        };
+        let number: u64 = item.key.parse().unwrap();
+        let expect = item.state == ItemState::Closed && number.is_multiple_of(2);
+        assert_eq!(*m, expect, "#{number}");
+        assert_eq!(merged_at.is_some(), expect, "#{number}");
+        if expect {
+            assert_eq!(*merged_at, item.closed_at, "#{number}");
+            merged += 1;
+        }
+    }
+    assert!(merged > 20, "{merged}");
+    // The documented budget: 4 + ceil(150 / 100) for the lists, and at
+    // most ceil(64 unknown / 100) + 1 pages of closed pulls; 64 fit in one.
+    let pull_pages = host
+        .requests()
+        .iter()
+        .filter(|r| r.path.contains("/pulls?state=closed"))
+        .count();
+    assert_eq!(pull_pages, 1);
+    assert!(pull_pages <= 64usize.div_ceil(100) + 1);
+    assert_eq!(got.stats.requests, 4 + 2 + 1);
+}
+
+/// The closed pulls list is read only as far back as the window: a page
+/// reaching before `since` ends it, and what is still unknown then is
+/// left out (here: 150 closed pull requests, pages of 100, the window
+/// holding the newest 3; the pulls list is made as in the test above).
+#[test]
+fn issue_16_merge_settling_stops_at_the_window_and_the_budget() {
+    let mut issues = list("issues.betamaxpy_betamax.state_all.page1.json");
+    issues.extend(list("issues.betamaxpy_betamax.state_all.page2.json"));
+    let mut pulls: Vec<Value> = issues
+        .iter()
+        .filter(|i| i.get("pull_request").is_some() && i["state"] == "closed")
+        .map(|i| {
+            json!({ "number": i["number"], "state": "closed",
+                         "updated_at": i["updated_at"], "merged_at": i["closed_at"] })
+        })
+        .collect();
+    // A closed pull request of the window that the pulls list does not
+    // hold (made here from entry #50, renumbered): nothing settles it.
+    let mut orphan = issues.iter().find(|i| i["number"] == 50).unwrap().clone();
+    orphan["number"] = json!(99_999);
+    orphan["updated_at"] = json!("2017-06-01T00:00:00Z");
+    issues.push(orphan);
+    // Older closed pull requests, not in the window, fill more pages.
+    for n in 0..200u64 {
+        pulls.push(json!({ "number": 100_000 + n, "state": "closed",
+                           "updated_at": "2013-01-01T00:00:00Z", "merged_at": null }));
+    }
+    let mut scenario = Scenario::default();
+    scenario.repos.insert(
+        "betamaxpy/betamax".into(),
+        RepoData {
+            repo: json!({ "id": 11439734, "full_name": "betamaxpy/betamax",
+                          "html_url": "https://github.com/betamaxpy/betamax" }),
+            issues,
+            pulls,
+            ..RepoData::default()
+        },
+    );
+    let host = TestHost::start(scenario).unwrap();
+    let (mut c, _) = client(&host, &[]);
+    let got = c
+        .collect(
+            &name("betamaxpy/betamax"),
+            ts("2017-01-01T00:00:00Z"),
+            &mut MemoryCache::new(),
+        )
+        .unwrap();
+    let pull_pages = host
+        .requests()
+        .iter()
+        .filter(|r| r.path.contains("/pulls?state=closed"))
+        .count();
+    assert_eq!(pull_pages, 1, "the first page already reaches before since");
+    assert!(
+        got.collected.items.iter().all(|i| i.key != "99999"),
+        "unsettled: left out"
+    );
+    assert!(got.collected.items.iter().any(|i| i.key == "150"));
+    for item in &got.collected.items {
+        if let ItemDetail::PullRequest { merged, .. } = item.detail {
+            assert!(merged || item.state == ItemState::Open, "{}", item.key);
+        }
+    }
 }
 
 #[test]

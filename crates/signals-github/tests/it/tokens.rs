@@ -28,11 +28,11 @@ fn requests_go_to_the_token_with_most_budget() {
     // tie goes to the first, and so on.
     assert_eq!(
         auth(&host),
-        ["Bearer a", "Bearer b", "Bearer a", "Bearer b"]
+        ["Bearer a", "Bearer b", "Bearer a", "Bearer b", "Bearer a"]
     );
     let limits = c.rate_limits();
     assert_eq!(limits[0].0.as_deref(), Some("TOKEN_A"));
-    assert_eq!(limits[0].1.as_ref().unwrap().remaining, 4998);
+    assert_eq!(limits[0].1.as_ref().unwrap().remaining, 4997);
     assert_eq!(limits[1].1.as_ref().unwrap().remaining, 4998);
 }
 
@@ -54,7 +54,9 @@ fn a_spent_token_is_skipped_without_waiting() {
     assert_eq!(got.stats.retries, 1);
     assert_eq!(
         auth(&host),
-        ["Bearer a", "Bearer b", "Bearer b", "Bearer b", "Bearer b"]
+        [
+            "Bearer a", "Bearer b", "Bearer b", "Bearer b", "Bearer b", "Bearer b"
+        ]
     );
     assert_eq!(c.rate_limits()[0].1.as_ref().unwrap().remaining, 0);
 }

@@ -192,7 +192,9 @@ fn first_run_counts_new_items() {
         .iter()
         .map(|r| r["newCount"].as_u64().unwrap())
         .sum();
-    assert!(per_repo > 100, "{summary:#}");
+    // 11 + 1 github3.py signals, betamax's 150 but its 64 closed pull
+    // requests of unknown merge state (issue 16).
+    assert!(per_repo > 90, "{summary:#}");
     assert_eq!(summary["newCount"], per_repo);
     assert_eq!(summary["changedCount"], 0);
 }

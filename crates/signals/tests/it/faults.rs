@@ -125,10 +125,21 @@ fn requests_for(host: &TestHost, repo: &str) -> Vec<RecordedRequest> {
 }
 
 /// The request budget of a repository run that returns `items` issues and
-/// pull requests: repository, releases, milestones, and the issue pages.
+/// pull requests: repository, the open pull requests' count, releases,
+/// milestones, and the issue pages.
 fn budget(items: u64) -> u64 {
-    3 + items.div_ceil(100).max(1)
+    4 + items.div_ceil(100).max(1)
 }
+
+/// The recorded betamax run: its 150 entries, plus one page of the closed
+/// pulls list for the 64 closed pull requests recorded (2017) without
+/// `merged_at`, which nothing settles and which are left out (issue 16).
+fn betamax_budget() -> u64 {
+    budget(150) + 1
+}
+
+/// The items a recorded betamax run keeps: 150 less those 64.
+const BETAMAX_ITEMS: usize = 150 - 64;
 
 #[test]
 fn a_5xx_burst_is_retried_and_the_run_committed() {
@@ -219,14 +230,17 @@ fn secondary_limits_403_and_429_honor_retry_after() {
     let sent = host.requests();
     assert_eq!(
         sent.iter().map(|r| r.status.unwrap()).collect::<Vec<_>>(),
-        [200, 403, 200, 200, 429, 200, 200],
+        [200, 200, 403, 200, 200, 429, 200, 200, 200],
         "{:#?}",
         sent.iter().map(|r| &r.path).collect::<Vec<_>>()
     );
-    assert_eq!(summary["requests"], budget(150) + 2);
+    assert_eq!(summary["requests"], betamax_budget() + 2);
     let status = status_json(dir.path());
     assert_eq!(repo_status(&status, BETAMAX)["lastRun"]["retries"], 2);
-    assert_eq!(view(dir.path(), BETAMAX).unwrap().items.len(), 150);
+    assert_eq!(
+        view(dir.path(), BETAMAX).unwrap().items.len(),
+        BETAMAX_ITEMS
+    );
 }
 
 #[test]
@@ -440,10 +454,13 @@ fn a_missing_repository_fails_alone_and_status_shows_it() {
         "host saw {total}: {}",
         show(&out)
     );
-    assert_eq!(total as u64, budget(11) + 1 + budget(150));
+    assert_eq!(total as u64, budget(11) + 1 + betamax_budget());
 
     assert_eq!(view(dir.path(), GITHUB3).unwrap().runs.len(), 1);
-    assert_eq!(view(dir.path(), BETAMAX).unwrap().items.len(), 150);
+    assert_eq!(
+        view(dir.path(), BETAMAX).unwrap().items.len(),
+        BETAMAX_ITEMS
+    );
     assert!(view(dir.path(), "gone/away").is_none());
 
     let out = run(dir.path(), &["status"], &[]);

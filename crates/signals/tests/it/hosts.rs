@@ -80,7 +80,7 @@ impl Host {
                 3 + 1 + (items - mrs).div_ceil(100).max(1) + mrs.div_ceil(100).max(1)
             }
             Flavor::Forgejo => 3 + items.div_ceil(50).max(1),
-            Flavor::Github => 3 + items.div_ceil(100).max(1),
+            Flavor::Github => 4 + items.div_ceil(100).max(1),
         }
     }
 
@@ -584,5 +584,63 @@ repos = [
         let out = run(dir.path(), &["validate", doc.to_str().unwrap()], &[]);
         assert_eq!(out.status.code(), Some(0), "{}", show(&out));
         assert_eq!(read_json(&doc)["dataset"]["signals"][0]["source"], source);
+    }
+}
+
+/// Issue 16: `openIssues` is open issues, pull and merge requests not
+/// counted, on every host; each scenario has open pull requests, and
+/// GitHub's own `open_issues_count` counts them.
+#[test]
+fn issue_16_open_issues_means_open_issues_on_every_host() {
+    const GITHUB: Host = Host {
+        flavor: Flavor::Github,
+    };
+    for host in [GITHUB, GITLAB, FORGEJO] {
+        let scenario = host.scenario(40, 2);
+        let data = scenario.repos.values().next().unwrap();
+        let is_open = |v: &Value| v["state"] == "open" || v["state"] == "opened";
+        let is_pull = |v: &Value| !v["pull_request"].is_null();
+        let open_issues = data
+            .issues
+            .iter()
+            .filter(|i| is_open(i) && !is_pull(i))
+            .count() as u64;
+        let open_pulls = data
+            .issues
+            .iter()
+            .filter(|i| is_open(i) && is_pull(i))
+            .count()
+            + data.merge_requests.iter().filter(|m| is_open(m)).count();
+        assert!(open_issues > 0 && open_pulls > 0, "{}", host.name());
+        if host.flavor == Flavor::Github {
+            assert_eq!(
+                data.repo["open_issues_count"],
+                open_issues + open_pulls as u64,
+                "GitHub counts both"
+            );
+        }
+        let th = TestHost::start(scenario).unwrap();
+        let dir = setup("open-issues", host, &th.api_url(), host.repo());
+        let (code, summary, stderr) = collect_json(dir.path(), &[]);
+        assert_eq!(code, 0, "{summary:#}\n{stderr}");
+        assert_eq!(
+            view(dir.path()).context.open_issues,
+            open_issues,
+            "{}",
+            host.name()
+        );
+        let out = run(dir.path(), &["export"], &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        let doc = files_under(&dir.path().join("site/g"))
+            .into_iter()
+            .find(|p| p.ends_with("dataset.json"))
+            .map(|p| read_json(&p))
+            .unwrap();
+        assert_eq!(
+            doc["dataset"]["context"]["openIssues"],
+            open_issues,
+            "{}",
+            host.name()
+        );
     }
 }
