@@ -115,6 +115,37 @@ fn github3_repo_milestones_release_and_betamax_issues() {
     assert!(items.iter().any(|i| !i.labels.is_empty()));
 }
 
+/// Serves the recorded betamax issue pages with `pulls` (the repository
+/// object made of recorded facts, as in the demo), collects them since
+/// `since`, and gives the host (for its requests) and the collection.
+fn collect_betamax(
+    issues: Vec<Value>,
+    pulls: Vec<Value>,
+    since: &str,
+) -> (TestHost, signals_github::Collection) {
+    let mut scenario = Scenario::default();
+    scenario.repos.insert(
+        "betamaxpy/betamax".into(),
+        RepoData {
+            repo: json!({ "id": 11439734, "full_name": "betamaxpy/betamax",
+                          "html_url": "https://github.com/betamaxpy/betamax" }),
+            issues,
+            pulls,
+            ..RepoData::default()
+        },
+    );
+    let host = TestHost::start(scenario).unwrap();
+    let (mut c, _) = client(&host, &[]);
+    let got = c
+        .collect(
+            &name("betamaxpy/betamax"),
+            ts(since),
+            &mut MemoryCache::new(),
+        )
+        .unwrap();
+    (host, got)
+}
+
 /// Issue 16: recorded pre-2022 issue pages (no `pull_request.merged_at`)
 /// with a pulls list that settles them. The pulls list is not recorded:
 /// it is made from the recorded entries (number, state, times), and which
@@ -150,26 +181,7 @@ fn issue_16_pre_2022_pull_requests_are_settled_by_the_pulls_list() {
         .collect();
     let closed = pulls.iter().filter(|p| p["state"] == "closed").count();
     assert_eq!(closed, 64);
-    let mut scenario = Scenario::default();
-    scenario.repos.insert(
-        "betamaxpy/betamax".into(),
-        RepoData {
-            repo: json!({ "id": 11439734, "full_name": "betamaxpy/betamax",
-                          "html_url": "https://github.com/betamaxpy/betamax" }),
-            issues,
-            pulls,
-            ..RepoData::default()
-        },
-    );
-    let host = TestHost::start(scenario).unwrap();
-    let (mut c, _) = client(&host, &[]);
-    let got = c
-        .collect(
-            &name("betamaxpy/betamax"),
-            ts("2010-01-01T00:00:00Z"),
-            &mut MemoryCache::new(),
-        )
-        .unwrap();
+    let (host, got) = collect_betamax(issues, pulls, "2010-01-01T00:00:00Z");
     let items = &got.collected.items;
     assert_eq!(
         items.len(),
@@ -235,26 +247,7 @@ fn issue_16_merge_settling_stops_at_the_window_and_the_budget() {
         pulls.push(json!({ "number": 100_000 + n, "state": "closed",
                            "updated_at": "2013-01-01T00:00:00Z", "merged_at": null }));
     }
-    let mut scenario = Scenario::default();
-    scenario.repos.insert(
-        "betamaxpy/betamax".into(),
-        RepoData {
-            repo: json!({ "id": 11439734, "full_name": "betamaxpy/betamax",
-                          "html_url": "https://github.com/betamaxpy/betamax" }),
-            issues,
-            pulls,
-            ..RepoData::default()
-        },
-    );
-    let host = TestHost::start(scenario).unwrap();
-    let (mut c, _) = client(&host, &[]);
-    let got = c
-        .collect(
-            &name("betamaxpy/betamax"),
-            ts("2017-01-01T00:00:00Z"),
-            &mut MemoryCache::new(),
-        )
-        .unwrap();
+    let (host, got) = collect_betamax(issues, pulls, "2017-01-01T00:00:00Z");
     let pull_pages = host
         .requests()
         .iter()
