@@ -812,7 +812,7 @@ pub fn link_rel(header: &str, rel: &str) -> Option<String> {
 
 /// Seconds to wait from a `Retry-After` value: delay-seconds, or an
 /// HTTP-date (RFC 9110 allows both), counted from `now`.
-fn retry_after_secs(value: &str, now: Timestamp) -> Option<u64> {
+pub fn retry_after_secs(value: &str, now: Timestamp) -> Option<u64> {
     let value = value.trim();
     if let Ok(secs) = value.parse::<u64>() {
         return Some(secs);

@@ -22,7 +22,7 @@ mod error;
 pub use cache::{CachedResponse, MemoryCache, ResponseCache, token_fingerprint};
 pub use client::{
     Client, Clock, Config, Fetched, Headers, Logger, Protocol, RateLimit, Refusal, RequestLog,
-    Sleeper, Token, body_start, link_next, link_rel,
+    Sleeper, Token, body_start, link_next, link_rel, retry_after_secs,
 };
 pub use error::{Error, decode};
 /// Counters of requests (a core type, so the store records them as they

@@ -26,6 +26,8 @@ pub enum Command {
     Init(InitArgs),
     /// Collect every tracked repository (or a selection) once.
     Collect(CollectArgs),
+    /// Deliver the alerts of `[[notify]]` rules waiting in the store.
+    Notify(NotifyArgs),
     /// Write the site: per repository a v3 dataset.json and its pages.
     Export(ExportArgs),
     /// Check v3 dataset documents against the schema and the invariants.
@@ -168,6 +170,48 @@ pub struct CollectArgs {
     /// default 5m).
     #[arg(long)]
     pub lease: Option<String>,
+    /// Do not deliver alerts after collecting (`signals notify` does).
+    #[arg(long)]
+    pub no_notify: bool,
+}
+
+/// `signals notify`.
+#[derive(Debug, Args)]
+pub struct NotifyArgs {
+    /// The store (overrides the config and SIGNALS_STORE).
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+    /// Print, per rule, what would be sent; send nothing, change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Make every email digest that holds messages now, due or not.
+    #[arg(long)]
+    pub send_digests: bool,
+    /// How long to stay for retries that come due (`0s`: deliver what is
+    /// due, then stop).
+    #[arg(long, default_value = "1m")]
+    pub wait: String,
+    /// Give a message up (failed, shown by `signals status`) this long
+    /// after its run.
+    #[arg(long, default_value = "24h")]
+    pub give_up: String,
+    /// Connect and answer timeout of one attempt.
+    #[arg(long, default_value = "30s")]
+    pub timeout: String,
+    /// Print nothing on stdout unless a message was given up.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// The first retry's delay, doubled with each attempt.
+    #[arg(
+        long,
+        hide = true,
+        env = "SIGNALS_NOTIFY_RETRY_BASE",
+        default_value = "5s"
+    )]
+    pub retry_base: String,
+    /// How long a claim on a message lasts (longer than an attempt).
+    #[arg(long, hide = true, env = "SIGNALS_NOTIFY_CLAIM", default_value = "10m")]
+    pub claim: String,
 }
 
 /// `signals migrate`.

@@ -54,6 +54,9 @@ pub struct Worker {
     interval: Duration,
     lease: Duration,
     looping: bool,
+    /// A looping worker's alerts, delivered after each step
+    /// (`cmd/notify.rs`); `None` with `--no-notify` or no rules.
+    alerts: Option<(Config, crate::cmd::notify::Options)>,
 }
 
 impl Worker {
@@ -83,6 +86,11 @@ impl Worker {
             interval: flag(&args.interval, "interval", config.interval)?,
             lease,
             looping: args.r#loop,
+            alerts: (args.r#loop && !args.no_notify && !config.notify.is_empty()).then(|| {
+                let mut options = crate::cmd::notify::Options::for_collect(true);
+                options.wait = Duration::ZERO;
+                (config.clone(), options)
+            }),
         })
     }
 
@@ -126,6 +134,13 @@ impl Worker {
             }
             let step = self.step(hosts, store, &mut round, window, quiet);
             log_notices(store);
+            if let Some((config, options)) = &self.alerts
+                && let Err(e) = crate::cmd::notify::deliver(config, store, options)
+            {
+                eprintln!(
+                    "warning: alerts were not delivered: {e:#}; trying again after the next step"
+                );
+            }
             match step {
                 Ok(true) => backoff = Duration::from_secs(1),
                 Ok(false) => break Ok(()),

@@ -24,6 +24,7 @@ fn humantime(d: Duration) -> String {
 pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Result<u8> {
     let store = super::open_existing_store(store_path)?;
     let status = store.status()?;
+    let alerts = store.outbox_status()?;
     let queue = match &store {
         Opened::Postgres(pg) => Some(pg.queue_status(interval)?),
         Opened::Sqlite(_) => None,
@@ -76,7 +77,8 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
                 "reset": fmt_collected(l.reset), "seenAt": fmt_collected(*seen)})
             })
             .collect();
-        let mut doc = json!({"repositories": repos, "rateLimits": limits});
+        let mut doc = json!({"repositories": repos, "rateLimits": limits,
+                             "alerts": super::notify::status_json(&alerts)});
         if let Some(q) = &queue {
             doc["workers"] = q
                 .workers
@@ -205,6 +207,7 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
             )?;
         }
     }
+    super::notify::print_status(&mut out, &alerts)?;
     if status.repositories.is_empty() {
         writeln!(
             out,

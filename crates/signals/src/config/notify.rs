@@ -70,6 +70,8 @@ pub struct EmailConfig {
     pub timezone: jiff::tz::TimeZone,
     /// Signals in a digest.
     pub top: usize,
+    /// A PEM file of extra trusted certificates (a private CA).
+    pub ca_file: Option<std::path::PathBuf>,
 }
 
 /// Where a rule's messages go.
@@ -137,6 +139,7 @@ pub(super) struct RawNotify {
     initial: Option<Spanned<String>>,
     smtp_host: Option<Spanned<String>>,
     smtp_port: Option<u16>,
+    smtp_ca_file: Option<std::path::PathBuf>,
     tls: Option<Spanned<String>>,
     user_env: Option<String>,
     password_env: Option<String>,
@@ -321,6 +324,7 @@ pub(super) fn parse(
         };
         let email_only = [
             ("smtp_host", r.smtp_host.is_some()),
+            ("smtp_ca_file", r.smtp_ca_file.is_some()),
             ("tls", r.tls.is_some()),
             ("from", r.from.is_some()),
             ("to", r.to.is_some()),
@@ -494,6 +498,7 @@ fn email(
         digest,
         timezone,
         top,
+        ca_file: r.smtp_ca_file.clone(),
     })
 }
 

@@ -8,6 +8,7 @@ mod everyday;
 mod faults;
 mod health;
 mod hosts;
+mod notify;
 mod resilience;
 mod scale;
 mod serve;

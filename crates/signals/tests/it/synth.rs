@@ -80,7 +80,7 @@ pub fn item(n: usize, k: usize, body_len: usize, at: Timestamp) -> ItemSnapshot 
     }
 }
 
-fn context(n: usize) -> RepoContext {
+pub fn context(n: usize) -> RepoContext {
     RepoContext {
         repository: RepoName::parse(&format!("o/r{n}")).unwrap(),
         url: format!("https://github.com/o/r{n}"),
