@@ -9,6 +9,7 @@ mod faults;
 mod health;
 mod hosts;
 mod notify;
+mod receiver;
 mod resilience;
 mod scale;
 mod serve;
