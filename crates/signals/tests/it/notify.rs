@@ -16,14 +16,10 @@ use hmac::{Hmac, Mac};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
 use sha2::Sha256;
-use signals_core::Source;
-use signals_core::importance::Weights;
-use signals_core::notify::{Rule, RuleRef, RunInput, messages};
-use signals_core::run::account;
-use signals_store::RunCommit;
+use signals_core::notify::{Rule, RuleRef};
 use signals_testhost::TestHost;
 
-use crate::receiver::{Answer, Receiver, fill};
+use crate::receiver::{Answer, Receiver, commit_alerting, fill};
 use crate::support::{TempDir, config, run, show, signals_bin};
 use crate::synth;
 
@@ -538,56 +534,18 @@ fn a_digest_goes_through_a_real_smtp_server_with_starttls() {
     // item's title is hostile.
     let mut store = signals_store::Store::open(dir.path().join("signals.db")).unwrap();
     fill(&mut store, 3, 2, &[("morning", true)]);
-    drop(store);
     let nasty = "</title><script>alert(1)</script>\u{202e}\"'& Ünïcödé — Bcc: x@evil.example";
-    {
-        let mut store = signals_store::Store::open(dir.path().join("signals.db")).unwrap();
-        let repo = synth::tracked(0);
-        let key = store.ensure_repository(&synth::group(), &repo).unwrap();
-        let at = Timestamp::now() - SignedDuration::from_mins(30);
-        let mut item = synth::item(0, 99, 64, at);
-        item.title = nasty.into();
-        item.metrics.reactions = 500; // the top signal
-        let delta = account(Source::Github, vec![item], &Default::default());
-        let rule = Rule::any("morning");
-        let out = messages(
-            &[RuleRef {
-                rule: &rule,
-                held: true,
-            }],
-            &RunInput {
-                group: &synth::group(),
-                repo: &repo,
-                repo_url: "https://github.com/o/r0",
-                collected_at: at,
-                first_run: false,
-                events: &delta.events,
-                snapshots: &delta.snapshots,
-                weights: &Weights::default(),
-                link: None,
-            },
-        );
-        store
-            .commit_run(
-                key,
-                &RunCommit {
-                    record: signals_core::RunRecord {
-                        collected_at: at,
-                        since: at - SignedDuration::from_hours(24),
-                        observed_count: 1,
-                        changed_count: 1,
-                    },
-                    context: synth::context(0),
-                    news: Default::default(),
-                    snapshots: delta.snapshots,
-                    events: delta.events,
-                    stats: Default::default(),
-                    renamed_to: None,
-                    messages: out,
-                },
-            )
-            .unwrap();
-    }
+    let at = Timestamp::now() - SignedDuration::from_mins(30);
+    let mut item = synth::item(0, 99, 64, at);
+    item.title = nasty.into();
+    item.metrics.reactions = 500; // the top signal
+    let rule = Rule::any("morning");
+    let held = [RuleRef {
+        rule: &rule,
+        held: true,
+    }];
+    commit_alerting(&mut store, 0, at, vec![item], &held, None);
+    drop(store);
     write_config(
         dir.path(),
         "signals.db",

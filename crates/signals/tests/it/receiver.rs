@@ -9,9 +9,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
+use signals_core::ItemSnapshot;
 use signals_core::Source;
 use signals_core::importance::Weights;
-use signals_core::notify::{Rule, RuleRef, RunInput, messages};
+use signals_core::notify::{Outgoing, Rule, RuleRef, RunInput, messages};
 use signals_core::run::account;
 use signals_store::{Backend, RunCommit};
 
@@ -172,17 +173,68 @@ impl Drop for Receiver {
     }
 }
 
+/// Commits a run of synthetic repository `n` at `at` that observed
+/// `observed`, with the messages `rules` call for, as the pipeline does.
+/// Returns the messages committed.
+pub fn commit_alerting(
+    store: &mut dyn Backend,
+    n: usize,
+    at: Timestamp,
+    observed: Vec<ItemSnapshot>,
+    rules: &[RuleRef<'_>],
+    link: Option<&str>,
+) -> Vec<Outgoing> {
+    let (group, repo) = (synth::group(), synth::tracked(n));
+    let key = store.ensure_repository(&group, &repo).unwrap();
+    let ids: Vec<String> = observed.iter().map(|i| i.id(Source::Github)).collect();
+    let previous = store.latest_snapshots_for(key, &ids).unwrap();
+    let delta = account(Source::Github, observed, &previous);
+    let out = messages(
+        rules,
+        &RunInput {
+            group: &group,
+            repo: &repo,
+            repo_url: &format!("https://github.com/{}", repo.repo),
+            collected_at: at,
+            first_run: false,
+            events: &delta.events,
+            snapshots: &delta.snapshots,
+            weights: &Weights::default(),
+            link,
+        },
+    );
+    store
+        .commit_run(
+            key,
+            &RunCommit {
+                record: signals_core::RunRecord {
+                    collected_at: at,
+                    since: at - SignedDuration::from_hours(24),
+                    observed_count: delta.observed_count,
+                    changed_count: delta.changed_count(),
+                },
+                context: synth::context(n),
+                news: Default::default(),
+                snapshots: delta.snapshots,
+                events: delta.events,
+                stats: Default::default(),
+                renamed_to: None,
+                messages: out.clone(),
+            },
+        )
+        .unwrap();
+    out
+}
+
 /// Commits `runs` runs of each of `repos` synthetic repositories, each
-/// discovering 3 new items, with the messages of `rules` (name, held) as
-/// the collector makes them. Returns the delivery ids.
+/// discovering 3 new items, with the messages of `rules` (name, held).
+/// Returns the delivery ids.
 pub fn fill(
     store: &mut dyn Backend,
     repos: usize,
     runs: usize,
     rules: &[(&str, bool)],
 ) -> Vec<String> {
-    let group = synth::group();
-    let weights = Weights::default();
     let named: Vec<Rule> = rules.iter().map(|(n, _)| Rule::any(n)).collect();
     let refs: Vec<RuleRef<'_>> = named
         .iter()
@@ -193,49 +245,11 @@ pub fn fill(
     // Runs of the last hours: a message is given up a day after its run.
     let start = Timestamp::now() - SignedDuration::from_hours(runs as i64 + 1);
     for n in 0..repos {
-        let repo = synth::tracked(n);
-        let key = store.ensure_repository(&group, &repo).unwrap();
         for r in 0..runs {
             let at = start + SignedDuration::from_hours(r as i64);
             let observed: Vec<_> = (0..3).map(|k| synth::item(n, r * 3 + k, 64, at)).collect();
-            let oids: Vec<String> = observed.iter().map(|i| i.id(Source::Github)).collect();
-            let previous = store.latest_snapshots_for(key, &oids).unwrap();
-            let delta = account(Source::Github, observed, &previous);
-            let out = messages(
-                &refs,
-                &RunInput {
-                    group: &group,
-                    repo: &repo,
-                    repo_url: "https://github.com/o/r",
-                    collected_at: at,
-                    first_run: false,
-                    events: &delta.events,
-                    snapshots: &delta.snapshots,
-                    weights: &weights,
-                    link: None,
-                },
-            );
-            ids.extend(out.iter().map(|m| m.delivery.clone()));
-            store
-                .commit_run(
-                    key,
-                    &RunCommit {
-                        record: signals_core::RunRecord {
-                            collected_at: at,
-                            since: at - SignedDuration::from_hours(24),
-                            observed_count: delta.observed_count,
-                            changed_count: delta.changed_count(),
-                        },
-                        context: synth::context(n),
-                        news: Default::default(),
-                        snapshots: delta.snapshots,
-                        events: delta.events,
-                        stats: Default::default(),
-                        renamed_to: None,
-                        messages: out,
-                    },
-                )
-                .unwrap();
+            let out = commit_alerting(store, n, at, observed, &refs, None);
+            ids.extend(out.into_iter().map(|m| m.delivery));
         }
     }
     ids
