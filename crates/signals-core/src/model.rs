@@ -490,8 +490,9 @@ pub struct RateLimit {
     pub limit: u64,
     /// Requests left in the window.
     pub remaining: u64,
-    /// When the window resets.
-    pub reset: Timestamp,
+    /// When the window resets; `None` when the host did not say (a
+    /// refusal without `x-ratelimit-reset`, as GitHub sent in 2013).
+    pub reset: Option<Timestamp>,
     /// Requests used in the window, when the host says (not stored).
     pub used: Option<u64>,
     /// The limit's name (GitHub's `core`), when the host says (not stored).

@@ -192,7 +192,7 @@ impl Protocol for Forgejo {
             remaining: headers.get_u64("x-ratelimit-remaining")?,
             reset: headers
                 .get_u64("x-ratelimit-reset")
-                .and_then(|s| Timestamp::from_second(s as i64).ok())?,
+                .and_then(|s| Timestamp::from_second(s as i64).ok()),
             used: None,
             resource: None,
         })

@@ -305,7 +305,7 @@ impl Protocol for GitHub {
         Some(RateLimit {
             limit: headers.get_u64("x-ratelimit-limit")?,
             remaining: headers.get_u64("x-ratelimit-remaining")?,
-            reset: reset(headers)?,
+            reset: reset(headers),
             used: headers.get_u64("x-ratelimit-used"),
             resource: headers.get("x-ratelimit-resource").map(str::to_string),
         })

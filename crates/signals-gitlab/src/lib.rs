@@ -251,7 +251,7 @@ impl Protocol for GitLab {
         Some(RateLimit {
             limit: headers.get_u64("ratelimit-limit")?,
             remaining: headers.get_u64("ratelimit-remaining")?,
-            reset: reset(headers)?,
+            reset: reset(headers),
             used: headers.get_u64("ratelimit-observed"),
             resource: headers.get("ratelimit-name").map(str::to_string),
         })

@@ -196,7 +196,8 @@ pub trait Protocol: Send + Sync {
     fn request_headers(&self) -> &'static [(&'static str, &'static str)];
     /// The header that carries `secret`: name and value.
     fn auth_header(&self, secret: &str) -> (&'static str, String);
-    /// The rate limit an answer's headers report, when complete.
+    /// The rate limit an answer's headers report, when they give the limit
+    /// and what remains; its reset is `None` when they do not give it.
     fn rate_limit(&self, headers: &Headers<'_>) -> Option<RateLimit>;
     /// The host's error message in an error body (else the start of it).
     fn error_message(&self, body: &[u8]) -> String;
@@ -243,9 +244,11 @@ enum Attempt {
         error: Error,
         wait: Duration,
     },
-    /// A primary rate limit: the token's budget is spent until `until`.
+    /// A primary rate limit: the token's budget is spent until `until`
+    /// (the host's reset when `known`, else the shortest pause).
     Primary {
         until: Timestamp,
+        known: bool,
     },
     /// Another process sharing the state spent the token's budget: nothing
     /// was sent; wait for the reset or take another token.
@@ -365,6 +368,12 @@ impl Client {
             .collect()
     }
 
+    /// The environment variable of the token the next request would carry
+    /// (`None` when anonymous), for what a rate-limit stop advises.
+    fn token_env(&self) -> Option<String> {
+        self.pick_token().1.map(|t| t.env.clone())
+    }
+
     /// Index of the token to use (0 when anonymous) and its secret: the
     /// one with the most remaining budget last seen, unknown counting as
     /// full; among exhausted ones, the one that resets first.
@@ -373,10 +382,11 @@ impl Client {
             return (0, None);
         }
         let now = (self.config.clock)();
+        // A spent budget whose reset is unknown ranks below every other.
         let score = |i: usize| match self.limits.get(&i) {
             None => (u64::MAX, 0),
-            Some(l) if l.reset <= now => (u64::MAX, 0),
-            Some(l) => (l.remaining, -l.reset.as_second()),
+            Some(l) if l.reset.is_some_and(|r| r <= now) => (u64::MAX, 0),
+            Some(l) => (l.remaining, l.reset.map_or(i64::MIN, |r| -r.as_second())),
         };
         let best = (0..self.config.tokens.len())
             .max_by(|&a, &b| score(a).cmp(&score(b)).then(b.cmp(&a)))
@@ -438,28 +448,35 @@ impl Client {
                         let until = (self.config.clock)() + wait;
                         return Err(Error::RateLimited {
                             host,
-                            until,
+                            until: Some(until),
                             wait,
                             url,
+                            token: self.token_env(),
                         });
                     }
                     self.stats.retries += 1;
                     (self.config.sleeper)(wait);
                 }
-                Attempt::Primary { until } => {
+                Attempt::Primary { until, known } => {
                     attempt += 1;
-                    if attempt > self.config.max_retries {
-                        let wait = wait_until((self.config.clock)(), until);
+                    let wait = wait_until((self.config.clock)(), until);
+                    if attempt > self.config.max_retries || (!known && wait > self.config.max_wait)
+                    {
                         return Err(Error::RateLimited {
                             host,
-                            until,
+                            until: known.then_some(until),
                             wait,
                             url,
+                            token: self.token_env(),
                         });
                     }
-                    // The next turn of the loop waits for the reset, or
-                    // switches to a token with budget left.
                     self.stats.retries += 1;
+                    // A known reset: the next turn of the loop waits for it,
+                    // or switches to a token with budget left. An unknown
+                    // one: wait the shortest pause here and ask again.
+                    if !known {
+                        (self.config.sleeper)(wait);
+                    }
                 }
                 // Not an attempt: the next turn waits for the reset (the
                 // shared limit is now this client's), or takes another token.
@@ -476,17 +493,22 @@ impl Client {
         let Some(limit) = self.limits.get(&idx) else {
             return Ok(());
         };
-        if limit.remaining > 0 || limit.reset <= now {
+        // A spent budget of unknown reset is not waited for here: the
+        // refusal that said so paced the retry.
+        let Some(until) = limit.reset else {
+            return Ok(());
+        };
+        if limit.remaining > 0 || until <= now {
             return Ok(());
         }
-        let until = limit.reset;
         let wait = wait_until(now, until);
         if wait > self.config.max_wait {
             return Err(Error::RateLimited {
                 host: self.protocol.name(),
-                until,
+                until: Some(until),
                 wait,
                 url: url.to_string(),
+                token: self.token_env(),
             });
         }
         (self.config.sleeper)(wait);
@@ -507,7 +529,7 @@ impl Client {
         cache.lock_token(&fingerprint);
         if let Some(shared) = cache.shared_limit(&fingerprint)
             && shared.remaining == 0
-            && shared.reset > (self.config.clock)()
+            && shared.reset.is_some_and(|r| r > (self.config.clock)())
         {
             cache.unlock_token(&fingerprint);
             self.limits.insert(idx, shared);
@@ -700,17 +722,20 @@ impl Client {
                 return Attempt::Retry {
                     error: Error::RateLimited {
                         host,
-                        until: now + wait,
+                        until: Some(now + wait),
                         wait,
                         url: url.to_string(),
+                        token: self.token_env(),
                     },
                     wait,
                 };
             }
             Refusal::Primary { reset } => {
-                let until = reset
-                    .filter(|r| *r > now)
-                    .unwrap_or(now + self.config.secondary_min_wait);
+                // What is known is kept (the limit, from this answer or an
+                // earlier one); a reset the host did not give stays unknown,
+                // and the shortest pause is waited before asking again.
+                let reset = reset.filter(|r| *r > now);
+                let until = reset.unwrap_or(now + self.config.secondary_min_wait);
                 let (limit, resource) = match (&seen_limit, self.limits.get(&idx)) {
                     (Some(l), _) | (None, Some(l)) => (l.limit, l.resource.clone()),
                     (None, None) => (0, None),
@@ -720,12 +745,15 @@ impl Client {
                     RateLimit {
                         limit,
                         remaining: 0,
-                        reset: until,
+                        reset,
                         used: Some(limit),
                         resource,
                     },
                 );
-                return Attempt::Primary { until };
+                return Attempt::Primary {
+                    until,
+                    known: reset.is_some(),
+                };
             }
             Refusal::NotALimit => {}
         }

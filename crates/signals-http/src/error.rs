@@ -26,22 +26,25 @@ pub enum Error {
         /// The repository asked for.
         repo: RepoName,
     },
-    /// A rate limit needs a longer wait than the configured `max_wait`; no
-    /// wait was done. Stop and run again after `until`.
-    #[error(
-        "{host} rate limit reached on {url}: requests may resume at {until} \
-         (in {}s, more than max_wait); stop now and run again later, or add a token",
-        wait.as_secs()
-    )]
+    /// A rate limit needs a longer wait than the configured `max_wait`, or
+    /// refused every retry; no longer wait was done. Stop and run again
+    /// after `until` (or later, when the host did not say).
+    #[error("{}", rate_limited(host, until, wait, url, token))]
     RateLimited {
         /// The host's display name.
         host: &'static str,
-        /// When requests may resume.
-        until: Timestamp,
-        /// How long the wait would have been.
+        /// When requests may resume; `None` when the host did not say
+        /// ("reset unknown").
+        until: Option<Timestamp>,
+        /// How long the wait would have been (for an unknown reset: the
+        /// pause the client would have waited before asking again).
         wait: Duration,
         /// The request that hit the limit.
         url: String,
+        /// The environment variable of the token the request carried;
+        /// `None` when it was sent without one. The advice differs: a
+        /// token raises the limit, another token shares the load.
+        token: Option<String>,
     },
     /// The host answered with an unexpected status (a 4xx other than 404 on
     /// the repository, or a 5xx that persisted through the retries). A 401
@@ -111,6 +114,34 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+}
+
+/// The message of [`Error::RateLimited`]: what is known of the reset, and
+/// what to do for the case at hand.
+fn rate_limited(
+    host: &str,
+    until: &Option<Timestamp>,
+    wait: &Duration,
+    url: &str,
+    token: &Option<String>,
+) -> String {
+    let when = match until {
+        Some(at) => format!(
+            "requests may resume at {at} (in {}s, more than max_wait)",
+            wait.as_secs()
+        ),
+        None => format!("{host} did not say when it resets (reset unknown)"),
+    };
+    let advice = match token {
+        None => "no token was sent: set one (the host's `token_env`) for a higher \
+                 limit, or run again later"
+            .to_string(),
+        Some(env) => format!(
+            "the token in {env} has spent its budget: run again later, or list \
+             another token in the host's `token_env` to share the load"
+        ),
+    };
+    format!("{host} rate limit reached on {url}: {when}; {advice}")
 }
 
 impl Error {

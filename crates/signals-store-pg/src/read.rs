@@ -9,7 +9,7 @@ use jiff::Timestamp;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
 use signals_core::{ItemSnapshot, News, RepoContext, RunRecord, TrailEvent};
-use signals_store::codec::{from_json, int, ts_parse, ts_text, uint};
+use signals_store::codec::{from_json, int, reset_parse, reset_text, ts_parse, ts_text, uint};
 use signals_store::{
     CachedResponse, Failure, Parts, RateLimit, RepoKey, RepoStatus, RepoSummary, RepoView,
     RequestStats, Result, RunStatus, Status, StoreError, check_cacheable, run_record_from,
@@ -467,7 +467,7 @@ impl PgStore {
                 &key,
                 &int("rate limit", limit.limit)?,
                 &int("rate limit remaining", limit.remaining)?,
-                &ts_text(limit.reset),
+                &reset_text(limit.reset),
                 &ts_text(seen_at),
             ],
         )?;
@@ -481,7 +481,7 @@ impl PgStore {
             RateLimit {
                 limit: uint(&path, "rate_limits.rate_limit", r.get(1))?,
                 remaining: uint(&path, "rate_limits.remaining", r.get(2))?,
-                reset: ts_parse(&path, "rate_limits.reset_at", r.get(3))?,
+                reset: reset_parse(&path, "rate_limits.reset_at", r.get(3))?,
                 used: None,
                 resource: None,
             },

@@ -12,7 +12,7 @@ use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 
 use crate::Store;
-use crate::codec::{int, ts_parse, ts_text, uint};
+use crate::codec::{int, reset_parse, reset_text, ts_parse, ts_text, uint};
 use crate::error::{DbContext, Result, StoreError};
 
 pub use signals_core::{CachedResponse, RateLimit};
@@ -141,7 +141,7 @@ impl Store {
                 fingerprint,
                 int("rate limit", limit.limit)?,
                 int("rate limit remaining", limit.remaining)?,
-                ts_text(limit.reset),
+                reset_text(limit.reset),
                 ts_text(seen_at)
             ])
             .doing(&self.path, "recording a rate limit")?;
@@ -188,7 +188,7 @@ impl Store {
                 RateLimit {
                     limit: uint(path, "rate_limits.rate_limit", limit)?,
                     remaining: uint(path, "rate_limits.remaining", remaining)?,
-                    reset: ts_parse(path, "rate_limits.reset_at", &reset)?,
+                    reset: reset_parse(path, "rate_limits.reset_at", &reset)?,
                     used: None,
                     resource: None,
                 },
@@ -325,7 +325,7 @@ mod tests {
         let limit = RateLimit {
             limit: 5000,
             remaining: 4990,
-            reset: "2026-11-21T11:00:00Z".parse().unwrap(),
+            reset: Some("2026-11-21T11:00:00Z".parse().unwrap()),
             used: None,
             resource: None,
         };

@@ -26,6 +26,22 @@ pub fn ts_parse(path: &Path, column: &str, text: &str) -> Result<Timestamp> {
     })
 }
 
+/// A rate limit's reset as stored: its timestamp, or the empty text when
+/// the host did not say (the column predates unknown resets and is `NOT
+/// NULL`; empty text never parses as a timestamp, so it cannot be taken for
+/// one).
+pub fn reset_text(reset: Option<Timestamp>) -> String {
+    reset.map(ts_text).unwrap_or_default()
+}
+
+/// Parses a stored reset (see [`reset_text`]).
+pub fn reset_parse(path: &Path, column: &str, text: &str) -> Result<Option<Timestamp>> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    ts_parse(path, column, text).map(Some)
+}
+
 /// A counter as stored (SQLite integers are signed 64-bit).
 pub fn int(what: &'static str, value: u64) -> Result<i64> {
     i64::try_from(value).map_err(|_| StoreError::OutOfRange { what, value })

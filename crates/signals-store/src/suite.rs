@@ -464,7 +464,7 @@ pub fn failures_are_recorded_alone_and_status_shows_them(make: Factory<'_>) {
     let limit = RateLimit {
         limit: 5000,
         remaining: 0,
-        reset: ts("2026-11-21T11:00:00Z"),
+        reset: Some(ts("2026-11-21T11:00:00Z")),
         used: None,
         resource: None,
     };
@@ -941,7 +941,7 @@ pub fn the_http_cache_and_rate_limits_round_trip(make: Factory<'_>) {
     let limit = |remaining| RateLimit {
         limit: 5000,
         remaining,
-        reset: ts("2026-11-21T11:00:00.5Z"),
+        reset: Some(ts("2026-11-21T11:00:00.5Z")),
         used: None,
         resource: None,
     };
@@ -950,13 +950,20 @@ pub fn the_http_cache_and_rate_limits_round_trip(make: Factory<'_>) {
     store.rate_limit_put("a", &limit(20), at).unwrap();
     store.rate_limit_put("b", &limit(9), at).unwrap();
     assert_eq!(store.rate_limit_get("b").unwrap(), Some((limit(9), at)));
+    // A refusal that did not say when it resets (issue 16): kept as such.
+    let unknown = RateLimit {
+        reset: None,
+        ..limit(0)
+    };
+    store.rate_limit_put("c", &unknown, at).unwrap();
+    assert_eq!(store.rate_limit_get("c").unwrap(), Some((unknown, at)));
     let keys: Vec<String> = store
         .rate_limits()
         .unwrap()
         .into_iter()
         .map(|(k, _, _)| k)
         .collect();
-    assert_eq!(keys, ["a", "b"]);
+    assert_eq!(keys, ["a", "b", "c"]);
     // Locking and unlocking a token does not fail where it is a no-op.
     store.lock_token("b").unwrap();
     store.unlock_token("b").unwrap();
@@ -1031,7 +1038,7 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
     let limit = RateLimit {
         limit: 60,
         remaining: 1,
-        reset: t2,
+        reset: Some(t2),
         used: None,
         resource: None,
     };

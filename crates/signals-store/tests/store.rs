@@ -84,7 +84,7 @@ fn the_store_file_never_contains_the_token() {
             &RateLimit {
                 limit: 5000,
                 remaining: 4999,
-                reset: at,
+                reset: Some(at),
                 used: None,
                 resource: None,
             },

@@ -55,6 +55,13 @@ pub enum Fault {
         /// Seconds from now until the `x-ratelimit-reset` instant.
         reset_in_secs: u64,
     },
+    /// A primary rate-limit refusal that does not say when it resets, as
+    /// GitHub answered in 2013: `403`, `{"message": "API Rate Limit
+    /// Exceeded for <address>"}`, `x-ratelimit-limit` and
+    /// `x-ratelimit-remaining: 0` but no `x-ratelimit-reset` (nor `-used`,
+    /// `-resource`). On GitLab: `429` with `RateLimit-Remaining: 0`, no
+    /// `RateLimit-Reset` and no `Retry-After`.
+    PrimaryLimitWithoutReset,
     /// A secondary rate limit answer.
     Secondary {
         /// 403 or 429, both of which GitHub uses.
@@ -511,6 +518,11 @@ fn answer(
             reset = now + *reset_in_secs as i64;
             primary_limit(flavor, anonymous, reset - now)
         }
+        Some(Fault::PrimaryLimitWithoutReset) if flavor == Flavor::Github => Response::json(
+            403,
+            &json!({ "message": "API Rate Limit Exceeded for 127.0.0.1" }),
+        ),
+        Some(Fault::PrimaryLimitWithoutReset) => throttled(flavor, 429),
         Some(Fault::Secondary {
             status,
             retry_after,
@@ -582,7 +594,9 @@ fn answer(
         used: 0,
         reset: now + 3600,
     });
-    let spent = matches!(fault, Some(Fault::PrimaryLimit { .. })) || budget.used >= limit;
+    let no_reset = matches!(fault, Some(Fault::PrimaryLimitWithoutReset));
+    let spent =
+        matches!(fault, Some(Fault::PrimaryLimit { .. })) || no_reset || budget.used >= limit;
     let remaining = if spent { 0 } else { limit - budget.used };
     if !response.body.is_empty() {
         response.headers.push((
@@ -608,9 +622,17 @@ fn answer(
         ],
         Flavor::Forgejo => vec![],
     };
+    let headers = headers.into_iter().filter(|(k, _)| {
+        // The 2013 shape: only the limit and what remains.
+        !no_reset
+            || ["x-ratelimit-limit", "x-ratelimit-remaining"]
+                .iter()
+                .chain(&["RateLimit-Limit", "RateLimit-Remaining"])
+                .any(|h| h.eq_ignore_ascii_case(k))
+    });
     response
         .headers
-        .extend(headers.into_iter().map(|(k, v)| (k.to_string(), v)));
+        .extend(headers.map(|(k, v)| (k.to_string(), v)));
     response
 }
 

@@ -93,10 +93,15 @@ pub struct Summary {
     pub not_modified: u64,
     /// Body bytes received.
     pub bytes: u64,
-    /// The rate limit after the last request: (remaining, limit, reset).
-    pub rate_limit: Option<(u64, u64, Timestamp)>,
-    /// When a rate limit stopped the collection: until when.
+    /// The rate limit after the last request: (remaining, limit, reset);
+    /// the reset is `None` when the host did not say.
+    pub rate_limit: Option<(u64, u64, Option<Timestamp>)>,
+    /// When a rate limit stopped the collection: until when (the host's
+    /// reset, or the client's pause when the host did not say).
     pub stopped_until: Option<Timestamp>,
+    /// When a rate limit stopped the collection: whether the host said when
+    /// it resets, and what to do (for a request with a token or without).
+    pub rate_stop: Option<RateStop>,
     /// When a failure that concerns every repository stopped the
     /// collection (a refused token, an unreachable host).
     pub stopped: Option<Stop>,
@@ -107,6 +112,15 @@ pub struct Summary {
     pub token_env: Vec<String>,
     /// The token variables the configuration names.
     pub token_env_configured: Vec<String>,
+}
+
+/// A rate limit that stopped a host's collection.
+#[derive(Debug, Clone)]
+pub struct RateStop {
+    /// The host said when its limit resets.
+    pub reset_known: bool,
+    /// The host client's message: the reset, and what to do.
+    pub message: String,
 }
 
 /// A failure that concerns every repository, so the collection stops at
@@ -192,15 +206,22 @@ impl Summary {
         ));
         if let Some((remaining, limit, reset)) = self.rate_limit {
             line.push_str(&format!(
-                "; rate limit {remaining}/{limit} left, resets {}",
-                signals_core::dataset::fmt_seconds(reset)
+                "; rate limit {remaining}/{limit} left, {}",
+                match reset {
+                    Some(at) => format!("resets {}", signals_core::dataset::fmt_seconds(at)),
+                    None => "reset unknown".into(),
+                }
             ));
         }
-        if let Some(until) = self.stopped_until {
-            line.push_str(&format!(
+        match (self.stopped_until, &self.rate_stop) {
+            (Some(_), Some(stop)) if !stop.reset_known => {
+                line.push_str("; stopped on a rate limit, reset unknown: run again later")
+            }
+            (Some(until), _) => line.push_str(&format!(
                 "; stopped on a rate limit until {}: run again then",
                 signals_core::dataset::fmt_seconds(until)
-            ));
+            )),
+            (None, _) => {}
         }
         match &self.stopped {
             Some(Stop::Unauthorized { .. }) => line.push_str("; stopped: the token was refused"),
@@ -214,7 +235,10 @@ impl Summary {
     /// What stopped the collection and what to do, naming the token
     /// variable or the URL.
     pub fn stop_message(&self) -> Option<String> {
-        Some(match self.stopped.as_ref()? {
+        let Some(stopped) = self.stopped.as_ref() else {
+            return self.rate_stop.as_ref().map(|r| r.message.clone());
+        };
+        Some(match stopped {
             Stop::Unauthorized { url, message } => {
                 let which = match self.token_env.as_slice() {
                     [] => format!(
@@ -302,7 +326,8 @@ impl Summary {
             "notModified": self.not_modified,
             "bytesReceived": self.bytes,
             "rateLimit": self.rate_limit.map(|(remaining, limit, reset)| json!({
-                "remaining": remaining, "limit": limit, "reset": signals_core::dataset::fmt_seconds(reset),
+                "remaining": remaining, "limit": limit,
+                "reset": reset.map(signals_core::dataset::fmt_seconds),
             })),
             "stoppedUntil": self.stopped_until.map(signals_core::dataset::fmt_seconds),
             "stopped": self.stop_message(),
@@ -430,9 +455,18 @@ impl Collection {
                     renamed_to: outcome.renamed_to,
                 });
             }
-            Err(RunError::Host(signals_http::Error::RateLimited { until, .. })) => {
+            Err(RunError::Host(
+                e @ signals_http::Error::RateLimited {
+                    until: reset, wait, ..
+                },
+            )) => {
                 self.stopped_hosts[host] = true;
+                let until = reset.unwrap_or_else(|| Timestamp::now() + wait);
                 summary.stopped_until = summary.stopped_until.max(Some(until));
+                summary.rate_stop = Some(RateStop {
+                    reset_known: reset.is_some(),
+                    message: e.to_string(),
+                });
                 summary
                     .results
                     .push(RepoResult::NotCollected { repo: name });

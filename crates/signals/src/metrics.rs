@@ -213,8 +213,8 @@ pub fn render(
         ),
         (
             "signals_rate_limit_reset_timestamp_seconds",
-            "Unix time at which the token's window resets, as last seen.",
-            |l, _| secs(l.reset),
+            "Unix time at which the token's window resets, as last seen (NaN when the host did not say).",
+            |l, _| l.reset.map_or(f64::NAN, secs),
         ),
         (
             "signals_rate_limit_seen_timestamp_seconds",

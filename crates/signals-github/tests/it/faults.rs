@@ -123,7 +123,7 @@ fn a_wait_longer_than_max_wait_is_an_error_without_sleeping() {
     match collect(&mut c) {
         Err(Error::RateLimited { until, wait, .. }) => {
             assert!(wait > Duration::from_secs(15 * 60));
-            assert!(until > jiff::Timestamp::now());
+            assert!(until.is_some_and(|u| u > jiff::Timestamp::now()));
         }
         other => panic!("{other:?}"),
     }
@@ -250,4 +250,53 @@ fn other_4xx_carries_githubs_message() {
         other => panic!("{other:?}"),
     }
     assert_eq!(host.requests().len(), 4);
+}
+
+/// Issue 16: a refusal without `x-ratelimit-reset` (the shape GitHub sent
+/// in 2013 to an anonymous client: limit 60, remaining 0, no reset) keeps
+/// what it says, never makes up a reset, waits the shortest pause before
+/// asking again, and, refused on every retry, stops with advice for the
+/// case at hand.
+#[test]
+fn issue_16_a_refusal_without_a_reset_keeps_what_it_says() {
+    // Refused once: the shortest pause (2 s here, plus the second of
+    // margin), then the collection goes on.
+    let host = synthetic_host(1);
+    host.set_rate_limit(60);
+    host.inject_for("/repos/o/n/releases", Fault::PrimaryLimitWithoutReset);
+    let (mut c, sleeps) = client(&host, &[]);
+    let got = collect(&mut c).unwrap();
+    assert_eq!(got.stats.retries, 1);
+    assert_eq!(sleeps.all(), [Duration::from_secs(3)]);
+
+    for (tokens, advice, not) in [
+        (&[][..], "no token was sent: set one", "the token in"),
+        (
+            &[("GITHUB_TOKEN", "t")][..],
+            "the token in GITHUB_TOKEN has spent its budget",
+            "no token was sent",
+        ),
+    ] {
+        let host = synthetic_host(1);
+        host.set_rate_limit(60);
+        for _ in 0..10 {
+            host.inject(Fault::PrimaryLimitWithoutReset);
+        }
+        let (mut c, _) = client(&host, tokens);
+        let err = collect(&mut c).unwrap_err();
+        assert!(
+            matches!(&err, Error::RateLimited { until: None, .. }),
+            "{err:?}"
+        );
+        let text = err.to_string();
+        assert!(text.contains("reset unknown"), "{text}");
+        assert!(text.contains(advice) && !text.contains(not), "{text}");
+        let limit = c.rate_limit().unwrap();
+        assert_eq!((limit.limit, limit.remaining, limit.reset), (60, 0, None));
+        let sent = host.requests();
+        assert!(
+            sent.iter()
+                .all(|r| r.status == Some(403) && r.header("if-none-match").is_none())
+        );
+    }
 }

@@ -74,7 +74,7 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
             .iter()
             .map(|(fp, l, seen)| {
                 json!({"token": fp, "limit": l.limit, "remaining": l.remaining,
-                "reset": fmt_collected(l.reset), "seenAt": fmt_collected(*seen)})
+                "reset": l.reset.map(fmt_collected), "seenAt": fmt_collected(*seen)})
             })
             .collect();
         let mut doc = json!({"repositories": repos, "rateLimits": limits,
@@ -164,10 +164,13 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
     for (fp, l, seen) in &status.rate_limits {
         writeln!(
             out,
-            "rate limit (token {fp}): {} of {} left, resets {} (seen {})",
+            "rate limit (token {fp}): {} of {} left, {} (seen {})",
             l.remaining,
             l.limit,
-            fmt_collected(l.reset),
+            match l.reset {
+                Some(at) => format!("resets {}", fmt_collected(at)),
+                None => "reset unknown".to_string(),
+            },
             fmt_collected(*seen)
         )?;
     }

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
-use serde_json::Value;
+use serde_json::{Value, json};
 use signals_core::EventKind;
 use signals_store::{RepoView, Store};
 use signals_testhost::{Fault, RecordedRequest, Scenario, TestHost, synthetic};
@@ -706,4 +706,68 @@ fn each_repository_run_stays_within_its_request_budget() {
     assert_eq!(summary["requests"], budget(0) * sizes.len() as u64);
     assert_eq!(summary["notModified"], 3 * sizes.len() as u64);
     assert_eq!(host.requests().len() as u64, budget(0) * sizes.len() as u64);
+}
+
+/// Issue 16: GitHub's 2013-style refusal (limit and remaining 0, no
+/// `x-ratelimit-reset`) stops the host with "reset unknown", `status`
+/// shows `0 of 60 left, reset unknown` (not "0 of 0"), and the stop
+/// message fits whether a token was sent.
+#[test]
+fn issue_16_a_rate_limit_without_a_reset_shows_reset_unknown() {
+    for (env, advice, not) in [
+        (
+            &[][..],
+            "no token was sent: set one",
+            "has spent its budget",
+        ),
+        (
+            &[("GITHUB_TOKEN", "tok")][..],
+            "the token in GITHUB_TOKEN has spent its budget",
+            "no token was sent",
+        ),
+    ] {
+        let host = TestHost::start(recorded()).unwrap();
+        host.set_rate_limit(60);
+        host.inject(Fault::PrimaryLimitWithoutReset);
+        let dir = setup(
+            "ratelimit-no-reset",
+            &host,
+            &[GITHUB3, BETAMAX],
+            "max_rate_limit_wait_secs = 30",
+        );
+        let out = run(dir.path(), &["collect"], env);
+        assert_eq!(out.status.code(), Some(4), "{}", show(&out));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stdout.contains("stopped on a rate limit, reset unknown: run again later"),
+            "{}",
+            show(&out)
+        );
+        assert!(stderr.contains("reset unknown"), "{}", show(&out));
+        assert!(
+            stderr.contains(advice) && !stderr.contains(not),
+            "{}",
+            show(&out)
+        );
+        // Asked once: the shortest pause (60 s) is longer than allowed.
+        assert_eq!(host.requests().len(), 1);
+
+        let out = run(dir.path(), &["status"], &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("0 of 60 left, reset unknown"), "{text}");
+        assert!(!text.contains("0 of 0 left"), "{text}");
+        let status = status_json(dir.path());
+        let limits = status["rateLimits"].as_array().unwrap();
+        assert_eq!(limits.len(), 1, "{status:#}");
+        assert_eq!(
+            (
+                &limits[0]["limit"],
+                &limits[0]["remaining"],
+                &limits[0]["reset"]
+            ),
+            (&json!(60), &json!(0), &Value::Null)
+        );
+    }
 }
