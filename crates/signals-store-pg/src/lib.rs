@@ -20,6 +20,7 @@
 pub mod address;
 mod copy;
 mod outbox;
+mod paged;
 pub mod queue;
 mod read;
 mod trends;
@@ -480,6 +481,27 @@ impl signals_store::Backend for PgStore {
     }
     fn status(&self) -> Result<signals_store::Status> {
         self.status_()
+    }
+    fn each_latest_head(
+        &self,
+        repo: signals_store::RepoKey,
+        each: &mut dyn FnMut(String, signals_core::ItemSnapshot) -> Result<()>,
+    ) -> Result<()> {
+        self.each_latest_head_(repo, each)
+    }
+    fn changed_in_latest(
+        &self,
+        repo: signals_store::RepoKey,
+    ) -> Result<std::collections::HashSet<String>> {
+        self.changed_in_latest_(repo)
+    }
+    fn trail_page(
+        &self,
+        repo: signals_store::RepoKey,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(u64, Vec<signals_core::TrailEvent>)> {
+        self.trail_page_(repo, offset, limit)
     }
     fn run_contexts(
         &self,

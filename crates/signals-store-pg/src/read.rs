@@ -31,7 +31,7 @@ const SNAPSHOT_JOINS: &str = "JOIN texts h ON h.id = s.head JOIN texts b ON b.id
 
 const RUN_COLUMNS: &str = "collected_at, since, observed_count, changed_count";
 
-fn raw_parts(r: &postgres::Row, at: usize) -> signals_store::RawParts {
+pub(crate) fn raw_parts(r: &postgres::Row, at: usize) -> signals_store::RawParts {
     (
         r.get(at),
         r.get(at + 1),

@@ -11,11 +11,11 @@
 //! Reads take `&self`, writes `&mut self`. The HTTP cache and the rate
 //! limits take `&self`: the host client writes them while a run reads.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use jiff::Timestamp;
 use signals_core::trends::Rising;
-use signals_core::{Group, ItemSnapshot, RepoContext, RunRecord, TrackedRepo};
+use signals_core::{Group, ItemSnapshot, RepoContext, RunRecord, TrackedRepo, TrailEvent};
 
 use signals_core::notify::Outgoing;
 
@@ -74,6 +74,18 @@ pub trait Backend {
     fn repository_view(&self, repo: RepoKey) -> Result<Option<RepoView>>;
     /// What `signals status` shows.
     fn status(&self) -> Result<Status>;
+    /// The latest snapshot of every item of `repo`, in signal id order,
+    /// without its body (`text` empty), one at a time.
+    fn each_latest_head(
+        &self,
+        repo: RepoKey,
+        each: &mut dyn FnMut(String, ItemSnapshot) -> Result<()>,
+    ) -> Result<()>;
+    /// The ids of the items with a `changed` event in the latest run.
+    fn changed_in_latest(&self, repo: RepoKey) -> Result<HashSet<String>>;
+    /// The trail's total and its events `offset..offset + limit`, newest
+    /// first (the reverse of `RepoView::trail`), reading only those.
+    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<(u64, Vec<TrailEvent>)>;
     /// The instant and context of each run of `repo` since `since`, oldest
     /// first (trends' stars and forks).
     fn run_contexts(
@@ -216,6 +228,19 @@ impl Backend for Store {
     }
     fn status(&self) -> Result<Status> {
         Store::status(self)
+    }
+    fn each_latest_head(
+        &self,
+        repo: RepoKey,
+        each: &mut dyn FnMut(String, ItemSnapshot) -> Result<()>,
+    ) -> Result<()> {
+        Store::each_latest_head(self, repo, each)
+    }
+    fn changed_in_latest(&self, repo: RepoKey) -> Result<HashSet<String>> {
+        Store::changed_in_latest(self, repo)
+    }
+    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<(u64, Vec<TrailEvent>)> {
+        Store::trail_page(self, repo, offset, limit)
     }
     fn run_contexts(
         &self,

@@ -60,6 +60,7 @@ pub mod codec;
 pub mod dump;
 mod error;
 pub mod outbox;
+mod paged;
 mod read;
 mod snapshots;
 #[cfg(any(test, feature = "suite"))]
@@ -76,6 +77,7 @@ pub use backend::Backend;
 pub use cache::{CachedResponse, RateLimit, check_cacheable};
 pub use error::{DbError, Result, StoreError};
 pub use outbox::{MessageState, OutboxMessage, RuleOutbox, Settle};
+pub use paged::{TrailSlice, trail_plan};
 pub use read::{
     Failure, RepoStatus, RepoSummary, RepoTotals, RepoView, RunRow, RunStatus, Status, SummaryRow,
     TotalsRow, run_record_from, summary_from, totals_from, trail_event_from,

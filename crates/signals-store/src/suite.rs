@@ -82,6 +82,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         "status_totals_count_items_events_requests_and_failures_in_a_row",
         status_totals_count_items_events_requests_and_failures_in_a_row,
     ),
+    (
+        "paged_reads_equal_the_whole_view",
+        paged_reads_equal_the_whole_view,
+    ),
 ];
 
 /// Runs every check, naming each on stderr first (so a failure names its
@@ -1410,4 +1414,90 @@ pub fn digests_fold_held_alerts_once_and_purge_takes_them(make: Factory<'_>) {
         .map(|r| (r.rule, r.pending, r.held))
         .collect();
     assert_eq!(left, vec![("mail".to_string(), 1, 0)]);
+}
+
+/// Issue 17: for any sequence of runs, the reads `serve` pages with equal
+/// the whole view: the latest heads are the latest snapshots without their
+/// bodies, in id order; the items changed in the latest run are the
+/// view's; every page of the trail, of any size, is the matching slice of
+/// the view's trail reversed, with its total.
+pub fn paged_reads_equal_the_whole_view(make: Factory<'_>) {
+    let mut runner = TestRunner::new(Config {
+        cases: cases(24),
+        ..Config::default()
+    });
+    let make = std::cell::RefCell::new(make);
+    let result = runner.run(&histories(), |runs| {
+        let mut store = (make.borrow_mut())();
+        let key = store.ensure_repository(&group(), &tracked()).unwrap();
+        let mut counts: HashMap<u8, u64> = HashMap::new();
+        let start = ts("2026-11-01T00:00:00Z");
+        for (i, run) in runs.iter().enumerate() {
+            let at = start + SignedDuration::from_hours(i as i64);
+            let observed: Vec<ItemSnapshot> = run
+                .iter()
+                .map(|&(k, comment, close, body, label, _)| {
+                    let c = counts.entry(k).or_insert(0);
+                    if comment {
+                        *c += 1;
+                    }
+                    let mut s = issue(&k.to_string());
+                    s.metrics.comments = *c;
+                    s.text = ["body", "another body", ""][body as usize].to_string();
+                    if label {
+                        s.labels.push("bug".into());
+                    }
+                    if close {
+                        s.state = ItemState::Closed;
+                    }
+                    s
+                })
+                .collect();
+            let commit = run_of(&*store, key, at, observed, 1);
+            store.commit_run(key, &commit).unwrap();
+        }
+        let view = store.repository_view(key).unwrap().unwrap();
+
+        let mut heads = Vec::new();
+        store
+            .each_latest_head(key, &mut |id, s| {
+                heads.push((id, s));
+                Ok(())
+            })
+            .unwrap();
+        let expected: Vec<(String, ItemSnapshot)> = view
+            .items
+            .iter()
+            .map(|(id, s)| {
+                let mut s = s.clone();
+                s.text.clear();
+                (id.clone(), s)
+            })
+            .collect();
+        prop_assert_eq!(heads, expected);
+        prop_assert_eq!(
+            store.changed_in_latest(key).unwrap(),
+            view.changed_in_latest.clone()
+        );
+
+        let newest_first: Vec<_> = view.trail.iter().rev().cloned().collect();
+        for limit in [1u64, 3, 100] {
+            let mut offset = 0;
+            loop {
+                let (total, page) = store.trail_page(key, offset, limit).unwrap();
+                prop_assert_eq!(total, newest_first.len() as u64);
+                let from = (offset as usize).min(newest_first.len());
+                let to = ((offset + limit) as usize).min(newest_first.len());
+                prop_assert_eq!(&page[..], &newest_first[from..to]);
+                if to == newest_first.len() {
+                    break;
+                }
+                offset += limit;
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
 }

@@ -15,9 +15,9 @@ use crate::support::{TempDir, signals_bin};
 use crate::synth;
 
 /// A running `signals serve`, stopped on drop.
-struct Served {
-    child: Child,
-    port: u16,
+pub(crate) struct Served {
+    pub(crate) child: Child,
+    pub(crate) port: u16,
 }
 
 impl Served {
@@ -46,7 +46,7 @@ impl Drop for Served {
     }
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -60,18 +60,17 @@ fn serve(dir: &std::path::Path) -> Served {
 
 /// `signals serve` on `dir`'s store with more arguments and environment;
 /// its standard error goes to `dir/serve.log`.
-fn serve_with(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Served {
+pub(crate) fn serve_with(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Served {
     let port = free_port();
     let log = std::fs::File::create(dir.join("serve.log")).unwrap();
     let child = Command::new(signals_bin())
         .current_dir(dir)
-        .args([
-            "serve",
-            "--store",
-            "signals.db",
-            "--port",
-            &port.to_string(),
-        ])
+        .args(["serve", "--port", &port.to_string()])
+        .args(if args.contains(&"--store") {
+            &[][..]
+        } else {
+            &["--store", "signals.db"][..]
+        })
         .args(args)
         .env_clear()
         .envs(env.iter().copied())
@@ -133,7 +132,7 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
     }
 }
 
-fn get(port: u16, target: &str) -> (u16, Value) {
+pub(crate) fn get(port: u16, target: &str) -> (u16, Value) {
     let (status, body) = raw(port, "GET", target);
     let value = serde_json::from_slice(&body).unwrap_or_else(|e| {
         panic!(

@@ -10,9 +10,11 @@
 use std::collections::HashMap;
 
 use serde_json::{Value, json};
-use signals_core::importance::{Weights, score};
+use signals_core::importance::Weights;
 use signals_core::{ItemSnapshot, Source};
 use signals_store::{Backend, RepoSummary};
+
+use super::index::{Filter, Indexes, RepoIndex, Row, state_of};
 
 /// Signals per page of `/api/repos/{group}/{repo}/signals`.
 pub const PAGE_SIZE: usize = 50;
@@ -47,6 +49,8 @@ pub struct Api<'a> {
     /// The same connection as the configured store (for what only one
     /// kind of store has: PostgreSQL's workers, in the metrics).
     pub opened: &'a crate::store::Opened,
+    /// The signals list's per-repository indexes.
+    pub indexes: &'a Indexes,
     /// Importance weights, as the export uses them.
     pub weights: &'a Weights,
     /// The collection interval, against which health is judged.
@@ -156,24 +160,19 @@ impl Api<'_> {
             Ok(q) => q,
             Err(message) => return Ok(error(400, message)),
         };
-        let Some(view) = self.store.repository_view(s.key)? else {
+        let Some(index) = self.indexes.get(self.store, s, self.weights)? else {
             return Ok(json_answer(
                 200,
                 &json!({"total": 0, "page": 1, "pages": 0, "signals": []}),
             ));
         };
-        let instant = view.runs.last().map(|r| r.collected_at).unwrap_or_default();
-        let mut matched: Vec<(u32, &String, &ItemSnapshot)> = view
-            .items
-            .iter()
-            .filter(|(_, item)| query.matches(item))
-            .map(|(id, item)| (score(item, instant, self.weights).total, id, item))
-            .collect();
-        match query.sort {
-            Sort::Importance => matched.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1))),
-            Sort::Updated => {
-                matched.sort_by(|a, b| b.2.updated_at.cmp(&a.2.updated_at).then(a.1.cmp(b.1)))
-            }
+        let order = match query.sort {
+            Sort::Importance => &index.by_importance,
+            Sort::Updated => &index.by_updated,
+        };
+        let mut matched = index.matching(order, &query.filter());
+        if let Some(q) = &query.q {
+            matched = self.containing(s, &index, matched, q)?;
         }
         let total = matched.len();
         let pages = total.div_ceil(PAGE_SIZE);
@@ -187,31 +186,39 @@ impl Api<'_> {
                 ),
             ));
         }
-        let signals: Vec<Value> = matched
+        let rows: Vec<&Row> = matched
             .iter()
             .skip((query.page - 1) * PAGE_SIZE)
             .take(PAGE_SIZE)
-            .map(|(importance, id, item)| {
-                json!({
-                    "id": id,
-                    "kind": item.kind().as_str(),
-                    "key": item.key,
-                    "title": item.title,
-                    "url": item.url,
-                    "state": state_of(item),
-                    "labels": item.labels,
-                    "author": item.author,
-                    "assignees": item.assignees,
-                    "createdAt": item.created_at.to_string(),
-                    "updatedAt": item.updated_at.to_string(),
-                    "reactions": item.metrics.reactions,
-                    "comments": item.metrics.comments,
-                    "importance": importance,
-                    "changedInLatest": view.changed_in_latest.contains(*id),
-                    "history": format!("/api/signals/{}/history", encode_id(id)),
-                })
-            })
+            .map(|&p| &index.rows[p as usize])
             .collect();
+        let ids: Vec<String> = rows.iter().map(|r| r.id.to_string()).collect();
+        let items = self.store.latest_snapshots_for(s.key, &ids)?;
+        let mut signals = Vec::with_capacity(rows.len());
+        for row in rows {
+            let id: &str = &row.id;
+            let item = items.get(id).ok_or_else(|| {
+                anyhow::anyhow!("{id} is in the index of the latest run but not in the store")
+            })?;
+            signals.push(json!({
+                "id": id,
+                "kind": item.kind().as_str(),
+                "key": item.key,
+                "title": item.title,
+                "url": item.url,
+                "state": state_of(item),
+                "labels": item.labels,
+                "author": item.author,
+                "assignees": item.assignees,
+                "createdAt": item.created_at.to_string(),
+                "updatedAt": item.updated_at.to_string(),
+                "reactions": item.metrics.reactions,
+                "comments": item.metrics.comments,
+                "importance": row.score,
+                "changedInLatest": row.changed,
+                "history": format!("/api/signals/{}/history", encode_id(id)),
+            }));
+        }
         Ok(json_answer(
             200,
             &json!({
@@ -220,6 +227,33 @@ impl Api<'_> {
                 "signals": signals,
             }),
         ))
+    }
+
+    /// The rows of `matched` (kept in their order) whose item's title or
+    /// body contains `q` (lower-cased), case-insensitively; their texts are
+    /// read a chunk at a time.
+    fn containing(
+        &self,
+        s: &RepoSummary,
+        index: &RepoIndex,
+        matched: Vec<u32>,
+        q: &str,
+    ) -> anyhow::Result<Vec<u32>> {
+        const CHUNK: usize = 500;
+        let mut out = Vec::new();
+        for chunk in matched.chunks(CHUNK) {
+            let ids: Vec<String> = chunk
+                .iter()
+                .map(|&p| index.rows[p as usize].id.to_string())
+                .collect();
+            let items = self.store.latest_snapshots_for(s.key, &ids)?;
+            for (&p, id) in chunk.iter().zip(&ids) {
+                if items.get(id).is_some_and(|item| contains(item, q)) {
+                    out.push(p);
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// The repository's trends: the document export writes as
@@ -257,11 +291,12 @@ impl Api<'_> {
             Ok(p) => p,
             Err(message) => return Ok(error(400, message)),
         };
-        let trail = match self.store.repository_view(s.key)? {
-            Some(view) => view.trail,
-            None => Vec::new(),
-        };
-        let total = trail.len();
+        let (total, events) = self.store.trail_page(
+            s.key,
+            ((page - 1) * TRAIL_PAGE_SIZE) as u64,
+            TRAIL_PAGE_SIZE as u64,
+        )?;
+        let total = total as usize;
         let pages = total.div_ceil(TRAIL_PAGE_SIZE);
         if page > pages.max(1) {
             return Ok(error(
@@ -270,11 +305,8 @@ impl Api<'_> {
             ));
         }
         // Newest first: the latest run's events on page 1.
-        let events: Vec<Value> = trail
+        let events: Vec<Value> = events
             .iter()
-            .rev()
-            .skip((page - 1) * TRAIL_PAGE_SIZE)
-            .take(TRAIL_PAGE_SIZE)
             .map(|e| {
                 json!({
                     "at": e.at.to_string(), "itemId": e.item_id, "title": e.title, "url": e.url,
@@ -350,11 +382,13 @@ impl Api<'_> {
         // was cut, so then the repository's items are looked through.
         let mut id = decode_history_file(&summary, file);
         if id.is_none() {
-            id = self
-                .store
-                .latest_snapshots(summary.key)?
-                .into_keys()
-                .find(|id| signals_site::history_file(id) == file);
+            // The heads one at a time, without bodies: memory stays flat.
+            self.store.each_latest_head(summary.key, &mut |item, _| {
+                if id.is_none() && signals_site::history_file(&item) == file {
+                    id = Some(item);
+                }
+                Ok(())
+            })?;
         }
         let page = match id {
             Some(id) => crate::cmd::export::history_page(self.store, &summary, &id)?,
@@ -405,13 +439,6 @@ fn unknown_repo(group: &str, repo: &str) -> Answer {
     )
 }
 
-fn state_of(item: &ItemSnapshot) -> &'static str {
-    match item.detail {
-        signals_core::ItemDetail::PullRequest { merged: true, .. } => "merged",
-        _ => item.state.as_str(),
-    }
-}
-
 /// `(source, owner/name)` of a signal id.
 fn parse_id(id: &str) -> Option<(Source, &str)> {
     let mut parts = id.splitn(4, ':');
@@ -453,6 +480,7 @@ struct SignalQuery {
     kind: Option<String>,
     state: Option<String>,
     label: Option<String>,
+    author: Option<String>,
     q: Option<String>,
     sort: Sort,
     page: usize,
@@ -461,9 +489,10 @@ struct SignalQuery {
 impl SignalQuery {
     fn parse(params: &HashMap<String, String>) -> Result<SignalQuery, String> {
         for key in params.keys() {
-            if !["kind", "state", "label", "q", "sort", "page"].contains(&key.as_str()) {
+            if !["kind", "state", "label", "author", "q", "sort", "page"].contains(&key.as_str()) {
                 return Err(format!(
-                    "unknown parameter {key:?}: signals take kind, state, label, q, sort and page"
+                    "unknown parameter {key:?}: signals take kind, state, label, author, q, sort \
+                     and page"
                 ));
             }
         }
@@ -495,25 +524,26 @@ impl SignalQuery {
             kind,
             state,
             label: nonempty("label"),
+            author: nonempty("author"),
             q: q.map(|q| q.to_lowercase()),
             sort,
             page: page_param(params)?,
         })
     }
 
-    fn matches(&self, item: &ItemSnapshot) -> bool {
-        self.kind
-            .as_deref()
-            .is_none_or(|k| item.kind().as_str() == k)
-            && self.state.as_deref().is_none_or(|s| state_of(item) == s)
-            && self
-                .label
-                .as_deref()
-                .is_none_or(|l| item.labels.iter().any(|x| x == l))
-            && self.q.as_deref().is_none_or(|q| {
-                item.title.to_lowercase().contains(q) || item.text.to_lowercase().contains(q)
-            })
+    fn filter(&self) -> Filter<'_> {
+        Filter {
+            kind: self.kind.as_deref(),
+            state: self.state.as_deref(),
+            label: self.label.as_deref(),
+            author: self.author.as_deref(),
+        }
     }
+}
+
+/// Whether an item's title or body contains `q`, already lower-cased.
+fn contains(item: &ItemSnapshot, q: &str) -> bool {
+    item.title.to_lowercase().contains(q) || item.text.to_lowercase().contains(q)
 }
 
 fn page_param(params: &HashMap<String, String>) -> Result<usize, String> {

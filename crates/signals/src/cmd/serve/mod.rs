@@ -19,6 +19,7 @@
 //! temporary folder.
 
 mod api;
+mod index;
 mod net;
 mod pool;
 mod site;
@@ -46,6 +47,8 @@ const REFRESH: Duration = Duration::from_secs(2);
 /// What every request handler shares.
 struct App {
     pool: Arc<pool::Pool>,
+    /// The signals list's per-repository indexes, rebuilt after new runs.
+    indexes: Arc<index::Indexes>,
     weights: Arc<Weights>,
     /// The collection interval, against which the pages judge health.
     interval: Duration,
@@ -112,6 +115,7 @@ pub fn run(config: &Config, args: &ServeArgs) -> anyhow::Result<u8> {
         .context("cannot start the server's runtime")?;
     let app = Arc::new(App {
         pool,
+        indexes: Arc::default(),
         weights: Arc::new(config.importance.clone()),
         interval: config.interval,
         site: site_root.0.join("site"),
@@ -292,12 +296,14 @@ where
 {
     let weights = Arc::clone(&app.weights);
     let interval = app.interval;
+    let indexes = Arc::clone(&app.indexes);
     match app
         .pool
         .run(move |store| {
             answer(&api::Api {
                 store: &**store,
                 opened: store,
+                indexes: &indexes,
                 weights: &weights,
                 interval,
             })

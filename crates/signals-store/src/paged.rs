@@ -1,0 +1,236 @@
+//! Reads for `signals serve` (issue 17) that cost what they return, or
+//! stream what they read, instead of building a whole [`crate::RepoView`]:
+//! the latest heads of a repository one at a time (without bodies), the
+//! items changed in the latest run, and one page of the trail.
+//!
+//! The trail is paged by run: each run's `changed_count` is the number of
+//! events it recorded (an invariant of commits), so the runs covering a
+//! page are found from the runs alone, and only that page's events are
+//! read, by the `(run, item_id)` index. The planning is shared with the
+//! PostgreSQL store ([`trail_plan`]).
+
+use std::collections::HashSet;
+
+use rusqlite::params;
+use signals_core::{ItemSnapshot, TrailEvent};
+
+use crate::codec::uint;
+use crate::error::DbContext;
+use crate::snapshots::{Parts, raw_parts};
+use crate::{RepoKey, Result, Store, trail_event_from};
+
+/// The columns of a snapshot without its body (read as an empty text):
+/// what ranking and filtering need, at a fraction of the bytes.
+pub(crate) const HEAD_COLUMNS: &str = "h.text, '', s.updated_at, s.state, s.reactions, \
+     s.comments, s.labels, s.assignees, s.detail, s.closed_at";
+
+/// One run's share of a trail page: the run's row id, how many of its
+/// events (newest item id first) to skip, and how many to take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrailSlice {
+    /// `runs.id`.
+    pub run: i64,
+    /// Events of the run to skip, in descending item id order.
+    pub skip: u64,
+    /// Events of the run to take after those.
+    pub take: u64,
+}
+
+/// Which events of which runs make the trail page `offset..offset+limit`,
+/// newest first, given every run's `(id, changed_count)` newest first; and
+/// the trail's total.
+pub fn trail_plan(runs: &[(i64, u64)], offset: u64, limit: u64) -> (u64, Vec<TrailSlice>) {
+    let total = runs.iter().map(|(_, n)| n).sum();
+    let mut slices = Vec::new();
+    let end = offset.saturating_add(limit);
+    let mut start_of_run = 0u64;
+    for &(run, count) in runs {
+        let end_of_run = start_of_run + count;
+        if count > 0 && end_of_run > offset && start_of_run < end {
+            let skip = offset.saturating_sub(start_of_run);
+            let take = end.min(end_of_run) - (start_of_run + skip);
+            slices.push(TrailSlice { run, skip, take });
+        }
+        if end_of_run >= end {
+            break;
+        }
+        start_of_run = end_of_run;
+    }
+    (total, slices)
+}
+
+impl Store {
+    /// The latest snapshot of every item of a repository, in signal id
+    /// order (byte order), each without its body (`text` is empty), handed
+    /// to `each` one at a time: memory does not grow with the repository.
+    pub fn each_latest_head(
+        &self,
+        repo: RepoKey,
+        each: &mut dyn FnMut(String, ItemSnapshot) -> Result<()>,
+    ) -> Result<()> {
+        let doing = "reading the latest snapshots' heads";
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT i.item_id, i.item_key, {HEAD_COLUMNS}
+                 FROM items i JOIN snapshots s ON s.id = i.latest
+                      JOIN texts h ON h.id = s.head
+                 WHERE i.repo = ?1 ORDER BY i.item_id"
+            ))
+            .doing(&self.path, doing)?;
+        let mut rows = stmt.query([repo.0]).doing(&self.path, doing)?;
+        while let Some(r) = rows.next().doing(&self.path, doing)? {
+            let id: String = r.get(0).doing(&self.path, doing)?;
+            let key: String = r.get(1).doing(&self.path, doing)?;
+            let raw = raw_parts(r, 2).doing(&self.path, doing)?;
+            each(id, Parts::join(&self.path, &key, raw)?)?;
+        }
+        Ok(())
+    }
+
+    /// The ids of the items with a `changed` event in the repository's
+    /// latest run.
+    pub fn changed_in_latest(&self, repo: RepoKey) -> Result<HashSet<String>> {
+        let doing = "reading the latest run's changes";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT item_id FROM events
+                 WHERE run = (SELECT max(id) FROM runs WHERE repo = ?1) AND kind = 'changed'",
+            )
+            .doing(&self.path, doing)?;
+        let rows = stmt
+            .query_map([repo.0], |r| r.get::<_, String>(0))
+            .doing(&self.path, doing)?;
+        rows.collect::<rusqlite::Result<HashSet<_>>>()
+            .doing(&self.path, doing)
+    }
+
+    /// The trail's total and its events `offset..offset+limit`, newest
+    /// first (latest run first, then item ids in descending order): the
+    /// reverse of [`crate::RepoView::trail`].
+    pub fn trail_page(
+        &self,
+        repo: RepoKey,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(u64, Vec<TrailEvent>)> {
+        let path = &self.path;
+        let doing = "reading a page of the trail";
+        let runs = {
+            let mut stmt = self
+                .conn
+                .prepare_cached(
+                    "SELECT id, changed_count FROM runs WHERE repo = ?1 ORDER BY id DESC",
+                )
+                .doing(path, doing)?;
+            let rows = stmt
+                .query_map([repo.0], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+                .doing(path, doing)?;
+            let mut runs = Vec::new();
+            for row in rows {
+                let (id, n) = row.doing(path, doing)?;
+                runs.push((id, uint(path, "runs.changed_count", n)?));
+            }
+            runs
+        };
+        let (total, slices) = trail_plan(&runs, offset, limit);
+        let mut out = Vec::new();
+        for slice in slices {
+            // The first item id of the slice, by the index alone; then the
+            // slice from there, so skipped events are never joined.
+            let first: Option<String> = if slice.skip == 0 {
+                None
+            } else {
+                Some(
+                    self.conn
+                        .prepare_cached(
+                            "SELECT item_id FROM events WHERE run = ?1
+                             ORDER BY item_id DESC LIMIT 1 OFFSET ?2",
+                        )
+                        .doing(path, doing)?
+                        .query_row(params![slice.run, slice.skip as i64], |r| r.get(0))
+                        .doing(path, doing)?,
+                )
+            };
+            let mut stmt = self
+                .conn
+                .prepare_cached(
+                    "SELECT r.collected_at, e.item_id, h.text, e.kind, e.detail
+                     FROM events e
+                     JOIN runs r ON r.id = e.run
+                     JOIN snapshots s ON s.id = e.snapshot
+                     JOIN texts h ON h.id = s.head
+                     WHERE e.run = ?1 AND (?2 IS NULL OR e.item_id <= ?2)
+                     ORDER BY e.item_id DESC LIMIT ?3",
+                )
+                .doing(path, doing)?;
+            let rows = stmt
+                .query_map(params![slice.run, first, slice.take as i64], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, String>(3)?,
+                        r.get::<_, String>(4)?,
+                    ))
+                })
+                .doing(path, doing)?;
+            for row in rows {
+                let (at, item_id, head, kind, detail) = row.doing(path, doing)?;
+                out.push(trail_event_from(path, &at, item_id, &head, &kind, detail)?);
+            }
+        }
+        Ok((total, out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trail_plans_cover_exactly_the_page() {
+        let runs = [(9, 3), (8, 0), (7, 5), (6, 2)];
+        assert_eq!(trail_plan(&runs, 0, 100).0, 10);
+        let all: Vec<(i64, u64)> = (0..10)
+            .flat_map(|offset| {
+                let (_, slices) = trail_plan(&runs, offset, 1);
+                assert_eq!(slices.len(), 1, "{offset}");
+                slices.into_iter().map(|s| (s.run, s.skip))
+            })
+            .collect();
+        assert_eq!(
+            all,
+            [
+                (9, 0),
+                (9, 1),
+                (9, 2),
+                (7, 0),
+                (7, 1),
+                (7, 2),
+                (7, 3),
+                (7, 4),
+                (6, 0),
+                (6, 1)
+            ]
+        );
+        assert_eq!(
+            trail_plan(&runs, 2, 4).1,
+            [
+                TrailSlice {
+                    run: 9,
+                    skip: 2,
+                    take: 1
+                },
+                TrailSlice {
+                    run: 7,
+                    skip: 0,
+                    take: 3
+                }
+            ]
+        );
+        assert!(trail_plan(&runs, 10, 5).1.is_empty());
+        assert!(trail_plan(&[], 0, 5).1.is_empty());
+    }
+}

@@ -1,0 +1,211 @@
+//! The per-repository index the signals list reads (issue 17): one compact
+//! row per item (id, kind, state, labels and author as dictionary codes,
+//! update time, score, changed in the latest run), with the two orders the
+//! API sorts by, built from the store's latest heads (bodies are never
+//! read) and kept until the repository gets a new run.
+//!
+//! Importance depends on the dataset's instant, the repository's latest
+//! run, so scores are computed here once per repository and run, not once
+//! per request. A request filters the rows in the order asked for and then
+//! reads only the 50 items of its page from the store.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use jiff::Timestamp;
+use signals_core::importance::{Weights, score};
+use signals_core::{ItemDetail, ItemSnapshot};
+use signals_store::{Backend, RepoSummary};
+
+/// Every repository's index, by repository key.
+#[derive(Default)]
+pub struct Indexes {
+    built: Mutex<HashMap<i64, Arc<RepoIndex>>>,
+}
+
+/// One item of a repository's index.
+pub struct Row {
+    /// The signal id.
+    pub id: Box<str>,
+    /// `ItemKind` as its position in [`KINDS`].
+    kind: u8,
+    /// The API's state as its position in [`STATES`].
+    state: u8,
+    labels: Box<[u32]>,
+    author: u32,
+    updated_at: Timestamp,
+    /// The importance at the repository's latest run.
+    pub score: u32,
+    /// Whether the latest run recorded a `changed` event for it.
+    pub changed: bool,
+}
+
+/// The API's kinds, as rows code them.
+pub const KINDS: [&str; 3] = ["issue", "pull_request", "release"];
+/// The API's states, as rows code them (a merged pull request is `merged`).
+pub const STATES: [&str; 3] = ["open", "closed", "merged"];
+
+/// A repository's index at one run.
+pub struct RepoIndex {
+    /// The number of runs it was built at.
+    run_count: u64,
+    /// The rows, in signal id order.
+    pub rows: Vec<Row>,
+    /// Row positions by importance (highest first), ties by id.
+    pub by_importance: Vec<u32>,
+    /// Row positions by update time (newest first), ties by id.
+    pub by_updated: Vec<u32>,
+    labels: HashMap<Box<str>, u32>,
+    authors: HashMap<Box<str>, u32>,
+}
+
+/// The filters a row is matched against, coded like the rows.
+#[derive(Debug, Default)]
+pub struct Filter<'a> {
+    /// An item kind of [`KINDS`].
+    pub kind: Option<&'a str>,
+    /// A state of [`STATES`].
+    pub state: Option<&'a str>,
+    /// A label, exactly.
+    pub label: Option<&'a str>,
+    /// An author, exactly.
+    pub author: Option<&'a str>,
+}
+
+/// A filter coded against one index: `None` when it cannot match anything
+/// (a label or author no item has).
+struct Coded {
+    kind: Option<u8>,
+    state: Option<u8>,
+    label: Option<u32>,
+    author: Option<u32>,
+}
+
+/// The state the API shows for an item.
+pub fn state_of(item: &ItemSnapshot) -> &'static str {
+    match item.detail {
+        ItemDetail::PullRequest { merged: true, .. } => "merged",
+        _ => item.state.as_str(),
+    }
+}
+
+fn position(list: &[&str], value: &str) -> Option<u8> {
+    list.iter().position(|v| *v == value).map(|p| p as u8)
+}
+
+impl RepoIndex {
+    /// Reads a repository's latest heads and scores them at `instant`.
+    fn build(
+        store: &dyn Backend,
+        summary: &RepoSummary,
+        instant: Timestamp,
+        weights: &Weights,
+    ) -> signals_store::Result<RepoIndex> {
+        let changed = store.changed_in_latest(summary.key)?;
+        let mut labels: HashMap<Box<str>, u32> = HashMap::new();
+        let mut authors: HashMap<Box<str>, u32> = HashMap::new();
+        let code = |dictionary: &mut HashMap<Box<str>, u32>, value: &str| {
+            let next = dictionary.len() as u32;
+            *dictionary.entry(value.into()).or_insert(next)
+        };
+        let mut rows = Vec::new();
+        store.each_latest_head(summary.key, &mut |id, item| {
+            let mut item_labels: Vec<u32> =
+                item.labels.iter().map(|l| code(&mut labels, l)).collect();
+            item_labels.sort_unstable();
+            item_labels.dedup();
+            rows.push(Row {
+                kind: position(&KINDS, item.kind().as_str()).unwrap_or(0),
+                state: position(&STATES, state_of(&item)).unwrap_or(0),
+                labels: item_labels.into(),
+                author: code(&mut authors, &item.author),
+                updated_at: item.updated_at,
+                score: score(&item, instant, weights).total,
+                changed: changed.contains(&id),
+                id: id.into(),
+            });
+            Ok(())
+        })?;
+        let positions = || (0..rows.len() as u32).collect::<Vec<u32>>();
+        // Rows are in id order, so a stable sort keeps ties by id.
+        let mut by_importance = positions();
+        by_importance.sort_by(|&a, &b| rows[b as usize].score.cmp(&rows[a as usize].score));
+        let mut by_updated = positions();
+        by_updated.sort_by(|&a, &b| {
+            rows[b as usize]
+                .updated_at
+                .cmp(&rows[a as usize].updated_at)
+        });
+        Ok(RepoIndex {
+            run_count: summary.run_count,
+            rows,
+            by_importance,
+            by_updated,
+            labels,
+            authors,
+        })
+    }
+
+    fn code(&self, filter: &Filter<'_>) -> Option<Coded> {
+        let coded = |value: Option<&str>, find: &dyn Fn(&str) -> Option<u32>| match value {
+            None => Some(None),
+            Some(v) => find(v).map(Some),
+        };
+        Some(Coded {
+            kind: coded(filter.kind, &|k| position(&KINDS, k).map(u32::from))?.map(|k| k as u8),
+            state: coded(filter.state, &|s| position(&STATES, s).map(u32::from))?.map(|s| s as u8),
+            label: coded(filter.label, &|l| self.labels.get(l).copied())?,
+            author: coded(filter.author, &|a| self.authors.get(a).copied())?,
+        })
+    }
+
+    /// The positions of the rows `filter` matches, in `order`.
+    pub fn matching(&self, order: &[u32], filter: &Filter<'_>) -> Vec<u32> {
+        let Some(c) = self.code(filter) else {
+            return Vec::new();
+        };
+        order
+            .iter()
+            .copied()
+            .filter(|&p| {
+                let row = &self.rows[p as usize];
+                c.kind.is_none_or(|k| row.kind == k)
+                    && c.state.is_none_or(|s| row.state == s)
+                    && c.label.is_none_or(|l| row.labels.binary_search(&l).is_ok())
+                    && c.author.is_none_or(|a| row.author == a)
+            })
+            .collect()
+    }
+}
+
+impl Indexes {
+    /// The repository's index at its latest run, built now if it has none
+    /// yet or a new run came; `None` before its first successful run.
+    pub fn get(
+        &self,
+        store: &dyn Backend,
+        summary: &RepoSummary,
+        weights: &Weights,
+    ) -> signals_store::Result<Option<Arc<RepoIndex>>> {
+        let Some(instant) = summary.last_collected_at else {
+            return Ok(None);
+        };
+        let key = summary.key.raw();
+        if let Some(index) = self.lookup(key)
+            && index.run_count == summary.run_count
+        {
+            return Ok(Some(index));
+        }
+        // Two requests may build the same index at once after a new run;
+        // both are right, and the later one stays.
+        let index = Arc::new(RepoIndex::build(store, summary, instant, weights)?);
+        if let Ok(mut built) = self.built.lock() {
+            built.insert(key, Arc::clone(&index));
+        }
+        Ok(Some(index))
+    }
+
+    fn lookup(&self, key: i64) -> Option<Arc<RepoIndex>> {
+        self.built.lock().ok()?.get(&key).cloned()
+    }
+}
