@@ -45,6 +45,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../migrations/0002_closed_at.sql"),
     ),
     ("0003_outbox", include_str!("../migrations/0003_outbox.sql")),
+    (
+        "0004_text_search",
+        include_str!("../migrations/0004_text_search.sql"),
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that
@@ -485,9 +489,16 @@ impl signals_store::Backend for PgStore {
     fn each_latest_head(
         &self,
         repo: signals_store::RepoKey,
-        each: &mut dyn FnMut(String, signals_core::ItemSnapshot) -> Result<()>,
+        each: &mut dyn FnMut(
+            String,
+            signals_core::ItemSnapshot,
+            signals_store::TextIds,
+        ) -> Result<()>,
     ) -> Result<()> {
         self.each_latest_head_(repo, each)
+    }
+    fn texts_matching(&self, q: &str) -> Result<Option<std::collections::HashSet<i64>>> {
+        self.texts_matching_(q)
     }
     fn changed_in_latest(
         &self,

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use signals_core::{ItemSnapshot, TrailEvent};
 use signals_store::codec::uint;
-use signals_store::{Parts, RepoKey, Result, trail_event_from, trail_plan};
+use signals_store::{Parts, RepoKey, Result, TextIds, searchable, trail_event_from, trail_plan};
 
 use crate::PgStore;
 use crate::read::raw_parts;
@@ -15,12 +15,12 @@ impl PgStore {
     pub(crate) fn each_latest_head_(
         &self,
         repo: RepoKey,
-        each: &mut dyn FnMut(String, ItemSnapshot) -> Result<()>,
+        each: &mut dyn FnMut(String, ItemSnapshot, TextIds) -> Result<()>,
     ) -> Result<()> {
         let path = self.path();
         self.each_row(
             "reading the latest snapshots' heads",
-            "SELECT i.item_id, i.item_key, h.text, '', s.updated_at, s.state, s.reactions,
+            "SELECT i.item_id, i.item_key, s.head, s.body, h.text, '', s.updated_at, s.state, s.reactions,
                     s.comments, s.labels, s.assignees, s.detail, s.closed_at
              FROM items i JOIN snapshots s ON s.id = i.latest
                   JOIN texts h ON h.id = s.head
@@ -28,9 +28,52 @@ impl PgStore {
             &[&repo.raw()],
             |r| {
                 let key: String = r.get(1);
-                each(r.get(0), Parts::join(&path, &key, raw_parts(r, 2))?)
+                let texts = TextIds {
+                    head: r.get(2),
+                    body: r.get(3),
+                };
+                each(r.get(0), Parts::join(&path, &key, raw_parts(r, 4))?, texts)
             },
         )
+    }
+
+    /// Candidates by the pg_trgm index of migration 0004 when the
+    /// database has it (`lower(text) LIKE`, so `%`, `_` and a backslash in the
+    /// query are escaped); `None` without it, or for a query it cannot
+    /// narrow.
+    pub(crate) fn texts_matching_(&self, q: &str) -> Result<Option<HashSet<i64>>> {
+        if !searchable(q) || !self.has_trigram_index()? {
+            return Ok(None);
+        }
+        let mut pattern = String::from("%");
+        for c in q.chars() {
+            if matches!(c, '%' | '_' | '\\') {
+                pattern.push('\\');
+            }
+            pattern.push(c);
+        }
+        pattern.push('%');
+        Ok(Some(
+            self.query(
+                "searching the texts",
+                "SELECT id FROM texts WHERE lower(text) LIKE $1",
+                &[&pattern],
+            )?
+            .iter()
+            .map(|r| r.get(0))
+            .collect(),
+        ))
+    }
+
+    fn has_trigram_index(&self) -> Result<bool> {
+        Ok(self
+            .query(
+                "looking for the text search index",
+                "SELECT to_regclass('texts_trigrams') IS NOT NULL",
+                &[],
+            )?
+            .first()
+            .is_some_and(|r| r.get(0)))
     }
 
     pub(crate) fn changed_in_latest_(&self, repo: RepoKey) -> Result<HashSet<String>> {

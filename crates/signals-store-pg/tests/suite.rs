@@ -178,3 +178,41 @@ fn bad_addresses_and_foreign_databases_are_refused_with_advice() {
         "{err}"
     );
 }
+
+/// Issue 17: with pg_trgm available (it is where these tests run), the
+/// migration builds the trigram index and text search narrows by it; the
+/// suite's check then holds with candidates, not only without.
+#[test]
+fn text_search_uses_the_trigram_index_when_pg_trgm_is_there() {
+    let Some(cluster) = cluster() else { return };
+    let mut store = fresh(&cluster);
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let mut crash = issue("1");
+    crash.text = "Crash when loading a Q4 model".into();
+    let commit = run_of(
+        &store,
+        key,
+        ts("2026-11-20T10:00:00Z"),
+        vec![crash, issue("2")],
+        1,
+    );
+    store.commit_run(key, &commit).unwrap();
+    let found = store
+        .texts_matching("q4 model")
+        .unwrap()
+        .expect("the trigram index narrows a search");
+    let mut bodies = Vec::new();
+    store
+        .each_latest_head(key, &mut |id, _, texts| {
+            bodies.push((id, texts.body));
+            Ok(())
+        })
+        .unwrap();
+    let expected: Vec<i64> = bodies
+        .iter()
+        .filter(|(id, _)| id.ends_with(":1"))
+        .map(|(_, b)| *b)
+        .collect();
+    assert_eq!(found.into_iter().collect::<Vec<_>>(), expected);
+    assert_eq!(store.texts_matching("q4").unwrap(), None, "too short");
+}

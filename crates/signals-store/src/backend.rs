@@ -23,6 +23,7 @@ use crate::dump::{Record, TableCounts};
 use crate::outbox::{MessageState, OutboxMessage, RuleOutbox, Settle};
 use crate::{
     CachedResponse, RateLimit, RepoKey, RepoSummary, RepoView, Result, RunCommit, Status, Store,
+    TextIds,
 };
 
 /// A store of repositories, runs, snapshots, events, failures and HTTP
@@ -75,12 +76,17 @@ pub trait Backend {
     /// What `signals status` shows.
     fn status(&self) -> Result<Status>;
     /// The latest snapshot of every item of `repo`, in signal id order,
-    /// without its body (`text` empty), one at a time.
+    /// without its body (`text` empty), one at a time, with its texts' ids.
     fn each_latest_head(
         &self,
         repo: RepoKey,
-        each: &mut dyn FnMut(String, ItemSnapshot) -> Result<()>,
+        each: &mut dyn FnMut(String, ItemSnapshot, TextIds) -> Result<()>,
     ) -> Result<()>;
+    /// The ids of the texts that may contain `q` (lower-cased),
+    /// case-insensitively: a superset of those that do, from a text index;
+    /// `None` when the store cannot narrow the search (no index, or a
+    /// query it cannot use: see [`crate::searchable`]).
+    fn texts_matching(&self, q: &str) -> Result<Option<HashSet<i64>>>;
     /// The ids of the items with a `changed` event in the latest run.
     fn changed_in_latest(&self, repo: RepoKey) -> Result<HashSet<String>>;
     /// The trail's total and its events `offset..offset + limit`, newest
@@ -232,9 +238,12 @@ impl Backend for Store {
     fn each_latest_head(
         &self,
         repo: RepoKey,
-        each: &mut dyn FnMut(String, ItemSnapshot) -> Result<()>,
+        each: &mut dyn FnMut(String, ItemSnapshot, TextIds) -> Result<()>,
     ) -> Result<()> {
         Store::each_latest_head(self, repo, each)
+    }
+    fn texts_matching(&self, q: &str) -> Result<Option<HashSet<i64>>> {
+        Store::texts_matching(self, q)
     }
     fn changed_in_latest(&self, repo: RepoKey) -> Result<HashSet<String>> {
         Store::changed_in_latest(self, repo)

@@ -62,6 +62,7 @@ mod error;
 pub mod outbox;
 mod paged;
 mod read;
+mod search;
 mod snapshots;
 #[cfg(any(test, feature = "suite"))]
 pub mod suite;
@@ -77,11 +78,12 @@ pub use backend::Backend;
 pub use cache::{CachedResponse, RateLimit, check_cacheable};
 pub use error::{DbError, Result, StoreError};
 pub use outbox::{MessageState, OutboxMessage, RuleOutbox, Settle};
-pub use paged::{TrailSlice, trail_plan};
+pub use paged::{TextIds, TrailSlice, trail_plan};
 pub use read::{
     Failure, RepoStatus, RepoSummary, RepoTotals, RepoView, RunRow, RunStatus, Status, SummaryRow,
     TotalsRow, run_record_from, summary_from, totals_from, trail_event_from,
 };
+pub use search::searchable;
 pub use snapshots::{Parts, RawParts, head_title_url};
 pub use trends::{ContextRow, GrowthRow, contexts_from, growth_from};
 pub use write::{RequestStats, RunCommit, check_commit, event_fields};
@@ -118,6 +120,11 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         name: "0004_outbox",
         sql: include_str!("../migrations/0004_outbox.sql"),
+        then: None,
+    },
+    Migration {
+        name: "0005_text_search",
+        sql: include_str!("../migrations/0005_text_search.sql"),
         then: None,
     },
 ];

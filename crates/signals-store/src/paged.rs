@@ -24,6 +24,16 @@ use crate::{RepoKey, Result, Store, trail_event_from};
 pub(crate) const HEAD_COLUMNS: &str = "h.text, '', s.updated_at, s.state, s.reactions, \
      s.comments, s.labels, s.assignees, s.detail, s.closed_at";
 
+/// The texts a latest snapshot refers to (`texts.id`), which
+/// `Backend::texts_matching` answers in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextIds {
+    /// The head (JSON with the title).
+    pub head: i64,
+    /// The body.
+    pub body: i64,
+}
+
 /// One run's share of a trail page: the run's row id, how many of its
 /// events (newest item id first) to skip, and how many to take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,17 +72,18 @@ pub fn trail_plan(runs: &[(i64, u64)], offset: u64, limit: u64) -> (u64, Vec<Tra
 impl Store {
     /// The latest snapshot of every item of a repository, in signal id
     /// order (byte order), each without its body (`text` is empty), handed
-    /// to `each` one at a time: memory does not grow with the repository.
+    /// to `each` one at a time with its texts' ids: memory does not grow
+    /// with the repository.
     pub fn each_latest_head(
         &self,
         repo: RepoKey,
-        each: &mut dyn FnMut(String, ItemSnapshot) -> Result<()>,
+        each: &mut dyn FnMut(String, ItemSnapshot, TextIds) -> Result<()>,
     ) -> Result<()> {
         let doing = "reading the latest snapshots' heads";
         let mut stmt = self
             .conn
             .prepare_cached(&format!(
-                "SELECT i.item_id, i.item_key, {HEAD_COLUMNS}
+                "SELECT i.item_id, i.item_key, s.head, s.body, {HEAD_COLUMNS}
                  FROM items i JOIN snapshots s ON s.id = i.latest
                       JOIN texts h ON h.id = s.head
                  WHERE i.repo = ?1 ORDER BY i.item_id"
@@ -82,8 +93,12 @@ impl Store {
         while let Some(r) = rows.next().doing(&self.path, doing)? {
             let id: String = r.get(0).doing(&self.path, doing)?;
             let key: String = r.get(1).doing(&self.path, doing)?;
-            let raw = raw_parts(r, 2).doing(&self.path, doing)?;
-            each(id, Parts::join(&self.path, &key, raw)?)?;
+            let texts = TextIds {
+                head: r.get(2).doing(&self.path, doing)?,
+                body: r.get(3).doing(&self.path, doing)?,
+            };
+            let raw = raw_parts(r, 4).doing(&self.path, doing)?;
+            each(id, Parts::join(&self.path, &key, raw)?, texts)?;
         }
         Ok(())
     }

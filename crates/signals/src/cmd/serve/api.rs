@@ -230,16 +230,23 @@ impl Api<'_> {
     }
 
     /// The rows of `matched` (kept in their order) whose item's title or
-    /// body contains `q` (lower-cased), case-insensitively; their texts are
-    /// read a chunk at a time.
+    /// body contains `q` (lower-cased), case-insensitively. The store's
+    /// text index narrows them to candidates when it can; each candidate's
+    /// texts are then read (a chunk at a time) and checked exactly.
     fn containing(
         &self,
         s: &RepoSummary,
         index: &RepoIndex,
-        matched: Vec<u32>,
+        mut matched: Vec<u32>,
         q: &str,
     ) -> anyhow::Result<Vec<u32>> {
         const CHUNK: usize = 500;
+        if let Some(texts) = self.store.texts_matching(q)? {
+            matched.retain(|&p| {
+                let t = index.rows[p as usize].texts;
+                texts.contains(&t.head) || texts.contains(&t.body)
+            });
+        }
         let mut out = Vec::new();
         for chunk in matched.chunks(CHUNK) {
             let ids: Vec<String> = chunk
@@ -383,12 +390,13 @@ impl Api<'_> {
         let mut id = decode_history_file(&summary, file);
         if id.is_none() {
             // The heads one at a time, without bodies: memory stays flat.
-            self.store.each_latest_head(summary.key, &mut |item, _| {
-                if id.is_none() && signals_site::history_file(&item) == file {
-                    id = Some(item);
-                }
-                Ok(())
-            })?;
+            self.store
+                .each_latest_head(summary.key, &mut |item, _, _| {
+                    if id.is_none() && signals_site::history_file(&item) == file {
+                        id = Some(item);
+                    }
+                    Ok(())
+                })?;
         }
         let page = match id {
             Some(id) => crate::cmd::export::history_page(self.store, &summary, &id)?,

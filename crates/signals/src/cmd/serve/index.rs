@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use jiff::Timestamp;
 use signals_core::importance::{Weights, score};
 use signals_core::{ItemDetail, ItemSnapshot};
-use signals_store::{Backend, RepoSummary};
+use signals_store::{Backend, RepoSummary, TextIds};
 
 /// Every repository's index, by repository key.
 #[derive(Default)]
@@ -38,6 +38,8 @@ pub struct Row {
     pub score: u32,
     /// Whether the latest run recorded a `changed` event for it.
     pub changed: bool,
+    /// Its texts in the store, which text search answers in.
+    pub texts: TextIds,
 }
 
 /// The API's kinds, as rows code them.
@@ -109,7 +111,7 @@ impl RepoIndex {
             *dictionary.entry(value.into()).or_insert(next)
         };
         let mut rows = Vec::new();
-        store.each_latest_head(summary.key, &mut |id, item| {
+        store.each_latest_head(summary.key, &mut |id, item, texts| {
             let mut item_labels: Vec<u32> =
                 item.labels.iter().map(|l| code(&mut labels, l)).collect();
             item_labels.sort_unstable();
@@ -122,6 +124,7 @@ impl RepoIndex {
                 updated_at: item.updated_at,
                 score: score(&item, instant, weights).total,
                 changed: changed.contains(&id),
+                texts,
                 id: id.into(),
             });
             Ok(())
