@@ -270,6 +270,11 @@ pub struct ExportArgs {
     /// the last export.
     #[arg(long)]
     pub all: bool,
+    /// The private site of `signals serve`, which runs this export in a
+    /// child process: no item history pages (serve renders them on
+    /// demand), no base URL, nothing printed.
+    #[arg(long, hide = true)]
+    pub serve_site: bool,
 }
 
 /// `signals validate`.

@@ -78,6 +78,23 @@ pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
     Ok(crate::exit::OK)
 }
 
+/// `signals export --serve-site`: the private site `signals serve` serves,
+/// written by `serve` through a child process so that the export's memory
+/// goes back to the system when it ends.
+pub fn serve_site(config: &Config) -> anyhow::Result<u8> {
+    let store = super::open_existing_store(&config.store)?;
+    export_with(
+        &*store,
+        &config.out,
+        &SiteOptions::default(),
+        &config.importance,
+        false,
+        false, // history pages are rendered on demand
+        Judge::now(config),
+    )?;
+    Ok(crate::exit::OK)
+}
+
 /// Builds the documents and writes the site, rendering every repository.
 /// Shared with `demo`.
 pub fn export(

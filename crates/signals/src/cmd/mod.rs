@@ -39,6 +39,9 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Export(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), args.out.as_deref())?;
+            if args.serve_site {
+                return export::serve_site(&config);
+            }
             export::run(&config, args.quiet, args.all)
         }
         Command::Status(args) => {
@@ -51,7 +54,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Serve(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
-            serve::run(&config, &args)
+            serve::run(&config, &cli.config, &args)
         }
         Command::Metrics(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;

@@ -24,7 +24,7 @@ mod net;
 mod pool;
 mod site;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -52,8 +52,9 @@ struct App {
     weights: Arc<Weights>,
     /// The collection interval, against which the pages judge health.
     interval: Duration,
-    /// The private site folder the export writes.
+    /// The private site folder the export writes, and how.
     site: PathBuf,
+    exporter: Arc<site::Exporter>,
     /// When the site was last brought up to date, and the store's state
     /// then; held by the one request that refreshes it.
     refreshed: tokio::sync::Mutex<(Instant, String)>,
@@ -89,7 +90,7 @@ impl Token {
 }
 
 /// Runs `signals serve` until SIGINT (Ctrl-C) or SIGTERM.
-pub fn run(config: &Config, args: &ServeArgs) -> anyhow::Result<u8> {
+pub fn run(config: &Config, config_path: &Path, args: &ServeArgs) -> anyhow::Result<u8> {
     let token = match &args.token_env {
         None => None,
         Some(name) => match std::env::var(name) {
@@ -119,6 +120,11 @@ pub fn run(config: &Config, args: &ServeArgs) -> anyhow::Result<u8> {
         weights: Arc::new(config.importance.clone()),
         interval: config.interval,
         site: site_root.0.join("site"),
+        exporter: Arc::new(site::Exporter {
+            config: config_path.to_path_buf(),
+            store: config.store.clone(),
+            site: site_root.0.join("site"),
+        }),
         refreshed: tokio::sync::Mutex::new((Instant::now(), String::new())),
         token,
     });
@@ -198,11 +204,9 @@ async fn stopped() {
 /// Runs the incremental export on a store connection; returns the store's
 /// state it is up to date with.
 async fn refresh(app: &Arc<App>, known: String) -> anyhow::Result<String> {
-    let site = app.site.clone();
-    let weights = Arc::clone(&app.weights);
-    let interval = app.interval;
+    let exporter = Arc::clone(&app.exporter);
     app.pool
-        .run(move |store| site::refresh(&**store, &site, &weights, interval, &known))
+        .run(move |store| site::refresh(&**store, &exporter, &known))
         .await?
 }
 

@@ -8,10 +8,10 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use anyhow::Context;
 use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
-use signals_core::importance::Weights;
 use signals_store::Backend;
 
 use super::api::{Answer, error};
@@ -38,32 +38,50 @@ fn data_key(store: &dyn Backend) -> anyhow::Result<String> {
     )?)
 }
 
+/// How to run the export that writes the private site: this very program,
+/// with the configuration `serve` was started with.
+pub struct Exporter {
+    /// The configuration file (absent: the defaults and the environment).
+    pub config: PathBuf,
+    /// The store, as `serve` opened it.
+    pub store: PathBuf,
+    /// The private site folder.
+    pub site: PathBuf,
+}
+
 /// Brings the private site up to date with the store: an incremental
 /// export (only repositories with a newer run are rendered), skipped when
 /// `known` is the store's state already. Returns the store's state.
-pub fn refresh(
-    store: &dyn Backend,
-    site: &Path,
-    weights: &Weights,
-    interval: std::time::Duration,
-    known: &str,
-) -> anyhow::Result<String> {
+///
+/// The export runs in a child process (`signals export --serve-site`), the
+/// same code as `signals export`: its peak memory, which grows with the
+/// largest repository, goes back to the system when it ends, so `serve`'s
+/// own memory stays that of its indexes and connections.
+pub fn refresh(store: &dyn Backend, exporter: &Exporter, known: &str) -> anyhow::Result<String> {
     let key = data_key(store)?;
-    if key == known && site.exists() {
+    if key == known && exporter.site.exists() {
         return Ok(key);
     }
-    crate::cmd::export::export_with(
-        store,
-        site,
-        &signals_site::SiteOptions::default(),
-        weights,
-        false,
-        false, // history pages are rendered on demand
-        crate::cmd::export::Judge {
-            interval,
-            now: jiff::Timestamp::now(),
-        },
-    )?;
+    let program = std::env::current_exe().context("cannot find the signals program to export")?;
+    let out = std::process::Command::new(&program)
+        .arg("--config")
+        .arg(&exporter.config)
+        .arg("export")
+        .arg("--store")
+        .arg(&exporter.store)
+        .arg("--out")
+        .arg(&exporter.site)
+        .arg("--serve-site")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .with_context(|| format!("cannot run {} export", program.display()))?;
+    if !out.status.success() {
+        anyhow::bail!(
+            "the export of the private site failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
     Ok(key)
 }
 
