@@ -13,12 +13,17 @@
 //! 4. `serve`'s RSS serving 100 repositories of 1,000 items plus one of
 //!    100,000, after the first request and every 2,500 requests up to
 //!    10,000 (a mix of lists, searches, trails and histories).
+//! 5. `signals export` of the 1,000-item and the 100,000-item repository
+//!    (wall time and peak RSS under `/usr/bin/time`), and the size of the
+//!    filter index (`signals.json`) it writes.
 //!
 //! `SIGNALS_API_BIG=100000` chooses the big size (a smaller one makes a
 //! quick check).
 
 #[path = "../tests/it/synth.rs"]
 mod synth;
+#[path = "support/timed.rs"]
+mod timed;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -210,6 +215,7 @@ fn main() {
         .unwrap_or(100_000);
     let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-api");
     let filtered = "signals?state=open&label=bug&sort=updated";
+    std::fs::remove_dir_all(&base).ok();
     let search = "signals?q=item+1999";
 
     println!("## The API by repository size (bodies of {BODY} bytes)\n");
@@ -248,6 +254,24 @@ fn main() {
             );
         }
     }
+    println!("## `signals export` by repository size\n");
+    println!("| items | wall | peak RSS | `signals.json` |");
+    println!("|---:|---:|---:|---:|");
+    for items in [1_000, big] {
+        let dir = base.join(format!("one-{items}"));
+        let t = timed::timed_export(&dir);
+        assert!(t.said.starts_with("exported 1 "), "{}", t.said);
+        let index = std::fs::metadata(dir.join("site/g/r0/signals.json"))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        println!(
+            "| {items} | {:.2} s | {:.1} MiB | {:.1} MB |",
+            t.wall,
+            t.rss_kib as f64 / 1024.0,
+            index as f64 / 1e6
+        );
+    }
+    println!();
     for name in ["filtered list", "text search"] {
         let at: Vec<f64> = p50s.iter().filter(|p| p.0 == name).map(|p| p.2).collect();
         println!(
