@@ -69,6 +69,9 @@ pub struct Health {
     pub stale: bool,
     /// The collection interval it was judged against, in seconds.
     pub interval_secs: i64,
+    /// The latest reconcile (a run that listed every item).
+    #[serde(serialize_with = "ser_opt")]
+    pub last_reconcile: Option<Timestamp>,
 }
 
 fn ser_at<S: serde::Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
@@ -90,6 +93,7 @@ pub fn assess(
     last_success: Option<Timestamp>,
     failures_in_row: u64,
     last_failure: Option<LastError>,
+    last_reconcile: Option<Timestamp>,
     interval: SignedDuration,
     now: Timestamp,
 ) -> Health {
@@ -117,6 +121,7 @@ pub fn assess(
         last_error,
         stale,
         interval_secs: interval.as_secs(),
+        last_reconcile,
     }
 }
 
@@ -154,11 +159,11 @@ mod tests {
     #[test]
     fn stale_after_three_intervals_without_success_not_before() {
         let run = ts("2026-11-24T00:00:00Z");
-        let at_limit = assess(Some(run), 0, None, HOUR, ts("2026-11-24T03:00:00Z"));
+        let at_limit = assess(Some(run), 0, None, None, HOUR, ts("2026-11-24T03:00:00Z"));
         assert_eq!(at_limit.state, HealthState::Ok);
         assert!(!at_limit.stale);
         assert_eq!(at_limit.last_success_age_secs, Some(3 * 3600));
-        let past = assess(Some(run), 0, None, HOUR, ts("2026-11-24T03:00:01Z"));
+        let past = assess(Some(run), 0, None, None, HOUR, ts("2026-11-24T03:00:01Z"));
         assert_eq!(past.state, HealthState::Stale);
         assert!(past.stale);
     }
@@ -170,6 +175,7 @@ mod tests {
             Some(run),
             2,
             Some(failure("2026-11-24T02:00:00Z")),
+            None,
             HOUR,
             ts("2026-11-24T02:00:00Z"),
         );
@@ -179,6 +185,7 @@ mod tests {
             Some(run),
             3,
             Some(failure("2026-11-24T04:00:00Z")),
+            None,
             HOUR,
             ts("2026-11-24T04:00:00Z"),
         );
@@ -192,6 +199,7 @@ mod tests {
             Some(ts("2026-11-24T01:00:00Z")),
             0,
             Some(failure("2026-11-24T00:00:00Z")),
+            None,
             HOUR,
             ts("2026-11-24T01:30:00Z"),
         );
@@ -202,8 +210,18 @@ mod tests {
     #[test]
     fn never_collected_is_new_and_never_succeeded_is_stale() {
         let now = ts("2026-11-24T00:00:00Z");
-        assert_eq!(assess(None, 0, None, HOUR, now).state, HealthState::New);
-        let h = assess(None, 1, Some(failure("2026-11-23T23:00:00Z")), HOUR, now);
+        assert_eq!(
+            assess(None, 0, None, None, HOUR, now).state,
+            HealthState::New
+        );
+        let h = assess(
+            None,
+            1,
+            Some(failure("2026-11-23T23:00:00Z")),
+            None,
+            HOUR,
+            now,
+        );
         assert_eq!(h.state, HealthState::Stale);
         assert!(h.last_error.is_some());
     }

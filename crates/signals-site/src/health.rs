@@ -28,6 +28,9 @@ pub struct HealthNote {
     pub last_error: Option<(Timestamp, String)>,
     /// The collection interval it was judged against, in seconds.
     pub interval_secs: i64,
+    /// The latest reconcile (a run that listed every item).
+    #[serde(default)]
+    pub last_reconcile: Option<Timestamp>,
 }
 
 impl HealthNote {
@@ -42,6 +45,7 @@ impl HealthNote {
                 .as_ref()
                 .map(|e| (e.at, e.message.clone())),
             interval_secs: health.interval_secs,
+            last_reconcile: health.last_reconcile,
         }
     }
 }
@@ -126,7 +130,14 @@ mod tests {
     fn a_healthy_repository_shows_nothing_a_failing_or_stale_one_says_so() {
         let hour = jiff::SignedDuration::from_hours(1);
         let run = Some(ts("2026-11-24T00:00:00Z"));
-        let ok = HealthNote::of(&assess(run, 0, None, hour, ts("2026-11-24T01:00:00Z")));
+        let ok = HealthNote::of(&assess(
+            run,
+            0,
+            None,
+            None,
+            hour,
+            ts("2026-11-24T01:00:00Z"),
+        ));
         assert!(view(&ok).is_none());
         assert!(view(&HealthNote::default()).is_none());
 
@@ -139,6 +150,7 @@ mod tests {
             run,
             4,
             Some(error),
+            None,
             hour,
             ts("2026-11-24T05:00:00Z"),
         ));

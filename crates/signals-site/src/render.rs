@@ -208,6 +208,8 @@ struct HeaderView<'a> {
     glance: Vec<crate::trends::GlanceView>,
     /// A notice when its collection is failing or its data stale.
     health: Option<crate::health::HealthView>,
+    /// Its latest reconcile (a run that listed every item).
+    last_reconcile: Option<TimeView>,
 }
 
 /// `#42` for an issue or pull request, the tag for a release.
@@ -253,6 +255,7 @@ fn header<'a>(repo: &RepoPage<'a>) -> HeaderView<'a> {
         collected_at: TimeView::of(repo.collected_at),
         glance: Vec::new(),
         health: crate::health::view(repo.health),
+        last_reconcile: repo.health.last_reconcile.map(TimeView::of),
     }
 }
 

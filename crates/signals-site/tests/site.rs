@@ -744,6 +744,7 @@ fn stale_note(message: &str) -> signals_site::HealthNote {
         failures_in_row: 3,
         last_error: Some((ts("2026-11-21T09:00:00Z"), message.to_string())),
         interval_secs: 3600,
+        last_reconcile: None,
     }
 }
 

@@ -49,6 +49,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0004_text_search",
         include_str!("../migrations/0004_text_search.sql"),
     ),
+    (
+        "0005_reconcile",
+        include_str!("../migrations/0005_reconcile.sql"),
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that
@@ -447,6 +451,15 @@ impl signals_store::Backend for PgStore {
     }
     fn purge_repository(&mut self, repo: signals_store::RepoKey) -> Result<u64> {
         self.purge_repository_(repo)
+    }
+    fn reconcile_marks(
+        &self,
+        repo: signals_store::RepoKey,
+    ) -> Result<(Option<jiff::Timestamp>, Option<jiff::Timestamp>)> {
+        self.reconcile_marks_(repo)
+    }
+    fn open_item_ids(&self, repo: signals_store::RepoKey) -> Result<Vec<String>> {
+        self.open_item_ids_(repo)
     }
     fn last_successful_run(
         &self,

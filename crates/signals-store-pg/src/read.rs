@@ -124,6 +124,41 @@ impl PgStore {
             .transpose()
     }
 
+    pub(crate) fn reconcile_marks_(
+        &self,
+        repo: RepoKey,
+    ) -> Result<(Option<Timestamp>, Option<Timestamp>)> {
+        let path = self.path();
+        let row = self
+            .query_opt(
+                "reading when the repository was last reconciled",
+                "SELECT (SELECT collected_at FROM runs WHERE repo = $1 ORDER BY id LIMIT 1),
+                        (SELECT collected_at FROM runs WHERE repo = $1 AND reconciled = 1
+                         ORDER BY id DESC LIMIT 1)",
+                &[&repo.raw()],
+            )?
+            .ok_or_else(|| self.corrupt("a query of two values answered no row".into()))?;
+        let parse = |t: Option<String>| {
+            t.map(|t| ts_parse(&path, "runs.collected_at", &t))
+                .transpose()
+        };
+        Ok((parse(row.get(0))?, parse(row.get(1))?))
+    }
+
+    pub(crate) fn open_item_ids_(&self, repo: RepoKey) -> Result<Vec<String>> {
+        Ok(self
+            .query(
+                "listing the open items",
+                "SELECT i.item_id FROM items i JOIN snapshots s ON s.id = i.latest
+                 WHERE i.repo = $1 AND i.kind <> 'release' AND s.state = 'open'
+                 ORDER BY i.item_id",
+                &[&repo.raw()],
+            )?
+            .iter()
+            .map(|r| r.get(0))
+            .collect())
+    }
+
     pub(crate) fn latest_snapshots_(
         &self,
         repo: RepoKey,
@@ -366,11 +401,13 @@ impl PgStore {
             for (i, v) in row.iter_mut().enumerate() {
                 *v = r.get(i);
             }
+            let last_reconcile = self.reconcile_marks_(summary.key)?.1;
             repositories.push(RepoStatus {
                 summary,
                 last_run,
                 last_failure,
                 totals: signals_store::totals_from(&path, row)?,
+                last_reconcile,
             });
         }
         Ok(Status {

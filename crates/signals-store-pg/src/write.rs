@@ -233,8 +233,9 @@ impl PgStore {
             let run_id: i64 = tx
                 .query_one(
                     "INSERT INTO runs (repo, collected_at, since, observed_count, changed_count,
-                                       requests, not_modified, bytes_received, retries, context, news)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+                                       requests, not_modified, bytes_received, retries, context, news,
+                                       reconciled)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
                     &[
                         &repo.raw(),
                         &ts_text(at),
@@ -247,6 +248,7 @@ impl PgStore {
                         &int("retries", stats.retries)?,
                         &context,
                         &news,
+                        &i64::from(run.reconciled),
                     ],
                 )
                 .map_err(&err)?

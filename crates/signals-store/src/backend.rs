@@ -53,6 +53,12 @@ pub trait Backend {
 
     /// The latest successful run of a repository.
     fn last_successful_run(&self, repo: RepoKey) -> Result<Option<RunRecord>>;
+    /// What plans a repository's next reconcile (issue 20): the instants of
+    /// its first run and of its latest reconcile run.
+    fn reconcile_marks(&self, repo: RepoKey) -> Result<(Option<Timestamp>, Option<Timestamp>)>;
+    /// The signal ids of the items of a repository whose latest snapshot is
+    /// open (a reconcile looks for those the host no longer lists).
+    fn open_item_ids(&self, repo: RepoKey) -> Result<Vec<String>>;
     /// The latest snapshot of every item of a repository, by signal id.
     fn latest_snapshots(&self, repo: RepoKey) -> Result<BTreeMap<String, ItemSnapshot>>;
     /// The latest snapshot of each of `ids` the store has.
@@ -208,6 +214,12 @@ impl Backend for Store {
     }
     fn last_successful_run(&self, repo: RepoKey) -> Result<Option<RunRecord>> {
         Store::last_successful_run(self, repo)
+    }
+    fn reconcile_marks(&self, repo: RepoKey) -> Result<(Option<Timestamp>, Option<Timestamp>)> {
+        Store::reconcile_marks(self, repo)
+    }
+    fn open_item_ids(&self, repo: RepoKey) -> Result<Vec<String>> {
+        Store::open_item_ids(self, repo)
     }
     fn latest_snapshots(&self, repo: RepoKey) -> Result<BTreeMap<String, ItemSnapshot>> {
         Store::latest_snapshots(self, repo)

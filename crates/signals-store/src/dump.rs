@@ -126,6 +126,7 @@ impl Table {
                 ("retries", Int),
                 ("context", Text),
                 ("news", Text),
+                ("reconciled", Int),
             ],
             Table::Texts => &[("id", Int), ("hash", Blob), ("text", Text)],
             Table::Items => &[

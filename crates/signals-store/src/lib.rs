@@ -127,6 +127,11 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0005_text_search.sql"),
         then: None,
     },
+    Migration {
+        name: "0006_reconcile",
+        sql: include_str!("../migrations/0006_reconcile.sql"),
+        then: None,
+    },
 ];
 
 /// `PRAGMA application_id` of a signals store ("RSig"), set by the first

@@ -127,6 +127,8 @@ pub struct RepoStatus {
     pub last_failure: Option<Failure>,
     /// Its counts.
     pub totals: RepoTotals,
+    /// Its latest reconcile run (one that listed every item).
+    pub last_reconcile: Option<Timestamp>,
 }
 
 /// The aggregates behind [`RepoTotals`] as stored: items; runs' changed
@@ -234,6 +236,47 @@ impl Store {
             .optional()
             .doing(&self.path, "reading the last run")?;
         row.map(|r| run_record_from(&self.path, r)).transpose()
+    }
+
+    /// The instants of a repository's first run and latest reconcile run.
+    pub fn reconcile_marks(&self, repo: RepoKey) -> Result<(Option<Timestamp>, Option<Timestamp>)> {
+        let (first, last): (Option<String>, Option<String>) = self
+            .conn
+            .query_row(
+                "SELECT (SELECT collected_at FROM runs WHERE repo = ?1 ORDER BY id LIMIT 1),
+                        (SELECT collected_at FROM runs WHERE repo = ?1 AND reconciled = 1
+                         ORDER BY id DESC LIMIT 1)",
+                [repo.0],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .doing(
+                &self.path,
+                "reading when the repository was last reconciled",
+            )?;
+        let parse = |t: Option<String>| {
+            t.map(|t| ts_parse(&self.path, "runs.collected_at", &t))
+                .transpose()
+        };
+        Ok((parse(first)?, parse(last)?))
+    }
+
+    /// The signal ids of the items whose latest snapshot is open.
+    pub fn open_item_ids(&self, repo: RepoKey) -> Result<Vec<String>> {
+        let doing = "listing the open items";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT i.item_id FROM items i JOIN snapshots s ON s.id = i.latest
+                 WHERE i.repo = ?1 AND i.kind <> 'release' AND s.state = 'open'
+                 ORDER BY i.item_id",
+            )
+            .doing(&self.path, doing)?;
+        let ids = stmt
+            .query_map([repo.0], |r| r.get(0))
+            .doing(&self.path, doing)?
+            .collect::<rusqlite::Result<Vec<String>>>()
+            .doing(&self.path, doing)?;
+        Ok(ids)
     }
 
     /// The latest snapshot of every item of a repository, by signal id in
@@ -479,6 +522,7 @@ impl Store {
                 }),
             };
             let since = last_run.as_ref().map(|l| ts_text(l.record.collected_at));
+            let summary_key = summary.key;
             let totals = self
                 .conn
                 .query_row(
@@ -505,6 +549,7 @@ impl Store {
                 last_run,
                 last_failure,
                 totals: totals_from(path, totals)?,
+                last_reconcile: self.reconcile_marks(summary_key)?.1,
             });
         }
         Ok(Status {

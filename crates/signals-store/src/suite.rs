@@ -90,6 +90,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         "text_search_candidates_hold_every_match",
         text_search_candidates_hold_every_match,
     ),
+    (
+        "reconcile_marks_and_open_items_plan_a_reconcile",
+        reconcile_marks_and_open_items_plan_a_reconcile,
+    ),
 ];
 
 /// Runs every check, naming each on stderr first (so a failure names its
@@ -205,6 +209,7 @@ pub fn run_of(
         },
         renamed_to: None,
         messages: vec![],
+        reconciled: false,
     }
 }
 
@@ -581,6 +586,38 @@ pub fn status_totals_count_items_events_requests_and_failures_in_a_row(make: Fac
         .unwrap();
     let t = totals(&*store);
     assert_eq!((t.failures, t.failures_since_success), (4, 2));
+}
+
+/// A reconcile (issue 20) is planned from the first run and the latest
+/// reconcile run, and looks for the open issues and pull requests the host
+/// no longer lists (closed ones and releases are not looked for).
+pub fn reconcile_marks_and_open_items_plan_a_reconcile(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    assert_eq!(store.reconcile_marks(key).unwrap(), (None, None));
+    assert!(store.open_item_ids(key).unwrap().is_empty());
+    let t1 = ts("2026-11-20T10:00:00Z");
+    let mut closed = issue("2");
+    closed.state = ItemState::Closed;
+    closed.closed_at = Some(t1);
+    let run = run_of(&*store, key, t1, vec![issue("1"), closed, issue("3")], 1);
+    store.commit_run(key, &run).unwrap();
+    assert_eq!(store.reconcile_marks(key).unwrap(), (Some(t1), None));
+    assert_eq!(
+        store.open_item_ids(key).unwrap(),
+        vec![id(&issue("1")), id(&issue("3"))]
+    );
+    let t2 = ts("2026-11-21T10:00:00.5Z");
+    let mut reconcile = run_of(&*store, key, t2, vec![], 1);
+    reconcile.reconciled = true;
+    store.commit_run(key, &reconcile).unwrap();
+    let t3 = ts("2026-11-22T10:00:00Z");
+    store
+        .commit_run(key, &run_of(&*store, key, t3, vec![], 1))
+        .unwrap();
+    assert_eq!(store.reconcile_marks(key).unwrap(), (Some(t1), Some(t2)));
+    let status = store.status().unwrap();
+    assert_eq!(status.repositories[0].last_reconcile, Some(t2));
 }
 
 /// Keys are stable; display fields follow the configuration; the list is

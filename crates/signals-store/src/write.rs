@@ -50,6 +50,9 @@ pub struct RunCommit {
     /// The alert messages the run's events call for
     /// (`signals_core::notify::messages`), committed with it.
     pub messages: Vec<signals_core::notify::Outgoing>,
+    /// Whether the run listed every item of the repository (a reconcile,
+    /// issue 20), not only those updated since its `since`.
+    pub reconciled: bool,
 }
 
 impl Store {
@@ -164,8 +167,9 @@ impl Store {
 
         tx.execute(
             "INSERT INTO runs (repo, collected_at, since, observed_count, changed_count,
-                               requests, not_modified, bytes_received, retries, context, news)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                               requests, not_modified, bytes_received, retries, context, news,
+                               reconciled)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 repo.0,
                 ts_text(at),
@@ -177,7 +181,8 @@ impl Store {
                 int("bytes_received", stats.bytes_received)?,
                 int("retries", stats.retries)?,
                 context,
-                news
+                news,
+                i64::from(run.reconciled)
             ],
         )
         .doing(&path, "storing a run")?;
@@ -431,6 +436,7 @@ mod tests {
             stats: RequestStats::default(),
             renamed_to: None,
             messages: vec![],
+            reconciled: false,
         }
     }
 

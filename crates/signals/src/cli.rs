@@ -173,6 +173,12 @@ pub struct CollectArgs {
     /// Do not deliver alerts after collecting (`signals notify` does).
     #[arg(long)]
     pub no_notify: bool,
+    /// List every item of each repository now and compare with the store
+    /// (a reconcile; otherwise every `reconcile_days`, default 7): finds
+    /// what asking for the items updated since cannot (reactions, deleted
+    /// or transferred items).
+    #[arg(long)]
+    pub reconcile: bool,
 }
 
 /// `signals notify`.

@@ -54,6 +54,9 @@ struct RawConfig {
     base_url: Option<Spanned<String>>,
     window_hours: Option<Spanned<i64>>,
     backfill_days: Option<Spanned<i64>>,
+    /// Every how many days a repository's run lists all its items (issue
+    /// 20); 0 turns it off.
+    reconcile_days: Option<Spanned<i64>>,
     /// Workers on a PostgreSQL store: when a repository is due again.
     interval: Option<Spanned<String>>,
     /// Workers on a PostgreSQL store: how long a claim lasts without
@@ -306,6 +309,9 @@ fn parse_kind(kind: &str) -> Option<Source> {
     }
 }
 
+/// Every how many days a repository is reconciled by default (issue 20).
+pub const DEFAULT_RECONCILE_DAYS: u32 = 7;
+
 /// When a repository is due again, by default.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(3600);
 /// How long a claim lasts without progress, by default.
@@ -345,6 +351,9 @@ pub struct Config {
     /// How far a repository's first run reaches back, days (`None`: the
     /// window only).
     pub backfill_days: Option<i64>,
+    /// Every how many days a repository's run lists all its items, not
+    /// only those updated since (7 by default; 0: never).
+    pub reconcile_days: u32,
     /// Workers on a PostgreSQL store: a repository is due when its last
     /// attempt is older than this (1 hour by default).
     pub interval: Duration,
@@ -577,6 +586,19 @@ impl Config {
             Some(b) => Some(*b.get_ref()),
             None => None,
         };
+        let reconcile_days = match raw.reconcile_days {
+            Some(d) => u32::try_from(*d.get_ref())
+                .ok()
+                .filter(|d| *d <= 366)
+                .ok_or_else(|| {
+                    err(
+                        at(d.span()),
+                        "reconcile_days must be a whole number of days from 0 (never) to 366"
+                            .to_string(),
+                    )
+                })?,
+            None => DEFAULT_RECONCILE_DAYS,
+        };
         let importance = match raw.importance {
             Some(w) => {
                 let span = w.span();
@@ -697,6 +719,7 @@ impl Config {
             base_url,
             window_hours,
             backfill_days,
+            reconcile_days,
             interval,
             lease,
             hosts,

@@ -17,6 +17,7 @@ pub fn of(repo: &RepoStatus, interval: std::time::Duration, now: Timestamp) -> H
             kind: f.kind.clone(),
             message: f.message.clone(),
         }),
+        repo.last_reconcile,
         interval,
         now,
     )

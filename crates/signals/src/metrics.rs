@@ -122,6 +122,17 @@ pub fn render(
             f.sample(labels, secs(t));
         }
     }
+    let mut f = family(
+        &mut out,
+        "signals_repository_last_reconcile_timestamp_seconds",
+        "gauge",
+        "Unix time of the repository's latest reconcile, a run that listed every item (absent before the first).",
+    );
+    for (labels, _, h) in &repos {
+        if let Some(t) = h.last_reconcile {
+            f.sample(labels, secs(t));
+        }
+    }
     let per_repo: [RepoMetric; 6] = [
         (
             "signals_repository_runs_total",

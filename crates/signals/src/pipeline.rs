@@ -24,6 +24,18 @@ pub struct Window<'a> {
     pub backfill: Option<SignedDuration>,
     /// The `[[notify]]` rules whose messages each run commits with it.
     pub alerts: Option<Alerts<'a>>,
+    /// When a run lists every item of its repository (issue 20).
+    pub reconcile: Reconcile,
+}
+
+/// When a run is a reconcile: one that lists every item of its repository
+/// and compares them with the store (`signals_core::reconcile`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Reconcile {
+    /// Every how many days, at each repository's own phase (0: never).
+    pub days: u32,
+    /// Reconcile every repository now (`collect --reconcile`).
+    pub force: bool,
 }
 
 /// What a run needs to make its alert messages.
@@ -154,6 +166,17 @@ fn run(
 ) -> Result<RunOutcome, RunError> {
     let previous = store.last_successful_run(key)?;
     let first_run = previous.is_none();
+    let reconcile = !first_run && {
+        let (first, last) = store.reconcile_marks(key)?;
+        window.reconcile.force
+            || signals_core::reconcile::due(
+                &format!("{}/{}", group.id, repo.id),
+                window.reconcile.days,
+                first,
+                last,
+                collected_at,
+            )
+    };
     let backfill = if previous.is_none() {
         window.backfill
     } else {
@@ -171,7 +194,13 @@ fn run(
     // items updated before `since` that this brings are dropped below (the
     // runs before saw them).
     let mut cache = StoreCache::new(store, rate_prefix.to_string());
-    let outcome = client.collect(&repo.repo, stable_since(since), &mut cache)?;
+    // A reconcile asks for every item, from the beginning of time.
+    let ask_since = if reconcile {
+        Timestamp::UNIX_EPOCH
+    } else {
+        stable_since(since)
+    };
+    let outcome = client.collect(&repo.repo, ask_since, &mut cache)?;
     if let Some(e) = cache.error {
         return Err(e.into());
     }
@@ -189,11 +218,20 @@ fn run(
     }
 
     // Items updated in the window, and releases published in it, are the
-    // run's observed items; all releases feed the news.
+    // run's observed items; all releases feed the news. A reconcile also
+    // observes every item the store knows, whatever its `updated_at` (what
+    // `since` cannot see), and no older item it does not know: those are
+    // outside what the repository's first run reached back to.
+    let listed: Vec<String> = if reconcile {
+        collected.items.iter().map(|i| i.id(repo.source)).collect()
+    } else {
+        Vec::new()
+    };
+    let known = store.latest_snapshots_for(key, &listed)?;
     let mut observed: Vec<_> = collected
         .items
         .into_iter()
-        .filter(|i| i.updated_at >= since)
+        .filter(|i| i.updated_at >= since || known.contains_key(&i.id(repo.source)))
         .collect();
     observed.extend(
         collected
@@ -211,7 +249,21 @@ fn run(
     // repository. Importance is not computed here: it depends on time, so
     // the export computes it from the latest snapshots.
     let ids: Vec<String> = observed.iter().map(|i| i.id(repo.source)).collect();
-    let previous = store.latest_snapshots_for(key, &ids)?;
+    let mut previous = store.latest_snapshots_for(key, &ids)?;
+    // Open issues and pull requests the host no longer lists (deleted,
+    // transferred, hidden) are closed at this instant (docs/decisions.md).
+    if reconcile {
+        let listed: std::collections::HashSet<&str> = listed.iter().map(String::as_str).collect();
+        let missing: Vec<String> = store
+            .open_item_ids(key)?
+            .into_iter()
+            .filter(|id| !listed.contains(id.as_str()))
+            .collect();
+        for (id, last) in store.latest_snapshots_for(key, &missing)? {
+            observed.push(signals_core::reconcile::gone(&last, collected_at));
+            previous.insert(id, last);
+        }
+    }
     let delta = account(repo.source, observed, &previous);
 
     let record = RunRecord {
@@ -268,6 +320,7 @@ fn run(
             stats: outcome.stats,
             renamed_to: outcome.renamed_to.clone(),
             messages,
+            reconciled: reconcile,
         },
     )?;
     Ok(RunOutcome {

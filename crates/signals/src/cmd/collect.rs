@@ -54,12 +54,22 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
             );
         }
     }
+    if args.reconcile && args.r#loop {
+        bail!(
+            "`--reconcile` and `--loop` do not go together: a worker reconciles each repository \
+             every `reconcile_days` on its own; run `signals collect --reconcile` once instead"
+        );
+    }
     let window = Window {
         window: SignedDuration::from_hours(config.window_hours),
         backfill: config
             .backfill_days
             .map(|d| SignedDuration::from_hours(d * 24)),
         alerts: crate::pipeline::Alerts::of(config),
+        reconcile: crate::pipeline::Reconcile {
+            days: config.reconcile_days,
+            force: args.reconcile,
+        },
     };
     let progress = std::io::stderr().is_terminal() && !args.json && !args.quiet;
     let mut opened = crate::store::open(&config.store, true)?;

@@ -142,6 +142,8 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
             .backfill_days
             .map(|d| SignedDuration::from_hours(d * 24)),
         alerts: crate::pipeline::Alerts::of(&config),
+        // The demo's two runs are a day apart: none is a reconcile.
+        reconcile: crate::pipeline::Reconcile::default(),
     };
 
     let mut lines = Vec::new();

@@ -11,6 +11,7 @@ mod health;
 mod hosts;
 mod notify;
 mod receiver;
+mod reconcile;
 mod resilience;
 mod scale;
 mod serve;

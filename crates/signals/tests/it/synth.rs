@@ -126,6 +126,7 @@ pub fn commit(
                 stats: RequestStats::default(),
                 renamed_to: None,
                 messages: vec![],
+                reconciled: false,
             },
         )
         .unwrap();
