@@ -220,6 +220,7 @@ pub fn commit_alerting(
                 stats: Default::default(),
                 renamed_to: None,
                 messages: out.clone(),
+                reconciled: false,
             },
         )
         .unwrap();
