@@ -93,6 +93,33 @@ impl Drop for Fleet {
     }
 }
 
+/// Stops the one worker of `sleeper` (SIGSTOP) past its lease, starts
+/// another (token-b, `lease`) that must finish the round of 3
+/// repositories, then wakes the first (SIGCONT): it must still run, write
+/// nothing, and log that its lease expired. Returns its log.
+fn stall_then_wake(mut sleeper: Fleet, dir: &std::path::Path, url: &str, lease: &str) -> String {
+    let pid = sleeper.0[0].id() as i32;
+    // SAFETY: signals to a live child.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    std::thread::sleep(Duration::from_secs(3));
+    let other = Fleet(vec![worker(dir, "token-b", lease)]);
+    wait_for_round(url, 3);
+    let before = runs_per_repo(url);
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    std::thread::sleep(Duration::from_secs(3));
+    sleeper.all_alive();
+    let log = sleeper.stop().remove(0);
+    other.stop();
+    assert!(
+        log.contains("expired before its run was committed"),
+        "{log}"
+    );
+    assert_eq!(runs_per_repo(url), before);
+    assert_whole(url);
+    log
+}
+
 /// No run is partial (its events are its changedCount), no item was
 /// discovered twice, and no run of a repository was recorded twice.
 fn assert_whole(url: &str) {
@@ -202,7 +229,7 @@ fn a_worker_stopped_past_its_lease_writes_nothing_when_it_wakes() {
     else {
         return;
     };
-    let mut sleeper = Fleet(vec![worker(dir.path(), "token-a", "2s")]);
+    let sleeper = Fleet(vec![worker(dir.path(), "token-a", "2s")]);
     let pid = sleeper.0[0].id() as i32;
     // Wait until it holds a lease, in the middle of a run.
     let end = Instant::now() + Duration::from_secs(60);
@@ -222,26 +249,9 @@ fn a_worker_stopped_past_its_lease_writes_nothing_when_it_wakes() {
         assert!(Instant::now() < end, "the worker never took a lease");
         std::thread::sleep(Duration::from_millis(20));
     }
-    // SAFETY: signals to a live child.
-    unsafe { libc::kill(pid, libc::SIGSTOP) };
-    // Past its lease, another worker takes the repository and the round.
-    std::thread::sleep(Duration::from_secs(3));
-    let other = Fleet(vec![worker(dir.path(), "token-b", "2s")]);
-    wait_for_round(&url, 3);
-    let before = runs_per_repo(&url);
-    // SAFETY: as above.
-    unsafe { libc::kill(pid, libc::SIGCONT) };
-    // It finishes its run, is refused, logs it and goes on.
-    std::thread::sleep(Duration::from_secs(3));
-    sleeper.all_alive();
-    let log = sleeper.stop().remove(0);
-    other.stop();
-    assert!(
-        log.contains("expired before its run was committed"),
-        "{log}"
-    );
-    assert_eq!(runs_per_repo(&url), before);
-    assert_whole(&url);
+    // Past its lease, another worker takes the repository and the round;
+    // woken, it finishes its run, is refused, logs it and goes on.
+    stall_then_wake(sleeper, dir.path(), &url, "2s");
     let pg = signals_store_pg::PgStore::open(&url).unwrap();
     assert_eq!(observed(&pg), reference(&host, &repos));
 }
@@ -277,8 +287,7 @@ fn issue_15_a_worker_stopped_inside_its_commit_holds_up_no_other_worker() {
                FOR EACH ROW EXECUTE FUNCTION slow_runs();",
         )
         .unwrap();
-    let mut sleeper = Fleet(vec![worker(dir.path(), "token-a", "2s")]);
-    let pid = sleeper.0[0].id() as i32;
+    let sleeper = Fleet(vec![worker(dir.path(), "token-a", "2s")]);
     let end = Instant::now() + Duration::from_secs(60);
     loop {
         let committing: i64 = admin
@@ -295,26 +304,10 @@ fn issue_15_a_worker_stopped_inside_its_commit_holds_up_no_other_worker() {
         assert!(Instant::now() < end, "the worker never committed");
         std::thread::sleep(Duration::from_millis(20));
     }
-    // SAFETY: signals to a live child.
-    unsafe { libc::kill(pid, libc::SIGSTOP) };
-    // Its transaction now sits idle with its locks; its lease expires.
-    std::thread::sleep(Duration::from_secs(3));
-    let other = Fleet(vec![worker(dir.path(), "token-b", "1m")]);
-    wait_for_round(&url, 3);
-    let before = runs_per_repo(&url);
-    // SAFETY: as above.
-    unsafe { libc::kill(pid, libc::SIGCONT) };
-    std::thread::sleep(Duration::from_secs(3));
-    sleeper.all_alive();
-    let log = sleeper.stop().remove(0);
-    other.stop();
+    // Its transaction sits idle with its locks while it sleeps; woken, it
+    // finds its connection closed by the server.
+    let log = stall_then_wake(sleeper, dir.path(), &url, "1m");
     assert!(log.contains("reconnected"), "{log}");
-    assert!(
-        log.contains("expired before its run was committed"),
-        "{log}"
-    );
-    assert_eq!(runs_per_repo(&url), before);
-    assert_whole(&url);
     let pg = signals_store_pg::PgStore::open(&url).unwrap();
     assert_eq!(observed(&pg), reference(&host, &repos));
 }
