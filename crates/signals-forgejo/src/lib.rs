@@ -46,9 +46,6 @@ pub const API_URL: &str = "https://codeberg.org/api/v1";
 /// server may allow more, none allows less than it answers).
 pub const LIMIT: u32 = 50;
 
-/// A guard against a `Link` header that never ends.
-const MAX_PAGES: usize = 10_000;
-
 /// A blocking Forgejo/Gitea API v1 client.
 #[derive(Debug)]
 pub struct Client {
@@ -58,12 +55,9 @@ pub struct Client {
 impl Client {
     /// Builds a client; fails when the base URL is not http(s). An empty
     /// base URL means codeberg.org ([`API_URL`]).
-    pub fn new(mut config: Config) -> Result<Client, Error> {
-        if config.base_url.is_empty() {
-            config.base_url = API_URL.into();
-        }
+    pub fn new(config: Config) -> Result<Client, Error> {
         Ok(Client {
-            http: signals_http::Client::new(config, Box::new(Forgejo))?,
+            http: signals_http::Client::with_default_base(config, API_URL, Box::new(Forgejo))?,
         })
     }
 
@@ -95,13 +89,7 @@ impl Client {
         self.http.reset_stats();
         let base = self.http.base().to_string();
         let url = format!("{base}/repos/{repo}");
-        let fetched = self.http.get(&url, cache).map_err(|e| match e {
-            Error::Http { status: 404, .. } => Error::NotFound {
-                host: HOST,
-                repo: repo.clone(),
-            },
-            e => e,
-        })?;
+        let fetched = self.http.get_repository(&url, repo, cache)?;
         let wire_repo: Repo = decode(&fetched.url, &fetched.body)?;
         let renamed_to = if fetched.redirected
             && !wire_repo
@@ -132,29 +120,19 @@ impl Client {
             .collect();
 
         let since = since.strftime("%Y-%m-%dT%H:%M:%SZ");
-        let mut next = Some(format!(
-            "{root}/issues?state=all&since={since}&limit={LIMIT}&page=1"
-        ));
+        let first = format!("{root}/issues?state=all&since={since}&limit={LIMIT}");
         let mut items: Vec<ItemSnapshot> = vec![];
-        let mut pages = 0;
-        while let Some(url) = next.take() {
-            pages += 1;
-            if pages > MAX_PAGES {
-                return Err(Error::Http {
-                    host: HOST,
-                    url,
-                    status: 200,
-                    message: format!("more than {MAX_PAGES} pages of issues; stopping"),
-                });
-            }
-            let fetched = self.http.get(&url, cache)?;
-            for issue in decode::<Vec<Issue>>(&fetched.url, &fetched.body)? {
-                let item = issue.into_snapshot(&name);
-                items.retain(|i| i.key != item.key);
-                items.push(item);
-            }
-            next = fetched.next;
-        }
+        self.http
+            .get_pages(&first, cache, LIMIT as usize, None, |fetched| {
+                let page = decode::<Vec<Issue>>(&fetched.url, &fetched.body)?;
+                let entries = page.len();
+                for issue in page {
+                    let item = issue.into_snapshot(&name);
+                    items.retain(|i| i.key != item.key);
+                    items.push(item);
+                }
+                Ok(entries)
+            })?;
         Ok(Collection {
             collected: Collected {
                 context,
@@ -190,9 +168,7 @@ impl Protocol for Forgejo {
         Some(RateLimit {
             limit: headers.get_u64("x-ratelimit-limit")?,
             remaining: headers.get_u64("x-ratelimit-remaining")?,
-            reset: headers
-                .get_u64("x-ratelimit-reset")
-                .and_then(|s| Timestamp::from_second(s as i64).ok()),
+            reset: headers.get_epoch("x-ratelimit-reset"),
             used: None,
             resource: None,
         })
@@ -223,9 +199,7 @@ impl Protocol for Forgejo {
         }
         if headers.get_u64("x-ratelimit-remaining") == Some(0) {
             Refusal::Primary {
-                reset: headers
-                    .get_u64("x-ratelimit-reset")
-                    .and_then(|s| Timestamp::from_second(s as i64).ok()),
+                reset: headers.get_epoch("x-ratelimit-reset"),
             }
         } else {
             Refusal::Secondary

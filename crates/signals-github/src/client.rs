@@ -19,9 +19,6 @@ use crate::{Config, Error, HOST, Logger};
 /// Page size asked of every list endpoint (GitHub's maximum).
 pub const PER_PAGE: u32 = 100;
 
-/// A guard against a `Link` header that never ends.
-const MAX_PAGES: usize = 10_000;
-
 /// The API root of github.com.
 pub const API_URL: &str = "https://api.github.com";
 
@@ -34,12 +31,9 @@ pub struct Client {
 impl Client {
     /// Builds a client; fails when the base URL is not http(s). An empty
     /// base URL means github.com ([`API_URL`]).
-    pub fn new(mut config: Config) -> Result<Client, Error> {
-        if config.base_url.is_empty() {
-            config.base_url = API_URL.into();
-        }
+    pub fn new(config: Config) -> Result<Client, Error> {
         Ok(Client {
-            http: signals_http::Client::new(config, Box::new(GitHub))?,
+            http: signals_http::Client::with_default_base(config, API_URL, Box::new(GitHub))?,
         })
     }
 
@@ -106,13 +100,7 @@ impl Client {
     ) -> Result<Collection, Error> {
         self.http.reset_stats();
         let url = format!("{}/repos/{repo}", self.http.base());
-        let fetched = self.http.get(&url, cache).map_err(|e| match e {
-            Error::Http { status: 404, .. } => Error::NotFound {
-                host: HOST,
-                repo: repo.clone(),
-            },
-            e => e,
-        })?;
+        let fetched = self.http.get_repository(&url, repo, cache)?;
         let wire_repo: Repo = wire::decode(&fetched.url, &fetched.body)?;
         let renamed_to = if fetched.redirected
             && !wire_repo
@@ -168,48 +156,26 @@ impl Client {
         let first = format!(
             "{root}/issues?state=all&sort=updated&direction=asc&since={since}&per_page={PER_PAGE}"
         );
-        let mut next = Some(first.clone());
         let mut items: Vec<ItemSnapshot> = vec![];
         // Closed pull requests whose entry lacks `merged_at`, by key.
         let mut unknown: HashSet<String> = HashSet::new();
-        let mut pages = 0;
-        while let Some(url) = next.take() {
-            pages += 1;
-            if pages > MAX_PAGES {
-                return Err(Error::Http {
-                    host: HOST,
-                    url,
-                    status: 200,
-                    message: format!("more than {MAX_PAGES} pages of issues; stopping"),
-                });
-            }
-            let fetched = match self.http.get(&url, cache) {
-                // GitHub answers 410 Gone when issues are disabled.
-                Err(Error::Http { status: 410, .. }) => break,
-                r => r?,
-            };
-            let page = wire::decode::<Vec<Issue>>(&fetched.url, &fetched.body)?;
-            let full = page.len() == PER_PAGE as usize;
-            for issue in page {
-                let merge_unknown = issue.merge_unknown();
-                let item = issue.into_snapshot(&name);
-                items.retain(|i| i.key != item.key);
-                unknown.remove(&item.key);
-                if merge_unknown {
-                    unknown.insert(item.key.clone());
+        // GitHub answers 410 Gone when issues are disabled.
+        self.http
+            .get_pages(&first, cache, PER_PAGE as usize, Some(410), |fetched| {
+                let page = wire::decode::<Vec<Issue>>(&fetched.url, &fetched.body)?;
+                let entries = page.len();
+                for issue in page {
+                    let merge_unknown = issue.merge_unknown();
+                    let item = issue.into_snapshot(&name);
+                    items.retain(|i| i.key != item.key);
+                    unknown.remove(&item.key);
+                    if merge_unknown {
+                        unknown.insert(item.key.clone());
+                    }
+                    items.push(item);
                 }
-                items.push(item);
-            }
-            next = fetched.next;
-            // A 304 keeps the cached `Link`: when that page was the last one
-            // and full, items added since (at the end, ascending by update)
-            // are on a page the cached answer does not announce, and an
-            // unchanged full page would hide them run after run. Ask for
-            // the next page by number then; an empty answer ends the list.
-            if next.is_none() && full && fetched.not_modified {
-                next = Some(format!("{first}&page={}", pages + 1));
-            }
-        }
+                Ok(entries)
+            })?;
         if !unknown.is_empty() {
             self.settle_merges(&root, since_at, &mut items, unknown, cache)?;
         }
@@ -356,9 +322,7 @@ fn page_of(url: &str) -> Option<u64> {
 
 /// `x-ratelimit-reset`, in epoch seconds.
 fn reset(headers: &Headers<'_>) -> Option<Timestamp> {
-    headers
-        .get_u64("x-ratelimit-reset")
-        .and_then(|s| Timestamp::from_second(s as i64).ok())
+    headers.get_epoch("x-ratelimit-reset")
 }
 
 /// GitHub's `message` from an error body, else the start of the body.

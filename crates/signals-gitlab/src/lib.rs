@@ -47,9 +47,6 @@ pub const API_URL: &str = "https://gitlab.com/api/v4";
 /// Page size asked of every list (GitLab's maximum).
 pub const PER_PAGE: u32 = 100;
 
-/// A guard against pagination that never ends.
-const MAX_PAGES: usize = 10_000;
-
 /// How a token is sent.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Auth {
@@ -69,12 +66,13 @@ pub struct Client {
 impl Client {
     /// Builds a client; fails when the base URL is not http(s). An empty
     /// base URL means gitlab.com ([`API_URL`]).
-    pub fn new(mut config: Config, auth: Auth) -> Result<Client, Error> {
-        if config.base_url.is_empty() {
-            config.base_url = API_URL.into();
-        }
+    pub fn new(config: Config, auth: Auth) -> Result<Client, Error> {
         Ok(Client {
-            http: signals_http::Client::new(config, Box::new(GitLab { auth }))?,
+            http: signals_http::Client::with_default_base(
+                config,
+                API_URL,
+                Box::new(GitLab { auth }),
+            )?,
         })
     }
 
@@ -109,13 +107,7 @@ impl Client {
         self.http.reset_stats();
         let base = self.http.base().to_string();
         let url = format!("{base}/projects/{}?license=true", encode(&repo.to_string()));
-        let fetched = self.http.get(&url, cache).map_err(|e| match e {
-            Error::Http { status: 404, .. } => Error::NotFound {
-                host: HOST,
-                repo: repo.clone(),
-            },
-            e => e,
-        })?;
+        let fetched = self.http.get_repository(&url, repo, cache)?;
         let project: Project = decode(&fetched.url, &fetched.body)?;
         // GitLab answers an old path of a moved project with the project
         // under its new path (no redirect).
@@ -159,38 +151,19 @@ impl Client {
             let first = format!(
                 "{root}/{list}?updated_after={since}&order_by=updated_at&sort=asc&per_page={PER_PAGE}&scope=all"
             );
-            let mut next = Some(first.clone());
-            let mut pages = 0;
-            while let Some(url) = next.take() {
-                pages += 1;
-                if pages > MAX_PAGES {
-                    return Err(Error::Http {
-                        host: HOST,
-                        url,
-                        status: 200,
-                        message: format!("more than {MAX_PAGES} pages of {list}; stopping"),
-                    });
-                }
-                let fetched = match self.http.get(&url, cache) {
-                    // A project with issues or merge requests disabled
-                    // answers 403 for that list.
-                    Err(Error::Http { status: 403, .. }) if pages == 1 => break,
-                    r => r?,
-                };
-                let page = decode::<Vec<Issuable>>(&fetched.url, &fetched.body)?;
-                let full = page.len() == PER_PAGE as usize;
-                for entry in page {
-                    let item = entry.into_snapshot(&name, merge_request);
-                    items.retain(|i| !(i.key == item.key && i.kind() == item.kind()));
-                    items.push(item);
-                }
-                next = fetched.next;
-                // A 304 keeps the cached pagination: a full last page may
-                // have grown a successor since (see signals-github).
-                if next.is_none() && full && fetched.not_modified {
-                    next = Some(format!("{first}&page={}", pages + 1));
-                }
-            }
+            // A project with issues or merge requests disabled answers 403
+            // for that list.
+            self.http
+                .get_pages(&first, cache, PER_PAGE as usize, Some(403), |fetched| {
+                    let page = decode::<Vec<Issuable>>(&fetched.url, &fetched.body)?;
+                    let entries = page.len();
+                    for entry in page {
+                        let item = entry.into_snapshot(&name, merge_request);
+                        items.retain(|i| !(i.key == item.key && i.kind() == item.kind()));
+                        items.push(item);
+                    }
+                    Ok(entries)
+                })?;
         }
         Ok(Collection {
             collected: Collected {
@@ -226,9 +199,7 @@ struct GitLab {
 }
 
 fn reset(headers: &Headers<'_>) -> Option<Timestamp> {
-    headers
-        .get_u64("ratelimit-reset")
-        .and_then(|s| Timestamp::from_second(s as i64).ok())
+    headers.get_epoch("ratelimit-reset")
 }
 
 impl Protocol for GitLab {

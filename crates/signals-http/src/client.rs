@@ -17,12 +17,16 @@ use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
 use signals_core::RequestStats;
+use signals_core::model::RepoName;
 
 use crate::Error;
 use crate::cache::{CachedResponse, ResponseCache, token_fingerprint};
 
 /// Hops of 301/302/307/308 followed for one request before giving up.
 const MAX_REDIRECTS: u32 = 3;
+
+/// A guard against pagination that never ends.
+pub const MAX_PAGES: usize = 10_000;
 
 /// A token and the name of the environment variable it came from. `Debug`
 /// shows only the variable name; the secret never leaves this type except
@@ -169,6 +173,13 @@ impl Headers<'_> {
     pub fn get_u64(&self, name: &str) -> Option<u64> {
         self.get(name).and_then(|v| v.trim().parse().ok())
     }
+
+    /// The value of header `name` as an instant in Unix seconds (every
+    /// host's rate-limit reset).
+    pub fn get_epoch(&self, name: &str) -> Option<Timestamp> {
+        self.get_u64(name)
+            .and_then(|s| Timestamp::from_second(i64::try_from(s).ok()?).ok())
+    }
 }
 
 /// How a host refuses a request for its rate limits.
@@ -279,6 +290,19 @@ impl fmt::Debug for Client {
 }
 
 impl Client {
+    /// Builds a client whose base URL is `default_base` when the
+    /// configuration leaves it empty (a host kind's public instance).
+    pub fn with_default_base(
+        mut config: Config,
+        default_base: &str,
+        protocol: Box<dyn Protocol>,
+    ) -> Result<Client, Error> {
+        if config.base_url.is_empty() {
+            config.base_url = default_base.into();
+        }
+        Client::new(config, protocol)
+    }
+
     /// Builds a client; fails when the base URL is not http(s).
     pub fn new(config: Config, protocol: Box<dyn Protocol>) -> Result<Client, Error> {
         let base = config.base_url.trim_end_matches('/').to_string();
@@ -397,6 +421,69 @@ impl Client {
     /// GETs `url` with the cache, rate limits, retries and redirects.
     pub fn get(&mut self, url: &str, cache: &mut dyn ResponseCache) -> Result<Fetched, Error> {
         self.get_with(url, cache, true)
+    }
+
+    /// GETs every page of a list from `first`, handing each answer to
+    /// `page`, which decodes it and says how many entries it held. Pages
+    /// follow [`Fetched::next`]. A 304 keeps the cached pagination: when
+    /// that page was the last one and full (`per_page` entries), entries
+    /// added since (at the end of an ascending list) are on a page the
+    /// cached answer does not announce, so the next page is asked by number
+    /// (`&page=N` after `first`); an empty answer ends the list. A
+    /// `disabled` status on the first page means the host has the list
+    /// turned off (GitHub's 410, GitLab's 403): no entries, no error. More
+    /// than [`MAX_PAGES`] pages is an error.
+    pub fn get_pages(
+        &mut self,
+        first: &str,
+        cache: &mut dyn ResponseCache,
+        per_page: usize,
+        disabled: Option<u16>,
+        mut page: impl FnMut(&Fetched) -> Result<usize, Error>,
+    ) -> Result<(), Error> {
+        let mut next = Some(first.to_string());
+        let mut pages = 0;
+        while let Some(url) = next.take() {
+            pages += 1;
+            if pages > MAX_PAGES {
+                return Err(Error::Http {
+                    host: self.protocol.name(),
+                    url,
+                    status: 200,
+                    message: format!("more than {MAX_PAGES} pages; stopping"),
+                });
+            }
+            let fetched = match self.get(&url, cache) {
+                Err(Error::Http { status, .. }) if pages == 1 && Some(status) == disabled => {
+                    return Ok(());
+                }
+                r => r?,
+            };
+            let full = page(&fetched)? == per_page;
+            next = fetched.next;
+            if next.is_none() && full && fetched.not_modified {
+                next = Some(format!("{first}&page={}", pages + 1));
+            }
+        }
+        Ok(())
+    }
+
+    /// GETs a repository's own object at `url`; a 404 is
+    /// [`Error::NotFound`] for `repo`.
+    pub fn get_repository(
+        &mut self,
+        url: &str,
+        repo: &RepoName,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Fetched, Error> {
+        let host = self.protocol.name();
+        self.get(url, cache).map_err(|e| match e {
+            Error::Http { status: 404, .. } => Error::NotFound {
+                host,
+                repo: repo.clone(),
+            },
+            e => e,
+        })
     }
 
     /// GETs `url` like [`Client::get`], but never conditionally and without
