@@ -79,6 +79,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         digests_fold_held_alerts_once_and_purge_takes_them,
     ),
     (
+        "the_outbox_holds_exactly_the_messages_of_committed_runs",
+        the_outbox_holds_exactly_the_messages_of_committed_runs,
+    ),
+    (
         "status_totals_count_items_events_requests_and_failures_in_a_row",
         status_totals_count_items_events_requests_and_failures_in_a_row,
     ),
@@ -1629,5 +1633,148 @@ pub fn text_search_candidates_hold_every_match(make: Factory<'_>) {
     store.purge_repository(key).unwrap();
     if let Some(found) = store.texts_matching("crash").unwrap() {
         assert!(found.is_empty(), "{found:?}");
+    }
+}
+
+/// Over random runs (issues commented, closed, relabelled) and random
+/// rules, some runs refused (out of order): the outbox holds exactly the
+/// messages `signals_core::notify::messages` made for the committed runs,
+/// one per (rule, run) that matched anything, each with its payload, in
+/// the state its rule asks for. With core's property test (messages equal
+/// a reference filter), the outbox equals the reference.
+pub fn the_outbox_holds_exactly_the_messages_of_committed_runs(make: Factory<'_>) {
+    use crate::outbox::MessageState;
+    use signals_core::notify::{Outgoing, Rule, RuleRef, RunInput, Trigger, messages};
+    let rules = || {
+        (
+            proptest::sample::subsequence(Trigger::ALL.to_vec(), 0..3),
+            proptest::option::of(0u32..30),
+            proptest::sample::subsequence(vec!["bug", "perf"], 0..2),
+            any::<bool>(),
+        )
+            .prop_map(|(events, min, labels, held)| {
+                let mut r = Rule::any("r");
+                r.events = events;
+                r.min_importance = min.map(f64::from);
+                r.labels = labels.iter().map(|l| l.to_string()).collect();
+                (r, held)
+            })
+    };
+    let strategy = (
+        proptest::collection::vec(rules(), 1..4),
+        proptest::collection::vec(
+            (
+                proptest::collection::vec(
+                    (0u8..8, any::<bool>(), any::<bool>(), any::<bool>()),
+                    0..8,
+                ),
+                any::<bool>(),
+            ),
+            1..6,
+        ),
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: cases(24),
+        ..Config::default()
+    });
+    let make = std::cell::RefCell::new(make);
+    let result = runner.run(&strategy, |(rules, runs)| {
+        let rules: Vec<(Rule, bool)> = rules
+            .into_iter()
+            .enumerate()
+            .map(|(i, (r, held))| {
+                (
+                    Rule {
+                        name: format!("r{i}"),
+                        ..r
+                    },
+                    held,
+                )
+            })
+            .collect();
+        let refs: Vec<RuleRef<'_>> = rules
+            .iter()
+            .map(|(rule, held)| RuleRef { rule, held: *held })
+            .collect();
+        let mut store = (make.borrow_mut())();
+        let key = store.ensure_repository(&group(), &tracked()).unwrap();
+        let weights = signals_core::importance::Weights::default();
+        let mut comments: HashMap<u8, u64> = HashMap::new();
+        let mut expected: Vec<Outgoing> = Vec::new();
+        let start = ts("2026-11-01T00:00:00Z");
+        for (i, (run, refused)) in runs.iter().enumerate() {
+            let observed: Vec<ItemSnapshot> = run
+                .iter()
+                .map(|&(k, comment, close, perf)| {
+                    let c = comments.entry(k).or_insert(0);
+                    if comment {
+                        *c += 1;
+                    }
+                    let mut s = issue(&k.to_string());
+                    s.metrics.comments = *c;
+                    if close {
+                        s.state = ItemState::Closed;
+                    }
+                    if perf {
+                        s.labels = vec!["perf".into()];
+                    }
+                    s
+                })
+                .collect();
+            let at = start + SignedDuration::from_hours(i as i64);
+            // A refused run is one out of order: before the last commit.
+            let at = if *refused && i > 0 {
+                start - SignedDuration::from_hours(1)
+            } else {
+                at
+            };
+            let mut commit = run_of(&*store, key, at, observed, 1);
+            commit.messages = messages(
+                &refs,
+                &RunInput {
+                    group: &group(),
+                    repo: &tracked(),
+                    repo_url: "https://github.com/o/n",
+                    collected_at: at,
+                    first_run: i == 0,
+                    events: &commit.events,
+                    snapshots: &commit.snapshots,
+                    weights: &weights,
+                    link: None,
+                },
+            );
+            if store.commit_run(key, &commit).is_ok() {
+                expected.extend(commit.messages);
+            }
+        }
+        let mut stored: Vec<(String, String, bool, String)> = Vec::new();
+        for (state, held) in [(MessageState::Pending, false), (MessageState::Held, true)] {
+            for m in store.outbox_messages(state, None).unwrap() {
+                stored.push((
+                    m.delivery,
+                    m.rule,
+                    held,
+                    serde_json::to_string(&m.payload).unwrap(),
+                ));
+            }
+        }
+        stored.sort();
+        let mut want: Vec<(String, String, bool, String)> = expected
+            .into_iter()
+            .map(|m| {
+                (
+                    m.delivery,
+                    m.rule,
+                    m.held,
+                    serde_json::to_string(&m.payload).unwrap(),
+                )
+            })
+            .collect();
+        want.sort();
+        prop_assert_eq!(stored, want);
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
     }
 }
