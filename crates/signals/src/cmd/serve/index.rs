@@ -49,8 +49,8 @@ pub const STATES: [&str; 3] = ["open", "closed", "merged"];
 
 /// A repository's index at one run.
 pub struct RepoIndex {
-    /// The number of runs it was built at.
-    run_count: u64,
+    /// The number of runs, and the latest run's instant, it was built at.
+    built_at: (u64, Timestamp),
     /// The rows, in signal id order.
     pub rows: Vec<Row>,
     /// Row positions by importance (highest first), ties by id.
@@ -140,7 +140,7 @@ impl RepoIndex {
                 .cmp(&rows[a as usize].updated_at)
         });
         Ok(RepoIndex {
-            run_count: summary.run_count,
+            built_at: (summary.run_count, instant),
             rows,
             by_importance,
             by_updated,
@@ -195,7 +195,7 @@ impl Indexes {
         };
         let key = summary.key.raw();
         if let Some(index) = self.lookup(key)
-            && index.run_count == summary.run_count
+            && index.built_at == (summary.run_count, instant)
         {
             return Ok(Some(index));
         }
