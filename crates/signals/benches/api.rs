@@ -95,7 +95,8 @@ fn serve(dir: &Path) -> (Served, Duration) {
         .unwrap()
         .port();
     let started = Instant::now();
-    let child = Command::new(env!("CARGO_BIN_EXE_signals"))
+    let log = dir.join("serve.log");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_signals"))
         .current_dir(dir)
         .args([
             "serve",
@@ -106,10 +107,16 @@ fn serve(dir: &Path) -> (Served, Duration) {
         ])
         .env("TMPDIR", dir)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .unwrap();
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!(
+                "serve stopped ({status}): {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+        }
         assert!(
             started.elapsed() < Duration::from_secs(1800),
             "serve did not start"
