@@ -61,6 +61,8 @@ pub enum Table {
     HttpCache,
     /// Last rate limits seen.
     RateLimits,
+    /// Alert messages (`crate::outbox`).
+    Outbox,
 }
 
 use ColumnType::{Blob, Int, Text};
@@ -68,7 +70,7 @@ use ColumnType::{Blob, Int, Text};
 impl Table {
     /// Every table, in an order that loads: each table after those it
     /// references (`items.latest` is a plain number, not a reference).
-    pub const ALL: [Table; 10] = [
+    pub const ALL: [Table; 11] = [
         Table::Groups,
         Table::Repositories,
         Table::Runs,
@@ -79,6 +81,7 @@ impl Table {
         Table::Failures,
         Table::HttpCache,
         Table::RateLimits,
+        Table::Outbox,
     ];
 
     /// The table's SQL name.
@@ -94,6 +97,7 @@ impl Table {
             Table::Failures => "failures",
             Table::HttpCache => "http_cache",
             Table::RateLimits => "rate_limits",
+            Table::Outbox => "outbox",
         }
     }
 
@@ -184,6 +188,22 @@ impl Table {
                 ("reset_at", Text),
                 ("seen_at", Text),
             ],
+            Table::Outbox => &[
+                ("id", Int),
+                ("delivery", Text),
+                ("rule", Text),
+                ("repo", Int),
+                ("run", Int),
+                ("state", Text),
+                ("created_ms", Int),
+                ("next_ms", Int),
+                ("claimed_ms", Int),
+                ("attempts", Int),
+                ("tried_ms", Int),
+                ("last_error", Text),
+                ("digest", Int),
+                ("body", Text),
+            ],
         }
     }
 
@@ -194,6 +214,9 @@ impl Table {
             Table::Repositories => "key",
             Table::HttpCache => "url, token_fingerprint",
             Table::RateLimits => "token_fingerprint",
+            // A message folded into a digest references it, and the digest
+            // was made after it: digests (and unfolded messages) first.
+            Table::Outbox => "digest IS NOT NULL, id",
             _ => "id",
         }
     }

@@ -1067,13 +1067,30 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
     let mut store = make();
     let key = store.ensure_repository(&group(), &tracked()).unwrap();
     let t1 = ts("2026-11-20T10:00:00.001Z");
-    let run = run_of(&*store, key, t1, vec![issue("1"), issue("2")], 1);
+    let rules = [("now", false), ("mail", true)];
+    let run = alerting_run(&*store, key, t1, vec![issue("1"), issue("2")], &rules);
     store.commit_run(key, &run).unwrap();
     let mut changed = issue("1");
     changed.state = ItemState::Closed;
     let t2 = ts("2026-11-21T10:00:00Z");
-    let run = run_of(&*store, key, t2, vec![changed], 1);
+    let run = alerting_run(&*store, key, t2, vec![changed], &rules);
     store.commit_run(key, &run).unwrap();
+    // Alerts: one delivered, one pending, two held folded into a digest
+    // (which references its parts' digest row, made after them).
+    let sent = store
+        .outbox_claim(t2, SignedDuration::from_secs(60))
+        .unwrap()
+        .unwrap();
+    store
+        .outbox_settle(sent.id, t2, &crate::Settle::Delivered)
+        .unwrap();
+    let held = store
+        .outbox_messages(crate::MessageState::Held, None)
+        .unwrap();
+    let payloads: Vec<_> = held.iter().map(|m| m.payload.clone()).collect();
+    let digest = signals_core::notify::digest("mail", &payloads, 10, t2).unwrap();
+    let parts: Vec<i64> = held.iter().map(|m| m.id).collect();
+    assert!(store.outbox_digest(&parts, &digest, t2).unwrap());
     store
         .record_failure(key, t2, "http", "500 \u{1F600}")
         .unwrap();
@@ -1110,6 +1127,17 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
     );
     assert_eq!(copy.status().unwrap(), store.status().unwrap());
     assert_eq!(copy.cache_get("https://h/x", "fp").unwrap(), Some(response));
+    assert_eq!(
+        copy.outbox_status().unwrap(),
+        store.outbox_status().unwrap()
+    );
+    assert_eq!(
+        copy.outbox_messages(crate::MessageState::Pending, None)
+            .unwrap(),
+        store
+            .outbox_messages(crate::MessageState::Pending, None)
+            .unwrap()
+    );
     let mut again = Vec::new();
     copy.dump(&mut |r| {
         again.push(r);
