@@ -351,20 +351,24 @@ fn make_digests(
 ) -> anyhow::Result<u64> {
     let mut made = 0;
     for rule in &config.notify {
-        let Channel::Email(e) = &rule.channel else {
-            continue;
-        };
-        let Some(schedule) = e.digest else { continue };
         let name = &rule.rule.name;
+        // A rule that no longer makes digests (changed to immediate, or to
+        // another channel) sends what it held at once, as one digest.
+        let (schedule, top) = match &rule.channel {
+            Channel::Email(e) => (e.digest.map(|s| (s, &e.timezone)), e.top),
+            _ => (None, signals_core::notify::MAX_SIGNALS),
+        };
         let held = store.outbox_messages(MessageState::Held, Some(name))?;
         let Some(first) = held.first() else { continue };
-        let since = store.outbox_last_digest(name)?.unwrap_or(first.created_at);
-        if !force && now < schedule.next_after(since, &e.timezone) {
-            continue;
+        if let Some((schedule, timezone)) = schedule {
+            let since = store.outbox_last_digest(name)?.unwrap_or(first.created_at);
+            if !force && now < schedule.next_after(since, timezone) {
+                continue;
+            }
         }
         let payloads: Vec<Payload> = held.iter().map(|m| m.payload.clone()).collect();
         let ids: Vec<i64> = held.iter().map(|m| m.id).collect();
-        if let Some(d) = digest(name, &payloads, e.top, now)
+        if let Some(d) = digest(name, &payloads, top, now)
             && store.outbox_digest(&ids, &d, now)?
         {
             made += 1;

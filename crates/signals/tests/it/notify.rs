@@ -675,3 +675,32 @@ fn collect_sends_a_first_run_summary_then_alerts_unless_no_notify() {
         );
     }
 }
+
+#[test]
+fn messages_held_by_a_rule_that_no_longer_digests_are_sent_at_once() {
+    let rx = Receiver::start(|_, _| Answer::Ok);
+    let dir = TempDir::new("notify-undigest");
+    // Held for a digest, then the rule became an immediate webhook.
+    sqlite(dir.path(), 2, 2, &[("was-mail", true)]);
+    write_config(
+        dir.path(),
+        "signals.db",
+        &format!(
+            "[[notify]]\nname = \"was-mail\"\nkind = \"webhook\"\nurl = \"{}/h\"\n",
+            rx.url
+        ),
+    );
+    let out = run(dir.path(), &["notify"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let hits = rx.hits();
+    assert_eq!(hits.len(), 1, "{}", show(&out));
+    assert_eq!(hits[0].event.as_deref(), Some("digest"));
+    let v: Value = serde_json::from_slice(&hits[0].body).unwrap();
+    // 2 repositories × 2 runs × 3 new items each.
+    assert_eq!(v["signals"].as_array().unwrap().len(), 12);
+    let alerts = status_alerts(dir.path());
+    assert_eq!(
+        (alerts[0]["held"].as_u64(), alerts[0]["delivered"].as_u64()),
+        (Some(0), Some(1))
+    );
+}
