@@ -260,6 +260,13 @@ async fn handle(
         return read(&app, |api| api.metrics()).await;
     }
     if let Some(rest) = path.strip_prefix("/api/") {
+        // Trends are the private export's `trends.json`: brought up to
+        // date as the pages are, then read from there.
+        if rest.ends_with("/trends")
+            && let Some(failed) = bring_up_to_date(&app).await
+        {
+            return failed;
+        }
         let rest = rest.to_string();
         return read(&app, move |api| api.answer(&rest, &params)).await;
     }
@@ -270,27 +277,34 @@ async fn handle(
         })
         .await;
     }
-    // One request brings the site up to date when it is due; the others
-    // meanwhile serve the files as they are (an export switches them at
-    // once, so none sees a half-written site).
-    if let Ok(mut refreshed) = app.refreshed.try_lock()
-        && refreshed.0.elapsed() >= REFRESH
-    {
-        match refresh(&app, refreshed.1.clone()).await {
-            Ok(key) => *refreshed = (Instant::now(), key),
-            Err(e) => {
-                return respond((
-                    500,
-                    "text/plain; charset=utf-8",
-                    format!("cannot bring the site up to date: {e:#}").into_bytes(),
-                ));
-            }
-        }
+    if let Some(failed) = bring_up_to_date(&app).await {
+        return failed;
     }
     match site::file(&app.site, &path).await {
         Ok(response) => with_common_headers(response),
         Err(answer) => respond(answer),
     }
+}
+
+/// Brings the private site up to date when it is due, in one request; the
+/// others meanwhile use the files as they are (an export switches them at
+/// once, so none sees a half-written site). An answer when it failed.
+async fn bring_up_to_date(app: &Arc<App>) -> Option<Response> {
+    if let Ok(mut refreshed) = app.refreshed.try_lock()
+        && refreshed.0.elapsed() >= REFRESH
+    {
+        match refresh(app, refreshed.1.clone()).await {
+            Ok(key) => *refreshed = (Instant::now(), key),
+            Err(e) => {
+                return Some(respond((
+                    500,
+                    "text/plain; charset=utf-8",
+                    format!("cannot bring the site up to date: {e:#}").into_bytes(),
+                )));
+            }
+        }
+    }
+    None
 }
 
 /// Runs an API read on a store connection.
@@ -301,6 +315,7 @@ where
     let weights = Arc::clone(&app.weights);
     let interval = app.interval;
     let indexes = Arc::clone(&app.indexes);
+    let site = app.site.clone();
     match app
         .pool
         .run(move |store| {
@@ -308,6 +323,7 @@ where
                 store: &**store,
                 opened: store,
                 indexes: &indexes,
+                site: &site,
                 weights: &weights,
                 interval,
             })
