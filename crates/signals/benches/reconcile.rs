@@ -3,7 +3,8 @@
 //! serving one repository of 10,000 issues and pull requests, all updated
 //! 30 days ago and collected once with backfill; then:
 //!
-//! 1. a reconcile with nothing changed on the host;
+//! 1. two reconciles with nothing changed on the host (the first lists
+//!    every page afresh, the next is answered 304 from the cache);
 //! 2. 100 items gain reactions without a new `updated_at` (as GitHub adds
 //!    them): a normal run, which cannot see them, then a reconcile, which
 //!    records them;
@@ -92,11 +93,21 @@ fn once(rep: usize) -> Vec<Row> {
         "every item and the release discovered"
     );
     let pages = ITEMS.div_ceil(100) as u64;
+    // The first reconcile lists every page afresh (its URLs, `since` the
+    // epoch, differ from the first run's); the next finds them unchanged.
+    let fresh = measure(
+        &dir,
+        &host,
+        &["collect", "--reconcile", "--json"],
+        "first reconcile, nothing changed",
+    );
+    assert_eq!(fresh.events, 0);
+    assert!(fresh.requests > pages, "{} requests", fresh.requests);
     let quiet = measure(
         &dir,
         &host,
         &["collect", "--reconcile", "--json"],
-        "reconcile, nothing changed",
+        "next reconcile, nothing changed",
     );
     assert_eq!(quiet.events, 0);
     // The listing's pages answer 304 from the cache.
@@ -125,7 +136,7 @@ fn once(rep: usize) -> Vec<Row> {
     );
     assert_eq!(found.events, SILENT as u64);
     std::fs::remove_dir_all(&dir).ok();
-    vec![quiet, normal, found]
+    vec![fresh, quiet, normal, found]
 }
 
 fn measure(dir: &Path, host: &TestHost, args: &[&str], label: &'static str) -> Row {
