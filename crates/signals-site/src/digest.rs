@@ -72,6 +72,9 @@ pub struct RepoDigest {
     /// Its rising items, links relative to the group folder.
     #[serde(default)]
     pub(crate) rising: Vec<DigestRising>,
+    /// How its collection stood at the export (issue 20).
+    #[serde(default)]
+    pub(crate) health: crate::health::HealthNote,
 }
 
 /// A rising item, on the group page.
@@ -227,6 +230,7 @@ impl RepoDigest {
                     repo: Some(d.repository.name.clone()),
                 })
                 .collect(),
+            health: repo.health.clone(),
         })
     }
 
@@ -262,6 +266,8 @@ struct RepoNews {
     next_more: usize,
     /// Events of its latest run.
     latest_events: usize,
+    /// A notice when its collection is failing or its data stale.
+    health: Option<crate::health::HealthView>,
 }
 
 /// A group's page in the making: fold in each repository's digest with
@@ -353,6 +359,7 @@ impl GroupDigest {
             next: d.next,
             next_more: d.next_more,
             latest_events: d.trail_total,
+            health: crate::health::view(&d.health),
         });
     }
 }

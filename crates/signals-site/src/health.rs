@@ -51,7 +51,7 @@ impl HealthNote {
 }
 
 /// The notice a page shows, when there is one.
-#[derive(Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct HealthView {
     /// `failing` or `stale` (a CSS class).
     state: &'static str,

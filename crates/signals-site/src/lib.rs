@@ -119,8 +119,9 @@ pub use trends::{SMALL_WEEKS, TRENDS_FILE, TrendRow, render_trends};
 /// no repository kept from an older export lacks a file the site now needs.
 /// 4: the filter index's format 2 and history links in `digest.json`
 /// (format 3 had added history pages). 5: `trends.json`, charts, and the
-/// trend rows of `digest.json` and of the index (issue 18).
-pub const SITE_FORMAT: u32 = 5;
+/// trend rows of `digest.json` and of the index (issue 18). 6: health in
+/// `digest.json` and the manifest's summaries (issue 20).
+pub const SITE_FORMAT: u32 = 6;
 
 /// Site-wide settings of [`write_site_with`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

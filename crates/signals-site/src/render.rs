@@ -118,7 +118,7 @@ fn human_time(ts: Timestamp) -> String {
 }
 
 /// A time for a `<time>` element: machine form and human form.
-#[derive(Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct TimeView {
     iso: String,
     human: String,

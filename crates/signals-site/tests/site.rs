@@ -785,6 +785,19 @@ fn a_stale_repository_is_flagged_on_its_page_and_the_index() {
         index.contains("<span class=\"badge health-stale\""),
         "{index}"
     );
+    // The group page says it too, under the repository's news.
+    let group = group_files(&[&f]);
+    let html = page_named(&group, "index.html");
+    assert!(
+        html.contains(
+            "<p class=\"health health-stale\" role=\"status\"><strong>Stale data:</strong>"
+        ),
+        "{html}"
+    );
+    assert!(
+        html.contains("<code>GET /repos/o/n/issues: 502 Bad Gateway</code>"),
+        "{html}"
+    );
 }
 
 /// Every tag of `markup` as (name, attributes). Output text never holds a
