@@ -412,10 +412,10 @@ fn repository_url(input: &DatasetInput<'_>) -> String {
                 .map_or(u.len(), |i| scheme_end + i);
             Some(u[..host_end].to_string())
         })
-        .unwrap_or_else(|| match input.repo.source.as_str() {
-            "gitlab" => "https://gitlab.com".to_string(),
-            "forgejo" => "https://codeberg.org".to_string(),
-            _ => "https://github.com".to_string(),
+        .unwrap_or_else(|| match input.repo.source.kind() {
+            crate::Source::Gitlab => "https://gitlab.com".to_string(),
+            crate::Source::Forgejo => "https://codeberg.org".to_string(),
+            crate::Source::Github => "https://github.com".to_string(),
         });
     format!("{origin}/{}", input.repo.repo)
 }
@@ -453,7 +453,7 @@ fn upcoming_doc(repo: &str, m: &Milestone, repo_url: &str) -> UpcomingDoc {
 fn signal_doc(input: &DatasetInput<'_>, item: &ItemSnapshot, repo_url: &str) -> SignalDoc {
     let changed = input
         .changed_in_latest
-        .contains(&item.id(input.repo.source));
+        .contains(&item.id(&input.repo.source));
     signal_of(&input.group.id, input.repo, item, repo_url, changed)
 }
 
@@ -467,7 +467,7 @@ pub fn signal_of(
     repo_url: &str,
     changed: bool,
 ) -> SignalDoc {
-    let id = item.id(repo.source);
+    let id = item.id(&repo.source);
     let updated = fmt_seconds(item.updated_at);
     let change = changed.then(|| "updated".to_string());
     let mut doc = SignalDoc {
@@ -710,7 +710,7 @@ mod tests {
         };
         let repo = TrackedRepo {
             id: "n".into(),
-            source: Source::Github,
+            source: Source::Github.into(),
             repo: RepoName::parse("o/n").unwrap(),
             name: "N".into(),
             keywords: vec!["n".into()],

@@ -63,6 +63,125 @@ impl fmt::Display for Source {
     }
 }
 
+/// The `source` of a repository's signals, and the first part of their ids:
+/// the host's kind (`github`) for the first configured host of each kind,
+/// and `<kind>-<host name>` (`github-ghe`) for every further host of that
+/// kind, so that github.com and a GitHub Enterprise server (or two GitLab
+/// instances) holding the same `owner/name` give distinct ids, while a
+/// configuration with one host per kind keeps the ids it always had. Kinds
+/// hold no `-`, so no qualified source equals a bare kind, and the kind is
+/// always the part before the first `-`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct SourceId {
+    kind: Source,
+    /// `<kind>-<host>`, for a host beyond the first of its kind.
+    qualified: Option<String>,
+}
+
+/// Why a string is not a `source` value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{input:?} is not a source: expected \"github\", \"gitlab\" or \"forgejo\", \
+     optionally followed by `-` and a host name of lowercase letters, digits and single `-`"
+)]
+pub struct SourceIdError {
+    /// The rejected input.
+    pub input: String,
+}
+
+impl SourceId {
+    /// The source of the first host of its kind: the bare kind.
+    pub fn kind_only(kind: Source) -> SourceId {
+        SourceId {
+            kind,
+            qualified: None,
+        }
+    }
+
+    /// The source of a further host of `kind`, named `host` in the
+    /// configuration; `None` when `host` is not a slug (lowercase ASCII
+    /// letters and digits with single `-` between them).
+    pub fn qualified(kind: Source, host: &str) -> Option<SourceId> {
+        is_slug(host).then(|| SourceId {
+            kind,
+            qualified: Some(format!("{kind}-{host}")),
+        })
+    }
+
+    /// Parses a `source` value: a kind, or `<kind>-<host>`.
+    pub fn parse(input: &str) -> Result<SourceId, SourceIdError> {
+        let (kind, host) = match input.split_once('-') {
+            Some((kind, host)) => (kind, Some(host)),
+            None => (input, None),
+        };
+        let kind = Source::parse(kind);
+        match (kind, host) {
+            (Some(kind), None) => Some(SourceId::kind_only(kind)),
+            (Some(kind), Some(host)) => SourceId::qualified(kind, host),
+            (None, _) => None,
+        }
+        .ok_or_else(|| SourceIdError {
+            input: input.to_string(),
+        })
+    }
+
+    /// The host kind (which API, which public host).
+    pub fn kind(&self) -> Source {
+        self.kind
+    }
+
+    /// The host's name when the source is qualified (`ghe` of `github-ghe`).
+    pub fn host(&self) -> Option<&str> {
+        let q = self.qualified.as_deref()?;
+        Some(&q[self.kind.as_str().len() + 1..])
+    }
+
+    /// The value written as `source` and as the first part of signal ids.
+    pub fn as_str(&self) -> &str {
+        self.qualified.as_deref().unwrap_or(self.kind.as_str())
+    }
+
+    /// How pages name it: "GitHub", or "GitHub (ghe)" for a further host.
+    pub fn display_name(&self) -> String {
+        match self.host() {
+            None => self.kind.display_name().to_string(),
+            Some(host) => format!("{} ({host})", self.kind.display_name()),
+        }
+    }
+}
+
+impl From<Source> for SourceId {
+    fn from(kind: Source) -> SourceId {
+        SourceId::kind_only(kind)
+    }
+}
+
+impl fmt::Display for SourceId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl TryFrom<String> for SourceId {
+    type Error = SourceIdError;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        SourceId::parse(&value)
+    }
+}
+
+impl From<SourceId> for String {
+    fn from(value: SourceId) -> String {
+        value.as_str().to_string()
+    }
+}
+
+impl PartialEq<Source> for SourceId {
+    fn eq(&self, other: &Source) -> bool {
+        self.qualified.is_none() && self.kind == *other
+    }
+}
+
 /// A repository's full name, `<owner>/<name>`. On GitLab the owner is the
 /// whole namespace and may hold slashes itself (`gnome/world` of
 /// `gnome/world/podcasts`); whether a host allows that is
@@ -183,8 +302,9 @@ pub struct Group {
 pub struct TrackedRepo {
     /// Slug, unique within its group.
     pub id: String,
-    /// The host it lives on.
-    pub source: Source,
+    /// The host it lives on: its kind, qualified by the host's name for
+    /// a host beyond the first of its kind (see [`SourceId`]).
+    pub source: SourceId,
     /// `<owner>/<name>` on the host.
     pub repo: RepoName,
     /// Display name.
@@ -345,14 +465,15 @@ impl ItemSnapshot {
         }
     }
 
-    /// The signal id: `<source>:<owner>/<name>:<kind>:<key>`.
-    pub fn id(&self, source: Source) -> String {
+    /// The signal id: `<source>:<owner>/<name>:<kind>:<key>`; `source` is a
+    /// [`SourceId`] (or a bare [`Source`], the first host of its kind).
+    pub fn id(&self, source: impl fmt::Display) -> String {
         signal_id(source, &self.repo, self.kind(), &self.key)
     }
 }
 
 /// Builds a signal id: `<source>:<owner>/<name>:<kind>:<key>`.
-pub fn signal_id(source: Source, repo: &RepoName, kind: ItemKind, key: &str) -> String {
+pub fn signal_id(source: impl fmt::Display, repo: &RepoName, kind: ItemKind, key: &str) -> String {
     format!("{source}:{repo}:{kind}:{key}")
 }
 
@@ -651,6 +772,56 @@ fn markdown_inline_to_plain(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn source_ids_keep_bare_kinds_and_qualify_further_hosts() {
+        let repo = RepoName::parse("o/n").unwrap();
+        let first = SourceId::from(Source::Github);
+        // The first host of a kind writes exactly what a bare kind wrote.
+        assert_eq!(
+            signal_id(&first, &repo, ItemKind::Issue, "7"),
+            signal_id(Source::Github, &repo, ItemKind::Issue, "7")
+        );
+        assert_eq!(
+            signal_id(&first, &repo, ItemKind::Issue, "7"),
+            "github:o/n:issue:7"
+        );
+        let ghe = SourceId::qualified(Source::Github, "ghe").unwrap();
+        assert_eq!(
+            signal_id(&ghe, &repo, ItemKind::Issue, "7"),
+            "github-ghe:o/n:issue:7"
+        );
+        assert_eq!((ghe.kind(), ghe.host()), (Source::Github, Some("ghe")));
+        assert_eq!(ghe.display_name(), "GitHub (ghe)");
+        assert!(first == Source::Github && ghe != Source::Github);
+        // A qualified source never equals a bare kind, nor another kind's.
+        let gitlab = SourceId::qualified(Source::Gitlab, "github").unwrap();
+        assert_eq!(gitlab.as_str(), "gitlab-github");
+        for text in [
+            "github",
+            "gitlab",
+            "forgejo",
+            "github-ghe",
+            "gitlab-gnome-org",
+        ] {
+            let parsed = SourceId::parse(text).unwrap();
+            assert_eq!(parsed.as_str(), text);
+            let json = serde_json::to_string(&parsed).unwrap();
+            assert_eq!(serde_json::from_str::<SourceId>(&json).unwrap(), parsed);
+        }
+        for bad in [
+            "",
+            "gitea",
+            "github-",
+            "github-GHE",
+            "github-a b",
+            "github--x",
+            "-x",
+        ] {
+            assert!(SourceId::parse(bad).is_err(), "{bad:?}");
+        }
+        assert!(SourceId::qualified(Source::Forgejo, "Code Berg").is_none());
+    }
 
     #[test]
     fn repo_names() {

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use jiff::{SignedDuration, Timestamp};
 
 use crate::diff::{Observation, observe};
-use crate::model::{ItemSnapshot, Source};
+use crate::model::ItemSnapshot;
 
 /// The default window: 24 hours.
 pub const DEFAULT_WINDOW: SignedDuration = SignedDuration::from_hours(24);
@@ -96,7 +96,7 @@ impl RunDelta {
 /// `previous` maps signal ids to the latest stored snapshot; items missing
 /// from it are discovered.
 pub fn account(
-    source: Source,
+    source: impl std::fmt::Display + Copy,
     observed: Vec<ItemSnapshot>,
     previous: &HashMap<String, ItemSnapshot>,
 ) -> RunDelta {
@@ -136,7 +136,7 @@ pub fn account(
 mod tests {
     use super::*;
     use crate::diff::tests::issue;
-    use crate::model::ItemState;
+    use crate::model::{ItemState, Source};
     use proptest::prelude::*;
 
     fn ts(s: &str) -> Timestamp {

@@ -118,7 +118,7 @@ pub(crate) mod tests {
         let nasty = "</title><script>alert(1)</script>\u{0}\u{7}\u{202e}\"'& <!channel> <https://evil.example|click> *b* \r\nBcc: x@evil.example";
         let repo = TrackedRepo {
             id: "repo".into(),
-            source: Source::Github,
+            source: Source::Github.into(),
             repo: RepoName::parse("evil/repo").unwrap(),
             name: nasty.into(),
             keywords: vec![],

@@ -606,8 +606,9 @@ struct CardView<'a> {
     id: &'a str,
     /// The item's history page, relative to the repository's folder.
     history: String,
-    /// The host the signal comes from, as people write it (`GitLab`).
-    host: &'a str,
+    /// The host the signal comes from, as people write it (`GitLab`,
+    /// `GitHub (ghe)` for a further host of a kind).
+    host: String,
     /// `#42`, or a release's tag.
     number: String,
     kind: &'static str,
@@ -668,8 +669,8 @@ fn card<'a>(
     CardView {
         id: &s.id,
         history: format!("history/{}", crate::history_file(&s.id)),
-        host: signals_core::Source::parse(&s.source)
-            .map_or(s.source.as_str(), |h| h.display_name()),
+        host: signals_core::SourceId::parse(&s.source)
+            .map_or_else(|_| s.source.clone(), |h| h.display_name()),
         number: item_number(kind, key),
         kind: kind.map_or("signal", ItemKind::label),
         kind_class: match kind {

@@ -115,7 +115,7 @@ fn fixture_with(
     let name = RepoName::parse(repo_name).unwrap();
     let tracked = TrackedRepo {
         id: repo_id.into(),
-        source: Source::Github,
+        source: Source::Github.into(),
         repo: name.clone(),
         name: format!("Display {repo_id}"),
         keywords: vec!["inference".into(), "gguf".into()],

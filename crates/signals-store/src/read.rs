@@ -12,7 +12,7 @@ use std::path::Path;
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Row, params};
 use signals_core::{
-    EventKind, Group, ItemSnapshot, News, RepoContext, RepoName, RunRecord, Source, TrackedRepo,
+    EventKind, Group, ItemSnapshot, News, RepoContext, RepoName, RunRecord, SourceId, TrackedRepo,
     TrailEvent,
 };
 
@@ -635,12 +635,11 @@ pub fn summary_from(path: &Path, row: SummaryRow) -> Result<RepoSummary> {
         path: path.to_path_buf(),
         what,
     };
-    let source: Source = serde_json::from_value(serde_json::Value::String(source.clone()))
-        .map_err(|_| {
-            corrupt(format!(
-                "repositories.source {source:?} is not a known host"
-            ))
-        })?;
+    let source = SourceId::parse(&source).map_err(|_| {
+        corrupt(format!(
+            "repositories.source {source:?} is not a known host"
+        ))
+    })?;
     let name = |column: &str, text: &str| {
         RepoName::parse(text).map_err(|e| corrupt(format!("repositories.{column}: {e}")))
     };
@@ -724,7 +723,7 @@ mod tests {
                 },
                 &TrackedRepo {
                     id: "n".into(),
-                    source: Source::Github,
+                    source: signals_core::Source::Github.into(),
                     repo: RepoName::parse("o/n").unwrap(),
                     name: "N".into(),
                     keywords: vec![],

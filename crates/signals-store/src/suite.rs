@@ -132,7 +132,7 @@ pub fn group() -> Group {
 pub fn tracked() -> TrackedRepo {
     TrackedRepo {
         id: "n".into(),
-        source: Source::Github,
+        source: Source::Github.into(),
         repo: RepoName::parse("o/n").unwrap(),
         name: "N".into(),
         keywords: vec!["n".into(), "engine".into()],

@@ -369,7 +369,7 @@ mod tests {
     fn repo() -> TrackedRepo {
         TrackedRepo {
             id: "n".into(),
-            source: Source::Github,
+            source: Source::Github.into(),
             repo: RepoName::parse("o/n").unwrap(),
             name: "N".into(),
             keywords: vec![],

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use signals_core::importance::Weights;
-use signals_core::{Group, RepoName, Source, TrackedRepo, is_slug, slugify};
+use signals_core::{Group, RepoName, Source, SourceId, TrackedRepo, is_slug, slugify};
 use std::time::Duration;
 
 use toml::Spanned;
@@ -227,6 +227,10 @@ pub struct HostConfig {
     pub name: String,
     /// Which API: GitHub, GitLab or Forgejo/Gitea.
     pub source: Source,
+    /// The `source` of its repositories' signals: the kind for the first
+    /// host of each kind, `<kind>-<name>` for every further one (so ids
+    /// stay distinct across hosts holding the same `owner/name`).
+    pub signals_source: SourceId,
     /// API base URL (`https://api.github.com`, `https://HOST/api/v3`,
     /// `https://gitlab.com/api/v4`, `https://codeberg.org/api/v1`).
     pub api_url: String,
@@ -256,6 +260,7 @@ impl HostConfig {
         HostConfig {
             name: source.as_str().to_string(),
             source,
+            signals_source: SourceId::from(source),
             api_url: api_url.to_string(),
             token_env: vec![token.to_string()],
             token_header: TokenHeader::default(),
@@ -472,6 +477,23 @@ impl Config {
                     ),
                 ));
             }
+            // A further host of a kind writes its name into its signals'
+            // `source` and ids, so the name must fit there.
+            if hosts.iter().any(|h| h.source == source) {
+                host.signals_source =
+                    SourceId::qualified(source, &host.name).ok_or_else(|| {
+                        err(
+                            at(raw_host.name.as_ref().map_or(span.clone(), |n| n.span())),
+                            format!(
+                                "host name {:?} is not a slug: a second {} host's name becomes part of its signal ids ({}-<name>:owner/name:...), so use lowercase letters, digits and single dashes, such as {:?}",
+                                host.name,
+                                source.display_name(),
+                                source,
+                                slugify(&host.name)
+                            ),
+                        )
+                    })?;
+            }
             if let Some(url) = &raw_host.api_url {
                 let u = url.get_ref().trim_end_matches('/');
                 if !(u.starts_with("https://") || u.starts_with("http://")) {
@@ -659,6 +681,7 @@ impl Config {
                         .unwrap_or(0),
                 };
                 let source = hosts[host_idx].source;
+                let signals_source = hosts[host_idx].signals_source.clone();
                 let repo = RepoName::parse(&normalize_repo_input(r.repo.get_ref()))
                     .map_err(|e| err(at(r.repo.span()), e.to_string()))?;
                 if repo.is_nested() && !source.allows_nested_paths() {
@@ -696,7 +719,7 @@ impl Config {
                 repo_hosts.insert((gid.clone(), id.clone()), host_idx);
                 repos.push(TrackedRepo {
                     id,
-                    source,
+                    source: signals_source,
                     repo,
                     name,
                     keywords: r.keywords,
@@ -1006,22 +1029,23 @@ repos = ["a/b"]
 "#,
         )
         .unwrap();
-        let hosts: Vec<(&str, Source, String)> = c
+        // One host per kind: every source is the bare kind, as always.
+        let hosts: Vec<(&str, &str, String)> = c
             .select(None, None)
             .into_iter()
             .map(|(g, r)| {
                 let h = &c.hosts[c.host_of(g, r)];
-                (h.name.as_str(), r.source, r.repo.to_string())
+                (h.name.as_str(), r.source.as_str(), r.repo.to_string())
             })
             .collect();
         assert_eq!(
             hosts,
             vec![
-                ("github", Source::Github, "o/plain".to_string()),
-                ("codeberg", Source::Forgejo, "forgejo/forgejo".to_string()),
-                ("gnome", Source::Gitlab, "gnome/world/podcasts".to_string()),
-                ("gnome", Source::Gitlab, "GNOME/gtk".to_string()),
-                ("codeberg", Source::Forgejo, "a/b".to_string()),
+                ("github", "github", "o/plain".to_string()),
+                ("codeberg", "forgejo", "forgejo/forgejo".to_string()),
+                ("gnome", "gitlab", "gnome/world/podcasts".to_string()),
+                ("gnome", "gitlab", "GNOME/gtk".to_string()),
+                ("codeberg", "forgejo", "a/b".to_string()),
             ]
         );
         let gnome = &c.hosts[1];
@@ -1030,6 +1054,41 @@ repos = ["a/b"]
         assert_eq!(gnome.token_header, TokenHeader::Bearer);
         assert_eq!(c.hosts[2].api_url, "https://codeberg.org/api/v1");
         assert_eq!(c.hosts[2].token_env, vec!["FORGEJO_TOKEN"]);
+    }
+
+    #[test]
+    fn a_further_host_of_a_kind_qualifies_its_source() {
+        let c = parse(
+            "[[hosts]]\nname = \"dotcom\"\nkind = \"github\"\n\
+             [[hosts]]\nname = \"ghe\"\nkind = \"github\"\napi_url = \"https://ghe.example.com/api/v3\"\n\
+             [[hosts]]\nname = \"gitlab\"\nkind = \"gitlab\"\n\
+             [[groups]]\nid = \"g\"\nname = \"G\"\n\
+             [[groups.repos]]\nrepo = \"o/n\"\n\
+             [[groups.repos]]\nrepo = \"o/n\"\nid = \"n-ghe\"\nhost = \"ghe\"\n",
+        )
+        .unwrap();
+        let sources: Vec<&str> = c.hosts.iter().map(|h| h.signals_source.as_str()).collect();
+        assert_eq!(sources, ["github", "github-ghe", "gitlab"]);
+        let repos: Vec<(&str, &str)> = c.groups[0]
+            .repos
+            .iter()
+            .map(|r| (r.id.as_str(), r.source.as_str()))
+            .collect();
+        assert_eq!(repos, [("n", "github"), ("n-ghe", "github-ghe")]);
+        // The name of a further host becomes part of ids: it must be a slug.
+        let e = parse(
+            "[[hosts]]\nname = \"a\"\nkind = \"gitlab\"\n\
+             [[hosts]]\nname = \"Gnome.org\"\nkind = \"gitlab\"\n",
+        )
+        .unwrap_err();
+        let m = e.to_string();
+        assert!(m.starts_with("signals.toml:5: "), "{m}");
+        assert!(
+            m.contains("\"Gnome.org\" is not a slug") && m.contains("\"gnome-org\""),
+            "{m}"
+        );
+        // The first host of a kind may keep any name: it is not in ids.
+        assert!(parse("[[hosts]]\nname = \"Gnome.org\"\nkind = \"gitlab\"\n").is_ok());
     }
 
     #[test]

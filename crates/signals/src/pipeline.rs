@@ -223,7 +223,7 @@ fn run(
     // `since` cannot see), and no older item it does not know: those are
     // outside what the repository's first run reached back to.
     let listed: Vec<String> = if reconcile {
-        collected.items.iter().map(|i| i.id(repo.source)).collect()
+        collected.items.iter().map(|i| i.id(&repo.source)).collect()
     } else {
         Vec::new()
     };
@@ -231,7 +231,7 @@ fn run(
     let mut observed: Vec<_> = collected
         .items
         .into_iter()
-        .filter(|i| i.updated_at >= since || known.contains_key(&i.id(repo.source)))
+        .filter(|i| i.updated_at >= since || known.contains_key(&i.id(&repo.source)))
         .collect();
     observed.extend(
         collected
@@ -248,7 +248,7 @@ fn run(
     // changed is written: a run costs what it observed, however large the
     // repository. Importance is not computed here: it depends on time, so
     // the export computes it from the latest snapshots.
-    let ids: Vec<String> = observed.iter().map(|i| i.id(repo.source)).collect();
+    let ids: Vec<String> = observed.iter().map(|i| i.id(&repo.source)).collect();
     let mut previous = store.latest_snapshots_for(key, &ids)?;
     // Open issues and pull requests the host no longer lists (deleted,
     // transferred, hidden) are closed at this instant (docs/decisions.md).
@@ -264,7 +264,7 @@ fn run(
             previous.insert(id, last);
         }
     }
-    let delta = account(repo.source, observed, &previous);
+    let delta = account(&repo.source, observed, &previous);
 
     let record = RunRecord {
         collected_at,

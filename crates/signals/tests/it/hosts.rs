@@ -579,7 +579,9 @@ repos = [
     // Both collected repositories export and validate, each with its source.
     let out = run(dir.path(), &["export"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    for (id, source) in [("proj", "gitlab"), ("repo", "forgejo")] {
+    // `berg` is the second Forgejo host (after `dead`): its source carries
+    // its name (issue 16).
+    for (id, source) in [("proj", "gitlab"), ("repo", "forgejo-berg")] {
         let doc = dir.path().join("site/g").join(id).join("dataset.json");
         let out = run(dir.path(), &["validate", doc.to_str().unwrap()], &[]);
         assert_eq!(out.status.code(), Some(0), "{}", show(&out));
@@ -643,4 +645,137 @@ fn issue_16_open_issues_means_open_issues_on_every_host() {
             host.name()
         );
     }
+}
+
+/// Issue 16, item 5: github.com and a GitHub Enterprise server (two
+/// loopback GitHub hosts) both holding `o/n`, tracked in one group. The
+/// first host of the kind keeps today's ids (`github:o/n:...`); the second
+/// writes its name (`github-ghe:o/n:...`). Both documents export and
+/// validate, and what is keyed by id or by (source, repository) stays
+/// apart: the store's items, the group page, the history pages and the
+/// history API of `serve`.
+#[test]
+fn issue_16_two_github_hosts_with_the_same_owner_name_give_distinct_ids() {
+    let start = Timestamp::now() - SignedDuration::from_hours(24 * 3);
+    let dotcom = TestHost::start(synthetic("o/n", 6, start)).unwrap();
+    let mut enterprise = synthetic("o/n", 9, start);
+    enterprise.repos.values_mut().next().unwrap().issues[0]["title"] =
+        json!("Seen on the enterprise server");
+    let ghe = TestHost::start(enterprise).unwrap();
+    let dir = TempDir::new("two-github-hosts");
+    let text = format!(
+        r#"store = "signals.db"
+out = "site"
+backfill_days = 60
+
+[[hosts]]
+name = "dotcom"
+kind = "github"
+api_url = "{}"
+max_retries = 0
+
+[[hosts]]
+name = "ghe"
+kind = "github"
+api_url = "{}"
+max_retries = 0
+
+[[groups]]
+id = "g"
+name = "Group"
+repos = [
+  {{ repo = "o/n", id = "n" }},
+  {{ repo = "o/n", id = "n-ghe", host = "ghe" }},
+]
+"#,
+        dotcom.api_url(),
+        ghe.api_url()
+    );
+    std::fs::write(dir.path().join("signals.toml"), text).unwrap();
+    let (code, summary, stderr) = collect_json(dir.path(), &[]);
+    assert_eq!(code, 0, "{summary:#}\n{stderr}");
+    let out = run(dir.path(), &["export"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+
+    let mut all_ids = std::collections::BTreeSet::new();
+    for (id, source, items) in [("n", "github", 6), ("n-ghe", "github-ghe", 9)] {
+        let doc_path = dir.path().join("site/g").join(id).join("dataset.json");
+        let out = run(dir.path(), &["validate", doc_path.to_str().unwrap()], &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        let doc = read_json(&doc_path);
+        let signals = doc["dataset"]["signals"].as_array().unwrap();
+        // Closed pull requests without `merged_at` are left out (issue 16,
+        // item 3); the issues, the other pulls and two releases are signals.
+        assert!(
+            !signals.is_empty() && signals.len() <= items + 2,
+            "{id}: {} signals",
+            signals.len()
+        );
+        let prefix = format!("{source}:o/n:");
+        for s in signals {
+            assert_eq!(s["source"], source);
+            assert_eq!(s["project"], "o/n");
+            let sid = s["id"].as_str().unwrap();
+            assert!(sid.starts_with(&prefix), "{sid}");
+            assert!(all_ids.insert(sid.to_string()), "{sid} twice");
+        }
+        // Each repository's history pages are its own.
+        assert!(
+            dir.path()
+                .join("site/g")
+                .join(id)
+                .join("history/issue-1.html")
+                .exists()
+        );
+    }
+    // The first host's ids are exactly those of a one-host configuration.
+    assert!(all_ids.contains("github:o/n:issue:1"));
+    assert!(all_ids.contains("github-ghe:o/n:issue:1"));
+    // The store holds each repository's items under its own ids.
+    let store = Store::open(dir.path().join("signals.db")).unwrap();
+    for summary in store.repositories().unwrap() {
+        let view = store.repository_view(summary.key).unwrap().unwrap();
+        let want = if summary.repo.id == "n" {
+            "github"
+        } else {
+            "github-ghe"
+        };
+        assert_eq!(summary.repo.source.as_str(), want);
+        assert!(!view.items.is_empty());
+        for (key, item) in &view.items {
+            assert!(key.starts_with(&format!("{want}:o/n:")), "{key}");
+            assert_eq!(*key, item.id(&summary.repo.source));
+        }
+    }
+    drop(store);
+    // The cards name the host they come from.
+    let page = |id: &str| {
+        std::fs::read_to_string(dir.path().join("site/g").join(id).join("index.html")).unwrap()
+    };
+    assert!(page("n-ghe").contains("on <span class=\"host\">GitHub (ghe)</span>"));
+    assert!(!page("n").contains("GitHub (ghe)"));
+    // The group page holds cards of both, each under its own id.
+    let group = std::fs::read_to_string(dir.path().join("site/g/index.html")).unwrap();
+    assert!(
+        group.contains("github:o/n:") && group.contains("github-ghe:o/n:"),
+        "{group}"
+    );
+
+    // `serve`'s history API finds each item on its own host.
+    let served = crate::serve::serve_with(dir.path(), &[], &[]);
+    for (id, title) in [
+        ("github:o/n:issue:1", "Synthetic item 1"),
+        ("github-ghe:o/n:issue:1", "Seen on the enterprise server"),
+    ] {
+        let (status, body) = crate::serve::get(served.port, &format!("/api/signals/{id}/history"));
+        assert_eq!(status, 200, "{id}: {body:#}");
+        assert_eq!(body["id"], id);
+        assert_eq!(body["title"], title, "{body:#}");
+    }
+    let (status, body) = crate::serve::get(served.port, "/api/repos/g/n-ghe/signals?q=enterprise");
+    assert_eq!(status, 200, "{body:#}");
+    assert_eq!(
+        body["signals"][0]["id"], "github-ghe:o/n:issue:1",
+        "{body:#}"
+    );
 }

@@ -25,7 +25,7 @@ pub fn group() -> Group {
 pub fn tracked(n: usize) -> TrackedRepo {
     TrackedRepo {
         id: format!("r{n}"),
-        source: Source::Github,
+        source: Source::Github.into(),
         repo: RepoName::parse(&format!("o/r{n}")).unwrap(),
         name: format!("Repository {n}"),
         keywords: vec![],

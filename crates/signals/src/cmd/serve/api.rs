@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 use signals_core::importance::Weights;
-use signals_core::{ItemSnapshot, Source};
+use signals_core::{ItemSnapshot, SourceId};
 use signals_store::{Backend, RepoSummary};
 
 use super::index::{Filter, Indexes, RepoIndex, Row, state_of};
@@ -452,7 +452,7 @@ fn decode_history_file(summary: &RepoSummary, file: &str) -> Option<String> {
         }
     }
     let key = String::from_utf8(key).ok()?;
-    let id = signals_core::signal_id(summary.repo.source, &summary.repo.repo, kind, &key);
+    let id = signals_core::signal_id(&summary.repo.source, &summary.repo.repo, kind, &key);
     (signals_site::history_file(&id) == file).then_some(id)
 }
 
@@ -464,7 +464,7 @@ fn unknown_repo(group: &str, repo: &str) -> Answer {
 }
 
 /// `(source, owner/name)` of a signal id.
-fn parse_id(id: &str) -> Option<(Source, &str)> {
+fn parse_id(id: &str) -> Option<(SourceId, &str)> {
     let mut parts = id.splitn(4, ':');
     let source = parts.next()?;
     let repo = parts.next()?;
@@ -473,7 +473,7 @@ fn parse_id(id: &str) -> Option<(Source, &str)> {
     if key.is_empty() || !["issue", "pull_request", "release"].contains(&kind) {
         return None;
     }
-    let source: Source = serde_json::from_value(Value::String(source.to_string())).ok()?;
+    let source = SourceId::parse(source).ok()?;
     repo.contains('/').then_some((source, repo))
 }
 
@@ -623,16 +623,21 @@ pub(super) fn parse_query(query: &str) -> Option<HashMap<String, String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use signals_core::Source;
 
     #[test]
     fn ids_queries_and_escapes_parse_or_are_refused() {
         assert_eq!(
             parse_id("github:o/n:issue:7"),
-            Some((Source::Github, "o/n"))
+            Some((Source::Github.into(), "o/n"))
         );
         assert_eq!(
             parse_id("gitlab:g/sub/p:pull_request:3"),
-            Some((Source::Gitlab, "g/sub/p"))
+            Some((Source::Gitlab.into(), "g/sub/p"))
+        );
+        assert_eq!(
+            parse_id("github-ghe:o/n:issue:7"),
+            Some((SourceId::parse("github-ghe").unwrap(), "o/n"))
         );
         assert_eq!(parse_id("github:o/n:commit:7"), None);
         assert_eq!(parse_id("nohost:o/n:issue:7"), None);
