@@ -19,6 +19,7 @@ pub mod hostile;
 pub mod importance;
 pub mod model;
 pub mod notify;
+pub mod owners;
 pub mod reconcile;
 pub mod run;
 pub mod trends;

@@ -71,6 +71,39 @@ impl Client {
         &self.http
     }
 
+    /// Lists the repositories of `owner`, an organisation
+    /// (`/orgs/{owner}/repos`) or, when Forgejo knows no such organisation
+    /// (404), a user (`/users/{owner}/repos`): `max(1, ceil(repositories /
+    /// 50))` requests, plus one for a user. Forgejo and Gitea answer no API
+    /// request with 304 (docs/hosts.md), so every listing costs its pages
+    /// in full. Private repositories a token can see are left out.
+    pub fn list_owner(
+        &mut self,
+        owner: &str,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<signals_http::OwnerListing, Error> {
+        let base = self.http.base().to_string();
+        let urls = [
+            format!("{base}/orgs/{owner}/repos?limit={LIMIT}"),
+            format!("{base}/users/{owner}/repos?limit={LIMIT}"),
+        ];
+        self.http.list_owner(
+            owner,
+            &urls,
+            "an organisation or a user",
+            cache,
+            LIMIT as usize,
+            &|fetched| {
+                Ok(
+                    decode::<Vec<wire::ListedRepo>>(&fetched.url, &fetched.body)?
+                        .into_iter()
+                        .filter_map(wire::ListedRepo::into_listed)
+                        .collect(),
+                )
+            },
+        )
+    }
+
     /// Collects one repository: the repository, the first page of releases
     /// (50 newest), the open milestones (first 50), and every issue and
     /// pull request updated at or after `since`: one list holds both (no

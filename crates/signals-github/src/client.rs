@@ -6,7 +6,7 @@
 use jiff::Timestamp;
 use signals_core::model::{Collected, ItemSnapshot, RepoName};
 use signals_http::{
-    Collection, Headers, Protocol, RateLimit, Refusal, RequestStats, ResponseCache,
+    Collection, Headers, OwnerListing, Protocol, RateLimit, Refusal, RequestStats, ResponseCache,
 };
 
 use std::collections::HashSet;
@@ -193,6 +193,41 @@ impl Client {
 }
 
 impl Client {
+    /// Lists the public repositories of `owner`, an organisation
+    /// (`/orgs/{owner}/repos?type=public`) or, when GitHub knows no such
+    /// organisation (404), a user (`/users/{owner}/repos?type=owner`):
+    /// `max(1, ceil(repositories / 100))` requests, plus one for a user.
+    /// Oldest first (`sort=created&direction=asc`), so a new repository
+    /// lands on the last page, and every page of an unchanged listing
+    /// answers 304 from the cache, which costs no rate limit.
+    pub fn list_owner(
+        &mut self,
+        owner: &str,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<OwnerListing, Error> {
+        let base = self.http.base().to_string();
+        let query = format!("sort=created&direction=asc&per_page={PER_PAGE}");
+        let urls = [
+            format!("{base}/orgs/{owner}/repos?type=public&{query}"),
+            format!("{base}/users/{owner}/repos?type=owner&{query}"),
+        ];
+        self.http.list_owner(
+            owner,
+            &urls,
+            "an organisation or a user",
+            cache,
+            PER_PAGE as usize,
+            &|fetched| {
+                Ok(
+                    wire::decode::<Vec<wire::ListedRepo>>(&fetched.url, &fetched.body)?
+                        .into_iter()
+                        .filter_map(wire::ListedRepo::into_listed)
+                        .collect(),
+                )
+            },
+        )
+    }
+
     /// Settles the merge state of closed pull requests whose issue-list
     /// entry lacks `pull_request.merged_at` (answers from before 2022,
     /// older GitHub Enterprise servers) from the closed pulls list, most

@@ -86,6 +86,45 @@ impl Client {
         &self.http
     }
 
+    /// Lists the public projects of `owner`: a group with its subgroups
+    /// (`/groups/:path/projects?include_subgroups=true`, without projects
+    /// only shared with the group) or, when GitLab knows no such group
+    /// (404), a user (`/users/:username/projects`). Oldest first
+    /// (`order_by=id&sort=asc`), so a new project lands on the last page:
+    /// `max(1, ceil(projects / 100))` requests, plus one for a user; an
+    /// unchanged page answers 304 (it saves the body; GitLab still counts
+    /// the request).
+    pub fn list_owner(
+        &mut self,
+        owner: &str,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<signals_http::OwnerListing, Error> {
+        let base = self.http.base().to_string();
+        let query = format!("visibility=public&order_by=id&sort=asc&per_page={PER_PAGE}");
+        let urls = [
+            format!(
+                "{base}/groups/{}/projects?include_subgroups=true&with_shared=false&{query}",
+                encode(owner)
+            ),
+            format!("{base}/users/{}/projects?{query}", encode(owner)),
+        ];
+        self.http.list_owner(
+            owner,
+            &urls,
+            "a group or a user",
+            cache,
+            PER_PAGE as usize,
+            &|fetched| {
+                Ok(
+                    decode::<Vec<wire::ListedProject>>(&fetched.url, &fetched.body)?
+                        .into_iter()
+                        .filter_map(wire::ListedProject::into_listed)
+                        .collect(),
+                )
+            },
+        )
+    }
+
     /// Collects one project: the project, its first page of releases (100
     /// newest), its active milestones and its groups' (first 100,
     /// `include_ancestors=true`) and, per active milestone, its issue

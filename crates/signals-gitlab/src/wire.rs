@@ -483,3 +483,34 @@ mod tests {
         }
     }
 }
+
+/// One entry of `GET /groups/:id/projects` or `GET /users/:id/projects`:
+/// only what decides whether a group tracks it.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ListedProject {
+    #[serde(default, deserialize_with = "text")]
+    path_with_namespace: String,
+    #[serde(default)]
+    archived: Option<bool>,
+    /// Present (an object) only on a fork.
+    #[serde(default)]
+    forked_from_project: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    visibility: Option<String>,
+}
+
+impl ListedProject {
+    /// The domain entry; `None` for a project that is not public (the
+    /// request asks for public ones; a server too old for the filter may
+    /// still send others) or a path that is not `namespace/name`.
+    pub(crate) fn into_listed(self) -> Option<signals_core::owners::Listed> {
+        if self.visibility.as_deref().is_some_and(|v| v != "public") {
+            return None;
+        }
+        Some(signals_core::owners::Listed {
+            full_name: RepoName::parse(&self.path_with_namespace).ok()?,
+            archived: self.archived.unwrap_or(false),
+            fork: self.forked_from_project.is_some(),
+        })
+    }
+}

@@ -26,6 +26,20 @@ pub enum Error {
         /// The repository asked for.
         repo: RepoName,
     },
+    /// The owner (organisation, user or GitLab group) whose repositories
+    /// were to be listed does not exist, or the token cannot see it.
+    #[error(
+        "owner {owner:?} was not found on {host} (404) as {kinds}: check `orgs` in the \
+         configuration, and the group's host"
+    )]
+    OwnerNotFound {
+        /// The host's display name.
+        host: &'static str,
+        /// The owner asked for.
+        owner: String,
+        /// What it was looked up as (`an organisation or a user`).
+        kinds: &'static str,
+    },
     /// A rate limit needs a longer wait than the configured `max_wait`, or
     /// refused every retry; no longer wait was done. Stop and run again
     /// after `until` (or later, when the host did not say).

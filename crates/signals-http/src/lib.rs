@@ -43,3 +43,61 @@ pub struct Collection {
     /// Request counters of this collection.
     pub stats: RequestStats,
 }
+
+/// What one host client's listing of an owner's repositories (issue 20)
+/// produced, the same for every host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnerListing {
+    /// The owner's public repositories, as the host listed them.
+    pub repos: Vec<signals_core::owners::Listed>,
+    /// Every page answered 304: nothing changed since the last listing.
+    pub not_modified: bool,
+    /// Request counters of this listing.
+    pub stats: RequestStats,
+}
+
+impl Client {
+    /// Lists an owner's repositories: every page from the first of `urls`,
+    /// each decoded by `decode`. When a URL answers 404, the next is tried
+    /// (`/orgs/…` for an organisation, then `/users/…` for a user); a 404
+    /// of the last is [`Error::OwnerNotFound`], `kinds` saying what the
+    /// owner was looked up as.
+    pub fn list_owner(
+        &mut self,
+        owner: &str,
+        urls: &[String],
+        kinds: &'static str,
+        cache: &mut dyn ResponseCache,
+        per_page: usize,
+        decode: &dyn Fn(&Fetched) -> Result<Vec<signals_core::owners::Listed>, Error>,
+    ) -> Result<OwnerListing, Error> {
+        self.reset_stats();
+        for url in urls {
+            let mut repos = vec![];
+            let mut all_304 = true;
+            let result = self.get_pages(url, cache, per_page, None, |fetched| {
+                all_304 &= fetched.not_modified;
+                let page = decode(fetched)?;
+                let n = page.len();
+                repos.extend(page);
+                Ok(n)
+            });
+            match result {
+                Ok(()) => {
+                    return Ok(OwnerListing {
+                        repos,
+                        not_modified: all_304,
+                        stats: self.stats(),
+                    });
+                }
+                Err(Error::Http { status: 404, .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Err(Error::OwnerNotFound {
+            host: self.host_name(),
+            owner: owner.to_string(),
+            kinds,
+        })
+    }
+}

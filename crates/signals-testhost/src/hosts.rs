@@ -135,7 +135,12 @@ pub(crate) fn gitlab(scenario: &Scenario, base: &str, path: &str, query: &str) -
 }
 
 /// GitLab's offset-pagination headers beside `Link`.
-fn gitlab_page_headers(mut r: Response, total: usize, per_page: usize, page: usize) -> Response {
+pub(crate) fn gitlab_page_headers(
+    mut r: Response,
+    total: usize,
+    per_page: usize,
+    page: usize,
+) -> Response {
     let pages = total.div_ceil(per_page).max(1);
     let next = if page < pages {
         (page + 1).to_string()
@@ -176,7 +181,7 @@ fn forgejo_bad(base: &str, message: &str) -> Response {
 }
 
 /// The most entries a Forgejo page holds (`[api] MAX_RESPONSE_ITEMS`).
-const FORGEJO_MAX_ITEMS: usize = 50;
+pub(crate) const FORGEJO_MAX_ITEMS: usize = 50;
 
 /// Answers `GET /api/v1/{rest}?{query}` on a Forgejo scenario.
 pub(crate) fn forgejo(scenario: &Scenario, base: &str, path: &str, query: &str) -> Response {

@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 mod hosts;
+mod owners;
 mod routes;
 mod scenario;
 
@@ -559,9 +560,12 @@ fn answer(
         _ => {
             let base = state.link_base.as_deref().unwrap_or(base);
             let mut r = match flavor {
-                Flavor::Github => routes::route(&state.scenario, base, path, query),
-                Flavor::Gitlab => hosts::gitlab(&state.scenario, base, path, query),
-                Flavor::Forgejo => hosts::forgejo(&state.scenario, base, path, query),
+                Flavor::Github => owners::github(&state.scenario, base, path, query)
+                    .unwrap_or_else(|| routes::route(&state.scenario, base, path, query)),
+                Flavor::Gitlab => owners::gitlab(&state.scenario, base, path, query)
+                    .unwrap_or_else(|| hosts::gitlab(&state.scenario, base, path, query)),
+                Flavor::Forgejo => owners::forgejo(&state.scenario, base, path, query)
+                    .unwrap_or_else(|| hosts::forgejo(&state.scenario, base, path, query)),
             };
             // Forgejo's API JSON carries no validators (see signals-forgejo).
             if r.status == 200 && flavor != Flavor::Forgejo {

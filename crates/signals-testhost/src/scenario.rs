@@ -52,6 +52,12 @@ pub struct Scenario {
     /// old name get a 301 to `/repositories/{id}` of the new one.
     #[serde(default)]
     pub renamed: BTreeMap<String, String>,
+    /// The owners that are organisations (GitLab: groups, by full path),
+    /// whose repositories `/orgs/{org}/repos` (GitLab: `/groups/{id}/
+    /// projects`) lists; every other owner of a repository is a user
+    /// (`/users/{user}/repos`).
+    #[serde(default)]
+    pub orgs: std::collections::BTreeSet<String>,
 }
 
 /// One repository's data.
