@@ -46,7 +46,11 @@ fn pg_type(c: ColumnType) -> Type {
 /// The identity column of a table, if it has one.
 fn identity(table: Table) -> Option<&'static str> {
     match table {
-        Table::Groups | Table::HttpCache | Table::RateLimits => None,
+        Table::Groups
+        | Table::HttpCache
+        | Table::RateLimits
+        | Table::Owners
+        | Table::OwnerRepos => None,
         Table::Repositories => Some("key"),
         _ => Some("id"),
     }

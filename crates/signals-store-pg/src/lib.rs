@@ -20,6 +20,7 @@
 pub mod address;
 mod copy;
 mod outbox;
+mod owners;
 mod paged;
 pub mod queue;
 mod read;
@@ -53,6 +54,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0005_reconcile",
         include_str!("../migrations/0005_reconcile.sql"),
     ),
+    ("0006_owners", include_str!("../migrations/0006_owners.sql")),
 ];
 
 /// The advisory lock key that serializes migrations between workers that
@@ -663,5 +665,37 @@ impl signals_store::Backend for PgStore {
     }
     fn outbox_status(&self) -> Result<Vec<signals_store::RuleOutbox>> {
         self.outbox_status_()
+    }
+    fn owner_claim(
+        &mut self,
+        owner: signals_store::OwnerRef<'_>,
+        _at: jiff::Timestamp,
+        every: jiff::SignedDuration,
+    ) -> Result<bool> {
+        // The server's clock, shared by every worker, not the caller's.
+        self.owner_claim_(owner, every)
+    }
+    fn owner_repos(&self, group_id: &str) -> Result<Vec<signals_store::OwnerRepo>> {
+        self.owner_repos_(group_id)
+    }
+    fn owner_listed(
+        &mut self,
+        owner: signals_store::OwnerRef<'_>,
+        at: jiff::Timestamp,
+        repos: &[signals_core::owners::Known],
+        stats: &signals_store::RequestStats,
+    ) -> Result<()> {
+        self.owner_listed_(owner, at, repos, stats)
+    }
+    fn owner_failed(
+        &mut self,
+        owner: signals_store::OwnerRef<'_>,
+        at: jiff::Timestamp,
+        message: &str,
+    ) -> Result<()> {
+        self.owner_failed_(owner, at, message)
+    }
+    fn owners_status(&self) -> Result<Vec<signals_store::OwnerStatus>> {
+        self.owners_status_()
     }
 }

@@ -21,6 +21,7 @@ use signals_core::notify::Outgoing;
 
 use crate::dump::{Record, TableCounts};
 use crate::outbox::{MessageState, OutboxMessage, RuleOutbox, Settle};
+use crate::owners::{OwnerRef, OwnerRepo, OwnerStatus};
 use crate::{
     CachedResponse, RateLimit, RepoKey, RepoSummary, RepoView, Result, RunCommit, Status, Store,
     TextIds,
@@ -185,6 +186,31 @@ pub trait Backend {
     fn outbox_last_digest(&self, rule: &str) -> Result<Option<Timestamp>>;
     /// Each rule's messages by state and its last error (`signals status`).
     fn outbox_status(&self) -> Result<Vec<RuleOutbox>>;
+
+    /// Takes on the listing of an owner's repositories (`crate::owners`):
+    /// true unless it was listed less than `every` ago (on PostgreSQL by
+    /// the server's clock, so of several workers one lists it).
+    fn owner_claim(
+        &mut self,
+        owner: OwnerRef<'_>,
+        at: Timestamp,
+        every: jiff::SignedDuration,
+    ) -> Result<bool>;
+    /// The repositories found through the owners of a group.
+    fn owner_repos(&self, group_id: &str) -> Result<Vec<OwnerRepo>>;
+    /// Records a successful listing: the owner's repositories (all of
+    /// them, gone ones included) and its cost, all or nothing.
+    fn owner_listed(
+        &mut self,
+        owner: OwnerRef<'_>,
+        at: Timestamp,
+        repos: &[signals_core::owners::Known],
+        stats: &crate::RequestStats,
+    ) -> Result<()>;
+    /// Records a failed listing; the owner's repositories stay as they were.
+    fn owner_failed(&mut self, owner: OwnerRef<'_>, at: Timestamp, message: &str) -> Result<()>;
+    /// Every owner with its repositories (`signals status`).
+    fn owners_status(&self) -> Result<Vec<OwnerStatus>>;
 }
 
 impl Backend for Store {
@@ -337,5 +363,31 @@ impl Backend for Store {
     }
     fn outbox_status(&self) -> Result<Vec<RuleOutbox>> {
         Store::outbox_status(self)
+    }
+    fn owner_claim(
+        &mut self,
+        owner: OwnerRef<'_>,
+        at: Timestamp,
+        every: jiff::SignedDuration,
+    ) -> Result<bool> {
+        Store::owner_claim(self, owner, at, every)
+    }
+    fn owner_repos(&self, group_id: &str) -> Result<Vec<OwnerRepo>> {
+        Store::owner_repos(self, group_id)
+    }
+    fn owner_listed(
+        &mut self,
+        owner: OwnerRef<'_>,
+        at: Timestamp,
+        repos: &[signals_core::owners::Known],
+        stats: &crate::RequestStats,
+    ) -> Result<()> {
+        Store::owner_listed(self, owner, at, repos, stats)
+    }
+    fn owner_failed(&mut self, owner: OwnerRef<'_>, at: Timestamp, message: &str) -> Result<()> {
+        Store::owner_failed(self, owner, at, message)
+    }
+    fn owners_status(&self) -> Result<Vec<OwnerStatus>> {
+        Store::owners_status(self)
     }
 }

@@ -63,6 +63,10 @@ pub enum Table {
     RateLimits,
     /// Alert messages (`crate::outbox`).
     Outbox,
+    /// Owners whose repositories groups list (`crate::owners`).
+    Owners,
+    /// Repositories found through owners.
+    OwnerRepos,
 }
 
 use ColumnType::{Blob, Int, Text};
@@ -70,7 +74,7 @@ use ColumnType::{Blob, Int, Text};
 impl Table {
     /// Every table, in an order that loads: each table after those it
     /// references (`items.latest` is a plain number, not a reference).
-    pub const ALL: [Table; 11] = [
+    pub const ALL: [Table; 13] = [
         Table::Groups,
         Table::Repositories,
         Table::Runs,
@@ -82,6 +86,8 @@ impl Table {
         Table::HttpCache,
         Table::RateLimits,
         Table::Outbox,
+        Table::Owners,
+        Table::OwnerRepos,
     ];
 
     /// The table's SQL name.
@@ -98,6 +104,8 @@ impl Table {
             Table::HttpCache => "http_cache",
             Table::RateLimits => "rate_limits",
             Table::Outbox => "outbox",
+            Table::Owners => "owners",
+            Table::OwnerRepos => "owner_repos",
         }
     }
 
@@ -204,6 +212,31 @@ impl Table {
                 ("digest", Int),
                 ("body", Text),
             ],
+            Table::Owners => &[
+                ("group_id", Text),
+                ("host", Text),
+                ("owner", Text),
+                ("claimed_at", Text),
+                ("listed_at", Text),
+                ("listings", Int),
+                ("last_requests", Int),
+                ("last_not_modified", Int),
+                ("requests", Int),
+                ("not_modified", Int),
+                ("bytes_received", Int),
+                ("failed_at", Text),
+                ("last_error", Text),
+            ],
+            Table::OwnerRepos => &[
+                ("group_id", Text),
+                ("host", Text),
+                ("owner", Text),
+                ("full_name", Text),
+                ("repo_id", Text),
+                ("state", Text),
+                ("since", Text),
+                ("first_seen", Text),
+            ],
         }
     }
 
@@ -217,6 +250,8 @@ impl Table {
             // A message folded into a digest references it, and the digest
             // was made after it: digests (and unfolded messages) first.
             Table::Outbox => "digest IS NOT NULL, id",
+            Table::Owners => "group_id, host, owner",
+            Table::OwnerRepos => "group_id, host, owner, full_name",
             _ => "id",
         }
     }

@@ -60,6 +60,7 @@ pub mod codec;
 pub mod dump;
 mod error;
 pub mod outbox;
+pub mod owners;
 mod paged;
 mod read;
 mod search;
@@ -78,6 +79,7 @@ pub use backend::Backend;
 pub use cache::{CachedResponse, RateLimit, check_cacheable};
 pub use error::{DbError, Result, StoreError};
 pub use outbox::{MessageState, OutboxMessage, RuleOutbox, Settle};
+pub use owners::{OwnerRef, OwnerRepo, OwnerStatus};
 pub use paged::{TextIds, TrailSlice, trail_plan};
 pub use read::{
     Failure, RepoStatus, RepoSummary, RepoTotals, RepoView, RunRow, RunStatus, Status, SummaryRow,
@@ -130,6 +132,11 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         name: "0006_reconcile",
         sql: include_str!("../migrations/0006_reconcile.sql"),
+        then: None,
+    },
+    Migration {
+        name: "0007_owners",
+        sql: include_str!("../migrations/0007_owners.sql"),
         then: None,
     },
 ];

@@ -98,6 +98,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         "reconcile_marks_and_open_items_plan_a_reconcile",
         reconcile_marks_and_open_items_plan_a_reconcile,
     ),
+    (
+        "owners_keep_their_repositories_and_are_claimed_once_per_interval",
+        owners_keep_their_repositories_and_are_claimed_once_per_interval,
+    ),
 ];
 
 /// Runs every check, naming each on stderr first (so a failure names its
@@ -1109,6 +1113,15 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
         resource: None,
     };
     store.rate_limit_put("fp", &limit, t2).unwrap();
+    let owner = crate::OwnerRef {
+        group: &group(),
+        host: "github",
+        owner: "o",
+    };
+    assert!(store.owner_claim(owner, t2, SignedDuration::ZERO).unwrap());
+    store
+        .owner_listed(owner, t2, &[known("o/a", "a", "tracked", t2)], &stats(2, 1))
+        .unwrap();
 
     let mut rows = Vec::new();
     store
@@ -1127,6 +1140,10 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
     );
     assert_eq!(copy.status().unwrap(), store.status().unwrap());
     assert_eq!(copy.cache_get("https://h/x", "fp").unwrap(), Some(response));
+    assert_eq!(
+        copy.owners_status().unwrap(),
+        store.owners_status().unwrap()
+    );
     assert_eq!(
         copy.outbox_status().unwrap(),
         store.outbox_status().unwrap()
@@ -1805,4 +1822,106 @@ pub fn the_outbox_holds_exactly_the_messages_of_committed_runs(make: Factory<'_>
     if let Err(e) = result {
         panic!("{e}");
     }
+}
+
+fn known(full_name: &str, id: &str, state: &str, at: Timestamp) -> signals_core::owners::Known {
+    signals_core::owners::Known {
+        full_name: RepoName::parse(full_name).unwrap(),
+        repo_id: id.into(),
+        state: signals_core::owners::State::parse(state).unwrap(),
+        since: at,
+        first_seen: at,
+    }
+}
+
+fn stats(requests: u64, not_modified: u64) -> RequestStats {
+    RequestStats {
+        requests,
+        not_modified,
+        bytes_received: 100 * (requests - not_modified),
+        ..RequestStats::default()
+    }
+}
+
+/// An owner's listing is taken on once per interval; its repositories
+/// are kept with their states and ids, gone ones included, and the cost
+/// of its listings is added up; a failed listing leaves them as they were.
+pub fn owners_keep_their_repositories_and_are_claimed_once_per_interval(make: Factory<'_>) {
+    let mut store = make();
+    let g = group();
+    let owner = crate::OwnerRef {
+        group: &g,
+        host: "github",
+        owner: "org",
+    };
+    let t1 = ts("2026-11-20T10:00:00Z");
+    let hour = SignedDuration::from_hours(1);
+    assert!(store.owner_claim(owner, t1, hour).unwrap());
+    // Claimed a moment ago (by the store's clock on PostgreSQL): not again
+    // within the hour, by this worker or another.
+    assert!(!store.owner_claim(owner, t1, hour).unwrap());
+    // Zero: every collection lists (one process owns a SQLite store).
+    assert!(store.owner_claim(owner, t1, SignedDuration::ZERO).unwrap());
+    assert!(store.owner_repos(&g.id).unwrap().is_empty());
+    let first = [
+        known("org/a", "a", "tracked", t1),
+        known("org/b", "b", "tracked", t1),
+    ];
+    store.owner_listed(owner, t1, &first, &stats(1, 0)).unwrap();
+    let t2 = ts("2026-11-20T11:00:00.5Z");
+    let mut second = first.to_vec();
+    second[0].state = signals_core::owners::State::Gone;
+    second[0].since = t2;
+    second.push(known("org/C", "c", "tracked", t2));
+    assert!(store.owner_claim(owner, t2, SignedDuration::ZERO).unwrap());
+    store
+        .owner_listed(owner, t2, &second, &stats(2, 2))
+        .unwrap();
+    let repos: Vec<_> = store
+        .owner_repos(&g.id)
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.host, r.owner, r.known))
+        .collect();
+    let mut want: Vec<_> = second
+        .iter()
+        .map(|k| ("github".to_string(), "org".to_string(), k.clone()))
+        .collect();
+    want.sort_by_key(|(_, _, k)| k.full_name.to_string());
+    assert_eq!(repos, want);
+    store
+        .owner_failed(owner, ts("2026-11-20T12:00:00Z"), "500 from the host")
+        .unwrap();
+    assert_eq!(store.owner_repos(&g.id).unwrap().len(), 3);
+    let status = store.owners_status().unwrap();
+    assert_eq!(status.len(), 1);
+    let o = &status[0];
+    assert_eq!(
+        (o.group_id.as_str(), o.host.as_str(), o.owner.as_str()),
+        ("engines", "github", "org")
+    );
+    assert_eq!(o.listed_at, Some(t2));
+    assert_eq!(o.listings, 2);
+    assert_eq!((o.last.requests, o.last.not_modified), (2, 2));
+    assert_eq!(
+        (
+            o.totals.requests,
+            o.totals.not_modified,
+            o.totals.bytes_received
+        ),
+        (3, 2, 100)
+    );
+    assert_eq!(
+        o.failure,
+        Some((ts("2026-11-20T12:00:00Z"), "500 from the host".to_string()))
+    );
+    assert_eq!(o.repos.len(), 3);
+    // A success clears the failure.
+    assert!(store.owner_claim(owner, t2, SignedDuration::ZERO).unwrap());
+    store
+        .owner_listed(owner, t2, &second, &stats(1, 1))
+        .unwrap();
+    assert_eq!(store.owners_status().unwrap()[0].failure, None);
+    // Another group's owners are its own.
+    assert!(store.owner_repos("other").unwrap().is_empty());
 }

@@ -1,0 +1,415 @@
+//! Whole owners (issue 20, part 1): the owners a group lists, and the
+//! repositories found through them with their state
+//! (`signals_core::owners`), from migration 0007.
+//!
+//! A collection claims an owner's listing ([`Store::owner_claim`]), lists
+//! it on the host, and records the outcome: the owner's repositories as
+//! `signals_core::owners::apply` made them, with the listing's request
+//! counts ([`Store::owner_listed`]), or the failure
+//! ([`Store::owner_failed`]). Rows of `owner_repos` are replaced per owner
+//! in one transaction but never dropped: `apply` keeps every repository it
+//! was given, a gone one as `gone`.
+//!
+//! The types and the row decoding are shared with the PostgreSQL store;
+//! the SQL of each backend is its own.
+
+use std::path::Path;
+
+use jiff::{SignedDuration, Timestamp};
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use signals_core::owners::{Known, State};
+use signals_core::{Group, RepoName, RequestStats};
+
+use crate::Store;
+use crate::codec::{int, ts_parse, ts_text, uint};
+use crate::error::{DbContext, Result, StoreError};
+
+/// One owner of one group on one configured host.
+#[derive(Debug, Clone, Copy)]
+pub struct OwnerRef<'a> {
+    /// The group that lists it.
+    pub group: &'a Group,
+    /// The configured host's name.
+    pub host: &'a str,
+    /// The owner, as configured.
+    pub owner: &'a str,
+}
+
+/// A repository found through an owner, with the owner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnerRepo {
+    /// The configured host's name.
+    pub host: String,
+    /// The owner, as configured.
+    pub owner: String,
+    /// The repository and its state.
+    pub known: Known,
+}
+
+/// One owner as `signals status` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnerStatus {
+    /// The group's id.
+    pub group_id: String,
+    /// The configured host's name.
+    pub host: String,
+    /// The owner, as configured.
+    pub owner: String,
+    /// When a collection last took the listing on.
+    pub claimed_at: Option<Timestamp>,
+    /// The last successful listing.
+    pub listed_at: Option<Timestamp>,
+    /// Successful listings.
+    pub listings: u64,
+    /// Requests and 304s of the last successful listing.
+    pub last: RequestStats,
+    /// Requests, 304s and bytes of every successful listing.
+    pub totals: RequestStats,
+    /// The last failed listing since the last success: when, and why.
+    pub failure: Option<(Timestamp, String)>,
+    /// The repositories found through it, by full name.
+    pub repos: Vec<Known>,
+}
+
+/// The raw columns of an `owner_repos` row: host, owner, full name, repo
+/// id, state, since, first seen.
+pub type OwnerRepoRow = (String, String, String, String, String, String, String);
+
+/// Decodes an `owner_repos` row (both backends).
+pub fn owner_repo_from(path: &Path, row: OwnerRepoRow) -> Result<OwnerRepo> {
+    let (host, owner, full_name, repo_id, state, since, first_seen) = row;
+    let corrupt = |what: String| StoreError::Corrupt {
+        path: path.to_path_buf(),
+        what,
+    };
+    Ok(OwnerRepo {
+        host,
+        owner,
+        known: Known {
+            full_name: RepoName::parse(&full_name)
+                .map_err(|e| corrupt(format!("owner_repos.full_name: {e}")))?,
+            repo_id,
+            state: State::parse(&state)
+                .ok_or_else(|| corrupt(format!("owner_repos.state is {state:?}")))?,
+            since: ts_parse(path, "owner_repos.since", &since)?,
+            first_seen: ts_parse(path, "owner_repos.first_seen", &first_seen)?,
+        },
+    })
+}
+
+/// The raw columns of an `owners` row, in [`OWNER_COLUMNS`] order.
+pub type OwnerRow = (
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+    Option<String>,
+    Option<String>,
+);
+
+/// The columns of [`OwnerRow`].
+pub const OWNER_COLUMNS: &str = "group_id, host, owner, claimed_at, listed_at, listings, \
+     last_requests, last_not_modified, requests, not_modified, bytes_received, failed_at, \
+     last_error";
+
+/// Decodes an `owners` row (both backends); its repositories are added by
+/// the caller.
+pub fn owner_status_from(path: &Path, row: OwnerRow) -> Result<OwnerStatus> {
+    let (group_id, host, owner, claimed, listed, listings, lr, lnm, r, nm, b, failed, error) = row;
+    let ts = |column: &str, v: Option<String>| -> Result<Option<Timestamp>> {
+        v.map(|t| ts_parse(path, column, &t)).transpose()
+    };
+    let n = |column: &str, v: i64| uint(path, column, v);
+    let failure = match (ts("owners.failed_at", failed)?, error) {
+        (Some(at), Some(message)) => Some((at, message)),
+        _ => None,
+    };
+    Ok(OwnerStatus {
+        group_id,
+        host,
+        owner,
+        claimed_at: ts("owners.claimed_at", claimed)?,
+        listed_at: ts("owners.listed_at", listed)?,
+        listings: n("owners.listings", listings)?,
+        last: RequestStats {
+            requests: n("owners.last_requests", lr)?,
+            not_modified: n("owners.last_not_modified", lnm)?,
+            ..RequestStats::default()
+        },
+        totals: RequestStats {
+            requests: n("owners.requests", r)?,
+            not_modified: n("owners.not_modified", nm)?,
+            bytes_received: n("owners.bytes_received", b)?,
+            ..RequestStats::default()
+        },
+        failure,
+        repos: vec![],
+    })
+}
+
+/// Puts each owner's repositories with it (`repos` in owner order).
+pub fn attach_repos(owners: &mut [OwnerStatus], repos: Vec<(String, OwnerRepo)>) {
+    for (group_id, repo) in repos {
+        if let Some(o) = owners
+            .iter_mut()
+            .find(|o| o.group_id == group_id && o.host == repo.host && o.owner == repo.owner)
+        {
+            o.repos.push(repo.known);
+        }
+    }
+}
+
+/// The counters of a listing as stored.
+pub fn listing_counts(stats: &RequestStats) -> Result<[i64; 3]> {
+    Ok([
+        int("listing requests", stats.requests)?,
+        int("listing 304s", stats.not_modified)?,
+        int("listing bytes", stats.bytes_received)?,
+    ])
+}
+
+impl Store {
+    /// Takes on the listing of `owner` at `at` (registering the group and
+    /// the owner): true unless another collection listed it less than
+    /// `every` ago. One process owns a SQLite store, so `collect` passes
+    /// zero and lists every owner at each run.
+    pub fn owner_claim(
+        &mut self,
+        owner: OwnerRef<'_>,
+        at: Timestamp,
+        every: SignedDuration,
+    ) -> Result<bool> {
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .doing(&path, "claiming an owner's listing")?;
+        tx.execute(
+            "INSERT INTO groups (id, name) VALUES (?1, ?2)
+             ON CONFLICT (id) DO UPDATE SET name = excluded.name",
+            params![owner.group.id, owner.group.name],
+        )
+        .doing(&path, "registering a group")?;
+        let claimed: Option<Option<String>> = tx
+            .query_row(
+                "SELECT claimed_at FROM owners WHERE group_id = ?1 AND host = ?2 AND owner = ?3",
+                params![owner.group.id, owner.host, owner.owner],
+                |r| r.get(0),
+            )
+            .optional()
+            .doing(&path, "claiming an owner's listing")?;
+        let due = match claimed.flatten() {
+            None => true,
+            Some(t) => {
+                let last = ts_parse(&path, "owners.claimed_at", &t)?;
+                last.saturating_add(every).is_ok_and(|next| next <= at)
+            }
+        };
+        if due {
+            tx.execute(
+                "INSERT INTO owners (group_id, host, owner, claimed_at) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (group_id, host, owner) DO UPDATE SET claimed_at = excluded.claimed_at",
+                params![owner.group.id, owner.host, owner.owner, ts_text(at)],
+            )
+            .doing(&path, "claiming an owner's listing")?;
+        }
+        tx.commit().doing(&path, "claiming an owner's listing")?;
+        Ok(due)
+    }
+
+    /// The repositories found through the owners of group `group_id`, by
+    /// host, owner and full name.
+    pub fn owner_repos(&self, group_id: &str) -> Result<Vec<OwnerRepo>> {
+        let path = &self.path;
+        let rows: Vec<OwnerRepoRow> = self
+            .conn
+            .prepare_cached(
+                "SELECT host, owner, full_name, repo_id, state, since, first_seen
+                 FROM owner_repos WHERE group_id = ?1 ORDER BY host, owner, full_name",
+            )
+            .and_then(|mut st| {
+                st.query_map(params![group_id], |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                    ))
+                })?
+                .collect()
+            })
+            .doing(path, "reading an owner's repositories")?;
+        rows.into_iter()
+            .map(|row| owner_repo_from(path, row))
+            .collect()
+    }
+
+    /// Records a successful listing of `owner` at `at`: its repositories
+    /// (every one it had, `apply` keeps them all) and what the listing
+    /// cost, in one transaction.
+    pub fn owner_listed(
+        &mut self,
+        owner: OwnerRef<'_>,
+        at: Timestamp,
+        repos: &[Known],
+        stats: &RequestStats,
+    ) -> Result<()> {
+        let path = self.path.clone();
+        let [requests, not_modified, bytes] = listing_counts(stats)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .doing(&path, "recording an owner's listing")?;
+        let key = params![owner.group.id, owner.host, owner.owner];
+        let updated = tx
+            .execute(
+                "UPDATE owners SET listed_at = ?4, listings = listings + 1,
+                    last_requests = ?5, last_not_modified = ?6,
+                    requests = requests + ?5, not_modified = not_modified + ?6,
+                    bytes_received = bytes_received + ?7, failed_at = NULL, last_error = NULL
+                 WHERE group_id = ?1 AND host = ?2 AND owner = ?3",
+                params![
+                    owner.group.id,
+                    owner.host,
+                    owner.owner,
+                    ts_text(at),
+                    requests,
+                    not_modified,
+                    bytes
+                ],
+            )
+            .doing(&path, "recording an owner's listing")?;
+        if updated == 0 {
+            return Err(StoreError::Corrupt {
+                path,
+                what: format!(
+                    "owner {} of group {} was listed without being claimed",
+                    owner.owner, owner.group.id
+                ),
+            });
+        }
+        tx.execute(
+            "DELETE FROM owner_repos WHERE group_id = ?1 AND host = ?2 AND owner = ?3",
+            key,
+        )
+        .doing(&path, "recording an owner's listing")?;
+        for k in repos {
+            tx.execute(
+                "INSERT INTO owner_repos
+                    (group_id, host, owner, full_name, repo_id, state, since, first_seen)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    owner.group.id,
+                    owner.host,
+                    owner.owner,
+                    k.full_name.to_string(),
+                    k.repo_id,
+                    k.state.as_str(),
+                    ts_text(k.since),
+                    ts_text(k.first_seen)
+                ],
+            )
+            .doing(&path, "recording an owner's repositories")?;
+        }
+        tx.commit().doing(&path, "recording an owner's listing")
+    }
+
+    /// Records a failed listing of a claimed `owner`; its repositories stay
+    /// as they were.
+    pub fn owner_failed(
+        &mut self,
+        owner: OwnerRef<'_>,
+        at: Timestamp,
+        message: &str,
+    ) -> Result<()> {
+        self.conn
+            .execute(
+                "UPDATE owners SET failed_at = ?4, last_error = ?5
+                 WHERE group_id = ?1 AND host = ?2 AND owner = ?3",
+                params![
+                    owner.group.id,
+                    owner.host,
+                    owner.owner,
+                    ts_text(at),
+                    message
+                ],
+            )
+            .doing(&self.path, "recording a failed listing")?;
+        Ok(())
+    }
+
+    /// Every owner with its repositories, by group, host and owner.
+    pub fn owners_status(&self) -> Result<Vec<OwnerStatus>> {
+        let path = &self.path;
+        let rows: Vec<OwnerRow> = self
+            .conn
+            .prepare(&format!(
+                "SELECT {OWNER_COLUMNS} FROM owners ORDER BY group_id, host, owner"
+            ))
+            .and_then(|mut st| {
+                st.query_map([], |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                        r.get(7)?,
+                        r.get(8)?,
+                        r.get(9)?,
+                        r.get(10)?,
+                        r.get(11)?,
+                        r.get(12)?,
+                    ))
+                })?
+                .collect()
+            })
+            .doing(path, "reading the owners")?;
+        let mut owners = rows
+            .into_iter()
+            .map(|row| owner_status_from(path, row))
+            .collect::<Result<Vec<_>>>()?;
+        let repos: Vec<(String, OwnerRepoRow)> = self
+            .conn
+            .prepare(
+                "SELECT group_id, host, owner, full_name, repo_id, state, since, first_seen
+                 FROM owner_repos ORDER BY group_id, host, owner, full_name",
+            )
+            .and_then(|mut st| {
+                st.query_map([], |r| {
+                    Ok((
+                        r.get(0)?,
+                        (
+                            r.get(1)?,
+                            r.get(2)?,
+                            r.get(3)?,
+                            r.get(4)?,
+                            r.get(5)?,
+                            r.get(6)?,
+                            r.get(7)?,
+                        ),
+                    ))
+                })?
+                .collect()
+            })
+            .doing(path, "reading the owners' repositories")?;
+        let repos = repos
+            .into_iter()
+            .map(|(g, row)| owner_repo_from(path, row).map(|r| (g, r)))
+            .collect::<Result<Vec<_>>>()?;
+        attach_repos(&mut owners, repos);
+        Ok(owners)
+    }
+}
