@@ -6,18 +6,19 @@
 //! part of the file: it names the environment variables that hold them, and
 //! the values are read when the client is built, never stored or printed.
 
-use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use signals_core::importance::Weights;
-use signals_core::{Group, RepoName, Source, SourceId, TrackedRepo, is_slug, slugify};
+use signals_core::{Group, RepoName, Source, SourceId, TrackedRepo, slugify};
 use std::time::Duration;
 
 use toml::Spanned;
 
+pub mod groups;
 pub mod notify;
+pub use groups::{GroupConfig, OwnerConfig, normalize_repo_input};
 pub use notify::NotifyRule;
 
 /// The default config file name, looked up in the working directory.
@@ -69,7 +70,7 @@ struct RawConfig {
     #[serde(default)]
     importance: Option<Spanned<Weights>>,
     #[serde(default)]
-    groups: Vec<RawGroup>,
+    groups: Vec<groups::RawGroup>,
     /// Alert rules (`config/notify.rs`).
     #[serde(default)]
     notify: Vec<Spanned<notify::RawNotify>>,
@@ -97,61 +98,6 @@ enum TokenEnv {
     Many(Vec<String>),
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawGroup {
-    id: Spanned<String>,
-    name: String,
-    /// The host of the group's repositories that name none.
-    host: Option<Spanned<String>>,
-    #[serde(default)]
-    repos: Vec<Spanned<RawRepoEntry>>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawRepo {
-    repo: Spanned<String>,
-    host: Option<Spanned<String>>,
-    id: Option<Spanned<String>>,
-    name: Option<String>,
-    #[serde(default)]
-    keywords: Vec<String>,
-}
-
-/// One element of a group's `repos`: the short form `"owner/name"` (or a
-/// pasted repository URL), or a table with `repo`, `id`, `name`, `keywords`.
-/// Hand-written rather than `#[serde(untagged)]`, because an untagged enum
-/// buffers its input and would lose the line numbers of errors.
-#[derive(Debug)]
-enum RawRepoEntry {
-    Short(String),
-    Full(RawRepo),
-}
-
-impl<'de> Deserialize<'de> for RawRepoEntry {
-    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = RawRepoEntry;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("\"owner/name\", a repository URL, or a table with `repo`")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawRepoEntry, E> {
-                Ok(RawRepoEntry::Short(v.to_string()))
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<RawRepoEntry, A::Error> {
-                RawRepo::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-                    .map(RawRepoEntry::Full)
-            }
-        }
-        de.deserialize_any(Visitor)
-    }
-}
-
 /// Checks a `base_url` (an absolute http(s) URL) and ends it with `/`.
 fn normalize_base_url(url: &str) -> Result<String, String> {
     let u = url.trim();
@@ -165,48 +111,6 @@ fn normalize_base_url(url: &str) -> Result<String, String> {
     } else {
         format!("{u}/")
     })
-}
-
-/// Turns what a user may paste as a repository into `owner/name`:
-/// `owner/name` itself, or a web or clone URL of the repository
-/// (`https://github.com/owner/name`, with or without `.git`, a trailing
-/// slash, or a deeper page such as `/issues/5`; `git@github.com:owner/name.git`).
-/// On github.com (and any host named `github.*`) a repository is the first
-/// two path segments; elsewhere the whole path up to GitLab's `/-/` page
-/// separator, so a nested GitLab path stays whole.
-pub fn normalize_repo_input(input: &str) -> String {
-    let s = input.trim();
-    let (host, path) = if let Some(rest) = s
-        .strip_prefix("https://")
-        .or_else(|| s.strip_prefix("http://"))
-        .or_else(|| s.strip_prefix("ssh://"))
-    {
-        let rest = rest.rsplit_once('@').map_or(rest, |(_, r)| r);
-        match rest.split_once('/') {
-            Some((host, path)) => (Some(host), path),
-            None => (Some(rest), ""),
-        }
-    } else if let Some((user_host, path)) = s.split_once(':').filter(|(h, _)| h.contains('@')) {
-        (user_host.rsplit_once('@').map(|(_, h)| h), path)
-    } else {
-        return s.trim_matches('/').to_string();
-    };
-    let path = path.split(['?', '#']).next().unwrap_or_default();
-    let path = path
-        .split("/-/")
-        .next()
-        .unwrap_or_default()
-        .trim_matches('/');
-    let host = host.map(|h| h.split(':').next().unwrap_or(h).to_ascii_lowercase());
-    let github = host
-        .as_deref()
-        .is_some_and(|h| h == "github.com" || h == "www.github.com" || h.starts_with("github."));
-    let path = if github {
-        path.splitn(3, '/').take(2).collect::<Vec<_>>().join("/")
-    } else {
-        path.to_string()
-    };
-    path.strip_suffix(".git").unwrap_or(&path).to_string()
 }
 
 /// How a GitLab token is sent (other hosts have one way each).
@@ -272,8 +176,8 @@ impl HostConfig {
     }
 
     /// The host part of the API URL, lowercased (`api.github.com`).
-    fn api_domain(&self) -> String {
-        url_domain(&self.api_url).unwrap_or_default()
+    pub(super) fn api_domain(&self) -> String {
+        groups::url_domain(&self.api_url).unwrap_or_default()
     }
 }
 
@@ -281,27 +185,6 @@ impl Default for HostConfig {
     fn default() -> Self {
         HostConfig::of(Source::Github)
     }
-}
-
-/// The lowercased host of an http(s), ssh or scp-like URL.
-fn url_domain(input: &str) -> Option<String> {
-    let s = input.trim();
-    let rest = s
-        .strip_prefix("https://")
-        .or_else(|| s.strip_prefix("http://"))
-        .or_else(|| s.strip_prefix("ssh://"));
-    let host = match rest {
-        Some(rest) => {
-            let rest = rest.split(['/', '?', '#']).next().unwrap_or(rest);
-            rest.rsplit_once('@').map_or(rest, |(_, h)| h)
-        }
-        None => {
-            let (user_host, _) = s.split_once(':')?;
-            user_host.rsplit_once('@').map(|(_, h)| h)?
-        }
-    };
-    let host = host.split(':').next().unwrap_or(host).to_ascii_lowercase();
-    (!host.is_empty()).then_some(host)
 }
 
 /// The host kind a `kind` value names.
@@ -330,15 +213,6 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         .parse()
         .map_err(|e| format!("not a duration ({e}); write it like 90s, 30m or 1h"))?;
     Duration::try_from(d).map_err(|_| "a duration must not be negative".to_string())
-}
-
-/// A group with its repositories.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GroupConfig {
-    /// The group.
-    pub group: Group,
-    /// Its repositories, in file order.
-    pub repos: Vec<TrackedRepo>,
 }
 
 /// The whole configuration.
@@ -552,28 +426,6 @@ impl Config {
         if hosts.is_empty() {
             hosts.push(HostConfig::default());
         }
-        let mut repo_hosts = std::collections::HashMap::new();
-        // A named host, or an error that lists the configured names.
-        let find_host = |name: &Spanned<String>| -> Result<usize, ConfigError> {
-            hosts
-                .iter()
-                .position(|h| h.name == *name.get_ref())
-                .ok_or_else(|| {
-                    err(
-                        at(name.span()),
-                        format!(
-                            "host {:?} is not configured: use one of {}",
-                            name.get_ref(),
-                            hosts
-                                .iter()
-                                .map(|h| format!("{:?}", h.name))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    )
-                })
-        };
-
         let window_hours = match raw.window_hours {
             Some(w) if *w.get_ref() < 24 => {
                 return Err(err(
@@ -632,107 +484,8 @@ impl Config {
             None => Weights::default(),
         };
 
-        let mut groups = Vec::new();
-        let mut group_ids = HashSet::new();
-        for g in raw.groups {
-            let gid = g.id.get_ref();
-            if !is_slug(gid) {
-                return Err(err(
-                    at(g.id.span()),
-                    format!(
-                        "group id {gid:?} is not a slug: use lowercase letters, digits and single dashes, such as {:?}",
-                        slugify(gid)
-                    ),
-                ));
-            }
-            if !group_ids.insert(gid.clone()) {
-                return Err(err(
-                    at(g.id.span()),
-                    format!("group id {gid:?} is used twice"),
-                ));
-            }
-            let group_host = g.host.as_ref().map(&find_host).transpose()?;
-            let mut repos = Vec::new();
-            let mut repo_ids = HashSet::new();
-            for entry in g.repos {
-                let entry_span = entry.span();
-                let r = match entry.into_inner() {
-                    RawRepoEntry::Full(r) => r,
-                    RawRepoEntry::Short(s) => RawRepo {
-                        repo: Spanned::new(entry_span.clone(), s),
-                        host: None,
-                        id: None,
-                        name: None,
-                        keywords: vec![],
-                    },
-                };
-                // The repository's host: named, else the group's, else the
-                // host whose domain a pasted URL names, else the first.
-                let host_idx = match &r.host {
-                    Some(name) => find_host(name)?,
-                    None => group_host
-                        .or_else(|| {
-                            let domain = url_domain(r.repo.get_ref())?;
-                            hosts.iter().position(|h| {
-                                let api = h.api_domain();
-                                api == domain || api.strip_prefix("api.") == Some(domain.as_str())
-                            })
-                        })
-                        .unwrap_or(0),
-                };
-                let source = hosts[host_idx].source;
-                let signals_source = hosts[host_idx].signals_source.clone();
-                let repo = RepoName::parse(&normalize_repo_input(r.repo.get_ref()))
-                    .map_err(|e| err(at(r.repo.span()), e.to_string()))?;
-                if repo.is_nested() && !source.allows_nested_paths() {
-                    return Err(err(
-                        at(r.repo.span()),
-                        format!(
-                            "{:?} has more than two parts, which only GitLab projects (nested groups) have; host {:?} is {}: set `host` to a GitLab host, or use `owner/name`",
-                            repo.to_string(),
-                            hosts[host_idx].name,
-                            source.display_name()
-                        ),
-                    ));
-                }
-                let name = r.name.unwrap_or_else(|| repo.name().to_string());
-                let (id, span) = match &r.id {
-                    Some(id) => (id.get_ref().clone(), id.span()),
-                    None => (slugify(repo.name()), r.repo.span()),
-                };
-                if !is_slug(&id) {
-                    return Err(err(
-                        at(span),
-                        format!(
-                            "repository id {id:?} is not a slug: use lowercase letters, digits and single dashes"
-                        ),
-                    ));
-                }
-                if !repo_ids.insert(id.clone()) {
-                    return Err(err(
-                        at(span),
-                        format!(
-                            "repository id {id:?} is used twice in group {gid:?}: set a distinct `id` for one of them"
-                        ),
-                    ));
-                }
-                repo_hosts.insert((gid.clone(), id.clone()), host_idx);
-                repos.push(TrackedRepo {
-                    id,
-                    source: signals_source,
-                    repo,
-                    name,
-                    keywords: r.keywords,
-                });
-            }
-            groups.push(GroupConfig {
-                group: Group {
-                    id: gid.clone(),
-                    name: g.name,
-                },
-                repos,
-            });
-        }
+        let (groups, repo_hosts) =
+            groups::parse(raw.groups, &hosts).map_err(|(span, m)| err(at(span), m))?;
 
         let notify = notify::parse(raw.notify, &groups).map_err(|(span, m)| err(at(span), m))?;
 
