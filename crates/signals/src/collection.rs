@@ -82,11 +82,52 @@ pub enum RepoResult {
     },
 }
 
+/// The outcome of one owner's listing in a collection (issue 20).
+#[derive(Debug)]
+pub enum OwnerResult {
+    /// Listed, and its repositories recorded.
+    Listed {
+        /// `group/owner`.
+        owner: String,
+        /// Its repositories tracked now.
+        tracked: usize,
+        /// Repositories tracked from now on (`owner/name`).
+        new: Vec<String>,
+        /// Repositories no longer tracked, and why (gone, archived, ...).
+        left: Vec<(String, signals_core::owners::State)>,
+        /// Every page answered 304.
+        not_modified: bool,
+        /// What the listing cost.
+        stats: signals_core::RequestStats,
+    },
+    /// Another worker listed it within the interval: its repositories are
+    /// taken from the store.
+    ListedElsewhere {
+        /// `group/owner`.
+        owner: String,
+    },
+    /// The listing failed; the repositories of its last listing are
+    /// collected.
+    Failed {
+        /// `group/owner`.
+        owner: String,
+        /// The error.
+        error: String,
+    },
+    /// Not listed: its host was stopped.
+    NotListed {
+        /// `group/owner`.
+        owner: String,
+    },
+}
+
 /// What a collection did.
 #[derive(Debug, Default)]
 pub struct Summary {
     /// Per repository, in order.
     pub results: Vec<RepoResult>,
+    /// Per owner of the selected groups, in order (issue 20).
+    pub owners: Vec<OwnerResult>,
     /// Requests sent.
     pub requests: u64,
     /// 304 answers.
@@ -198,6 +239,29 @@ impl Summary {
         if skipped > 0 {
             line.push_str(&format!(", {skipped} not collected"));
         }
+        if !self.owners.is_empty() {
+            let (mut listed, mut new, mut left, mut failed) = (0, 0, 0, 0);
+            for o in &self.owners {
+                match o {
+                    OwnerResult::Listed {
+                        new: n, left: l, ..
+                    } => {
+                        listed += 1;
+                        new += n.len();
+                        left += l.len();
+                    }
+                    OwnerResult::Failed { .. } => failed += 1,
+                    _ => {}
+                }
+            }
+            line.push_str(&format!(
+                "; {listed} of {} owners listed, {new} repositories new, {left} no longer tracked",
+                self.owners.len()
+            ));
+            if failed > 0 {
+                line.push_str(&format!(", {failed} listings failed"));
+            }
+        }
         line.push_str(&format!(
             "; {} requests, {} answered 304, {} KiB",
             self.requests,
@@ -261,8 +325,30 @@ impl Summary {
         })
     }
 
-    /// Prints each failure and rename on stderr.
+    /// Prints each failure and rename on stderr, and the repositories an
+    /// owner's listing added or took away.
     pub fn print_failures(&self) {
+        for o in &self.owners {
+            match o {
+                OwnerResult::Failed { owner, error } => eprintln!(
+                    "failed: listing {owner}: {error}; the repositories of its last listing were collected"
+                ),
+                OwnerResult::Listed {
+                    owner, new, left, ..
+                } => {
+                    for name in new {
+                        eprintln!("new: {name} (listed by {owner}) is tracked from now on");
+                    }
+                    for (name, state) in left {
+                        eprintln!(
+                            "{}: {name} (listed by {owner}) is no longer collected; its history is kept",
+                            state.as_str()
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
         for r in &self.results {
             match r {
                 RepoResult::Failed { repo, error } => eprintln!("failed: {repo}: {error}"),
@@ -288,7 +374,12 @@ impl Summary {
             }
         } else if self.stopped_until.is_some() {
             crate::exit::RATE_LIMITED
-        } else if self.count(|r| matches!(r, RepoResult::Failed { .. })) > 0 {
+        } else if self.count(|r| matches!(r, RepoResult::Failed { .. })) > 0
+            || self
+                .owners
+                .iter()
+                .any(|o| matches!(o, OwnerResult::Failed { .. }))
+        {
             crate::exit::PARTIAL
         } else {
             crate::exit::OK
@@ -320,8 +411,37 @@ impl Summary {
                 }
             })
             .collect();
+        let owners: Vec<_> = self
+            .owners
+            .iter()
+            .map(|o| match o {
+                OwnerResult::Listed {
+                    owner,
+                    tracked,
+                    new,
+                    left,
+                    not_modified,
+                    stats,
+                } => json!({
+                    "owner": owner, "status": "listed", "tracked": tracked, "new": new,
+                    "left": left.iter().map(|(n, s)| json!({"repo": n, "state": s.as_str()})).collect::<Vec<_>>(),
+                    "notModified": not_modified, "requests": stats.requests,
+                    "answered304": stats.not_modified, "bytesReceived": stats.bytes_received,
+                }),
+                OwnerResult::ListedElsewhere { owner } => {
+                    json!({"owner": owner, "status": "listed_elsewhere"})
+                }
+                OwnerResult::Failed { owner, error } => {
+                    json!({"owner": owner, "status": "failed", "error": error})
+                }
+                OwnerResult::NotListed { owner } => {
+                    json!({"owner": owner, "status": "not_listed"})
+                }
+            })
+            .collect();
         json!({
             "repositories": repos,
+            "owners": owners,
             "requests": self.requests,
             "notModified": self.not_modified,
             "bytesReceived": self.bytes,
@@ -354,8 +474,22 @@ pub fn collect_all(
     window: Window,
     progress: bool,
 ) -> anyhow::Result<Summary> {
+    let run = Collection::new(hosts.len());
+    collect_with(run, hosts, store, targets, now, window, progress)
+}
+
+/// [`collect_all`], going on with a collection already begun (the owners'
+/// listings of `crate::owners`).
+pub fn collect_with(
+    mut run: Collection,
+    hosts: &mut [HostEntry],
+    store: &mut dyn Backend,
+    targets: &[Target<'_>],
+    now: &mut dyn FnMut() -> Timestamp,
+    window: Window,
+    progress: bool,
+) -> anyhow::Result<Summary> {
     let bar = progress_bar(progress, targets.len() as u64);
-    let mut run = Collection::new(hosts.len());
     for &target in targets {
         bar.set_message(target.1.repo.to_string());
         run.one(hosts, store, target, now(), window)
@@ -400,6 +534,51 @@ impl Collection {
     /// True when this host is stopped.
     pub fn is_stopped(&self, host: usize) -> bool {
         self.stopped_hosts[host]
+    }
+
+    /// Records an owner's listing (`crate::owners`), its requests counted
+    /// with the repositories'.
+    pub fn record_owner(&mut self, result: OwnerResult) {
+        if let OwnerResult::Listed { stats, .. } = &result {
+            self.count(stats);
+        }
+        self.summary.owners.push(result);
+    }
+
+    fn count(&mut self, stats: &signals_core::RequestStats) {
+        self.summary.requests += stats.requests;
+        self.summary.not_modified += stats.not_modified;
+        self.summary.bytes += stats.bytes_received;
+    }
+
+    /// Records a failed listing of an owner of `host`: a rate limit, a
+    /// refused token or an unreachable host stops the host, as for a
+    /// repository; another error fails the listing alone.
+    pub fn owner_failed(
+        &mut self,
+        host: usize,
+        owner: String,
+        e: signals_http::Error,
+        stats: signals_core::RequestStats,
+    ) {
+        self.count(&stats);
+        self.last_host = Some(host);
+        if let signals_http::Error::RateLimited { until, wait, .. } = &e {
+            self.stopped_hosts[host] = true;
+            let until_at = until.unwrap_or_else(|| Timestamp::now() + *wait);
+            self.summary.stopped_until = self.summary.stopped_until.max(Some(until_at));
+            self.summary.rate_stop = Some(RateStop {
+                reset_known: until.is_some(),
+                message: e.to_string(),
+            });
+        } else if let Some(stop) = Stop::of(&e) {
+            self.stopped_hosts[host] = true;
+            self.summary.stopped = Some(stop);
+        }
+        self.summary.owners.push(OwnerResult::Failed {
+            owner,
+            error: e.to_string(),
+        });
     }
 
     /// Lets the hosts for which `resume` says so go on (a looping worker,

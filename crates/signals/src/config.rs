@@ -18,7 +18,7 @@ use toml::Spanned;
 
 pub mod groups;
 pub mod notify;
-pub use groups::{GroupConfig, OwnerConfig, normalize_repo_input};
+pub use groups::{GroupConfig, normalize_repo_input};
 pub use notify::NotifyRule;
 
 /// The default config file name, looked up in the working directory.

@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::Context;
 use jiff::Timestamp;
 use signals_core::{RepoName, Source};
-use signals_http::{Collection, RequestLog, ResponseCache, Token};
+use signals_http::{Collection, OwnerListing, RequestLog, ResponseCache, Token};
 
 use crate::config::{HostConfig, TokenHeader};
 
@@ -38,6 +38,20 @@ impl HostClient {
             HostClient::Github(c) => c.collect(repo, since, cache),
             HostClient::Gitlab(c) => c.collect(repo, since, cache),
             HostClient::Forgejo(c) => c.collect(repo, since, cache),
+        }
+    }
+
+    /// Lists an owner's public repositories (see each host crate's
+    /// `list_owner`).
+    pub fn list_owner(
+        &mut self,
+        owner: &str,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<OwnerListing, signals_http::Error> {
+        match self {
+            HostClient::Github(c) => c.list_owner(owner, cache),
+            HostClient::Gitlab(c) => c.list_owner(owner, cache),
+            HostClient::Forgejo(c) => c.list_owner(owner, cache),
         }
     }
 

@@ -13,6 +13,7 @@ mod config;
 mod health;
 mod hosts;
 mod metrics;
+mod owners;
 mod pipeline;
 mod store;
 mod validate;

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use jiff::Timestamp;
+use jiff::{SignedDuration, Timestamp};
 use signals_store::{Backend, RepoKey, StoreError};
 use signals_store_pg::PgStore;
 
@@ -22,6 +22,7 @@ use crate::cli::CollectArgs;
 use crate::collection::{Collection, RepoResult, Summary, Target, now_millis};
 use crate::config::{Config, parse_duration};
 use crate::hosts::HostEntry;
+use crate::owners::{Discovery, Found};
 use crate::pipeline::Window;
 
 /// Set by SIGTERM or SIGINT: finish the current repository, then stop
@@ -101,14 +102,15 @@ impl Worker {
         hosts: &mut [HostEntry],
         store: &mut PgStore,
         targets: &[Target<'_>],
+        discovery: &Discovery<'_>,
         window: Window,
         quiet: bool,
     ) -> anyhow::Result<Summary> {
         install_signal_handlers();
-        let mut by_key: HashMap<RepoKey, Target<'_>> = HashMap::new();
-        for &target in targets {
-            let key = store.ensure_repository(target.0, target.1)?;
-            by_key.insert(key, target);
+        let mut by_key: HashMap<RepoKey, Found> = HashMap::new();
+        for &(group, repo, host) in targets {
+            let key = store.ensure_repository(group, repo)?;
+            by_key.insert(key, (group.clone(), repo.clone(), host));
         }
         // Workers not seen for a week are gone from the list.
         store.forget_workers(Duration::from_secs(7 * 24 * 3600))?;
@@ -120,10 +122,15 @@ impl Worker {
         };
         let mut round = Round {
             by_key,
+            found: HashMap::new(),
+            listed: None,
             collection: Collection::new(hosts.len()),
             paused: HashMap::new(),
             round_start,
         };
+        if discovery.any() {
+            self.discover(hosts, store, &mut round, discovery)?;
+        }
         // Errors outside one repository's run (claiming, reporting) that
         // are not a lost connection: a looping worker waits and tries
         // again, longer each time in a row.
@@ -132,7 +139,7 @@ impl Worker {
             if STOP.load(Ordering::SeqCst) {
                 break Ok(());
             }
-            let step = self.step(hosts, store, &mut round, window, quiet);
+            let step = self.step(hosts, store, &mut round, discovery, window, quiet);
             log_notices(store);
             if let Some((config, options)) = &self.alerts
                 && let Err(e) = crate::cmd::notify::deliver(config, store, options)
@@ -178,14 +185,25 @@ impl Worker {
         &self,
         hosts: &mut [HostEntry],
         store: &mut PgStore,
-        round: &mut Round<'_>,
+        round: &mut Round,
+        discovery: &Discovery<'_>,
         window: Window,
         quiet: bool,
     ) -> anyhow::Result<bool> {
         // A lease left by an attempt the store's connection broke under.
         store.abandon()?;
+        // A looping worker looks at its owners again every interval (one
+        // worker lists each; the others read what it found).
+        if self.looping
+            && discovery.any()
+            && round.listed.is_none_or(|at| at.elapsed() >= self.interval)
+        {
+            self.discover(hosts, store, round, discovery)?;
+        }
         let Round {
             by_key,
+            found,
+            listed: _,
             collection,
             paused,
             round_start,
@@ -196,6 +214,7 @@ impl Worker {
         }
         let keys: Vec<RepoKey> = by_key
             .iter()
+            .chain(found.iter())
             .filter(|(_, t)| !collection.is_stopped(t.2))
             .map(|(k, _)| *k)
             .collect();
@@ -218,7 +237,12 @@ impl Worker {
             nap(next.clamp(Duration::from_millis(200), MAX_NAP));
             return Ok(true);
         };
-        let target = by_key[&key];
+        let Some((group, repo, host)) = by_key.get(&key).or_else(|| found.get(&key)) else {
+            // Not ours (a race with a rediscovery): give it back.
+            store.abandon()?;
+            return Ok(true);
+        };
+        let target: Target<'_> = (group, repo, *host);
         let name = format!("{}/{}", target.0.id, target.1.id);
         store.worker_report(
             &self.id,
@@ -257,6 +281,29 @@ impl Worker {
         Ok(true)
     }
 
+    /// Lists the owners due (claimed in the store, so one worker lists
+    /// each per interval) and takes the repositories found through them
+    /// as the store holds them now.
+    fn discover(
+        &self,
+        hosts: &mut [HostEntry],
+        store: &mut PgStore,
+        round: &mut Round,
+        discovery: &Discovery<'_>,
+    ) -> anyhow::Result<()> {
+        let every = SignedDuration::try_from(self.interval).unwrap_or(SignedDuration::MAX);
+        let found = discovery.run(hosts, store, &mut round.collection, every, now_millis())?;
+        round.found.clear();
+        for (group, repo, host) in found {
+            let key = store.ensure_repository(&group, &repo)?;
+            if !round.by_key.contains_key(&key) {
+                round.found.insert(key, (group, repo, host));
+            }
+        }
+        round.listed = Some(Instant::now());
+        Ok(())
+    }
+
     /// Waits for a lost store to come back, trying every few seconds: a
     /// looping worker for as long as it takes (or until SIGTERM), a
     /// one-shot round for [`ONE_SHOT_PATIENCE`].
@@ -292,9 +339,13 @@ impl Worker {
 }
 
 /// Where a worker is in its round.
-struct Round<'a> {
-    /// The repositories it may collect, by store key.
-    by_key: HashMap<RepoKey, Target<'a>>,
+struct Round {
+    /// The configured repositories it may collect, by store key.
+    by_key: HashMap<RepoKey, Found>,
+    /// The repositories found through owners it may collect, by store key.
+    found: HashMap<RepoKey, Found>,
+    /// When it last looked at its owners.
+    listed: Option<Instant>,
     /// What it collected so far.
     collection: Collection,
     /// Hosts stopped by a rate limit, until when (a looping worker tries

@@ -11,7 +11,7 @@ use signals_core::RepoName;
 use signals_store::Backend;
 
 use crate::cli::CollectArgs;
-use crate::collection::{Summary, Target, collect_all, now_millis, save_rate_limits};
+use crate::collection::{Collection, Summary, Target, collect_with, now_millis, save_rate_limits};
 use crate::config::Config;
 use crate::hosts::{self, HostEntry};
 use crate::pipeline::Window;
@@ -21,7 +21,9 @@ use crate::store::Opened;
 pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result<u8> {
     let repo_filter = args.repo.as_deref().map(RepoName::parse).transpose()?;
     let targets = config.select(args.group.as_deref(), repo_filter.as_ref());
-    if targets.is_empty() {
+    let discovery =
+        crate::owners::Discovery::of(config, args.group.as_deref(), repo_filter.as_ref());
+    if targets.is_empty() && !discovery.any() {
         bail!(
             "no repository matches{}{}: check --group and --repo against the groups in the configuration",
             args.group
@@ -44,7 +46,11 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
         .map(|(group, repo)| (group, repo, config.host_of(group, repo)))
         .collect();
     for (i, host) in hosts.iter().enumerate() {
-        let used = targets.iter().any(|t| t.2 == i);
+        let used = targets.iter().any(|t| t.2 == i)
+            || discovery
+                .groups
+                .iter()
+                .any(|g| g.owners.iter().any(|o| o.host == i));
         if used && !host.client.http_ref().is_authenticated() && !args.quiet {
             eprintln!(
                 "note: no token in {} for host {:?}: collecting unauthenticated, {}",
@@ -82,7 +88,19 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
                 );
             }
             let _lock = lock_store(&config.store)?;
-            let summary = collect_all(
+            // One collection at a time on SQLite: it lists every owner.
+            let mut run = Collection::new(hosts.len());
+            let found = discovery.run(
+                &mut hosts,
+                store,
+                &mut run,
+                SignedDuration::ZERO,
+                now_millis(),
+            )?;
+            let mut targets = targets.clone();
+            targets.extend(found.iter().map(|(g, r, h)| (g, r, *h)));
+            let summary = collect_with(
+                run,
                 &mut hosts,
                 store,
                 &targets,
@@ -94,7 +112,8 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
         }
         Opened::Postgres(store) => {
             let worker = crate::worker::Worker::new(config, args)?;
-            let summary = worker.run(&mut hosts, store, &targets, window, args.quiet)?;
+            let summary =
+                worker.run(&mut hosts, store, &targets, &discovery, window, args.quiet)?;
             (summary, &**store)
         }
     };

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use signals_core::dataset::fmt_collected;
+use signals_core::owners::State;
 
 use crate::store::Opened;
 
@@ -25,6 +26,16 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
     let store = super::open_existing_store(store_path)?;
     let status = store.status()?;
     let alerts = store.outbox_status()?;
+    let owners = store.owners_status()?;
+    // The owner through which a repository was found, and its state there.
+    let found_through = |group: &str, repo: &str| {
+        owners.iter().find_map(|o| {
+            (o.group_id == group)
+                .then(|| o.repos.iter().find(|k| k.repo_id == repo))
+                .flatten()
+                .map(|k| (o, k))
+        })
+    };
     let queue = match &store {
         Opened::Postgres(pg) => Some(pg.queue_status(interval)?),
         Opened::Sqlite(_) => None,
@@ -57,6 +68,11 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
                         "at": fmt_collected(f.at), "kind": f.kind, "message": f.message,
                     })),
                     "health": crate::health::of(r, interval, now),
+                    "owner": found_through(&r.summary.group.id, &r.summary.repo.id).map(|(o, k)| json!({
+                        "owner": o.owner, "host": o.host, "state": k.state.as_str(),
+                        "gone": k.state == State::Gone,
+                        "since": fmt_collected(k.since), "firstSeen": fmt_collected(k.first_seen),
+                    })),
                     "totals": {
                         "items": r.totals.items,
                         "events": r.totals.events,
@@ -77,7 +93,26 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
                 "reset": l.reset.map(fmt_collected), "seenAt": fmt_collected(*seen)})
             })
             .collect();
-        let mut doc = json!({"repositories": repos, "rateLimits": limits,
+        let owners_json: Vec<_> = owners
+            .iter()
+            .map(|o| {
+                json!({
+                    "group": o.group_id, "owner": o.owner, "host": o.host,
+                    "listedAt": o.listed_at.map(fmt_collected),
+                    "listings": o.listings,
+                    "lastListing": {"requests": o.last.requests, "notModified": o.last.not_modified},
+                    "totals": {"requests": o.totals.requests, "notModified": o.totals.not_modified,
+                               "bytesReceived": o.totals.bytes_received},
+                    "lastFailure": o.failure.as_ref().map(|(at, m)| json!({"at": fmt_collected(*at), "message": m})),
+                    "repositories": o.repos.iter().map(|k| json!({
+                        "repo": k.full_name.to_string(), "repository": k.repo_id,
+                        "state": k.state.as_str(), "since": fmt_collected(k.since),
+                        "firstSeen": fmt_collected(k.first_seen),
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let mut doc = json!({"repositories": repos, "owners": owners_json, "rateLimits": limits,
                              "alerts": super::notify::status_json(&alerts)});
         if let Some(q) = &queue {
             doc["workers"] = q
@@ -154,10 +189,56 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
                     .unwrap_or_else(|| "never".into()),
             )?;
         }
+        if let Some((o, k)) = found_through(&r.summary.group.id, &r.summary.repo.id)
+            && k.state != State::Tracked
+        {
+            writeln!(
+                out,
+                "  {}: {} since {} (listed by {}); no longer collected, history kept",
+                k.state.as_str(),
+                match k.state {
+                    State::Gone => "no longer listed by its owner",
+                    State::Archived => "archived on the host",
+                    State::Fork => "a fork, which the group leaves out",
+                    _ => "left out by the group's `exclude` or `repos`",
+                },
+                fmt_collected(k.since),
+                o.owner
+            )?;
+        }
         if let Some(new) = &r.summary.host_name {
             writeln!(
                 out,
                 "  renamed on the host to {new}: update `repo` in signals.toml"
+            )?;
+        }
+    }
+    for o in &owners {
+        let count = |s: State| o.repos.iter().filter(|k| k.state == s).count();
+        writeln!(
+            out,
+            "owner {} of group {} on {}: {} tracked, {} gone, {} archived or left out; {}",
+            o.owner,
+            o.group_id,
+            o.host,
+            count(State::Tracked),
+            count(State::Gone),
+            o.repos.len() - count(State::Tracked) - count(State::Gone),
+            match o.listed_at {
+                Some(at) => format!(
+                    "listed {} ({} requests, {} answered 304)",
+                    fmt_collected(at),
+                    o.last.requests,
+                    o.last.not_modified
+                ),
+                None => "never listed".to_string(),
+            }
+        )?;
+        if let Some((at, message)) = &o.failure {
+            writeln!(
+                out,
+                "  last listing failed {}: {message}",
+                fmt_collected(*at)
             )?;
         }
     }

@@ -10,6 +10,7 @@ mod faults;
 mod health;
 mod hosts;
 mod notify;
+mod orgs;
 mod receiver;
 mod reconcile;
 mod resilience;

@@ -1,0 +1,386 @@
+//! Whole organisations and groups (issue 20, part 1), with the real binary
+//! against the loopback test host: a group's `orgs` are listed at each
+//! run with conditional requests, new repositories are tracked from then
+//! on, archived ones and forks are left out unless included, `exclude`
+//! is honoured, and a repository the owner no longer lists is marked gone
+//! in `signals status` with its history kept. GitHub organisations (and a
+//! user), a GitLab group with a subgroup, a Forgejo organisation (and a
+//! user).
+
+use std::path::Path;
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::{Value, json};
+use signals_testhost::{Scenario, TestHost, synthetic, synthetic_forgejo, synthetic_gitlab};
+
+use crate::support::{TempDir, read_json, run, show};
+
+/// A folder with a `signals.toml` whose group `g` lists `orgs` on one host
+/// of `kind`, with `extra` group keys.
+fn setup(name: &str, kind: &str, api_url: &str, orgs: &[&str], extra: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    let orgs: Vec<String> = orgs.iter().map(|o| format!("{o:?}")).collect();
+    let text = format!(
+        r#"store = "signals.db"
+out = "site"
+backfill_days = 60
+
+[host]
+kind = "{kind}"
+api_url = "{api_url}"
+max_retries = 2
+timeout_secs = 5
+
+[[groups]]
+id = "g"
+name = "Group"
+orgs = [{}]
+{extra}
+"#,
+        orgs.join(", ")
+    );
+    std::fs::write(dir.path().join("signals.toml"), text).unwrap();
+    dir
+}
+
+/// `signals collect --json`: the summary, after checking the exit code.
+fn collect(dir: &Path, code: i32) -> Value {
+    let out = run(dir, &["collect", "--json"], &[]);
+    assert_eq!(out.status.code(), Some(code), "{}", show(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `signals status --json`.
+fn status(dir: &Path) -> Value {
+    let out = run(dir, &["status", "--json"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The collected repositories of a summary, sorted.
+fn collected(summary: &Value) -> Vec<String> {
+    let mut v: Vec<String> = summary["repositories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            assert_eq!(r["status"], "collected", "{r}");
+            r["repo"].as_str().unwrap().to_string()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Per repository of `status --json`: (id, runs, owner state).
+fn states(status: &Value) -> Vec<(String, u64, String)> {
+    status["repositories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["repository"].as_str().unwrap().to_string(),
+                r["runs"].as_u64().unwrap(),
+                r["owner"]["state"].as_str().unwrap_or("-").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn github_repo(scenario: &mut Scenario, full_name: &str, id: u64, start: Timestamp) {
+    let mut one = synthetic(full_name, 3, start);
+    let data = one.repos.get_mut(full_name).unwrap();
+    data.repo["id"] = json!(id);
+    data.repo["created_at"] = json!(start.to_string());
+    data.repo["fork"] = json!(false);
+    data.repo["private"] = json!(false);
+    scenario.repos.extend(one.repos);
+}
+
+#[test]
+fn an_organisation_with_three_repositories_then_one_added_one_archived_one_removed() {
+    let start = Timestamp::now() - SignedDuration::from_hours(72);
+    let mut scenario = Scenario::default();
+    scenario.orgs.insert("org".into());
+    for (i, name) in ["org/a", "org/b", "org/c", "org/fork", "org/old", "org/skip"]
+        .iter()
+        .enumerate()
+    {
+        github_repo(&mut scenario, name, 100 + i as u64, start);
+    }
+    scenario.repos.get_mut("org/fork").unwrap().repo["fork"] = json!(true);
+    scenario.repos.get_mut("org/old").unwrap().repo["archived"] = json!(true);
+    let host = TestHost::start(scenario.clone()).unwrap();
+    let dir = setup(
+        "orgs-github",
+        "github",
+        &host.api_url(),
+        &["org"],
+        "exclude = [\"org/skip\"]",
+    );
+
+    // Run 1: the three repositories are found and collected; the fork, the
+    // archived one and the excluded one are left out.
+    let first = collect(dir.path(), 0);
+    assert_eq!(collected(&first), vec!["org/a", "org/b", "org/c"]);
+    let owner = &first["owners"][0];
+    assert_eq!(owner["status"], "listed", "{first}");
+    assert_eq!(owner["new"], json!(["org/a", "org/b", "org/c"]));
+    assert_eq!(owner["notModified"], false);
+    assert!(
+        host.requests()
+            .iter()
+            .any(|r| r.path.starts_with("/orgs/org/repos?type=public&")),
+        "the organisation's public repositories are listed"
+    );
+
+    // Run 2, nothing changed: the listing answers 304, and is counted.
+    host.clear_requests();
+    let second = collect(dir.path(), 0);
+    assert_eq!(collected(&second), vec!["org/a", "org/b", "org/c"]);
+    let owner = &second["owners"][0];
+    assert_eq!(
+        (owner["notModified"].clone(), owner["new"].clone()),
+        (json!(true), json!([]))
+    );
+    let listing: Vec<_> = host
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.starts_with("/orgs/"))
+        .collect();
+    assert_eq!(listing.len(), 1, "one list per owner per run");
+    assert_eq!(listing[0].status, Some(304));
+    assert_eq!(owner["requests"], 1);
+    assert_eq!(owner["answered304"], 1);
+    assert!(second["notModified"].as_u64().unwrap() >= 1);
+
+    // On the host: a fourth repository, one archived, one removed.
+    github_repo(
+        &mut scenario,
+        "org/d",
+        200,
+        start + SignedDuration::from_hours(1),
+    );
+    scenario.repos.get_mut("org/b").unwrap().repo["archived"] = json!(true);
+    scenario.repos.remove("org/c");
+    host.set_scenario(scenario);
+    host.clear_requests();
+    let out = run(dir.path(), &["collect", "--json"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let third: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(collected(&third), vec!["org/a", "org/d"]);
+    let owner = &third["owners"][0];
+    assert_eq!(owner["new"], json!(["org/d"]));
+    assert_eq!(
+        owner["left"],
+        json!([{"repo": "org/b", "state": "archived"}, {"repo": "org/c", "state": "gone"}])
+    );
+    assert!(
+        !host
+            .requests()
+            .iter()
+            .any(|r| r.path.starts_with("/repos/org/c") || r.path.starts_with("/repos/org/b")),
+        "repositories no longer tracked are not asked for"
+    );
+
+    // `status`: the gone and the archived repositories, with their history.
+    let st = status(dir.path());
+    assert_eq!(
+        states(&st),
+        vec![
+            ("a".to_string(), 3, "tracked".to_string()),
+            ("b".to_string(), 2, "archived".to_string()),
+            ("c".to_string(), 2, "gone".to_string()),
+            ("d".to_string(), 1, "tracked".to_string()),
+        ]
+    );
+    let c = &st["repositories"][2];
+    assert_eq!(c["owner"]["gone"], true);
+    assert_eq!(c["owner"]["owner"], "org");
+    let o = &st["owners"][0];
+    assert_eq!(
+        (o["owner"].clone(), o["listings"].clone()),
+        (json!("org"), json!(3))
+    );
+    assert_eq!(o["totals"]["requests"], 3);
+    assert_eq!(o["totals"]["notModified"], 1);
+    let text = run(dir.path(), &["status"], &[]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("gone: no longer listed by its owner since"),
+        "{text}"
+    );
+    assert!(
+        text.contains("owner org of group g on github: 2 tracked, 1 gone, 1 archived or left out"),
+        "{text}"
+    );
+
+    // The history is kept: the export still publishes the gone repository.
+    let out = run(dir.path(), &["export", "--quiet"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let doc = read_json(&dir.path().join("site/g/c/dataset.json"));
+    assert_eq!(doc["dataset"]["runs"].as_array().unwrap().len(), 2);
+
+    // Back on the host: tracked again under the same id.
+    let mut back = Scenario::default();
+    back.orgs.insert("org".into());
+    for (i, name) in ["org/a", "org/c", "org/d"].iter().enumerate() {
+        github_repo(&mut back, name, 100 + i as u64, start);
+    }
+    host.set_scenario(back);
+    let out = run(dir.path(), &["collect"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let line = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        line.contains("in 3 of 3 repositories")
+            && line.contains("1 of 1 owners listed, 1 repositories new, 0 no longer tracked"),
+        "{line}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("new: org/c (listed by g/org) is tracked from now on"),
+        "{stderr}"
+    );
+    assert_eq!(
+        states(&status(dir.path()))[2],
+        ("c".to_string(), 3, "tracked".to_string())
+    );
+}
+
+#[test]
+fn a_github_user_archived_and_forks_included_and_an_unknown_owner_fails_alone() {
+    let start = Timestamp::now() - SignedDuration::from_hours(72);
+    let mut scenario = Scenario::default();
+    github_repo(&mut scenario, "someone/tool", 1, start);
+    github_repo(&mut scenario, "someone/fork", 2, start);
+    scenario.repos.get_mut("someone/fork").unwrap().repo["fork"] = json!(true);
+    scenario.repos.get_mut("someone/tool").unwrap().repo["archived"] = json!(true);
+    let host = TestHost::start(scenario).unwrap();
+    let dir = setup(
+        "orgs-user",
+        "github",
+        &host.api_url(),
+        &["someone", "nobody"],
+        "include_archived = true\ninclude_forks = true",
+    );
+    // The unknown owner fails its listing (exit 3); the other is collected.
+    let summary = collect(dir.path(), 3);
+    assert_eq!(collected(&summary), vec!["someone/fork", "someone/tool"]);
+    assert_eq!(summary["owners"][1]["status"], "failed");
+    let error = summary["owners"][1]["error"].as_str().unwrap();
+    assert!(
+        error.contains("\"nobody\" was not found on GitHub"),
+        "{error}"
+    );
+    let paths: Vec<String> = host.requests().into_iter().map(|r| r.path).collect();
+    assert!(paths.iter().any(|p| p.starts_with("/orgs/someone/repos")));
+    assert!(
+        paths
+            .iter()
+            .any(|p| p.starts_with("/users/someone/repos?type=owner"))
+    );
+    let st = status(dir.path());
+    let failure = &st["owners"][0]["lastFailure"]["message"];
+    assert!(failure.as_str().unwrap().contains("nobody"), "{st}");
+}
+
+#[test]
+fn a_gitlab_group_with_a_subgroup() {
+    let start = Timestamp::now() - SignedDuration::from_hours(72);
+    let mut scenario = Scenario {
+        flavor: signals_testhost::Flavor::Gitlab,
+        ..Scenario::default()
+    };
+    for (i, path) in [
+        "grp/top",
+        "grp/sub/deep",
+        "grp/sub/forked",
+        "grp/old",
+        "elsewhere/x",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut one = synthetic_gitlab(path, 3, start);
+        let data = one.repos.get_mut(*path).unwrap();
+        data.repo["id"] = json!(5000 + i as u64);
+        data.repo["visibility"] = json!("public");
+        scenario.repos.extend(one.repos);
+    }
+    scenario.repos.get_mut("grp/sub/forked").unwrap().repo["forked_from_project"] =
+        json!({"id": 1, "path_with_namespace": "upstream/forked"});
+    scenario.repos.get_mut("grp/old").unwrap().repo["archived"] = json!(true);
+    scenario.orgs.insert("grp".into());
+    scenario.orgs.insert("grp/sub".into());
+    let host = TestHost::start(scenario).unwrap();
+    let dir = setup("orgs-gitlab", "gitlab", &host.api_url(), &["grp"], "");
+    let first = collect(dir.path(), 0);
+    assert_eq!(collected(&first), vec!["grp/sub/deep", "grp/top"]);
+    let listing: Vec<_> = host
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.starts_with("/api/v4/groups/"))
+        .collect();
+    assert_eq!(listing.len(), 1);
+    assert!(
+        listing[0].path.contains("include_subgroups=true"),
+        "{}",
+        listing[0].path
+    );
+    // Ids: the project's name; the nested one keeps its own.
+    let ids: Vec<String> = states(&status(dir.path()))
+        .into_iter()
+        .map(|s| s.0)
+        .collect();
+    assert_eq!(ids, vec!["deep", "top"]);
+    // Unchanged: GitLab answers the listing 304 too.
+    host.clear_requests();
+    let second = collect(dir.path(), 0);
+    assert_eq!(second["owners"][0]["notModified"], true, "{second}");
+}
+
+#[test]
+fn a_forgejo_organisation_and_a_user() {
+    let start = Timestamp::now() - SignedDuration::from_hours(72);
+    let mut scenario = Scenario {
+        flavor: signals_testhost::Flavor::Forgejo,
+        ..Scenario::default()
+    };
+    for (i, name) in ["forg/app", "forg/secret", "forg/mirror", "person/lib"]
+        .iter()
+        .enumerate()
+    {
+        let mut one = synthetic_forgejo(name, 3, start);
+        let data = one.repos.get_mut(*name).unwrap();
+        data.repo["id"] = json!(900 + i as u64);
+        data.repo["private"] = json!(false);
+        data.repo["fork"] = json!(false);
+        scenario.repos.extend(one.repos);
+    }
+    scenario.repos.get_mut("forg/secret").unwrap().repo["private"] = json!(true);
+    scenario.repos.get_mut("forg/mirror").unwrap().repo["fork"] = json!(true);
+    scenario.orgs.insert("forg".into());
+    let host = TestHost::start(scenario).unwrap();
+    let dir = setup(
+        "orgs-forgejo",
+        "forgejo",
+        &host.api_url(),
+        &["forg", "person"],
+        "",
+    );
+    let first = collect(dir.path(), 0);
+    assert_eq!(collected(&first), vec!["forg/app", "person/lib"]);
+    let paths: Vec<String> = host.requests().into_iter().map(|r| r.path).collect();
+    for want in [
+        "/api/v1/orgs/forg/repos?limit=50",
+        "/api/v1/orgs/person/repos?limit=50",
+        "/api/v1/users/person/repos?limit=50",
+    ] {
+        assert!(paths.iter().any(|p| p == want), "{want} in {paths:?}");
+    }
+    // Forgejo sends no validators: the listing is a full answer each run.
+    let second = collect(dir.path(), 0);
+    assert_eq!(second["owners"][0]["notModified"], false);
+    assert_eq!(collected(&second), vec!["forg/app", "person/lib"]);
+}
