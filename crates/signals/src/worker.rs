@@ -19,7 +19,7 @@ use signals_store::{Backend, RepoKey, StoreError};
 use signals_store_pg::PgStore;
 
 use crate::cli::CollectArgs;
-use crate::collection::{Collection, RepoResult, Summary, Target, now_millis};
+use crate::collection::{Collection, OwnerResult, RepoResult, Summary, Target, now_millis};
 use crate::config::{Config, parse_duration};
 use crate::hosts::HostEntry;
 use crate::owners::{Discovery, Found};
@@ -130,6 +130,13 @@ impl Worker {
         };
         if discovery.any() {
             self.discover(hosts, store, &mut round, discovery)?;
+            if self.looping {
+                for o in round.collection.summary.owners.drain(..) {
+                    if let Some(line) = owner_line(&o, quiet) {
+                        eprintln!("{line}");
+                    }
+                }
+            }
         }
         // Errors outside one repository's run (claiming, reporting) that
         // are not a lost connection: a looping worker waits and tries
@@ -192,13 +199,24 @@ impl Worker {
     ) -> anyhow::Result<bool> {
         // A lease left by an attempt the store's connection broke under.
         store.abandon()?;
-        // A looping worker looks at its owners again every interval (one
-        // worker lists each; the others read what it found).
+        // A looping worker looks at its owners again every interval, or
+        // sooner (the claim in the store keeps the listing to one worker
+        // per interval; the others read what it found, so a worker that
+        // lost the claim to a listing still in progress picks its
+        // repositories up within `MAX_NAP`).
         if self.looping
             && discovery.any()
-            && round.listed.is_none_or(|at| at.elapsed() >= self.interval)
+            && round
+                .listed
+                .is_none_or(|at| at.elapsed() >= self.interval.min(MAX_NAP))
         {
             self.discover(hosts, store, round, discovery)?;
+            // A long-lived worker reports each listing and keeps none.
+            for o in round.collection.summary.owners.drain(..) {
+                if let Some(line) = owner_line(&o, quiet) {
+                    eprintln!("{line}");
+                }
+            }
         }
         let Round {
             by_key,
@@ -384,6 +402,27 @@ fn nap(d: Duration) {
     let end = Instant::now() + d;
     while !STOP.load(Ordering::SeqCst) && Instant::now() < end {
         std::thread::sleep(Duration::from_millis(100).min(end - Instant::now()));
+    }
+}
+
+/// What a looping worker logs of an owner's listing: failures always,
+/// repositories new or no longer tracked unless quiet.
+fn owner_line(o: &OwnerResult, quiet: bool) -> Option<String> {
+    match o {
+        OwnerResult::Failed { owner, error } => Some(format!("failed listing {owner}: {error}")),
+        OwnerResult::Listed {
+            owner, new, left, ..
+        } if !quiet && (!new.is_empty() || !left.is_empty()) => Some(format!(
+            "listed {owner}: {} new ({}), {} no longer tracked ({})",
+            new.len(),
+            new.join(", "),
+            left.len(),
+            left.iter()
+                .map(|(n, s)| format!("{n}: {}", s.as_str()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        _ => None,
     }
 }
 

@@ -384,3 +384,44 @@ fn a_forgejo_organisation_and_a_user() {
     assert_eq!(second["owners"][0]["notModified"], false);
     assert_eq!(collected(&second), vec!["forg/app", "person/lib"]);
 }
+
+#[test]
+fn workers_on_postgresql_list_an_owner_once_and_collect_what_it_lists() {
+    let Some(cluster) = crate::workers::cluster() else {
+        return;
+    };
+    let url = cluster.create_database("orgs").unwrap();
+    let (mut scenario, repos) = crate::workers::scenario(8);
+    scenario.orgs.insert("o".into());
+    let host = TestHost::start(scenario).unwrap();
+    host.set_latency(std::time::Duration::from_millis(5));
+    let dir = TempDir::new("orgs-workers");
+    let mut text = crate::workers::config(&url, &host.api_url(), &[]);
+    text.push_str("orgs = [\"o\"]\n");
+    std::fs::write(dir.path().join("signals.toml"), text).unwrap();
+    let workers: Vec<_> = (0..3)
+        .map(|i| crate::workers::worker(dir.path(), &format!("token-{i}"), "1m"))
+        .collect();
+    crate::workers::wait_for_round(&url, repos.len());
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    for w in workers {
+        crate::workers::stop(w);
+    }
+    let runs = crate::workers::runs_per_repo(&url);
+    assert_eq!(runs.len(), repos.len());
+    assert!(runs.values().all(|c| *c == 1), "{runs:?}");
+    // One worker listed the owner; the others took its repositories from
+    // the store (the claim lasts the interval, an hour here).
+    let listings = host
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.starts_with("/orgs/o/repos"))
+        .count();
+    assert_eq!(listings, 1);
+    let st = status(dir.path());
+    assert_eq!(st["owners"][0]["listings"], 1, "{st}");
+    assert_eq!(
+        st["owners"][0]["repositories"].as_array().unwrap().len(),
+        repos.len()
+    );
+}
