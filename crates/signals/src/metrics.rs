@@ -11,7 +11,8 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use jiff::Timestamp;
-use signals_store::Status;
+use signals_core::owners::State;
+use signals_store::{OwnerStatus, Status};
 use signals_store_pg::QueueStatus;
 
 /// A per-repository metric: name, type, help, value.
@@ -91,6 +92,7 @@ fn secs(t: Timestamp) -> f64 {
 /// `now` against the collection `interval`.
 pub fn render(
     status: &Status,
+    owners: &[OwnerStatus],
     queue: Option<&QueueStatus>,
     interval: Duration,
     now: Timestamp,
@@ -178,17 +180,20 @@ pub fn render(
         }
     }
 
+    // Owner listings (issue 20) count with the runs: same requests, same
+    // HTTP layer.
     let total = |pick: fn(&signals_core::RequestStats) -> u64| -> f64 {
         status
             .repositories
             .iter()
             .map(|r| pick(&r.totals.requests) as f64)
+            .chain(owners.iter().map(|o| pick(&o.totals) as f64))
             .sum()
     };
     let totals: [(&'static str, &str, f64); 4] = [
         (
             "signals_http_requests_total",
-            "Requests sent to code hosts by the runs in the store.",
+            "Requests sent to code hosts by the runs and owner listings in the store.",
             total(|s| s.requests),
         ),
         (
@@ -237,6 +242,47 @@ pub fn render(
         let mut f = family(&mut out, name, "gauge", help);
         for (token, limit, seen) in &status.rate_limits {
             f.sample(&[("token", token)], value(limit, *seen));
+        }
+    }
+
+    let mut f = family(
+        &mut out,
+        "signals_owner_last_listing_timestamp_seconds",
+        "gauge",
+        "Unix time of the owner's latest successful listing (absent before the first).",
+    );
+    for o in owners {
+        if let Some(at) = o.listed_at {
+            let labels = [
+                ("group", o.group_id.as_str()),
+                ("host", o.host.as_str()),
+                ("owner", o.owner.as_str()),
+            ];
+            f.sample(&labels, secs(at));
+        }
+    }
+    let mut f = family(
+        &mut out,
+        "signals_owner_repositories",
+        "gauge",
+        "Repositories found through the owner, by state (tracked, gone, archived, fork, excluded).",
+    );
+    for o in owners {
+        for state in [
+            State::Tracked,
+            State::Gone,
+            State::Archived,
+            State::Fork,
+            State::Excluded,
+        ] {
+            let n = o.repos.iter().filter(|k| k.state == state).count();
+            let labels = [
+                ("group", o.group_id.as_str()),
+                ("host", o.host.as_str()),
+                ("owner", o.owner.as_str()),
+                ("state", state.as_str()),
+            ];
+            f.sample(&labels, n as f64);
         }
     }
 
@@ -291,6 +337,7 @@ mod tests {
         };
         let text = render(
             &status,
+            &[],
             None,
             Duration::from_secs(3600),
             Timestamp::UNIX_EPOCH,

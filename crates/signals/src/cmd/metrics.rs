@@ -13,12 +13,14 @@ use crate::store::Opened;
 /// The exposition text of the store at `store_path`, now.
 pub fn text(store: &Opened, interval: Duration) -> anyhow::Result<String> {
     let status = store.status()?;
+    let owners = store.owners_status()?;
     let queue = match store {
         Opened::Postgres(pg) => Some(pg.queue_status(interval)?),
         Opened::Sqlite(_) => None,
     };
     Ok(crate::metrics::render(
         &status,
+        &owners,
         queue.as_ref(),
         interval,
         jiff::Timestamp::now(),

@@ -40,7 +40,7 @@ fn sample(text: &str, name: &str, repo: &str) -> f64 {
 }
 
 /// `promtool check metrics` on `text`; `None` (with a notice) without it.
-fn promtool(text: &str) -> Option<std::process::Output> {
+pub(crate) fn promtool(text: &str) -> Option<std::process::Output> {
     let Ok(mut child) = Command::new("promtool")
         .args(["check", "metrics"])
         .stdin(Stdio::piped())

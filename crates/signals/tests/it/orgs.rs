@@ -216,6 +216,20 @@ fn an_organisation_with_three_repositories_then_one_added_one_archived_one_remov
         "{text}"
     );
 
+    // The metrics count the owner's repositories by state.
+    let out = run(dir.path(), &["metrics"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let metrics = String::from_utf8_lossy(&out.stdout).into_owned();
+    for (state, n) in [("tracked", 2), ("gone", 1), ("archived", 1), ("fork", 0)] {
+        let line = format!(
+            "signals_owner_repositories{{group=\"g\",host=\"github\",owner=\"org\",state=\"{state}\"}} {n}\n"
+        );
+        assert!(metrics.contains(&line), "{line} in\n{metrics}");
+    }
+    if let Some(checked) = crate::health::promtool(&metrics) {
+        assert!(checked.status.success(), "{}", show(&checked));
+    }
+
     // The history is kept: the export still publishes the gone repository.
     let out = run(dir.path(), &["export", "--quiet"], &[]);
     assert!(out.status.success(), "{}", show(&out));
