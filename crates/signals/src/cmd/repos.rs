@@ -29,10 +29,22 @@ pub fn run(config_path: &Path, command: ReposCommand) -> anyhow::Result<u8> {
 fn list(config_path: &Path, args: &ReposListArgs) -> anyhow::Result<u8> {
     let config = super::load_config(config_path)?;
     let store_path = args.store.clone().unwrap_or_else(|| config.store.clone());
-    let stored = if store_path.exists() || crate::store::is_postgres(&store_path) {
-        crate::store::open(&store_path, false)?.repositories()?
+    let (stored, owners) = if store_path.exists() || crate::store::is_postgres(&store_path) {
+        let store = crate::store::open(&store_path, false)?;
+        (store.repositories()?, store.owners_status()?)
     } else {
-        Vec::new()
+        (Vec::new(), Vec::new())
+    };
+    // A repository found through one of its group's configured owners.
+    let through_owner = |group: &str, repo: &str| {
+        config.groups.iter().any(|g| {
+            g.group.id == group
+                && owners.iter().any(|o| {
+                    o.group_id == group
+                        && g.owners.iter().any(|c| c.owner == o.owner)
+                        && o.repos.iter().any(|k| k.repo_id == repo)
+                })
+        })
     };
     use std::io::Write;
     let mut out = std::io::stdout().lock();
@@ -47,6 +59,22 @@ fn list(config_path: &Path, args: &ReposListArgs) -> anyhow::Result<u8> {
                 .unwrap_or_else(|| "never collected".to_string());
             writeln!(out, "  {:<40} {:<24} {last}", r.repo.to_string(), r.id)?;
         }
+        for o in &g.owners {
+            writeln!(out, "  every repository of {} (orgs):", o.owner)?;
+            let found = owners
+                .iter()
+                .filter(|s| s.group_id == g.group.id && s.owner == o.owner)
+                .flat_map(|s| &s.repos);
+            for k in found {
+                writeln!(
+                    out,
+                    "    {:<38} {:<24} {}",
+                    k.full_name.to_string(),
+                    k.repo_id,
+                    k.state.as_str()
+                )?;
+            }
+        }
     }
     let untracked: Vec<_> = stored
         .iter()
@@ -55,6 +83,7 @@ fn list(config_path: &Path, args: &ReposListArgs) -> anyhow::Result<u8> {
                 .groups
                 .iter()
                 .any(|g| g.group.id == s.group.id && g.repos.iter().any(|r| r.id == s.repo.id))
+                && !through_owner(&s.group.id, &s.repo.id)
         })
         .collect();
     if !untracked.is_empty() {

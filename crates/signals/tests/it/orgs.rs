@@ -216,6 +216,18 @@ fn an_organisation_with_three_repositories_then_one_added_one_archived_one_remov
         "{text}"
     );
 
+    // `repos list` shows them under their owner, not as left behind.
+    let out = run(dir.path(), &["repos", "list"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let list = String::from_utf8_lossy(&out.stdout);
+    assert!(list.contains("every repository of org (orgs):"), "{list}");
+    let c_line = list
+        .lines()
+        .find(|l| l.contains("org/c"))
+        .unwrap_or_default();
+    assert!(c_line.trim_end().ends_with("gone"), "{list}");
+    assert!(!list.contains("in the store only"), "{list}");
+
     // The metrics count the owner's repositories by state.
     let out = run(dir.path(), &["metrics"], &[]);
     assert!(out.status.success(), "{}", show(&out));
