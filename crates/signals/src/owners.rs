@@ -115,7 +115,7 @@ impl<'a> Discovery<'a> {
                     .collect();
                 let configured = |name: &RepoName| {
                     g.repos.iter().any(|r| {
-                        r.source == hosts[o.host].config.source
+                        r.source == hosts[o.host].config.signals_source
                             && r.repo.to_string().eq_ignore_ascii_case(&name.to_string())
                     })
                 };
@@ -182,7 +182,7 @@ impl<'a> Discovery<'a> {
                 g.group.clone(),
                 TrackedRepo {
                     id: k.repo_id,
-                    source: hosts[o.host].config.source,
+                    source: hosts[o.host].config.signals_source.clone(),
                     name: k.full_name.name().to_string(),
                     repo: k.full_name,
                     keywords: vec![],
