@@ -135,6 +135,24 @@ pub fn render(
             f.sample(labels, secs(t));
         }
     }
+    // A repository its owner no longer lists (or that the group's filter
+    // now leaves out) is no longer collected, so it goes stale: this says
+    // why, so an alert on `signals_repository_stale` can leave it out.
+    let mut f = family(
+        &mut out,
+        "signals_repository_left_out",
+        "gauge",
+        "1 when the repository was found through an owner (orgs) that no longer lists it, or the group's filter now leaves it out, so it is no longer collected; else 0.",
+    );
+    for (labels, r, _) in &repos {
+        let left = owners.iter().any(|o| {
+            o.group_id == r.summary.group.id
+                && o.repos
+                    .iter()
+                    .any(|k| k.repo_id == r.summary.repo.id && k.state != State::Tracked)
+        });
+        f.sample(labels, f64::from(u8::from(left)));
+    }
     let per_repo: [RepoMetric; 6] = [
         (
             "signals_repository_runs_total",

@@ -177,7 +177,11 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
             r.summary.run_count
         )?;
         let health = crate::health::of(r, interval, now);
-        if health.stale || health.failures_in_row > 0 {
+        // A repository no longer collected (its owner no longer lists it)
+        // goes stale; the line below says why instead.
+        let left_out = found_through(&r.summary.group.id, &r.summary.repo.id)
+            .is_some_and(|(_, k)| k.state != State::Tracked);
+        if !left_out && (health.stale || health.failures_in_row > 0) {
             writeln!(
                 out,
                 "  {}: {} failed in a row; last success {}",

@@ -238,6 +238,11 @@ fn an_organisation_with_three_repositories_then_one_added_one_archived_one_remov
         );
         assert!(metrics.contains(&line), "{line} in\n{metrics}");
     }
+    for (repo, n) in [("a", 0), ("b", 1), ("c", 1), ("d", 0)] {
+        let line =
+            format!("signals_repository_left_out{{group=\"g\",repository=\"{repo}\"}} {n}\n");
+        assert!(metrics.contains(&line), "{line} in\n{metrics}");
+    }
     if let Some(checked) = crate::health::promtool(&metrics) {
         assert!(checked.status.success(), "{}", show(&checked));
     }
