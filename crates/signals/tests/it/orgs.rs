@@ -456,3 +456,58 @@ fn workers_on_postgresql_list_an_owner_once_and_collect_what_it_lists() {
         repos.len()
     );
 }
+
+#[test]
+fn a_large_organisation_costs_its_pages_and_a_new_repository_one_more() {
+    // 200 repositories: two full pages of 100, oldest first.
+    let start = Timestamp::now() - SignedDuration::from_hours(72);
+    let mut scenario = Scenario::default();
+    scenario.orgs.insert("big".into());
+    for i in 0..200u64 {
+        let at = start + SignedDuration::from_mins(i as i64);
+        github_repo(&mut scenario, &format!("big/r{i:03}"), 10_000 + i, at);
+    }
+    let host = TestHost::start(scenario.clone()).unwrap();
+    let dir = setup("orgs-big", "github", &host.api_url(), &["big"], "");
+    // `--repo`: one repository is collected, the owner is listed whole.
+    let listing = |summary: &Value| {
+        let o = &summary["owners"][0];
+        (
+            o["requests"].as_u64().unwrap(),
+            o["answered304"].as_u64().unwrap(),
+            o["new"].as_array().unwrap().len(),
+        )
+    };
+    let once = || {
+        let out = run(
+            dir.path(),
+            &["collect", "--json", "--repo", "big/r000"],
+            &[],
+        );
+        assert!(out.status.success(), "{}", show(&out));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    // First listing: both pages in full.
+    assert_eq!(listing(&once()), (2, 0, 200));
+    // Unchanged: both pages 304; the last is full, so the next page is
+    // asked by number (empty, 200 the first time, 304 after).
+    assert_eq!(listing(&once()), (3, 2, 0));
+    assert_eq!(listing(&once()), (3, 3, 0));
+    // A new repository lands on the third page: the two before stay 304.
+    github_repo(
+        &mut scenario,
+        "big/new",
+        20_000,
+        start + SignedDuration::from_hours(24),
+    );
+    host.set_scenario(scenario);
+    assert_eq!(listing(&once()), (3, 2, 1));
+    let st = status(dir.path());
+    let tracked = st["owners"][0]["repositories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["state"] == "tracked")
+        .count();
+    assert_eq!(tracked, 201);
+}
