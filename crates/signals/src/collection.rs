@@ -325,28 +325,35 @@ impl Summary {
         })
     }
 
-    /// Prints each failure and rename on stderr, and the repositories an
-    /// owner's listing added or took away.
+    /// Prints the repositories the owners' listings added or took away, on
+    /// stderr (not with `--quiet`: they are news, not failures).
+    pub fn print_owner_changes(&self) {
+        for o in &self.owners {
+            if let OwnerResult::Listed {
+                owner, new, left, ..
+            } = o
+            {
+                for name in new {
+                    eprintln!("new: {name} (listed by {owner}) is tracked from now on");
+                }
+                for (name, state) in left {
+                    eprintln!(
+                        "{}: {name} (listed by {owner}) is no longer collected; its history is kept",
+                        state.as_str()
+                    );
+                }
+            }
+        }
+    }
+
+    /// Prints each failure (of a repository or an owner's listing) and
+    /// rename on stderr.
     pub fn print_failures(&self) {
         for o in &self.owners {
-            match o {
-                OwnerResult::Failed { owner, error } => eprintln!(
+            if let OwnerResult::Failed { owner, error } = o {
+                eprintln!(
                     "failed: listing {owner}: {error}; the repositories of its last listing were collected"
-                ),
-                OwnerResult::Listed {
-                    owner, new, left, ..
-                } => {
-                    for name in new {
-                        eprintln!("new: {name} (listed by {owner}) is tracked from now on");
-                    }
-                    for (name, state) in left {
-                        eprintln!(
-                            "{}: {name} (listed by {owner}) is no longer collected; its history is kept",
-                            state.as_str()
-                        );
-                    }
-                }
-                _ => {}
+                );
             }
         }
         for r in &self.results {

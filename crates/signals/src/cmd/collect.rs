@@ -146,6 +146,9 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary.to_json())?);
     } else {
+        if !args.quiet {
+            summary.print_owner_changes();
+        }
         summary.print_failures();
         if let Some(stop) = summary.stop_message() {
             eprintln!("stopped: {stop}");

@@ -273,9 +273,17 @@ fn an_organisation_with_three_repositories_then_one_added_one_archived_one_remov
         stderr.contains("new: org/c (listed by g/org) is tracked from now on"),
         "{stderr}"
     );
+    // With `--quiet`, a cron run that only found news prints nothing.
+    let out = run(dir.path(), &["collect", "--quiet"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        out.stdout.is_empty() && out.stderr.is_empty(),
+        "{}",
+        show(&out)
+    );
     assert_eq!(
         states(&status(dir.path()))[2],
-        ("c".to_string(), 3, "tracked".to_string())
+        ("c".to_string(), 4, "tracked".to_string())
     );
 }
 
