@@ -7,8 +7,9 @@ Run from the repository root with the fixtures folder as the argument:
     python3 tools/make-demo-data.py ../shared/fixtures/github
 
 Only MIT- and BSD-licensed recordings are used (see crates/signals/demo/SOURCES.md).
-The second instant is the first plus the simulated changes written out below,
-so the demo shows both `discovered` and `changed` events. The output is
+The second instant is the first with the documented edits written out below
+(and one recorded issue held back from the first), so the demo shows both
+`discovered` and `changed` events without inventing a signal. The output is
 committed; neither the tests nor the demo run this script.
 """
 import copy
@@ -115,7 +116,9 @@ instant1 = {
     }
 }
 
-# --- The second instant: simulated activity on 2021-11-01. -----------------
+# --- The second instant: edits of recorded items, dated 2021-11-01. --------
+# No item is invented: every entry below is a recorded one with the fields
+# named in SOURCES.md changed, or one held back from the first instant.
 def issue(objs, number):
     return copy.deepcopy(next(o for o in objs if o["number"] == number))
 
@@ -130,54 +133,6 @@ ready = issue(github3_issues, 927)
 ready.update(draft=False, updated_at="2021-11-01T14:03:05Z")
 g["issues"] = [merged, ready]
 g["repo"] = {"stargazers_count": github3_repo["stargazers_count"] + 3, "open_issues_count": github3_repo["open_issues_count"] - 1}
-author = github3_release[0]["author"]
-g["releases"] = [
-    {
-        "url": "https://api.github.com/repos/sigmavirus24/github3.py/releases/900000002",
-        "html_url": "https://github.com/sigmavirus24/github3.py/releases/tag/v3.0.0",
-        "id": 900000002,
-        "author": author,
-        "tag_name": "v3.0.0",
-        "target_commitish": "main",
-        "name": "v3.0.0",
-        "draft": False,
-        "prerelease": False,
-        "created_at": "2021-11-01T11:00:00Z",
-        "published_at": "2021-11-01T11:30:00Z",
-        "assets": [],
-        "body": "Simulated release for the offline demo.\n\n## Changes\n\n- Drop support for Python 3.6\n- Add `Repository.merge_upstream` (#1033)\n* Fix pagination of **search** results\n",
-    },
-    {
-        "url": "https://api.github.com/repos/sigmavirus24/github3.py/releases/900000003",
-        "html_url": "https://github.com/sigmavirus24/github3.py/releases/tag/v3.1.0-dev.1",
-        "id": 900000003,
-        "author": author,
-        "tag_name": "v3.1.0-dev.1",
-        "target_commitish": "main",
-        "name": "",
-        "draft": False,
-        "prerelease": True,
-        "created_at": "2021-11-01T16:00:00Z",
-        "published_at": "2021-11-01T16:20:00Z",
-        "assets": [],
-        "body": "Simulated development build for the offline demo.\n\n- Type hints for the `issues` module\n",
-    },
-    {
-        "url": "https://api.github.com/repos/sigmavirus24/github3.py/releases/900000004",
-        "html_url": "https://github.com/sigmavirus24/github3.py/releases/tag/v3.1.0",
-        "id": 900000004,
-        "author": author,
-        "tag_name": "v3.1.0",
-        "target_commitish": "main",
-        "name": "v3.1.0 (draft)",
-        "draft": True,
-        "prerelease": False,
-        "created_at": "2021-11-01T17:00:00Z",
-        "published_at": None,
-        "assets": [],
-        "body": "Draft releases are never signals.",
-    },
-]
 
 b = changes["repos"]["betamaxpy/betamax"]
 commented = issue(betamax_issues, 150)
@@ -185,26 +140,16 @@ commented.update(comments=commented["comments"] + 2, updated_at="2021-11-01T08:0
 closed = next(copy.deepcopy(o) for o in betamax_issues if o["state"] == "open" and "pull_request" not in o)
 closed.update(state="closed", closed_at="2021-11-01T12:30:00Z", updated_at="2021-11-01T12:30:00Z")
 relabelled = next(copy.deepcopy(o) for o in betamax_issues if o["state"] == "open" and "pull_request" not in o and o["number"] != closed["number"])
-relabelled["labels"] = relabelled["labels"] + [{"id": 1, "name": "regression", "color": "e11d21", "default": False}]
-relabelled["body"] = (relabelled["body"] or "") + "\n\nEdit: still happens with requests 2.26 (simulated edit for the demo)."
+# A label the recordings hold: betamax's "Bug", as recorded on #143.
+bug = next(l for l in issue(betamax_issues, 143)["labels"] if l["name"] == "Bug")
+relabelled["labels"] = relabelled["labels"] + [bug]
 relabelled["updated_at"] = "2021-11-01T15:45:00Z"
-new_issue = copy.deepcopy(issue(betamax_issues, 150))
-new_issue.update(
-    number=151,
-    id=900000151,
-    title="Cassette matching ignores query order (simulated issue for the demo)",
-    body="Steps to reproduce:\n\n1. Record `GET /?a=1&b=2`\n2. Replay `GET /?b=2&a=1`\n\nExpected a match; got `BetamaxError`.",
-    state="open",
-    closed_at=None,
-    comments=1,
-    labels=[{"id": 2, "name": "bug", "color": "ee0701", "default": True}],
-    created_at="2021-11-01T18:00:00Z",
-    updated_at="2021-11-01T18:20:00Z",
-    html_url="https://github.com/betamaxpy/betamax/issues/151",
-    url="https://api.github.com/repos/betamaxpy/betamax/issues/151",
-)
-new_issue.pop("pull_request", None)
-b["issues"] = [commented, closed, relabelled, new_issue]
+# Recorded issue #143 is held back from the first instant: it appears at the
+# second, with its update time moved into the second run's window.
+held = issue(betamax_issues, 143)
+held["updated_at"] = "2021-11-01T18:20:00Z"
+b["issues"] = [commented, closed, relabelled, held]
+b["held_back"] = [143]
 
 out.mkdir(parents=True, exist_ok=True)
 (out / "instant1.json").write_text(json.dumps(instant1, indent=1, ensure_ascii=False) + "\n")

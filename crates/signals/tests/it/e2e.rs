@@ -13,6 +13,34 @@ use crate::support::{TempDir, config, read_json, run, show};
 /// The recorded responses bundled for the demo (see demo/SOURCES.md).
 const RECORDED: &str = include_str!("../../demo/instant1.json");
 
+/// Every recorded file the demo serves from (demo/SOURCES.md): GitHub's,
+/// gitlab.com's and gitea.com's.
+const DEMO_RECORDED: [&str; 11] = [
+    RECORDED,
+    include_str!("../../demo/gitlab/project.json"),
+    include_str!("../../demo/gitlab/issues.json"),
+    include_str!("../../demo/gitlab/merge_request_2.json"),
+    include_str!("../../demo/gitlab/milestones.json"),
+    include_str!("../../demo/gitlab/releases.json"),
+    include_str!("../../demo/gitea/repo.json"),
+    include_str!("../../demo/gitea/issues.json"),
+    include_str!("../../demo/gitea/pulls.json"),
+    include_str!("../../demo/gitea/milestones.json"),
+    include_str!("../../demo/gitea/releases.json"),
+];
+
+/// Every string value in a JSON document.
+fn strings_of(v: &Value, out: &mut BTreeSet<String>) {
+    match v {
+        Value::String(s) => {
+            out.insert(s.clone());
+        }
+        Value::Array(a) => a.iter().for_each(|v| strings_of(v, out)),
+        Value::Object(o) => o.values().for_each(|v| strings_of(v, out)),
+        _ => {}
+    }
+}
+
 const BETAMAX: &str = "betamaxpy/betamax";
 const GITHUB3: &str = "sigmavirus24/github3.py";
 
@@ -385,8 +413,8 @@ fn demo_runs_offline_and_its_datasets_validate() {
         "demo/site/python-github-tooling/github3-py/dataset.json",
         "demo/site/python-github-tooling/betamax/dataset.json",
         "demo/site/one-theme-three-hosts/github3-py/dataset.json",
-        "demo/site/one-theme-three-hosts/recorder/dataset.json",
-        "demo/site/one-theme-three-hosts/cassettes/dataset.json",
+        "demo/site/one-theme-three-hosts/test-repo-gitlab/dataset.json",
+        "demo/site/one-theme-three-hosts/test-repo-gitea/dataset.json",
     ]
     .iter()
     .map(|p| dir.path().join(p))
@@ -409,8 +437,8 @@ fn demo_runs_offline_and_its_datasets_validate() {
     // names the host on every card.
     for (doc, source, project) in [
         (&docs[2], "github", "sigmavirus24/github3.py"),
-        (&docs[3], "gitlab", "demo-group/http/recorder"),
-        (&docs[4], "forgejo", "demo/cassettes"),
+        (&docs[3], "gitlab", "gitea/test_repo"),
+        (&docs[4], "forgejo", "gitea/test_repo"),
     ] {
         let d = read_json(doc);
         let signals = d["dataset"]["signals"].as_array().unwrap();
@@ -431,6 +459,39 @@ fn demo_runs_offline_and_its_datasets_validate() {
         };
         assert!(page.contains(&format!("<span class=\"host\">{host}</span>")));
     }
+    // Issue 16: no signal of the demo is invented. Each title is a string
+    // of a recorded file shipped with the demo, and the GitLab and Gitea
+    // repositories show what gitlab.com and gitea.com answered.
+    let mut recorded = BTreeSet::new();
+    for text in DEMO_RECORDED {
+        strings_of(&serde_json::from_str(text).unwrap(), &mut recorded);
+    }
+    let mut titles = 0;
+    for doc in &docs {
+        for s in read_json(doc)["dataset"]["signals"].as_array().unwrap() {
+            let title = s["title"].as_str().unwrap();
+            assert!(recorded.contains(title), "{title:?} is in no recorded file");
+            titles += 1;
+        }
+    }
+    assert!(titles > 100, "{titles}");
+    let gitea = read_json(&docs[4]);
+    let gitea_titles: BTreeSet<&str> = gitea["dataset"]["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["title"].as_str().unwrap())
+        .collect();
+    assert!(gitea_titles.contains("Dont Touch") && gitea_titles.contains("Idears"));
+    let page = std::fs::read_to_string(
+        dir.path()
+            .join("demo/site/one-theme-three-hosts/index.html"),
+    )
+    .unwrap();
+    assert!(
+        !page.contains("Synthetic"),
+        "the first group shows recorded data only"
+    );
     // Running it again starts afresh and succeeds.
     let again = run(dir.path(), &["demo", "--out", "demo"], &[]);
     assert_eq!(again.status.code(), Some(0), "{}", show(&again));
