@@ -345,7 +345,7 @@ fn scenario(flavor: Flavor, data: RepoData) -> Scenario {
     Scenario {
         flavor,
         repos: [(RECORDED_REPO.to_string(), data)].into(),
-        renamed: Default::default(),
+        ..Scenario::default()
     }
 }
 
