@@ -131,8 +131,9 @@ pub struct Known {
 /// Applies one listing of an owner to what was known of it.
 ///
 /// `known` are the owner's stored repositories; `configured` says whether
-/// the group's `repos` already lists a repository (it is then collected
-/// under that entry, not through the owner); `taken` holds every
+/// the group's `repos` already lists a repository, or uses an id (the
+/// repository is then collected under that entry, or would clash with it,
+/// so it is not collected through the owner); `taken` holds every
 /// repository id of the group in use (its configured ids, and the ids of
 /// all its owners' known repositories), so a new repository gets a free
 /// one: its name's slug, else `<owner>-<name>`, else a number appended.
@@ -142,7 +143,7 @@ pub fn apply(
     known: &[Known],
     listed: &[Listed],
     filter: &Filter,
-    configured: &dyn Fn(&RepoName) -> bool,
+    configured: &dyn Fn(&RepoName, Option<&str>) -> bool,
     taken: &HashSet<String>,
     at: Timestamp,
 ) -> Vec<Known> {
@@ -161,7 +162,8 @@ pub fn apply(
         if !seen.insert(k.clone()) {
             continue;
         }
-        let state = if configured(&l.full_name) {
+        let id = out.get(&k).map(|e| e.repo_id.as_str());
+        let state = if configured(&l.full_name, id) {
             State::Excluded
         } else {
             filter.judge(l)
@@ -253,7 +255,7 @@ mod tests {
     #[test]
     fn new_archived_removed_and_back() {
         let f = Filter::default();
-        let none = |_: &RepoName| false;
+        let none = |_: &RepoName, _: Option<&str>| false;
         let t1 = t("2026-01-01T00:00:00Z");
         let first = apply(
             &[],
@@ -316,7 +318,7 @@ mod tests {
             include_forks: true,
             exclude: vec!["org/skip".into(), "Docs".into()],
         };
-        let configured = |n: &RepoName| n.name() == "mine";
+        let configured = |n: &RepoName, _: Option<&str>| n.name() == "mine";
         let out = apply(
             &[],
             &[
@@ -341,6 +343,37 @@ mod tests {
     }
 
     #[test]
+    fn a_configured_repository_takes_over() {
+        let t1 = t("2026-01-01T00:00:00Z");
+        let known = apply(
+            &[],
+            &[listed("org/a", false, false), listed("org/b", false, false)],
+            &Filter::default(),
+            &|_, _| false,
+            &HashSet::new(),
+            t1,
+        );
+        // Now `repos` lists org/a itself, and uses the id `b` for another
+        // repository: neither is collected through the owner any more.
+        let configured = |n: &RepoName, id: Option<&str>| n.name() == "a" || id == Some("b");
+        let after = apply(
+            &known,
+            &[listed("org/a", false, false), listed("org/b", false, false)],
+            &Filter::default(),
+            &configured,
+            &HashSet::new(),
+            t("2026-01-02T00:00:00Z"),
+        );
+        assert_eq!(
+            states(&after),
+            vec![
+                ("org/a".into(), "a", "excluded"),
+                ("org/b".into(), "b", "excluded"),
+            ]
+        );
+    }
+
+    #[test]
     fn ids_never_collide() {
         let taken: HashSet<String> = ["tool".to_string(), "a-tool".to_string()].into();
         let out = apply(
@@ -350,7 +383,7 @@ mod tests {
                 listed("b/tool", false, false),
             ],
             &Filter::default(),
-            &|_| false,
+            &|_, _| false,
             &taken,
             t("2026-01-01T00:00:00Z"),
         );
@@ -365,7 +398,7 @@ mod tests {
             &[],
             &[listed("gnome/sub/tool", false, false)],
             &Filter::default(),
-            &|_| false,
+            &|_, _| false,
             &taken,
             t("2026-01-01T00:00:00Z"),
         );

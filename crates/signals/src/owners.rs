@@ -113,10 +113,13 @@ impl<'a> Discovery<'a> {
                     .map(|r| r.id.clone())
                     .chain(all.iter().map(|r| r.known.repo_id.clone()))
                     .collect();
-                let configured = |name: &RepoName| {
+                // Listed in the group's `repos` (collected there), or
+                // holding an id a configured repository now uses.
+                let configured = |name: &RepoName, id: Option<&str>| {
                     g.repos.iter().any(|r| {
-                        r.source == hosts[o.host].config.signals_source
-                            && r.repo.to_string().eq_ignore_ascii_case(&name.to_string())
+                        (r.source == hosts[o.host].config.signals_source
+                            && r.repo.to_string().eq_ignore_ascii_case(&name.to_string()))
+                            || id == Some(r.id.as_str())
                     })
                 };
                 let after = apply(&known, &listing.repos, &g.filter, &configured, &taken, now);
