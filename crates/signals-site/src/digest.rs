@@ -23,7 +23,7 @@ use signals_core::trends::RISING;
 use signals_core::{EventKind, ItemKind};
 
 use crate::charts::{nice_max, num, sparkline};
-use crate::filter::{self, FILTER_INDEX_VERSION, FilterEntry, FilterIndex};
+use crate::filter::{self, FILTER_INDEX_VERSION, FilterEntry, GroupIndex};
 use crate::render::{
     FeedEntry, FeedView, Layout, TimeView, id_parts, item_number, new_in_latest, newest,
     ordered_trail, ranked, render, under,
@@ -403,10 +403,9 @@ pub fn render_group(
         },
     )?;
     let index = filter::to_json(
-        &FilterIndex {
+        &GroupIndex {
             version: FILTER_INDEX_VERSION,
             total: g.signals_total,
-            signals: Vec::new(),
             parts: repos
                 .iter()
                 .map(|r| filter::IndexPart {

@@ -1,19 +1,22 @@
-//! The filter index: a compact JSON file per repository (`signals.json`)
-//! that the page's own script (`filter.js`) reads to filter, search and sort
-//! every signal of the repository in the browser, not only the 50 on a page.
+//! The filter index that the page's own script (`filter.js`) reads to
+//! filter, search and sort every signal of a repository in the browser,
+//! not only the 50 on a page.
 //!
-//! Why a separate file and not data inlined in the page: the pages stay
+//! Why separate files and not data inlined in the page: the pages stay
 //! exactly as they are without JavaScript, the index is fetched only when a
 //! reader starts filtering (or opens a shared filtered link), and no host
 //! text ever sits inside a `<script>` element, so `</script>` or U+2028 in
-//! a title cannot break out of anything. The file is plain `serde_json`
+//! a title cannot break out of anything. The files are plain `serde_json`
 //! output, served as `application/json`; the script builds the results with
 //! DOM calls (`textContent`, never `innerHTML`), and links only to http(s)
 //! URLs that passed `text::http_url` here.
 //!
-//! Entries are in page order (importance, then `updatedAt`, then id), so the
-//! default sort is the file's order and every entry knows its page and
-//! anchor on the paged HTML.
+//! A repository's index is columnar (`columns.rs`): `signals.json` holds
+//! what filtering and sorting need, dictionary-coded, and the excerpts sit
+//! in text parts of [`TEXT_PART`] signals each, read when a text query needs
+//! them. Entries are in page order (importance, then `updatedAt`, then id),
+//! so the default sort is the file's order and every entry knows its page
+//! and anchor on the paged HTML.
 
 use serde::{Deserialize, Serialize};
 use signals_core::ItemKind;
@@ -24,22 +27,23 @@ use crate::render::{id_parts, item_number, page_file};
 use crate::text::{excerpt, http_url};
 use crate::{PAGE_SIZE, SiteError};
 
-/// Version of the filter index format; the script refuses other versions.
-pub const FILTER_INDEX_VERSION: u32 = 2;
+mod columns;
 
-/// `signals.json`: every signal of a repository (or the top signals of a
-/// group), in page order.
+pub use columns::{IndexFile, IndexWriter, TEXT_PART, read_index};
+
+/// Version of the filter index format; the script refuses other versions.
+/// 3: columnar, dictionary-coded, excerpts in text parts (issue 17).
+pub const FILTER_INDEX_VERSION: u32 = 3;
+
+/// A group page's `signals.json`: the filter index of each of its
+/// repositories, which the script reads and merges, so the group's filters
+/// cover every signal of the group while its own file stays a few lines
+/// long.
 #[derive(Debug, Serialize)]
-pub(crate) struct FilterIndex {
+pub(crate) struct GroupIndex {
     pub version: u32,
-    /// Signals in the whole repository (or the group).
+    /// Signals in the whole group.
     pub total: usize,
-    /// The signals; empty on a group page, whose index lists its parts.
-    pub signals: Vec<FilterEntry>,
-    /// A group page's index: the filter index of each of its repositories,
-    /// which the script reads and merges, so the group's filters cover every
-    /// signal of the group while its file stays a few lines long.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<IndexPart>,
 }
 
@@ -54,8 +58,8 @@ pub(crate) struct IndexPart {
     pub repo: String,
 }
 
-/// One signal of the filter index. Field names are short but readable; the
-/// excerpt is the bulk of each entry.
+/// One signal as the script sees it once it has decoded the index (and as
+/// a group's `digest.json` keeps its best signals).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FilterEntry {
     pub id: String,
@@ -193,28 +197,23 @@ mod tests {
 
     #[test]
     fn json_is_inert_outside_a_json_parser() {
-        let index = FilterIndex {
-            version: 1,
-            total: 1,
-            parts: vec![],
-            signals: vec![FilterEntry {
-                id: "a".into(),
-                kind: "issue".into(),
-                number: "#1".into(),
-                state: "open".into(),
-                labels: vec!["</script><script>alert(1)</script>".into()],
-                author: "x\u{2028}y".into(),
-                title: "a & b".into(),
-                excerpt: String::new(),
-                importance: 1,
-                updated: String::new(),
-                url: None,
-                href: String::new(),
-                history: "history/issue-1.html".into(),
-                new: false,
-                changed: false,
-                repo: None,
-            }],
+        let index = FilterEntry {
+            id: "a".into(),
+            kind: "issue".into(),
+            number: "#1".into(),
+            state: "open".into(),
+            labels: vec!["</script><script>alert(1)</script>".into()],
+            author: "x\u{2028}y".into(),
+            title: "a & b".into(),
+            excerpt: String::new(),
+            importance: 1,
+            updated: String::new(),
+            url: None,
+            href: String::new(),
+            history: "history/issue-1.html".into(),
+            new: false,
+            changed: false,
+            repo: None,
         };
         let json = to_json(&index, "t").unwrap();
         for bad in ['<', '>', '&', '\u{2028}'] {
@@ -222,9 +221,9 @@ mod tests {
         }
         let back: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(
-            back["signals"][0]["labels"][0],
+            back["labels"][0],
             "</script><script>alert(1)</script>"
         );
-        assert_eq!(back["signals"][0]["author"], "x\u{2028}y");
+        assert_eq!(back["author"], "x\u{2028}y");
     }
 }

@@ -21,7 +21,8 @@
 //! <group>/<repo>/feed.atom        the newest signals
 //! <group>/<repo>/dataset.json     the v3 document
 //! <group>/<repo>/trends.json      its trends (schemas/trends-v1.schema.json)
-//! <group>/<repo>/signals.json     the filter index (every signal, compact)
+//! <group>/<repo>/signals.json     the filter index (every signal, columnar)
+//! <group>/<repo>/signals-text-<n>.json  its excerpts, 1,000 signals a part
 //! <group>/<repo>/digest.json      what the repository gives its group page
 //! <group>/index.html              the group digest (top signals, news, latest runs)
 //! <group>/feed.atom               the group's newest signals
@@ -102,7 +103,7 @@ use signals_core::{News, TrailEvent};
 pub use digest::{
     DIGEST_FILE, DIGEST_NEXT, DIGEST_SIGNALS, DIGEST_TRAIL, GroupDigest, RepoDigest, render_group,
 };
-pub use filter::FILTER_INDEX_VERSION;
+pub use filter::{FILTER_INDEX_VERSION, FilterEntry, IndexFile, IndexWriter, TEXT_PART, read_index};
 pub use health::HealthNote;
 pub use history::{history_file, render_history};
 pub use publish::Publisher;
@@ -120,8 +121,9 @@ pub use trends::{SMALL_WEEKS, TRENDS_FILE, TrendRow, render_trends};
 /// 4: the filter index's format 2 and history links in `digest.json`
 /// (format 3 had added history pages). 5: `trends.json`, charts, and the
 /// trend rows of `digest.json` and of the index (issue 18). 6: health in
-/// `digest.json` and the manifest's summaries (issue 20).
-pub const SITE_FORMAT: u32 = 6;
+/// `digest.json` and the manifest's summaries (issue 20). 7: the filter
+/// index's format 3, columnar with text parts (issue 17).
+pub const SITE_FORMAT: u32 = 7;
 
 /// Site-wide settings of [`write_site_with`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -132,7 +134,7 @@ pub struct SiteOptions {
     /// folder or host.
     pub base_url: Option<String>,
 }
-pub use text::EXCERPT_CHARS;
+pub use text::{EXCERPT_CHARS, excerpt};
 pub use write::write_content;
 
 /// Everything the site shows about one repository.

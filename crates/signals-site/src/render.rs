@@ -17,7 +17,7 @@ use signals_core::dataset::{Document, SignalDoc};
 use signals_core::importance::{RankKey, Score, rank};
 use signals_core::{EventKind, ItemDetail, ItemKind, TrailEvent};
 
-use crate::filter::{self, FILTER_INDEX_VERSION, FilterIndex};
+use crate::filter::{IndexFile, IndexWriter};
 use crate::text::{excerpt, http_url, markdown_html};
 use crate::{RepoPage, SiteError};
 
@@ -958,7 +958,11 @@ pub fn render_repo_at(
         dir.join(crate::TRENDS_FILE),
         crate::render_trends(repo.trends, repo)?,
     ));
-    files.push((dir.join(FILTER_INDEX_FILE), render_filter_index(repo)?));
+    files.extend(
+        render_filter_index(repo)?
+            .into_iter()
+            .map(|(name, json)| (dir.join(name), json)),
+    );
     files.push((
         dir.join(crate::DIGEST_FILE),
         crate::RepoDigest::of(repo)?.to_json()?,
@@ -966,22 +970,18 @@ pub fn render_repo_at(
     Ok(files)
 }
 
-/// The filter index of a repository (`signals.json`): every signal in page
-/// order, with what the script filters on (see `filter.rs`).
-pub fn render_filter_index(repo: &RepoPage<'_>) -> Result<String, SiteError> {
-    let signals = ranked(repo)?;
+/// The filter index of a repository: `signals.json` and its text parts
+/// (see `filter/columns.rs`), each with its name in the repository's
+/// folder; every signal in page order.
+pub fn render_filter_index(repo: &RepoPage<'_>) -> Result<Vec<IndexFile>, SiteError> {
     let new = new_in_latest(repo);
-    let index = FilterIndex {
-        version: FILTER_INDEX_VERSION,
-        total: signals.len(),
-        signals: signals
-            .iter()
-            .enumerate()
-            .map(|(i, (s, score))| filter::entry(s, score, new.contains(s.id.as_str()), i, ""))
-            .collect(),
-        parts: Vec::new(),
-    };
-    filter::to_json(&index, &repo_label(repo.document))
+    let mut writer = IndexWriter::new(&repo_label(repo.document));
+    let mut files = Vec::new();
+    for (s, score) in ranked(repo)? {
+        files.extend(writer.push(s, score, new.contains(s.id.as_str()))?);
+    }
+    files.extend(writer.finish()?);
+    Ok(files)
 }
 
 /// The v3 document as pretty JSON, with a final newline.
