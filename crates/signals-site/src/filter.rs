@@ -62,6 +62,7 @@ pub(crate) struct IndexPart {
 /// a group's `digest.json` keeps its best signals).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FilterEntry {
+    /// The signal id, `<source>:<owner>/<name>:<kind>:<key>`.
     pub id: String,
     /// `issue`, `pull_request`, `release`.
     pub kind: String,
@@ -69,10 +70,15 @@ pub struct FilterEntry {
     pub number: String,
     /// `open` or `closed`; empty for releases, which show no state.
     pub state: String,
+    /// Label names.
     pub labels: Vec<String>,
+    /// Author handle.
     pub author: String,
+    /// Title.
     pub title: String,
+    /// The card's excerpt (`text::excerpt`); empty until its text part is read.
     pub excerpt: String,
+    /// The importance score at the latest run.
     pub importance: u32,
     /// `YYYY-MM-DDThh:mm:ssZ`, as in the dataset.
     pub updated: String,

@@ -1,11 +1,14 @@
 /* Repo Signals: filter and search the signals of a page.
    Our own script, no framework. It only adds to the page: without it the
-   page is the paged list it always was. It reads the compact index named by
-   the list's data-filter-index attribute (signals.json) when the reader
-   opens the filters or a shared link carries a filter, and builds every
-   result with DOM calls and textContent, never innerHTML, so no text of the
-   index can become markup. The filter lives in the URL query (kind, state,
-   label (repeatable), author, run, repo, q, sort), so a view can be shared. */
+   page is the paged list it always was. It reads the columnar index named
+   by the list's data-filter-index attribute (signals.json, format 3) when
+   the reader opens the filters or a shared link carries a filter, with the
+   first of its text parts (the excerpts of the best 1,000 signals); the
+   other text parts are read only when a text query needs them. It builds
+   every result with DOM calls and textContent, never innerHTML, so no text
+   of the index can become markup. The filter lives in the URL query (kind,
+   state, label (repeatable), author, run, repo, q, sort), so a view can be
+   shared. */
 (function () {
   'use strict';
   var section = document.querySelector('[data-filter-index]');
@@ -19,7 +22,11 @@
   var RUNS = [['', 'any time'], ['any', 'new or updated in the latest run'], ['new', 'new in the latest run'], ['updated', 'updated in the latest run']];
   var SORTS = [['importance', 'by importance'], ['updated', 'by update time']];
   var KNOWN_PREFIXES = ['area:', 'platform:', 'api:'];
+  var KIND_CODES = { i: 'issue', p: 'pull_request', r: 'release' };
   var index = null, loading = null, shown = STEP;
+  // One source per repository index: its decoded entries in page order,
+  // its text parts and the reads of them (promises) so far.
+  var sources = [], texts = null, textsDone = false, textsFailed = '';
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -219,56 +226,112 @@
     for (var i = 0; i < n; i++) results.appendChild(card(found[i]));
     status.textContent = found.length + (found.length === 1 ? ' signal matches' : ' signals match') +
       ' of ' + index.signals.length + (n < found.length ? ' · first ' + n + ' shown' : '') +
-      (f.sort === 'updated' ? ', newest first' : ', by importance');
+      (f.sort === 'updated' ? ', newest first' : ', by importance') +
+      (!f.q || textsDone ? '' : textsFailed ? ' · the texts could not be read (' + textsFailed + '): titles and numbers only'
+        : ' · so far in titles, numbers and the texts read; reading the other texts…');
     more.hidden = n >= found.length;
+  }
+
+  // Every text part of every source, read once, when a text query first
+  // needs them; the results are shown again when all have come.
+  function allTexts() {
+    if (texts) return;
+    var reads = [];
+    sources.forEach(function (src) { src.texts.forEach(function (_, j) { reads.push(readText(src, j)); }); });
+    texts = Promise.all(reads).then(function () { textsDone = true; apply(false); },
+      function (e) { textsFailed = e.message; apply(false); });
   }
 
   function apply(push) {
     if (!index) return;
     var f = current();
+    if (f.q && !textsDone) allTexts();
     show(f, matches(f));
     if (push) history.replaceState(null, '', location.pathname + toQuery(f) + location.hash);
   }
+
+  function read(u) {
+    return fetch(u, { credentials: 'same-origin' }).then(function (r) {
+      if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + u);
+      return r.json();
+    }).then(function (data) {
+      if (!data || data.version !== 3) throw new Error('unknown index format');
+      return data;
+    });
+  }
+
+  // A signal id as a URL fragment, as export writes it: everything but
+  // unreserved characters percent-encoded.
+  function fragment(id) {
+    return encodeURIComponent(id).replace(/[!'()*]/g, function (c) { return '%' + c.charCodeAt(0).toString(16).toUpperCase(); });
+  }
+
+  // The entries of one repository's columnar index (see filter/columns.rs):
+  // dictionaries expanded, and what export leaves out derived (links,
+  // numbers, URLs ending in the key) unless listed as odd. Links are made
+  // relative to this page with prefix p; base is the index's folder.
+  function decode(d, base, p, repo) {
+    var c = d.columns, n = d.total, out = new Array(n);
+    if (!c || !Array.isArray(c.title) || c.title.length !== n || c.kind.length !== n) throw new Error('unknown index format');
+    for (var i = 0; i < n; i++) {
+      var head = d.heads[c.head[i]], key = c.key[i], id = head + key, k = c.kind.charAt(i), st = c.state.charAt(i);
+      var odd = (d.odd && d.odd[i]) || {}, fl = +c.flags.charAt(i), u = c.url[i], t = c.updated[i];
+      var hk = head.slice(0, -1);
+      hk = hk.slice(hk.lastIndexOf(':') + 1);
+      var page = Math.floor(i / d.page) + 1;
+      out[i] = {
+        id: id, kind: KIND_CODES[k] || 'other',
+        number: 'number' in odd ? odd.number : k === 'r' ? key : '#' + key,
+        state: st === 'o' ? 'open' : st === 'c' ? 'closed' : '',
+        labels: c.labels[i].map(function (l) { return d.labels[l]; }),
+        author: d.authors[c.author[i]], title: c.title[i], excerpt: '', importance: c.importance[i],
+        updated: typeof t === 'number' ? new Date(t * 1000).toISOString().slice(0, 19) + 'Z' : t,
+        url: u === null ? null : typeof u === 'number' ? d.urls[u] + key : u,
+        href: p + (page === 1 ? 'index.html' : 'page-' + page + '.html') + '#' + fragment(id),
+        history: p + ('history' in odd ? odd.history : 'history/' + hk + '-' + key + '.html'),
+        new: (fl & 1) === 1, changed: (fl & 2) === 2, repo: repo
+      };
+    }
+    var src = { base: base, texts: d.texts || [], entries: out, reads: [] };
+    sources.push(src);
+    return (src.texts.length ? readText(src, 0) : Promise.resolve()).then(function () { return out; });
+  }
+
+  // Text part j of a source: the excerpts of its signals from .from on.
+  function readText(src, j) {
+    if (!src.reads[j]) {
+      src.reads[j] = read(src.base + src.texts[j]).then(function (part) {
+        if (!Array.isArray(part.texts)) throw new Error('unknown text format');
+        part.texts.forEach(function (x, k) { var e = src.entries[part.from + k]; if (e) e.excerpt = String(x); });
+      });
+    }
+    return src.reads[j];
+  }
+
+  function folder(u) { return u.slice(0, u.lastIndexOf('/') + 1); }
 
   function load(params) {
     if (loading) return loading;
     status.textContent = 'Loading the signals…';
     var url = section.getAttribute('data-filter-index');
-    function read(u) {
-      return fetch(u, { credentials: 'same-origin' }).then(function (r) {
-        if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + u);
-        return r.json();
-      }).then(function (data) {
-        if (!data || data.version !== 2 || !Array.isArray(data.signals)) throw new Error('unknown index format');
-        return data;
-      });
-    }
     // A group page's index names the index of each of its repositories:
     // they are read and merged, links made relative to the group page, in
     // the group's order (importance, newest update, id).
-    function merge(data) {
-      if (!Array.isArray(data.parts) || !data.parts.length) return data;
+    function entries(data) {
+      if (data.columns || !Array.isArray(data.parts)) return decode(data, folder(url), '', null);
       return Promise.all(data.parts.map(function (p) {
-        return read(p.index).then(function (part) {
-          part.signals.forEach(function (s) {
-            s.href = p.prefix + s.href;
-            if (s.history) s.history = p.prefix + s.history;
-            s.repo = p.repo;
-          });
-          return part.signals;
-        });
+        return read(p.index).then(function (part) { return decode(part, folder(p.index), p.prefix, p.repo); });
       })).then(function (lists) {
         var all = [].concat.apply([], lists);
         all.sort(function (a, b) {
           return b.importance - a.importance || (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0) ||
             (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
         });
-        data.signals = all;
-        return data;
+        return all;
       });
     }
-    loading = read(url).then(merge).then(function (data) {
-      index = data;
+    loading = read(url).then(entries).then(function (all) {
+      index = { signals: all };
       buildOthers(params);
       apply(false);
     }).catch(function (e) {

@@ -658,6 +658,220 @@ fn check_group(
     console
 }
 
+/// Signals of the large repository of [`filter_of_a_large_repository`].
+const LARGE: usize = 20_000;
+
+/// Issue 17: the filter of a repository of [`LARGE`] signals, generated
+/// through the store API (`synth.rs`) and exported by the real binary.
+/// Results equal the sets computed from `dataset.json`: a narrow filter
+/// (every match shown), a broad one sorted by update time (its count, and
+/// the newest 100 shown), and a text query whose words only a body holds,
+/// which reads every text part. A filter without text reads the core index
+/// and its first text part, not the others. The group page's filter merges
+/// the repository's index too.
+#[test]
+fn filter_of_a_large_repository_in_headless_chromium() {
+    let Some(browser) = find_chromium() else {
+        assert!(
+            std::env::var("SIGNALS_REQUIRE_BROWSER").as_deref() != Ok("1"),
+            "chromium not found and SIGNALS_REQUIRE_BROWSER=1"
+        );
+        let _ = writeln!(std::io::stderr(), "skipped: chromium not found");
+        return;
+    };
+    let dir = TempDir::new("browser-large");
+    let t1: jiff::Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
+    let t2 = t1 + jiff::SignedDuration::from_hours(1);
+    {
+        let mut store = signals_store::Store::open(dir.path().join("signals.db")).unwrap();
+        let keys = crate::synth::populate(&mut store, 1, LARGE, 300, t1);
+        crate::synth::bump(&mut store, keys[0], 0, LARGE / 50, 300, t1, t2);
+    }
+    let out = support::run(
+        dir.path(),
+        &["export", "--store", "signals.db", "--out", "site"],
+        &[],
+    );
+    assert!(out.status.success(), "export failed: {}", support::show(&out));
+    let site = dir.path().join("site");
+    let dataset = support::read_json(&site.join("g/r0/dataset.json"));
+    let signals = dataset["dataset"]["signals"].as_array().unwrap();
+    assert_eq!(signals.len(), LARGE);
+    let parts = LARGE.div_ceil(signals_site::TEXT_PART);
+    let server = Server::start(&site);
+    let mut console = Vec::new();
+    let str_of = |s: &Value, k: &str| s[k].as_str().unwrap().to_string();
+    let has_label = |s: &Value, l: &str| s["labels"].as_array().unwrap().iter().any(|x| x == l);
+    let id_set = |it: &mut dyn Iterator<Item = &Value>| -> BTreeSet<String> {
+        it.map(|s| str_of(s, "id")).collect()
+    };
+    // What one Chromium load fetched of the index.
+    let fetched = |from: usize| -> BTreeSet<String> {
+        server.requests()[from..]
+            .iter()
+            .filter(|(p, _)| p.ends_with(".json"))
+            .map(|(p, _)| p.rsplit('/').next().unwrap().to_string())
+            .collect()
+    };
+
+    // A narrow filter: open pull requests of one author with one label,
+    // the largest such set of at most 100 (all shown).
+    let mut sets: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for s in signals
+        .iter()
+        .filter(|s| s["kind"] == "pull_request" && s["state"] == "open")
+    {
+        for l in s["labels"].as_array().unwrap() {
+            *sets
+                .entry((l.as_str().unwrap().to_string(), str_of(s, "author")))
+                .or_default() += 1;
+        }
+    }
+    let ((label, author), _) = sets
+        .into_iter()
+        .filter(|(_, n)| *n <= 100)
+        .max_by_key(|(_, n)| *n)
+        .expect("a label and author with at most 100 open pull requests");
+    let want = id_set(&mut signals.iter().filter(|s| {
+        s["kind"] == "pull_request"
+            && s["state"] == "open"
+            && s["author"] == author.as_str()
+            && has_label(s, &label)
+    }));
+    let query = format!(
+        "?kind=pull_request&state=open&label={}&author={}",
+        query_value(&label),
+        query_value(&author)
+    );
+    let before = server.requests().len();
+    let run = browser.run(
+        &dir,
+        &["--dump-dom", VIRTUAL_TIME],
+        &server.url(&format!("/g/r0/index.html{query}")),
+    );
+    console.extend(run.console);
+    let (ids, status) = filter_results(&Dom::parse(&run.stdout));
+    let got: BTreeSet<String> = ids.iter().cloned().collect();
+    assert_eq!(got.len(), ids.len(), "{query}: a result shown twice");
+    assert_eq!(got, want, "{query}: results differ from the dataset");
+    let says = format!("{} signals match of {LARGE}", want.len());
+    assert!(status.starts_with(&says), "{query}: status {status:?}");
+    assert_eq!(
+        fetched(before),
+        BTreeSet::from(["signals.json".to_string(), "signals-text-1.json".to_string()]),
+        "{query}: a filter without text reads the core index and its first text part only"
+    );
+
+    // A broad filter, newest first: its count, and the 100 shown are the
+    // newest of the matches.
+    let broad: Vec<&Value> = signals
+        .iter()
+        .filter(|s| s["state"] == "open" && s["kind"] == "issue")
+        .collect();
+    let query = "?state=open&kind=issue&sort=updated";
+    let run = browser.run(
+        &dir,
+        &["--dump-dom", VIRTUAL_TIME],
+        &server.url(&format!("/g/r0/index.html{query}")),
+    );
+    console.extend(run.console);
+    let (ids, status) = filter_results(&Dom::parse(&run.stdout));
+    let says = format!("{} signals match of {LARGE} · first 100 shown, newest first", broad.len());
+    assert!(status.starts_with(&says), "{query}: status {status:?}, want {says:?}");
+    let shown: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+    assert_eq!(shown.len(), 100, "{query}");
+    let updated = |s: &&Value| s["updatedAt"].as_str().unwrap().to_string();
+    let oldest_shown = broad
+        .iter()
+        .filter(|s| shown.contains(s["id"].as_str().unwrap()))
+        .map(updated)
+        .min();
+    let newest_left = broad
+        .iter()
+        .filter(|s| !shown.contains(s["id"].as_str().unwrap()))
+        .map(updated)
+        .max();
+    assert_eq!(
+        broad
+            .iter()
+            .filter(|s| shown.contains(s["id"].as_str().unwrap()))
+            .count(),
+        100,
+        "{query}: a result that does not match"
+    );
+    assert!(oldest_shown >= newest_left, "{query}: not the newest shown");
+
+    // A text query whose words only a body holds (the excerpt's first
+    // words, "Item <k> of"): every text part is read.
+    let target = signals
+        .iter()
+        .max_by_key(|s| s["id"].as_str().unwrap().rsplit(':').next().unwrap().parse::<u64>().unwrap_or(0))
+        .unwrap();
+    let words: Vec<&str> = target["text"].as_str().unwrap().split_whitespace().take(3).collect();
+    let terms: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let want = id_set(&mut signals.iter().filter(|s| {
+        // The excerpt is the text's first 280 characters; these texts are
+        // plain, so their first 200 are in it.
+        let text: String = s["text"].as_str().unwrap().chars().take(200).collect();
+        let key = s["id"].as_str().unwrap().rsplit(':').next().unwrap();
+        let hay = format!("{}\n{text}\n#{key}", s["title"].as_str().unwrap()).to_lowercase();
+        terms.iter().all(|t| hay.contains(t.as_str()))
+    }));
+    assert!(!want.is_empty() && want.len() <= 100, "{words:?}: {want:?}");
+    assert!(
+        !target["title"].as_str().unwrap().to_lowercase().contains(&terms[2]),
+        "the query's last word should be in the text only"
+    );
+    let query = format!("?q={}", query_value(&words.join(" ")));
+    let before = server.requests().len();
+    let run = browser.run(
+        &dir,
+        &["--dump-dom", VIRTUAL_TIME],
+        &server.url(&format!("/g/r0/index.html{query}")),
+    );
+    console.extend(run.console);
+    let (ids, status) = filter_results(&Dom::parse(&run.stdout));
+    let got: BTreeSet<String> = ids.iter().cloned().collect();
+    assert_eq!(got, want, "{query}: results differ from the dataset; status {status:?}");
+    assert!(
+        status.starts_with(&format!("{} signal", want.len())) && !status.contains("reading"),
+        "{query}: status {status:?}"
+    );
+    assert_eq!(
+        fetched(before).len(),
+        parts + 1,
+        "{query}: the core and every text part are read"
+    );
+
+    // The group page merges the repository's index.
+    let issues = signals.iter().filter(|s| s["kind"] == "issue").count();
+    let run = browser.run(
+        &dir,
+        &["--dump-dom", VIRTUAL_TIME],
+        &server.url("/g/index.html?kind=issue"),
+    );
+    console.extend(run.console);
+    let (ids, status) = filter_results(&Dom::parse(&run.stdout));
+    assert!(
+        status.starts_with(&format!("{issues} signals match of {LARGE}")),
+        "group ?kind=issue: status {status:?}"
+    );
+    assert_eq!(ids.len(), 100);
+
+    assert!(
+        console.is_empty(),
+        "the browser console is not clean:\n{}",
+        console.join("\n")
+    );
+    let failed: Vec<String> = server
+        .requests()
+        .into_iter()
+        .filter(|(path, status)| *status != 200 && path != "/favicon.ico")
+        .map(|(path, status)| format!("{status} {path}"))
+        .collect();
+    assert!(failed.is_empty(), "requests the site could not answer: {failed:?}");
+}
+
 /// Whether element `e` has class `class`.
 fn dom_class_has(dom: &Dom, e: usize, class: &str) -> bool {
     dom.attr(e, "class")
