@@ -1,9 +1,10 @@
 //! What the page's filter downloads from an exported repository's folder
 
-#![allow(dead_code)] // each benchmark takes what it needs
 //! (issue 17): `signals.json` names its text parts; the script reads the
 //! core and the first part at the first filter action, and every part at
 //! the first text query.
+
+#![allow(dead_code)] // each benchmark takes what it needs
 
 use std::path::Path;
 
