@@ -226,10 +226,7 @@ mod tests {
             assert!(!json.contains(bad), "{bad:?} in {json}");
         }
         let back: serde_json::Value = serde_json::from_str(&json).unwrap();
-        assert_eq!(
-            back["labels"][0],
-            "</script><script>alert(1)</script>"
-        );
+        assert_eq!(back["labels"][0], "</script><script>alert(1)</script>");
         assert_eq!(back["author"], "x\u{2028}y");
     }
 }

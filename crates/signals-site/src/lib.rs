@@ -103,7 +103,9 @@ use signals_core::{News, TrailEvent};
 pub use digest::{
     DIGEST_FILE, DIGEST_NEXT, DIGEST_SIGNALS, DIGEST_TRAIL, GroupDigest, RepoDigest, render_group,
 };
-pub use filter::{FILTER_INDEX_VERSION, FilterEntry, IndexFile, IndexWriter, TEXT_PART, read_index};
+pub use filter::{
+    FILTER_INDEX_VERSION, FilterEntry, IndexFile, IndexWriter, TEXT_PART, read_index,
+};
 pub use health::HealthNote;
 pub use history::{history_file, render_history};
 pub use publish::Publisher;

@@ -22,10 +22,10 @@
 //! `SIGNALS_API_BIG=100000` chooses the big size (a smaller one makes a
 //! quick check).
 
-#[path = "../tests/it/synth.rs"]
-mod synth;
 #[path = "support/index_bytes.rs"]
 mod index_bytes;
+#[path = "../tests/it/synth.rs"]
+mod synth;
 #[path = "support/timed.rs"]
 mod timed;
 

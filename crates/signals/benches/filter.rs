@@ -8,10 +8,10 @@
 //!
 //! `SIGNALS_FILTER_BIG=100000` chooses the big size.
 
-#[path = "../tests/it/synth.rs"]
-mod synth;
 #[path = "support/index_bytes.rs"]
 mod index_bytes;
+#[path = "../tests/it/synth.rs"]
+mod synth;
 #[path = "support/timed.rs"]
 mod timed;
 

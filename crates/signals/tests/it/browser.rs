@@ -692,7 +692,11 @@ fn filter_of_a_large_repository_in_headless_chromium() {
         &["export", "--store", "signals.db", "--out", "site"],
         &[],
     );
-    assert!(out.status.success(), "export failed: {}", support::show(&out));
+    assert!(
+        out.status.success(),
+        "export failed: {}",
+        support::show(&out)
+    );
     let site = dir.path().join("site");
     let dataset = support::read_json(&site.join("g/r0/dataset.json"));
     let signals = dataset["dataset"]["signals"].as_array().unwrap();
@@ -758,7 +762,10 @@ fn filter_of_a_large_repository_in_headless_chromium() {
     assert!(status.starts_with(&says), "{query}: status {status:?}");
     assert_eq!(
         fetched(before),
-        BTreeSet::from(["signals.json".to_string(), "signals-text-1.json".to_string()]),
+        BTreeSet::from([
+            "signals.json".to_string(),
+            "signals-text-1.json".to_string()
+        ]),
         "{query}: a filter without text reads the core index and its first text part only"
     );
 
@@ -776,8 +783,14 @@ fn filter_of_a_large_repository_in_headless_chromium() {
     );
     console.extend(run.console);
     let (ids, status) = filter_results(&Dom::parse(&run.stdout));
-    let says = format!("{} signals match of {LARGE} · first 100 shown, newest first", broad.len());
-    assert!(status.starts_with(&says), "{query}: status {status:?}, want {says:?}");
+    let says = format!(
+        "{} signals match of {LARGE} · first 100 shown, newest first",
+        broad.len()
+    );
+    assert!(
+        status.starts_with(&says),
+        "{query}: status {status:?}, want {says:?}"
+    );
     let shown: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
     assert_eq!(shown.len(), 100, "{query}");
     let updated = |s: &&Value| s["updatedAt"].as_str().unwrap().to_string();
@@ -805,9 +818,23 @@ fn filter_of_a_large_repository_in_headless_chromium() {
     // words, "Item <k> of"): every text part is read.
     let target = signals
         .iter()
-        .max_by_key(|s| s["id"].as_str().unwrap().rsplit(':').next().unwrap().parse::<u64>().unwrap_or(0))
+        .max_by_key(|s| {
+            s["id"]
+                .as_str()
+                .unwrap()
+                .rsplit(':')
+                .next()
+                .unwrap()
+                .parse::<u64>()
+                .unwrap_or(0)
+        })
         .unwrap();
-    let words: Vec<&str> = target["text"].as_str().unwrap().split_whitespace().take(3).collect();
+    let words: Vec<&str> = target["text"]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .take(3)
+        .collect();
     let terms: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
     let want = id_set(&mut signals.iter().filter(|s| {
         // The excerpt is the text's first 280 characters; these texts are
@@ -819,7 +846,11 @@ fn filter_of_a_large_repository_in_headless_chromium() {
     }));
     assert!(!want.is_empty() && want.len() <= 100, "{words:?}: {want:?}");
     assert!(
-        !target["title"].as_str().unwrap().to_lowercase().contains(&terms[2]),
+        !target["title"]
+            .as_str()
+            .unwrap()
+            .to_lowercase()
+            .contains(&terms[2]),
         "the query's last word should be in the text only"
     );
     let query = format!("?q={}", query_value(&words.join(" ")));
@@ -832,7 +863,10 @@ fn filter_of_a_large_repository_in_headless_chromium() {
     console.extend(run.console);
     let (ids, status) = filter_results(&Dom::parse(&run.stdout));
     let got: BTreeSet<String> = ids.iter().cloned().collect();
-    assert_eq!(got, want, "{query}: results differ from the dataset; status {status:?}");
+    assert_eq!(
+        got, want,
+        "{query}: results differ from the dataset; status {status:?}"
+    );
     assert!(
         status.starts_with(&format!("{} signal", want.len())) && !status.contains("reading"),
         "{query}: status {status:?}"
@@ -869,7 +903,10 @@ fn filter_of_a_large_repository_in_headless_chromium() {
         .filter(|(path, status)| *status != 200 && path != "/favicon.ico")
         .map(|(path, status)| format!("{status} {path}"))
         .collect();
-    assert!(failed.is_empty(), "requests the site could not answer: {failed:?}");
+    assert!(
+        failed.is_empty(),
+        "requests the site could not answer: {failed:?}"
+    );
 }
 
 /// Whether element `e` has class `class`.
