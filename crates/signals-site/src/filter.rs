@@ -166,11 +166,23 @@ pub(crate) fn fragment(id: &str) -> String {
 /// escaping, but `<`, `>`, `&`, U+2028 and U+2029 are escaped too, so the
 /// file stays inert even if a server sends it with a wrong content type.
 pub(crate) fn to_json(index: &impl Serialize, what: &str) -> Result<String, SiteError> {
-    let json = serde_json::to_string(index).map_err(|source| SiteError::Json {
+    let mut out = String::new();
+    push_json(&mut out, index, what)?;
+    out.push('\n');
+    Ok(out)
+}
+
+/// Appends `value` as JSON to `out`, escaped as [`to_json`] escapes.
+pub(crate) fn push_json(
+    out: &mut String,
+    value: &(impl Serialize + ?Sized),
+    what: &str,
+) -> Result<(), SiteError> {
+    let json = serde_json::to_string(value).map_err(|source| SiteError::Json {
         repository: what.to_string(),
         source,
     })?;
-    let mut out = String::with_capacity(json.len() + 16);
+    out.reserve(json.len());
     for c in json.chars() {
         match c {
             '<' => out.push_str("\\u003c"),
@@ -181,8 +193,7 @@ pub(crate) fn to_json(index: &impl Serialize, what: &str) -> Result<String, Site
             c => out.push(c),
         }
     }
-    out.push('\n');
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]

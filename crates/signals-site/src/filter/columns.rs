@@ -12,19 +12,21 @@
 //! others only when a text query needs them.
 //!
 //! [`IndexWriter`] is fed one signal at a time, in page order, and hands
-//! back each text part as soon as it is full; what it keeps is the core's
-//! columns and dictionaries (the size of `signals.json` itself) and one
-//! part, never the repository. [`read_index`] is the reference reader: it
+//! back each text part as soon as it is full; what it keeps is each
+//! column's JSON text so far and the dictionaries (together the bytes of
+//! `signals.json` itself) and one part, never the repository. The types
+//! below describe the format for [`read_index`], the reference reader: it
 //! decodes what `filter.js` decodes, for tests.
 
 use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use signals_core::dataset::SignalDoc;
 use signals_core::importance::Score;
 
-use super::{FILTER_INDEX_VERSION, FilterEntry, entry, fragment, to_json};
+use super::{FILTER_INDEX_VERSION, FilterEntry, entry, fragment, push_json, to_json};
 use crate::render::page_file;
 use crate::{PAGE_SIZE, SiteError};
 
@@ -34,8 +36,8 @@ pub const TEXT_PART: usize = 1000;
 /// A file of the index: its name in the repository's folder, and its text.
 pub type IndexFile = (String, String);
 
-/// `signals.json` of a repository.
-#[derive(Debug, Default, Serialize, Deserialize)]
+/// `signals.json` of a repository, as [`IndexWriter`] writes it.
+#[derive(Debug, Deserialize)]
 struct Core {
     version: u32,
     /// Signals in the repository.
@@ -59,7 +61,7 @@ struct Core {
     odd: BTreeMap<usize, Odd>,
 }
 
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Deserialize)]
 struct Columns {
     /// Index into `heads`; the id is the head, then `key`.
     head: Vec<u32>,
@@ -86,14 +88,14 @@ struct Columns {
     url: Vec<Option<Url>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
 enum Updated {
     Seconds(i64),
     Text(String),
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
 enum Url {
     Prefix(u32),
@@ -116,34 +118,77 @@ struct TextPart {
     texts: Vec<String>,
 }
 
+/// A JSON array being written: its items so far, comma-separated and
+/// escaped as [`to_json`] escapes.
+#[derive(Debug, Default)]
+struct Array {
+    json: String,
+    len: usize,
+}
+
+impl Array {
+    /// Where the next item goes.
+    fn next(&mut self) -> &mut String {
+        if self.len > 0 {
+            self.json.push(',');
+        }
+        self.len += 1;
+        &mut self.json
+    }
+
+    fn value(&mut self, v: &(impl Serialize + ?Sized), what: &str) -> Result<(), SiteError> {
+        push_json(self.next(), v, what)
+    }
+
+    fn number(&mut self, n: impl std::fmt::Display) {
+        let _ = write!(self.next(), "{n}");
+    }
+}
+
 /// A dictionary: each distinct value once, coded by its first position.
 #[derive(Debug, Default)]
 struct Dict {
     codes: HashMap<String, u32>,
+    values: Array,
 }
 
 impl Dict {
-    fn code(&mut self, values: &mut Vec<String>, value: &str) -> u32 {
+    fn code(&mut self, value: &str, what: &str) -> Result<u32, SiteError> {
         if let Some(&c) = self.codes.get(value) {
-            return c;
+            return Ok(c);
         }
-        let c = values.len() as u32;
-        values.push(value.to_string());
+        let c = self.codes.len() as u32;
+        self.values.value(value, what)?;
         self.codes.insert(value.to_string(), c);
-        c
+        Ok(c)
     }
 }
 
 /// Writes a repository's filter index from its signals, fed in page order.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct IndexWriter {
     /// `<group>/<repo>`, for errors.
     what: String,
-    core: Core,
+    total: usize,
+    /// The names of the text parts written so far.
+    parts: Array,
     heads: Dict,
     labels: Dict,
     authors: Dict,
     urls: Dict,
+    head: Array,
+    key: Array,
+    kind: String,
+    state: String,
+    flags: String,
+    label_sets: Array,
+    author: Array,
+    importance: Array,
+    updated: Array,
+    title: Array,
+    url: Array,
+    /// `"<position>":{...}` members.
+    odd: Array,
     /// Excerpts of the part being filled.
     texts: Vec<String>,
 }
@@ -154,17 +199,8 @@ impl IndexWriter {
     pub fn new(what: &str) -> IndexWriter {
         IndexWriter {
             what: what.to_string(),
-            core: Core {
-                version: FILTER_INDEX_VERSION,
-                page: PAGE_SIZE,
-                part: TEXT_PART,
-                ..Core::default()
-            },
-            heads: Dict::default(),
-            labels: Dict::default(),
-            authors: Dict::default(),
-            urls: Dict::default(),
             texts: Vec::with_capacity(TEXT_PART),
+            ..IndexWriter::default()
         }
     }
 
@@ -177,57 +213,71 @@ impl IndexWriter {
         score: &Score,
         new: bool,
     ) -> Result<Option<IndexFile>, SiteError> {
-        let e = entry(s, score, new, self.core.total, "");
-        self.add(e)
+        self.push_entry(entry(s, score, new, self.total, ""))
     }
 
-    fn add(&mut self, e: FilterEntry) -> Result<Option<IndexFile>, SiteError> {
-        let position = self.core.total;
-        let core = &mut self.core;
-        let c = &mut core.columns;
+    /// [`IndexWriter::push`] of an entry already made by `filter::entry`
+    /// (position: the number of signals pushed before; prefix: `""`); its
+    /// `href` and `repo` are not written, the script derives them.
+    pub fn push_entry(&mut self, e: FilterEntry) -> Result<Option<IndexFile>, SiteError> {
+        let what = self.what.as_str();
+        let position = self.total;
         let split = e.id.rfind(':').map_or(0, |i| i + 1);
         let (head, key) = e.id.split_at(split);
-        c.head.push(self.heads.code(&mut core.heads, head));
-        c.key.push(key.to_string());
+        let code = self.heads.code(head, what)?;
+        self.head.number(code);
+        self.key.value(key, what)?;
         let kind = match e.kind.as_str() {
             "issue" => 'i',
             "pull_request" => 'p',
             "release" => 'r',
             _ => 'o',
         };
-        c.kind.push(kind);
-        c.state.push(match e.state.as_str() {
+        self.kind.push(kind);
+        self.state.push(match e.state.as_str() {
             "open" => 'o',
             "closed" => 'c',
             _ => '-',
         });
-        c.flags
+        self.flags
             .push(char::from(b'0' + u8::from(e.new) + 2 * u8::from(e.changed)));
-        let labels = e
-            .labels
-            .iter()
-            .map(|l| self.labels.code(&mut core.labels, l))
-            .collect();
-        c.labels.push(labels);
-        c.author
-            .push(self.authors.code(&mut core.authors, &e.author));
-        c.importance.push(e.importance);
-        c.updated.push(updated(&e.updated));
-        c.title.push(e.title);
-        c.url.push(e.url.map(|u| match u.strip_suffix(key) {
-            Some(prefix) if !key.is_empty() && !prefix.is_empty() => {
-                Url::Prefix(self.urls.code(&mut core.urls, prefix))
+        let mut set = String::from("[");
+        for (i, l) in e.labels.iter().enumerate() {
+            if i > 0 {
+                set.push(',');
             }
-            _ => Url::Whole(u),
-        }));
+            let _ = write!(set, "{}", self.labels.code(l, what)?);
+        }
+        set.push(']');
+        self.label_sets.next().push_str(&set);
+        let code = self.authors.code(&e.author, what)?;
+        self.author.number(code);
+        self.importance.number(e.importance);
+        match updated(&e.updated) {
+            Updated::Seconds(s) => self.updated.number(s),
+            Updated::Text(t) => self.updated.value(&t, what)?,
+        }
+        self.title.value(&e.title, what)?;
+        match e.url {
+            None => self.url.next().push_str("null"),
+            Some(u) => match u.strip_suffix(key) {
+                Some(prefix) if !key.is_empty() && !prefix.is_empty() => {
+                    let code = self.urls.code(prefix, what)?;
+                    self.url.number(code);
+                }
+                _ => self.url.value(&u, what)?,
+            },
+        }
         let odd = Odd {
             number: (e.number != number(kind, key)).then_some(e.number),
             history: (e.history != history(head, key)).then_some(e.history),
         };
         if odd.number.is_some() || odd.history.is_some() {
-            core.odd.insert(position, odd);
+            let out = self.odd.next();
+            let _ = write!(out, "\"{position}\":");
+            push_json(out, &odd, what)?;
         }
-        core.total += 1;
+        self.total += 1;
         self.texts.push(e.excerpt);
         if self.texts.len() == TEXT_PART {
             return self.part().map(Some);
@@ -237,16 +287,15 @@ impl IndexWriter {
 
     /// The part being filled, as a file; the core names it.
     fn part(&mut self) -> Result<IndexFile, SiteError> {
-        let n = self.core.texts.len() + 1;
-        let name = format!("signals-text-{n}.json");
+        let name = format!("signals-text-{}.json", self.parts.len + 1);
         let texts = std::mem::take(&mut self.texts);
         let part = TextPart {
             version: FILTER_INDEX_VERSION,
-            from: self.core.total - texts.len(),
+            from: self.total - texts.len(),
             texts,
         };
         let json = to_json(&part, &self.what)?;
-        self.core.texts.push(name.clone());
+        self.parts.value(&name, &self.what)?;
         Ok((name, json))
     }
 
@@ -256,10 +305,66 @@ impl IndexWriter {
         if !self.texts.is_empty() {
             files.push(self.part()?);
         }
-        files.push((
-            crate::FILTER_INDEX_FILE.to_string(),
-            to_json(&self.core, &self.what)?,
-        ));
+        // Each column is moved in and dropped in turn, so the text is held
+        // about once.
+        let size = [
+            &self.parts,
+            &self.heads.values,
+            &self.labels.values,
+            &self.authors.values,
+            &self.urls.values,
+            &self.head,
+            &self.key,
+            &self.label_sets,
+            &self.author,
+            &self.importance,
+            &self.updated,
+            &self.title,
+            &self.url,
+            &self.odd,
+        ]
+        .iter()
+        .map(|a| a.json.len() + 16)
+        .sum::<usize>()
+            + 3 * self.total
+            + 256;
+        let mut out = String::with_capacity(size);
+        let _ = write!(
+            out,
+            "{{\"version\":{FILTER_INDEX_VERSION},\"total\":{},\"page\":{PAGE_SIZE},\"part\":{TEXT_PART}",
+            self.total
+        );
+        let arrays = [
+            ("texts", self.parts),
+            ("heads", self.heads.values),
+            ("labels", self.labels.values),
+            ("authors", self.authors.values),
+            ("urls", self.urls.values),
+        ];
+        for (name, a) in arrays {
+            let _ = write!(out, ",\"{name}\":[{}]", a.json);
+        }
+        out.push_str(",\"columns\":{");
+        let _ = write!(
+            out,
+            "\"kind\":\"{}\",\"state\":\"{}\",\"flags\":\"{}\"",
+            self.kind, self.state, self.flags
+        );
+        let columns = [
+            ("head", self.head),
+            ("key", self.key),
+            ("labels", self.label_sets),
+            ("author", self.author),
+            ("importance", self.importance),
+            ("updated", self.updated),
+            ("title", self.title),
+            ("url", self.url),
+        ];
+        for (name, a) in columns {
+            let _ = write!(out, ",\"{name}\":[{}]", a.json);
+        }
+        let _ = writeln!(out, "}},\"odd\":{{{}}}}}", self.odd.json);
+        files.push((crate::FILTER_INDEX_FILE.to_string(), out));
         Ok(files)
     }
 }
@@ -328,6 +433,8 @@ pub fn read_index(core: &str, texts: &[Option<&str>]) -> Option<Vec<FilterEntry>
         .iter()
         .any(|&l| l != n)
         || core.page == 0
+        || core.part == 0
+        || core.texts.len() != n.div_ceil(core.part)
     {
         return None;
     }
@@ -451,7 +558,7 @@ mod tests {
         let mut w = IndexWriter::new("g/n");
         let mut files = Vec::new();
         for i in 0..n {
-            files.extend(w.add(sample(i)).unwrap());
+            files.extend(w.push_entry(sample(i)).unwrap());
         }
         files.extend(w.finish().unwrap());
         files
