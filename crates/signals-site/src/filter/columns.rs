@@ -507,7 +507,7 @@ mod tests {
         let release = i % 7 == 3;
         let (kind, key) = if release {
             ("release", format!("v1.{i} \"<b>\"é"))
-        } else if i % 3 == 0 {
+        } else if i.is_multiple_of(3) {
             ("pull_request", i.to_string())
         } else {
             ("issue", i.to_string())
@@ -547,7 +547,7 @@ mod tests {
             },
             href: format!("{}#{}", page_file(i / PAGE_SIZE + 1), fragment(&id)),
             history: format!("history/{}", crate::history_file(&id)),
-            new: i % 2 == 0,
+            new: i.is_multiple_of(2),
             changed: i % 3 == 1,
             repo: None,
             id,
