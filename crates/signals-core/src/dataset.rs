@@ -310,13 +310,15 @@ pub struct DatasetInput<'a> {
 
 /// Builds the v3 document. Returns `None` when there is no run yet.
 pub fn build(input: &DatasetInput<'_>) -> Option<Document> {
-    let latest = input.runs.last()?;
-    let repo_name = input.repo.repo.to_string();
-    let collected = fmt_collected(latest.collected_at);
     // Host values are made to fit the schema here, so that no host and no
     // old store can make export write a document `validate` rejects
     // (crate::hostile; docs/decisions.md lists the rules).
-    let repo_url = repository_url(input);
+    let repo_url = repository_url(
+        input.context,
+        input.repo,
+        input.items.iter().map(|i| i.url.as_str()),
+    );
+    let mut document = build_head(input, &repo_url)?;
     let mut signals: Vec<SignalDoc> = input
         .items
         .iter()
@@ -324,6 +326,21 @@ pub fn build(input: &DatasetInput<'_>) -> Option<Document> {
         .map(|item| signal_doc(input, item, &repo_url))
         .collect();
     signals.sort_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
+    document.dataset.signals = signals;
+    Some(document)
+}
+
+/// The v3 document without its signals (`signals` is empty): what comes
+/// before them, for an export that writes the signals a batch at a time
+/// (each with [`signal_of`], in id order, skipping items without a key).
+/// `repo_url` is [`repository_url`] of the input; `input.items` is not
+/// read. Returns `None` when there is no run yet.
+pub fn build_head(input: &DatasetInput<'_>, repo_url: &str) -> Option<Document> {
+    let latest = input.runs.last()?;
+    let repo_name = input.repo.repo.to_string();
+    let collected = fmt_collected(latest.collected_at);
+    let repo_url = repo_url.to_string();
+    let signals = Vec::new();
     let news = input.news;
     Some(Document {
         schema_version: SCHEMA_VERSION,
@@ -396,14 +413,19 @@ fn published_at(r: &ItemSnapshot) -> Timestamp {
 /// (the host's web address, which GitHub Enterprise, GitLab and Forgejo
 /// servers each have their own of); else on the source's public host.
 /// Stands in for any item, release or milestone URL that is not http(s).
-fn repository_url(input: &DatasetInput<'_>) -> String {
-    if crate::hostile::is_http_url(&input.context.url) {
-        return input.context.url.clone();
+/// `item_urls` are the URLs of the items in the order [`build`] gets them
+/// (an export: signal id order); they are read only up to the first
+/// http(s) one, and not at all when the host's URL is one.
+pub fn repository_url<'a>(
+    context: &RepoContext,
+    repo: &TrackedRepo,
+    item_urls: impl IntoIterator<Item = &'a str>,
+) -> String {
+    if crate::hostile::is_http_url(&context.url) {
+        return context.url.clone();
     }
-    let origin = input
-        .items
-        .iter()
-        .map(|i| i.url.as_str())
+    let origin = item_urls
+        .into_iter()
         .find(|u| crate::hostile::is_http_url(u))
         .and_then(|u| {
             let scheme_end = u.find("://")? + 3;
@@ -412,12 +434,12 @@ fn repository_url(input: &DatasetInput<'_>) -> String {
                 .map_or(u.len(), |i| scheme_end + i);
             Some(u[..host_end].to_string())
         })
-        .unwrap_or_else(|| match input.repo.source.kind() {
+        .unwrap_or_else(|| match repo.source.kind() {
             crate::Source::Gitlab => "https://gitlab.com".to_string(),
             crate::Source::Forgejo => "https://codeberg.org".to_string(),
             crate::Source::Github => "https://github.com".to_string(),
         });
-    format!("{origin}/{}", input.repo.repo)
+    format!("{origin}/{}", repo.repo)
 }
 
 fn context_doc(c: &RepoContext, collected: &str, repo_url: &str) -> ContextDoc {

@@ -20,14 +20,12 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use signals_core::dataset::SignalDoc;
 use signals_core::trends::RISING;
-use signals_core::{EventKind, ItemKind};
+use signals_core::{EventKind, ItemKind, TrailEvent};
 
 use crate::charts::{nice_max, num, sparkline};
 use crate::filter::{self, FILTER_INDEX_VERSION, FilterEntry, GroupIndex};
-use crate::render::{
-    FeedEntry, FeedView, Layout, TimeView, id_parts, item_number, new_in_latest, newest,
-    ordered_trail, ranked, render, under,
-};
+use crate::pages::{Ranked, RepoHead, RepoSource};
+use crate::render::{FeedEntry, FeedView, Layout, TimeView, id_parts, item_number, render, under};
 use crate::text::http_url;
 use crate::trends::{SMALL_WEEKS, TrendRow, listed, rising_views};
 use crate::{FEED_ENTRIES, FILTER_INDEX_FILE, RepoPage, SiteError};
@@ -128,28 +126,42 @@ pub(crate) struct DigestNext {
 impl RepoDigest {
     /// The digest of one repository, from what its page is rendered from.
     pub fn of(repo: &RepoPage<'_>) -> Result<RepoDigest, SiteError> {
+        let head = repo.head();
+        let mut source = crate::pages::Whole::new(repo)?;
+        let top = source.ranked(0..head.signals.min(DIGEST_SIGNALS))?;
+        let (latest, latest_total) = source.latest_run(DIGEST_TRAIL)?;
+        let newest = source.newest()?;
+        RepoDigest::of_parts(&head, &top, &latest, latest_total, &newest)
+    }
+
+    /// The digest of one repository from its head, its best signals in
+    /// page order (at most [`DIGEST_SIGNALS`]), the first events of its
+    /// latest run in trail order (at most [`DIGEST_TRAIL`]) and how many
+    /// there are, and its newest signals with their importance.
+    pub fn of_parts(
+        repo: &RepoHead<'_>,
+        top: &[Ranked],
+        latest: &[TrailEvent],
+        latest_total: usize,
+        newest: &[(SignalDoc, u32)],
+    ) -> Result<RepoDigest, SiteError> {
         repo.dir()?;
         let d = &repo.document.dataset;
         let prefix = format!("{}/", d.repository.id);
-        let new = new_in_latest(repo);
-        let signals: Vec<FilterEntry> = ranked(repo)?
+        let signals: Vec<FilterEntry> = top
             .iter()
             .take(DIGEST_SIGNALS)
             .enumerate()
-            .map(|(i, (s, score))| {
-                let mut e = filter::entry(s, score, new.contains(s.id.as_str()), i, &prefix);
+            .map(|(i, r)| {
+                let mut e = filter::entry(&r.signal, &r.score, r.new, i, &prefix);
                 e.repo = Some(d.repository.name.clone());
                 e
             })
             .collect();
-        let latest: Vec<_> = ordered_trail(repo.trail)
-            .into_iter()
-            .filter(|e| e.at == repo.collected_at)
-            .collect();
-        let trail_total = latest.len();
+        let trail_total = latest_total;
         let href = format!("{prefix}index.html");
         let trail = latest
-            .into_iter()
+            .iter()
             .take(DIGEST_TRAIL)
             .map(|e| {
                 let (kind, key) = id_parts(&e.item_id);
@@ -194,17 +206,17 @@ impl RepoDigest {
             .collect();
         let next_more = next.len().saturating_sub(DIGEST_NEXT);
         next.truncate(DIGEST_NEXT);
-        let feed = newest(repo)
-            .into_iter()
-            .map(|s: &SignalDoc| crate::render::feed_entry(repo, s, &href))
-            .collect::<Result<Vec<_>, SiteError>>()?;
+        let feed = newest
+            .iter()
+            .map(|(s, importance)| crate::render::feed_entry_of(s, *importance, &href))
+            .collect();
         Ok(RepoDigest {
             group_id: d.group.id.clone(),
             group_name: d.group.name.clone(),
             id: d.repository.id.clone(),
             name: d.repository.name.clone(),
             repo: d.repository.repo.clone(),
-            signals_total: d.signals.len(),
+            signals_total: repo.signals,
             signals,
             trail,
             trail_total,

@@ -81,13 +81,16 @@
 #![warn(missing_docs)]
 
 mod charts;
+mod dataset;
 mod digest;
 mod filter;
 mod health;
 mod history;
+mod pages;
 mod publish;
 mod render;
 mod text;
+mod trail;
 mod trends;
 mod write;
 
@@ -100,6 +103,7 @@ use signals_core::importance::Score;
 use signals_core::trends::Trends;
 use signals_core::{News, TrailEvent};
 
+pub use dataset::{DatasetWriter, render_dataset};
 pub use digest::{
     DIGEST_FILE, DIGEST_NEXT, DIGEST_SIGNALS, DIGEST_TRAIL, GroupDigest, RepoDigest, render_group,
 };
@@ -108,13 +112,18 @@ pub use filter::{
 };
 pub use health::HealthNote;
 pub use history::{history_file, render_history};
+pub use pages::{
+    Counted, Ranked, RepoFile, RepoFiles, RepoHead, RepoSource, render_repo, render_repo_at,
+    render_repo_files, render_repo_pages,
+};
 pub use publish::Publisher;
 pub use render::{
     FEED_ENTRIES, FILTER_INDEX_FILE, FILTER_SCRIPT, FeedEntry, IMPORTANCE_DOC, PAGE_SIZE,
     RepoSummary, STALE_MILESTONE_DAYS, STYLESHEET, TRAIL_FOLD_MIN, TRAIL_PAGE_SIZE, TRAIL_PREVIEW,
-    render_dataset, render_feed, render_feed_at, render_filter_index, render_importance,
-    render_index, render_repo, render_repo_at, render_repo_pages, render_site_feed,
+    render_feed, render_feed_at, render_filter_index, render_importance, render_index,
+    render_site_feed,
 };
+pub use trail::{TrailItem, changes_state, trail_order_key};
 pub use trends::{SMALL_WEEKS, TRENDS_FILE, TrendRow, render_trends};
 
 /// The version of what the site writes per repository (pages, filter
@@ -164,19 +173,28 @@ pub struct RepoPage<'a> {
     pub health: &'a HealthNote,
 }
 
-impl RepoPage<'_> {
+impl<'a> RepoPage<'a> {
     /// `<group>/<repo>`, the folder of this repository under `<out>`.
     pub fn dir(&self) -> Result<PathBuf, SiteError> {
-        let d = &self.document.dataset;
-        for (what, id) in [("group", &d.group.id), ("repository", &d.repository.id)] {
-            if !signals_core::is_slug(id) {
-                return Err(SiteError::BadId {
-                    what,
-                    id: id.clone(),
-                });
-            }
+        self.head().dir()
+    }
+
+    /// What every page of this repository shows besides its signals and
+    /// trail.
+    pub fn head(&self) -> RepoHead<'a> {
+        let collected_at = self.collected_at;
+        RepoHead {
+            document: self.document,
+            signals: self.document.dataset.signals.len(),
+            new: render::new_in_latest(self).len(),
+            trail_total: self.trail.len(),
+            trends: self.trends,
+            news: self.news,
+            license: self.license,
+            event_count: self.event_count,
+            collected_at,
+            health: self.health,
         }
-        Ok(Path::new(&d.group.id).join(&d.repository.id))
     }
 }
 

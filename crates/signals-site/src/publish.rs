@@ -54,8 +54,8 @@ use crate::render::{
 };
 use crate::write::write_content;
 use crate::{
-    DIGEST_FILE, FILTER_SCRIPT, GroupDigest, RepoDigest, RepoPage, STYLESHEET, SiteError,
-    SiteOptions, SiteReport, render_group, render_repo_at,
+    DIGEST_FILE, FILTER_SCRIPT, GroupDigest, RepoDigest, RepoFiles, RepoPage, STYLESHEET,
+    SiteError, SiteOptions, SiteReport, render_group,
 };
 
 /// The folder of a repository's history pages, beside its versions.
@@ -211,24 +211,63 @@ impl Publisher {
     /// Renders `page` into a new version folder and links it into the
     /// generation. `key` identifies its data for the next export.
     pub fn publish(&mut self, page: &RepoPage<'_>, key: &str) -> Result<(), SiteError> {
-        let dir = page.dir()?;
+        let head = page.head();
         let d = &page.document.dataset;
-        let (group, repo) = (d.group.id.clone(), d.repository.id.clone());
+        let mut files = self.open_repo(&d.group.id, &d.repository.id)?;
+        files.put("dataset.json", &crate::render_dataset(page.document)?)?;
+        let summary = crate::render_repo_files(
+            &head,
+            &mut crate::pages::Whole::new(page)?,
+            self.options.base_url.as_deref(),
+            &mut files,
+        )?;
+        self.close_repo(files, summary, key)
+    }
+
+    /// Starts a new version folder for `group/repo`, to be filled (its
+    /// `dataset.json`, then [`crate::render_repo_files`]) and handed to
+    /// [`Publisher::close_repo`].
+    pub fn open_repo(&mut self, group: &str, repo: &str) -> Result<RepoFiles, SiteError> {
+        for (what, id) in [("group", group), ("repository", repo)] {
+            if !signals_core::is_slug(id) {
+                return Err(SiteError::BadId {
+                    what,
+                    id: id.to_string(),
+                });
+            }
+        }
         let label = format!("{group}/{repo}");
         if self.next.repos.contains_key(&label) {
             return Err(SiteError::DuplicateRepository(label));
         }
-        let version = self.next.generation;
-        let target = self.root.join(version_dir(&group, &repo, version));
+        let target = self
+            .root
+            .join(version_dir(group, repo, self.next.generation));
         if target.exists() {
             fs::remove_dir_all(&target).map_err(io("remove leftover", &target))?;
         }
-        for (path, content) in render_repo_at(page, self.options.base_url.as_deref())? {
-            let rel = path.strip_prefix(&dir).unwrap_or(&path);
-            write_content(&target, rel, content.as_bytes())?;
-            self.report.files += 1;
-            self.report.bytes += content.len() as u64;
+        fs::create_dir_all(&target).map_err(io("create folder", &target))?;
+        Ok(RepoFiles::dir(target))
+    }
+
+    /// Links the version folder `files` filled into the generation, with
+    /// its summary for the index; `key` identifies its data for the next
+    /// export.
+    pub fn close_repo(
+        &mut self,
+        files: RepoFiles,
+        summary: RepoSummary,
+        key: &str,
+    ) -> Result<(), SiteError> {
+        let (group, repo) = (summary.group_id.clone(), summary.id.clone());
+        let label = format!("{group}/{repo}");
+        if self.next.repos.contains_key(&label) {
+            return Err(SiteError::DuplicateRepository(label));
         }
+        self.report.files += files.files;
+        self.report.bytes += files.bytes;
+        let version = self.next.generation;
+        let target = self.root.join(version_dir(&group, &repo, version));
         let shared = self
             .root
             .join("repos")
@@ -244,7 +283,7 @@ impl Publisher {
             Entry {
                 key: key.to_string(),
                 version,
-                summary: RepoSummary::of(page)?,
+                summary,
             },
         );
         self.report.repositories += 1;

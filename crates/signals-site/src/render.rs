@@ -6,8 +6,7 @@
 //! only pre-rendered HTML is sanitized release notes (see `text.rs`), the
 //! only links are http(s) URLs that passed `text::http_url`.
 
-use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use jiff::Timestamp;
@@ -15,9 +14,10 @@ use minijinja::{AutoEscape, Environment, UndefinedBehavior, Value};
 use serde::{Deserialize, Serialize};
 use signals_core::dataset::{Document, SignalDoc};
 use signals_core::importance::{RankKey, Score, rank};
-use signals_core::{EventKind, ItemDetail, ItemKind, TrailEvent};
+use signals_core::{EventKind, ItemDetail, ItemKind};
 
 use crate::filter::{IndexFile, IndexWriter};
+use crate::pages::RepoHead;
 use crate::text::{excerpt, http_url, markdown_html};
 use crate::{RepoPage, SiteError};
 
@@ -145,7 +145,7 @@ impl TimeView {
 }
 
 /// `1 signal`, `2 signals`.
-fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+pub(crate) fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
     let n = n.into();
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -160,7 +160,7 @@ pub(crate) fn page_file(n: usize) -> String {
 }
 
 /// `trail.html` for trail page 1, `trail-<n>.html` after.
-fn trail_file(n: usize) -> String {
+pub(crate) fn trail_file(n: usize) -> String {
     if n == 1 {
         "trail.html".to_string()
     } else {
@@ -184,7 +184,7 @@ pub(crate) struct Layout {
 
 /// The repository header, shared by all its pages.
 #[derive(Serialize)]
-struct HeaderView<'a> {
+pub(crate) struct HeaderView<'a> {
     group_id: &'a str,
     group_name: &'a str,
     id: &'a str,
@@ -229,7 +229,18 @@ pub(crate) fn id_parts(id: &str) -> (Option<ItemKind>, &str) {
     (kind, key)
 }
 
-fn header<'a>(repo: &RepoPage<'a>) -> HeaderView<'a> {
+impl<'a> HeaderView<'a> {
+    /// The header of a repository's first page: with its trends at a
+    /// glance.
+    pub(crate) fn with_glance(repo: &RepoHead<'a>) -> HeaderView<'a> {
+        HeaderView {
+            glance: crate::trends::glance(repo.trends),
+            ..header(repo)
+        }
+    }
+}
+
+pub(crate) fn header<'a>(repo: &RepoHead<'a>) -> HeaderView<'a> {
     let d = &repo.document.dataset;
     HeaderView {
         group_id: &d.group.id,
@@ -249,7 +260,7 @@ fn header<'a>(repo: &RepoPage<'a>) -> HeaderView<'a> {
         archived: d.context.archived,
         counts: format!(
             "{} · {}",
-            count(d.signals.len() as u64, "signal", "signals"),
+            count(repo.signals as u64, "signal", "signals"),
             count(repo.event_count, "observation event", "observation events")
         ),
         collected_at: TimeView::of(repo.collected_at),
@@ -261,7 +272,7 @@ fn header<'a>(repo: &RepoPage<'a>) -> HeaderView<'a> {
 
 /// The project news block.
 #[derive(Serialize)]
-struct NewsView<'a> {
+pub(crate) struct NewsView<'a> {
     latest: Option<LatestView<'a>>,
     next: Vec<NextView<'a>>,
     /// Open milestones that are overdue or inactive: set apart, since they
@@ -302,7 +313,7 @@ struct NextView<'a> {
     set_apart: Option<String>,
 }
 
-fn news<'a>(repo: &RepoPage<'a>) -> NewsView<'a> {
+pub(crate) fn news<'a>(repo: &RepoHead<'a>) -> NewsView<'a> {
     let d = &repo.document.dataset;
     let latest = d.news.latest_release.as_ref().map(|r| LatestView {
         tag: &r.tag,
@@ -383,338 +394,6 @@ fn human_date(ts: Timestamp) -> String {
     ts.strftime("%Y-%m-%d").to_string()
 }
 
-/// One observation trail entry.
-#[derive(Serialize)]
-struct TrailEntryView<'a> {
-    /// 1-based position in the whole trail (in page order).
-    n: usize,
-    kind: &'static str,
-    /// The spec's detail: `initial snapshot`, or the changed field names.
-    detail: &'a str,
-    /// The change in words: `new comments or reactions, closed`.
-    words: String,
-    item_id: &'a str,
-    /// The item's history page, relative to the repository's folder.
-    history: String,
-    /// `issue`, `pull request`, `release`.
-    item_kind: &'static str,
-    /// `#42`, or a release's tag.
-    number: String,
-    title: &'a str,
-    url: Option<&'a str>,
-    at: TimeView,
-}
-
-/// A row of the trail list: one entry, or a run's folded `discovered`
-/// entries.
-#[derive(Serialize)]
-struct TrailRowView<'a> {
-    entry: Option<TrailEntryView<'a>>,
-    group: Option<TrailGroupView<'a>>,
-}
-
-/// A run's `discovered` entries, folded into one expandable group.
-#[derive(Serialize)]
-struct TrailGroupView<'a> {
-    /// Number of the first entry.
-    n: usize,
-    count: usize,
-    at: TimeView,
-    entries: Vec<TrailEntryView<'a>>,
-}
-
-/// The trail in page order: runs chronologically; within a run, `changed`
-/// entries before `discovered` ones, each by item kind and then by number
-/// as a number (issue 2 before issue 10), tags as text. The store's order
-/// within a run is by id as text, which reads as 1, 10, 100, 2.
-pub(crate) fn ordered_trail(trail: &[TrailEvent]) -> Vec<&TrailEvent> {
-    let mut out: Vec<&TrailEvent> = trail.iter().collect();
-    out.sort_by_cached_key(|e| {
-        let (kind, key) = id_parts(&e.item_id);
-        (
-            e.at,
-            e.kind == EventKind::Discovered,
-            kind.map_or(3, |k| k as u8),
-            key.parse::<u64>().unwrap_or(u64::MAX),
-            key.to_string(),
-        )
-    });
-    out
-}
-
-/// The words for a change: the spec's field names said as a reader would.
-/// `state` is said as `closed` or `reopened` for the item's latest state
-/// change (the item's current state tells which), else as both.
-fn change_words(detail: &str, latest_state_change: Option<&str>) -> String {
-    let fields: Vec<&str> = detail.split(',').map(str::trim).collect();
-    let mut words: Vec<&str> = fields
-        .iter()
-        .filter_map(|f| match *f {
-            "title" => Some("retitled"),
-            "text" => Some("edited"),
-            "state" => Some(match latest_state_change {
-                Some("closed") => "closed",
-                Some("open") => "reopened",
-                _ => "closed or reopened",
-            }),
-            "labels" => Some("relabelled"),
-            "assignees" => Some("reassigned"),
-            "metrics" => Some("new comments or reactions"),
-            "draft" => Some("draft status changed"),
-            "merged" => Some("merged"),
-            _ => None,
-        })
-        .collect();
-    if words.is_empty() {
-        words.push(if fields.contains(&"updatedAt") {
-            "new activity"
-        } else {
-            "changed"
-        });
-    }
-    words.join(", ")
-}
-
-/// What the trail needs besides its events: each item's current state,
-/// and which event is the item's latest state change.
-struct TrailContext<'a> {
-    states: HashMap<&'a str, &'a str>,
-    /// `(item id, run instant)` of each item's latest state change (an item
-    /// has at most one event per run).
-    latest_state_event: HashSet<(&'a str, Timestamp)>,
-}
-
-impl<'a> TrailContext<'a> {
-    fn new(repo: &RepoPage<'a>) -> TrailContext<'a> {
-        let states = repo
-            .document
-            .dataset
-            .signals
-            .iter()
-            .map(|s| (s.id.as_str(), s.state.as_str()))
-            .collect();
-        let mut seen = HashSet::new();
-        let mut latest_state_event = HashSet::new();
-        for e in repo.trail.iter().rev() {
-            if e.kind == EventKind::Changed
-                && e.detail.split(',').any(|f| f.trim() == "state")
-                && seen.insert(e.item_id.as_str())
-            {
-                latest_state_event.insert((e.item_id.as_str(), e.at));
-            }
-        }
-        TrailContext {
-            states,
-            latest_state_event,
-        }
-    }
-
-    fn entry(&self, e: &'a TrailEvent, n: usize) -> TrailEntryView<'a> {
-        let (kind, key) = id_parts(&e.item_id);
-        let words = match e.kind {
-            EventKind::Discovered => "first seen".to_string(),
-            EventKind::Changed => {
-                let latest = self
-                    .latest_state_event
-                    .contains(&(e.item_id.as_str(), e.at))
-                    .then(|| self.states.get(e.item_id.as_str()).copied())
-                    .flatten();
-                change_words(&e.detail, latest)
-            }
-        };
-        TrailEntryView {
-            n,
-            kind: e.kind.as_str(),
-            detail: &e.detail,
-            words,
-            item_id: &e.item_id,
-            history: format!("history/{}", crate::history_file(&e.item_id)),
-            item_kind: kind.map_or("item", ItemKind::label),
-            number: item_number(kind, key),
-            title: &e.title,
-            url: http_url(&e.url),
-            at: TimeView::of(e.at),
-        }
-    }
-}
-
-/// Rows for the entries `range` of the ordered trail, with every run's
-/// `discovered` entries folded when there are more than [`TRAIL_FOLD_MIN`].
-fn trail_rows<'a>(
-    ctx: &TrailContext<'a>,
-    ordered: &[&'a TrailEvent],
-    range: std::ops::Range<usize>,
-) -> Vec<TrailRowView<'a>> {
-    let mut rows: Vec<TrailRowView<'a>> = Vec::new();
-    let mut i = range.start;
-    while i < range.end {
-        let e = ordered[i];
-        let mut j = i;
-        while j < range.end
-            && ordered[j].kind == EventKind::Discovered
-            && e.kind == EventKind::Discovered
-            && ordered[j].at == e.at
-        {
-            j += 1;
-        }
-        if j - i > TRAIL_FOLD_MIN {
-            rows.push(TrailRowView {
-                entry: None,
-                group: Some(TrailGroupView {
-                    n: i + 1,
-                    count: j - i,
-                    at: TimeView::of(e.at),
-                    entries: (i..j).map(|k| ctx.entry(ordered[k], k + 1)).collect(),
-                }),
-            });
-            i = j;
-        } else {
-            rows.push(TrailRowView {
-                entry: Some(ctx.entry(e, i + 1)),
-                group: None,
-            });
-            i += 1;
-        }
-    }
-    rows
-}
-
-/// The trail block of a page: some entries and where the rest are.
-#[derive(Serialize)]
-struct TrailView<'a> {
-    rows: Vec<TrailRowView<'a>>,
-    /// Number of the first entry shown.
-    start: usize,
-    /// Entries shown.
-    shown: usize,
-    total: usize,
-    pager: Option<PagerView>,
-}
-
-/// A card's importance term.
-#[derive(Serialize)]
-struct TermView<'a> {
-    name: &'a str,
-    /// Signed, one decimal: `+4.0`, `−8.0`.
-    points: String,
-    why: &'a str,
-}
-
-/// One signal card.
-#[derive(Serialize)]
-struct CardView<'a> {
-    id: &'a str,
-    /// The item's history page, relative to the repository's folder.
-    history: String,
-    /// The host the signal comes from, as people write it (`GitLab`,
-    /// `GitHub (ghe)` for a further host of a kind).
-    host: String,
-    /// `#42`, or a release's tag.
-    number: String,
-    kind: &'static str,
-    /// CSS class suffix: `issue`, `pull-request`, `release`.
-    kind_class: &'static str,
-    title: &'a str,
-    excerpt: String,
-    importance: u32,
-    terms: Vec<TermView<'a>>,
-    author: &'a str,
-    /// None for releases.
-    state: Option<&'a str>,
-    /// `draft`, `merged` or `prerelease`, where they apply.
-    flags: Vec<&'static str>,
-    labels: &'a [String],
-    url: Option<&'a str>,
-    /// The URL as text when it is not an http(s) link.
-    url_text: Option<&'a str>,
-    updated_at: TimeView,
-    updated: bool,
-    /// Discovered in the latest run.
-    new: bool,
-    comments: u64,
-    reactions: u64,
-    assignees: &'a [String],
-    /// `3 of 399`: the place by importance (ties share a place).
-    rank: String,
-    /// `top 1%`: how the score stands in this repository.
-    percentile: String,
-}
-
-/// Where each importance stands in a repository: ties share the place of
-/// the first of them (competition ranking), as a place and a percentile.
-fn standing(rank: usize, total: usize) -> (String, String) {
-    let pct = (rank * 100).div_ceil(total.max(1)).max(1);
-    (format!("{rank} of {total}"), format!("top {pct}%"))
-}
-
-fn card<'a>(
-    s: &'a SignalDoc,
-    score: &'a Score,
-    new: bool,
-    (rank, percentile): (String, String),
-) -> CardView<'a> {
-    let kind = ItemKind::parse(&s.kind);
-    let mut flags = Vec::new();
-    if s.draft == Some(true) {
-        flags.push("draft");
-    }
-    if s.merged == Some(true) {
-        flags.push("merged");
-    }
-    if s.prerelease == Some(true) {
-        flags.push("prerelease");
-    }
-    let url = http_url(&s.url);
-    let key = s.tag.as_deref().unwrap_or_else(|| id_parts(&s.id).1);
-    CardView {
-        id: &s.id,
-        history: format!("history/{}", crate::history_file(&s.id)),
-        host: signals_core::SourceId::parse(&s.source)
-            .map_or_else(|_| s.source.clone(), |h| h.display_name()),
-        number: item_number(kind, key),
-        kind: kind.map_or("signal", ItemKind::label),
-        kind_class: match kind {
-            Some(ItemKind::Issue) => "issue",
-            Some(ItemKind::PullRequest) => "pull-request",
-            Some(ItemKind::Release) => "release",
-            None => "other",
-        },
-        title: &s.title,
-        excerpt: excerpt(&s.text),
-        importance: score.total,
-        terms: score
-            .terms
-            .iter()
-            .map(|t| TermView {
-                name: &t.name,
-                points: if t.points < 0.0 {
-                    format!("−{:.1}", -t.points)
-                } else {
-                    format!("+{:.1}", t.points)
-                },
-                why: &t.why,
-            })
-            .collect(),
-        author: &s.author,
-        state: (kind != Some(ItemKind::Release)).then_some(s.state.as_str()),
-        flags,
-        labels: &s.labels,
-        url,
-        url_text: url
-            .is_none()
-            .then_some(s.url.as_str())
-            .filter(|u| !u.is_empty()),
-        updated_at: TimeView::parse(&s.updated_at),
-        updated: s.change.is_some(),
-        new,
-        comments: s.metrics.comments,
-        reactions: s.metrics.reactions,
-        assignees: &s.assignees,
-        rank,
-        percentile,
-    }
-}
-
 /// Ids of the items first seen in the latest run (`discovered` events at
 /// the latest collection instant).
 pub(crate) fn new_in_latest<'a>(repo: &RepoPage<'a>) -> HashSet<&'a str> {
@@ -725,60 +404,6 @@ pub(crate) fn new_in_latest<'a>(repo: &RepoPage<'a>) -> HashSet<&'a str> {
         .filter(|e| e.kind == EventKind::Discovered && e.at == repo.collected_at)
         .map(|e| e.item_id.as_str())
         .collect()
-}
-
-/// Links between numbered pages.
-#[derive(Serialize)]
-struct PagerView {
-    page: usize,
-    pages: usize,
-    prev: Option<String>,
-    next: Option<String>,
-    links: Vec<PageLink>,
-}
-
-#[derive(Serialize)]
-struct PageLink {
-    n: usize,
-    href: String,
-    current: bool,
-}
-
-fn pager(page: usize, pages: usize, file: fn(usize) -> String) -> PagerView {
-    PagerView {
-        page,
-        pages,
-        prev: (page > 1).then(|| file(page - 1)),
-        next: (page < pages).then(|| file(page + 1)),
-        links: (1..=pages)
-            .map(|n| PageLink {
-                n,
-                href: file(n),
-                current: n == page,
-            })
-            .collect(),
-    }
-}
-
-/// The whole context of one repository page.
-#[derive(Serialize)]
-struct RepoPageView<'a> {
-    layout: Layout,
-    header: HeaderView<'a>,
-    /// Only on the first page.
-    news: Option<NewsView<'a>>,
-    /// Only on the first page: the latest events.
-    trail: Option<TrailView<'a>>,
-    /// Only on the first page: the charts and what is rising.
-    trends: Option<crate::trends::TrendsView>,
-    cards: Vec<CardView<'a>>,
-    /// Number of the first card on this page (for `<ol start>`).
-    first: usize,
-    /// `<n> shown`.
-    shown: String,
-    /// `<total> signals in total`.
-    total_text: String,
-    pager: PagerView,
 }
 
 /// The document's signals in page order, with their scores.
@@ -810,164 +435,12 @@ pub(crate) fn ranked<'a>(
 }
 
 /// A signal's `updatedAt`; an unparsable one sorts as the oldest.
-fn updated_at(s: &SignalDoc) -> Timestamp {
+pub(crate) fn updated_at(s: &SignalDoc) -> Timestamp {
     s.updated_at.parse().unwrap_or(Timestamp::MIN)
 }
 
-fn repo_label(doc: &Document) -> String {
+pub(crate) fn repo_label(doc: &Document) -> String {
     format!("{}/{}", doc.dataset.group.id, doc.dataset.repository.id)
-}
-
-/// Renders a repository's HTML pages: `index.html` and `page-<n>.html`
-/// (50 signals each, by importance), then `trail.html` and
-/// `trail-<n>.html` (200 events each, chronological). Paths are relative to
-/// the output folder (`<group>/<repo>/...`).
-///
-/// The first page also holds the news and the latest [`TRAIL_PREVIEW`]
-/// events, numbered as in the full trail, with a link to the trail pages;
-/// the full trail is paged rather than inlined so the first page stays small
-/// however long the repository has been watched.
-pub fn render_repo_pages(repo: &RepoPage<'_>) -> Result<Vec<(PathBuf, String)>, SiteError> {
-    let dir = repo.dir()?;
-    let signals = ranked(repo)?;
-    let total = signals.len();
-    let pages = total.div_ceil(PAGE_SIZE).max(1);
-    let name = &repo.document.dataset.repository.name;
-    let mut out = Vec::with_capacity(pages + 1);
-
-    let trail_total = repo.trail.len();
-    let trail_pages = trail_total.div_ceil(TRAIL_PAGE_SIZE).max(1);
-
-    let ordered = ordered_trail(repo.trail);
-    let trail_ctx = TrailContext::new(repo);
-    let new = new_in_latest(repo);
-    // Competition ranking: a card's place is 1 + the number of signals
-    // with a strictly higher importance.
-    let mut places = Vec::with_capacity(total);
-    for (i, (_, score)) in signals.iter().enumerate() {
-        let place = match i {
-            0 => 1,
-            _ if signals[i - 1].1.total == score.total => places[i - 1],
-            _ => i + 1,
-        };
-        places.push(place);
-    }
-
-    for page in 1..=pages {
-        let start = (page - 1) * PAGE_SIZE;
-        let end = (start + PAGE_SIZE).min(total);
-        let chunk = &signals[start.min(total)..end];
-        let first_page = page == 1;
-        let preview_from = trail_total.saturating_sub(TRAIL_PREVIEW);
-        let view = RepoPageView {
-            layout: Layout {
-                title: if first_page {
-                    format!("{name} · signals")
-                } else {
-                    format!("{name} · signals, page {page} of {pages}")
-                },
-                root: "../../",
-                feed: Some("feed.atom".to_string()),
-                filter_index: Some(FILTER_INDEX_FILE),
-            },
-            header: HeaderView {
-                glance: if first_page {
-                    crate::trends::glance(repo.trends)
-                } else {
-                    Vec::new()
-                },
-                ..header(repo)
-            },
-            news: first_page.then(|| news(repo)),
-            trends: first_page.then(|| crate::trends::TrendsView::of(repo.trends)),
-            trail: first_page.then(|| TrailView {
-                rows: trail_rows(&trail_ctx, &ordered, preview_from..trail_total),
-                start: preview_from + 1,
-                shown: trail_total - preview_from,
-                total: trail_total,
-                pager: None,
-            }),
-            cards: chunk
-                .iter()
-                .zip(start..)
-                .map(|((s, score), i)| {
-                    card(
-                        s,
-                        score,
-                        new.contains(s.id.as_str()),
-                        standing(places[i], total),
-                    )
-                })
-                .collect(),
-            first: start + 1,
-            shown: format!("{} shown", chunk.len()),
-            total_text: count(total as u64, "signal in total", "signals in total"),
-            pager: pager(page, pages, page_file),
-        };
-        out.push((dir.join(page_file(page)), render("repo.html", &view)?));
-    }
-
-    for page in 1..=trail_pages {
-        let start = (page - 1) * TRAIL_PAGE_SIZE;
-        let end = (start + TRAIL_PAGE_SIZE).min(trail_total);
-        let view = TrailPageView {
-            layout: Layout {
-                title: format!("{name} · observation trail, page {page} of {trail_pages}"),
-                root: "../../",
-                feed: Some("feed.atom".to_string()),
-                filter_index: None,
-            },
-            header: header(repo),
-            trail: TrailView {
-                rows: trail_rows(&trail_ctx, &ordered, start.min(end)..end),
-                start: start + 1,
-                shown: end - start.min(end),
-                total: trail_total,
-                pager: Some(pager(page, trail_pages, trail_file)),
-            },
-        };
-        out.push((dir.join(trail_file(page)), render("trail.html", &view)?));
-    }
-    Ok(out)
-}
-
-#[derive(Serialize)]
-struct TrailPageView<'a> {
-    layout: Layout,
-    header: HeaderView<'a>,
-    trail: TrailView<'a>,
-}
-
-/// Renders every file of one repository: its pages, `feed.atom` and
-/// `dataset.json`, with paths relative to the output folder.
-pub fn render_repo(repo: &RepoPage<'_>) -> Result<Vec<(PathBuf, String)>, SiteError> {
-    render_repo_at(repo, None)
-}
-
-/// [`render_repo`], with the feed's links absolute under `base_url` (the
-/// site's public address, ending in `/`) when it is given.
-pub fn render_repo_at(
-    repo: &RepoPage<'_>,
-    base_url: Option<&str>,
-) -> Result<Vec<(PathBuf, String)>, SiteError> {
-    let dir = repo.dir()?;
-    let mut files = render_repo_pages(repo)?;
-    files.push((dir.join("feed.atom"), render_feed_at(repo, base_url)?));
-    files.push((dir.join("dataset.json"), render_dataset(repo.document)?));
-    files.push((
-        dir.join(crate::TRENDS_FILE),
-        crate::render_trends(repo.trends, repo)?,
-    ));
-    files.extend(
-        render_filter_index(repo)?
-            .into_iter()
-            .map(|(name, json)| (dir.join(name), json)),
-    );
-    files.push((
-        dir.join(crate::DIGEST_FILE),
-        crate::RepoDigest::of(repo)?.to_json()?,
-    ));
-    Ok(files)
 }
 
 /// The filter index of a repository: `signals.json` and its text parts
@@ -982,16 +455,6 @@ pub fn render_filter_index(repo: &RepoPage<'_>) -> Result<Vec<IndexFile>, SiteEr
     }
     files.extend(writer.finish()?);
     Ok(files)
-}
-
-/// The v3 document as pretty JSON, with a final newline.
-pub fn render_dataset(doc: &Document) -> Result<String, SiteError> {
-    let mut json = serde_json::to_string_pretty(doc).map_err(|source| SiteError::Json {
-        repository: repo_label(doc),
-        source,
-    })?;
-    json.push('\n');
-    Ok(json)
 }
 
 #[derive(Serialize)]
@@ -1071,7 +534,13 @@ pub(crate) fn feed_entry(
             repository: repo_label(repo.document),
             signal_id: s.id.clone(),
         })?;
-    Ok(FeedEntry {
+    Ok(feed_entry_of(s, score.total, fallback))
+}
+
+/// One feed entry of a signal of importance `importance`; `fallback` is
+/// the link when the item has no http(s) URL.
+pub(crate) fn feed_entry_of(s: &SignalDoc, importance: u32, fallback: &str) -> FeedEntry {
+    FeedEntry {
         id: format!("urn:signals:{}", s.id),
         kind: ItemKind::parse(&s.kind)
             .map_or("signal", ItemKind::label)
@@ -1083,9 +552,9 @@ pub(crate) fn feed_entry(
         author: s.author.clone(),
         labels: s.labels.clone(),
         summary: excerpt(&s.text),
-        importance: score.total,
+        importance,
         at: Some(updated_at(s)),
-    })
+    }
 }
 
 /// The [`FEED_ENTRIES`] most recently updated signals of a repository,
@@ -1118,13 +587,37 @@ pub(crate) fn under(base: Option<&str>, path: &str) -> String {
 
 /// [`render_feed`] with absolute links under `base_url` when given.
 pub fn render_feed_at(repo: &RepoPage<'_>, base_url: Option<&str>) -> Result<String, SiteError> {
+    let newest = newest(repo)
+        .into_iter()
+        .map(|s| {
+            let score = repo
+                .scores
+                .get(&s.id)
+                .ok_or_else(|| SiteError::MissingScore {
+                    repository: repo_label(repo.document),
+                    signal_id: s.id.clone(),
+                })?;
+            Ok((s.clone(), score.total))
+        })
+        .collect::<Result<Vec<_>, SiteError>>()?;
+    render_feed_of(&repo.head(), &newest, base_url)
+}
+
+/// The Atom feed of a repository from its newest signals (newest first,
+/// each with its importance), with absolute links under `base_url` when
+/// given.
+pub(crate) fn render_feed_of(
+    repo: &RepoHead<'_>,
+    newest: &[(SignalDoc, u32)],
+    base_url: Option<&str>,
+) -> Result<String, SiteError> {
     let d = &repo.document.dataset;
     let prefix = base_url.map(|b| format!("{b}{}/{}/", d.group.id, d.repository.id));
     let home = under(prefix.as_deref(), "index.html");
-    let entries = newest(repo)
-        .into_iter()
-        .map(|s| feed_entry(repo, s, &home))
-        .collect::<Result<Vec<_>, SiteError>>()?;
+    let entries = newest
+        .iter()
+        .map(|(s, importance)| feed_entry_of(s, *importance, &home))
+        .collect();
     render(
         "feed.atom",
         &FeedView {
@@ -1179,9 +672,14 @@ pub struct RepoSummary {
 impl RepoSummary {
     /// The summary of a rendered repository.
     pub fn of(repo: &RepoPage<'_>) -> Result<RepoSummary, SiteError> {
+        RepoSummary::of_head(&repo.head())
+    }
+
+    /// The summary of a repository rendered from its head.
+    pub fn of_head(repo: &RepoHead<'_>) -> Result<RepoSummary, SiteError> {
         repo.dir()?;
         let d = &repo.document.dataset;
-        let new = new_in_latest(repo).len();
+        let new = repo.new;
         let latest_events = d.runs.last().map_or(0, |r| r.changed_count);
         let release = d.news.latest_release.as_ref();
         Ok(RepoSummary {
@@ -1191,7 +689,7 @@ impl RepoSummary {
             name: d.repository.name.clone(),
             repo: d.repository.repo.clone(),
             description: d.context.description.clone(),
-            signals: d.signals.len(),
+            signals: repo.signals,
             events: repo.event_count,
             collected_at: repo.collected_at,
             new,
@@ -1378,32 +876,6 @@ pub(crate) fn keep_newest(entries: &mut Vec<FeedEntry>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn changes_are_said_in_words() {
-        assert_eq!(
-            change_words("updatedAt, metrics, text, state", Some("closed")),
-            "new comments or reactions, edited, closed"
-        );
-        assert_eq!(change_words("state", Some("open")), "reopened");
-        assert_eq!(change_words("state", None), "closed or reopened");
-        assert_eq!(
-            change_words("title, labels, assignees", None),
-            "retitled, relabelled, reassigned"
-        );
-        assert_eq!(change_words("updatedAt", None), "new activity");
-    }
-
-    #[test]
-    fn standing_is_a_place_and_a_percentile() {
-        assert_eq!(
-            standing(1, 399),
-            ("1 of 399".to_string(), "top 1%".to_string())
-        );
-        assert_eq!(standing(20, 399).1, "top 6%");
-        assert_eq!(standing(399, 399).1, "top 100%");
-        assert_eq!(standing(1, 1).1, "top 100%");
-    }
 
     #[test]
     fn ids_give_kind_and_number() {

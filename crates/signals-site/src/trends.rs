@@ -14,11 +14,13 @@ pub const TRENDS_FILE: &str = "trends.json";
 
 /// `trends.json`: the document, pretty-printed as `dataset.json` is.
 pub fn render_trends(trends: &Trends, repo: &RepoPage<'_>) -> Result<String, SiteError> {
+    trends_json(trends, &crate::render::repo_label(repo.document))
+}
+
+/// `trends.json` of the repository `what` names (in errors).
+pub(crate) fn trends_json(trends: &Trends, what: &str) -> Result<String, SiteError> {
     let mut json = serde_json::to_string_pretty(trends).map_err(|source| SiteError::Json {
-        repository: format!(
-            "{}/{}",
-            repo.document.dataset.group.id, repo.document.dataset.repository.id
-        ),
+        repository: what.to_string(),
         source,
     })?;
     json.push('\n');

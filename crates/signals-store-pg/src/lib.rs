@@ -24,6 +24,7 @@ mod owners;
 mod paged;
 pub mod queue;
 mod read;
+mod stream;
 mod trends;
 mod write;
 
@@ -511,6 +512,35 @@ impl signals_store::Backend for PgStore {
         ) -> Result<()>,
     ) -> Result<()> {
         self.each_latest_head_(repo, each)
+    }
+    fn repository_outline(
+        &self,
+        repo: signals_store::RepoKey,
+    ) -> Result<Option<signals_store::RepoOutline>> {
+        self.repository_outline_(repo)
+    }
+    fn latest_items_after(
+        &self,
+        repo: signals_store::RepoKey,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<signals_store::LatestItem>> {
+        self.latest_items_after_(repo, after, limit)
+    }
+    fn trail_keys_after(
+        &self,
+        repo: signals_store::RepoKey,
+        after: Option<(i64, &str)>,
+        limit: usize,
+    ) -> Result<Vec<(i64, signals_core::TrailEvent)>> {
+        self.trail_keys_after_(repo, after, limit)
+    }
+    fn trail_events(
+        &self,
+        repo: signals_store::RepoKey,
+        keys: &[signals_store::TrailKey],
+    ) -> Result<Vec<signals_core::TrailEvent>> {
+        self.trail_events_(repo, keys)
     }
     fn texts_matching(&self, q: &str) -> Result<Option<std::collections::HashSet<i64>>> {
         self.texts_matching_(q)

@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use jiff::Timestamp;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
-use signals_core::{ItemSnapshot, News, RepoContext, RunRecord, TrailEvent};
-use signals_store::codec::{from_json, int, reset_parse, reset_text, ts_parse, ts_text, uint};
+use signals_core::{ItemSnapshot, RunRecord, TrailEvent};
+use signals_store::codec::{int, reset_parse, reset_text, ts_parse, ts_text, uint};
 use signals_store::{
     CachedResponse, Failure, Parts, RateLimit, RepoKey, RepoStatus, RepoSummary, RepoView,
     RequestStats, Result, RunStatus, Status, StoreError, check_cacheable, run_record_from,
@@ -25,11 +25,12 @@ const SUMMARY_SQL: &str = "
            (SELECT collected_at FROM runs WHERE repo = r.key ORDER BY id DESC LIMIT 1)
     FROM repositories r JOIN groups g ON g.id = r.group_id";
 
-const SNAPSHOT_COLUMNS: &str = "h.text, b.text, s.updated_at, s.state, s.reactions, \
+pub(crate) const SNAPSHOT_COLUMNS: &str = "h.text, b.text, s.updated_at, s.state, s.reactions, \
      s.comments, s.labels, s.assignees, s.detail, s.closed_at";
-const SNAPSHOT_JOINS: &str = "JOIN texts h ON h.id = s.head JOIN texts b ON b.id = s.body";
+pub(crate) const SNAPSHOT_JOINS: &str =
+    "JOIN texts h ON h.id = s.head JOIN texts b ON b.id = s.body";
 
-const RUN_COLUMNS: &str = "collected_at, since, observed_count, changed_count";
+pub(crate) const RUN_COLUMNS: &str = "collected_at, since, observed_count, changed_count";
 
 pub(crate) fn raw_parts(r: &postgres::Row, at: usize) -> signals_store::RawParts {
     (
@@ -64,7 +65,7 @@ fn summary_row(r: &postgres::Row) -> signals_store::SummaryRow {
     )
 }
 
-fn run_row(r: &postgres::Row) -> signals_store::RunRow {
+pub(crate) fn run_row(r: &postgres::Row) -> signals_store::RunRow {
     (r.get(0), r.get(1), r.get(2), r.get(3))
 }
 
@@ -253,7 +254,7 @@ impl PgStore {
         .collect()
     }
 
-    fn summary_of(&self, repo: RepoKey) -> Result<RepoSummary> {
+    pub(crate) fn summary_of(&self, repo: RepoKey) -> Result<RepoSummary> {
         match self.query_opt(
             "reading a repository",
             &format!("{SUMMARY_SQL} WHERE r.key = $1"),
@@ -268,47 +269,27 @@ impl PgStore {
     }
 
     pub(crate) fn repository_view_(&self, repo: RepoKey) -> Result<Option<RepoView>> {
-        let path = self.path();
-        let summary = self.summary_of(repo)?;
-        let runs = self
-            .query(
-                "reading the runs",
-                &format!("SELECT {RUN_COLUMNS} FROM runs WHERE repo = $1 ORDER BY id"),
-                &[&repo.raw()],
-            )?
-            .iter()
-            .map(|r| run_record_from(&path, run_row(r)))
-            .collect::<Result<Vec<_>>>()?;
-        if runs.is_empty() {
+        let Some(outline) = self.repository_outline_(repo)? else {
             return Ok(None);
-        }
-        let latest = self
-            .query_opt(
-                "reading the latest run's context",
-                "SELECT id, context, news FROM runs WHERE repo = $1 ORDER BY id DESC LIMIT 1",
-                &[&repo.raw()],
-            )?
-            .ok_or_else(|| self.corrupt("a run vanished while it was read".into()))?;
-        let latest_run: i64 = latest.get(0);
-        let context: RepoContext = from_json(&path, "runs.context", latest.get(1))?;
-        let news: News = from_json(&path, "runs.news", latest.get(2))?;
+        };
         let items = self.latest_snapshots_(repo)?;
         let changed_in_latest: HashSet<String> = self
             .query(
                 "reading the latest run's changes",
-                "SELECT item_id FROM events WHERE run = $1 AND kind = 'changed'",
-                &[&latest_run],
+                "SELECT item_id FROM events
+                 WHERE run = (SELECT max(id) FROM runs WHERE repo = $1) AND kind = 'changed'",
+                &[&repo.raw()],
             )?
             .iter()
             .map(|r| r.get(0))
             .collect();
         let trail = self.trail(repo)?;
         Ok(Some(RepoView {
-            summary,
-            runs,
-            license: context.license.clone(),
-            context,
-            news,
+            summary: outline.summary,
+            runs: outline.runs,
+            license: outline.license,
+            context: outline.context,
+            news: outline.news,
             items,
             changed_in_latest,
             event_count: trail.len() as u64,

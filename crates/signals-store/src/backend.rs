@@ -23,8 +23,8 @@ use crate::dump::{Record, TableCounts};
 use crate::outbox::{MessageState, OutboxMessage, RuleOutbox, Settle};
 use crate::owners::{OwnerRef, OwnerRepo, OwnerStatus};
 use crate::{
-    CachedResponse, RateLimit, RepoKey, RepoSummary, RepoView, Result, RunCommit, Status, Store,
-    TextIds,
+    CachedResponse, LatestItem, RateLimit, RepoKey, RepoOutline, RepoSummary, RepoView, Result,
+    RunCommit, Status, Store, TextIds, TrailKey,
 };
 
 /// A store of repositories, runs, snapshots, events, failures and HTTP
@@ -82,6 +82,32 @@ pub trait Backend {
     fn repository_view(&self, repo: RepoKey) -> Result<Option<RepoView>>;
     /// What `signals status` shows.
     fn status(&self) -> Result<Status>;
+    /// A repository without its items and trail (runs, latest context and
+    /// news); `None` before its first successful run.
+    fn repository_outline(&self, repo: RepoKey) -> Result<Option<RepoOutline>>;
+    /// At most `limit` latest snapshots of `repo`'s items, bodies
+    /// included, in signal id order (byte order) after the id `after`
+    /// (from the first when `None`), each with its event of the latest
+    /// run: what `signals export` streams the dataset from, a batch at a
+    /// time (issue 17).
+    fn latest_items_after(
+        &self,
+        repo: RepoKey,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<LatestItem>>;
+    /// At most `limit` events of `repo`'s trail in its order (run, then
+    /// item id) after the event `after` (a run's row id and an item id),
+    /// each with its run's row id; titles and URLs are left empty.
+    fn trail_keys_after(
+        &self,
+        repo: RepoKey,
+        after: Option<(i64, &str)>,
+        limit: usize,
+    ) -> Result<Vec<(i64, TrailEvent)>>;
+    /// The trail events of `keys` (from [`Backend::trail_keys_after`]),
+    /// whole, in the order of `keys`.
+    fn trail_events(&self, repo: RepoKey, keys: &[TrailKey]) -> Result<Vec<TrailEvent>>;
     /// The latest snapshot of every item of `repo`, in signal id order,
     /// without its body (`text` empty), one at a time, with its texts' ids.
     fn each_latest_head(
@@ -272,6 +298,28 @@ impl Backend for Store {
     }
     fn status(&self) -> Result<Status> {
         Store::status(self)
+    }
+    fn repository_outline(&self, repo: RepoKey) -> Result<Option<RepoOutline>> {
+        Store::repository_outline(self, repo)
+    }
+    fn latest_items_after(
+        &self,
+        repo: RepoKey,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<LatestItem>> {
+        Store::latest_items_after(self, repo, after, limit)
+    }
+    fn trail_keys_after(
+        &self,
+        repo: RepoKey,
+        after: Option<(i64, &str)>,
+        limit: usize,
+    ) -> Result<Vec<(i64, TrailEvent)>> {
+        Store::trail_keys_after(self, repo, after, limit)
+    }
+    fn trail_events(&self, repo: RepoKey, keys: &[TrailKey]) -> Result<Vec<TrailEvent>> {
+        Store::trail_events(self, repo, keys)
     }
     fn each_latest_head(
         &self,

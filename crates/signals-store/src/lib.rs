@@ -65,6 +65,7 @@ mod paged;
 mod read;
 mod search;
 mod snapshots;
+mod stream;
 #[cfg(any(test, feature = "suite"))]
 pub mod suite;
 mod trends;
@@ -87,6 +88,7 @@ pub use read::{
 };
 pub use search::searchable;
 pub use snapshots::{Parts, RawParts, head_title_url};
+pub use stream::{LatestItem, RepoOutline, TrailKey};
 pub use trends::{ContextRow, GrowthRow, contexts_from, growth_from};
 pub use write::{RequestStats, RunCommit, check_commit, event_fields};
 

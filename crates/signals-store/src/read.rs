@@ -217,9 +217,9 @@ fn summary_row(r: &Row<'_>) -> rusqlite::Result<SummaryRow> {
 /// The raw columns of a run row.
 pub type RunRow = (String, String, i64, i64);
 
-const RUN_COLUMNS: &str = "collected_at, since, observed_count, changed_count";
+pub(crate) const RUN_COLUMNS: &str = "collected_at, since, observed_count, changed_count";
 
-fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
+pub(crate) fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
     Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
 }
 
@@ -405,61 +405,32 @@ impl Store {
     /// the key is not in the store.
     pub fn repository_view(&self, repo: RepoKey) -> Result<Option<RepoView>> {
         let path = &self.path;
-        let summary = self.summary_of(repo)?;
-
-        let runs = {
-            let doing = "reading the runs";
-            let mut stmt = self
-                .conn
-                .prepare_cached(&format!(
-                    "SELECT {RUN_COLUMNS} FROM runs WHERE repo = ?1 ORDER BY id"
-                ))
-                .doing(path, doing)?;
-            let rows = stmt.query_map([repo.0], run_row).doing(path, doing)?;
-            let mut runs = Vec::new();
-            for row in rows {
-                runs.push(run_record_from(&self.path, row.doing(path, doing)?)?);
-            }
-            runs
-        };
-        if runs.is_empty() {
+        let Some(outline) = self.repository_outline(repo)? else {
             return Ok(None);
-        }
-
-        let (latest_run, context, news): (i64, String, String) = self
-            .conn
-            .query_row(
-                "SELECT id, context, news FROM runs WHERE repo = ?1 ORDER BY id DESC LIMIT 1",
-                [repo.0],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .doing(path, "reading the latest run's context")?;
-        let context: RepoContext = from_json(path, "runs.context", &context)?;
-        let news: News = from_json(path, "runs.news", &news)?;
-
+        };
         let items = self.latest_snapshots(repo)?;
-
         let changed_in_latest = {
             let doing = "reading the latest run's changes";
             let mut stmt = self
                 .conn
-                .prepare_cached("SELECT item_id FROM events WHERE run = ?1 AND kind = 'changed'")
+                .prepare_cached(
+                    "SELECT item_id FROM events
+                     WHERE run = (SELECT max(id) FROM runs WHERE repo = ?1) AND kind = 'changed'",
+                )
                 .doing(path, doing)?;
             let rows = stmt
-                .query_map([latest_run], |r| r.get::<_, String>(0))
+                .query_map([repo.0], |r| r.get::<_, String>(0))
                 .doing(path, doing)?;
             rows.collect::<rusqlite::Result<HashSet<_>>>()
                 .doing(path, doing)?
         };
-
         let trail = self.trail(repo)?;
-
         Ok(Some(RepoView {
-            summary,
-            runs,
-            license: context.license.clone(),
-            context,
-            news,
+            summary: outline.summary,
+            runs: outline.runs,
+            license: outline.license,
+            context: outline.context,
+            news: outline.news,
             items,
             changed_in_latest,
             event_count: trail.len() as u64,
@@ -593,7 +564,7 @@ impl Store {
         Ok(out)
     }
 
-    fn summary_of(&self, repo: RepoKey) -> Result<RepoSummary> {
+    pub(crate) fn summary_of(&self, repo: RepoKey) -> Result<RepoSummary> {
         let row = self
             .conn
             .query_row(

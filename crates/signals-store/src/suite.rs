@@ -91,6 +91,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         paged_reads_equal_the_whole_view,
     ),
     (
+        "batched_reads_equal_the_whole_view",
+        batched_reads_equal_the_whole_view,
+    ),
+    (
         "text_search_candidates_hold_every_match",
         text_search_candidates_hold_every_match,
     ),
@@ -946,6 +950,125 @@ pub fn exported_documents_equal_the_reference_rebuilt_from_full_snapshots(make: 
                 .collect();
             prop_assert_eq!(history, expected);
         }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
+/// The batched reads `signals export` streams from (issue 17) give what
+/// the whole view holds: the outline; the latest snapshots in id order,
+/// whatever the batch size, each with its event of the latest run; the
+/// trail's keys in its order; and its events read back by key.
+pub fn batched_reads_equal_the_whole_view(make: Factory<'_>) {
+    let mut runner = TestRunner::new(Config {
+        cases: cases(24),
+        ..Config::default()
+    });
+    let make = std::cell::RefCell::new(make);
+    let result = runner.run(&histories(), |runs| {
+        let mut store = (make.borrow_mut())();
+        let key = store.ensure_repository(&group(), &tracked()).unwrap();
+        prop_assert!(store.repository_outline(key).unwrap().is_none());
+        let mut counts: HashMap<u8, u64> = HashMap::new();
+        let start = ts("2026-11-01T00:00:00Z");
+        for (i, run) in runs.iter().enumerate() {
+            let at = start + SignedDuration::from_hours(i as i64);
+            let observed: Vec<ItemSnapshot> = run
+                .iter()
+                .map(|&(k, comment, close, body, label, _)| {
+                    let c = counts.entry(k).or_insert(0);
+                    if comment {
+                        *c += 1;
+                    }
+                    let mut s = issue(&k.to_string());
+                    s.metrics.comments = *c;
+                    s.text = ["body", "another body", ""][body as usize].to_string();
+                    if label {
+                        s.labels.push("bug".into());
+                    }
+                    if close {
+                        s.state = ItemState::Closed;
+                    }
+                    s
+                })
+                .collect();
+            let commit = run_of(&*store, key, at, observed, 1);
+            store.commit_run(key, &commit).unwrap();
+        }
+        let view = store.repository_view(key).unwrap().unwrap();
+        let outline = store.repository_outline(key).unwrap().unwrap();
+        prop_assert_eq!(&outline.summary, &view.summary);
+        prop_assert_eq!(&outline.runs, &view.runs);
+        prop_assert_eq!(&outline.context, &view.context);
+        prop_assert_eq!(&outline.news, &view.news);
+        prop_assert_eq!(&outline.license, &view.license);
+
+        let latest_run: HashMap<&str, EventKind> = view
+            .trail
+            .iter()
+            .filter(|e| e.at == view.runs.last().unwrap().collected_at)
+            .map(|e| (e.item_id.as_str(), e.kind))
+            .collect();
+        for limit in [1usize, 3, 1000] {
+            let mut items = Vec::new();
+            let mut after: Option<String> = None;
+            loop {
+                let batch = store
+                    .latest_items_after(key, after.as_deref(), limit)
+                    .unwrap();
+                prop_assert!(batch.len() <= limit);
+                let Some(last) = batch.last() else { break };
+                after = Some(last.id.clone());
+                items.extend(batch);
+            }
+            let ids: Vec<&String> = items.iter().map(|i| &i.id).collect();
+            prop_assert_eq!(ids, view.items.keys().collect::<Vec<_>>());
+            for i in &items {
+                prop_assert_eq!(&i.item, &view.items[&i.id]);
+                prop_assert_eq!(i.latest_event, latest_run.get(i.id.as_str()).copied());
+                prop_assert_eq!(
+                    i.latest_event == Some(EventKind::Changed),
+                    view.changed_in_latest.contains(&i.id)
+                );
+            }
+        }
+
+        for limit in [1usize, 2, 1000] {
+            let mut keys = Vec::new();
+            let mut events = Vec::new();
+            loop {
+                let after = keys
+                    .last()
+                    .map(|(run, id): &(i64, String)| (*run, id.as_str()));
+                let batch = store.trail_keys_after(key, after, limit).unwrap();
+                prop_assert!(batch.len() <= limit);
+                if batch.is_empty() {
+                    break;
+                }
+                for (run, e) in batch {
+                    keys.push((run, e.item_id.clone()));
+                    events.push(e);
+                }
+            }
+            let bare: Vec<_> = view
+                .trail
+                .iter()
+                .map(|e| (e.at, e.item_id.clone(), e.kind, e.detail.clone()))
+                .collect();
+            let read: Vec<_> = events
+                .iter()
+                .map(|e| (e.at, e.item_id.clone(), e.kind, e.detail.clone()))
+                .collect();
+            prop_assert_eq!(read, bare);
+            let mut reversed = keys.clone();
+            reversed.reverse();
+            let mut whole = store.trail_events(key, &reversed).unwrap();
+            whole.reverse();
+            prop_assert_eq!(&whole, &view.trail);
+        }
+        prop_assert!(store.trail_events(key, &[]).unwrap().is_empty());
         Ok(())
     });
     if let Err(e) = result {

@@ -1,0 +1,175 @@
+//! `signals export`'s reads in bounded batches (issue 17), on PostgreSQL:
+//! the same four as the SQLite store's (`signals_store`'s `stream.rs`),
+//! keyset-paged so that no cursor stays open between batches.
+
+use std::collections::HashMap;
+
+use signals_core::{EventKind, News, RepoContext, TrailEvent};
+use signals_store::codec::{from_json, ts_parse};
+use signals_store::{
+    LatestItem, Parts, RepoKey, RepoOutline, Result, TrailKey, run_record_from, trail_event_from,
+};
+
+use crate::PgStore;
+use crate::read::{RUN_COLUMNS, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, raw_parts, run_row};
+
+impl PgStore {
+    pub(crate) fn event_kind(&self, kind: &str) -> Result<EventKind> {
+        match kind {
+            "discovered" => Ok(EventKind::Discovered),
+            "changed" => Ok(EventKind::Changed),
+            other => Err(self.corrupt(format!("events.kind {other:?} is not an event kind"))),
+        }
+    }
+
+    pub(crate) fn repository_outline_(&self, repo: RepoKey) -> Result<Option<RepoOutline>> {
+        let path = self.path();
+        let summary = self.summary_of(repo)?;
+        let runs = self
+            .query(
+                "reading the runs",
+                &format!("SELECT {RUN_COLUMNS} FROM runs WHERE repo = $1 ORDER BY id"),
+                &[&repo.raw()],
+            )?
+            .iter()
+            .map(|r| run_record_from(&path, run_row(r)))
+            .collect::<Result<Vec<_>>>()?;
+        if runs.is_empty() {
+            return Ok(None);
+        }
+        let latest = self
+            .query_opt(
+                "reading the latest run's context",
+                "SELECT context, news FROM runs WHERE repo = $1 ORDER BY id DESC LIMIT 1",
+                &[&repo.raw()],
+            )?
+            .ok_or_else(|| self.corrupt("a run vanished while it was read".into()))?;
+        let context: RepoContext = from_json(&path, "runs.context", latest.get(0))?;
+        let news: News = from_json(&path, "runs.news", latest.get(1))?;
+        Ok(Some(RepoOutline {
+            summary,
+            runs,
+            license: context.license.clone(),
+            context,
+            news,
+        }))
+    }
+
+    pub(crate) fn latest_items_after_(
+        &self,
+        repo: RepoKey,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<LatestItem>> {
+        let path = self.path();
+        let rows = self.query(
+            "reading a batch of the latest snapshots",
+            &format!(
+                "SELECT i.item_id, i.item_key, {SNAPSHOT_COLUMNS}, e.kind
+                 FROM items i JOIN snapshots s ON s.id = i.latest {SNAPSHOT_JOINS}
+                      LEFT JOIN events e ON e.item_id = i.item_id
+                           AND e.run = (SELECT max(id) FROM runs WHERE repo = $1)
+                 WHERE i.repo = $1 AND ($2::text IS NULL OR i.item_id > $2)
+                 ORDER BY i.item_id LIMIT $3"
+            ),
+            &[&repo.raw(), &after, &(limit as i64)],
+        )?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let key: String = r.get(1);
+            let kind: Option<&str> = r.get(12);
+            out.push(LatestItem {
+                id: r.get(0),
+                item: Parts::join(&path, &key, raw_parts(r, 2))?,
+                latest_event: kind.map(|k| self.event_kind(k)).transpose()?,
+            });
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn trail_keys_after_(
+        &self,
+        repo: RepoKey,
+        after: Option<(i64, &str)>,
+        limit: usize,
+    ) -> Result<Vec<(i64, TrailEvent)>> {
+        let path = self.path();
+        let (run, item) = match after {
+            Some((run, item)) => (Some(run), Some(item)),
+            None => (None, None),
+        };
+        let rows = self.query(
+            "reading a batch of the trail",
+            "SELECT e.run, r.collected_at, e.item_id, e.kind, e.detail
+             FROM runs r JOIN events e ON e.run = r.id
+             WHERE r.repo = $1
+               AND ($2::bigint IS NULL OR e.run > $2 OR (e.run = $2 AND e.item_id > $3::text))
+             ORDER BY e.run, e.item_id LIMIT $4",
+            &[&repo.raw(), &run, &item, &(limit as i64)],
+        )?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let at: &str = r.get(1);
+            out.push((
+                r.get(0),
+                TrailEvent {
+                    at: ts_parse(&path, "runs.collected_at", at)?,
+                    item_id: r.get(2),
+                    title: String::new(),
+                    url: String::new(),
+                    kind: self.event_kind(r.get(3))?,
+                    detail: r.get(4),
+                },
+            ));
+        }
+        Ok(out)
+    }
+
+    /// One query for all keys (`unnest`), where SQLite does one seek each.
+    pub(crate) fn trail_events_(
+        &self,
+        repo: RepoKey,
+        keys: &[TrailKey],
+    ) -> Result<Vec<TrailEvent>> {
+        let path = self.path();
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let runs: Vec<i64> = keys.iter().map(|(run, _)| *run).collect();
+        let items: Vec<&str> = keys.iter().map(|(_, item)| item.as_str()).collect();
+        let rows = self.query(
+            "reading events of the trail",
+            "SELECT e.run, r.collected_at, e.item_id, h.text, e.kind, e.detail
+             FROM unnest($2::bigint[], $3::text[]) AS k(run, item_id)
+             JOIN events e ON e.run = k.run AND e.item_id = k.item_id
+             JOIN runs r ON r.id = e.run
+             JOIN snapshots s ON s.id = e.snapshot
+             JOIN texts h ON h.id = s.head
+             WHERE r.repo = $1",
+            &[&repo.raw(), &runs, &items],
+        )?;
+        let mut found: HashMap<(i64, String), TrailEvent> = HashMap::with_capacity(rows.len());
+        for r in &rows {
+            let item_id: String = r.get(2);
+            let event = trail_event_from(
+                &path,
+                r.get(1),
+                item_id.clone(),
+                r.get(3),
+                r.get(4),
+                r.get(5),
+            )?;
+            found.insert((r.get(0), item_id), event);
+        }
+        keys.iter()
+            .map(|key| {
+                found.remove(key).ok_or_else(|| {
+                    self.corrupt(format!(
+                        "the event of {} in run {} vanished while it was read",
+                        key.1, key.0
+                    ))
+                })
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,241 @@
+//! Reads for `signals export` (issue 17) in bounded batches, so that an
+//! export never holds a whole repository: the repository without its
+//! items and trail ([`RepoOutline`]), its latest snapshots in signal id
+//! order after a given id, its trail's events after a given one (without
+//! titles and URLs), and the events of a trail page by their keys.
+//!
+//! Batches are keyset-paged (`WHERE key > after ORDER BY key LIMIT n`):
+//! each read is one indexed range, costs what it returns, and holds no
+//! cursor open between batches, so the caller may read other things in
+//! between (PostgreSQL's client cannot run two queries at once).
+
+use rusqlite::{OptionalExtension, params};
+use signals_core::{EventKind, ItemSnapshot, News, RepoContext, RunRecord, TrailEvent};
+
+use crate::codec::from_json;
+use crate::error::{DbContext, StoreError};
+use crate::read::{RUN_COLUMNS, run_row};
+use crate::snapshots::{Parts, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, raw_parts};
+use crate::{RepoKey, RepoSummary, Result, Store, run_record_from, trail_event_from};
+
+/// A repository without its items and trail: what a dataset's head, a
+/// page's header and its news are made of.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RepoOutline {
+    /// The repository, its group and its state.
+    pub summary: RepoSummary,
+    /// All successful runs, in collection order (never empty).
+    pub runs: Vec<RunRecord>,
+    /// The context seen by the latest run.
+    pub context: RepoContext,
+    /// The news computed by the latest run.
+    pub news: News,
+    /// SPDX identifier of the license, as the latest run saw it.
+    pub license: Option<String>,
+}
+
+/// An item's latest snapshot, as [`crate::Backend::latest_items_after`]
+/// reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LatestItem {
+    /// The signal id.
+    pub id: String,
+    /// The latest snapshot, body included.
+    pub item: ItemSnapshot,
+    /// The kind of its event in the repository's latest run, if it had
+    /// one there (`Changed` is what the dataset marks `change: updated`).
+    pub latest_event: Option<EventKind>,
+}
+
+/// A trail event's place in the store: its run's row id and the item id
+/// (unique together), the key [`crate::Backend::trail_events`] reads by.
+pub type TrailKey = (i64, String);
+
+/// A decoded event kind, or a corruption error.
+pub(crate) fn event_kind(path: &std::path::Path, kind: &str) -> Result<EventKind> {
+    match kind {
+        "discovered" => Ok(EventKind::Discovered),
+        "changed" => Ok(EventKind::Changed),
+        other => Err(StoreError::Corrupt {
+            path: path.to_path_buf(),
+            what: format!("events.kind {other:?} is not an event kind"),
+        }),
+    }
+}
+
+impl Store {
+    /// See [`crate::Backend::repository_outline`].
+    pub fn repository_outline(&self, repo: RepoKey) -> Result<Option<RepoOutline>> {
+        let path = &self.path;
+        let summary = self.summary_of(repo)?;
+        let runs = {
+            let doing = "reading the runs";
+            let mut stmt = self
+                .conn
+                .prepare_cached(&format!(
+                    "SELECT {RUN_COLUMNS} FROM runs WHERE repo = ?1 ORDER BY id"
+                ))
+                .doing(path, doing)?;
+            let rows = stmt.query_map([repo.0], run_row).doing(path, doing)?;
+            let mut runs = Vec::new();
+            for row in rows {
+                runs.push(run_record_from(path, row.doing(path, doing)?)?);
+            }
+            runs
+        };
+        if runs.is_empty() {
+            return Ok(None);
+        }
+        let (context, news): (String, String) = self
+            .conn
+            .query_row(
+                "SELECT context, news FROM runs WHERE repo = ?1 ORDER BY id DESC LIMIT 1",
+                [repo.0],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .doing(path, "reading the latest run's context")?;
+        let context: RepoContext = from_json(path, "runs.context", &context)?;
+        let news: News = from_json(path, "runs.news", &news)?;
+        Ok(Some(RepoOutline {
+            summary,
+            runs,
+            license: context.license.clone(),
+            context,
+            news,
+        }))
+    }
+
+    /// See [`crate::Backend::latest_items_after`].
+    pub fn latest_items_after(
+        &self,
+        repo: RepoKey,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<LatestItem>> {
+        let path = &self.path;
+        let doing = "reading a batch of the latest snapshots";
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT i.item_id, i.item_key, {SNAPSHOT_COLUMNS}, e.kind
+                 FROM items i JOIN snapshots s ON s.id = i.latest {SNAPSHOT_JOINS}
+                      LEFT JOIN events e ON e.item_id = i.item_id
+                           AND e.run = (SELECT max(id) FROM runs WHERE repo = ?1)
+                 WHERE i.repo = ?1 AND (?2 IS NULL OR i.item_id > ?2)
+                 ORDER BY i.item_id LIMIT ?3"
+            ))
+            .doing(path, doing)?;
+        let rows = stmt
+            .query_map(params![repo.0, after, limit as i64], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    raw_parts(r, 2)?,
+                    r.get::<_, Option<String>>(12)?,
+                ))
+            })
+            .doing(path, doing)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, key, raw, kind) = row.doing(path, doing)?;
+            out.push(LatestItem {
+                id,
+                item: Parts::join(path, &key, raw)?,
+                latest_event: kind.map(|k| event_kind(path, &k)).transpose()?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// See [`crate::Backend::trail_keys_after`].
+    pub fn trail_keys_after(
+        &self,
+        repo: RepoKey,
+        after: Option<(i64, &str)>,
+        limit: usize,
+    ) -> Result<Vec<(i64, TrailEvent)>> {
+        let path = &self.path;
+        let doing = "reading a batch of the trail";
+        let (run, item) = match after {
+            Some((run, item)) => (Some(run), Some(item)),
+            None => (None, None),
+        };
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT e.run, r.collected_at, e.item_id, e.kind, e.detail
+                 FROM runs r JOIN events e ON e.run = r.id
+                 WHERE r.repo = ?1
+                   AND (?2 IS NULL OR e.run > ?2 OR (e.run = ?2 AND e.item_id > ?3))
+                 ORDER BY e.run, e.item_id LIMIT ?4",
+            )
+            .doing(path, doing)?;
+        let rows = stmt
+            .query_map(params![repo.0, run, item, limit as i64], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, String>(4)?,
+                ))
+            })
+            .doing(path, doing)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (run, at, item_id, kind, detail) = row.doing(path, doing)?;
+            out.push((
+                run,
+                TrailEvent {
+                    at: crate::codec::ts_parse(path, "runs.collected_at", &at)?,
+                    item_id,
+                    title: String::new(),
+                    url: String::new(),
+                    kind: event_kind(path, &kind)?,
+                    detail,
+                },
+            ));
+        }
+        Ok(out)
+    }
+
+    /// See [`crate::Backend::trail_events`]: one indexed read per key.
+    pub fn trail_events(&self, repo: RepoKey, keys: &[TrailKey]) -> Result<Vec<TrailEvent>> {
+        let path = &self.path;
+        let doing = "reading events of the trail";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT r.collected_at, e.item_id, h.text, e.kind, e.detail
+                 FROM events e
+                 JOIN runs r ON r.id = e.run
+                 JOIN snapshots s ON s.id = e.snapshot
+                 JOIN texts h ON h.id = s.head
+                 WHERE e.run = ?1 AND e.item_id = ?2 AND r.repo = ?3",
+            )
+            .doing(path, doing)?;
+        let mut out = Vec::with_capacity(keys.len());
+        for (run, item_id) in keys {
+            let row = stmt
+                .query_row(params![run, item_id, repo.0], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, String>(3)?,
+                        r.get::<_, String>(4)?,
+                    ))
+                })
+                .optional()
+                .doing(path, doing)?;
+            let Some((at, item_id, head, kind, detail)) = row else {
+                return Err(StoreError::Corrupt {
+                    path: path.clone(),
+                    what: format!("the event of {item_id} in run {run} vanished while it was read"),
+                });
+            };
+            out.push(trail_event_from(path, &at, item_id, &head, &kind, detail)?);
+        }
+        Ok(out)
+    }
+}
