@@ -454,6 +454,19 @@ pub fn build<'a>(
     for item in items {
         tally.add(&ItemFacts::of(item));
     }
+    build_from(repository, tally, contexts, growth)
+}
+
+/// [`build`] from a tally already fed with every item (an export that
+/// reads the items a batch at a time feeds it as they come); its instant
+/// and coverage are the tally's.
+pub fn build_from(
+    repository: String,
+    tally: WeekTally,
+    contexts: &[(Timestamp, crate::model::RepoContext)],
+    growth: Vec<Rising>,
+) -> Trends {
+    let (instant, coverage_start) = (tally.instant, tally.coverage_start);
     let context = daily_context(
         contexts
             .iter()

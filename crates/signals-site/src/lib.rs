@@ -123,7 +123,7 @@ pub use render::{
     render_feed, render_feed_at, render_filter_index, render_importance, render_index,
     render_site_feed,
 };
-pub use trail::{TrailItem, changes_state, trail_order_key};
+pub use trail::{TrailItem, changes_state, trail_key_parts};
 pub use trends::{SMALL_WEEKS, TRENDS_FILE, TrendRow, render_trends};
 
 /// The version of what the site writes per repository (pages, filter
@@ -262,6 +262,10 @@ pub enum SiteError {
         #[source]
         source: minijinja::Error,
     },
+    /// The repository's data could not be read (the store failed under a
+    /// streamed export).
+    #[error("could not read the data of the repository being exported: {0}")]
+    Source(Box<dyn std::error::Error + Send + Sync>),
     /// The dataset document could not be serialized.
     #[error("could not serialize the dataset of {repository}: {source}")]
     Json {

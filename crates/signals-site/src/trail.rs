@@ -80,16 +80,22 @@ pub(crate) struct TrailView<'a> {
     pub pager: Option<PagerView>,
 }
 
-/// The sort key of an event in page order (see [`ordered_trail`]).
-pub fn trail_order_key(e: &TrailEvent) -> (Timestamp, bool, u8, u64, &str) {
-    let (kind, key) = id_parts(&e.item_id);
+/// What orders an item's events within a run (see [`ordered_trail`]): its
+/// kind (issues, pull requests, releases, then anything else), its key as
+/// a number (the greatest when it is not one), then its key as text.
+pub fn trail_key_parts(item_id: &str) -> (u8, u64, &str) {
+    let (kind, key) = id_parts(item_id);
     (
-        e.at,
-        e.kind == EventKind::Discovered,
         kind.map_or(3, |k| k as u8),
         key.parse::<u64>().unwrap_or(u64::MAX),
         key,
     )
+}
+
+/// The sort key of an event in page order (see [`ordered_trail`]).
+pub(crate) fn trail_order_key(e: &TrailEvent) -> (Timestamp, bool, u8, u64, &str) {
+    let (kind, number, key) = trail_key_parts(&e.item_id);
+    (e.at, e.kind == EventKind::Discovered, kind, number, key)
 }
 
 /// The trail in page order: runs chronologically; within a run, `changed`

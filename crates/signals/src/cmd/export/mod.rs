@@ -9,15 +9,22 @@
 //! atomically through [`Publisher`]: the served folder switches from the
 //! previous site to the new one at once.
 
-use std::collections::{BTreeSet, HashMap};
+mod source;
+
+use std::collections::HashSet;
 use std::path::Path;
 
 use anyhow::Context;
-use signals_core::dataset::{DatasetInput, build};
-use signals_core::importance::{Score, Weights, score};
-use signals_core::trends::{RISING_WINDOW, Trends, first_week};
-use signals_site::{HealthNote, Publisher, RepoPage, SiteOptions, SiteReport};
-use signals_store::{Backend, RepoSummary, RepoView};
+use signals_core::dataset::{DatasetInput, build_head};
+use signals_core::importance::Weights;
+use signals_core::trends::{RISING_WINDOW, WeekTally, first_week};
+use signals_site::{
+    Counted, DatasetWriter, HealthNote, Publisher, RepoHead, SiteOptions, SiteReport,
+    render_repo_files,
+};
+use signals_store::{Backend, RepoOutline, RepoSummary};
+
+use source::Streamed;
 
 use crate::config::Config;
 
@@ -137,14 +144,7 @@ pub fn export_with(
     judge: Judge,
 ) -> anyhow::Result<SiteReport> {
     let fail = || format!("cannot write the site to {}", out.display());
-    // What the pages depend on besides the data: a change re-renders all.
-    let settings = serde_json::json!({
-        "signals": env!("CARGO_PKG_VERSION"),
-        "base_url": options.base_url,
-        "weights": weights,
-        "site": signals_site::SITE_FORMAT,
-    })
-    .to_string();
+    let settings = settings(options, weights);
     let mut publisher = Publisher::begin(out, options, &settings, all).with_context(fail)?;
     for status in store.status()?.repositories {
         let summary = &status.summary;
@@ -158,50 +158,26 @@ pub fn export_with(
             publisher.keep(group, repo).with_context(fail)?;
             continue;
         }
-        let Some(view) = store.repository_view(summary.key)? else {
+        let since = publisher.previous_instant(group, repo);
+        let written = export_repo(
+            store,
+            &mut publisher,
+            options,
+            weights,
+            &status.summary,
+            &health,
+            &key,
+            since,
+        )
+        .with_context(|| format!("cannot export {group}/{repo} to {}", out.display()))?;
+        let Some(streamed) = written else { continue };
+        if !histories {
             continue;
-        };
-        let items: Vec<_> = view.items.values().cloned().collect();
-        let document = build(&DatasetInput {
-            group: &view.summary.group,
-            repo: &view.summary.repo,
-            context: &view.context,
-            news: &view.news,
-            runs: &view.runs,
-            items: &items,
-            changed_in_latest: &view.changed_in_latest,
-        })
-        .with_context(|| format!("{} has a view but no run", view.summary.repo.repo))?;
-        let instant = view.runs.last().map(|r| r.collected_at).unwrap_or_default();
-        let scores: HashMap<String, Score> = view
-            .items
-            .iter()
-            .map(|(id, item)| (id.clone(), score(item, instant, weights)))
-            .collect();
+        }
         // History pages of the items with an event since the repository's
         // last export (all of them on its first export): what changed.
-        let since = publisher.previous_instant(group, repo);
-        let changed: BTreeSet<&str> = view
-            .trail
-            .iter()
-            .filter(|e| histories && since.is_none_or(|s| e.at > s))
-            .map(|e| e.item_id.as_str())
-            .collect();
-        let trends = trends_of(store, &view)?;
-        let page = RepoPage {
-            document: &document,
-            trends: &trends,
-            news: &view.news,
-            license: view.license.as_deref(),
-            trail: &view.trail,
-            scores: &scores,
-            event_count: view.event_count,
-            collected_at: instant,
-            health: &health,
-        };
-        publisher.publish(&page, &key).with_context(fail)?;
-        for id in changed {
-            if let Some(html) = history_page(store, &view.summary, id).with_context(fail)? {
+        for id in streamed.histories() {
+            if let Some(html) = history_page(store, summary, id).with_context(fail)? {
                 publisher
                     .write_history(group, repo, &signals_site::history_file(id), &html)
                     .with_context(fail)?;
@@ -211,26 +187,124 @@ pub fn export_with(
     publisher.finish().with_context(fail)
 }
 
-/// The trends of a repository at its dataset's instant (`trends.json` and
-/// the charts; `serve` answers the same): the weeks from its latest
-/// snapshots, which the export reads anyway; the context points and the
-/// rising items by the store's own queries, which read the runs of the
-/// weeks covered and the items observed in the last 7 days, never the
-/// repository's whole history.
-pub(crate) fn trends_of(store: &dyn Backend, view: &RepoView) -> anyhow::Result<Trends> {
-    let (Some(first), Some(last)) = (view.runs.first(), view.runs.last()) else {
-        anyhow::bail!("{} has no run to draw trends from", view.summary.repo.repo);
+/// Renders one repository into a new version folder of `publisher`,
+/// reading it from the store a batch at a time (`source.rs`): the dataset
+/// is written as its signals are read, the pages from the compact ranking
+/// and trail, a page's items read back by id. `None` before its first
+/// successful run.
+///
+/// Its trends (`trends.json` and the charts; `serve` answers the same) are
+/// at the dataset's instant: the weeks tallied from the latest snapshots
+/// as the dataset is written; the context points and the rising items by
+/// the store's own queries, which read the runs of the weeks covered and
+/// the items observed in the last 7 days, never the whole history.
+#[allow(clippy::too_many_arguments)]
+fn export_repo<'s>(
+    store: &'s dyn Backend,
+    publisher: &mut Publisher,
+    options: &SiteOptions,
+    weights: &Weights,
+    summary: &RepoSummary,
+    health: &HealthNote,
+    key: &str,
+    since: Option<jiff::Timestamp>,
+) -> anyhow::Result<Option<Streamed<'s>>> {
+    let Some(outline) = store.repository_outline(summary.key)? else {
+        return Ok(None);
     };
-    let instant = last.collected_at;
-    let contexts = store.run_contexts(view.summary.key, first_week(instant))?;
-    let growth = store.growth_since(view.summary.key, instant - RISING_WINDOW)?;
-    Ok(signals_core::trends::build(
-        view.summary.repo.repo.to_string(),
+    let (Some(first), Some(last)) = (outline.runs.first(), outline.runs.last()) else {
+        return Ok(None);
+    };
+    let (instant, coverage_start) = (last.collected_at, first.since);
+    let repo_url = repository_url(store, &outline)?;
+    let no_changes = HashSet::new();
+    let head = build_head(
+        &DatasetInput {
+            group: &outline.summary.group,
+            repo: &outline.summary.repo,
+            context: &outline.context,
+            news: &outline.news,
+            runs: &outline.runs,
+            items: &[],
+            changed_in_latest: &no_changes,
+        },
+        &repo_url,
+    )
+    .with_context(|| format!("{} has an outline but no run", outline.summary.repo.repo))?;
+    let (group, repo) = (&outline.summary.group.id, &outline.summary.repo.id);
+    let mut files = publisher.open_repo(group, repo)?;
+    let mut dataset = DatasetWriter::begin(Counted::new(files.open("dataset.json")?), &head)?;
+    let (mut streamed, pass) = Streamed::read(
+        store,
+        summary.key,
+        group,
+        &outline.summary.repo,
+        &repo_url,
+        weights,
+        WeekTally::new(instant, coverage_start),
         instant,
-        first.since,
-        view.items.values(),
+        since,
+        &mut dataset,
+    )?;
+    let dataset = dataset.finish()?;
+    let bytes = dataset.bytes;
+    files.close(dataset.into_inner(), bytes)?;
+
+    let contexts = store.run_contexts(summary.key, first_week(instant))?;
+    let growth = store.growth_since(summary.key, instant - RISING_WINDOW)?;
+    let trends = signals_core::trends::build_from(
+        outline.summary.repo.repo.to_string(),
+        pass.tally,
         &contexts,
         growth,
+    );
+    let page = RepoHead {
+        document: &head,
+        signals: pass.signals,
+        new: streamed.new_count(),
+        trail_total: streamed.trail_total(),
+        trends: &trends,
+        news: &outline.news,
+        license: outline.license.as_deref(),
+        event_count: streamed.trail_total() as u64,
+        collected_at: instant,
+        health,
+    };
+    let summary = render_repo_files(
+        &page,
+        &mut streamed,
+        options.base_url.as_deref(),
+        &mut files,
+    )?;
+    publisher.close_repo(files, summary, key)?;
+    Ok(Some(streamed))
+}
+
+/// The URL that stands in for an item's that is not http(s)
+/// (`signals_core::dataset::repository_url`): the host's, else read from
+/// the items in id order until one has an http(s) URL.
+fn repository_url(store: &dyn Backend, outline: &RepoOutline) -> anyhow::Result<String> {
+    let (context, repo) = (&outline.context, &outline.summary.repo);
+    let mut found: Option<String> = None;
+    if !signals_core::hostile::is_http_url(&context.url) {
+        let mut after: Option<String> = None;
+        'batches: loop {
+            let batch =
+                store.latest_items_after(outline.summary.key, after.as_deref(), source::BATCH)?;
+            let Some(last) = batch.last() else { break };
+            after = Some(last.id.clone());
+            for latest in batch {
+                if signals_core::hostile::is_http_url(&latest.item.url) {
+                    found = Some(latest.item.url);
+                    break 'batches;
+                }
+            }
+        }
+    }
+    Ok(signals_core::dataset::repository_url(
+        context,
+        repo,
+        found.as_deref(),
     ))
 }
 
@@ -253,6 +327,17 @@ pub(crate) fn history_page(
     )?))
 }
 
+/// What the pages depend on besides the data: a change re-renders all.
+fn settings(options: &SiteOptions, weights: &Weights) -> String {
+    serde_json::json!({
+        "signals": env!("CARGO_PKG_VERSION"),
+        "base_url": options.base_url,
+        "weights": weights,
+        "site": signals_site::SITE_FORMAT,
+    })
+    .to_string()
+}
+
 /// What a repository's published files depend on in the store: its latest
 /// run, the configuration its pages show, and its health when failing or
 /// stale. Equal keys, equal files.
@@ -270,3 +355,6 @@ fn data_key(s: &RepoSummary, health: &HealthNote) -> String {
     })
     .to_string()
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,444 @@
+//! One repository read from the store a batch at a time, for `signals
+//! export` (issue 17): its memory is a few compact arrays per item, never
+//! the items themselves.
+//!
+//! [`Streamed::read`] makes two passes over the store. The first reads the
+//! latest snapshots in signal id order, [`BATCH`] at a time: each signal is
+//! written to `dataset.json` at once, the trends' weeks are tallied, and
+//! the item keeps its id (in one string arena), its importance at the
+//! dataset's instant, its `updatedAt` and a few flags. The second reads
+//! the trail's keys in store order: each event keeps the item's position,
+//! its run, its kind and number. Both lists are then sorted into page
+//! order (the compact ranking: importance, `updatedAt`, id; the trail's
+//! own order), and a page's 50 signals or 200 events are read back by id
+//! when the site asks for them ([`RepoSource`]). This is the idea of
+//! `serve`'s per-repository index (`cmd/serve/index.rs`), which keeps a
+//! compact row per item and reads only a page's items, with the export's
+//! page order instead of the API's.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::ops::Range;
+
+use jiff::Timestamp;
+use signals_core::dataset::{SignalDoc, signal_of};
+use signals_core::importance::{RankKey, Score, Weights, score};
+use signals_core::trends::{ItemFacts, WeekTally};
+use signals_core::{EventKind, ItemState, TrackedRepo, TrailEvent};
+use signals_site::{DatasetWriter, FEED_ENTRIES, Ranked, RepoSource, SiteError, TrailItem};
+use signals_store::{Backend, RepoKey};
+
+/// Items or events read from the store at once.
+pub const BATCH: usize = 500;
+
+/// Item flags.
+const SIGNAL: u8 = 1;
+const CHANGED: u8 = 2;
+const NEW: u8 = 4;
+const CLOSED: u8 = 8;
+
+/// Event flags.
+const DISCOVERED: u8 = 1;
+const STATE: u8 = 2;
+
+/// Every latest item's signal id, in id order, in one string.
+#[derive(Default)]
+pub struct Ids {
+    text: String,
+    ends: Vec<u32>,
+}
+
+impl Ids {
+    fn push(&mut self, id: &str) {
+        self.text.push_str(id);
+        self.ends.push(self.text.len() as u32);
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The `i`-th id.
+    pub fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..self.ends[i] as usize]
+    }
+
+    /// The position of `id` (ids are in byte order, as the store keeps
+    /// them).
+    fn find(&self, id: &str) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.get(mid).as_bytes().cmp(id.as_bytes()) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+}
+
+/// One event of the trail, compact: its run (a position in `runs`), its
+/// item (a position in `ids`), and what orders it.
+struct Event {
+    number: u64,
+    run: u32,
+    item: u32,
+    kind: u8,
+    flags: u8,
+}
+
+/// What the first pass found besides the compact rows.
+pub struct FirstPass {
+    /// The signals written.
+    pub signals: usize,
+    /// The trends' weeks, fed with every item.
+    pub tally: WeekTally,
+}
+
+/// A repository of the store as the site's [`RepoSource`].
+pub struct Streamed<'s> {
+    store: &'s dyn Backend,
+    key: RepoKey,
+    group: String,
+    repo: TrackedRepo,
+    repo_url: String,
+    instant: Timestamp,
+    weights: Weights,
+    ids: Ids,
+    flags: Vec<u8>,
+    /// Importance of each item (0 for an item that is not a signal).
+    scores: Vec<u32>,
+    /// `updatedAt` of each item as the dataset writes it, in seconds.
+    updated: Vec<i64>,
+    /// Signals' positions in page order.
+    order: Vec<u32>,
+    /// Run row ids and instants, in store order.
+    runs: Vec<(i64, Timestamp)>,
+    /// The trail, in page order.
+    trail: Vec<Event>,
+    /// The run (a position in `runs`) of each item's latest change of
+    /// state.
+    latest_state: HashMap<u32, u32>,
+    /// Items with an event after the repository's previous export, by
+    /// position; `None` when every item's history is written.
+    changed_since: Vec<bool>,
+}
+
+impl<'s> Streamed<'s> {
+    /// Reads `key`'s latest items (writing each signal to `dataset`), then
+    /// its trail, and sorts both into page order. `instant` is the
+    /// dataset's; `since` the repository's previous export, whose later
+    /// events make [`Streamed::histories`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn read<W: Write>(
+        store: &'s dyn Backend,
+        key: RepoKey,
+        group: &str,
+        repo: &TrackedRepo,
+        repo_url: &str,
+        weights: &Weights,
+        tally: WeekTally,
+        instant: Timestamp,
+        since: Option<Timestamp>,
+        dataset: &mut DatasetWriter<W>,
+    ) -> anyhow::Result<(Streamed<'s>, FirstPass)> {
+        let mut s = Streamed {
+            store,
+            key,
+            group: group.to_string(),
+            repo: repo.clone(),
+            repo_url: repo_url.to_string(),
+            instant,
+            weights: weights.clone(),
+            ids: Ids::default(),
+            flags: Vec::new(),
+            scores: Vec::new(),
+            updated: Vec::new(),
+            order: Vec::new(),
+            runs: Vec::new(),
+            trail: Vec::new(),
+            latest_state: HashMap::new(),
+            changed_since: Vec::new(),
+        };
+        let mut pass = FirstPass { signals: 0, tally };
+        let mut after: Option<String> = None;
+        loop {
+            let batch = store.latest_items_after(key, after.as_deref(), BATCH)?;
+            let Some(last) = batch.last() else { break };
+            after = Some(last.id.clone());
+            for latest in batch {
+                let item = &latest.item;
+                let position = s.ids.len() as u32;
+                s.ids.push(&latest.id);
+                pass.tally.add(&ItemFacts::of(item));
+                let mut flags = 0;
+                if item.state == ItemState::Closed {
+                    flags |= CLOSED;
+                }
+                if latest.latest_event == Some(EventKind::Changed) {
+                    flags |= CHANGED;
+                }
+                let (mut importance, mut updated) = (0, 0);
+                if !item.key.is_empty() {
+                    flags |= SIGNAL;
+                    let doc = signal_of(group, repo, item, repo_url, flags & CHANGED != 0);
+                    dataset.push(&doc)?;
+                    pass.signals += 1;
+                    importance = score(item, instant, weights).total;
+                    updated = doc_updated_at(&doc).as_second();
+                    s.order.push(position);
+                }
+                s.flags.push(flags);
+                s.scores.push(importance);
+                s.updated.push(updated);
+            }
+        }
+        s.read_trail(since)?;
+        let (ids, scores, updated) = (&s.ids, &s.scores, &s.updated);
+        s.order.sort_by(|&a, &b| {
+            let key = |p: u32| RankKey {
+                importance: scores[p as usize],
+                updated_at: Timestamp::from_second(updated[p as usize]).unwrap_or(Timestamp::MIN),
+                id: ids.get(p as usize),
+            };
+            key(a).cmp(&key(b))
+        });
+        Ok((s, pass))
+    }
+
+    /// The second pass: the trail's keys, in store order; then sorted.
+    fn read_trail(&mut self, since: Option<Timestamp>) -> anyhow::Result<()> {
+        let mut after: Option<(i64, String)> = None;
+        let mut run_ids: HashMap<i64, u32> = HashMap::new();
+        self.changed_since = vec![false; self.ids.len()];
+        loop {
+            let batch = self.store.trail_keys_after(
+                self.key,
+                after.as_ref().map(|(r, i)| (*r, i.as_str())),
+                BATCH,
+            )?;
+            let Some((run, last)) = batch.last() else {
+                break;
+            };
+            after = Some((*run, last.item_id.clone()));
+            for (run, e) in batch {
+                let run = *run_ids.entry(run).or_insert_with(|| {
+                    self.runs.push((run, e.at));
+                    (self.runs.len() - 1) as u32
+                });
+                let item = self.ids.find(&e.item_id).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "the trail of {} has an event of {}, which has no latest snapshot",
+                        self.repo.repo,
+                        e.item_id
+                    )
+                })? as u32;
+                let (kind, number, _) = signals_site::trail_key_parts(&e.item_id);
+                let mut flags = 0;
+                if e.kind == EventKind::Discovered {
+                    flags |= DISCOVERED;
+                }
+                if signals_site::changes_state(&e) {
+                    flags |= STATE;
+                    self.latest_state.insert(item, run);
+                }
+                if since.is_none_or(|s| e.at > s) {
+                    self.changed_since[item as usize] = true;
+                }
+                self.trail.push(Event {
+                    number,
+                    run,
+                    item,
+                    kind,
+                    flags,
+                });
+            }
+        }
+        // Items first seen in the latest run: `discovered` at the dataset's
+        // instant, from the trail's end back while runs are that recent.
+        for e in self.trail.iter().rev() {
+            let at = self.runs[e.run as usize].1;
+            if at < self.instant {
+                break;
+            }
+            if e.flags & DISCOVERED != 0 && at == self.instant {
+                self.flags[e.item as usize] |= NEW;
+            }
+        }
+        let (runs, ids) = (&self.runs, &self.ids);
+        // Stable: events equal in all of this keep the store's order.
+        self.trail.sort_by(|a, b| {
+            let key = |e: &Event| {
+                (
+                    runs[e.run as usize].1,
+                    e.flags & DISCOVERED != 0,
+                    e.kind,
+                    e.number,
+                )
+            };
+            key(a).cmp(&key(b)).then_with(|| {
+                let key_of = |e: &Event| signals_site::trail_key_parts(ids.get(e.item as usize)).2;
+                key_of(a).cmp(key_of(b))
+            })
+        });
+        Ok(())
+    }
+
+    /// The number of items first seen in the latest run.
+    pub fn new_count(&self) -> usize {
+        self.flags.iter().filter(|f| *f & NEW != 0).count()
+    }
+
+    /// The number of events in the trail.
+    pub fn trail_total(&self) -> usize {
+        self.trail.len()
+    }
+
+    /// The ids of the items with an event after the previous export (all
+    /// of them when there was none), in id order.
+    pub fn histories(&self) -> impl Iterator<Item = &str> {
+        self.changed_since
+            .iter()
+            .enumerate()
+            .filter(|(_, changed)| **changed)
+            .map(|(i, _)| self.ids.get(i))
+    }
+
+    /// The latest snapshots of the items at `positions`, as signals.
+    fn signals(&self, positions: &[u32]) -> Result<Vec<(SignalDoc, Score, u8)>, SiteError> {
+        let ids: Vec<String> = positions
+            .iter()
+            .map(|&p| self.ids.get(p as usize).to_string())
+            .collect();
+        let mut items = self
+            .store
+            .latest_snapshots_for(self.key, &ids)
+            .map_err(source_error)?;
+        ids.iter()
+            .zip(positions)
+            .map(|(id, &p)| {
+                let item = items.remove(id).ok_or_else(|| {
+                    source_error(format!(
+                        "{id} vanished from the store while it was exported"
+                    ))
+                })?;
+                let flags = self.flags[p as usize];
+                let doc = signal_of(
+                    &self.group,
+                    &self.repo,
+                    &item,
+                    &self.repo_url,
+                    flags & CHANGED != 0,
+                );
+                Ok((doc, score(&item, self.instant, &self.weights), flags))
+            })
+            .collect()
+    }
+}
+
+impl RepoSource for Streamed<'_> {
+    fn ranked(&mut self, range: Range<usize>) -> Result<Vec<Ranked>, SiteError> {
+        let positions = &self.order[range.clone()];
+        let signals = self.signals(positions)?;
+        Ok(signals
+            .into_iter()
+            .zip(range)
+            .map(|((signal, score, flags), i)| {
+                // Competition ranking: 1 + the number of signals with a
+                // strictly higher importance (page order is by importance).
+                let total = score.total;
+                let place =
+                    1 + self.order[..i].partition_point(|&p| self.scores[p as usize] > total);
+                Ranked {
+                    signal,
+                    score,
+                    new: flags & NEW != 0,
+                    place,
+                }
+            })
+            .collect())
+    }
+
+    fn trail(&mut self, range: Range<usize>) -> Result<Vec<TrailItem>, SiteError> {
+        let events = &self.trail[range];
+        let keys: Vec<(i64, String)> = events
+            .iter()
+            .map(|e| {
+                (
+                    self.runs[e.run as usize].0,
+                    self.ids.get(e.item as usize).to_string(),
+                )
+            })
+            .collect();
+        let read = self
+            .store
+            .trail_events(self.key, &keys)
+            .map_err(source_error)?;
+        Ok(read
+            .into_iter()
+            .zip(events)
+            .map(|(event, e)| {
+                let flags = self.flags[e.item as usize];
+                let latest = e.flags & STATE != 0
+                    && flags & SIGNAL != 0
+                    && self.latest_state.get(&e.item) == Some(&e.run);
+                TrailItem {
+                    event,
+                    latest_state: latest.then(|| {
+                        if flags & CLOSED != 0 {
+                            "closed"
+                        } else {
+                            "open"
+                        }
+                        .to_string()
+                    }),
+                }
+            })
+            .collect())
+    }
+
+    fn latest_run(&mut self, limit: usize) -> Result<(Vec<TrailEvent>, usize), SiteError> {
+        let latest: Vec<usize> = (0..self.trail.len())
+            .filter(|&i| self.runs[self.trail[i].run as usize].1 == self.instant)
+            .collect();
+        let total = latest.len();
+        let mut events = Vec::new();
+        for i in latest.into_iter().take(limit) {
+            events.extend(self.trail(i..i + 1)?.into_iter().map(|t| t.event));
+        }
+        Ok((events, total))
+    }
+
+    fn newest(&mut self) -> Result<Vec<(SignalDoc, u32)>, SiteError> {
+        // Newest first, ties by id (positions are in id order).
+        let mut newest: Vec<u32> = self.order.clone();
+        let by = |a: &u32, b: &u32| {
+            self.updated[*b as usize]
+                .cmp(&self.updated[*a as usize])
+                .then(a.cmp(b))
+        };
+        if newest.len() > FEED_ENTRIES {
+            newest.select_nth_unstable_by(FEED_ENTRIES, by);
+            newest.truncate(FEED_ENTRIES);
+        }
+        newest.sort_by(by);
+        Ok(self
+            .signals(&newest)?
+            .into_iter()
+            .map(|(doc, score, _)| (doc, score.total))
+            .collect())
+    }
+}
+
+/// A signal's `updatedAt` as the site orders by it: the dataset's text
+/// read back (an unparsable one sorts as the oldest).
+fn doc_updated_at(doc: &SignalDoc) -> Timestamp {
+    doc.updated_at.parse().unwrap_or(Timestamp::MIN)
+}
+
+fn source_error(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> SiteError {
+    SiteError::Source(e.into())
+}

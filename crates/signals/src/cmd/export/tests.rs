@@ -1,0 +1,352 @@
+//! The streamed export (issue 17) against the reference: the export as it
+//! was before, which read each repository whole (`repository_view`) and
+//! rendered it from the whole document, kept here. Both export the same
+//! store; every file of the two sites must be the same, byte for byte: on
+//! the demo, and on generated repositories with several pages of signals
+//! and of trail, changes of state, releases, ties of importance, URLs that
+//! are not http(s), and an incremental export after a new run.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use jiff::{SignedDuration, Timestamp};
+use signals_core::dataset::{DatasetInput, build};
+use signals_core::importance::{Score, Weights, score};
+use signals_core::run::account;
+use signals_core::trends::{RISING_WINDOW, first_week};
+use signals_core::{ItemDetail, ItemSnapshot, ItemState, News, RequestStats, RunRecord, Source};
+use signals_site::{HealthNote, Publisher, RepoPage, SiteOptions, SiteReport};
+use signals_store::{Backend, RepoKey, RunCommit, Store};
+
+use super::{Judge, data_key, export_with, history_page, settings};
+
+#[path = "../../../tests/it/synth.rs"]
+mod synth;
+
+/// The export before issue 17: each repository read whole, its document
+/// built whole, rendered from it.
+fn reference_export(
+    store: &dyn Backend,
+    out: &Path,
+    weights: &Weights,
+    all: bool,
+    judge: Judge,
+) -> SiteReport {
+    let options = SiteOptions::default();
+    let mut publisher = Publisher::begin(out, &options, &settings(&options, weights), all).unwrap();
+    for status in store.status().unwrap().repositories {
+        let summary = &status.summary;
+        if summary.run_count == 0 {
+            continue;
+        }
+        let health = HealthNote::of(&crate::health::of(&status, judge.interval, judge.now));
+        let key = data_key(summary, &health);
+        let (group, repo) = (&summary.group.id, &summary.repo.id);
+        if publisher.is_current(group, repo, &key) {
+            publisher.keep(group, repo).unwrap();
+            continue;
+        }
+        let Some(view) = store.repository_view(summary.key).unwrap() else {
+            continue;
+        };
+        let items: Vec<_> = view.items.values().cloned().collect();
+        let document = build(&DatasetInput {
+            group: &view.summary.group,
+            repo: &view.summary.repo,
+            context: &view.context,
+            news: &view.news,
+            runs: &view.runs,
+            items: &items,
+            changed_in_latest: &view.changed_in_latest,
+        })
+        .unwrap();
+        let instant = view.runs.last().unwrap().collected_at;
+        let scores: HashMap<String, Score> = view
+            .items
+            .iter()
+            .map(|(id, item)| (id.clone(), score(item, instant, weights)))
+            .collect();
+        let since = publisher.previous_instant(group, repo);
+        let changed: BTreeSet<&str> = view
+            .trail
+            .iter()
+            .filter(|e| since.is_none_or(|s| e.at > s))
+            .map(|e| e.item_id.as_str())
+            .collect();
+        let first = view.runs.first().unwrap();
+        let contexts = store
+            .run_contexts(view.summary.key, first_week(instant))
+            .unwrap();
+        let growth = store
+            .growth_since(view.summary.key, instant - RISING_WINDOW)
+            .unwrap();
+        let trends = signals_core::trends::build(
+            view.summary.repo.repo.to_string(),
+            instant,
+            first.since,
+            view.items.values(),
+            &contexts,
+            growth,
+        );
+        let page = RepoPage {
+            document: &document,
+            trends: &trends,
+            news: &view.news,
+            license: view.license.as_deref(),
+            trail: &view.trail,
+            scores: &scores,
+            event_count: view.event_count,
+            collected_at: instant,
+            health: &health,
+        };
+        publisher.publish(&page, &key).unwrap();
+        for id in changed {
+            if let Some(html) = history_page(store, &view.summary, id).unwrap() {
+                publisher
+                    .write_history(group, repo, &signals_site::history_file(id), &html)
+                    .unwrap();
+            }
+        }
+    }
+    publisher.finish().unwrap()
+}
+
+/// Every file of the site served at `out` (links followed), by path.
+fn files(out: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, into: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if std::fs::metadata(&path).unwrap().is_dir() {
+                walk(root, &path, into);
+            } else {
+                let rel = path.strip_prefix(root).unwrap().to_path_buf();
+                into.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut out_files = BTreeMap::new();
+    walk(out, out, &mut out_files);
+    out_files
+}
+
+/// Exports `store` both ways into `dir/new` and `dir/reference` and checks
+/// that the sites are the same, file for file.
+fn both_ways(store: &dyn Backend, dir: &Path, all: bool, judge: Judge) {
+    let weights = Weights::default();
+    let new = dir.join("new");
+    let reference = dir.join("reference");
+    let options = SiteOptions::default();
+    let a = export_with(store, &new, &options, &weights, all, true, judge).unwrap();
+    let b = reference_export(store, &reference, &weights, all, judge);
+    assert_eq!(a, b, "the reports differ");
+    let (new, reference) = (files(&new), files(&reference));
+    assert_eq!(
+        new.keys().collect::<Vec<_>>(),
+        reference.keys().collect::<Vec<_>>(),
+        "the sites hold different files"
+    );
+    for (path, bytes) in &reference {
+        if new[path] != *bytes {
+            let (n, r) = (
+                String::from_utf8_lossy(&new[path]),
+                String::from_utf8_lossy(bytes),
+            );
+            let at = n
+                .bytes()
+                .zip(r.bytes())
+                .position(|(x, y)| x != y)
+                .unwrap_or(n.len().min(r.len()));
+            panic!(
+                "{} differs at byte {at}:\nnew: {:?}\nreference: {:?}",
+                path.display(),
+                &n[at.saturating_sub(200)..(at + 200).min(n.len())],
+                &r[at.saturating_sub(200)..(at + 200).min(r.len())],
+            );
+        }
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "signals-export-streamed-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn the_streamed_export_equals_the_whole_view_export_on_the_demo() {
+    let dir = scratch("demo");
+    crate::cmd::demo::demo(&dir, false).unwrap();
+    let store = Store::open(dir.join("signals.db")).unwrap();
+    let judge = Judge {
+        interval: std::time::Duration::from_secs(3600),
+        now: crate::cmd::demo::INSTANTS[1].parse().unwrap(),
+    };
+    both_ways(&store, &dir, true, judge);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A release of repository `n` with tag `tag`.
+fn release(n: usize, tag: &str, at: Timestamp, prerelease: bool) -> ItemSnapshot {
+    let mut r = synth::item(n, 1, 40, at);
+    r.key = tag.to_string();
+    r.url = format!("https://github.com/o/r{n}/releases/tag/{tag}");
+    r.title = format!("Release {tag}");
+    r.state = ItemState::Closed;
+    r.closed_at = None;
+    r.labels = vec![];
+    r.detail = ItemDetail::Release {
+        prerelease,
+        published_at: at - SignedDuration::from_hours(5),
+    };
+    r
+}
+
+/// Commits a run of repository `n` (context URL `url`) observing
+/// `observed`.
+fn commit(
+    store: &mut Store,
+    key: RepoKey,
+    n: usize,
+    url: &str,
+    at: Timestamp,
+    observed: Vec<ItemSnapshot>,
+) {
+    let ids: Vec<String> = observed.iter().map(|i| i.id(Source::Github)).collect();
+    let previous = store.latest_snapshots_for(key, &ids).unwrap();
+    let delta = account(Source::Github, observed, &previous);
+    let mut context = synth::context(n);
+    context.url = url.to_string();
+    store
+        .commit_run(
+            key,
+            &RunCommit {
+                record: RunRecord {
+                    collected_at: at,
+                    since: at - SignedDuration::from_hours(24),
+                    observed_count: delta.observed_count,
+                    changed_count: delta.changed_count(),
+                },
+                context,
+                news: News::default(),
+                snapshots: delta.snapshots,
+                events: delta.events,
+                stats: RequestStats::default(),
+                renamed_to: None,
+                messages: vec![],
+                reconciled: false,
+            },
+        )
+        .unwrap();
+}
+
+/// Repository 0: 270 items and 5 releases over three runs (6 pages of
+/// signals, 2 of trail), with items closed and reopened; repository 1: a
+/// host URL that is not http(s) and items whose first URLs are not
+/// either.
+fn generated(store: &mut Store, t: &[Timestamp; 4]) -> (RepoKey, RepoKey) {
+    let k0 = store
+        .ensure_repository(&synth::group(), &synth::tracked(0))
+        .unwrap();
+    let url = "https://github.com/o/r0";
+    let mut first: Vec<ItemSnapshot> = (1..=260).map(|k| synth::item(0, k, 300, t[0])).collect();
+    for (tag, pre) in [
+        ("v1.0", false),
+        ("10", false),
+        ("2", false),
+        ("v2.0-rc.1", true),
+        ("007", false),
+    ] {
+        first.push(release(0, tag, t[0], pre));
+    }
+    commit(store, k0, 0, url, t[0], first);
+    let mut second: Vec<ItemSnapshot> = (1..=30)
+        .map(|k| {
+            let mut i = synth::item(0, k, 300, t[0]);
+            i.metrics.reactions += 2;
+            i.updated_at = t[1] - SignedDuration::from_secs(k as i64);
+            i
+        })
+        .collect();
+    for k in [5, 7, 10] {
+        let mut i = synth::item(0, k, 300, t[0]);
+        i.state = if i.state == ItemState::Closed {
+            ItemState::Open
+        } else {
+            ItemState::Closed
+        };
+        i.closed_at = (i.state == ItemState::Closed).then_some(t[1]);
+        i.updated_at = t[1];
+        second.retain(|s| s.key != k.to_string());
+        second.push(i);
+    }
+    commit(store, k0, 0, url, t[1], second);
+    let mut third: Vec<ItemSnapshot> = (261..=270).map(|k| synth::item(0, k, 300, t[2])).collect();
+    let mut seven = synth::item(0, 7, 300, t[0]);
+    seven.updated_at = t[2];
+    third.push(seven);
+    for k in 40..46 {
+        let mut i = synth::item(0, k, 300, t[0]);
+        i.labels.push("needs-triage".into());
+        i.updated_at = t[2];
+        third.push(i);
+    }
+    commit(store, k0, 0, url, t[2], third);
+
+    let mut tracked = synth::tracked(1);
+    tracked.keywords = vec!["odd".into()];
+    let k1 = store.ensure_repository(&synth::group(), &tracked).unwrap();
+    let items: Vec<ItemSnapshot> = (1..=60)
+        .map(|k| {
+            let mut i = synth::item(1, k, 100, t[0]);
+            if k < 4 {
+                i.url = format!("javascript:alert({k})");
+            } else if k < 6 {
+                i.url = String::new();
+            } else {
+                i.url = format!("https://git.example.org/o/r1/issues/{k}");
+            }
+            i
+        })
+        .collect();
+    commit(store, k1, 1, "", t[0], items);
+    (k0, k1)
+}
+
+#[test]
+fn the_streamed_export_equals_the_whole_view_export_on_generated_repositories() {
+    let dir = scratch("generated");
+    let mut store = Store::open(dir.join("signals.db")).unwrap();
+    let t0: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
+    let t = [
+        t0,
+        t0 + SignedDuration::from_hours(6),
+        t0 + SignedDuration::from_hours(12),
+        t0 + SignedDuration::from_hours(18),
+    ];
+    let (k0, _) = generated(&mut store, &t);
+    let judge = Judge {
+        interval: std::time::Duration::from_secs(6 * 3600),
+        now: t[2] + SignedDuration::from_hours(1),
+    };
+    both_ways(&store, &dir, true, judge);
+
+    // A new run: only what changed since is rendered again, and only the
+    // histories of the items it saw.
+    let mut fourth: Vec<ItemSnapshot> = (100..110).map(|k| synth::item(0, k, 300, t[0])).collect();
+    for i in &mut fourth {
+        i.state = ItemState::Closed;
+        i.closed_at = Some(t[3]);
+        i.updated_at = t[3];
+    }
+    commit(&mut store, k0, 0, "https://github.com/o/r0", t[3], fourth);
+    let judge = Judge {
+        interval: std::time::Duration::from_secs(6 * 3600),
+        now: t[3] + SignedDuration::from_hours(1),
+    };
+    both_ways(&store, &dir, false, judge);
+    let _ = std::fs::remove_dir_all(&dir);
+}
