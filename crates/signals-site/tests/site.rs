@@ -1282,3 +1282,35 @@ fn assert_only_our_svg(path: &str, markup: &str) {
         );
     }
 }
+
+/// Issue 17: `dataset.json` written a signal at a time is byte for byte
+/// the whole document's, and the filter index fed entry by entry is the
+/// whole index's, with no signal, one, and many (hostile text included).
+#[test]
+fn streamed_dataset_and_filter_index_equal_the_whole_ones() {
+    let mut empty = small();
+    empty.document.dataset.signals.clear();
+    empty.scores.clear();
+    for f in [small(), many(120), hostile(), empty] {
+        let mut head = f.document.clone();
+        head.dataset.signals.clear();
+        let mut writer = signals_site::DatasetWriter::begin(Vec::new(), &head).unwrap();
+        for s in &f.document.dataset.signals {
+            writer.push(s).unwrap();
+        }
+        let streamed = String::from_utf8(writer.finish().unwrap()).unwrap();
+        assert_eq!(streamed, signals_site::render_dataset(&f.document).unwrap());
+        // A head with signals is refused, not written wrong.
+        if !f.document.dataset.signals.is_empty() {
+            assert!(signals_site::DatasetWriter::begin(Vec::new(), &f.document).is_err());
+        }
+
+        let files = render_repo(&f.page()).unwrap();
+        let index = files
+            .iter()
+            .find(|(p, _)| p.ends_with("signals.json"))
+            .map(|(_, c)| c.as_str())
+            .unwrap();
+        assert_eq!(index, signals_site::render_filter_index(&f.page()).unwrap());
+    }
+}

@@ -20,7 +20,9 @@
 //!    more).
 //!
 //! `SIGNALS_API_BIG=100000` chooses the big size (a smaller one makes a
-//! quick check).
+//! quick check); `SIGNALS_API_ONLY=export` measures the export alone
+//! (table 5), and then `SIGNALS_API_KEEP=1` keeps its stores (under
+//! `target/release/tmp/bench-api`) for a closer look.
 
 #[path = "support/index_bytes.rs"]
 mod index_bytes;
@@ -182,6 +184,39 @@ fn store(dir: &Path, repos: usize, items: usize, big: usize) {
     }
 }
 
+/// Table 5: `signals export` of the 1,000-item and the `big` repository
+/// (stores made already, in `base/one-<items>`).
+fn export_table(base: &Path, big: usize) {
+    println!("## `signals export` by repository size\n");
+    println!("| items | wall | peak RSS | first filter action | `dataset.json` |");
+    println!("|---:|---:|---:|---:|---:|");
+    let mut peaks = Vec::new();
+    for items in [1_000, big] {
+        let dir = base.join(format!("one-{items}"));
+        let t = timed::timed_export(&dir);
+        assert!(t.said.starts_with("exported 1 "), "{}", t.said);
+        let size = |name: &str| {
+            std::fs::metadata(dir.join("site/g/r0").join(name))
+                .map(|m| m.len())
+                .unwrap_or(0) as f64
+                / 1e6
+        };
+        let index = index_bytes::index_bytes(&dir.join("site/g/r0")).first;
+        println!(
+            "| {items} | {:.2} s | {:.1} MiB | {:.1} MB | {:.1} MB |",
+            t.wall,
+            t.rss_kib as f64 / 1024.0,
+            index as f64 / 1e6,
+            size("dataset.json"),
+        );
+        peaks.push(t.rss_kib as f64);
+    }
+    println!(
+        "\nPeak RSS at {big} items / at 1000 = {:.2}×\n",
+        peaks[1] / peaks[0]
+    );
+}
+
 /// p50 and p99 of `n` requests of `target`, in milliseconds.
 fn latency(port: u16, target: &str, n: usize) -> (f64, f64, usize) {
     let mut client = Client::connect(port);
@@ -230,6 +265,17 @@ fn main() {
     std::fs::remove_dir_all(&base).ok();
     let search = "signals?q=item+999";
 
+    if std::env::var("SIGNALS_API_ONLY").is_ok_and(|v| v == "export") {
+        for items in [1_000, big] {
+            store(&base.join(format!("one-{items}")), 0, 0, items);
+        }
+        export_table(&base, big);
+        if std::env::var_os("SIGNALS_API_KEEP").is_none() {
+            std::fs::remove_dir_all(&base).ok();
+        }
+        return;
+    }
+
     println!("## The API by repository size (bodies of {BODY} bytes)\n");
     println!("| request | items | p50 | p99 | bytes |");
     println!("|---|---:|---:|---:|---:|");
@@ -266,22 +312,7 @@ fn main() {
             );
         }
     }
-    println!("## `signals export` by repository size\n");
-    println!("| items | wall | peak RSS | first filter action |");
-    println!("|---:|---:|---:|---:|");
-    for items in [1_000, big] {
-        let dir = base.join(format!("one-{items}"));
-        let t = timed::timed_export(&dir);
-        assert!(t.said.starts_with("exported 1 "), "{}", t.said);
-        let index = index_bytes::index_bytes(&dir.join("site/g/r0")).first;
-        println!(
-            "| {items} | {:.2} s | {:.1} MiB | {:.1} MB |",
-            t.wall,
-            t.rss_kib as f64 / 1024.0,
-            index as f64 / 1e6
-        );
-    }
-    println!();
+    export_table(&base, big);
     for name in ["filtered list", "text search"] {
         let at: Vec<f64> = p50s.iter().filter(|p| p.0 == name).map(|p| p.2).collect();
         println!(

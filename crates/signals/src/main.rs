@@ -12,6 +12,7 @@ mod collection;
 mod config;
 mod health;
 mod hosts;
+mod ids;
 mod metrics;
 mod owners;
 mod pipeline;

@@ -28,6 +28,8 @@ use signals_core::{EventKind, ItemState, TrackedRepo, TrailEvent};
 use signals_site::{DatasetWriter, FEED_ENTRIES, Ranked, RepoSource, SiteError, TrailItem};
 use signals_store::{Backend, RepoKey};
 
+use crate::ids::Ids;
+
 /// Items or events read from the store at once.
 pub const BATCH: usize = 500;
 
@@ -40,45 +42,6 @@ const CLOSED: u8 = 8;
 /// Event flags.
 const DISCOVERED: u8 = 1;
 const STATE: u8 = 2;
-
-/// Every latest item's signal id, in id order, in one string.
-#[derive(Default)]
-pub struct Ids {
-    text: String,
-    ends: Vec<u32>,
-}
-
-impl Ids {
-    fn push(&mut self, id: &str) {
-        self.text.push_str(id);
-        self.ends.push(self.text.len() as u32);
-    }
-
-    fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    /// The `i`-th id.
-    pub fn get(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.text[start..self.ends[i] as usize]
-    }
-
-    /// The position of `id` (ids are in byte order, as the store keeps
-    /// them).
-    fn find(&self, id: &str) -> Option<usize> {
-        let (mut lo, mut hi) = (0, self.len());
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            match self.get(mid).as_bytes().cmp(id.as_bytes()) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(mid),
-            }
-        }
-        None
-    }
-}
 
 /// One event of the trail, compact: its run (a position in `runs`), its
 /// item (a position in `ids`), and what orders it.

@@ -189,17 +189,16 @@ impl Api<'_> {
                 ),
             ));
         }
-        let rows: Vec<&Row> = matched
+        let rows: Vec<(&str, &Row)> = matched
             .iter()
             .skip((query.page - 1) * PAGE_SIZE)
             .take(PAGE_SIZE)
-            .map(|&p| &index.rows[p as usize])
+            .map(|&p| (index.ids.get(p as usize), &index.rows[p as usize]))
             .collect();
-        let ids: Vec<String> = rows.iter().map(|r| r.id.to_string()).collect();
+        let ids: Vec<String> = rows.iter().map(|(id, _)| id.to_string()).collect();
         let items = self.store.latest_snapshots_for(s.key, &ids)?;
         let mut signals = Vec::with_capacity(rows.len());
-        for row in rows {
-            let id: &str = &row.id;
+        for (id, row) in rows {
             let item = items.get(id).ok_or_else(|| {
                 anyhow::anyhow!("{id} is in the index of the latest run but not in the store")
             })?;
@@ -254,7 +253,7 @@ impl Api<'_> {
         for chunk in matched.chunks(CHUNK) {
             let ids: Vec<String> = chunk
                 .iter()
-                .map(|&p| index.rows[p as usize].id.to_string())
+                .map(|&p| index.ids.get(p as usize).to_string())
                 .collect();
             let items = self.store.latest_snapshots_for(s.key, &ids)?;
             for (&p, id) in chunk.iter().zip(&ids) {

@@ -17,16 +17,17 @@ use signals_core::importance::{Weights, score};
 use signals_core::{ItemDetail, ItemSnapshot};
 use signals_store::{Backend, RepoSummary, TextIds};
 
+use crate::ids::Ids;
+
 /// Every repository's index, by repository key.
 #[derive(Default)]
 pub struct Indexes {
     built: Mutex<HashMap<i64, Arc<RepoIndex>>>,
 }
 
-/// One item of a repository's index.
+/// One item of a repository's index (its id is at the same position in
+/// [`RepoIndex::ids`]).
 pub struct Row {
-    /// The signal id.
-    pub id: Box<str>,
     /// `ItemKind` as its position in [`KINDS`].
     kind: u8,
     /// The API's state as its position in [`STATES`].
@@ -53,6 +54,8 @@ pub struct RepoIndex {
     built_at: (u64, Timestamp),
     /// The rows, in signal id order.
     pub rows: Vec<Row>,
+    /// The rows' signal ids, at the same positions.
+    pub ids: Ids,
     /// Row positions by importance (highest first), ties by id.
     pub by_importance: Vec<u32>,
     /// Row positions by update time (newest first), ties by id.
@@ -111,6 +114,7 @@ impl RepoIndex {
             *dictionary.entry(value.into()).or_insert(next)
         };
         let mut rows = Vec::new();
+        let mut ids = Ids::default();
         store.each_latest_head(summary.key, &mut |id, item, texts| {
             let mut item_labels: Vec<u32> =
                 item.labels.iter().map(|l| code(&mut labels, l)).collect();
@@ -125,8 +129,8 @@ impl RepoIndex {
                 score: score(&item, instant, weights).total,
                 changed: changed.contains(&id),
                 texts,
-                id: id.into(),
             });
+            ids.push(&id);
             Ok(())
         })?;
         let positions = || (0..rows.len() as u32).collect::<Vec<u32>>();
@@ -142,6 +146,7 @@ impl RepoIndex {
         Ok(RepoIndex {
             built_at: (summary.run_count, instant),
             rows,
+            ids,
             by_importance,
             by_updated,
             labels,
