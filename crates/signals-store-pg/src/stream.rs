@@ -69,10 +69,11 @@ impl PgStore {
                  FROM items i JOIN snapshots s ON s.id = i.latest {SNAPSHOT_JOINS}
                       LEFT JOIN events e ON e.item_id = i.item_id
                            AND e.run = (SELECT max(id) FROM runs WHERE repo = $1)
-                 WHERE i.repo = $1 AND ($2::text IS NULL OR i.item_id > $2)
+                 WHERE i.repo = $1 AND i.item_id > $2
                  ORDER BY i.item_id LIMIT $3"
             ),
-            &[&repo.raw(), &after, &(limit as i64)],
+            // Every id is longer than the empty one: from the first.
+            &[&repo.raw(), &after.unwrap_or(""), &(limit as i64)],
         )?;
         let mut out = Vec::with_capacity(rows.len());
         for r in &rows {
@@ -94,16 +95,14 @@ impl PgStore {
         limit: usize,
     ) -> Result<Vec<(i64, TrailEvent)>> {
         let path = self.path();
-        let (run, item) = match after {
-            Some((run, item)) => (Some(run), Some(item)),
-            None => (None, None),
-        };
+        // Run ids start at 1: from the first event.
+        let (run, item) = after.unwrap_or((0, ""));
         let rows = self.query(
             "reading a batch of the trail",
             "SELECT e.run, r.collected_at, e.item_id, e.kind, e.detail
              FROM runs r JOIN events e ON e.run = r.id
              WHERE r.repo = $1
-               AND ($2::bigint IS NULL OR e.run > $2 OR (e.run = $2 AND e.item_id > $3::text))
+               AND (e.run, e.item_id) > ($2, $3)
              ORDER BY e.run, e.item_id LIMIT $4",
             &[&repo.raw(), &run, &item, &(limit as i64)],
         )?;

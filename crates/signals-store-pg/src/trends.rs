@@ -33,21 +33,23 @@ impl PgStore {
         let rows = self
             .query(
                 "reading the items' recent growth",
-                "SELECT i.item_id, h.text,
-                        COALESCE(
-                          (SELECT s.reactions + s.comments FROM snapshots s
-                           JOIN runs r ON r.id = s.run
-                           WHERE s.item = i.id AND r.collected_at <= $2
-                           ORDER BY s.id DESC LIMIT 1),
-                          (SELECT s.reactions + s.comments FROM snapshots s
-                           WHERE s.item = i.id ORDER BY s.id LIMIT 1)),
-                        ls.reactions + ls.comments
-                 FROM items i JOIN snapshots ls ON ls.id = i.latest
-                      JOIN texts h ON h.id = ls.head
-                 WHERE i.repo = $1 AND i.item_id IN (
-                     SELECT e.item_id FROM events e JOIN runs r ON r.id = e.run
-                     WHERE r.repo = $1 AND r.collected_at > $2)
-                 ORDER BY i.item_id",
+                "SELECT item_id, head, then_, now_ FROM (
+                     SELECT i.item_id, h.text AS head,
+                            COALESCE(
+                              (SELECT s.reactions + s.comments FROM snapshots s
+                               JOIN runs r ON r.id = s.run
+                               WHERE s.item = i.id AND r.collected_at <= $2
+                               ORDER BY s.id DESC LIMIT 1),
+                              (SELECT s.reactions + s.comments FROM snapshots s
+                               WHERE s.item = i.id ORDER BY s.id LIMIT 1)) AS then_,
+                            ls.reactions + ls.comments AS now_
+                     FROM items i JOIN snapshots ls ON ls.id = i.latest
+                          JOIN texts h ON h.id = ls.head
+                     WHERE i.repo = $1 AND i.item_id IN (
+                         SELECT e.item_id FROM events e JOIN runs r ON r.id = e.run
+                         WHERE r.repo = $1 AND r.collected_at > $2)) g
+                 WHERE now_ > then_
+                 ORDER BY item_id",
                 &[&repo.raw(), &ts_text(from)],
             )?
             .iter()

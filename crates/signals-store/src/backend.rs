@@ -132,8 +132,9 @@ pub trait Backend {
         repo: RepoKey,
         since: Timestamp,
     ) -> Result<Vec<(Timestamp, RepoContext)>>;
-    /// The items of `repo` observed in a run after `from`, with reactions
-    /// plus comments then (or when first seen) and now (trends' rising).
+    /// The items of `repo` observed in a run after `from` that grew, with
+    /// reactions plus comments then (or when first seen) and now (trends'
+    /// rising: an item that did not grow cannot rise).
     fn growth_since(&self, repo: RepoKey, from: Timestamp) -> Result<Vec<Rising>>;
 
     /// The cached response for `url` and a token fingerprint.

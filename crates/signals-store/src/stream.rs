@@ -121,12 +121,13 @@ impl Store {
                  FROM items i JOIN snapshots s ON s.id = i.latest {SNAPSHOT_JOINS}
                       LEFT JOIN events e ON e.item_id = i.item_id
                            AND e.run = (SELECT max(id) FROM runs WHERE repo = ?1)
-                 WHERE i.repo = ?1 AND (?2 IS NULL OR i.item_id > ?2)
+                 WHERE i.repo = ?1 AND i.item_id > ?2
                  ORDER BY i.item_id LIMIT ?3"
             ))
             .doing(path, doing)?;
         let rows = stmt
-            .query_map(params![repo.0, after, limit as i64], |r| {
+            // Every id is longer than the empty one: from the first.
+            .query_map(params![repo.0, after.unwrap_or(""), limit as i64], |r| {
                 Ok((
                     r.get::<_, String>(0)?,
                     r.get::<_, String>(1)?,
@@ -156,17 +157,14 @@ impl Store {
     ) -> Result<Vec<(i64, TrailEvent)>> {
         let path = &self.path;
         let doing = "reading a batch of the trail";
-        let (run, item) = match after {
-            Some((run, item)) => (Some(run), Some(item)),
-            None => (None, None),
-        };
+        // Run ids start at 1: from the first event.
+        let (run, item) = after.unwrap_or((0, ""));
         let mut stmt = self
             .conn
             .prepare_cached(
                 "SELECT e.run, r.collected_at, e.item_id, e.kind, e.detail
                  FROM runs r JOIN events e ON e.run = r.id
-                 WHERE r.repo = ?1
-                   AND (?2 IS NULL OR e.run > ?2 OR (e.run = ?2 AND e.item_id > ?3))
+                 WHERE r.repo = ?1 AND e.run >= ?2 AND (e.run > ?2 OR e.item_id > ?3)
                  ORDER BY e.run, e.item_id LIMIT ?4",
             )
             .doing(path, doing)?;

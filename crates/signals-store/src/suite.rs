@@ -1372,6 +1372,7 @@ pub fn trend_reads_return_the_runs_and_growth_since_a_time(make: Factory<'_>) {
         vec![
             with("1", 4, 3, "2026-11-10T09:00:00Z"),
             with("3", 2, 0, "2026-11-10T09:00:00Z"),
+            with("4", 1, 0, "2026-11-10T09:00:00Z"),
         ],
         12,
     );
@@ -1381,7 +1382,10 @@ pub fn trend_reads_return_the_runs_and_growth_since_a_time(make: Factory<'_>) {
         &*store,
         key,
         t3,
-        vec![with("1", 9, 3, "2026-11-12T09:00:00Z")],
+        vec![
+            with("1", 9, 3, "2026-11-12T09:00:00Z"),
+            with("3", 2, 3, "2026-11-12T09:00:00Z"),
+        ],
         15,
     );
     store.commit_run(key, &run).unwrap();
@@ -1390,8 +1394,10 @@ pub fn trend_reads_return_the_runs_and_growth_since_a_time(make: Factory<'_>) {
     let seen: Vec<(Timestamp, u64)> = contexts.iter().map(|(t, c)| (*t, c.stars)).collect();
     assert_eq!(seen, vec![(t2, 12), (t3, 15)]);
 
-    // From 2026-11-05 on: issue 1 grew from 2 (its snapshot of t1) to 12,
-    // issue 3 was first seen at 2 and is at 2; issue 2 was not observed.
+    // From 2026-11-05 on: issue 1 grew from 2 (its snapshot of t1) to 12;
+    // issue 3 was first seen at 2 and is at 5; issue 4, first seen at 1,
+    // is still at 1: it did not grow and is left out; issue 2 was not
+    // observed.
     let mut growth = store.growth_since(key, ts("2026-11-05T00:00:00Z")).unwrap();
     growth.sort_by(|a, b| a.id.cmp(&b.id));
     let got: Vec<(String, u64, u64, String)> = growth
@@ -1402,7 +1408,7 @@ pub fn trend_reads_return_the_runs_and_growth_since_a_time(make: Factory<'_>) {
         got,
         vec![
             (id(&issue("1")), 2, 12, "issue 1".to_string()),
-            (id(&issue("3")), 2, 2, "issue 3".to_string()),
+            (id(&issue("3")), 2, 5, "issue 3".to_string()),
         ]
     );
     assert!(store.growth_since(key, t3).unwrap().is_empty());

@@ -61,18 +61,20 @@ pub(crate) const CONTEXTS_SQL: &str =
 /// Snapshots are only stored on change and a change of metrics is an event,
 /// so no item that grew is missed.
 pub(crate) const GROWTH_SQL: &str = "
-    SELECT i.item_id, h.text,
-           COALESCE(
-             (SELECT s.reactions + s.comments FROM snapshots s JOIN runs r ON r.id = s.run
-              WHERE s.item = i.id AND r.collected_at <= ?2 ORDER BY s.id DESC LIMIT 1),
-             (SELECT s.reactions + s.comments FROM snapshots s
-              WHERE s.item = i.id ORDER BY s.id LIMIT 1)),
-           ls.reactions + ls.comments
-    FROM items i JOIN snapshots ls ON ls.id = i.latest JOIN texts h ON h.id = ls.head
-    WHERE i.repo = ?1 AND i.item_id IN (
-        SELECT e.item_id FROM events e JOIN runs r ON r.id = e.run
-        WHERE r.repo = ?1 AND r.collected_at > ?2)
-    ORDER BY i.item_id";
+    SELECT item_id, head, then_, now_ FROM (
+        SELECT i.item_id, h.text AS head,
+               COALESCE(
+                 (SELECT s.reactions + s.comments FROM snapshots s JOIN runs r ON r.id = s.run
+                  WHERE s.item = i.id AND r.collected_at <= ?2 ORDER BY s.id DESC LIMIT 1),
+                 (SELECT s.reactions + s.comments FROM snapshots s
+                  WHERE s.item = i.id ORDER BY s.id LIMIT 1)) AS then_,
+               ls.reactions + ls.comments AS now_
+        FROM items i JOIN snapshots ls ON ls.id = i.latest JOIN texts h ON h.id = ls.head
+        WHERE i.repo = ?1 AND i.item_id IN (
+            SELECT e.item_id FROM events e JOIN runs r ON r.id = e.run
+            WHERE r.repo = ?1 AND r.collected_at > ?2)) g
+    WHERE now_ > then_
+    ORDER BY item_id";
 
 impl Store {
     /// The instant and context of each run of `repo` since `since`, oldest
@@ -96,9 +98,11 @@ impl Store {
         contexts_from(&self.path, rows)
     }
 
-    /// The items of `repo` observed after `from`, with their reactions
-    /// plus comments then (or when first seen) and now: the candidates of
-    /// trends' "rising".
+    /// The items of `repo` observed after `from` that grew, with their
+    /// reactions plus comments then (or when first seen) and now: the
+    /// candidates of trends' "rising". Only those that grew: the others
+    /// cannot rise, and a repository whose items were all seen this week
+    /// (a first collection) would otherwise hand them all over (issue 17).
     pub fn growth_since(&self, repo: RepoKey, from: Timestamp) -> Result<Vec<Rising>> {
         let doing = "reading the items' recent growth";
         let rows = self

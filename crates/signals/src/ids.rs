@@ -14,6 +14,19 @@ pub struct Ids {
 }
 
 impl Ids {
+    /// Room for `ids` ids of `text` bytes in all.
+    pub fn with_capacity(ids: usize, text: usize) -> Ids {
+        Ids {
+            text: String::with_capacity(text),
+            ends: Vec::with_capacity(ids),
+        }
+    }
+
+    /// Room for `more` bytes of ids.
+    pub fn reserve_text(&mut self, more: usize) {
+        self.text.reserve(more);
+    }
+
     /// Adds the next id.
     pub fn push(&mut self, id: &str) {
         self.text.push_str(id);

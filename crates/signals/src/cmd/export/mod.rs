@@ -165,6 +165,7 @@ pub fn export_with(
             options,
             weights,
             &status.summary,
+            status.totals.items as usize,
             &health,
             &key,
             since,
@@ -205,6 +206,7 @@ fn export_repo<'s>(
     options: &SiteOptions,
     weights: &Weights,
     summary: &RepoSummary,
+    items: usize,
     health: &HealthNote,
     key: &str,
     since: Option<jiff::Timestamp>,
@@ -244,6 +246,10 @@ fn export_repo<'s>(
         WeekTally::new(instant, coverage_start),
         instant,
         since,
+        (
+            items,
+            outline.runs.iter().map(|r| r.changed_count as usize).sum(),
+        ),
         &mut dataset,
     )?;
     let dataset = dataset.finish()?;

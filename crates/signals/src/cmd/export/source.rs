@@ -43,10 +43,10 @@ const CLOSED: u8 = 8;
 const DISCOVERED: u8 = 1;
 const STATE: u8 = 2;
 
-/// One event of the trail, compact: its run (a position in `runs`), its
-/// item (a position in `ids`), and what orders it.
+/// One event of the trail, compact (12 bytes): its run (a position in
+/// `runs`), its item (a position in `ids`, whose id gives its number), its
+/// item's kind and its flags.
 struct Event {
-    number: u64,
     run: u32,
     item: u32,
     kind: u8,
@@ -94,7 +94,9 @@ impl<'s> Streamed<'s> {
     /// Reads `key`'s latest items (writing each signal to `dataset`), then
     /// its trail, and sorts both into page order. `instant` is the
     /// dataset's; `since` the repository's previous export, whose later
-    /// events make [`Streamed::histories`].
+    /// events make [`Streamed::histories`]. `items` and `events` are how
+    /// many the store said it holds, room made for them at once (growing
+    /// the arrays by doubling would leave the old copies in the heap).
     #[allow(clippy::too_many_arguments)]
     pub fn read<W: Write>(
         store: &'s dyn Backend,
@@ -106,6 +108,7 @@ impl<'s> Streamed<'s> {
         tally: WeekTally,
         instant: Timestamp,
         since: Option<Timestamp>,
+        (items, events): (usize, usize),
         dataset: &mut DatasetWriter<W>,
     ) -> anyhow::Result<(Streamed<'s>, FirstPass)> {
         let mut s = Streamed {
@@ -116,13 +119,13 @@ impl<'s> Streamed<'s> {
             repo_url: repo_url.to_string(),
             instant,
             weights: weights.clone(),
-            ids: Ids::default(),
-            flags: Vec::new(),
-            scores: Vec::new(),
-            updated: Vec::new(),
-            order: Vec::new(),
+            ids: Ids::with_capacity(items, 0),
+            flags: Vec::with_capacity(items),
+            scores: Vec::with_capacity(items),
+            updated: Vec::with_capacity(items),
+            order: Vec::with_capacity(items),
             runs: Vec::new(),
-            trail: Vec::new(),
+            trail: Vec::with_capacity(events),
             latest_state: HashMap::new(),
             changed_since: Vec::new(),
         };
@@ -132,6 +135,10 @@ impl<'s> Streamed<'s> {
             let batch = store.latest_items_after(key, after.as_deref(), BATCH)?;
             let Some(last) = batch.last() else { break };
             after = Some(last.id.clone());
+            if s.ids.len() == 0 {
+                // Ids of one repository are about as long as its first.
+                s.ids.reserve_text(items * (last.id.len() + 2));
+            }
             for latest in batch {
                 let item = &latest.item;
                 let position = s.ids.len() as u32;
@@ -161,7 +168,8 @@ impl<'s> Streamed<'s> {
         }
         s.read_trail(since)?;
         let (ids, scores, updated) = (&s.ids, &s.scores, &s.updated);
-        s.order.sort_by(|&a, &b| {
+        // Ids are unique, so the order is total: no room needed to keep ties.
+        s.order.sort_unstable_by(|&a, &b| {
             let key = |p: u32| RankKey {
                 importance: scores[p as usize],
                 updated_at: Timestamp::from_second(updated[p as usize]).unwrap_or(Timestamp::MIN),
@@ -199,7 +207,7 @@ impl<'s> Streamed<'s> {
                         e.item_id
                     )
                 })? as u32;
-                let (kind, number, _) = signals_site::trail_key_parts(&e.item_id);
+                let (kind, _, _) = signals_site::trail_key_parts(&e.item_id);
                 let mut flags = 0;
                 if e.kind == EventKind::Discovered {
                     flags |= DISCOVERED;
@@ -212,7 +220,6 @@ impl<'s> Streamed<'s> {
                     self.changed_since[item as usize] = true;
                 }
                 self.trail.push(Event {
-                    number,
                     run,
                     item,
                     kind,
@@ -232,20 +239,24 @@ impl<'s> Streamed<'s> {
             }
         }
         let (runs, ids) = (&self.runs, &self.ids);
-        // Stable: events equal in all of this keep the store's order.
-        self.trail.sort_by(|a, b| {
+        // The site's order (`signals_site::trail_key_parts`), then the
+        // store's: runs are numbered in store order, and a run's items in
+        // id order, so `(run, item)` is the store's order and the sort
+        // needs no room of its own to keep it.
+        self.trail.sort_unstable_by(|a, b| {
             let key = |e: &Event| {
+                let (_, number, key) = signals_site::trail_key_parts(ids.get(e.item as usize));
                 (
                     runs[e.run as usize].1,
                     e.flags & DISCOVERED != 0,
                     e.kind,
-                    e.number,
+                    number,
+                    key,
                 )
             };
-            key(a).cmp(&key(b)).then_with(|| {
-                let key_of = |e: &Event| signals_site::trail_key_parts(ids.get(e.item as usize)).2;
-                key_of(a).cmp(key_of(b))
-            })
+            key(a)
+                .cmp(&key(b))
+                .then((a.run, a.item).cmp(&(b.run, b.item)))
         });
         Ok(())
     }
