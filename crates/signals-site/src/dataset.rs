@@ -59,7 +59,7 @@ impl<W: Write> DatasetWriter<W> {
                 ),
             })?;
         let open = at + SIGNALS_END.len() - 1;
-        write(&mut out, json[..open].as_bytes(), &what)?;
+        write(&mut out, &json.as_bytes()[..open], &what)?;
         Ok(DatasetWriter {
             out,
             tail: json[open + 1..].to_string(),

@@ -375,12 +375,18 @@ impl RepoSource for Streamed<'_> {
     }
 
     fn latest_run(&mut self, limit: usize) -> Result<(Vec<TrailEvent>, usize), SiteError> {
-        let latest: Vec<usize> = (0..self.trail.len())
-            .filter(|&i| self.runs[self.trail[i].run as usize].1 == self.instant)
-            .collect();
-        let total = latest.len();
-        let mut events = Vec::new();
-        for i in latest.into_iter().take(limit) {
+        let mut total = 0;
+        let mut first = Vec::with_capacity(limit);
+        for (i, e) in self.trail.iter().enumerate() {
+            if self.runs[e.run as usize].1 == self.instant {
+                if first.len() < limit {
+                    first.push(i);
+                }
+                total += 1;
+            }
+        }
+        let mut events = Vec::with_capacity(first.len());
+        for i in first {
             events.extend(self.trail(i..i + 1)?.into_iter().map(|t| t.event));
         }
         Ok((events, total))
