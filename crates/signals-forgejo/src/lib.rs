@@ -87,20 +87,12 @@ impl Client {
             format!("{base}/orgs/{owner}/repos?limit={LIMIT}"),
             format!("{base}/users/{owner}/repos?limit={LIMIT}"),
         ];
-        self.http.list_owner(
+        self.http.list_owner::<signals_http::wire::ListedRepo>(
             owner,
             &urls,
             "an organisation or a user",
             cache,
             LIMIT as usize,
-            &|fetched| {
-                Ok(
-                    decode::<Vec<wire::ListedRepo>>(&fetched.url, &fetched.body)?
-                        .into_iter()
-                        .filter_map(wire::ListedRepo::into_listed)
-                        .collect(),
-                )
-            },
         )
     }
 

@@ -376,32 +376,3 @@ mod tests {
         }
     }
 }
-
-/// One entry of `GET /orgs/{org}/repos` or `GET /users/{user}/repos`
-/// (swagger `Repository`): only what decides whether a group tracks it.
-#[derive(Debug, Deserialize)]
-pub(crate) struct ListedRepo {
-    #[serde(default, deserialize_with = "text")]
-    full_name: String,
-    #[serde(default)]
-    archived: Option<bool>,
-    #[serde(default)]
-    fork: Option<bool>,
-    #[serde(default)]
-    private: Option<bool>,
-}
-
-impl ListedRepo {
-    /// The domain entry; `None` for a private repository (a token that can
-    /// see them lists them too) or a name that is not `owner/name`.
-    pub(crate) fn into_listed(self) -> Option<signals_core::owners::Listed> {
-        if self.private == Some(true) {
-            return None;
-        }
-        Some(signals_core::owners::Listed {
-            full_name: RepoName::parse(&self.full_name).ok()?,
-            archived: self.archived.unwrap_or(false),
-            fork: self.fork.unwrap_or(false),
-        })
-    }
-}

@@ -211,20 +211,12 @@ impl Client {
             format!("{base}/orgs/{owner}/repos?type=public&{query}"),
             format!("{base}/users/{owner}/repos?type=owner&{query}"),
         ];
-        self.http.list_owner(
+        self.http.list_owner::<signals_http::wire::ListedRepo>(
             owner,
             &urls,
             "an organisation or a user",
             cache,
             PER_PAGE as usize,
-            &|fetched| {
-                Ok(
-                    wire::decode::<Vec<wire::ListedRepo>>(&fetched.url, &fetched.body)?
-                        .into_iter()
-                        .filter_map(wire::ListedRepo::into_listed)
-                        .collect(),
-                )
-            },
         )
     }
 

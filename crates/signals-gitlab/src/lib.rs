@@ -108,20 +108,12 @@ impl Client {
             ),
             format!("{base}/users/{}/projects?{query}", encode(owner)),
         ];
-        self.http.list_owner(
+        self.http.list_owner::<wire::ListedProject>(
             owner,
             &urls,
             "a group or a user",
             cache,
             PER_PAGE as usize,
-            &|fetched| {
-                Ok(
-                    decode::<Vec<wire::ListedProject>>(&fetched.url, &fetched.body)?
-                        .into_iter()
-                        .filter_map(wire::ListedProject::into_listed)
-                        .collect(),
-                )
-            },
         )
     }
 

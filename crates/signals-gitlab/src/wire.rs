@@ -499,11 +499,11 @@ pub(crate) struct ListedProject {
     visibility: Option<String>,
 }
 
-impl ListedProject {
-    /// The domain entry; `None` for a project that is not public (the
-    /// request asks for public ones; a server too old for the filter may
-    /// still send others) or a path that is not `namespace/name`.
-    pub(crate) fn into_listed(self) -> Option<signals_core::owners::Listed> {
+impl signals_http::wire::ListedEntry for ListedProject {
+    /// `None` for a project that is not public (the request asks for
+    /// public ones; a server too old for the filter may still send
+    /// others) or a path that is not `namespace/name`.
+    fn into_listed(self) -> Option<signals_core::owners::Listed> {
         if self.visibility.as_deref().is_some_and(|v| v != "public") {
             return None;
         }

@@ -18,6 +18,7 @@ mod cache;
 mod client;
 pub mod de;
 mod error;
+pub mod wire;
 
 pub use cache::{CachedResponse, MemoryCache, ResponseCache, token_fingerprint};
 pub use client::{
@@ -58,28 +59,31 @@ pub struct OwnerListing {
 
 impl Client {
     /// Lists an owner's repositories: every page from the first of `urls`,
-    /// each decoded by `decode`. When a URL answers 404, the next is tried
+    /// each decoded as a list of `T`. When a URL answers 404, the next is tried
     /// (`/orgs/…` for an organisation, then `/users/…` for a user); a 404
     /// of the last is [`Error::OwnerNotFound`], `kinds` saying what the
     /// owner was looked up as.
-    pub fn list_owner(
+    pub fn list_owner<T: wire::ListedEntry>(
         &mut self,
         owner: &str,
         urls: &[String],
         kinds: &'static str,
         cache: &mut dyn ResponseCache,
         per_page: usize,
-        decode: &dyn Fn(&Fetched) -> Result<Vec<signals_core::owners::Listed>, Error>,
     ) -> Result<OwnerListing, Error> {
         self.reset_stats();
+        let host = self.host_name();
         for url in urls {
             let mut repos = vec![];
             let mut all_304 = true;
             let result = self.get_pages(url, cache, per_page, None, |fetched| {
                 all_304 &= fetched.not_modified;
-                let page = decode(fetched)?;
-                let n = page.len();
-                repos.extend(page);
+                let page: Vec<T> = decode(host, &fetched.url, &fetched.body)?;
+                // The count of entries kept, as each host counted it before
+                // the listing moved here.
+                let before = repos.len();
+                repos.extend(page.into_iter().filter_map(T::into_listed));
+                let n = repos.len() - before;
                 Ok(n)
             });
             match result {

@@ -1,0 +1,77 @@
+//! JSON shapes that more than one host sends the same way, and their
+//! conversion into the domain types of `signals_core`.
+//!
+//! A host crate keeps the shapes particular to it in its own `wire`
+//! module; what is here is shared so that a new host with the same shape
+//! (a Gitea-like or GitHub-like listing) needs no copy of it.
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use signals_core::model::RepoName;
+use signals_core::owners::Listed;
+
+use crate::de::text;
+
+/// One entry of a host's listing of an owner's repositories, turned into
+/// the domain entry by [`ListedEntry::into_listed`]; what
+/// [`Client::list_owner`](crate::Client::list_owner) decodes each page as.
+pub trait ListedEntry: DeserializeOwned {
+    /// The domain entry; `None` for an entry the listing leaves out (not
+    /// public, or a name that is not `owner/name`).
+    fn into_listed(self) -> Option<Listed>;
+}
+
+/// One entry of `GET /orgs/{org}/repos` or `GET /users/{user}/repos` as
+/// GitHub (a "minimal repository") and Forgejo/Gitea (swagger
+/// `Repository`) send it: only what decides whether a group tracks it.
+#[derive(Debug, Deserialize)]
+pub struct ListedRepo {
+    #[serde(default, deserialize_with = "text")]
+    full_name: String,
+    #[serde(default)]
+    archived: Option<bool>,
+    #[serde(default)]
+    fork: Option<bool>,
+    #[serde(default)]
+    private: Option<bool>,
+}
+
+impl ListedEntry for ListedRepo {
+    /// `None` for a private repository (a token that can see them lists
+    /// them too) or a name that is not `owner/name`.
+    fn into_listed(self) -> Option<Listed> {
+        if self.private == Some(true) {
+            return None;
+        }
+        Some(Listed {
+            full_name: RepoName::parse(&self.full_name).ok()?,
+            archived: self.archived.unwrap_or(false),
+            fork: self.fork.unwrap_or(false),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listed(json: &str) -> Option<Listed> {
+        crate::decode::<ListedRepo>("Test", "u", json.as_bytes())
+            .unwrap()
+            .into_listed()
+    }
+
+    #[test]
+    fn listed_repo_rules() {
+        let l = listed(r#"{"full_name": "o/r", "archived": true, "fork": null}"#).unwrap();
+        assert_eq!(l.full_name.to_string(), "o/r");
+        assert!(l.archived && !l.fork);
+        assert!(listed(r#"{"full_name": "o/r", "private": true}"#).is_none());
+        assert!(listed(r#"{"full_name": "not-a-name"}"#).is_none());
+        assert!(
+            listed(r#"{"full_name": "o/r", "fork": true, "private": false}"#)
+                .unwrap()
+                .fork
+        );
+    }
+}
