@@ -266,6 +266,21 @@ pub enum SiteError {
     /// streamed export).
     #[error("could not read the data of the repository being exported: {0}")]
     Source(Box<dyn std::error::Error + Send + Sync>),
+    /// A column of a filter index could not be kept in, or read back
+    /// from, its unnamed temporary file.
+    #[error(
+        "could not keep the filter index of {repository} in a temporary file under {}: {source}; check that there is space there, or set TMPDIR to a folder that has it",
+        dir.display()
+    )]
+    Spill {
+        /// `<group>/<repo>`.
+        repository: String,
+        /// The folder of temporary files.
+        dir: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
     /// The dataset document could not be serialized.
     #[error("could not serialize the dataset of {repository}: {source}")]
     Json {

@@ -609,10 +609,16 @@ fn render_pages(
             &render_signal_page(repo, page, &cards, preview)?,
         )?;
     }
-    if let Some(index) = index {
-        for (name, json) in index.finish()? {
+    if let Some(mut index) = index {
+        if let Some((name, json)) = index.last_part()? {
             out.put(&name, &json)?;
         }
+        // Streamed from the index's columns: `signals.json` (8 MB at
+        // 100,000 signals) is never held whole.
+        let mut core = Counted::new(out.open(crate::FILTER_INDEX_FILE)?);
+        index.write_core(&mut core)?;
+        let bytes = core.bytes;
+        out.close(core.into_inner(), bytes)?;
     }
     let trail_pages = repo.trail_total.div_ceil(TRAIL_PAGE_SIZE).max(1);
     for page in 1..=trail_pages {

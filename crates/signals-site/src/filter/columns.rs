@@ -12,14 +12,17 @@
 //! others only when a text query needs them.
 //!
 //! [`IndexWriter`] is fed one signal at a time, in page order, and hands
-//! back each text part as soon as it is full; what it keeps is each
-//! column's JSON text so far and the dictionaries (together the bytes of
-//! `signals.json` itself) and one part, never the repository. The types
+//! back each text part as soon as it is full; what it keeps in memory is
+//! the dictionaries' lookup tables, the three one-character columns, the
+//! last 64 KiB of each column's JSON text (the rest waits in an unnamed
+//! temporary file) and one part, never the repository nor `signals.json`,
+//! which [`IndexWriter::write_core`] streams out column by column. The types
 //! below describe the format for [`read_index`], the reference reader: it
 //! decodes what `filter.js` decodes, for tests.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
+use std::io::{Read, Seek, SeekFrom, Write};
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -118,30 +121,110 @@ struct TextPart {
     texts: Vec<String>,
 }
 
+/// Bytes of a column kept in memory before they go to its temporary file.
+const SPILL_AT: usize = 64 * 1024;
+
+#[cfg(not(test))]
+fn spill_at() -> usize {
+    SPILL_AT
+}
+
+/// Tests set the limit per thread, to compare a writer that spills every
+/// item with one that never does.
+#[cfg(test)]
+fn spill_at() -> usize {
+    tests::SPILL_AT_HERE.with(|limit| limit.get())
+}
+
 /// A JSON array being written: its items so far, comma-separated and
-/// escaped as [`to_json`] escapes.
+/// escaped as [`to_json`] escapes. Beyond [`SPILL_AT`] bytes the text goes
+/// to an unnamed temporary file (removed by the system when it is closed),
+/// so a column holds a few kilobytes in memory whatever the repository's
+/// size, and the export's peak memory does not grow with it.
 #[derive(Debug, Default)]
 struct Array {
     json: String,
     len: usize,
+    spill: Option<std::fs::File>,
 }
 
 impl Array {
     /// Where the next item goes.
-    fn next(&mut self) -> &mut String {
+    fn next(&mut self, what: &str) -> Result<&mut String, SiteError> {
+        if self.json.len() >= spill_at() {
+            self.spill(what)?;
+        }
         if self.len > 0 {
             self.json.push(',');
         }
         self.len += 1;
-        &mut self.json
+        Ok(&mut self.json)
+    }
+
+    /// Moves the text in memory to the temporary file.
+    fn spill(&mut self, what: &str) -> Result<(), SiteError> {
+        let fail = |source| SiteError::Spill {
+            repository: what.to_string(),
+            dir: std::env::temp_dir(),
+            source,
+        };
+        let file = match &mut self.spill {
+            Some(file) => file,
+            None => self.spill.insert(tempfile::tempfile().map_err(fail)?),
+        };
+        file.write_all(self.json.as_bytes()).map_err(fail)?;
+        self.json.clear();
+        Ok(())
     }
 
     fn value(&mut self, v: &(impl Serialize + ?Sized), what: &str) -> Result<(), SiteError> {
-        push_json(self.next(), v, what)
+        push_json(self.next(what)?, v, what)
     }
 
-    fn number(&mut self, n: impl std::fmt::Display) {
-        let _ = write!(self.next(), "{n}");
+    fn number(&mut self, n: impl std::fmt::Display, what: &str) -> Result<(), SiteError> {
+        let _ = write!(self.next(what)?, "{n}");
+        Ok(())
+    }
+
+    /// Writes the items, the temporary file's first, to `out`.
+    fn write_to(self, out: &mut CoreOut<'_>) -> Result<(), SiteError> {
+        if let Some(mut file) = self.spill {
+            let fail = |source| SiteError::Spill {
+                repository: out.what.to_string(),
+                dir: std::env::temp_dir(),
+                source,
+            };
+            file.seek(SeekFrom::Start(0)).map_err(fail)?;
+            let mut buf = vec![0; SPILL_AT];
+            loop {
+                let n = file.read(&mut buf).map_err(fail)?;
+                if n == 0 {
+                    break;
+                }
+                out.bytes(&buf[..n])?;
+            }
+        }
+        out.bytes(self.json.as_bytes())
+    }
+}
+
+/// Where `signals.json` is written: errors name it.
+struct CoreOut<'a> {
+    out: &'a mut dyn Write,
+    what: &'a str,
+}
+
+impl CoreOut<'_> {
+    fn bytes(&mut self, bytes: &[u8]) -> Result<(), SiteError> {
+        self.out.write_all(bytes).map_err(|source| SiteError::Io {
+            action: "write",
+            path: std::path::Path::new(self.what).join(crate::FILTER_INDEX_FILE),
+            source,
+        })
+    }
+
+    fn text(&mut self, text: &str) -> Result<(), SiteError> {
+        self.bytes(text.as_bytes())
     }
 }
 
@@ -225,7 +308,7 @@ impl IndexWriter {
         let split = e.id.rfind(':').map_or(0, |i| i + 1);
         let (head, key) = e.id.split_at(split);
         let code = self.heads.code(head, what)?;
-        self.head.number(code);
+        self.head.number(code, what)?;
         self.key.value(key, what)?;
         let kind = match e.kind.as_str() {
             "issue" => 'i',
@@ -249,21 +332,21 @@ impl IndexWriter {
             let _ = write!(set, "{}", self.labels.code(l, what)?);
         }
         set.push(']');
-        self.label_sets.next().push_str(&set);
+        self.label_sets.next(what)?.push_str(&set);
         let code = self.authors.code(&e.author, what)?;
-        self.author.number(code);
-        self.importance.number(e.importance);
+        self.author.number(code, what)?;
+        self.importance.number(e.importance, what)?;
         match updated(&e.updated) {
-            Updated::Seconds(s) => self.updated.number(s),
+            Updated::Seconds(s) => self.updated.number(s, what)?,
             Updated::Text(t) => self.updated.value(&t, what)?,
         }
         self.title.value(&e.title, what)?;
         match e.url {
-            None => self.url.next().push_str("null"),
+            None => self.url.next(what)?.push_str("null"),
             Some(u) => match u.strip_suffix(key) {
                 Some(prefix) if !key.is_empty() && !prefix.is_empty() => {
                     let code = self.urls.code(prefix, what)?;
-                    self.url.number(code);
+                    self.url.number(code, what)?;
                 }
                 _ => self.url.value(&u, what)?,
             },
@@ -273,7 +356,7 @@ impl IndexWriter {
             history: (e.history != history(head, key)).then_some(e.history),
         };
         if odd.number.is_some() || odd.history.is_some() {
-            let out = self.odd.next();
+            let out = self.odd.next(what)?;
             let _ = write!(out, "\"{position}\":");
             push_json(out, &odd, what)?;
         }
@@ -299,41 +382,40 @@ impl IndexWriter {
         Ok((name, json))
     }
 
-    /// The last text part (when signals are left over) and `signals.json`.
+    /// The last text part (when signals are left over) and `signals.json`,
+    /// in memory: [`IndexWriter::last_part`] then
+    /// [`IndexWriter::write_core`].
     pub fn finish(mut self) -> Result<Vec<IndexFile>, SiteError> {
         let mut files = Vec::with_capacity(2);
-        if !self.texts.is_empty() {
-            files.push(self.part()?);
+        files.extend(self.last_part()?);
+        let mut core = Vec::new();
+        self.write_core(&mut core)?;
+        let core = String::from_utf8(core).expect("the index is written from strings");
+        files.push((crate::FILTER_INDEX_FILE.to_string(), core));
+        Ok(files)
+    }
+
+    /// The last text part, when signals are left over since the last full
+    /// one; to be written before `signals.json`, which names it.
+    pub fn last_part(&mut self) -> Result<Option<IndexFile>, SiteError> {
+        if self.texts.is_empty() {
+            return Ok(None);
         }
-        // Each column is moved in and dropped in turn, so the text is held
-        // about once.
-        let size = [
-            &self.parts,
-            &self.heads.values,
-            &self.labels.values,
-            &self.authors.values,
-            &self.urls.values,
-            &self.head,
-            &self.key,
-            &self.label_sets,
-            &self.author,
-            &self.importance,
-            &self.updated,
-            &self.title,
-            &self.url,
-            &self.odd,
-        ]
-        .iter()
-        .map(|a| a.json.len() + 16)
-        .sum::<usize>()
-            + 3 * self.total
-            + 256;
-        let mut out = String::with_capacity(size);
-        let _ = write!(
+        self.part().map(Some)
+    }
+
+    /// Writes `signals.json` to `out` (after [`IndexWriter::last_part`]),
+    /// a column at a time from its temporary file: what is held is never
+    /// the whole file.
+    pub fn write_core(self, out: &mut dyn Write) -> Result<(), SiteError> {
+        let mut out = CoreOut {
             out,
+            what: &self.what,
+        };
+        out.text(&format!(
             "{{\"version\":{FILTER_INDEX_VERSION},\"total\":{},\"page\":{PAGE_SIZE},\"part\":{TEXT_PART}",
             self.total
-        );
+        ))?;
         let arrays = [
             ("texts", self.parts),
             ("heads", self.heads.values),
@@ -342,14 +424,14 @@ impl IndexWriter {
             ("urls", self.urls.values),
         ];
         for (name, a) in arrays {
-            let _ = write!(out, ",\"{name}\":[{}]", a.json);
+            out.text(&format!(",\"{name}\":["))?;
+            a.write_to(&mut out)?;
+            out.text("]")?;
         }
-        out.push_str(",\"columns\":{");
-        let _ = write!(
-            out,
-            "\"kind\":\"{}\",\"state\":\"{}\",\"flags\":\"{}\"",
+        out.text(&format!(
+            ",\"columns\":{{\"kind\":\"{}\",\"state\":\"{}\",\"flags\":\"{}\"",
             self.kind, self.state, self.flags
-        );
+        ))?;
         let columns = [
             ("head", self.head),
             ("key", self.key),
@@ -361,11 +443,13 @@ impl IndexWriter {
             ("url", self.url),
         ];
         for (name, a) in columns {
-            let _ = write!(out, ",\"{name}\":[{}]", a.json);
+            out.text(&format!(",\"{name}\":["))?;
+            a.write_to(&mut out)?;
+            out.text("]")?;
         }
-        let _ = writeln!(out, "}},\"odd\":{{{}}}}}", self.odd.json);
-        files.push((crate::FILTER_INDEX_FILE.to_string(), out));
-        Ok(files)
+        out.text("},\"odd\":{")?;
+        self.odd.write_to(&mut out)?;
+        out.text("}}\n")
     }
 }
 
@@ -503,6 +587,10 @@ pub fn read_index(core: &str, texts: &[Option<&str>]) -> Option<Vec<FilterEntry>
 mod tests {
     use super::*;
 
+    thread_local! {
+        pub(super) static SPILL_AT_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(SPILL_AT) };
+    }
+
     fn sample(i: usize) -> FilterEntry {
         let release = i % 7 == 3;
         let (kind, key) = if release {
@@ -534,7 +622,7 @@ mod tests {
             author: format!("user{}", i % 9),
             title: format!("Title {i} & more\u{2028}"),
             excerpt: format!("Text of {i} <img src=x>"),
-            importance: 5000 - i as u32,
+            importance: 20_000u32.saturating_sub(i as u32),
             updated: match i % 3 {
                 0 => format!("2026-11-{:02}T10:00:{:02}Z", 1 + i % 28, i % 60),
                 1 => "1969-12-31T23:59:59Z".into(),
@@ -589,6 +677,56 @@ mod tests {
         let bare = read_index(&files[3].1, &[]).unwrap();
         assert!(bare.iter().all(|e| e.excerpt.is_empty()));
         assert_eq!(bare[5].title, want[5].title);
+    }
+
+    #[test]
+    fn columns_past_the_memory_limit_go_to_a_temporary_file_and_come_back_whole() {
+        let n = 10 * TEXT_PART + 3;
+        let mut w = IndexWriter::new("g/n");
+        let mut files = Vec::new();
+        for i in 0..n {
+            files.extend(w.push_entry(sample(i)).unwrap());
+        }
+        // The long columns went out; what stays in memory is one chunk.
+        for column in [&w.key, &w.title, &w.updated] {
+            assert!(column.spill.is_some());
+            assert!(column.json.len() < SPILL_AT + 200, "{}", column.json.len());
+        }
+        files.extend(w.last_part().unwrap());
+        let mut core = Vec::new();
+        w.write_core(&mut core).unwrap();
+        let core = String::from_utf8(core).unwrap();
+        let texts: Vec<Option<&str>> = files.iter().map(|f| Some(f.1.as_str())).collect();
+        assert_eq!(texts.len(), 11);
+        let back = read_index(&core, &texts).unwrap();
+        let want: Vec<FilterEntry> = (0..n).map(sample).collect();
+        assert_eq!(back.len(), want.len());
+        for (b, w) in back.iter().zip(&want) {
+            assert_eq!(b, w);
+        }
+    }
+
+    /// The core, all in memory (`spill_at` bytes a column at most).
+    fn core_with_limit(n: usize, spill_at: usize) -> Vec<u8> {
+        SPILL_AT_HERE.with(|limit| limit.set(spill_at));
+        let mut w = IndexWriter::new("g/n");
+        for i in 0..n {
+            w.push_entry(sample(i)).unwrap();
+        }
+        w.last_part().unwrap();
+        let mut core = Vec::new();
+        w.write_core(&mut core).unwrap();
+        SPILL_AT_HERE.with(|limit| limit.set(SPILL_AT));
+        core
+    }
+
+    #[test]
+    fn spilling_never_changes_a_byte() {
+        let n = TEXT_PART + 11;
+        let kept = core_with_limit(n, usize::MAX);
+        assert_eq!(core_with_limit(n, 0), kept);
+        assert_eq!(core_with_limit(n, 100), kept);
+        assert_eq!(core_with_limit(n, SPILL_AT), kept);
     }
 
     #[test]
