@@ -4,6 +4,7 @@
 
 mod api;
 mod browser;
+mod compact;
 mod e2e;
 mod everyday;
 mod faults;
