@@ -1,8 +1,9 @@
 //! Every stored row as plain values, to copy a store from one backend to
 //! another (`signals migrate`) and to verify the copy.
 //!
-//! Both backends have the same tables with the same columns (the SQLite
-//! schema after its migration 0002, the PostgreSQL schema after its 0001), so
+//! Both backends have the same tables with the same columns (each schema
+//! at its latest migration: SQLite's `0007_compact`, PostgreSQL's
+//! `0006_compact`), so
 //! a row is its table and its values in [`Table::columns`] order. Ids are
 //! copied as they are: references between rows stay valid, and the copy's
 //! documents are those of the original.
@@ -155,23 +156,25 @@ impl Table {
                 ("run", Int),
                 ("head", Int),
                 ("body", Int),
-                ("updated_at", Text),
-                ("state", Text),
+                ("labels", Int),
+                ("assignees", Int),
+                ("detail", Int),
+                ("updated_s", Int),
+                ("updated_ns", Int),
+                ("state", Int),
                 ("reactions", Int),
                 ("comments", Int),
-                ("labels", Text),
-                ("assignees", Text),
-                ("detail", Text),
-                ("closed_at", Text),
+                ("closed_s", Int),
+                ("closed_ns", Int),
             ],
             Table::Events => &[
-                ("id", Int),
                 ("run", Int),
-                ("item_id", Text),
-                ("kind", Text),
-                ("detail", Text),
-                ("fields", Text),
+                ("pos", Int),
+                ("item", Int),
+                ("kind", Int),
+                ("fields", Int),
                 ("snapshot", Int),
+                ("detail", Text),
             ],
             Table::Failures => &[
                 ("id", Int),
@@ -252,6 +255,7 @@ impl Table {
             Table::Outbox => "digest IS NOT NULL, id",
             Table::Owners => "group_id, host, owner",
             Table::OwnerRepos => "group_id, host, owner, full_name",
+            Table::Events => "run, pos",
             _ => "id",
         }
     }

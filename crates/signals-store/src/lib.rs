@@ -59,6 +59,7 @@ mod cache;
 pub mod codec;
 pub mod dump;
 mod error;
+pub mod events;
 pub mod outbox;
 pub mod owners;
 mod paged;
@@ -84,13 +85,16 @@ pub use owners::{OwnerRef, OwnerRepo, OwnerStatus};
 pub use paged::{TextIds, TrailSlice, trail_plan};
 pub use read::{
     Failure, RepoStatus, RepoSummary, RepoTotals, RepoView, RunRow, RunStatus, Status, SummaryRow,
-    TotalsRow, run_record_from, summary_from, totals_from, trail_event_from,
+    TotalsRow, TrailRow, run_record_from, summary_from, totals_from, trail_event_from,
 };
 pub use search::searchable;
-pub use snapshots::{Parts, RawParts, head_title_url};
+pub use snapshots::{
+    HEAD_COLUMNS, HEAD_JOINS, Parts, RawParts, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, head_title_url,
+    state_code,
+};
 pub use stream::{LatestItem, RepoOutline, TrailKey};
 pub use trends::{ContextRow, GrowthRow, contexts_from, growth_from};
-pub use write::{RequestStats, RunCommit, check_commit, event_fields};
+pub use write::{RequestStats, RunCommit, check_commit};
 
 use error::DbContext;
 
@@ -140,6 +144,11 @@ const MIGRATIONS: &[Migration] = &[
         name: "0007_owners",
         sql: include_str!("../migrations/0007_owners.sql"),
         then: None,
+    },
+    Migration {
+        name: "0007_compact",
+        sql: include_str!("../migrations/0007_compact.sql"),
+        then: Some(snapshots::migrate_compact),
     },
 ];
 
@@ -653,12 +662,13 @@ mod tests {
         let (texts, snapshots): (i64, i64) = store
             .conn
             .query_row(
-                "SELECT (SELECT count(*) FROM texts), (SELECT count(*) FROM snapshots)",
+                "SELECT (SELECT count(*) FROM texts WHERE id IN (SELECT body FROM snapshots)),
+                        (SELECT count(*) FROM snapshots)",
                 [],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .unwrap();
-        assert!(texts < snapshots, "{texts} texts for {snapshots} snapshots");
+        assert!(texts < snapshots, "{texts} bodies for {snapshots} snapshots");
         assert_eq!(snapshots, snapshot_id);
     }
 

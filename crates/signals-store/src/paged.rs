@@ -6,7 +6,8 @@
 //! The trail is paged by run: each run's `changed_count` is the number of
 //! events it recorded (an invariant of commits), so the runs covering a
 //! page are found from the runs alone, and only that page's events are
-//! read, by the `(run, item_id)` index. The planning is shared with the
+//! read, by the events' primary key `(run, pos)` (`pos` numbers a run's
+//! events in signal id order). The planning is shared with the
 //! PostgreSQL store ([`trail_plan`]).
 
 use std::collections::HashSet;
@@ -16,13 +17,9 @@ use signals_core::{ItemSnapshot, TrailEvent};
 
 use crate::codec::uint;
 use crate::error::DbContext;
-use crate::snapshots::{Parts, raw_parts};
+use crate::snapshots::{HEAD_COLUMNS, HEAD_JOINS, Parts, raw_parts};
+use crate::read::trail_row;
 use crate::{RepoKey, Result, Store, trail_event_from};
-
-/// The columns of a snapshot without its body (read as an empty text):
-/// what ranking and filtering need, at a fraction of the bytes.
-pub(crate) const HEAD_COLUMNS: &str = "h.text, '', s.updated_at, s.state, s.reactions, \
-     s.comments, s.labels, s.assignees, s.detail, s.closed_at";
 
 /// The texts a latest snapshot refers to (`texts.id`), which
 /// `Backend::texts_matching` answers in.
@@ -84,8 +81,7 @@ impl Store {
             .conn
             .prepare_cached(&format!(
                 "SELECT i.item_id, i.item_key, s.head, s.body, {HEAD_COLUMNS}
-                 FROM items i JOIN snapshots s ON s.id = i.latest
-                      JOIN texts h ON h.id = s.head
+                 FROM items i JOIN snapshots s ON s.id = i.latest {HEAD_JOINS}
                  WHERE i.repo = ?1 ORDER BY i.item_id"
             ))
             .doing(&self.path, doing)?;
@@ -110,8 +106,8 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT item_id FROM events
-                 WHERE run = (SELECT max(id) FROM runs WHERE repo = ?1) AND kind = 'changed'",
+                "SELECT i.item_id FROM events e JOIN items i ON i.id = e.item
+                 WHERE e.run = (SELECT max(id) FROM runs WHERE repo = ?1) AND e.kind = 1",
             )
             .doing(&self.path, doing)?;
         let rows = stmt
@@ -152,48 +148,30 @@ impl Store {
         let (total, slices) = trail_plan(&runs, offset, limit);
         let mut out = Vec::new();
         for slice in slices {
-            // The first item id of the slice, by the index alone; then the
-            // slice from there, so skipped events are never joined.
-            let first: Option<String> = if slice.skip == 0 {
-                None
-            } else {
-                Some(
-                    self.conn
-                        .prepare_cached(
-                            "SELECT item_id FROM events WHERE run = ?1
-                             ORDER BY item_id DESC LIMIT 1 OFFSET ?2",
-                        )
-                        .doing(path, doing)?
-                        .query_row(params![slice.run, slice.skip as i64], |r| r.get(0))
-                        .doing(path, doing)?,
-                )
-            };
+            // The slice is a range of the primary key: the run's events
+            // from its last `pos` down, `skip` of them skipped.
             let mut stmt = self
                 .conn
                 .prepare_cached(
-                    "SELECT r.collected_at, e.item_id, h.text, e.kind, e.detail
+                    "SELECT r.collected_at, i.item_id, h.text, e.kind, e.fields, e.detail
                      FROM events e
                      JOIN runs r ON r.id = e.run
+                     JOIN items i ON i.id = e.item
                      JOIN snapshots s ON s.id = e.snapshot
                      JOIN texts h ON h.id = s.head
-                     WHERE e.run = ?1 AND (?2 IS NULL OR e.item_id <= ?2)
-                     ORDER BY e.item_id DESC LIMIT ?3",
+                     WHERE e.run = ?1
+                       AND e.pos <= (SELECT max(pos) FROM events WHERE run = ?1) - ?2
+                     ORDER BY e.pos DESC LIMIT ?3",
                 )
                 .doing(path, doing)?;
             let rows = stmt
-                .query_map(params![slice.run, first, slice.take as i64], |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, String>(3)?,
-                        r.get::<_, String>(4)?,
-                    ))
-                })
+                .query_map(
+                    params![slice.run, slice.skip as i64, slice.take as i64],
+                    trail_row,
+                )
                 .doing(path, doing)?;
             for row in rows {
-                let (at, item_id, head, kind, detail) = row.doing(path, doing)?;
-                out.push(trail_event_from(path, &at, item_id, &head, &kind, detail)?);
+                out.push(trail_event_from(path, row.doing(path, doing)?)?);
             }
         }
         Ok((total, out))

@@ -12,7 +12,7 @@ use std::path::Path;
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Row, params};
 use signals_core::{
-    EventKind, Group, ItemSnapshot, News, RepoContext, RepoName, RunRecord, SourceId, TrackedRepo,
+    Group, ItemSnapshot, News, RepoContext, RepoName, RunRecord, SourceId, TrackedRepo,
     TrailEvent,
 };
 
@@ -267,7 +267,7 @@ impl Store {
             .conn
             .prepare_cached(
                 "SELECT i.item_id FROM items i JOIN snapshots s ON s.id = i.latest
-                 WHERE i.repo = ?1 AND i.kind <> 'release' AND s.state = 'open'
+                 WHERE i.repo = ?1 AND i.kind <> 'release' AND s.state = 0
                  ORDER BY i.item_id",
             )
             .doing(&self.path, doing)?;
@@ -414,8 +414,8 @@ impl Store {
             let mut stmt = self
                 .conn
                 .prepare_cached(
-                    "SELECT item_id FROM events
-                     WHERE run = (SELECT max(id) FROM runs WHERE repo = ?1) AND kind = 'changed'",
+                    "SELECT i.item_id FROM events e JOIN items i ON i.id = e.item
+                     WHERE e.run = (SELECT max(id) FROM runs WHERE repo = ?1) AND e.kind = 1",
                 )
                 .doing(path, doing)?;
             let rows = stmt
@@ -536,30 +536,22 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT r.collected_at, e.item_id, h.text, e.kind, e.detail
-                 FROM events e
-                 JOIN runs r ON r.id = e.run
+                "SELECT r.collected_at, i.item_id, h.text, e.kind, e.fields, e.detail
+                 FROM runs r
+                 JOIN events e ON e.run = r.id
+                 JOIN items i ON i.id = e.item
                  JOIN snapshots s ON s.id = e.snapshot
                  JOIN texts h ON h.id = s.head
                  WHERE r.repo = ?1
-                 ORDER BY r.id, e.item_id",
+                 ORDER BY r.id, e.pos",
             )
             .doing(path, doing)?;
         let rows = stmt
-            .query_map([repo.0], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, String>(4)?,
-                ))
-            })
+            .query_map([repo.0], trail_row)
             .doing(path, doing)?;
         let mut out = Vec::new();
         for row in rows {
-            let (at, item_id, head, kind, detail) = row.doing(path, doing)?;
-            out.push(trail_event_from(path, &at, item_id, &head, &kind, detail)?);
+            out.push(trail_event_from(path, row.doing(path, doing)?)?);
         }
         Ok(out)
     }
@@ -637,34 +629,41 @@ pub fn summary_from(path: &Path, row: SummaryRow) -> Result<RepoSummary> {
     })
 }
 
-/// A trail event from its columns: the run's instant, the item id, the
-/// head text of the snapshot stored with the event, the event kind and
-/// detail.
+/// The columns of a trail event, in the order the trail queries select
+/// them: the run's instant, the item id, the head text of the snapshot
+/// stored with the event, the event's kind, fields and kept detail.
+pub type TrailRow = (String, String, String, i64, i64, Option<String>);
+
+/// Reads a [`TrailRow`].
+pub(crate) fn trail_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TrailRow> {
+    trail_row_at(r, 0)
+}
+
+/// Reads a [`TrailRow`] starting at column `at`.
+pub(crate) fn trail_row_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<TrailRow> {
+    Ok((
+        r.get(at)?,
+        r.get(at + 1)?,
+        r.get(at + 2)?,
+        r.get(at + 3)?,
+        r.get(at + 4)?,
+        r.get(at + 5)?,
+    ))
+}
+
+/// A trail event from its columns (both backends).
 pub fn trail_event_from(
     path: &Path,
-    at: &str,
-    item_id: String,
-    head: &str,
-    kind: &str,
-    detail: String,
+    (at, item_id, head, kind, fields, detail): TrailRow,
 ) -> Result<TrailEvent> {
-    let TrailHead { title, url } = from_json(path, "texts.text (item head)", head)?;
-    let kind = match kind {
-        "discovered" => EventKind::Discovered,
-        "changed" => EventKind::Changed,
-        other => {
-            return Err(StoreError::Corrupt {
-                path: path.to_path_buf(),
-                what: format!("events.kind {other:?} is not an event kind"),
-            });
-        }
-    };
+    let TrailHead { title, url } = from_json(path, "texts.text (item head)", &head)?;
+    let detail = crate::events::detail_of(path, kind, fields, detail)?;
     Ok(TrailEvent {
-        at: ts_parse(path, "runs.collected_at", at)?,
+        at: ts_parse(path, "runs.collected_at", &at)?,
         item_id,
         title,
         url,
-        kind,
+        kind: crate::events::kind_of(path, kind)?,
         detail,
     })
 }
@@ -739,9 +738,9 @@ mod tests {
                  INSERT INTO texts (id, hash, text) VALUES (1, zeroblob(32), '{\"broken\":');
                  INSERT INTO items (id, repo, item_id, kind, item_key, latest)
                  VALUES (1, 1, 'github:o/n:issue:1', 'issue', '1', 1);
-                 INSERT INTO snapshots (id, item, run, head, body, updated_at, state, reactions,
-                                        comments, labels, assignees, detail)
-                 VALUES (1, 1, 1, 1, 1, 'x', 'open', 0, 0, '[]', '[]', '\"Issue\"');",
+                 INSERT INTO snapshots (id, item, run, head, body, labels, assignees, detail,
+                                        updated_s, updated_ns, state, reactions, comments)
+                 VALUES (1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0);",
             )
             .unwrap();
         let err = store.last_successful_run(key).unwrap_err();

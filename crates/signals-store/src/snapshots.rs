@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use signals_core::{ItemDetail, ItemSnapshot, ItemState, Metrics, RepoName};
 
-use crate::codec::{from_json, int, to_json, ts_parse, ts_text, uint};
+use crate::codec::{from_json, int, stamp, stamp_parse, to_json, ts_parse, ts_text, uint};
 use crate::error::{DbContext, Result, StoreError};
 
 /// The fields of a snapshot that rarely change, stored as one JSON text.
@@ -37,47 +37,66 @@ struct Head {
 
 /// A snapshot as columns: what [`SNAPSHOT_COLUMNS`] reads and the insert
 /// writes, in both backends. Two snapshots are the same exactly when their
-/// parts are equal. Fields: the head JSON text, the body text, then the
-/// `snapshots` columns.
+/// parts are equal. The texts (head, body, and since SQLite migration `0007_compact`
+/// and PostgreSQL `0006_compact` labels, assignees and detail) are stored once each
+/// in `texts` and referenced; timestamps are [`crate::codec::stamp`]s.
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Parts {
     pub head: String,
     pub body: String,
-    pub updated_at: String,
-    pub state: String,
+    /// Seconds and nanoseconds.
+    pub updated_at: (i64, i64),
+    /// 0 open, 1 closed.
+    pub state: i64,
     pub reactions: i64,
     pub comments: i64,
+    /// JSON array of strings.
     pub labels: String,
+    /// JSON array of strings.
     pub assignees: String,
+    /// JSON `ItemDetail`.
     pub detail: String,
-    /// RFC 3339, `None` where the host gave none (migration 0003).
-    pub closed_at: Option<String>,
+    /// `None` where the host gave none (migration 0003).
+    pub closed_at: Option<(i64, i64)>,
 }
 
-/// The columns of a snapshot row joined with its head and body texts, in
-/// the order [`Parts::from_row`] reads them; `s`, `h` and `b` are the
-/// aliases of `snapshots` and the two `texts`.
-pub(crate) const SNAPSHOT_COLUMNS: &str = "h.text, b.text, s.updated_at, s.state, s.reactions, \
-     s.comments, s.labels, s.assignees, s.detail, s.closed_at";
+/// The columns of a snapshot row joined with its texts, in the order
+/// [`Parts::from_raw`] reads them; `s` is the alias of `snapshots`, the
+/// others those of [`SNAPSHOT_JOINS`].
+pub const SNAPSHOT_COLUMNS: &str = "h.text, b.text, s.updated_s, s.updated_ns, s.state, \
+     s.reactions, s.comments, l.text, a.text, d.text, s.closed_s, s.closed_ns";
 
 /// The joins that go with [`SNAPSHOT_COLUMNS`].
-pub(crate) const SNAPSHOT_JOINS: &str =
-    "JOIN texts h ON h.id = s.head JOIN texts b ON b.id = s.body";
+pub const SNAPSHOT_JOINS: &str = "JOIN texts h ON h.id = s.head JOIN texts b ON b.id = s.body \
+     JOIN texts l ON l.id = s.labels JOIN texts a ON a.id = s.assignees \
+     JOIN texts d ON d.id = s.detail";
 
-/// The raw row of [`SNAPSHOT_COLUMNS`] (the fields of [`Parts`] in order),
-/// decoded outside the row callback.
+/// [`SNAPSHOT_COLUMNS`] without the body (read as an empty text), and the
+/// joins that go with it: what ranking and filtering need, at a fraction of
+/// the bytes.
+pub const HEAD_COLUMNS: &str = "h.text, '', s.updated_s, s.updated_ns, s.state, \
+     s.reactions, s.comments, l.text, a.text, d.text, s.closed_s, s.closed_ns";
+
+/// The joins that go with [`HEAD_COLUMNS`].
+pub const HEAD_JOINS: &str = "JOIN texts h ON h.id = s.head \
+     JOIN texts l ON l.id = s.labels JOIN texts a ON a.id = s.assignees \
+     JOIN texts d ON d.id = s.detail";
+
+/// The raw row of [`SNAPSHOT_COLUMNS`], decoded outside the row callback.
 pub type RawParts = (
     String,
     String,
-    String,
-    String,
     i64,
     i64,
+    i64,
+    i64,
+    i64,
     String,
     String,
     String,
-    Option<String>,
+    Option<i64>,
+    Option<i64>,
 );
 
 /// Reads [`SNAPSHOT_COLUMNS`] starting at column `at`.
@@ -93,29 +112,69 @@ pub(crate) fn raw_parts(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Ra
         r.get(at + 7)?,
         r.get(at + 8)?,
         r.get(at + 9)?,
+        r.get(at + 10)?,
+        r.get(at + 11)?,
     ))
 }
 
 impl Parts {
-    /// The parts as the tuple [`Parts::join`] takes.
-    pub fn into_raw(self) -> RawParts {
-        (
-            self.head,
-            self.body,
-            self.updated_at,
-            self.state,
-            self.reactions,
-            self.comments,
-            self.labels,
-            self.assignees,
-            self.detail,
-            self.closed_at,
-        )
+    /// The parts from the tuple of [`SNAPSHOT_COLUMNS`]; a close time with
+    /// one of its two columns missing is corrupt.
+    pub fn from_raw(path: &Path, raw: RawParts) -> Result<Parts> {
+        let (
+            head,
+            body,
+            updated_s,
+            updated_ns,
+            state,
+            reactions,
+            comments,
+            labels,
+            assignees,
+            detail,
+            closed_s,
+            closed_ns,
+        ) = raw;
+        let closed_at = match (closed_s, closed_ns) {
+            (Some(s), Some(ns)) => Some((s, ns)),
+            (None, None) => None,
+            _ => {
+                return Err(StoreError::Corrupt {
+                    path: path.to_path_buf(),
+                    what: "snapshots.closed_s and closed_ns are not both set or both empty"
+                        .into(),
+                });
+            }
+        };
+        Ok(Parts {
+            head,
+            body,
+            updated_at: (updated_s, updated_ns),
+            state,
+            reactions,
+            comments,
+            labels,
+            assignees,
+            detail,
+            closed_at,
+        })
     }
 
     /// The SHA-256 of a text, its address in `texts`.
     pub fn hash(text: &str) -> [u8; 32] {
         Sha256::digest(text.as_bytes()).into()
+    }
+
+    /// The texts of a snapshot (head, body, labels, assignees, detail),
+    /// each stored once in `texts`.
+    pub fn texts(&self) -> [&str; 5] {
+        [
+            &self.head,
+            &self.body,
+            &self.labels,
+            &self.assignees,
+            &self.detail,
+        ]
     }
 
     /// The columns of a snapshot.
@@ -130,64 +189,63 @@ impl Parts {
         Ok(Parts {
             head: to_json(path, "item head", &head)?,
             body: s.text.clone(),
-            updated_at: ts_text(s.updated_at),
-            state: s.state.as_str().to_string(),
+            updated_at: stamp(s.updated_at),
+            state: state_code(s.state),
             reactions: int("reactions", s.metrics.reactions)?,
             comments: int("comments", s.metrics.comments)?,
             labels: to_json(path, "item labels", &s.labels)?,
             assignees: to_json(path, "item assignees", &s.assignees)?,
             detail: to_json(path, "item detail", &s.detail)?,
-            closed_at: s.closed_at.map(ts_text),
+            closed_at: s.closed_at.map(stamp),
         })
     }
 
     /// The snapshot of item `key` from its stored columns.
     pub fn join(path: &Path, key: &str, raw: RawParts) -> Result<ItemSnapshot> {
-        let (
-            head,
-            body,
-            updated_at,
-            state,
-            reactions,
-            comments,
-            labels,
-            assignees,
-            detail,
-            closed_at,
-        ) = raw;
-        let head: Head = from_json(path, "texts.text (item head)", &head)?;
-        let state = match state.as_str() {
-            "open" => ItemState::Open,
-            "closed" => ItemState::Closed,
+        let p = Parts::from_raw(path, raw)?;
+        let head: Head = from_json(path, "texts.text (item head)", &p.head)?;
+        let state = match p.state {
+            0 => ItemState::Open,
+            1 => ItemState::Closed,
             other => {
                 return Err(StoreError::Corrupt {
                     path: path.to_path_buf(),
-                    what: format!("snapshots.state {other:?} is not open or closed"),
+                    what: format!("snapshots.state {other} is not open (0) or closed (1)"),
                 });
             }
         };
-        let detail: ItemDetail = from_json(path, "snapshots.detail", &detail)?;
+        let detail: ItemDetail = from_json(path, "texts.text (item detail)", &p.detail)?;
+        let (updated_s, updated_ns) = p.updated_at;
         Ok(ItemSnapshot {
             repo: head.repo,
             key: key.to_string(),
             title: head.title,
-            text: body,
+            text: p.body,
             url: head.url,
             created_at: head.created_at,
-            updated_at: ts_parse(path, "snapshots.updated_at", &updated_at)?,
+            updated_at: stamp_parse(path, "snapshots.updated_s", updated_s, updated_ns)?,
             metrics: Metrics {
-                reactions: uint(path, "snapshots.reactions", reactions)?,
-                comments: uint(path, "snapshots.comments", comments)?,
+                reactions: uint(path, "snapshots.reactions", p.reactions)?,
+                comments: uint(path, "snapshots.comments", p.comments)?,
             },
-            labels: from_json(path, "snapshots.labels", &labels)?,
+            labels: from_json(path, "texts.text (item labels)", &p.labels)?,
             author: head.author,
             state,
-            closed_at: closed_at
-                .map(|t| ts_parse(path, "snapshots.closed_at", &t))
+            closed_at: p
+                .closed_at
+                .map(|(s, ns)| stamp_parse(path, "snapshots.closed_s", s, ns))
                 .transpose()?,
-            assignees: from_json(path, "snapshots.assignees", &assignees)?,
+            assignees: from_json(path, "texts.text (item assignees)", &p.assignees)?,
             detail,
         })
+    }
+}
+
+/// `snapshots.state`: 0 open, 1 closed.
+pub fn state_code(state: ItemState) -> i64 {
+    match state {
+        ItemState::Open => 0,
+        ItemState::Closed => 1,
     }
 }
 
@@ -242,20 +300,7 @@ pub(crate) fn parts_of(tx: &Transaction<'_>, path: &Path, id: i64) -> Result<Par
         .doing(path, doing)?
         .query_row([id], |r| raw_parts(r, 0))
         .doing(path, doing)?;
-    let (head, body, updated_at, state, reactions, comments, labels, assignees, detail, closed_at) =
-        raw;
-    Ok(Parts {
-        head,
-        body,
-        updated_at,
-        state,
-        reactions,
-        comments,
-        labels,
-        assignees,
-        detail,
-        closed_at,
-    })
+    Parts::from_raw(path, raw)
 }
 
 /// Stores one snapshot of an item seen by run `run`, unless it equals the
@@ -275,7 +320,7 @@ pub(crate) fn store_snapshot(
     {
         return Ok(());
     }
-    insert_row(tx, path, item, run, &parts, None)
+    insert_row(tx, path, item, run, &parts)
 }
 
 /// The item's id and its newest snapshot's id, registering the item when
@@ -304,53 +349,39 @@ fn ensure_item(
     Ok((tx.last_insert_rowid(), None))
 }
 
-/// Adds a snapshot row (with id `id`, or one SQLite chooses) and makes it
-/// the item's newest.
-fn insert_row(
-    tx: &Transaction<'_>,
-    path: &Path,
-    item: i64,
-    run: i64,
-    parts: &Parts,
-    id: Option<i64>,
-) -> Result<()> {
+/// Adds a snapshot row and makes it the item's newest.
+fn insert_row(tx: &Transaction<'_>, path: &Path, item: i64, run: i64, parts: &Parts) -> Result<()> {
     let doing = "storing a snapshot";
-    let head = text_id(tx, path, &parts.head)?;
-    let body = text_id(tx, path, &parts.body)?;
-    // Without a close time the column is left out (NULL): the 0002 step of
-    // an old store's migration inserts before migration 0003 adds it.
-    let (columns, values) = match parts.closed_at {
-        Some(_) => (", closed_at", ", ?13"),
-        None => ("", ""),
-    };
-    let sql = format!(
-        "INSERT INTO snapshots (id, item, run, head, body, updated_at, state, reactions,
-                                comments, labels, assignees, detail{columns})
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12{values})"
-    );
-    let mut insert = tx.prepare_cached(&sql).doing(path, doing)?;
-    let common = params![
-        id,
+    let [head, body, labels, assignees, detail] = parts.texts();
+    let texts = [
+        text_id(tx, path, head)?,
+        text_id(tx, path, body)?,
+        text_id(tx, path, labels)?,
+        text_id(tx, path, assignees)?,
+        text_id(tx, path, detail)?,
+    ];
+    tx.prepare_cached(
+        "INSERT INTO snapshots (item, run, head, body, labels, assignees, detail, updated_s,
+                                updated_ns, state, reactions, comments, closed_s, closed_ns)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    )
+    .doing(path, doing)?
+    .execute(params![
         item,
         run,
-        head,
-        body,
-        parts.updated_at,
+        texts[0],
+        texts[1],
+        texts[2],
+        texts[3],
+        texts[4],
+        parts.updated_at.0,
+        parts.updated_at.1,
         parts.state,
         parts.reactions,
         parts.comments,
-        parts.labels,
-        parts.assignees,
-        parts.detail,
-    ];
-    match &parts.closed_at {
-        Some(closed_at) => {
-            let mut all = common.to_vec();
-            all.push(closed_at);
-            insert.execute(&all[..])
-        }
-        None => insert.execute(common),
-    }
+        parts.closed_at.map(|c| c.0),
+        parts.closed_at.map(|c| c.1),
+    ])
     .doing(path, doing)?;
     let snapshot_id = tx.last_insert_rowid();
     tx.prepare_cached("UPDATE items SET latest = ?2 WHERE id = ?1")
@@ -365,7 +396,8 @@ fn insert_row(
 /// keeping every id, so the events still point at the same snapshots; then
 /// drops the old table. Rows are read in id order, so each item's `latest`
 /// ends at its newest snapshot. No row is skipped, even one equal to the
-/// item's previous snapshot: history is moved, not rewritten.
+/// item's previous snapshot: history is moved, not rewritten. It writes the
+/// 0002 layout with its own statement (later migrations change the row).
 pub(crate) fn migrate_0002(tx: &Transaction<'_>, path: &Path) -> Result<()> {
     let doing = "moving snapshots to the 0002 layout";
     {
@@ -379,12 +411,163 @@ pub(crate) fn migrate_0002(tx: &Transaction<'_>, path: &Path) -> Result<()> {
             let item_id: String = row.get(2).doing(path, doing)?;
             let content: String = row.get(3).doing(path, doing)?;
             let run: i64 = row.get(4).doing(path, doing)?;
-            let snapshot: ItemSnapshot = from_json(path, "snapshots.content", &content)?;
-            let parts = Parts::split(path, &snapshot)?;
-            let (item, _) = ensure_item(tx, path, repo, &item_id, &snapshot)?;
-            insert_row(tx, path, item, run, &parts, Some(id))?;
+            let s: ItemSnapshot = from_json(path, "snapshots.content", &content)?;
+            let parts = Parts::split(path, &s)?;
+            let (item, _) = ensure_item(tx, path, repo, &item_id, &s)?;
+            let head = text_id(tx, path, &parts.head)?;
+            let body = text_id(tx, path, &parts.body)?;
+            tx.prepare_cached(
+                "INSERT INTO snapshots (id, item, run, head, body, updated_at, state, reactions,
+                                        comments, labels, assignees, detail)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            )
+            .doing(path, doing)?
+            .execute(params![
+                id,
+                item,
+                run,
+                head,
+                body,
+                ts_text(s.updated_at),
+                s.state.as_str(),
+                parts.reactions,
+                parts.comments,
+                parts.labels,
+                parts.assignees,
+                parts.detail,
+            ])
+            .doing(path, doing)?;
+            tx.prepare_cached("UPDATE items SET latest = ?2 WHERE id = ?1")
+                .doing(path, doing)?
+                .execute(params![item, id])
+                .doing(path, doing)?;
         }
     }
     tx.execute_batch("DROP TABLE snapshots_v1;")
+        .doing(path, doing)
+}
+
+/// The Rust half of migration 0007 (0007_compact): moves the rows of `snapshots_before_compact` and
+/// `events_before_compact` (the layout before) into the compact tables, keeping every
+/// snapshot id: timestamps become [`stamp`]s, the state a number, labels,
+/// assignees and detail references to texts (stored once each); events get
+/// their item's id, their place in the run in signal id order, and their
+/// fields as a bit set, keeping a detail the bits would not give back
+/// ([`crate::events::from_text_row`]). Every value is moved as it was;
+/// a row that does not decode stops the migration, and the store is left
+/// as it was.
+pub(crate) fn migrate_compact(tx: &Transaction<'_>, path: &Path) -> Result<()> {
+    let doing = "moving snapshots and events to the compact layout (0007)";
+    {
+        let mut read = tx
+            .prepare(
+                "SELECT id, item, run, head, body, updated_at, state, reactions, comments,
+                        labels, assignees, detail, closed_at
+                 FROM snapshots_before_compact ORDER BY id",
+            )
+            .doing(path, doing)?;
+        let mut rows = read.query([]).doing(path, doing)?;
+        while let Some(row) = rows.next().doing(path, doing)? {
+            let id: i64 = row.get(0).doing(path, doing)?;
+            let updated: String = row.get(5).doing(path, doing)?;
+            let state: String = row.get(6).doing(path, doing)?;
+            let labels: String = row.get(9).doing(path, doing)?;
+            let assignees: String = row.get(10).doing(path, doing)?;
+            let detail: String = row.get(11).doing(path, doing)?;
+            let closed: Option<String> = row.get(12).doing(path, doing)?;
+            let what = |column: &str| format!("snapshots.{column} of snapshot {id}");
+            let updated = stamp(ts_parse(path, &what("updated_at"), &updated)?);
+            let closed = closed
+                .map(|c| ts_parse(path, &what("closed_at"), &c).map(stamp))
+                .transpose()?;
+            let state = match state.as_str() {
+                "open" => 0,
+                "closed" => 1,
+                other => {
+                    return Err(StoreError::Corrupt {
+                        path: path.to_path_buf(),
+                        what: format!("{} {other:?} is not open or closed", what("state")),
+                    });
+                }
+            };
+            let labels = text_id(tx, path, &labels)?;
+            let assignees = text_id(tx, path, &assignees)?;
+            let detail = text_id(tx, path, &detail)?;
+            tx.prepare_cached(
+                "INSERT INTO snapshots (id, item, run, head, body, labels, assignees, detail,
+                                        updated_s, updated_ns, state, reactions, comments,
+                                        closed_s, closed_ns)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+            )
+            .doing(path, doing)?
+            .execute(params![
+                id,
+                row.get::<_, i64>(1).doing(path, doing)?,
+                row.get::<_, i64>(2).doing(path, doing)?,
+                row.get::<_, i64>(3).doing(path, doing)?,
+                row.get::<_, i64>(4).doing(path, doing)?,
+                labels,
+                assignees,
+                detail,
+                updated.0,
+                updated.1,
+                state,
+                row.get::<_, i64>(7).doing(path, doing)?,
+                row.get::<_, i64>(8).doing(path, doing)?,
+                closed.map(|c| c.0),
+                closed.map(|c| c.1),
+            ])
+            .doing(path, doing)?;
+        }
+    }
+    {
+        // `pos` numbers each run's events in signal id order (byte order:
+        // SQLite's default collation), as the trail reads them.
+        let mut read = tx
+            .prepare(
+                "SELECT e.id, e.run, i.id, e.kind, e.detail, e.fields, e.snapshot,
+                        row_number() OVER (PARTITION BY e.run ORDER BY e.item_id) - 1
+                 FROM events_before_compact e JOIN runs r ON r.id = e.run
+                 LEFT JOIN items i ON i.repo = r.repo AND i.item_id = e.item_id
+                 ORDER BY e.run, e.item_id",
+            )
+            .doing(path, doing)?;
+        let mut rows = read.query([]).doing(path, doing)?;
+        while let Some(row) = rows.next().doing(path, doing)? {
+            let id: i64 = row.get(0).doing(path, doing)?;
+            let at = format!("event {id}");
+            let item: Option<i64> = row.get(2).doing(path, doing)?;
+            let Some(item) = item else {
+                return Err(StoreError::Corrupt {
+                    path: path.to_path_buf(),
+                    what: format!(
+                        "{at} is about an item its repository does not have; \
+                         the store was left as it was"
+                    ),
+                });
+            };
+            let kind: String = row.get(3).doing(path, doing)?;
+            let detail: String = row.get(4).doing(path, doing)?;
+            let fields: String = row.get(5).doing(path, doing)?;
+            let (kind, fields, detail) =
+                crate::events::from_text_row(path, &at, &kind, detail, &fields)?;
+            tx.prepare_cached(
+                "INSERT INTO events (run, pos, item, kind, fields, snapshot, detail)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )
+            .doing(path, doing)?
+            .execute(params![
+                row.get::<_, i64>(1).doing(path, doing)?,
+                row.get::<_, i64>(7).doing(path, doing)?,
+                item,
+                kind,
+                fields,
+                row.get::<_, i64>(6).doing(path, doing)?,
+                detail,
+            ])
+            .doing(path, doing)?;
+        }
+    }
+    tx.execute_batch("DROP TABLE events_before_compact; DROP TABLE snapshots_before_compact;")
         .doing(path, doing)
 }

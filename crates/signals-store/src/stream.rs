@@ -12,6 +12,8 @@
 use rusqlite::{OptionalExtension, params};
 use signals_core::{EventKind, ItemSnapshot, News, RepoContext, RunRecord, TrailEvent};
 
+use crate::events::kind_of;
+
 use crate::codec::from_json;
 use crate::error::{DbContext, StoreError};
 use crate::read::{RUN_COLUMNS, run_row};
@@ -50,18 +52,6 @@ pub struct LatestItem {
 /// A trail event's place in the store: its run's row id and the item id
 /// (unique together), the key [`crate::Backend::trail_events`] reads by.
 pub type TrailKey = (i64, String);
-
-/// A decoded event kind, or a corruption error.
-pub(crate) fn event_kind(path: &std::path::Path, kind: &str) -> Result<EventKind> {
-    match kind {
-        "discovered" => Ok(EventKind::Discovered),
-        "changed" => Ok(EventKind::Changed),
-        other => Err(StoreError::Corrupt {
-            path: path.to_path_buf(),
-            what: format!("events.kind {other:?} is not an event kind"),
-        }),
-    }
-}
 
 impl Store {
     /// See [`crate::Backend::repository_outline`].
@@ -119,7 +109,7 @@ impl Store {
             .prepare_cached(&format!(
                 "SELECT i.item_id, i.item_key, {SNAPSHOT_COLUMNS}, e.kind
                  FROM items i JOIN snapshots s ON s.id = i.latest {SNAPSHOT_JOINS}
-                      LEFT JOIN events e ON e.item_id = i.item_id
+                      LEFT JOIN events e ON e.item = i.id
                            AND e.run = (SELECT max(id) FROM runs WHERE repo = ?1)
                  WHERE i.repo = ?1 AND i.item_id > ?2
                  ORDER BY i.item_id LIMIT ?3"
@@ -132,7 +122,7 @@ impl Store {
                     r.get::<_, String>(0)?,
                     r.get::<_, String>(1)?,
                     raw_parts(r, 2)?,
-                    r.get::<_, Option<String>>(12)?,
+                    r.get::<_, Option<i64>>(14)?,
                 ))
             })
             .doing(path, doing)?;
@@ -142,7 +132,7 @@ impl Store {
             out.push(LatestItem {
                 id,
                 item: Parts::join(path, &key, raw)?,
-                latest_event: kind.map(|k| event_kind(path, &k)).transpose()?,
+                latest_event: kind.map(|k| kind_of(path, k)).transpose()?,
             });
         }
         Ok(out)
@@ -162,26 +152,25 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT e.run, r.collected_at, e.item_id, e.kind, e.detail
-                 FROM runs r JOIN events e ON e.run = r.id
-                 WHERE r.repo = ?1 AND e.run >= ?2 AND (e.run > ?2 OR e.item_id > ?3)
-                 ORDER BY e.run, e.item_id LIMIT ?4",
+                // The key's place in its run (`pos`, signal id order) by
+                // the items' and the events' unique indexes, then a range.
+                "SELECT e.run, r.collected_at, i.item_id, e.kind, e.fields, e.detail
+                 FROM runs r JOIN events e ON e.run = r.id JOIN items i ON i.id = e.item
+                 WHERE r.repo = ?1 AND e.run >= ?2
+                   AND (e.run > ?2 OR e.pos > (
+                        SELECT k.pos FROM items ki JOIN events k ON k.item = ki.id
+                        WHERE ki.repo = ?1 AND ki.item_id = ?3 AND k.run = ?2))
+                 ORDER BY e.run, e.pos LIMIT ?4",
             )
             .doing(path, doing)?;
         let rows = stmt
             .query_map(params![repo.0, run, item, limit as i64], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, String>(4)?,
-                ))
+                Ok((r.get::<_, i64>(0)?, crate::read::trail_row_at(r, 1)?))
             })
             .doing(path, doing)?;
         let mut out = Vec::new();
         for row in rows {
-            let (run, at, item_id, kind, detail) = row.doing(path, doing)?;
+            let (run, (at, item_id, _, kind, fields, detail)) = row.doing(path, doing)?;
             out.push((
                 run,
                 TrailEvent {
@@ -189,8 +178,8 @@ impl Store {
                     item_id,
                     title: String::new(),
                     url: String::new(),
-                    kind: event_kind(path, &kind)?,
-                    detail,
+                    kind: kind_of(path, kind)?,
+                    detail: crate::events::detail_of(path, kind, fields, detail)?,
                 },
             ));
         }
@@ -204,35 +193,28 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT r.collected_at, e.item_id, h.text, e.kind, e.detail
-                 FROM events e
+                "SELECT r.collected_at, i.item_id, h.text, e.kind, e.fields, e.detail
+                 FROM items i
+                 JOIN events e ON e.item = i.id AND e.run = ?1
                  JOIN runs r ON r.id = e.run
                  JOIN snapshots s ON s.id = e.snapshot
                  JOIN texts h ON h.id = s.head
-                 WHERE e.run = ?1 AND e.item_id = ?2 AND r.repo = ?3",
+                 WHERE i.item_id = ?2 AND i.repo = ?3 AND r.repo = ?3",
             )
             .doing(path, doing)?;
         let mut out = Vec::with_capacity(keys.len());
         for (run, item_id) in keys {
             let row = stmt
-                .query_row(params![run, item_id, repo.0], |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, String>(3)?,
-                        r.get::<_, String>(4)?,
-                    ))
-                })
+                .query_row(params![run, item_id, repo.0], crate::read::trail_row)
                 .optional()
                 .doing(path, doing)?;
-            let Some((at, item_id, head, kind, detail)) = row else {
+            let Some(row) = row else {
                 return Err(StoreError::Corrupt {
                     path: path.clone(),
                     what: format!("the event of {item_id} in run {run} vanished while it was read"),
                 });
             };
-            out.push(trail_event_from(path, &at, item_id, &head, &kind, detail)?);
+            out.push(trail_event_from(path, row)?);
         }
         Ok(out)
     }

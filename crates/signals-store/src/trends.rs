@@ -70,8 +70,8 @@ pub(crate) const GROWTH_SQL: &str = "
                   WHERE s.item = i.id ORDER BY s.id LIMIT 1)) AS then_,
                ls.reactions + ls.comments AS now_
         FROM items i JOIN snapshots ls ON ls.id = i.latest JOIN texts h ON h.id = ls.head
-        WHERE i.repo = ?1 AND i.item_id IN (
-            SELECT e.item_id FROM events e JOIN runs r ON r.id = e.run
+        WHERE i.repo = ?1 AND i.id IN (
+            SELECT e.item FROM events e JOIN runs r ON r.id = e.run
             WHERE r.repo = ?1 AND r.collected_at > ?2)) g
     WHERE now_ > then_
     ORDER BY item_id";

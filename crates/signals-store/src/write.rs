@@ -12,9 +12,7 @@ use std::collections::HashSet;
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use signals_core::run::ItemEvent;
-use signals_core::{
-    Group, ItemSnapshot, News, Observation, RepoContext, RepoName, RunRecord, TrackedRepo,
-};
+use signals_core::{Group, ItemSnapshot, News, RepoContext, RepoName, RunRecord, TrackedRepo};
 
 use crate::codec::{int, to_json, ts_parse, ts_text};
 use crate::error::{DbContext, Result, StoreError};
@@ -196,12 +194,12 @@ impl Store {
         {
             let mut event = tx
                 .prepare_cached(
-                    "INSERT INTO events (run, item_id, kind, detail, fields, snapshot)
+                    "INSERT INTO events (run, pos, item, kind, fields, snapshot)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 )
                 .doing(&path, "preparing to store events")?;
-            for e in &run.events {
-                let Some((_, snapshot)) = snapshots::item_row(&tx, &path, repo.0, &e.item_id)?
+            for (pos, e) in crate::events::positioned(&run.events) {
+                let Some((item, snapshot)) = snapshots::item_row(&tx, &path, repo.0, &e.item_id)?
                 else {
                     return Err(invalid(format!(
                         "its {} event for {} has no snapshot of that item; \
@@ -210,15 +208,9 @@ impl Store {
                         e.item_id
                     )));
                 };
+                let (kind, fields) = crate::events::encode(&e.observation);
                 event
-                    .execute(params![
-                        run_id,
-                        e.item_id,
-                        e.observation.kind().as_str(),
-                        e.observation.detail(),
-                        event_fields(&path, &e.observation)?,
-                        snapshot
-                    ])
+                    .execute(params![run_id, pos, item, kind, fields, snapshot])
                     .doing(&path, "storing an observation event")?;
             }
         }
@@ -302,7 +294,10 @@ impl Store {
         // rare and asked for by hand, can afford.
         tx.execute(
             "DELETE FROM texts WHERE id NOT IN (SELECT head FROM snapshots)
-                                 AND id NOT IN (SELECT body FROM snapshots)",
+                                 AND id NOT IN (SELECT body FROM snapshots)
+                                 AND id NOT IN (SELECT labels FROM snapshots)
+                                 AND id NOT IN (SELECT assignees FROM snapshots)
+                                 AND id NOT IN (SELECT detail FROM snapshots)",
             [],
         )
         .doing(&path, doing)?;
@@ -318,16 +313,6 @@ impl Store {
         tx.commit().doing(&path, doing)?;
         Ok(runs as u64)
     }
-}
-
-/// The `events.fields` column of an observation: the JSON array of the
-/// changed field names (empty for `discovered`).
-pub fn event_fields(path: &std::path::Path, observation: &Observation) -> Result<String> {
-    let fields: Vec<&str> = match observation {
-        Observation::Discovered => Vec::new(),
-        Observation::Changed(fields) => fields.iter().map(|f| f.as_str()).collect(),
-    };
-    to_json(path, "changed field names", &fields)
 }
 
 /// What a run commit must satisfy before it is written, as a problem
@@ -364,7 +349,7 @@ pub fn check_commit(run: &RunCommit) -> std::result::Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use signals_core::{ItemDetail, ItemState, Metrics, Source};
+    use signals_core::{ItemDetail, ItemState, Metrics, Observation, Source};
 
     fn repo() -> TrackedRepo {
         TrackedRepo {
