@@ -50,7 +50,8 @@ fn identity(table: Table) -> Option<&'static str> {
         | Table::HttpCache
         | Table::RateLimits
         | Table::Owners
-        | Table::OwnerRepos => None,
+        | Table::OwnerRepos
+        | Table::Events => None,
         Table::Repositories => Some("key"),
         _ => Some("id"),
     }

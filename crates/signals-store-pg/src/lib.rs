@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub mod address;
+mod compact;
 mod copy;
 mod outbox;
 mod owners;
@@ -38,24 +39,44 @@ use signals_store::{DbError, Result, StoreError};
 pub use address::{Address, is_postgres};
 pub use queue::{Lease, QueueStatus, WorkerStatus};
 
+/// A migration's Rust step, run after its SQL in the same transaction, for
+/// what SQL cannot do exactly (parsing timestamps).
+type Step = fn(&PgStore, &mut postgres::Transaction<'_>) -> Result<()>;
+
 /// The migrations, in order; the schema version is their number. Never edit
 /// or reorder an entry once merged.
-const MIGRATIONS: &[(&str, &str)] = &[
-    ("0001_init", include_str!("../migrations/0001_init.sql")),
+const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
+    ("0001_init", include_str!("../migrations/0001_init.sql"), None),
     (
         "0002_closed_at",
         include_str!("../migrations/0002_closed_at.sql"),
+        None,
     ),
-    ("0003_outbox", include_str!("../migrations/0003_outbox.sql")),
+    (
+        "0003_outbox",
+        include_str!("../migrations/0003_outbox.sql"),
+        None,
+    ),
     (
         "0004_text_search",
         include_str!("../migrations/0004_text_search.sql"),
+        None,
     ),
     (
         "0005_reconcile",
         include_str!("../migrations/0005_reconcile.sql"),
+        None,
     ),
-    ("0006_owners", include_str!("../migrations/0006_owners.sql")),
+    (
+        "0006_owners",
+        include_str!("../migrations/0006_owners.sql"),
+        None,
+    ),
+    (
+        "0006_compact",
+        include_str!("../migrations/0006_compact.sql"),
+        Some(compact::migrate),
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that
@@ -344,8 +365,11 @@ impl PgStore {
                 return Err(StoreError::NotAStore { path: self.path() });
             }
         }
-        for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(applied as usize) {
+        for (i, (name, sql, step)) in MIGRATIONS.iter().enumerate().skip(applied as usize) {
             tx.batch_execute(sql).map_err(self.err(doing))?;
+            if let Some(step) = step {
+                step(self, &mut tx)?;
+            }
             tx.execute(
                 "INSERT INTO signals_schema (version, name) VALUES ($1, $2)",
                 &[&(i as i64 + 1), name],

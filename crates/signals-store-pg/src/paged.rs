@@ -6,10 +6,13 @@ use std::collections::HashSet;
 
 use signals_core::{ItemSnapshot, TrailEvent};
 use signals_store::codec::uint;
-use signals_store::{Parts, RepoKey, Result, TextIds, searchable, trail_event_from, trail_plan};
+use signals_store::{
+    HEAD_COLUMNS, HEAD_JOINS, Parts, RepoKey, Result, TextIds, searchable, trail_event_from,
+    trail_plan,
+};
 
 use crate::PgStore;
-use crate::read::raw_parts;
+use crate::read::{raw_parts, trail_row};
 
 impl PgStore {
     pub(crate) fn each_latest_head_(
@@ -20,11 +23,11 @@ impl PgStore {
         let path = self.path();
         self.each_row(
             "reading the latest snapshots' heads",
-            "SELECT i.item_id, i.item_key, s.head, s.body, h.text, '', s.updated_at, s.state, s.reactions,
-                    s.comments, s.labels, s.assignees, s.detail, s.closed_at
-             FROM items i JOIN snapshots s ON s.id = i.latest
-                  JOIN texts h ON h.id = s.head
-             WHERE i.repo = $1 ORDER BY i.item_id",
+            &format!(
+                "SELECT i.item_id, i.item_key, s.head, s.body, {HEAD_COLUMNS}
+                 FROM items i JOIN snapshots s ON s.id = i.latest {HEAD_JOINS}
+                 WHERE i.repo = $1 ORDER BY i.item_id"
+            ),
             &[&repo.raw()],
             |r| {
                 let key: String = r.get(1);
@@ -80,8 +83,8 @@ impl PgStore {
         Ok(self
             .query(
                 "reading the latest run's changes",
-                "SELECT item_id FROM events
-                 WHERE run = (SELECT max(id) FROM runs WHERE repo = $1) AND kind = 'changed'",
+                "SELECT i.item_id FROM events e JOIN items i ON i.id = e.item
+                 WHERE e.run = (SELECT max(id) FROM runs WHERE repo = $1) AND e.kind = 1",
                 &[&repo.raw()],
             )?
             .iter()
@@ -111,38 +114,23 @@ impl PgStore {
         let (total, slices) = trail_plan(&runs, offset, limit);
         let mut out = Vec::new();
         for slice in slices {
-            let first: Option<String> = if slice.skip == 0 {
-                None
-            } else {
-                self.query(
-                    doing,
-                    "SELECT item_id FROM events WHERE run = $1
-                     ORDER BY item_id DESC LIMIT 1 OFFSET $2",
-                    &[&slice.run, &(slice.skip as i64)],
-                )?
-                .first()
-                .map(|r| r.get(0))
-            };
+            // A range of the primary key (run, pos), from the run's last
+            // `pos` down, `skip` of them skipped.
             let rows = self.query(
                 doing,
-                "SELECT r.collected_at, e.item_id, h.text, e.kind, e.detail
+                "SELECT r.collected_at, i.item_id, h.text, e.kind, e.fields, e.detail
                  FROM events e
                  JOIN runs r ON r.id = e.run
+                 JOIN items i ON i.id = e.item
                  JOIN snapshots s ON s.id = e.snapshot
                  JOIN texts h ON h.id = s.head
-                 WHERE e.run = $1 AND ($2::TEXT IS NULL OR e.item_id <= $2)
-                 ORDER BY e.item_id DESC LIMIT $3",
-                &[&slice.run, &first, &(slice.take as i64)],
+                 WHERE e.run = $1
+                   AND e.pos <= (SELECT max(pos) FROM events WHERE run = $1) - $2
+                 ORDER BY e.pos DESC LIMIT $3",
+                &[&slice.run, &(slice.skip as i64), &(slice.take as i64)],
             )?;
             for r in rows {
-                out.push(trail_event_from(
-                    &path,
-                    r.get(0),
-                    r.get(1),
-                    r.get(2),
-                    r.get(3),
-                    r.get(4),
-                )?);
+                out.push(trail_event_from(&path, trail_row(&r))?);
             }
         }
         Ok((total, out))

@@ -13,7 +13,7 @@ use signals_store::codec::{int, reset_parse, reset_text, ts_parse, ts_text, uint
 use signals_store::{
     CachedResponse, Failure, Parts, RateLimit, RepoKey, RepoStatus, RepoSummary, RepoView,
     RequestStats, Result, RunStatus, Status, StoreError, check_cacheable, run_record_from,
-    summary_from, trail_event_from,
+    SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, summary_from, trail_event_from,
 };
 
 use crate::PgStore;
@@ -25,10 +25,6 @@ const SUMMARY_SQL: &str = "
            (SELECT collected_at FROM runs WHERE repo = r.key ORDER BY id DESC LIMIT 1)
     FROM repositories r JOIN groups g ON g.id = r.group_id";
 
-pub(crate) const SNAPSHOT_COLUMNS: &str = "h.text, b.text, s.updated_at, s.state, s.reactions, \
-     s.comments, s.labels, s.assignees, s.detail, s.closed_at";
-pub(crate) const SNAPSHOT_JOINS: &str =
-    "JOIN texts h ON h.id = s.head JOIN texts b ON b.id = s.body";
 
 pub(crate) const RUN_COLUMNS: &str = "collected_at, since, observed_count, changed_count";
 
@@ -44,7 +40,15 @@ pub(crate) fn raw_parts(r: &postgres::Row, at: usize) -> signals_store::RawParts
         r.get(at + 7),
         r.get(at + 8),
         r.get(at + 9),
+        r.get(at + 10),
+        r.get(at + 11),
     )
+}
+
+/// A trail row as [`trail_event_from`] takes it, from the columns the
+/// trail queries select.
+pub(crate) fn trail_row(r: &postgres::Row) -> signals_store::TrailRow {
+    (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5))
 }
 
 fn summary_row(r: &postgres::Row) -> signals_store::SummaryRow {
@@ -151,7 +155,7 @@ impl PgStore {
             .query(
                 "listing the open items",
                 "SELECT i.item_id FROM items i JOIN snapshots s ON s.id = i.latest
-                 WHERE i.repo = $1 AND i.kind <> 'release' AND s.state = 'open'
+                 WHERE i.repo = $1 AND i.kind <> 'release' AND s.state = 0
                  ORDER BY i.item_id",
                 &[&repo.raw()],
             )?
@@ -276,8 +280,8 @@ impl PgStore {
         let changed_in_latest: HashSet<String> = self
             .query(
                 "reading the latest run's changes",
-                "SELECT item_id FROM events
-                 WHERE run = (SELECT max(id) FROM runs WHERE repo = $1) AND kind = 'changed'",
+                "SELECT i.item_id FROM events e JOIN items i ON i.id = e.item
+                 WHERE e.run = (SELECT max(id) FROM runs WHERE repo = $1) AND e.kind = 1",
                 &[&repo.raw()],
             )?
             .iter()
@@ -302,23 +306,17 @@ impl PgStore {
         let mut out = Vec::new();
         self.each_row(
             "reading the observation trail",
-            "SELECT r.collected_at, e.item_id, h.text, e.kind, e.detail
-             FROM events e
-             JOIN runs r ON r.id = e.run
+            "SELECT r.collected_at, i.item_id, h.text, e.kind, e.fields, e.detail
+             FROM runs r
+             JOIN events e ON e.run = r.id
+             JOIN items i ON i.id = e.item
              JOIN snapshots s ON s.id = e.snapshot
              JOIN texts h ON h.id = s.head
              WHERE r.repo = $1
-             ORDER BY r.id, e.item_id",
+             ORDER BY r.id, e.pos",
             &[&repo.raw()],
             |r| {
-                out.push(trail_event_from(
-                    &path,
-                    r.get(0),
-                    r.get(1),
-                    r.get(2),
-                    r.get(3),
-                    r.get(4),
-                )?);
+                out.push(trail_event_from(&path, trail_row(r))?);
                 Ok(())
             },
         )?;

@@ -4,24 +4,18 @@
 
 use std::collections::HashMap;
 
-use signals_core::{EventKind, News, RepoContext, TrailEvent};
+use signals_core::{News, RepoContext, TrailEvent};
 use signals_store::codec::{from_json, ts_parse};
 use signals_store::{
-    LatestItem, Parts, RepoKey, RepoOutline, Result, TrailKey, run_record_from, trail_event_from,
+    LatestItem, Parts, RepoKey, RepoOutline, Result, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, TrailKey,
+    run_record_from, trail_event_from,
 };
+use signals_store::events::{detail_of, kind_of};
 
 use crate::PgStore;
-use crate::read::{RUN_COLUMNS, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, raw_parts, run_row};
+use crate::read::{RUN_COLUMNS, raw_parts, run_row};
 
 impl PgStore {
-    pub(crate) fn event_kind(&self, kind: &str) -> Result<EventKind> {
-        match kind {
-            "discovered" => Ok(EventKind::Discovered),
-            "changed" => Ok(EventKind::Changed),
-            other => Err(self.corrupt(format!("events.kind {other:?} is not an event kind"))),
-        }
-    }
-
     pub(crate) fn repository_outline_(&self, repo: RepoKey) -> Result<Option<RepoOutline>> {
         let path = self.path();
         let summary = self.summary_of(repo)?;
@@ -67,7 +61,7 @@ impl PgStore {
             &format!(
                 "SELECT i.item_id, i.item_key, {SNAPSHOT_COLUMNS}, e.kind
                  FROM items i JOIN snapshots s ON s.id = i.latest {SNAPSHOT_JOINS}
-                      LEFT JOIN events e ON e.item_id = i.item_id
+                      LEFT JOIN events e ON e.item = i.id
                            AND e.run = (SELECT max(id) FROM runs WHERE repo = $1)
                  WHERE i.repo = $1 AND i.item_id > $2
                  ORDER BY i.item_id LIMIT $3"
@@ -78,11 +72,11 @@ impl PgStore {
         let mut out = Vec::with_capacity(rows.len());
         for r in &rows {
             let key: String = r.get(1);
-            let kind: Option<&str> = r.get(12);
+            let kind: Option<i64> = r.get(14);
             out.push(LatestItem {
                 id: r.get(0),
                 item: Parts::join(&path, &key, raw_parts(r, 2))?,
-                latest_event: kind.map(|k| self.event_kind(k)).transpose()?,
+                latest_event: kind.map(|k| kind_of(&path, k)).transpose()?,
             });
         }
         Ok(out)
@@ -99,11 +93,15 @@ impl PgStore {
         let (run, item) = after.unwrap_or((0, ""));
         let rows = self.query(
             "reading a batch of the trail",
-            "SELECT e.run, r.collected_at, e.item_id, e.kind, e.detail
-             FROM runs r JOIN events e ON e.run = r.id
-             WHERE r.repo = $1
-               AND (e.run, e.item_id) > ($2, $3)
-             ORDER BY e.run, e.item_id LIMIT $4",
+            // The key's place in its run (`pos`, signal id order) by the
+            // items' and the events' unique indexes, then a range.
+            "SELECT e.run, r.collected_at, i.item_id, e.kind, e.fields, e.detail
+             FROM runs r JOIN events e ON e.run = r.id JOIN items i ON i.id = e.item
+             WHERE r.repo = $1 AND e.run >= $2
+               AND (e.run > $2 OR e.pos > (
+                    SELECT k.pos FROM items ki JOIN events k ON k.item = ki.id
+                    WHERE ki.repo = $1 AND ki.item_id = $3 AND k.run = $2))
+             ORDER BY e.run, e.pos LIMIT $4",
             &[&repo.raw(), &run, &item, &(limit as i64)],
         )?;
         let mut out = Vec::with_capacity(rows.len());
@@ -116,8 +114,8 @@ impl PgStore {
                     item_id: r.get(2),
                     title: String::new(),
                     url: String::new(),
-                    kind: self.event_kind(r.get(3))?,
-                    detail: r.get(4),
+                    kind: kind_of(&path, r.get(3))?,
+                    detail: detail_of(&path, r.get(3), r.get(4), r.get(5))?,
                 },
             ));
         }
@@ -138,9 +136,10 @@ impl PgStore {
         let items: Vec<&str> = keys.iter().map(|(_, item)| item.as_str()).collect();
         let rows = self.query(
             "reading events of the trail",
-            "SELECT e.run, r.collected_at, e.item_id, h.text, e.kind, e.detail
+            "SELECT e.run, r.collected_at, i.item_id, h.text, e.kind, e.fields, e.detail
              FROM unnest($2::bigint[], $3::text[]) AS k(run, item_id)
-             JOIN events e ON e.run = k.run AND e.item_id = k.item_id
+             JOIN items i ON i.repo = $1 AND i.item_id = k.item_id
+             JOIN events e ON e.run = k.run AND e.item = i.id
              JOIN runs r ON r.id = e.run
              JOIN snapshots s ON s.id = e.snapshot
              JOIN texts h ON h.id = s.head
@@ -152,11 +151,14 @@ impl PgStore {
             let item_id: String = r.get(2);
             let event = trail_event_from(
                 &path,
-                r.get(1),
-                item_id.clone(),
-                r.get(3),
-                r.get(4),
-                r.get(5),
+                (
+                    r.get(1),
+                    item_id.clone(),
+                    r.get(3),
+                    r.get(4),
+                    r.get(5),
+                    r.get(6),
+                ),
             )?;
             found.insert((r.get(0), item_id), event);
         }

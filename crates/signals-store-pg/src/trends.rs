@@ -45,8 +45,8 @@ impl PgStore {
                             ls.reactions + ls.comments AS now_
                      FROM items i JOIN snapshots ls ON ls.id = i.latest
                           JOIN texts h ON h.id = ls.head
-                     WHERE i.repo = $1 AND i.item_id IN (
-                         SELECT e.item_id FROM events e JOIN runs r ON r.id = e.run
+                     WHERE i.repo = $1 AND i.id IN (
+                         SELECT e.item FROM events e JOIN runs r ON r.id = e.run
                          WHERE r.repo = $1 AND r.collected_at > $2)) g
                  WHERE now_ > then_
                  ORDER BY item_id",

@@ -10,7 +10,9 @@ use jiff::Timestamp;
 use postgres::{Client, GenericClient, Transaction};
 use signals_core::{Group, ItemSnapshot, TrackedRepo};
 use signals_store::codec::{int, to_json, ts_parse, ts_text};
-use signals_store::{Parts, RepoKey, Result, RunCommit, StoreError, check_commit, event_fields};
+use signals_store::{
+    Parts, RepoKey, Result, RunCommit, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, StoreError, check_commit,
+};
 
 use crate::{PgStore, TEXTS_LOCK};
 
@@ -257,8 +259,9 @@ impl PgStore {
             for (id, snapshot, parts) in &parts {
                 self.store_snapshot(&mut tx, repo.raw(), id, snapshot, parts, &ids, run_id)?;
             }
-            for e in &run.events {
-                let Some((_, snapshot)) = item_row(&mut tx, repo.raw(), &e.item_id).map_err(&err)?
+            for (pos, e) in signals_store::events::positioned(&run.events) {
+                let Some((item, snapshot)) =
+                    item_row(&mut tx, repo.raw(), &e.item_id).map_err(&err)?
                 else {
                     return Err(StoreError::InvalidRun {
                         repo: repo_name.clone(),
@@ -271,17 +274,11 @@ impl PgStore {
                         ),
                     });
                 };
+                let (kind, fields) = signals_store::events::encode(&e.observation);
                 tx.execute(
-                    "INSERT INTO events (run, item_id, kind, detail, fields, snapshot)
+                    "INSERT INTO events (run, pos, item, kind, fields, snapshot)
                      VALUES ($1, $2, $3, $4, $5, $6)",
-                    &[
-                        &run_id,
-                        &e.item_id,
-                        &e.observation.kind().as_str(),
-                        &e.observation.detail(),
-                        &event_fields(&path, &e.observation)?,
-                        &snapshot,
-                    ],
+                    &[&run_id, &pos, &item, &kind, &fields, &snapshot],
                 )
                 .map_err(self.err("storing an observation event"))?;
             }
@@ -340,25 +337,29 @@ impl PgStore {
                 ))
             })
         };
-        let (head, body) = (id_of(&parts.head)?, id_of(&parts.body)?);
+        let [head, body, labels, assignees, detail] = parts.texts();
         let id: i64 = tx
             .query_one(
-                "INSERT INTO snapshots (item, run, head, body, updated_at, state, reactions,
-                                        comments, labels, assignees, detail, closed_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+                "INSERT INTO snapshots (item, run, head, body, labels, assignees, detail,
+                                        updated_s, updated_ns, state, reactions, comments,
+                                        closed_s, closed_ns)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                 RETURNING id",
                 &[
                     &item,
                     &run,
-                    &head,
-                    &body,
-                    &parts.updated_at,
+                    &id_of(head)?,
+                    &id_of(body)?,
+                    &id_of(labels)?,
+                    &id_of(assignees)?,
+                    &id_of(detail)?,
+                    &parts.updated_at.0,
+                    &parts.updated_at.1,
                     &parts.state,
                     &parts.reactions,
                     &parts.comments,
-                    &parts.labels,
-                    &parts.assignees,
-                    &parts.detail,
-                    &parts.closed_at,
+                    &parts.closed_at.map(|c| c.0),
+                    &parts.closed_at.map(|c| c.1),
                 ],
             )
             .map_err(&err)?
@@ -371,25 +372,13 @@ impl PgStore {
     fn parts_of(&self, tx: &mut Transaction<'_>, id: i64) -> Result<Parts> {
         let r = tx
             .query_one(
-                "SELECT h.text, b.text, s.updated_at, s.state, s.reactions, s.comments,
-                        s.labels, s.assignees, s.detail, s.closed_at
-                 FROM snapshots s JOIN texts h ON h.id = s.head JOIN texts b ON b.id = s.body
-                 WHERE s.id = $1",
+                &format!(
+                    "SELECT {SNAPSHOT_COLUMNS} FROM snapshots s {SNAPSHOT_JOINS} WHERE s.id = $1"
+                ),
                 &[&id],
             )
             .map_err(self.err("reading an item's latest snapshot"))?;
-        Ok(Parts {
-            head: r.get(0),
-            body: r.get(1),
-            updated_at: r.get(2),
-            state: r.get(3),
-            reactions: r.get(4),
-            comments: r.get(5),
-            labels: r.get(6),
-            assignees: r.get(7),
-            detail: r.get(8),
-            closed_at: r.get(9),
-        })
+        Parts::from_raw(&self.path(), crate::read::raw_parts(&r, 0))
     }
 
     pub(crate) fn record_failure_(
@@ -461,8 +450,9 @@ impl PgStore {
         .map_err(&err)?;
             tx.execute(
                 "INSERT INTO purged_texts
-             SELECT head FROM snapshots WHERE item IN (SELECT id FROM items WHERE repo = $1)
-             UNION SELECT body FROM snapshots WHERE item IN (SELECT id FROM items WHERE repo = $1)",
+             SELECT DISTINCT unnest(ARRAY[head, body, labels, assignees, detail]) FROM snapshots
+             WHERE item IN (SELECT id FROM items WHERE repo = $1)
+             ON CONFLICT DO NOTHING",
                 &[&key],
             )
             .map_err(&err)?;
@@ -474,7 +464,10 @@ impl PgStore {
             tx.execute(
                 "DELETE FROM texts t USING purged_texts p WHERE t.id = p.id
                AND NOT EXISTS (SELECT 1 FROM snapshots WHERE head = t.id)
-               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE body = t.id)",
+               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE body = t.id)
+               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE labels = t.id)
+               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE assignees = t.id)
+               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE detail = t.id)",
                 &[],
             )
             .map_err(&err)?;
@@ -531,7 +524,7 @@ impl<'a> Texts<'a> {
     fn of(parts: impl Iterator<Item = &'a Parts>) -> Texts<'a> {
         Texts(
             parts
-                .flat_map(|p| [p.head.as_str(), p.body.as_str()])
+                .flat_map(|p| p.texts())
                 .map(|t| (Parts::hash(t), t))
                 .collect(),
         )
