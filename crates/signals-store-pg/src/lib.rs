@@ -152,6 +152,21 @@ impl PgStore {
     /// Connects with a parsed, completed address. Every session of the
     /// store ends a transaction left idle for [`IDLE_IN_TRANSACTION`].
     pub fn connect(address: &Address) -> Result<PgStore> {
+        PgStore::connect_at(address, MIGRATIONS.len())
+    }
+
+    /// Opens a store with only its first `migrations` applied: for tests of
+    /// a migration, which need a store of the schema before it.
+    #[doc(hidden)]
+    pub fn open_before(url: &str, migrations: usize) -> Result<PgStore> {
+        let address = address::parse(url).map_err(|e| StoreError::BadAddress {
+            store: e.shown,
+            problem: e.problem,
+        })?;
+        PgStore::connect_at(&address, migrations.min(MIGRATIONS.len()))
+    }
+
+    fn connect_at(address: &Address, migrations: usize) -> Result<PgStore> {
         let mut config = address.config.clone();
         let limit = format!(
             "-c idle_in_transaction_session_timeout={}",
@@ -173,7 +188,7 @@ impl PgStore {
             shown: address.shown.clone(),
             lease: RefCell::new(None),
         };
-        store.migrate()?;
+        store.migrate(&MIGRATIONS[..migrations])?;
         Ok(store)
     }
 
@@ -325,7 +340,7 @@ impl PgStore {
         }
     }
 
-    fn migrate(&self) -> Result<()> {
+    fn migrate(&self, migrations: &[(&str, &str, Option<Step>)]) -> Result<()> {
         let doing = "bringing the schema up to date";
         let mut client = self.client.borrow_mut();
         let mut tx = client.transaction().map_err(self.err(doing))?;
@@ -365,7 +380,7 @@ impl PgStore {
                 return Err(StoreError::NotAStore { path: self.path() });
             }
         }
-        for (i, (name, sql, step)) in MIGRATIONS.iter().enumerate().skip(applied as usize) {
+        for (i, (name, sql, step)) in migrations.iter().enumerate().skip(applied as usize) {
             tx.batch_execute(sql).map_err(self.err(doing))?;
             if let Some(step) = step {
                 step(self, &mut tx)?;

@@ -228,6 +228,23 @@ impl Store {
         Store::init(conn, path.to_path_buf(), true)
     }
 
+    /// Opens the store file at `path` with only its first `migrations`
+    /// applied: for tests of a migration, which need a store of the schema
+    /// before it.
+    #[doc(hidden)]
+    pub fn open_before(path: impl AsRef<Path>, migrations: usize) -> Result<Store> {
+        let path = path.as_ref();
+        let conn = Connection::open(path).doing(path, "opening the file")?;
+        conn.pragma_update(None, "foreign_keys", true)
+            .doing(path, "enabling foreign keys")?;
+        let mut store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.migrate_with(&MIGRATIONS[..migrations.min(MIGRATIONS.len())])?;
+        Ok(store)
+    }
+
     /// Opens a new empty store in memory, for tests and dry runs.
     pub fn open_in_memory() -> Result<Store> {
         let path = PathBuf::from(":memory:");

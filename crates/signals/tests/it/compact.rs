@@ -373,3 +373,181 @@ fn record_schema6_fixture() {
     )
     .unwrap();
 }
+
+/// The fixture's rows as `INSERT` statements, with literals written for
+/// one backend (`pg`: PostgreSQL's bytea, else SQLite's blob).
+fn fixture_inserts(pg: bool) -> Vec<String> {
+    let text = std::fs::read_to_string(fixture_dir().join("schema6.jsonl")).unwrap();
+    text.lines()
+        .map(|line| {
+            let row: Json = serde_json::from_str(line).unwrap();
+            let columns: Vec<&str> = row["columns"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_str().unwrap())
+                .collect();
+            let values: Vec<String> = row["values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| match v {
+                    Json::Null => "NULL".to_string(),
+                    Json::Number(n) => n.to_string(),
+                    Json::String(t) => format!("'{}'", t.replace('\'', "''")),
+                    Json::Object(o) => {
+                        let hex = o["hex"].as_str().unwrap();
+                        if pg {
+                            format!("'\\x{hex}'::bytea")
+                        } else {
+                            format!("X'{hex}'")
+                        }
+                    }
+                    other => panic!("unexpected value {other}"),
+                })
+                .collect();
+            format!(
+                "INSERT INTO {} ({}) VALUES ({})",
+                row["table"].as_str().unwrap(),
+                columns.join(", "),
+                values.join(", ")
+            )
+        })
+        .collect()
+}
+
+fn expected() -> Json {
+    serde_json::from_str(
+        &std::fs::read_to_string(fixture_dir().join("schema6-expected.json")).unwrap(),
+    )
+    .unwrap()
+}
+
+fn assert_same(store: &dyn Backend, dir: &Path, address: &str, backend: &str) {
+    let expected = expected();
+    let got = histories(store);
+    for (repo, want) in expected["histories"].as_object().unwrap() {
+        let have = &got[repo];
+        for (part, want) in want.as_object().unwrap() {
+            assert_eq!(&have[part], want, "{backend}: {repo}: {part}");
+        }
+    }
+    assert_eq!(got, expected["histories"], "{backend}: histories");
+    let exports = exports(dir, address);
+    for (name, want) in expected["exports"].as_object().unwrap() {
+        assert_eq!(
+            exports[name].as_str(),
+            want.as_str().unwrap(),
+            "{backend}: {name}/dataset.json"
+        );
+    }
+}
+
+/// Issue 17, part 5: a store of schema 6 (SQLite) migrated to the compact
+/// rows reads back every history, trail and document exactly as the old
+/// code did; and it goes on collecting.
+#[test]
+fn the_compact_migration_keeps_every_history_on_sqlite() {
+    let dir = TempDir::new("compact-sqlite");
+    let path = dir.path().join("signals.db");
+    drop(signals_store::Store::open_before(&path, 6).unwrap());
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let tx = rusqlite::Connection::unchecked_transaction(&conn).unwrap();
+        for sql in fixture_inserts(false) {
+            tx.execute(&sql, []).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        }
+        tx.commit().unwrap();
+    }
+    let store = signals_store::Store::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), 7);
+    assert_same(&store, dir.path(), "signals.db", "SQLite");
+    goes_on(store);
+}
+
+/// The same on PostgreSQL, from its schema 5.
+#[test]
+fn the_compact_migration_keeps_every_history_on_postgres() {
+    let Some(cluster) = crate::workers::cluster() else {
+        return;
+    };
+    let url = cluster.create_database("compact").unwrap();
+    drop(signals_store_pg::PgStore::open_before(&url, 5).unwrap());
+    {
+        let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        let mut tx = c.transaction().unwrap();
+        for sql in fixture_inserts(true) {
+            tx.execute(&sql, &[]).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        }
+        for (table, column) in [
+            ("repositories", "key"),
+            ("runs", "id"),
+            ("texts", "id"),
+            ("items", "id"),
+            ("snapshots", "id"),
+            ("events", "id"),
+        ] {
+            tx.execute(
+                &format!(
+                    "SELECT setval(pg_get_serial_sequence('{table}', '{column}'),
+                                   (SELECT max({column}) FROM {table}) + 1, false)"
+                ),
+                &[],
+            )
+            .unwrap();
+        }
+        tx.execute(
+            "INSERT INTO leases (repo) SELECT key FROM repositories",
+            &[],
+        )
+        .unwrap();
+        tx.commit().unwrap();
+    }
+    let store = signals_store_pg::PgStore::open(&url).unwrap();
+    assert_eq!(store.schema_version().unwrap(), 6);
+    let dir = TempDir::new("compact-pg");
+    assert_same(&store, dir.path(), &url, "PostgreSQL");
+    goes_on(store);
+}
+
+/// A migrated store takes the next run, whose events follow the old ones.
+fn goes_on(mut store: impl Backend) {
+    let repo = store.repositories().unwrap()[0].clone();
+    let view = store.repository_view(repo.key).unwrap().unwrap();
+    let (id, mut s) = view.items.into_iter().next().unwrap();
+    let at = view.runs.last().unwrap().collected_at + SignedDuration::from_hours(1);
+    s.metrics.reactions += 1;
+    s.updated_at = at;
+    let previous = store
+        .latest_snapshots_for(repo.key, std::slice::from_ref(&id))
+        .unwrap();
+    let delta = account(Source::Github, vec![s.clone()], &previous);
+    let (before, _) = store.trail_page(repo.key, 0, 0).unwrap();
+    store
+        .commit_run(
+            repo.key,
+            &RunCommit {
+                record: RunRecord {
+                    collected_at: at,
+                    since: at - SignedDuration::from_hours(24),
+                    observed_count: 1,
+                    changed_count: delta.changed_count(),
+                },
+                context: context("o/alpha"),
+                news: News::default(),
+                snapshots: delta.snapshots,
+                events: delta.events,
+                stats: Default::default(),
+                renamed_to: None,
+                messages: vec![],
+                reconciled: false,
+            },
+        )
+        .unwrap();
+    let (after, page) = store.trail_page(repo.key, 0, 1).unwrap();
+    assert_eq!(after, before + 1);
+    assert_eq!(page[0].item_id, id);
+    assert_eq!(page[0].detail, "metrics, updatedAt");
+    let history = store.snapshot_history(repo.key, &id).unwrap();
+    assert_eq!(history.last().unwrap().1, s);
+}

@@ -138,8 +138,8 @@ fn assert_whole(url: &str) {
     assert_eq!(
         count(
             &mut c,
-            "SELECT count(*) FROM (SELECT e.item_id FROM events e JOIN runs u ON u.id = e.run
-             WHERE e.kind = 'discovered' GROUP BY u.repo, e.item_id HAVING count(*) > 1) d"
+            "SELECT count(*) FROM (SELECT e.item FROM events e
+             WHERE e.kind = 0 GROUP BY e.item HAVING count(*) > 1) d"
         ),
         0,
         "an item discovered twice"

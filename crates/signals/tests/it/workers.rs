@@ -261,8 +261,8 @@ fn workers_killed_at_random_moments_lose_nothing_and_duplicate_nothing() {
     assert_eq!(bad, 0);
     let twice: i64 = c
         .query_one(
-            "SELECT count(*) FROM (SELECT e.item_id FROM events e JOIN runs u ON u.id = e.run
-             WHERE e.kind = 'discovered' GROUP BY u.repo, e.item_id HAVING count(*) > 1) d",
+            "SELECT count(*) FROM (SELECT e.item FROM events e
+             WHERE e.kind = 0 GROUP BY e.item HAVING count(*) > 1) d",
             &[],
         )
         .unwrap()
