@@ -106,6 +106,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         "owners_keep_their_repositories_and_are_claimed_once_per_interval",
         owners_keep_their_repositories_and_are_claimed_once_per_interval,
     ),
+    (
+        "compact_rows_keep_every_value_and_the_trail_order",
+        compact_rows_keep_every_value_and_the_trail_order,
+    ),
 ];
 
 /// Runs every check, naming each on stderr first (so a failure names its
@@ -2053,4 +2057,95 @@ pub fn owners_keep_their_repositories_and_are_claimed_once_per_interval(make: Fa
     assert_eq!(store.owners_status().unwrap()[0].failure, None);
     // Another group's owners are its own.
     assert!(store.owner_repos("other").unwrap().is_empty());
+
+/// Issue 17, part 5: the compact rows (timestamps as seconds and
+/// nanoseconds, labels, assignees and detail as shared texts, events as
+/// integers numbered in signal id order) give back every value exactly,
+/// whatever order a run's events come in; and a purge keeps the texts
+/// another repository still uses while removing those only it used.
+pub fn compact_rows_keep_every_value_and_the_trail_order(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let other = TrackedRepo {
+        id: "m".into(),
+        ..tracked()
+    };
+    let key2 = store.ensure_repository(&group(), &other).unwrap();
+    let t1 = ts("2026-11-20T10:00:00Z");
+    let mut odd = issue("10");
+    odd.updated_at = ts("1969-12-31T23:59:59.000000007Z");
+    odd.closed_at = Some(ts("9999-12-30T22:00:00.999999999Z"));
+    odd.state = ItemState::Closed;
+    odd.labels = vec!["only here".into(), "bug".into()];
+    odd.assignees = vec!["dev".into()];
+    odd.detail = ItemDetail::PullRequest {
+        draft: false,
+        merged: true,
+        merged_at: Some(ts("2026-11-19T00:00:00.5Z")),
+    };
+    let items = vec![issue("9"), odd.clone(), issue("100")];
+    let mut run = run_of(&*store, key, t1, items.clone(), 1);
+    // Events in an order other than the ids' (the trail orders them).
+    run.events.reverse();
+    run.snapshots.reverse();
+    store.commit_run(key, &run).unwrap();
+    let run2 = run_of(&*store, key2, t1, vec![issue("9")], 1);
+    store.commit_run(key2, &run2).unwrap();
+
+    let latest = store.latest_snapshots(key).unwrap();
+    for item in &items {
+        assert_eq!(latest.get(&id(item)), Some(item), "{}", id(item));
+    }
+    let mut ids: Vec<String> = items.iter().map(id).collect();
+    ids.sort();
+    let view = store.repository_view(key).unwrap().unwrap();
+    let trail: Vec<String> = view.trail.iter().map(|e| e.item_id.clone()).collect();
+    assert_eq!(trail, ids);
+    let paged: Vec<String> = (0..3)
+        .map(|i| store.trail_page(key, i, 1).unwrap().1[0].item_id.clone())
+        .collect();
+    ids.reverse();
+    assert_eq!(paged, ids);
+
+    // A change of reactions only: a new snapshot, its event names metrics.
+    let mut bumped = odd.clone();
+    bumped.metrics.reactions += 1;
+    let t2 = ts("2026-11-21T10:00:00Z");
+    let run = run_of(&*store, key, t2, vec![bumped.clone()], 1);
+    store.commit_run(key, &run).unwrap();
+    let (_, page) = store.trail_page(key, 0, 1).unwrap();
+    assert_eq!(
+        (page[0].item_id.as_str(), page[0].detail.as_str()),
+        (id(&odd).as_str(), "metrics")
+    );
+    let history = store.snapshot_history(key, &id(&odd)).unwrap();
+    let history: Vec<ItemSnapshot> = history.into_iter().map(|(_, s)| s).collect();
+    assert_eq!(history, [odd, bumped]);
+
+    // Texts only the purged repository used go; shared ones stay.
+    let texts_of = |items: &[ItemSnapshot]| -> HashSet<String> {
+        items
+            .iter()
+            .flat_map(|i| {
+                let parts = crate::Parts::split(std::path::Path::new("x"), i).unwrap();
+                parts.texts().map(str::to_string)
+            })
+            .collect()
+    };
+    let kept = texts_of(&[issue("9")]);
+    let mine = texts_of(&store.latest_snapshots(key).unwrap().into_values().collect::<Vec<_>>());
+    let gone = mine.difference(&kept).count() as u64;
+    let count = |s: &dyn Backend| {
+        s.table_counts()
+            .unwrap()
+            .into_iter()
+            .find(|(t, _)| *t == "texts")
+            .unwrap()
+            .1
+    };
+    let before = count(&*store);
+    let view2 = store.repository_view(key2).unwrap();
+    store.purge_repository(key).unwrap();
+    assert_eq!(count(&*store), before - gone);
+    assert_eq!(store.repository_view(key2).unwrap(), view2);
 }
