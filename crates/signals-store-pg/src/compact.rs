@@ -33,8 +33,10 @@ pub(crate) fn migrate(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
         .iter()
         .map(|r| r.get(0))
         .collect();
-    let mut texts: Vec<([u8; 32], &str)> =
-        values.iter().map(|v| (Parts::hash(v), v.as_str())).collect();
+    let mut texts: Vec<([u8; 32], &str)> = values
+        .iter()
+        .map(|v| (Parts::hash(v), v.as_str()))
+        .collect();
     texts.sort();
     let hashes: Vec<&[u8]> = texts.iter().map(|(h, _)| h.as_slice()).collect();
     let bodies: Vec<&str> = texts.iter().map(|(_, t)| *t).collect();
@@ -79,8 +81,7 @@ pub(crate) fn migrate(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
             let closed = r
                 .get::<_, Option<&str>>(2)
                 .map(|c| {
-                    ts_parse(&path, &format!("snapshots.closed_at of snapshot {id}"), c)
-                        .map(stamp)
+                    ts_parse(&path, &format!("snapshots.closed_at of snapshot {id}"), c).map(stamp)
                 })
                 .transpose()?;
             ids.push(id);
@@ -163,13 +164,8 @@ pub(crate) fn migrate(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
                      the store was left as it was"
                 )));
             };
-            let (kind, fields, detail) = signals_store::events::from_text_row(
-                &path,
-                &at,
-                r.get(3),
-                r.get(4),
-                r.get(5),
-            )?;
+            let (kind, fields, detail) =
+                signals_store::events::from_text_row(&path, &at, r.get(3), r.get(4), r.get(5))?;
             columns.0.push(r.get(1));
             columns.1.push(r.get(7));
             columns.2.push(item);
@@ -183,8 +179,7 @@ pub(crate) fn migrate(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
              SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[],
                                   $5::bigint[], $6::bigint[], $7::text[])",
             &[
-                &columns.0, &columns.1, &columns.2, &columns.3, &columns.4, &columns.5,
-                &details,
+                &columns.0, &columns.1, &columns.2, &columns.3, &columns.4, &columns.5, &details,
             ],
         )
         .map_err(&err)?;

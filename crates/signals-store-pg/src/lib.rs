@@ -46,7 +46,11 @@ type Step = fn(&PgStore, &mut postgres::Transaction<'_>) -> Result<()>;
 /// The migrations, in order; the schema version is their number. Never edit
 /// or reorder an entry once merged.
 const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
-    ("0001_init", include_str!("../migrations/0001_init.sql"), None),
+    (
+        "0001_init",
+        include_str!("../migrations/0001_init.sql"),
+        None,
+    ),
     (
         "0002_closed_at",
         include_str!("../migrations/0002_closed_at.sql"),

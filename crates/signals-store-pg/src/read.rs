@@ -12,8 +12,8 @@ use signals_core::{ItemSnapshot, RunRecord, TrailEvent};
 use signals_store::codec::{int, reset_parse, reset_text, ts_parse, ts_text, uint};
 use signals_store::{
     CachedResponse, Failure, Parts, RateLimit, RepoKey, RepoStatus, RepoSummary, RepoView,
-    RequestStats, Result, RunStatus, Status, StoreError, check_cacheable, run_record_from,
-    SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, summary_from, trail_event_from,
+    RequestStats, Result, RunStatus, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, Status, StoreError,
+    check_cacheable, run_record_from, summary_from, trail_event_from,
 };
 
 use crate::PgStore;
@@ -24,7 +24,6 @@ const SUMMARY_SQL: &str = "
            (SELECT count(*) FROM runs WHERE repo = r.key),
            (SELECT collected_at FROM runs WHERE repo = r.key ORDER BY id DESC LIMIT 1)
     FROM repositories r JOIN groups g ON g.id = r.group_id";
-
 
 pub(crate) const RUN_COLUMNS: &str = "collected_at, since, observed_count, changed_count";
 

@@ -126,7 +126,11 @@ mod tests {
         ] {
             let ts: Timestamp = text.parse().unwrap();
             let (s, ns) = stamp(ts);
-            assert_eq!(stamp_parse(Path::new("x"), "at", s, ns).unwrap(), ts, "{text}");
+            assert_eq!(
+                stamp_parse(Path::new("x"), "at", s, ns).unwrap(),
+                ts,
+                "{text}"
+            );
         }
         for (s, ns) in [(i64::MAX, 0), (0, 1_000_000_000), (0, i64::MAX)] {
             assert!(matches!(

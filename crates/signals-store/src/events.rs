@@ -131,10 +131,17 @@ pub fn from_text_row(
     let kind = match kind {
         "discovered" => DISCOVERED,
         "changed" => CHANGED,
-        other => return Err(corrupt(format!("events.kind {other:?} is not an event kind"))),
+        other => {
+            return Err(corrupt(format!(
+                "events.kind {other:?} is not an event kind"
+            )));
+        }
     };
-    let list: Vec<String> = serde_json::from_str(fields)
-        .map_err(|e| corrupt(format!("events.fields {fields:?} is not a list of names: {e}")))?;
+    let list: Vec<String> = serde_json::from_str(fields).map_err(|e| {
+        corrupt(format!(
+            "events.fields {fields:?} is not a list of names: {e}"
+        ))
+    })?;
     let list: Vec<&str> = list.iter().map(String::as_str).collect();
     let bits = bits(&list)
         .ok_or_else(|| corrupt(format!("events.fields {fields:?} names an unknown field")))?;
@@ -174,13 +181,24 @@ mod tests {
     #[test]
     fn old_rows_keep_their_detail_exactly() {
         let p = Path::new("x");
-        let (k, f, d) =
-            from_text_row(p, "e", "changed", "text, state".into(), r#"["text","state"]"#).unwrap();
+        let (k, f, d) = from_text_row(
+            p,
+            "e",
+            "changed",
+            "text, state".into(),
+            r#"["text","state"]"#,
+        )
+        .unwrap();
         assert_eq!((k, f, d), (CHANGED, 6, None));
         // A detail that is not the derived one is kept as it was.
-        let (_, f, d) =
-            from_text_row(p, "e", "changed", "metrics".into(), r#"["metrics","updatedAt"]"#)
-                .unwrap();
+        let (_, f, d) = from_text_row(
+            p,
+            "e",
+            "changed",
+            "metrics".into(),
+            r#"["metrics","updatedAt"]"#,
+        )
+        .unwrap();
         assert_eq!(detail_of(p, CHANGED, f, d).unwrap(), "metrics");
         for (kind, fields) in [
             ("seen", "[]"),

@@ -685,7 +685,10 @@ mod tests {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .unwrap();
-        assert!(texts < snapshots, "{texts} bodies for {snapshots} snapshots");
+        assert!(
+            texts < snapshots,
+            "{texts} bodies for {snapshots} snapshots"
+        );
         assert_eq!(snapshots, snapshot_id);
     }
 

@@ -17,8 +17,8 @@ use signals_core::{ItemSnapshot, TrailEvent};
 
 use crate::codec::uint;
 use crate::error::DbContext;
-use crate::snapshots::{HEAD_COLUMNS, HEAD_JOINS, Parts, raw_parts};
 use crate::read::trail_row;
+use crate::snapshots::{HEAD_COLUMNS, HEAD_JOINS, Parts, raw_parts};
 use crate::{RepoKey, Result, Store, trail_event_from};
 
 /// The texts a latest snapshot refers to (`texts.id`), which

@@ -546,9 +546,7 @@ impl Store {
                  ORDER BY r.id, e.pos",
             )
             .doing(path, doing)?;
-        let rows = stmt
-            .query_map([repo.0], trail_row)
-            .doing(path, doing)?;
+        let rows = stmt.query_map([repo.0], trail_row).doing(path, doing)?;
         let mut out = Vec::new();
         for row in rows {
             out.push(trail_event_from(path, row.doing(path, doing)?)?);

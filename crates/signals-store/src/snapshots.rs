@@ -141,8 +141,7 @@ impl Parts {
             _ => {
                 return Err(StoreError::Corrupt {
                     path: path.to_path_buf(),
-                    what: "snapshots.closed_s and closed_ns are not both set or both empty"
-                        .into(),
+                    what: "snapshots.closed_s and closed_ns are not both set or both empty".into(),
                 });
             }
         };

@@ -2133,7 +2133,13 @@ pub fn compact_rows_keep_every_value_and_the_trail_order(make: Factory<'_>) {
             .collect()
     };
     let kept = texts_of(&[issue("9")]);
-    let mine = texts_of(&store.latest_snapshots(key).unwrap().into_values().collect::<Vec<_>>());
+    let mine = texts_of(
+        &store
+            .latest_snapshots(key)
+            .unwrap()
+            .into_values()
+            .collect::<Vec<_>>(),
+    );
     let gone = mine.difference(&kept).count() as u64;
     let count = |s: &dyn Backend| {
         s.table_counts()

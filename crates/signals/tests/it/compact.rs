@@ -115,7 +115,11 @@ fn item(full: &str, k: u64, at: Timestamp) -> ItemSnapshot {
             reactions: k % 3,
             comments: k % 4,
         },
-        labels: if k % 2 == 0 { vec!["bug".into()] } else { vec![] },
+        labels: if k % 2 == 0 {
+            vec!["bug".into()]
+        } else {
+            vec![]
+        },
         author: format!("user{}", k % 3),
         state: if k % 4 == 3 {
             ItemState::Closed
@@ -142,7 +146,10 @@ fn mutate(rng: &mut Rng, s: &mut ItemSnapshot, at: Timestamp) {
         6 if s.state == ItemState::Open => {
             s.state = ItemState::Closed;
             s.closed_at = Some(at);
-            if let ItemDetail::PullRequest { merged, merged_at, .. } = &mut s.detail {
+            if let ItemDetail::PullRequest {
+                merged, merged_at, ..
+            } = &mut s.detail
+            {
                 *merged = true;
                 *merged_at = Some(at);
             }
@@ -187,22 +194,35 @@ fn build(store: &mut dyn Backend) -> Vec<(RepoKey, String)> {
         },
     ];
     // (group, id, configured names over time)
-    let repos: [(usize, &str, &str); 3] = [(0, "alpha", "o/alpha"), (1, "alpha", "o/alpha"), (0, "beta", "o/beta")];
+    let repos: [(usize, &str, &str); 3] = [
+        (0, "alpha", "o/alpha"),
+        (1, "alpha", "o/alpha"),
+        (0, "beta", "o/beta"),
+    ];
     let mut keys = Vec::new();
     let mut latest: Vec<BTreeMap<String, ItemSnapshot>> = vec![BTreeMap::new(); repos.len()];
     for (r, (g, id, full)) in repos.iter().enumerate() {
-        let key = store.ensure_repository(&groups[*g], &tracked(id, full)).unwrap();
+        let key = store
+            .ensure_repository(&groups[*g], &tracked(id, full))
+            .unwrap();
         keys.push((key, format!("{}/{id}", groups[*g].id)));
         let _ = r;
     }
     for run in 0..9i64 {
         for (r, (g, id, full)) in repos.iter().enumerate() {
-            let at = base + SignedDuration::from_hours(24 * run) + SignedDuration::from_mins(r as i64);
+            let at =
+                base + SignedDuration::from_hours(24 * run) + SignedDuration::from_mins(r as i64);
             // Run 5 of beta: its configured name changes; items seen from
             // then on have the new id prefix, older ones keep theirs.
-            let full = if *id == "beta" && run >= 5 { "o/beta2" } else { *full };
+            let full = if *id == "beta" && run >= 5 {
+                "o/beta2"
+            } else {
+                *full
+            };
             if *id == "beta" && run == 5 {
-                store.ensure_repository(&groups[*g], &tracked(id, full)).unwrap();
+                store
+                    .ensure_repository(&groups[*g], &tracked(id, full))
+                    .unwrap();
             }
             let key = keys[r].0;
             let reconcile = run == 7;
@@ -234,7 +254,8 @@ fn build(store: &mut dyn Backend) -> Vec<(RepoKey, String)> {
                 }
             }
             let ids: Vec<String> = observed.iter().map(|i| i.id(Source::Github)).collect();
-            let previous: HashMap<String, ItemSnapshot> = store.latest_snapshots_for(key, &ids).unwrap();
+            let previous: HashMap<String, ItemSnapshot> =
+                store.latest_snapshots_for(key, &ids).unwrap();
             let delta = account(Source::Github, observed, &previous);
             for (iid, s) in &delta.snapshots {
                 latest[r].insert(iid.clone(), s.clone());
@@ -314,7 +335,11 @@ fn exports(dir: &Path, store: &str) -> BTreeMap<String, String> {
     std::fs::remove_dir_all(dir.join("site")).ok();
     for leftover in std::fs::read_dir(dir).unwrap() {
         let p = leftover.unwrap().path();
-        if p.file_name().unwrap().to_string_lossy().starts_with(".site") {
+        if p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with(".site")
+        {
             std::fs::remove_dir_all(p).ok();
         }
     }
@@ -326,7 +351,9 @@ fn value_json(v: &Value) -> Json {
         Value::Null => Json::Null,
         Value::Int(i) => json!(i),
         Value::Text(t) => json!(t),
-        Value::Blob(b) => json!({ "hex": b.iter().map(|x| format!("{x:02x}")).collect::<String>() }),
+        Value::Blob(b) => {
+            json!({ "hex": b.iter().map(|x| format!("{x:02x}")).collect::<String>() })
+        }
     }
 }
 
@@ -455,7 +482,8 @@ fn the_compact_migration_keeps_every_history_on_sqlite() {
         let conn = rusqlite::Connection::open(&path).unwrap();
         let tx = rusqlite::Connection::unchecked_transaction(&conn).unwrap();
         for sql in fixture_inserts(false) {
-            tx.execute(&sql, []).unwrap_or_else(|e| panic!("{sql}: {e}"));
+            tx.execute(&sql, [])
+                .unwrap_or_else(|e| panic!("{sql}: {e}"));
         }
         tx.commit().unwrap();
     }
@@ -477,7 +505,8 @@ fn the_compact_migration_keeps_every_history_on_postgres() {
         let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
         let mut tx = c.transaction().unwrap();
         for sql in fixture_inserts(true) {
-            tx.execute(&sql, &[]).unwrap_or_else(|e| panic!("{sql}: {e}"));
+            tx.execute(&sql, &[])
+                .unwrap_or_else(|e| panic!("{sql}: {e}"));
         }
         for (table, column) in [
             ("repositories", "key"),
