@@ -152,8 +152,8 @@ pub(crate) fn migrate(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
         if rows.is_empty() {
             break;
         }
-        let mut columns: (Vec<i64>, Vec<i64>, Vec<i64>, Vec<i64>, Vec<i64>, Vec<i64>) =
-            Default::default();
+        // run, pos, item, kind, fields, snapshot
+        let mut columns: [Vec<i64>; 6] = Default::default();
         let mut details: Vec<Option<String>> = Vec::new();
         for r in &rows {
             let id: i64 = r.get(0);
@@ -166,12 +166,12 @@ pub(crate) fn migrate(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
             };
             let (kind, fields, detail) =
                 signals_store::events::from_text_row(&path, &at, r.get(3), r.get(4), r.get(5))?;
-            columns.0.push(r.get(1));
-            columns.1.push(r.get(7));
-            columns.2.push(item);
-            columns.3.push(kind);
-            columns.4.push(fields);
-            columns.5.push(r.get(6));
+            columns[0].push(r.get(1));
+            columns[1].push(r.get(7));
+            columns[2].push(item);
+            columns[3].push(kind);
+            columns[4].push(fields);
+            columns[5].push(r.get(6));
             details.push(detail);
         }
         tx.execute(
@@ -179,7 +179,13 @@ pub(crate) fn migrate(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
              SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[],
                                   $5::bigint[], $6::bigint[], $7::text[])",
             &[
-                &columns.0, &columns.1, &columns.2, &columns.3, &columns.4, &columns.5, &details,
+                &columns[0],
+                &columns[1],
+                &columns[2],
+                &columns[3],
+                &columns[4],
+                &columns[5],
+                &details,
             ],
         )
         .map_err(&err)?;

@@ -91,7 +91,7 @@ fn item(full: &str, k: u64, at: Timestamp) -> ItemSnapshot {
         1 => (
             k.to_string(),
             ItemDetail::PullRequest {
-                draft: k % 3 == 0,
+                draft: k.is_multiple_of(3),
                 merged: false,
                 merged_at: None,
             },
@@ -115,7 +115,7 @@ fn item(full: &str, k: u64, at: Timestamp) -> ItemSnapshot {
             reactions: k % 3,
             comments: k % 4,
         },
-        labels: if k % 2 == 0 {
+        labels: if k.is_multiple_of(2) {
             vec!["bug".into()]
         } else {
             vec![]
@@ -154,11 +154,9 @@ fn mutate(rng: &mut Rng, s: &mut ItemSnapshot, at: Timestamp) {
                 *merged_at = Some(at);
             }
         }
-        6 => {
-            if !matches!(s.detail, ItemDetail::Release { .. }) {
-                s.state = ItemState::Open;
-                s.closed_at = None;
-            }
+        6 if !matches!(s.detail, ItemDetail::Release { .. }) => {
+            s.state = ItemState::Open;
+            s.closed_at = None;
         }
         7 => s.text.push_str("\n\nEdited."),
         8 => s.title = format!("{} (renamed {})", s.title, rng.below(100)),
@@ -201,12 +199,11 @@ fn build(store: &mut dyn Backend) -> Vec<(RepoKey, String)> {
     ];
     let mut keys = Vec::new();
     let mut latest: Vec<BTreeMap<String, ItemSnapshot>> = vec![BTreeMap::new(); repos.len()];
-    for (r, (g, id, full)) in repos.iter().enumerate() {
+    for (g, id, full) in repos.iter() {
         let key = store
             .ensure_repository(&groups[*g], &tracked(id, full))
             .unwrap();
         keys.push((key, format!("{}/{id}", groups[*g].id)));
-        let _ = r;
     }
     for run in 0..9i64 {
         for (r, (g, id, full)) in repos.iter().enumerate() {
