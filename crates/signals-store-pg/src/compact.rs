@@ -1,5 +1,5 @@
-//! The Rust half of migration `0006_compact` (the SQLite store's
-//! `0007_compact`): moves the rows of `snapshots_before_compact` and
+//! The Rust half of migration `0007_compact` (the SQLite store's
+//! `0008_compact`): moves the rows of `snapshots_before_compact` and
 //! `events_before_compact` into the compact tables, keeping every snapshot
 //! id and every value, with the conversions the SQLite store's migration
 //! makes (`signals_store::codec::stamp`, `signals_store::events`). Rows
@@ -18,7 +18,7 @@ const BATCH: i32 = 5_000;
 
 pub(crate) fn migrate(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
     let path = store.path();
-    let err = store.err("moving snapshots and events to the compact layout (0006)");
+    let err = store.err("moving snapshots and events to the compact layout (0007)");
 
     // Labels, assignees and details become texts, inserted in hash order
     // like every text (ARCHITECTURE.md, "Texts under concurrent commits").

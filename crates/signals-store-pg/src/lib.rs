@@ -77,8 +77,8 @@ const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         None,
     ),
     (
-        "0006_compact",
-        include_str!("../migrations/0006_compact.sql"),
+        "0007_compact",
+        include_str!("../migrations/0007_compact.sql"),
         Some(compact::migrate),
     ),
 ];

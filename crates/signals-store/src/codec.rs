@@ -26,8 +26,8 @@ pub fn ts_parse(path: &Path, column: &str, text: &str) -> Result<Timestamp> {
     })
 }
 
-/// A snapshot's timestamp as stored since SQLite migration 0007
-/// (PostgreSQL 0006): whole seconds since the Unix epoch and the
+/// A snapshot's timestamp as stored since SQLite migration 0008
+/// (PostgreSQL 0007): whole seconds since the Unix epoch and the
 /// nanoseconds within (signed like the seconds, 0 for whole seconds), two
 /// integers of a few bytes each where the text took 20, and exact at any
 /// precision and across jiff's whole range.

@@ -2,8 +2,8 @@
 //! another (`signals migrate`) and to verify the copy.
 //!
 //! Both backends have the same tables with the same columns (each schema
-//! at its latest migration: SQLite's `0007_compact`, PostgreSQL's
-//! `0006_compact`), so
+//! at its latest migration: SQLite's `0008_compact`, PostgreSQL's
+//! `0007_compact`), so
 //! a row is its table and its values in [`Table::columns`] order. Ids are
 //! copied as they are: references between rows stay valid, and the copy's
 //! documents are those of the original.

@@ -1,5 +1,5 @@
 //! How an observation event is laid out in the store since SQLite
-//! migration `0007_compact` (PostgreSQL `0006_compact`), for both backends.
+//! migration `0008_compact` (PostgreSQL `0007_compact`), for both backends.
 //!
 //! An event row is a handful of integers: its run, its place in the run
 //! (`pos`: the events of a run numbered in signal id order, so the trail

@@ -146,8 +146,8 @@ const MIGRATIONS: &[Migration] = &[
         then: None,
     },
     Migration {
-        name: "0007_compact",
-        sql: include_str!("../migrations/0007_compact.sql"),
+        name: "0008_compact",
+        sql: include_str!("../migrations/0008_compact.sql"),
         then: Some(snapshots::migrate_compact),
     },
 ];

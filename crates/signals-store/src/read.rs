@@ -12,8 +12,7 @@ use std::path::Path;
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Row, params};
 use signals_core::{
-    Group, ItemSnapshot, News, RepoContext, RepoName, RunRecord, SourceId, TrackedRepo,
-    TrailEvent,
+    Group, ItemSnapshot, News, RepoContext, RepoName, RunRecord, SourceId, TrackedRepo, TrailEvent,
 };
 
 use crate::cache::RateLimit;

@@ -37,8 +37,8 @@ struct Head {
 
 /// A snapshot as columns: what [`SNAPSHOT_COLUMNS`] reads and the insert
 /// writes, in both backends. Two snapshots are the same exactly when their
-/// parts are equal. The texts (head, body, and since SQLite migration `0007_compact`
-/// and PostgreSQL `0006_compact` labels, assignees and detail) are stored once each
+/// parts are equal. The texts (head, body, and since SQLite migration `0008_compact`
+/// and PostgreSQL `0007_compact` labels, assignees and detail) are stored once each
 /// in `texts` and referenced; timestamps are [`crate::codec::stamp`]s.
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -446,7 +446,7 @@ pub(crate) fn migrate_0002(tx: &Transaction<'_>, path: &Path) -> Result<()> {
         .doing(path, doing)
 }
 
-/// The Rust half of migration 0007 (0007_compact): moves the rows of `snapshots_before_compact` and
+/// The Rust half of migration 0008 (0008_compact): moves the rows of `snapshots_before_compact` and
 /// `events_before_compact` (the layout before) into the compact tables, keeping every
 /// snapshot id: timestamps become [`stamp`]s, the state a number, labels,
 /// assignees and detail references to texts (stored once each); events get
@@ -456,7 +456,7 @@ pub(crate) fn migrate_0002(tx: &Transaction<'_>, path: &Path) -> Result<()> {
 /// a row that does not decode stops the migration, and the store is left
 /// as it was.
 pub(crate) fn migrate_compact(tx: &Transaction<'_>, path: &Path) -> Result<()> {
-    let doing = "moving snapshots and events to the compact layout (0007)";
+    let doing = "moving snapshots and events to the compact layout (0008)";
     {
         let mut read = tx
             .prepare(

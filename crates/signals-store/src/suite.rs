@@ -2057,6 +2057,7 @@ pub fn owners_keep_their_repositories_and_are_claimed_once_per_interval(make: Fa
     assert_eq!(store.owners_status().unwrap()[0].failure, None);
     // Another group's owners are its own.
     assert!(store.owner_repos("other").unwrap().is_empty());
+}
 
 /// Issue 17, part 5: the compact rows (timestamps as seconds and
 /// nanoseconds, labels, assignees and detail as shared texts, events as

@@ -53,7 +53,7 @@ impl Rng {
 fn tracked(id: &str, full: &str) -> TrackedRepo {
     TrackedRepo {
         id: id.into(),
-        source: Source::Github,
+        source: Source::Github.into(),
         repo: RepoName::parse(full).unwrap(),
         name: id.to_uppercase(),
         keywords: vec![],
@@ -485,7 +485,7 @@ fn the_compact_migration_keeps_every_history_on_sqlite() {
         tx.commit().unwrap();
     }
     let store = signals_store::Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 7);
+    assert_eq!(store.schema_version().unwrap(), 8);
     assert_same(&store, dir.path(), "signals.db", "SQLite");
     goes_on(store);
 }
@@ -530,7 +530,7 @@ fn the_compact_migration_keeps_every_history_on_postgres() {
         tx.commit().unwrap();
     }
     let store = signals_store_pg::PgStore::open(&url).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 6);
+    assert_eq!(store.schema_version().unwrap(), 7);
     let dir = TempDir::new("compact-pg");
     assert_same(&store, dir.path(), &url, "PostgreSQL");
     goes_on(store);

@@ -1,6 +1,6 @@
--- 0007_compact: snapshot and event rows of a few bytes (issue 17, part 5),
+-- 0008_compact: snapshot and event rows of a few bytes (issue 17, part 5),
 -- so a run in which an item only gained a reaction adds well under 10% of
--- a 1,000-byte body. PostgreSQL's 0006_compact is the same change.
+-- a 1,000-byte body. PostgreSQL's 0007_compact is the same change.
 --
 -- Never edit this file once merged. It runs with foreign keys off (checked
 -- before the commit). The two tables are renamed aside, created anew, and
