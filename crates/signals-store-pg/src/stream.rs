@@ -6,11 +6,11 @@ use std::collections::HashMap;
 
 use signals_core::{News, RepoContext, TrailEvent};
 use signals_store::codec::{from_json, ts_parse};
+use signals_store::events::{detail_of, kind_of};
 use signals_store::{
     LatestItem, Parts, RepoKey, RepoOutline, Result, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, TrailKey,
     run_record_from, trail_event_from,
 };
-use signals_store::events::{detail_of, kind_of};
 
 use crate::PgStore;
 use crate::read::{RUN_COLUMNS, raw_parts, run_row};

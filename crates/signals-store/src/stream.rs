@@ -154,7 +154,7 @@ impl Store {
             .prepare_cached(
                 // The key's place in its run (`pos`, signal id order) by
                 // the items' and the events' unique indexes, then a range.
-                "SELECT e.run, r.collected_at, i.item_id, e.kind, e.fields, e.detail
+                "SELECT e.run, r.collected_at, i.item_id, '', e.kind, e.fields, e.detail
                  FROM runs r JOIN events e ON e.run = r.id JOIN items i ON i.id = e.item
                  WHERE r.repo = ?1 AND e.run >= ?2
                    AND (e.run > ?2 OR e.pos > (
