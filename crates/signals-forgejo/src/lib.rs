@@ -32,7 +32,7 @@ pub use signals_http::{
     CachedResponse, Collection, Config, Error, Logger, MemoryCache, RateLimit, RequestLog,
     RequestStats, ResponseCache, Token,
 };
-use signals_http::{Headers, Protocol, Refusal};
+use signals_http::{Headers, Protocol, RateLimitHeaders, Refusal};
 
 use crate::wire::{Issue, Release, Repo, WireMilestone, decode};
 
@@ -171,6 +171,17 @@ impl Client {
     }
 }
 
+/// Forgejo has no rate-limit headers of its own; a limiting proxy in
+/// front of it may send the common `X-RateLimit-*` trio (only those
+/// three are read).
+const RATE_LIMIT: RateLimitHeaders = RateLimitHeaders {
+    limit: "x-ratelimit-limit",
+    remaining: "x-ratelimit-remaining",
+    reset: "x-ratelimit-reset",
+    used: None,
+    resource: None,
+};
+
 /// Forgejo's and Gitea's HTTP dialect.
 struct Forgejo;
 
@@ -187,16 +198,8 @@ impl Protocol for Forgejo {
         ("Authorization", format!("token {secret}"))
     }
 
-    /// Forgejo has no rate-limit headers of its own; a limiting proxy in
-    /// front of it may send the common `X-RateLimit-*` trio.
     fn rate_limit(&self, headers: &Headers<'_>) -> Option<RateLimit> {
-        Some(RateLimit {
-            limit: headers.get_u64("x-ratelimit-limit")?,
-            remaining: headers.get_u64("x-ratelimit-remaining")?,
-            reset: headers.get_epoch("x-ratelimit-reset"),
-            used: None,
-            resource: None,
-        })
+        RATE_LIMIT.read(headers)
     }
 
     /// `{"message": "...", "url": "..."}` (`APIError`), else the start of
@@ -219,16 +222,7 @@ impl Protocol for Forgejo {
         headers: &Headers<'_>,
         _retry_after: Option<u64>,
     ) -> Refusal {
-        if status != 429 {
-            return Refusal::NotALimit;
-        }
-        if headers.get_u64("x-ratelimit-remaining") == Some(0) {
-            Refusal::Primary {
-                reset: headers.get_epoch("x-ratelimit-reset"),
-            }
-        } else {
-            Refusal::Secondary
-        }
+        RATE_LIMIT.refusal_429(status, headers)
     }
 }
 

@@ -6,7 +6,8 @@
 use jiff::Timestamp;
 use signals_core::model::{Collected, ItemSnapshot, RepoName};
 use signals_http::{
-    Collection, Headers, OwnerListing, Protocol, RateLimit, Refusal, RequestStats, ResponseCache,
+    Collection, Headers, OwnerListing, Protocol, RateLimit, RateLimitHeaders, Refusal,
+    RequestStats, ResponseCache,
 };
 
 use std::collections::HashSet;
@@ -275,6 +276,15 @@ impl Client {
     }
 }
 
+/// GitHub's rate-limit headers.
+const RATE_LIMIT: RateLimitHeaders = RateLimitHeaders {
+    limit: "x-ratelimit-limit",
+    remaining: "x-ratelimit-remaining",
+    reset: "x-ratelimit-reset",
+    used: Some("x-ratelimit-used"),
+    resource: Some("x-ratelimit-resource"),
+};
+
 /// GitHub's HTTP dialect.
 pub(crate) struct GitHub;
 
@@ -295,13 +305,7 @@ impl Protocol for GitHub {
     }
 
     fn rate_limit(&self, headers: &Headers<'_>) -> Option<RateLimit> {
-        Some(RateLimit {
-            limit: headers.get_u64("x-ratelimit-limit")?,
-            remaining: headers.get_u64("x-ratelimit-remaining")?,
-            reset: reset(headers),
-            used: headers.get_u64("x-ratelimit-used"),
-            resource: headers.get("x-ratelimit-resource").map(str::to_string),
-        })
+        RATE_LIMIT.read(headers)
     }
 
     fn error_message(&self, body: &[u8]) -> String {
@@ -323,14 +327,13 @@ impl Protocol for GitHub {
         }
         let lower = message.to_ascii_lowercase();
         let secondary = lower.contains("secondary rate limit") || lower.contains("abuse");
-        let primary = !secondary
-            && (headers.get_u64("x-ratelimit-remaining") == Some(0)
-                || lower.contains("rate limit exceeded"));
+        let primary =
+            !secondary && (RATE_LIMIT.spent(headers) || lower.contains("rate limit exceeded"));
         if secondary || (retry_after.is_some() && !primary) {
             Refusal::Secondary
         } else if primary {
             Refusal::Primary {
-                reset: reset(headers),
+                reset: RATE_LIMIT.reset(headers),
             }
         } else {
             Refusal::NotALimit
@@ -345,11 +348,6 @@ fn page_of(url: &str) -> Option<u64> {
         .split('&')
         .find_map(|p| p.strip_prefix("page="))
         .and_then(|v| v.parse().ok())
-}
-
-/// `x-ratelimit-reset`, in epoch seconds.
-fn reset(headers: &Headers<'_>) -> Option<Timestamp> {
-    headers.get_epoch("x-ratelimit-reset")
 }
 
 /// GitHub's `message` from an error body, else the start of the body.

@@ -34,7 +34,7 @@ pub use signals_http::{
     CachedResponse, Collection, Config, Error, Logger, MemoryCache, RateLimit, RequestLog,
     RequestStats, ResponseCache, Token,
 };
-use signals_http::{Headers, Protocol, Refusal};
+use signals_http::{Headers, Protocol, RateLimitHeaders, Refusal};
 
 use crate::wire::{Issuable, IssueStatistics, Project, Release, WireMilestone, decode};
 
@@ -229,9 +229,14 @@ struct GitLab {
     auth: Auth,
 }
 
-fn reset(headers: &Headers<'_>) -> Option<Timestamp> {
-    headers.get_epoch("ratelimit-reset")
-}
+/// GitLab's rate-limit headers.
+const RATE_LIMIT: RateLimitHeaders = RateLimitHeaders {
+    limit: "ratelimit-limit",
+    remaining: "ratelimit-remaining",
+    reset: "ratelimit-reset",
+    used: Some("ratelimit-observed"),
+    resource: Some("ratelimit-name"),
+};
 
 impl Protocol for GitLab {
     fn name(&self) -> &'static str {
@@ -250,13 +255,7 @@ impl Protocol for GitLab {
     }
 
     fn rate_limit(&self, headers: &Headers<'_>) -> Option<RateLimit> {
-        Some(RateLimit {
-            limit: headers.get_u64("ratelimit-limit")?,
-            remaining: headers.get_u64("ratelimit-remaining")?,
-            reset: reset(headers),
-            used: headers.get_u64("ratelimit-observed"),
-            resource: headers.get("ratelimit-name").map(str::to_string),
-        })
+        RATE_LIMIT.read(headers)
     }
 
     /// `{"message": "404 Project Not Found"}`, `{"message": {field: [...]}}`
@@ -288,16 +287,7 @@ impl Protocol for GitLab {
         headers: &Headers<'_>,
         _retry_after: Option<u64>,
     ) -> Refusal {
-        if status != 429 {
-            return Refusal::NotALimit;
-        }
-        if headers.get_u64("ratelimit-remaining") == Some(0) {
-            Refusal::Primary {
-                reset: reset(headers),
-            }
-        } else {
-            Refusal::Secondary
-        }
+        RATE_LIMIT.refusal_429(status, headers)
     }
 
     /// `Link` `rel="next"`, else `X-Next-Page` (empty on the last page).

@@ -161,7 +161,7 @@ pub struct RequestLog {
 pub type Logger = Box<dyn FnMut(&RequestLog) + Send>;
 
 /// The response headers of one answer, as the host crate reads them.
-pub struct Headers<'a>(&'a ureq::http::HeaderMap);
+pub struct Headers<'a>(pub(crate) &'a ureq::http::HeaderMap);
 
 impl Headers<'_> {
     /// The value of header `name` (case-insensitive), when it is text.

@@ -18,6 +18,7 @@ mod cache;
 mod client;
 pub mod de;
 mod error;
+mod rate_limit;
 pub mod wire;
 
 pub use cache::{CachedResponse, MemoryCache, ResponseCache, token_fingerprint};
@@ -26,6 +27,7 @@ pub use client::{
     Sleeper, Token, body_start, link_next, link_rel, retry_after_secs,
 };
 pub use error::{Error, decode};
+pub use rate_limit::RateLimitHeaders;
 /// Counters of requests (a core type, so the store records them as they
 /// are).
 pub use signals_core::RequestStats;
