@@ -794,6 +794,37 @@ fn histories() -> impl Strategy<Value = Vec<Vec<Step>>> {
     )
 }
 
+/// Commits a generated history, a run an hour from 2026-11-01: comments
+/// counted per item, bodies among three, the `bug` label, closes.
+fn commit_histories(store: &mut dyn Backend, key: RepoKey, runs: &[Vec<Step>]) {
+    let mut counts: HashMap<u8, u64> = HashMap::new();
+    let start = ts("2026-11-01T00:00:00Z");
+    for (i, run) in runs.iter().enumerate() {
+        let at = start + SignedDuration::from_hours(i as i64);
+        let observed: Vec<ItemSnapshot> = run
+            .iter()
+            .map(|&(k, comment, close, body, label, _)| {
+                let c = counts.entry(k).or_insert(0);
+                if comment {
+                    *c += 1;
+                }
+                let mut s = issue(&k.to_string());
+                s.metrics.comments = *c;
+                s.text = ["body", "another body", ""][body as usize].to_string();
+                if label {
+                    s.labels.push("bug".into());
+                }
+                if close {
+                    s.state = ItemState::Closed;
+                }
+                s
+            })
+            .collect();
+        let commit = run_of(&*store, key, at, observed, 1);
+        store.commit_run(key, &commit).unwrap();
+    }
+}
+
 /// The reference path: the design before issue 7, kept here to check the
 /// new one against. Every snapshot is kept whole, a run is accounted
 /// against the whole latest state (not a per-item query of the store), and
@@ -975,32 +1006,7 @@ pub fn batched_reads_equal_the_whole_view(make: Factory<'_>) {
         let mut store = (make.borrow_mut())();
         let key = store.ensure_repository(&group(), &tracked()).unwrap();
         prop_assert!(store.repository_outline(key).unwrap().is_none());
-        let mut counts: HashMap<u8, u64> = HashMap::new();
-        let start = ts("2026-11-01T00:00:00Z");
-        for (i, run) in runs.iter().enumerate() {
-            let at = start + SignedDuration::from_hours(i as i64);
-            let observed: Vec<ItemSnapshot> = run
-                .iter()
-                .map(|&(k, comment, close, body, label, _)| {
-                    let c = counts.entry(k).or_insert(0);
-                    if comment {
-                        *c += 1;
-                    }
-                    let mut s = issue(&k.to_string());
-                    s.metrics.comments = *c;
-                    s.text = ["body", "another body", ""][body as usize].to_string();
-                    if label {
-                        s.labels.push("bug".into());
-                    }
-                    if close {
-                        s.state = ItemState::Closed;
-                    }
-                    s
-                })
-                .collect();
-            let commit = run_of(&*store, key, at, observed, 1);
-            store.commit_run(key, &commit).unwrap();
-        }
+        commit_histories(&mut *store, key, &runs);
         let view = store.repository_view(key).unwrap().unwrap();
         let outline = store.repository_outline(key).unwrap().unwrap();
         prop_assert_eq!(&outline.summary, &view.summary);
@@ -1653,32 +1659,7 @@ pub fn paged_reads_equal_the_whole_view(make: Factory<'_>) {
     let result = runner.run(&histories(), |runs| {
         let mut store = (make.borrow_mut())();
         let key = store.ensure_repository(&group(), &tracked()).unwrap();
-        let mut counts: HashMap<u8, u64> = HashMap::new();
-        let start = ts("2026-11-01T00:00:00Z");
-        for (i, run) in runs.iter().enumerate() {
-            let at = start + SignedDuration::from_hours(i as i64);
-            let observed: Vec<ItemSnapshot> = run
-                .iter()
-                .map(|&(k, comment, close, body, label, _)| {
-                    let c = counts.entry(k).or_insert(0);
-                    if comment {
-                        *c += 1;
-                    }
-                    let mut s = issue(&k.to_string());
-                    s.metrics.comments = *c;
-                    s.text = ["body", "another body", ""][body as usize].to_string();
-                    if label {
-                        s.labels.push("bug".into());
-                    }
-                    if close {
-                        s.state = ItemState::Closed;
-                    }
-                    s
-                })
-                .collect();
-            let commit = run_of(&*store, key, at, observed, 1);
-            store.commit_run(key, &commit).unwrap();
-        }
+        commit_histories(&mut *store, key, &runs);
         let view = store.repository_view(key).unwrap().unwrap();
 
         let mut heads = Vec::new();
