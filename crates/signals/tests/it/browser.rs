@@ -233,22 +233,7 @@ fn demo_site_in_headless_chromium() {
         ));
     }
 
-    assert!(
-        console.is_empty(),
-        "the browser console is not clean:\n{}",
-        console.join("\n")
-    );
-    let failed: Vec<String> = server
-        .requests()
-        .into_iter()
-        // Chromium asks for a favicon on its own; the site has none.
-        .filter(|(path, status)| *status != 200 && path != "/favicon.ico")
-        .map(|(path, status)| format!("{status} {path}"))
-        .collect();
-    assert!(
-        failed.is_empty(),
-        "requests the site could not answer: {failed:?}"
-    );
+    assert_clean(&console, &server);
     assert!(
         server
             .requests()
@@ -892,6 +877,12 @@ fn filter_of_a_large_repository_in_headless_chromium() {
     );
     assert_eq!(ids.len(), 100);
 
+    assert_clean(&console, &server);
+}
+
+/// Asserts that the browser's console stayed empty and that the server
+/// answered every request the pages made.
+fn assert_clean(console: &[String], server: &Server) {
     assert!(
         console.is_empty(),
         "the browser console is not clean:\n{}",
@@ -900,6 +891,7 @@ fn filter_of_a_large_repository_in_headless_chromium() {
     let failed: Vec<String> = server
         .requests()
         .into_iter()
+        // Chromium asks for a favicon on its own; the site has none.
         .filter(|(path, status)| *status != 200 && path != "/favicon.ico")
         .map(|(path, status)| format!("{status} {path}"))
         .collect();
