@@ -1,27 +1,43 @@
 //! The GitHub host of Repo Signals: the only crate that knows GitHub's JSON
 //! and GitHub's HTTP dialect.
 //!
-//! [`Client::collect`] fetches one repository's context, releases, open
-//! milestones and the issues and pull requests updated since an instant,
-//! and returns them as `signals_core` domain types. What GitHub asks of
-//! integrators (serial requests, conditional requests through a
-//! [`ResponseCache`], primary and secondary rate limits, retries with
-//! backoff, redirects of renamed repositories) is done by the shared
-//! `signals_http` layer; this crate tells it how GitHub says those things.
+//! The crate is [`GitHub`], its `signals_http::Host`: the URLs one
+//! repository's collection asks for and the two steps only GitHub needs
+//! (in `host`), GitHub's dialect (in `protocol`: headers, `x-ratelimit-*`,
+//! primary and secondary limits, error bodies) and its wire types (in
+//! `wire`). [`Client`] collects one repository's
+//! context, releases, open milestones and the issues and pull requests
+//! updated since an instant as `signals_core` domain types; the
+//! collection itself, and what GitHub asks of integrators (serial
+//! requests, conditional requests through a [`ResponseCache`], rate
+//! limits, retries with backoff, redirects of renamed repositories), is
+//! the shared `signals_http` layer's. The releases, milestones and issues
+//! are GitHub's REST v3 objects, shared with Forgejo in
+//! `signals_http::wire::v3`.
+//!
+//! A collection costs `4 + max(1, ceil(items / 100))` requests when
+//! nothing fails (the fourth counts the open pull requests, see
+//! `openIssues`), plus at most `ceil(unknown / 100) + 1` pages of the
+//! pulls list when closed pull requests lack `merged_at` (older servers),
+//! and no per-item request.
 //!
 //! It must not reach into the store or the dataset: data flows out of here
 //! as domain values only.
 
 #![warn(missing_docs)]
 
-mod client;
+mod host;
+mod protocol;
 mod wire;
 
-pub use client::{API_URL, Client, PER_PAGE};
+pub use host::{API_URL, GitHub, PER_PAGE};
 pub use signals_http::{
     CachedResponse, Clock, Collection, Config, Error, Logger, MemoryCache, RateLimit, RequestLog,
     RequestStats, ResponseCache, Sleeper, Token, token_fingerprint,
 };
+
+/// A blocking GitHub REST client: `Client::new(config)`.
+pub type Client = signals_http::HostClient<GitHub>;
 
 /// The host's display name in messages.
 pub const HOST: &str = "GitHub";

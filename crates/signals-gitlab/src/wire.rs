@@ -8,36 +8,26 @@
 
 use jiff::Timestamp;
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use signals_core::model::{
     ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone, RepoContext, RepoName,
 };
 use signals_http::de::{count, opt_timestamp, secs, text, timestamp};
-
-use crate::Error;
-
-/// Decodes `body` (fetched from `url`) as `T`, naming the failing JSON path.
-pub(crate) fn decode<T: DeserializeOwned>(url: &str, body: &[u8]) -> Result<T, Error> {
-    signals_http::decode(crate::HOST, url, body)
-}
+use signals_http::wire::{Kinds, Place, WireItem, WireMilestone as Convert, WireRelease, WireRepo};
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct User {
+pub struct User {
     #[serde(default, deserialize_with = "text")]
     username: String,
 }
 
-/// The handle of a possibly deleted account; GitLab moves the work of
-/// deleted users to `ghost`.
-fn username(user: Option<User>) -> String {
-    match user {
-        Some(u) if !u.username.is_empty() => u.username,
-        _ => "ghost".to_string(),
-    }
+/// The account's handle; the host's ghost (GitLab moves the work of
+/// deleted users to `ghost`) when there is none.
+fn handle(user: Option<User>, at: &Place<'_>) -> String {
+    at.conventions.handle(user.map(|u| u.username))
 }
 
 #[derive(Debug, Deserialize)]
-pub(crate) struct License {
+pub struct License {
     #[serde(default, deserialize_with = "text")]
     key: String,
 }
@@ -76,7 +66,7 @@ fn spdx(key: &str) -> Option<String> {
 
 /// `GET /projects/:id?license=true`.
 #[derive(Debug, Deserialize)]
-pub(crate) struct Project {
+pub struct Project {
     id: u64,
     #[serde(default, deserialize_with = "text")]
     path_with_namespace: String,
@@ -105,18 +95,18 @@ impl Project {
     pub(crate) fn id(&self) -> u64 {
         self.id
     }
+}
 
-    pub(crate) fn path(&self) -> &str {
+impl WireRepo for Project {
+    fn full_name(&self) -> &str {
         &self.path_with_namespace
     }
 
-    pub(crate) fn web_url(&self) -> &str {
+    fn web_url(&self) -> &str {
         &self.web_url
     }
 
-    pub(crate) fn into_context(self, requested: &RepoName) -> RepoContext {
-        let repository =
-            RepoName::parse(&self.path_with_namespace).unwrap_or_else(|_| requested.clone());
+    fn into_context(self, repository: RepoName) -> RepoContext {
         RepoContext {
             repository,
             url: self.web_url,
@@ -138,14 +128,14 @@ impl Project {
 }
 
 #[derive(Debug, Default, Deserialize)]
-pub(crate) struct ReleaseLinks {
+pub struct ReleaseLinks {
     #[serde(default, rename = "self")]
     this: Option<String>,
 }
 
 /// An element of `GET /projects/:id/releases`.
 #[derive(Debug, Deserialize)]
-pub(crate) struct Release {
+pub struct Release {
     #[serde(default, deserialize_with = "text")]
     tag_name: String,
     name: Option<String>,
@@ -169,10 +159,10 @@ fn is_prerelease_tag(tag: &str) -> bool {
         .is_some_and(|(version, suffix)| version.contains('.') && !suffix.is_empty())
 }
 
-impl Release {
+impl WireRelease for Release {
     /// `None` for a release without a tag. GitLab has no drafts; an
     /// upcoming release (`released_at` in the future) is a pre-release.
-    pub(crate) fn into_snapshot(self, repo: &RepoName, web_url: &str) -> Option<ItemSnapshot> {
+    fn into_snapshot(self, at: &Place<'_>) -> Option<ItemSnapshot> {
         if self.tag_name.trim().is_empty() {
             return None;
         }
@@ -188,13 +178,13 @@ impl Release {
             .unwrap_or_else(|| {
                 format!(
                     "{}/-/releases/{}",
-                    web_url.trim_end_matches('/'),
+                    at.web.trim_end_matches('/'),
                     self.tag_name
                 )
             });
         let prerelease = self.upcoming_release || is_prerelease_tag(&self.tag_name);
         Some(ItemSnapshot {
-            repo: repo.clone(),
+            repo: at.repo.clone(),
             key: self.tag_name,
             title,
             text: self.description.unwrap_or_default(),
@@ -203,7 +193,7 @@ impl Release {
             updated_at: published_at,
             metrics: Metrics::default(),
             labels: vec![],
-            author: username(self.author),
+            author: handle(self.author, at),
             state: ItemState::Closed,
             closed_at: None,
             assignees: vec![],
@@ -215,9 +205,11 @@ impl Release {
     }
 }
 
-/// An element of `GET /projects/:id/milestones`.
+/// An element of `GET /projects/:id/milestones`. GitLab's milestone
+/// object has no issue counts: [`WireMilestone::with_counts`] adds them
+/// from `issues_statistics` (0 and 0 until then).
 #[derive(Debug, Deserialize)]
-pub(crate) struct WireMilestone {
+pub struct WireMilestone {
     #[serde(default, deserialize_with = "text")]
     title: String,
     description: Option<String>,
@@ -227,6 +219,9 @@ pub(crate) struct WireMilestone {
     due_date: Option<String>,
     #[serde(default, deserialize_with = "opt_timestamp")]
     updated_at: Option<Timestamp>,
+    /// Open and closed issues, from `issues_statistics`.
+    #[serde(skip)]
+    counts: (u64, u64),
 }
 
 /// `GET /projects/:id/issues_statistics`.
@@ -253,7 +248,18 @@ impl WireMilestone {
         &self.title
     }
 
-    pub(crate) fn into_milestone(self, stats: &IssueStatistics) -> Milestone {
+    /// The milestone with the issue counts `stats` gives.
+    pub(crate) fn with_counts(mut self, stats: &IssueStatistics) -> WireMilestone {
+        self.counts = (
+            stats.statistics.counts.opened,
+            stats.statistics.counts.closed,
+        );
+        self
+    }
+}
+
+impl Convert for WireMilestone {
+    fn into_milestone(self, _at: &Place<'_>) -> Milestone {
         let due_on = self
             .due_date
             .as_deref()
@@ -262,8 +268,8 @@ impl WireMilestone {
             title: self.title,
             url: self.web_url,
             description: self.description.unwrap_or_default(),
-            open_issues: stats.statistics.counts.opened,
-            closed_issues: stats.statistics.counts.closed,
+            open_issues: self.counts.0,
+            closed_issues: self.counts.1,
             due_on,
             updated_at: self.updated_at.map(secs),
         }
@@ -274,7 +280,7 @@ impl WireMilestone {
 /// `with_labels_details`.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
-pub(crate) enum Label {
+pub enum Label {
     Name(String),
     Detailed { name: String },
 }
@@ -289,7 +295,7 @@ impl Label {
 
 /// An element of `GET /projects/:id/issues` or `/merge_requests`.
 #[derive(Debug, Deserialize)]
-pub(crate) struct Issuable {
+pub struct Issuable {
     iid: u64,
     #[serde(default, deserialize_with = "text")]
     title: String,
@@ -323,11 +329,11 @@ pub(crate) struct Issuable {
     closed_at: Option<Timestamp>,
 }
 
-impl Issuable {
-    /// An issue (`merge_request == false`) or a merge request, which is a
-    /// `pull_request` signal.
-    pub(crate) fn into_snapshot(self, repo: &RepoName, merge_request: bool) -> ItemSnapshot {
-        let detail = if merge_request {
+impl WireItem for Issuable {
+    /// An issue, or from the merge requests list (`kinds` is
+    /// [`Kinds::Pulls`]) a merge request, which is a `pull_request` signal.
+    fn into_snapshot(self, at: &Place<'_>, kinds: Kinds) -> ItemSnapshot {
+        let detail = if kinds == Kinds::Pulls {
             ItemDetail::PullRequest {
                 draft: self.draft.or(self.work_in_progress).unwrap_or(false),
                 merged: self.state == "merged" || self.merged_at.is_some(),
@@ -341,11 +347,11 @@ impl Issuable {
             _ => ItemState::Open,
         };
         let assignees = match self.assignees {
-            Some(list) => list.into_iter().map(|u| u.username).collect(),
-            None => self.assignee.into_iter().map(|u| u.username).collect(),
+            Some(list) => list,
+            None => self.assignee.into_iter().collect(),
         };
         ItemSnapshot {
-            repo: repo.clone(),
+            repo: at.repo.clone(),
             key: self.iid.to_string(),
             title: self.title,
             text: self.description.unwrap_or_default(),
@@ -362,7 +368,7 @@ impl Issuable {
                 .into_iter()
                 .map(Label::into_name)
                 .collect(),
-            author: username(self.author),
+            author: handle(self.author, at),
             // A merged merge request has no `closed_at` on GitLab: it was
             // closed by its merge.
             closed_at: match state {
@@ -370,7 +376,7 @@ impl Issuable {
                 ItemState::Closed => self.closed_at.or(self.merged_at).map(secs),
             },
             state,
-            assignees,
+            assignees: assignees.into_iter().map(|u| handle(Some(u), at)).collect(),
             detail,
         }
     }
@@ -379,9 +385,21 @@ impl Issuable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Error, GitLab};
+    use signals_http::Host;
 
-    fn repo() -> RepoName {
-        RepoName::parse("gitlab-org/gitlab-ee").unwrap()
+    fn decode<T: serde::de::DeserializeOwned>(url: &str, body: &[u8]) -> Result<T, Error> {
+        signals_http::decode(crate::HOST, url, body)
+    }
+
+    /// Converts `f`'s entry at gitlab-org/gitlab-ee.
+    fn at<T>(f: impl FnOnce(&Place<'_>) -> T) -> T {
+        let repo = RepoName::parse("gitlab-org/gitlab-ee").unwrap();
+        f(&Place {
+            repo: &repo,
+            web: "https://gitlab.com/gitlab-org/gitlab-ee",
+            conventions: &GitLab::CONVENTIONS,
+        })
     }
 
     #[test]
@@ -391,7 +409,7 @@ mod tests {
         let mrs: Vec<Issuable> = decode("u", body).unwrap();
         let items: Vec<_> = mrs
             .into_iter()
-            .map(|m| m.into_snapshot(&repo(), true))
+            .map(|m| at(|p| m.into_snapshot(p, Kinds::Pulls)))
             .collect();
         assert_eq!(items.len(), 3);
         let first = &items[0];
@@ -416,9 +434,8 @@ mod tests {
     #[test]
     fn recorded_issue_decodes() {
         let body = include_bytes!("../tests/data/issue_move.json");
-        let item = decode::<Issuable>("u", body)
-            .unwrap()
-            .into_snapshot(&repo(), false);
+        let entry = decode::<Issuable>("u", body).unwrap();
+        let item = at(|p| entry.into_snapshot(p, Kinds::Issues));
         assert_eq!(item.key, "11");
         assert_eq!(item.metrics.reactions, 4);
         assert_eq!(item.author, "solon.cremin");
@@ -433,9 +450,8 @@ mod tests {
                 "created_at": "2024-01-01T00:00:00.123Z", "updated_at": "2024-01-02T00:00:00Z",
                 "upvotes": 2, "downvotes": 1, "draft": false}}"#
             );
-            decode::<Issuable>("u", body.as_bytes())
-                .unwrap()
-                .into_snapshot(&repo(), true)
+            let entry = decode::<Issuable>("u", body.as_bytes()).unwrap();
+            at(|p| entry.into_snapshot(p, Kinds::Pulls))
         };
         let merged = mr("merged", r#""2024-01-02T00:00:00Z""#);
         assert_eq!(merged.state, ItemState::Closed);
@@ -460,10 +476,8 @@ mod tests {
         let body = br#"{"tag_name": "v1.0.0", "name": null, "description": "- a",
             "created_at": "2024-01-01T00:00:00Z", "released_at": "2024-01-02T00:00:00Z",
             "upcoming_release": false, "author": {"username": "m"}}"#;
-        let r = decode::<Release>("u", body)
-            .unwrap()
-            .into_snapshot(&repo(), "https://gitlab.com/gitlab-org/gitlab-ee")
-            .unwrap();
+        let release = decode::<Release>("u", body).unwrap();
+        let r = at(|p| release.into_snapshot(p)).unwrap();
         assert_eq!(r.title, "v1.0.0");
         assert_eq!(
             r.url,
@@ -487,7 +501,7 @@ mod tests {
 /// One entry of `GET /groups/:id/projects` or `GET /users/:id/projects`:
 /// only what decides whether a group tracks it.
 #[derive(Debug, Deserialize)]
-pub(crate) struct ListedProject {
+pub struct ListedProject {
     #[serde(default, deserialize_with = "text")]
     path_with_namespace: String,
     #[serde(default)]

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::model::{ItemKind, RepoName};
-use signals_gitlab::{Auth, Client, Config, MemoryCache, Token};
+use signals_gitlab::{Auth, Client, Config, GitLab, MemoryCache, Token};
 use signals_testhost::{TestHost, synthetic_gitlab};
 
 const PATH: &str = "grp/sub/proj";
@@ -17,7 +17,7 @@ fn start() -> Timestamp {
 }
 
 fn client(host: &TestHost, auth: Auth, tokens: &[(&str, &str)]) -> Client {
-    Client::new(
+    Client::with_host(
         Config {
             base_url: host.api_url(),
             tokens: tokens.iter().map(|(e, t)| Token::new(*e, *t)).collect(),
@@ -25,7 +25,7 @@ fn client(host: &TestHost, auth: Auth, tokens: &[(&str, &str)]) -> Client {
             retry_base: Duration::from_millis(10),
             ..Config::default()
         },
-        auth,
+        GitLab { auth },
     )
     .unwrap()
 }

@@ -8,9 +8,13 @@
 //! answer, and a request log. Tokens are redacted in `Debug` and sent only
 //! to the base URL's origin.
 //!
-//! The host crates (`signals-github`, `signals-gitlab`, `signals-forgejo`)
-//! supply their dialect through [`Protocol`] and keep their own wire types
-//! and URLs: this crate must not know any host's JSON.
+//! [`HostClient`] collects one repository, or lists an owner's
+//! repositories, the same way on every host. A host crate
+//! (`signals-github`, `signals-gitlab`, `signals-forgejo`) is its
+//! [`Host`]: its dialect ([`Protocol`]), its URLs, its wire types and the
+//! steps only it needs. Wire shapes that several hosts send alike are
+//! shared in [`wire`] ([`wire::v3`]: GitHub's REST v3 objects, which
+//! Forgejo and Gitea copy); a shape only one host sends stays in its crate.
 
 #![warn(missing_docs)]
 
@@ -18,6 +22,7 @@ mod cache;
 mod client;
 pub mod de;
 mod error;
+mod host;
 mod rate_limit;
 pub mod wire;
 
@@ -27,6 +32,7 @@ pub use client::{
     Sleeper, Token, body_start, link_next, link_rel, retry_after_secs,
 };
 pub use error::{Error, decode};
+pub use host::{Collect, Host, HostClient, ItemList};
 pub use rate_limit::RateLimitHeaders;
 /// Counters of requests (a core type, so the store records them as they
 /// are).

@@ -1,78 +1,20 @@
 //! The binary's one switch over host kinds: a configured host becomes the
-//! client of its crate, and every caller sees the same `collect` and the
-//! same shared HTTP client (stats, rate limits, logger) through
-//! [`HostClient`].
-//!
-//! An enum rather than a trait object: three known hosts, each crate with
-//! its own constructor, and nothing else to abstract.
+//! client of its crate, behind one type ([`HostClient`]), so every caller
+//! sees the same `collect`, `list_owner` and shared HTTP client (stats,
+//! rate limits, logger) whatever the host.
 
 use std::time::Duration;
 
 use anyhow::Context;
-use jiff::Timestamp;
-use signals_core::{RepoName, Source};
-use signals_http::{Collection, OwnerListing, RequestLog, ResponseCache, Token};
+use signals_core::Source;
+use signals_http::{RequestLog, Token};
 
 use crate::config::{HostConfig, TokenHeader};
 
-/// The client of one configured host.
-#[derive(Debug)]
-pub enum HostClient {
-    /// GitHub or GitHub Enterprise.
-    Github(signals_github::Client),
-    /// gitlab.com or a self-managed GitLab.
-    Gitlab(signals_gitlab::Client),
-    /// Forgejo or Gitea.
-    Forgejo(signals_forgejo::Client),
-}
-
-impl HostClient {
-    /// Collects one repository (see each host crate's `collect`).
-    pub fn collect(
-        &mut self,
-        repo: &RepoName,
-        since: Timestamp,
-        cache: &mut dyn ResponseCache,
-    ) -> Result<Collection, signals_http::Error> {
-        match self {
-            HostClient::Github(c) => c.collect(repo, since, cache),
-            HostClient::Gitlab(c) => c.collect(repo, since, cache),
-            HostClient::Forgejo(c) => c.collect(repo, since, cache),
-        }
-    }
-
-    /// Lists an owner's public repositories (see each host crate's
-    /// `list_owner`).
-    pub fn list_owner(
-        &mut self,
-        owner: &str,
-        cache: &mut dyn ResponseCache,
-    ) -> Result<OwnerListing, signals_http::Error> {
-        match self {
-            HostClient::Github(c) => c.list_owner(owner, cache),
-            HostClient::Gitlab(c) => c.list_owner(owner, cache),
-            HostClient::Forgejo(c) => c.list_owner(owner, cache),
-        }
-    }
-
-    /// The shared HTTP client underneath.
-    pub fn http(&mut self) -> &mut signals_http::Client {
-        match self {
-            HostClient::Github(c) => c.http(),
-            HostClient::Gitlab(c) => c.http(),
-            HostClient::Forgejo(c) => c.http(),
-        }
-    }
-
-    /// The shared HTTP client underneath, read-only.
-    pub fn http_ref(&self) -> &signals_http::Client {
-        match self {
-            HostClient::Github(c) => c.http_ref(),
-            HostClient::Gitlab(c) => c.http_ref(),
-            HostClient::Forgejo(c) => c.http_ref(),
-        }
-    }
-}
+/// The client of one configured host: a `signals_http::HostClient` of the
+/// host's crate, behind a pointer (three kinds, one interface:
+/// `signals_http::Collect`).
+pub type HostClient = Box<dyn signals_http::Collect>;
 
 /// Token fingerprints by the name of their environment variable (`None` for
 /// unauthenticated requests).
@@ -131,20 +73,17 @@ pub fn build(
             host.api_url
         )
     };
-    let mut client = match host.source {
-        Source::Github => {
-            HostClient::Github(signals_github::Client::new(config).with_context(context)?)
-        }
+    let mut client: HostClient = match host.source {
+        Source::Github => Box::new(signals_github::Client::new(config).with_context(context)?),
         Source::Gitlab => {
             let auth = match host.token_header {
                 TokenHeader::PrivateToken => signals_gitlab::Auth::PrivateToken,
                 TokenHeader::Bearer => signals_gitlab::Auth::Bearer,
             };
-            HostClient::Gitlab(signals_gitlab::Client::new(config, auth).with_context(context)?)
+            let gitlab = signals_gitlab::GitLab { auth };
+            Box::new(signals_gitlab::Client::with_host(config, gitlab).with_context(context)?)
         }
-        Source::Forgejo => {
-            HostClient::Forgejo(signals_forgejo::Client::new(config).with_context(context)?)
-        }
+        Source::Forgejo => Box::new(signals_forgejo::Client::new(config).with_context(context)?),
     };
     if verbose {
         client.http().set_logger(Box::new(|log: &RequestLog| {

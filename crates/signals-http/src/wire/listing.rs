@@ -1,25 +1,12 @@
-//! JSON shapes that more than one host sends the same way, and their
-//! conversion into the domain types of `signals_core`.
-//!
-//! A host crate keeps the shapes particular to it in its own `wire`
-//! module; what is here is shared so that a new host with the same shape
-//! (a Gitea-like or GitHub-like listing) needs no copy of it.
+//! The entry of an owner's repository listing as GitHub and
+//! Forgejo/Gitea send it.
 
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use signals_core::model::RepoName;
 use signals_core::owners::Listed;
 
+use super::ListedEntry;
 use crate::de::text;
-
-/// One entry of a host's listing of an owner's repositories, turned into
-/// the domain entry by [`ListedEntry::into_listed`]; what
-/// [`Client::list_owner`](crate::Client::list_owner) decodes each page as.
-pub trait ListedEntry: DeserializeOwned {
-    /// The domain entry; `None` for an entry the listing leaves out (not
-    /// public, or a name that is not `owner/name`).
-    fn into_listed(self) -> Option<Listed>;
-}
 
 /// One entry of `GET /orgs/{org}/repos` or `GET /users/{user}/repos` as
 /// GitHub (a "minimal repository") and Forgejo/Gitea (swagger

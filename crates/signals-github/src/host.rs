@@ -1,0 +1,208 @@
+//! What GitHub is asked, at which URLs, and the two steps only GitHub
+//! needs: counting the open pull requests out of `open_issues_count`, and
+//! settling the merge state older servers leave out of the issues list.
+
+use std::collections::HashSet;
+
+use jiff::Timestamp;
+use signals_core::model::{ItemDetail, ItemSnapshot, RepoContext};
+use signals_http::wire::{Conventions, Kinds, ListedRepo, v3};
+use signals_http::{Client, Error, Host, ItemList, ResponseCache};
+
+use crate::HOST;
+use crate::wire::{Pull, Repo};
+
+/// Page size asked of every list endpoint (GitHub's maximum).
+pub const PER_PAGE: u32 = 100;
+
+/// The API root of github.com.
+pub const API_URL: &str = "https://api.github.com";
+
+/// GitHub (github.com or a GitHub Enterprise server): its URLs, dialect
+/// and wire types.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GitHub;
+
+impl Host for GitHub {
+    const API_URL: &'static str = API_URL;
+    const PER_PAGE: u32 = PER_PAGE;
+    /// GitHub shows deleted accounts as `ghost`; its drafts always carry
+    /// `draft`, so no title prefix means one.
+    const CONVENTIONS: Conventions = Conventions {
+        ghost: "ghost",
+        wip_prefixes: &[],
+    };
+    const OWNER_KINDS: &'static str = "an organisation or a user";
+
+    type Repo = Repo;
+    type Release = v3::Release;
+    type Milestone = v3::Milestone;
+    type Item = v3::Issue;
+    type Listed = ListedRepo;
+
+    /// The first page of releases: a project's hundred newest releases are
+    /// enough for news.
+    fn releases_url(&self, root: &str) -> String {
+        format!("{root}/releases?per_page={PER_PAGE}")
+    }
+
+    fn milestones_url(&self, root: &str) -> String {
+        format!("{root}/milestones?state=open&per_page={PER_PAGE}")
+    }
+
+    /// One list holds issues and pull requests, oldest update first;
+    /// GitHub answers 410 Gone when issues are disabled.
+    fn item_lists(&self, root: &str, since: &str) -> Vec<ItemList> {
+        vec![ItemList {
+            url: format!(
+                "{root}/issues?state=all&sort=updated&direction=asc&since={since}&per_page={PER_PAGE}"
+            ),
+            kinds: Kinds::Both,
+            disabled: Some(410),
+        }]
+    }
+
+    /// `/orgs/{owner}/repos?type=public`, then, when GitHub knows no such
+    /// organisation (404), `/users/{owner}/repos?type=owner`:
+    /// `max(1, ceil(repositories / 100))` requests, plus one for a user.
+    /// Oldest first (`sort=created&direction=asc`), so a new repository
+    /// lands on the last page, and every page of an unchanged listing
+    /// answers 304 from the cache, which costs no rate limit.
+    fn owner_urls(&self, base: &str, owner: &str) -> Vec<String> {
+        let query = format!("sort=created&direction=asc&per_page={PER_PAGE}");
+        vec![
+            format!("{base}/orgs/{owner}/repos?type=public&{query}"),
+            format!("{base}/users/{owner}/repos?type=owner&{query}"),
+        ]
+    }
+
+    /// `open_issues_count` counts open pull requests too; `openIssues` is
+    /// issues only on every host (docs/decisions.md), so the open pull
+    /// requests are counted and taken off: one page of one entry, whose
+    /// `Link` `rel="last"` is the count. Asked unconditionally, as a 304
+    /// would not repeat the `Link` header.
+    fn complete_context(
+        &self,
+        http: &mut Client,
+        root: &str,
+        context: &mut RepoContext,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<(), Error> {
+        let url = format!("{root}/pulls?state=open&per_page=1");
+        let fetched = http.get_uncached(&url, cache)?;
+        let open_pulls = match fetched.last.as_deref().and_then(page_of) {
+            Some(last) => last,
+            None => signals_http::decode::<Vec<serde::de::IgnoredAny>>(
+                HOST,
+                &fetched.url,
+                &fetched.body,
+            )?
+            .len() as u64,
+        };
+        context.open_issues = context.open_issues.saturating_sub(open_pulls);
+        Ok(())
+    }
+
+    /// Settles closed pull requests whose issue-list entry lacks
+    /// `pull_request.merged_at` (answers from before 2022, older GitHub
+    /// Enterprise servers) from the closed pulls list, most recently
+    /// updated first, whose entries always carry `merged_at`.
+    ///
+    /// At most `ceil(unknown / 100) + 1` pages, and none past the page that
+    /// reaches back before `since` (every pull request of the window was
+    /// updated since then): never a request per pull request.
+    fn settle_merges(
+        &self,
+        http: &mut Client,
+        root: &str,
+        since: Timestamp,
+        items: &mut [ItemSnapshot],
+        unknown: &mut HashSet<String>,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<(), Error> {
+        let budget = unknown.len().div_ceil(PER_PAGE as usize) + 1;
+        let mut next = Some(format!(
+            "{root}/pulls?state=closed&sort=updated&direction=desc&per_page={PER_PAGE}"
+        ));
+        let mut pages = 0;
+        while let Some(url) = next.take() {
+            pages += 1;
+            let fetched = http.get(&url, cache)?;
+            let page: Vec<Pull> = signals_http::decode(HOST, &fetched.url, &fetched.body)?;
+            let reaches_before_since = page
+                .last()
+                .and_then(|p| p.updated_at)
+                .is_some_and(|at| at < since);
+            for pull in page {
+                let key = pull.number.to_string();
+                if !unknown.remove(&key) {
+                    continue;
+                }
+                if let Some(item) = items.iter_mut().find(|i| i.key == key)
+                    && let ItemDetail::PullRequest {
+                        merged, merged_at, ..
+                    } = &mut item.detail
+                {
+                    *merged = pull.merged_at.is_some();
+                    *merged_at = pull.merged_at.map(signals_http::de::secs);
+                }
+            }
+            if unknown.is_empty() || reaches_before_since || pages >= budget {
+                break;
+            }
+            next = fetched.next;
+        }
+        Ok(())
+    }
+}
+
+/// The `page` query parameter of a URL (GitHub's `rel="last"` link).
+fn page_of(url: &str) -> Option<u64> {
+    let (_, query) = url.split_once('?')?;
+    query
+        .split('&')
+        .find_map(|p| p.strip_prefix("page="))
+        .and_then(|v| v.parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Client, Config, Token};
+
+    #[test]
+    fn last_page_numbers() {
+        assert_eq!(
+            page_of("https://h/r/pulls?state=open&per_page=1&page=37"),
+            Some(37)
+        );
+        assert_eq!(page_of("https://h/r/pulls?page=x"), None);
+        assert_eq!(page_of("https://h/r/pulls"), None);
+    }
+
+    #[test]
+    fn token_debug_is_redacted() {
+        let t = Token::new("GITHUB_TOKEN", "ghp_supersecret");
+        let config = Config {
+            tokens: vec![t.clone()],
+            ..Config::default()
+        };
+        for text in [format!("{t:?}"), format!("{config:?}")] {
+            assert!(!text.contains("supersecret"), "{text}");
+            assert!(text.contains("GITHUB_TOKEN"), "{text}");
+        }
+        let client = Client::new(config).unwrap();
+        assert!(!format!("{client:?}").contains("supersecret"));
+        assert!(format!("{client:?}").contains(API_URL));
+    }
+
+    #[test]
+    fn a_bad_base_url_is_a_config_error() {
+        let err = Client::new(Config {
+            base_url: "api.github.com".into(),
+            ..Config::default()
+        })
+        .unwrap_err();
+        assert!(matches!(err, Error::Config { host: "GitHub", .. }), "{err}");
+    }
+}

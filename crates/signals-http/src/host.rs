@@ -1,0 +1,463 @@
+//! One collection for every host: [`Host`] is what a host crate supplies
+//! (its [`Protocol`], its URLs, its wire types and the steps only it
+//! needs), and [`HostClient`] runs the same collection and owner listing
+//! over any of them.
+//!
+//! A collection asks, in this order: the repository's object; the host's
+//! extra context step ([`Host::complete_context`]); the releases list
+//! (first page); the open milestones (first page) and the host's
+//! completion of them ([`Host::milestones`]); every page of each items
+//! list ([`Host::item_lists`]); and, when some closed pull request's
+//! merge state was not given, the host's [`Host::settle_merges`]. A pull
+//! request still unsettled is left out of the run, never reported as not
+//! merged: its next update brings it back.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use jiff::Timestamp;
+use signals_core::model::{Collected, ItemKind, ItemSnapshot, Milestone, RepoContext, RepoName};
+
+use crate::wire::{
+    Conventions, Kinds, ListedEntry, Place, WireItem, WireMilestone, WireRelease, WireRepo,
+};
+use crate::{
+    Client, Collection, Config, Error, Logger, OwnerListing, Protocol, RateLimit, RequestStats,
+    ResponseCache, decode,
+};
+
+/// One list of issues and/or pull requests a collection pages through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemList {
+    /// The first page, asking for entries updated since the run's window.
+    pub url: String,
+    /// What the list holds.
+    pub kinds: Kinds,
+    /// The status with which the host answers the first page when the
+    /// repository has this list turned off (GitHub's 410, GitLab's 403):
+    /// no entries, no error.
+    pub disabled: Option<u16>,
+}
+
+/// What a host crate supplies: its dialect ([`Protocol`]), its URLs, its
+/// wire types, and the steps only it needs (each has a default that does
+/// nothing). Everything else about collecting is [`HostClient`]'s.
+pub trait Host: Protocol + Clone + 'static {
+    /// The API root of the host kind's public instance, used when the
+    /// configuration gives no base URL.
+    const API_URL: &'static str;
+    /// Entries asked of every list page (the host's maximum, or its
+    /// default cap).
+    const PER_PAGE: u32;
+    /// How the host names what its JSON leaves out.
+    const CONVENTIONS: Conventions;
+    /// What an owner is looked up as, in the order of
+    /// [`Host::owner_urls`], for the "not found" message ("an
+    /// organisation or a user").
+    const OWNER_KINDS: &'static str;
+    /// True when a renamed repository is answered by a redirect (GitHub,
+    /// Forgejo): only a redirected answer can report a new name. False
+    /// when the host answers an old path with the object under its new
+    /// name (GitLab): every answer whose name differs is a rename.
+    const RENAME_BY_REDIRECT: bool = true;
+
+    /// The repository's object.
+    type Repo: WireRepo;
+    /// An entry of the releases list.
+    type Release: WireRelease;
+    /// An entry of the open milestones list.
+    type Milestone: WireMilestone;
+    /// An entry of an issues or pull requests list.
+    type Item: WireItem;
+    /// An entry of an owner's repository listing.
+    type Listed: ListedEntry;
+
+    /// The URL of the repository's object under `repo` (the configured
+    /// name). Default: `{base}/repos/{repo}`.
+    fn repository_url(&self, base: &str, repo: &RepoName) -> String {
+        format!("{base}/repos/{repo}")
+    }
+    /// The root of the repository's lists, once its object is known;
+    /// `name` is its current name. Default: `{base}/repos/{name}`.
+    fn root(&self, base: &str, name: &RepoName, repo: &Self::Repo) -> String {
+        let _ = repo;
+        format!("{base}/repos/{name}")
+    }
+    /// The first page of releases.
+    fn releases_url(&self, root: &str) -> String;
+    /// The first page of open milestones.
+    fn milestones_url(&self, root: &str) -> String;
+    /// The lists of issues and pull requests updated at or after `since`
+    /// (`YYYY-MM-DDTHH:MM:SSZ`), each paged through in full.
+    fn item_lists(&self, root: &str, since: &str) -> Vec<ItemList>;
+    /// Where an owner's repositories are listed, tried in order while the
+    /// host answers 404 (an organisation, then a user).
+    fn owner_urls(&self, base: &str, owner: &str) -> Vec<String>;
+
+    /// Completes the context with what the repository's object does not
+    /// say as `openIssues` means it. Default: nothing to do.
+    fn complete_context(
+        &self,
+        http: &mut Client,
+        root: &str,
+        context: &mut RepoContext,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<(), Error> {
+        let _ = (http, root, context, cache);
+        Ok(())
+    }
+
+    /// The milestones of the list's entries. Default: each entry as it
+    /// is; a host whose entries lack the issue counts asks for them here.
+    fn milestones(
+        &self,
+        http: &mut Client,
+        root: &str,
+        listed: Vec<Self::Milestone>,
+        at: &Place<'_>,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Vec<Milestone>, Error> {
+        let _ = (http, root, cache);
+        Ok(listed.into_iter().map(|m| m.into_milestone(at)).collect())
+    }
+
+    /// Settles the merge state of the closed pull requests in `unknown`
+    /// (by key) among `items`, setting `merged` and `mergedAt` and taking
+    /// each settled key out of `unknown`, with a bounded number of
+    /// requests. What stays in `unknown` is left out of the run. Default:
+    /// nothing settled.
+    fn settle_merges(
+        &self,
+        http: &mut Client,
+        root: &str,
+        since: Timestamp,
+        items: &mut [ItemSnapshot],
+        unknown: &mut HashSet<String>,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<(), Error> {
+        let _ = (http, root, since, items, unknown, cache);
+        Ok(())
+    }
+}
+
+/// A blocking client of one host: the shared [`Client`] and the host's
+/// [`Host`]. Each host crate names it `Client`
+/// (`signals_github::Client = HostClient<GitHub>`).
+pub struct HostClient<H: Host> {
+    http: Client,
+    host: H,
+}
+
+impl<H: Host> fmt::Debug for HostClient<H> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.http.fmt(f)
+    }
+}
+
+impl<H: Host + Default> HostClient<H> {
+    /// Builds a client; fails when the base URL is not http(s). An empty
+    /// base URL means the host kind's public instance ([`Host::API_URL`]).
+    pub fn new(config: Config) -> Result<Self, Error> {
+        Self::with_host(config, H::default())
+    }
+}
+
+impl<H: Host> HostClient<H> {
+    /// Builds a client of `host` (a host with settings of its own, such as
+    /// GitLab's token header); see [`HostClient::new`].
+    pub fn with_host(config: Config, host: H) -> Result<Self, Error> {
+        Ok(HostClient {
+            http: Client::with_default_base(config, H::API_URL, Box::new(host.clone()))?,
+            host,
+        })
+    }
+
+    /// The shared HTTP client (logger, stats, rate limits).
+    pub fn http(&mut self) -> &mut Client {
+        &mut self.http
+    }
+
+    /// The shared HTTP client, read-only.
+    pub fn http_ref(&self) -> &Client {
+        &self.http
+    }
+
+    /// Installs a callback called after every HTTP request.
+    pub fn set_logger(&mut self, logger: Logger) {
+        self.http.set_logger(logger);
+    }
+
+    /// True when at least one token is configured.
+    pub fn is_authenticated(&self) -> bool {
+        self.http.is_authenticated()
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        self.http.config()
+    }
+
+    /// The counters of the latest collection or listing, also when it
+    /// failed: a failed collection spends requests too.
+    pub fn last_stats(&self) -> RequestStats {
+        self.http.stats()
+    }
+
+    /// The last rate limit seen for the token the next request would use
+    /// (or for anonymous access); `None` before any answer.
+    pub fn rate_limit(&self) -> Option<RateLimit> {
+        self.http.rate_limit()
+    }
+
+    /// The last rate limit seen per token, with its environment variable
+    /// name (`None` for anonymous).
+    pub fn rate_limits(&self) -> Vec<(Option<String>, Option<RateLimit>)> {
+        self.http.rate_limits()
+    }
+
+    /// Collects one repository: context, releases, open milestones, and
+    /// every issue and pull request updated at or after `since` (see the
+    /// module documentation for the order of requests, and each host
+    /// crate for their count). Items are in the order the host listed
+    /// them, one per kind and key (the last seen wins, should an item move
+    /// between pages while paging). A renamed repository is reported in
+    /// [`Collection::renamed_to`], and everything after its object is
+    /// asked of the new name.
+    pub fn collect(
+        &mut self,
+        repo: &RepoName,
+        since: Timestamp,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Collection, Error> {
+        let (http, host) = (&mut self.http, &self.host);
+        http.reset_stats();
+        let name_of_host = http.host_name();
+        let base = http.base().to_string();
+        let url = host.repository_url(&base, repo);
+        let fetched = http.get_repository(&url, repo, cache)?;
+        let wire_repo: H::Repo = decode(name_of_host, &fetched.url, &fetched.body)?;
+        let renamed_to = if fetched.redirected || !H::RENAME_BY_REDIRECT {
+            renamed(repo, wire_repo.full_name())
+        } else {
+            None
+        };
+        let name = renamed_to.clone().unwrap_or_else(|| repo.clone());
+        let web = wire_repo.web_url().to_string();
+        let root = host.root(&base, &name, &wire_repo);
+        // The host's spelling of the name (its case), unless it is no
+        // valid `owner/name`.
+        let repository = RepoName::parse(wire_repo.full_name()).unwrap_or_else(|_| name.clone());
+        let mut context = wire_repo.into_context(repository);
+        host.complete_context(http, &root, &mut context, cache)?;
+        let at = Place {
+            repo: &name,
+            web: &web,
+            conventions: &H::CONVENTIONS,
+        };
+
+        let fetched = http.get(&host.releases_url(&root), cache)?;
+        let releases = decode::<Vec<H::Release>>(name_of_host, &fetched.url, &fetched.body)?
+            .into_iter()
+            .filter_map(|r| r.into_snapshot(&at))
+            .collect();
+
+        let fetched = http.get(&host.milestones_url(&root), cache)?;
+        let listed = decode::<Vec<H::Milestone>>(name_of_host, &fetched.url, &fetched.body)?;
+        let milestones = host.milestones(http, &root, listed, &at, cache)?;
+
+        let since_text = since.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+        let mut items = Items::default();
+        for list in host.item_lists(&root, &since_text) {
+            let per_page = H::PER_PAGE as usize;
+            http.get_pages(&list.url, cache, per_page, list.disabled, |fetched| {
+                let page = decode::<Vec<H::Item>>(name_of_host, &fetched.url, &fetched.body)?;
+                let entries = page.len();
+                for entry in page {
+                    let merge_unknown = entry.merge_unknown();
+                    items.push(entry.into_snapshot(&at, list.kinds), merge_unknown);
+                }
+                Ok(entries)
+            })?;
+        }
+        let (mut items, mut unknown) = items.finish();
+        if !unknown.is_empty() {
+            host.settle_merges(http, &root, since, &mut items, &mut unknown, cache)?;
+            items.retain(|i| !(i.kind() == ItemKind::PullRequest && unknown.contains(&i.key)));
+        }
+        Ok(Collection {
+            collected: Collected {
+                context,
+                releases,
+                milestones,
+                items,
+            },
+            renamed_to,
+            stats: http.stats(),
+        })
+    }
+
+    /// Lists the public repositories of `owner` from the first of
+    /// [`Host::owner_urls`] that knows it (see [`Client::list_owner`]).
+    pub fn list_owner(
+        &mut self,
+        owner: &str,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<OwnerListing, Error> {
+        let urls = self.host.owner_urls(self.http.base(), owner);
+        self.http
+            .list_owner::<H::Listed>(owner, &urls, H::OWNER_KINDS, cache, H::PER_PAGE as usize)
+    }
+}
+
+/// The new name when the host's answer names another repository than the
+/// one asked for (case aside) and that name is a valid `owner/name`.
+fn renamed(asked: &RepoName, answered: &str) -> Option<RepoName> {
+    if answered.eq_ignore_ascii_case(&asked.to_string()) {
+        None
+    } else {
+        RepoName::parse(answered).ok()
+    }
+}
+
+/// The items of one collection as the lists give them: one per kind and
+/// key, the last sighting winning and standing where it was seen last,
+/// in time linear in the entries (a first run of a 100,000-item
+/// repository pages through 1,000 pages).
+#[derive(Default)]
+struct Items {
+    slots: Vec<Option<ItemSnapshot>>,
+    at: HashMap<(ItemKind, String), usize>,
+    unknown: HashSet<String>,
+}
+
+impl Items {
+    fn push(&mut self, item: ItemSnapshot, merge_unknown: bool) {
+        let kind = item.kind();
+        if kind == ItemKind::PullRequest {
+            self.unknown.remove(&item.key);
+            if merge_unknown {
+                self.unknown.insert(item.key.clone());
+            }
+        }
+        if let Some(old) = self.at.insert((kind, item.key.clone()), self.slots.len()) {
+            self.slots[old] = None;
+        }
+        self.slots.push(Some(item));
+    }
+
+    /// The items in order, and the keys of pull requests whose merge state
+    /// is unknown.
+    fn finish(self) -> (Vec<ItemSnapshot>, HashSet<String>) {
+        (self.slots.into_iter().flatten().collect(), self.unknown)
+    }
+}
+
+/// A host client behind a pointer: what the binary holds for each
+/// configured host, whatever its kind. Implemented by every
+/// [`HostClient`].
+pub trait Collect: fmt::Debug + Send {
+    /// See [`HostClient::collect`].
+    fn collect(
+        &mut self,
+        repo: &RepoName,
+        since: Timestamp,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Collection, Error>;
+    /// See [`HostClient::list_owner`].
+    fn list_owner(
+        &mut self,
+        owner: &str,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<OwnerListing, Error>;
+    /// The shared HTTP client (logger, stats, rate limits).
+    fn http(&mut self) -> &mut Client;
+    /// The shared HTTP client, read-only.
+    fn http_ref(&self) -> &Client;
+}
+
+impl<H: Host> Collect for HostClient<H> {
+    fn collect(
+        &mut self,
+        repo: &RepoName,
+        since: Timestamp,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Collection, Error> {
+        HostClient::collect(self, repo, since, cache)
+    }
+
+    fn list_owner(
+        &mut self,
+        owner: &str,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<OwnerListing, Error> {
+        HostClient::list_owner(self, owner, cache)
+    }
+
+    fn http(&mut self) -> &mut Client {
+        HostClient::http(self)
+    }
+
+    fn http_ref(&self) -> &Client {
+        HostClient::http_ref(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use signals_core::model::{ItemDetail, ItemState, Metrics};
+
+    fn snapshot(key: &str, title: &str, pull: bool) -> ItemSnapshot {
+        let at: Timestamp = "2024-01-01T00:00:00Z".parse().unwrap();
+        ItemSnapshot {
+            repo: RepoName::parse("o/n").unwrap(),
+            key: key.into(),
+            title: title.into(),
+            text: String::new(),
+            url: String::new(),
+            created_at: at,
+            updated_at: at,
+            metrics: Metrics::default(),
+            labels: vec![],
+            author: "a".into(),
+            state: ItemState::Closed,
+            closed_at: None,
+            assignees: vec![],
+            detail: if pull {
+                ItemDetail::PullRequest {
+                    draft: false,
+                    merged: false,
+                    merged_at: None,
+                }
+            } else {
+                ItemDetail::Issue
+            },
+        }
+    }
+
+    #[test]
+    fn items_keep_the_last_sighting_per_kind_and_key() {
+        let mut items = Items::default();
+        items.push(snapshot("1", "first", false), false);
+        items.push(snapshot("2", "pull", true), true);
+        items.push(snapshot("1", "merge request 1", true), false);
+        items.push(snapshot("1", "moved", false), false);
+        items.push(snapshot("2", "pull again", true), false);
+        items.push(snapshot("3", "unknown", true), true);
+        let (items, unknown) = items.finish();
+        let titles: Vec<_> = items.iter().map(|i| i.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            ["merge request 1", "moved", "pull again", "unknown"]
+        );
+        assert_eq!(unknown, HashSet::from(["3".to_string()]));
+    }
+
+    #[test]
+    fn renames_are_other_valid_names() {
+        let asked = RepoName::parse("o/n").unwrap();
+        assert_eq!(renamed(&asked, "O/N"), None);
+        assert_eq!(renamed(&asked, "not a name"), None);
+        assert_eq!(renamed(&asked, "p/m").unwrap().to_string(), "p/m");
+    }
+}

@@ -1,0 +1,560 @@
+//! GitHub's REST v3 objects for releases, milestones, issues and pull
+//! requests, which Forgejo's and Gitea's API v1 copies field for field:
+//! one set of wire types for both host crates.
+//!
+//! Each type holds the union of what the two hosts send; a field one of
+//! them lacks is optional and changes nothing when absent:
+//!
+//! - `reactions` (GitHub only; Forgejo's lists carry none): 0 without it;
+//! - an issue's top-level `draft` (GitHub) and `pull_request.draft`
+//!   (Gitea 1.22+, Forgejo 8+); without either, the host's
+//!   [`Conventions::wip_prefixes`] decide (none on GitHub);
+//! - `pull_request.merged_at` (GitHub since 2022, always on Forgejo) and
+//!   `pull_request.merged` (Forgejo): without both, a closed pull
+//!   request's merge state is unknown ([`WireItem::merge_unknown`]);
+//! - a milestone's `html_url` (GitHub); without it the link is
+//!   `{repository}/milestone/{id}`, as Forgejo's web pages have it;
+//! - the single `assignee` of very old GitHub answers, read when
+//!   `assignees` is absent.
+//!
+//! Odd values are decoded leniently by [`crate::de`]: a `null` login or
+//! label name is empty (an empty login is the host's ghost), a `null`
+//! label list is empty.
+
+use jiff::Timestamp;
+use serde::Deserialize;
+use signals_core::model::{ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone as Planned};
+
+use super::{Kinds, Place, WireItem, WireMilestone, WireRelease};
+use crate::de::{count, opt_timestamp, secs, text, timestamp};
+
+/// An account (`user`, `author`, an assignee).
+#[derive(Debug, Deserialize)]
+pub struct Account {
+    #[serde(default, deserialize_with = "text")]
+    login: String,
+}
+
+impl Account {
+    fn handle(account: Option<Account>, at: &Place<'_>) -> String {
+        at.conventions.handle(account.map(|a| a.login))
+    }
+}
+
+/// A label.
+#[derive(Debug, Deserialize)]
+pub struct Label {
+    #[serde(default, deserialize_with = "text")]
+    name: String,
+}
+
+/// An object's `reactions` summary.
+#[derive(Debug, Deserialize)]
+pub struct Reactions {
+    #[serde(default, deserialize_with = "count")]
+    total_count: u64,
+}
+
+fn reactions(r: Option<Reactions>) -> u64 {
+    r.map_or(0, |r| r.total_count)
+}
+
+/// An element of `GET /repos/{owner}/{repo}/releases`.
+#[derive(Debug, Deserialize)]
+pub struct Release {
+    #[serde(default, deserialize_with = "text")]
+    tag_name: String,
+    name: Option<String>,
+    body: Option<String>,
+    #[serde(default, deserialize_with = "text")]
+    html_url: String,
+    #[serde(default)]
+    draft: bool,
+    #[serde(default)]
+    prerelease: bool,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    created_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    published_at: Option<Timestamp>,
+    author: Option<Account>,
+    reactions: Option<Reactions>,
+}
+
+impl WireRelease for Release {
+    /// `None` for a draft (never a signal): `draft` is set (Forgejo sets
+    /// `published_at` on drafts too, so the flag decides there), or it has
+    /// no publication time (GitHub's drafts); and for a release without a
+    /// tag, which has no key. The title is the name, else the tag.
+    fn into_snapshot(self, at: &Place<'_>) -> Option<ItemSnapshot> {
+        if self.draft || self.tag_name.trim().is_empty() {
+            return None;
+        }
+        let published_at = secs(self.published_at?);
+        let title = match self.name {
+            Some(name) if !name.trim().is_empty() => name,
+            _ => self.tag_name.clone(),
+        };
+        Some(ItemSnapshot {
+            repo: at.repo.clone(),
+            key: self.tag_name,
+            title,
+            text: self.body.unwrap_or_default(),
+            url: self.html_url,
+            created_at: self.created_at.map_or(published_at, secs),
+            updated_at: published_at,
+            metrics: Metrics {
+                reactions: reactions(self.reactions),
+                comments: 0,
+            },
+            labels: vec![],
+            author: Account::handle(self.author, at),
+            state: ItemState::Closed,
+            closed_at: None,
+            assignees: vec![],
+            detail: ItemDetail::Release {
+                prerelease: self.prerelease,
+                published_at,
+            },
+        })
+    }
+}
+
+/// An element of `GET /repos/{owner}/{repo}/milestones`.
+#[derive(Debug, Deserialize)]
+pub struct Milestone {
+    #[serde(default, deserialize_with = "count")]
+    id: u64,
+    #[serde(default, deserialize_with = "text")]
+    title: String,
+    #[serde(default, deserialize_with = "text")]
+    html_url: String,
+    description: Option<String>,
+    #[serde(default, deserialize_with = "count")]
+    open_issues: u64,
+    #[serde(default, deserialize_with = "count")]
+    closed_issues: u64,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    due_on: Option<Timestamp>,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    updated_at: Option<Timestamp>,
+}
+
+impl WireMilestone for Milestone {
+    fn into_milestone(self, at: &Place<'_>) -> Planned {
+        let url = if self.html_url.is_empty() {
+            format!("{}/milestone/{}", at.web.trim_end_matches('/'), self.id)
+        } else {
+            self.html_url
+        };
+        Planned {
+            title: self.title,
+            url,
+            description: self.description.unwrap_or_default(),
+            open_issues: self.open_issues,
+            closed_issues: self.closed_issues,
+            due_on: self.due_on.map(secs),
+            updated_at: self.updated_at.map(secs),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum State {
+    Open,
+    Closed,
+}
+
+/// The `pull_request` object of an issue-list entry.
+#[derive(Debug, Deserialize)]
+pub struct PullRef {
+    /// Absent (`None`), `null` (`Some(None)`) or a time: GitHub's answers
+    /// from before 2022 and older GitHub Enterprise servers lack the key,
+    /// which is not "not merged".
+    #[serde(default, deserialize_with = "present")]
+    merged_at: Option<Option<Timestamp>>,
+    /// Forgejo's and Gitea's flag.
+    merged: Option<bool>,
+    /// Gitea 1.22+ and Forgejo 8+.
+    draft: Option<bool>,
+}
+
+/// A key that may be absent (`None`), `null` (`Some(None)`) or a time.
+fn present<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<Option<Timestamp>>, D::Error> {
+    opt_timestamp(de).map(Some)
+}
+
+/// An element of `GET /repos/{owner}/{repo}/issues`: an issue, or a pull
+/// request when it has a `pull_request` object.
+#[derive(Debug, Deserialize)]
+pub struct Issue {
+    number: u64,
+    #[serde(default, deserialize_with = "text")]
+    title: String,
+    body: Option<String>,
+    #[serde(default, deserialize_with = "text")]
+    html_url: String,
+    user: Option<Account>,
+    #[serde(default)]
+    labels: Option<Vec<Label>>,
+    state: State,
+    assignees: Option<Vec<Account>>,
+    assignee: Option<Account>,
+    #[serde(default, deserialize_with = "count")]
+    comments: u64,
+    #[serde(deserialize_with = "timestamp")]
+    created_at: Timestamp,
+    #[serde(deserialize_with = "timestamp")]
+    updated_at: Timestamp,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    closed_at: Option<Timestamp>,
+    reactions: Option<Reactions>,
+    pull_request: Option<PullRef>,
+    draft: Option<bool>,
+}
+
+impl WireItem for Issue {
+    /// A closed pull request whose entry says neither `merged_at` nor
+    /// `merged`; an open one is not merged.
+    fn merge_unknown(&self) -> bool {
+        matches!(self.state, State::Closed)
+            && self
+                .pull_request
+                .as_ref()
+                .is_some_and(|pr| pr.merged_at.is_none() && pr.merged.is_none())
+    }
+
+    /// The snapshot; a pull request whose merge state is unknown (see
+    /// [`WireItem::merge_unknown`]) is written unmerged here, and the
+    /// collection settles it or leaves it out.
+    fn into_snapshot(self, at: &Place<'_>, _kinds: Kinds) -> ItemSnapshot {
+        let detail = match self.pull_request {
+            None => ItemDetail::Issue,
+            Some(pr) => {
+                let merged_at = pr.merged_at.flatten();
+                ItemDetail::PullRequest {
+                    draft: self
+                        .draft
+                        .or(pr.draft)
+                        .unwrap_or_else(|| at.conventions.is_wip(&self.title)),
+                    merged: pr.merged == Some(true) || merged_at.is_some(),
+                    merged_at: merged_at.map(secs),
+                }
+            }
+        };
+        // Very old GitHub answers only have the single `assignee`.
+        let assignees = match self.assignees {
+            Some(list) => list,
+            None => self.assignee.into_iter().collect(),
+        };
+        let closed = matches!(self.state, State::Closed);
+        ItemSnapshot {
+            repo: at.repo.clone(),
+            key: self.number.to_string(),
+            title: self.title,
+            text: self.body.unwrap_or_default(),
+            url: self.html_url,
+            created_at: secs(self.created_at),
+            updated_at: secs(self.updated_at),
+            metrics: Metrics {
+                reactions: reactions(self.reactions),
+                comments: self.comments,
+            },
+            labels: self
+                .labels
+                .unwrap_or_default()
+                .into_iter()
+                .map(|l| l.name)
+                .collect(),
+            author: Account::handle(self.user, at),
+            state: if closed {
+                ItemState::Closed
+            } else {
+                ItemState::Open
+            },
+            closed_at: self.closed_at.filter(|_| closed).map(secs),
+            assignees: assignees
+                .into_iter()
+                .map(|a| Account::handle(Some(a), at))
+                .collect(),
+            detail,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Error;
+    use crate::wire::Conventions;
+    use signals_core::model::RepoName;
+
+    const GITHUB: Conventions = Conventions {
+        ghost: "ghost",
+        wip_prefixes: &[],
+    };
+    const FORGEJO: Conventions = Conventions {
+        ghost: "Ghost",
+        wip_prefixes: &["WIP:", "[WIP]"],
+    };
+
+    fn decode<T: serde::de::DeserializeOwned>(url: &str, body: &[u8]) -> Result<T, Error> {
+        crate::decode("Test", url, body)
+    }
+
+    fn item(body: &[u8], conventions: &Conventions) -> ItemSnapshot {
+        let repo = RepoName::parse("o/n").unwrap();
+        let at = Place {
+            repo: &repo,
+            web: "https://example.org/o/n/",
+            conventions,
+        };
+        decode::<Issue>("u", body)
+            .unwrap()
+            .into_snapshot(&at, Kinds::Both)
+    }
+
+    fn release(body: &str, conventions: &Conventions) -> Option<ItemSnapshot> {
+        let repo = RepoName::parse("o/n").unwrap();
+        let at = Place {
+            repo: &repo,
+            web: "https://example.org/o/n",
+            conventions,
+        };
+        decode::<Release>("u", body.as_bytes())
+            .unwrap()
+            .into_snapshot(&at)
+    }
+
+    #[test]
+    fn github_pull_request_entry() {
+        let body = br#"{"number": 5, "title": "T", "body": null, "html_url": "https://github.com/o/n/pull/5",
+            "user": null, "labels": [{"name": "bug", "color": "f00"}], "state": "closed",
+            "assignees": [{"login": "a"}], "comments": 2, "created_at": "2024-01-01T00:00:00Z",
+            "updated_at": "2024-01-02T00:00:00.900Z", "draft": true,
+            "reactions": {"total_count": 3, "+1": 3},
+            "pull_request": {"merged_at": "2024-01-02T00:00:00Z"}}"#;
+        let item = item(body, &GITHUB);
+        assert_eq!(item.key, "5");
+        assert_eq!(item.author, "ghost");
+        assert_eq!(item.text, "");
+        assert_eq!(item.labels, vec!["bug"]);
+        assert_eq!(item.assignees, vec!["a"]);
+        assert_eq!(item.state, ItemState::Closed);
+        assert_eq!(
+            item.metrics,
+            Metrics {
+                reactions: 3,
+                comments: 2
+            }
+        );
+        assert_eq!(item.updated_at.to_string(), "2024-01-02T00:00:00Z");
+        assert_eq!(
+            item.detail,
+            ItemDetail::PullRequest {
+                draft: true,
+                merged: true,
+                merged_at: Some("2024-01-02T00:00:00Z".parse().unwrap()),
+            }
+        );
+    }
+
+    #[test]
+    fn forgejo_pull_entry_with_and_without_draft() {
+        let body = br#"{"id": 9, "number": 12, "title": "WIP: faster", "body": "b",
+            "html_url": "https://codeberg.org/forgejo/forgejo/pulls/12",
+            "user": {"id": 1, "login": "alice"}, "labels": [{"id": 1, "name": "bug"}],
+            "state": "closed", "assignees": null, "comments": 4,
+            "created_at": "2024-01-01T00:00:00+01:00", "updated_at": "2024-01-02T10:00:00Z",
+            "pull_request": {"merged": true, "merged_at": "2024-01-02T09:00:00Z"}}"#;
+        let entry = item(body, &FORGEJO);
+        assert_eq!(entry.key, "12");
+        assert_eq!(entry.author, "alice");
+        assert_eq!(entry.labels, vec!["bug"]);
+        assert!(entry.assignees.is_empty());
+        assert_eq!(entry.created_at.to_string(), "2023-12-31T23:00:00Z");
+        assert_eq!(
+            entry.detail,
+            ItemDetail::PullRequest {
+                draft: true,
+                merged: true,
+                merged_at: Some("2024-01-02T09:00:00Z".parse().unwrap()),
+            }
+        );
+        // The same title on GitHub is no draft: GitHub's drafts say so.
+        assert!(matches!(
+            item(body, &GITHUB).detail,
+            ItemDetail::PullRequest { draft: false, .. }
+        ));
+        let body = br#"{"number": 3, "title": "WIP: x", "state": "open", "labels": null,
+            "created_at": "2024-01-01T00:00:00Z", "updated_at": "2024-01-01T00:00:00Z",
+            "pull_request": {"merged": false, "merged_at": null, "draft": false}}"#;
+        let entry = item(body, &FORGEJO);
+        assert_eq!(
+            entry.detail,
+            ItemDetail::PullRequest {
+                draft: false,
+                merged: false,
+                merged_at: None
+            }
+        );
+        assert_eq!(entry.author, "Ghost");
+        assert!(entry.labels.is_empty());
+    }
+
+    #[test]
+    fn merge_state_known_and_unknown() {
+        let entry = |state: &str, pull: &str| {
+            let body = format!(
+                r#"{{"number": 1, "state": "{state}", "created_at": "2024-01-01T00:00:00Z",
+                "updated_at": "2024-01-01T00:00:00Z", "pull_request": {pull}}}"#
+            );
+            decode::<Issue>("u", body.as_bytes())
+                .unwrap()
+                .merge_unknown()
+        };
+        // GitHub before 2022: no `merged_at` key.
+        assert!(entry("closed", r#"{"url": "u"}"#));
+        assert!(!entry("open", r#"{"url": "u"}"#));
+        assert!(!entry("closed", r#"{"merged_at": null}"#));
+        // Forgejo's flag alone settles it.
+        assert!(!entry("closed", r#"{"merged": false}"#));
+        let body = br#"{"number": 1, "state": "closed", "created_at": "2024-01-01T00:00:00Z",
+            "updated_at": "2024-01-01T00:00:00Z", "closed_at": "2024-01-01T00:00:00Z",
+            "pull_request": {"merged": true}}"#;
+        let merged = item(body, &FORGEJO);
+        assert!(matches!(
+            merged.detail,
+            ItemDetail::PullRequest { merged: true, .. }
+        ));
+        assert!(merged.closed_at.is_some());
+    }
+
+    #[test]
+    fn decode_errors_name_url_and_path() {
+        let body =
+            br#"[{"number": 1, "title": "ok", "html_url": "h", "labels": [], "state": "open",
+            "created_at": "2024-01-01T00:00:00Z", "updated_at": "2024-01-01T00:00:00Z"},
+            {"number": "two"}]"#;
+        match decode::<Vec<Issue>>("http://x/issues", body) {
+            Err(Error::Decode { url, path, .. }) => {
+                assert_eq!(url, "http://x/issues");
+                assert_eq!(path, "[1].number");
+            }
+            other => panic!("{other:?}"),
+        }
+        match decode::<Vec<Issue>>("http://h/x", br#"[{"number": 1, "state": "merged"}]"#) {
+            Err(Error::Decode { path, .. }) => assert_eq!(path, "[0].state"),
+            other => panic!("{other:?}"),
+        }
+        for junk in [&b""[..], b"{", b"null", b"[1,2", b"\xff\xfe"] {
+            assert!(decode::<Vec<Issue>>("u", junk).is_err());
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_decode_lossily() {
+        // Valid JSON that no Rust string can hold: decoded with U+FFFD.
+        let body = br#"{"number": 1, "title": "a\ud800b", "body": "\udc00 and \ud83d\ude00",
+            "html_url": "https://github.com/o/n/issues/1", "state": "open",
+            "created_at": "2024-01-01T00:00:00Z", "updated_at": "2024-01-01T00:00:00Z"}"#;
+        let item = item(body, &GITHUB);
+        assert_eq!(item.title, "a\u{fffd}b");
+        assert_eq!(item.text, "\u{fffd} and \u{1f600}");
+    }
+
+    #[test]
+    fn odd_counts_and_timestamps_do_not_fail_a_repository() {
+        let body = br#"{"number": 1, "title": null, "html_url": null, "state": "open",
+            "comments": -3, "reactions": {"total_count": 1.5e300},
+            "user": {"login": null}, "assignee": {"login": "solo"},
+            "created_at": "-001000-01-01T00:00:00Z", "updated_at": "9999-12-31T23:59:59Z"}"#;
+        let item = item(body, &GITHUB);
+        assert_eq!(
+            item.metrics,
+            Metrics {
+                reactions: i64::MAX as u64,
+                comments: 0
+            }
+        );
+        assert_eq!(item.title, "");
+        assert_eq!(item.author, "ghost");
+        assert_eq!(item.assignees, vec!["solo"]);
+        assert_eq!(
+            item.updated_at,
+            Timestamp::from_second(Timestamp::MAX.as_second()).unwrap()
+        );
+        assert!(decode::<Issue>("u", br#"{"number": 1, "state": "open", "created_at": "soon", "updated_at": "2024-01-01T00:00:00Z"}"#).is_err());
+    }
+
+    #[test]
+    fn release_rules() {
+        let rel = |extra: &str| {
+            release(
+                &format!(
+                    r#"{{"tag_name": "v1", "html_url": "h", "created_at": "2024-01-01T00:00:00Z"{extra}}}"#
+                ),
+                &GITHUB,
+            )
+        };
+        assert!(rel("").is_none(), "no published_at: a draft");
+        assert!(rel(r#", "draft": true, "published_at": "2024-01-02T00:00:00Z""#).is_none());
+        let untagged = r#"{"tag_name": " ", "published_at": "2024-01-02T00:00:00Z"}"#;
+        assert!(release(untagged, &GITHUB).is_none());
+        let r = rel(r#", "name": " ", "published_at": "2024-01-02T00:00:00Z", "reactions": {"total_count": 2}"#).unwrap();
+        assert_eq!((r.title.as_str(), r.state), ("v1", ItemState::Closed));
+        assert_eq!(
+            r.updated_at,
+            "2024-01-02T00:00:00Z".parse::<Timestamp>().unwrap()
+        );
+        assert_eq!(r.author, "ghost");
+        assert_eq!(r.metrics.reactions, 2);
+        // Forgejo sets `published_at` on drafts too: the flag decides.
+        let forgejo = |draft: bool| {
+            release(
+                &format!(
+                    r#"{{"tag_name": "v1.0.0", "name": "", "draft": {draft}, "prerelease": true,
+                    "created_at": "2024-01-01T00:00:00Z", "published_at": "2024-01-01T00:00:00Z"}}"#
+                ),
+                &FORGEJO,
+            )
+        };
+        assert!(forgejo(true).is_none());
+        let r = forgejo(false).unwrap();
+        assert_eq!((r.title.as_str(), r.author.as_str()), ("v1.0.0", "Ghost"));
+        assert!(matches!(
+            r.detail,
+            ItemDetail::Release {
+                prerelease: true,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn milestone_links() {
+        let repo = RepoName::parse("forgejo/forgejo").unwrap();
+        let at = Place {
+            repo: &repo,
+            web: "https://codeberg.org/forgejo/forgejo/",
+            conventions: &FORGEJO,
+        };
+        let m: Milestone = decode(
+            "u",
+            br#"{"id": 7, "title": "v2", "open_issues": 1, "closed_issues": 3, "due_on": null}"#,
+        )
+        .unwrap();
+        let m = m.into_milestone(&at);
+        assert_eq!(m.url, "https://codeberg.org/forgejo/forgejo/milestone/7");
+        assert_eq!((m.open_issues, m.closed_issues), (1, 3));
+        let m: Milestone = decode(
+            "u",
+            br#"{"id": 1002604, "number": 1, "title": "v1.0",
+            "html_url": "https://github.com/o/n/milestone/1", "due_on": "2024-05-01T07:00:00Z"}"#,
+        )
+        .unwrap();
+        let m = m.into_milestone(&at);
+        assert_eq!(m.url, "https://github.com/o/n/milestone/1");
+        assert_eq!(m.due_on.unwrap().to_string(), "2024-05-01T07:00:00Z");
+    }
+}
