@@ -3,10 +3,10 @@
 //! crate that knows their JSON and their HTTP dialect.
 //!
 //! The crate is [`Forgejo`], its `signals_http::Host`: the URLs one
-//! repository's collection asks for, the dialect (in `protocol`) and the
-//! repository object (in `wire`); releases,
-//! milestones and issues are GitHub's REST v3 objects, which API v1 copies,
-//! shared in `signals_http::wire::v3`. [`Client`] collects one
+//! repository's collection asks for, its conventions and its dialect (in
+//! `protocol`). It has no wire types of its own: the repository object,
+//! releases, milestones and issues are GitHub's REST v3 objects, which
+//! API v1 copies, shared in `signals_http::wire::v3`. [`Client`] collects one
 //! repository's context, releases, open milestones and the issues and pull
 //! requests updated since an instant, as `signals_core` domain types; the
 //! collection and the request loop (cache, retries, waits, redirects,
@@ -32,7 +32,6 @@
 #![warn(missing_docs)]
 
 mod protocol;
-mod wire;
 
 use signals_http::wire::{Conventions, Kinds, ListedRepo, v3};
 pub use signals_http::{
@@ -70,7 +69,7 @@ impl Host for Forgejo {
     };
     const OWNER_KINDS: &'static str = "an organisation or a user";
 
-    type Repo = wire::Repo;
+    type Repo = v3::Repository;
     type Release = v3::Release;
     type Milestone = v3::Milestone;
     type Item = v3::Issue;

@@ -10,7 +10,7 @@ use signals_http::wire::{Conventions, Kinds, ListedRepo, v3};
 use signals_http::{Client, Error, Host, ItemList, ResponseCache};
 
 use crate::HOST;
-use crate::wire::{Pull, Repo};
+use crate::wire::Pull;
 
 /// Page size asked of every list endpoint (GitHub's maximum).
 pub const PER_PAGE: u32 = 100;
@@ -34,7 +34,7 @@ impl Host for GitHub {
     };
     const OWNER_KINDS: &'static str = "an organisation or a user";
 
-    type Repo = Repo;
+    type Repo = v3::Repository;
     type Release = v3::Release;
     type Milestone = v3::Milestone;
     type Item = v3::Issue;

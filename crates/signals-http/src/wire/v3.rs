@@ -5,6 +5,10 @@
 //! Each type holds the union of what the two hosts send; a field one of
 //! them lacks is optional and changes nothing when absent:
 //!
+//! - the repository's `homepage` (GitHub) is Forgejo's `website`, and
+//!   `stargazers_count` its `stars_count` (read as aliases: neither host
+//!   sends both); its `license` object (GitHub) and `licenses` list
+//!   (Gitea 1.22+) are both optional;
 //! - `reactions` (GitHub only; Forgejo's lists carry none): 0 without it;
 //! - an issue's top-level `draft` (GitHub) and `pull_request.draft`
 //!   (Gitea 1.22+, Forgejo 8+); without either, the host's
@@ -23,9 +27,11 @@
 
 use jiff::Timestamp;
 use serde::Deserialize;
-use signals_core::model::{ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone as Planned};
+use signals_core::model::{
+    ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone as Planned, RepoContext, RepoName,
+};
 
-use super::{Kinds, Place, WireItem, WireMilestone, WireRelease};
+use super::{Kinds, Place, WireItem, WireMilestone, WireRelease, WireRepo};
 use crate::de::{count, opt_timestamp, secs, text, timestamp};
 
 /// An account (`user`, `author`, an assignee).
@@ -57,6 +63,79 @@ pub struct Reactions {
 
 fn reactions(r: Option<Reactions>) -> u64 {
     r.map_or(0, |r| r.total_count)
+}
+
+/// GitHub's `license` object of a repository.
+#[derive(Debug, Deserialize)]
+pub struct License {
+    spdx_id: Option<String>,
+}
+
+/// `GET /repos/{owner}/{repo}`.
+#[derive(Debug, Deserialize)]
+pub struct Repository {
+    #[serde(default, deserialize_with = "text")]
+    full_name: String,
+    #[serde(default, deserialize_with = "text")]
+    html_url: String,
+    description: Option<String>,
+    #[serde(alias = "website")]
+    homepage: Option<String>,
+    language: Option<String>,
+    topics: Option<Vec<String>>,
+    default_branch: Option<String>,
+    #[serde(default, alias = "stars_count", deserialize_with = "count")]
+    stargazers_count: u64,
+    #[serde(default, deserialize_with = "count")]
+    forks_count: u64,
+    /// On GitHub, open issues **and** open pull requests (the GitHub host
+    /// takes the open pull requests off, so that `openIssues` means issues
+    /// on every host); on Forgejo and Gitea, open issues only (open pull
+    /// requests are `open_pr_counter`).
+    #[serde(default, deserialize_with = "count")]
+    open_issues_count: u64,
+    #[serde(default)]
+    archived: bool,
+    license: Option<License>,
+    /// SPDX identifiers detected in the repository (Gitea 1.22+).
+    licenses: Option<Vec<String>>,
+}
+
+impl WireRepo for Repository {
+    fn full_name(&self) -> &str {
+        &self.full_name
+    }
+
+    fn web_url(&self) -> &str {
+        &self.html_url
+    }
+
+    fn into_context(self, repository: RepoName) -> RepoContext {
+        // GitHub says NOASSERTION when it found a license it cannot name;
+        // that is no SPDX identifier.
+        let license = self
+            .license
+            .and_then(|l| l.spdx_id)
+            .filter(|id| !id.is_empty() && id != "NOASSERTION")
+            .or_else(|| {
+                self.licenses
+                    .and_then(|l| l.into_iter().find(|id| !id.trim().is_empty()))
+            });
+        RepoContext {
+            repository,
+            url: self.html_url,
+            description: self.description.unwrap_or_default(),
+            homepage: self.homepage.unwrap_or_default(),
+            language: self.language.unwrap_or_default(),
+            topics: self.topics.unwrap_or_default(),
+            default_branch: self.default_branch.unwrap_or_default(),
+            stars: self.stargazers_count,
+            forks: self.forks_count,
+            open_issues: self.open_issues_count,
+            archived: self.archived,
+            license,
+        }
+    }
 }
 
 /// An element of `GET /repos/{owner}/{repo}/releases`.
@@ -529,6 +608,34 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn repositories_of_both_hosts() {
+        let context = |body: &str| {
+            decode::<Repository>("u", body.as_bytes())
+                .unwrap()
+                .into_context(RepoName::parse("o/n").unwrap())
+        };
+        let github = context(
+            r#"{"full_name": "o/n", "html_url": "https://github.com/o/n", "homepage": "https://h",
+            "stargazers_count": 5, "forks_count": 2, "open_issues_count": 9,
+            "license": {"spdx_id": "NOASSERTION"}, "topics": null}"#,
+        );
+        assert_eq!((github.stars, github.forks, github.open_issues), (5, 2, 9));
+        assert_eq!(github.homepage, "https://h");
+        assert_eq!(github.license, None);
+        let forgejo = context(
+            r#"{"full_name": "o/n", "html_url": "https://codeberg.org/o/n", "website": "https://w",
+            "stars_count": 7, "open_issues_count": 3, "open_pr_counter": 4, "archived": true,
+            "licenses": ["", "MIT"]}"#,
+        );
+        assert_eq!((forgejo.stars, forgejo.open_issues), (7, 3));
+        assert_eq!(forgejo.homepage, "https://w");
+        assert_eq!(forgejo.license.as_deref(), Some("MIT"));
+        assert!(forgejo.archived);
+        let licensed = context(r#"{"full_name": "o/n", "license": {"spdx_id": "Apache-2.0"}}"#);
+        assert_eq!(licensed.license.as_deref(), Some("Apache-2.0"));
     }
 
     #[test]
