@@ -5,9 +5,10 @@
 use std::collections::HashSet;
 
 use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
 use signals_core::model::{ItemDetail, ItemSnapshot, RepoContext};
 use signals_http::wire::{Conventions, Kinds, ListedRepo, v3};
-use signals_http::{Client, Error, Host, ItemList, ResponseCache};
+use signals_http::{Client, Error, Host, ItemList, ListsSeen, ResponseCache};
 
 use crate::HOST;
 use crate::wire::Pull;
@@ -80,24 +81,49 @@ impl Host for GitHub {
     /// issues only on every host (docs/decisions.md), so the open pull
     /// requests are counted and taken off: one page of one entry, whose
     /// `Link` `rel="last"` is the count. Asked unconditionally, as a 304
-    /// would not repeat the `Link` header.
+    /// would not repeat the `Link` header, and kept with the digest of the
+    /// item lists it was counted after.
+    ///
+    /// Opening, closing, reopening or merging a pull request changes its
+    /// entry in the issues list of every window since: when this run's
+    /// lists answered exactly what they answered when the count was kept,
+    /// no pull request changed state since, and the kept count is used
+    /// without a request. A quiet run so costs no rate limit, and a run
+    /// that saw changes costs one request more. With the issues list
+    /// turned off (410) pull requests are not seen there, so they are
+    /// always counted.
     fn complete_context(
         &self,
         http: &mut Client,
         root: &str,
         context: &mut RepoContext,
+        lists: &ListsSeen,
         cache: &mut dyn ResponseCache,
     ) -> Result<(), Error> {
         let url = format!("{root}/pulls?state=open&per_page=1");
-        let fetched = http.get_uncached(&url, cache)?;
-        let open_pulls = match fetched.last.as_deref().and_then(page_of) {
-            Some(last) => last,
-            None => signals_http::decode::<Vec<serde::de::IgnoredAny>>(
-                HOST,
-                &fetched.url,
-                &fetched.body,
-            )?
-            .len() as u64,
+        let open_pulls = match &lists.digest {
+            None => count_open_pulls(http, &url, cache)?,
+            Some(digest) => {
+                let kept = http
+                    .recall(&url, cache)
+                    .and_then(|body| serde_json::from_slice::<OpenPulls>(&body).ok())
+                    .filter(|kept| kept.lists == *digest);
+                match kept {
+                    Some(kept) => kept.count,
+                    None => {
+                        let count = count_open_pulls(http, &url, cache)?;
+                        let kept = OpenPulls {
+                            count,
+                            lists: digest.clone(),
+                        };
+                        // Not kept, should it not serialize: the next run counts.
+                        if let Ok(value) = serde_json::to_vec(&kept) {
+                            http.keep(&url, value, cache);
+                        }
+                        count
+                    }
+                }
+            }
         };
         context.open_issues = context.open_issues.saturating_sub(open_pulls);
         Ok(())
@@ -205,4 +231,29 @@ mod tests {
         .unwrap_err();
         assert!(matches!(err, Error::Config { host: "GitHub", .. }), "{err}");
     }
+}
+
+/// The open pull requests counted after item lists whose answers had the
+/// digest `lists` ([`ListsSeen::digest`]).
+#[derive(Debug, Serialize, Deserialize)]
+struct OpenPulls {
+    count: u64,
+    lists: String,
+}
+
+/// Counts the open pull requests at `url` (a page of one entry): the
+/// `Link` header's last page, or the entries when there is one page.
+fn count_open_pulls(
+    http: &mut Client,
+    url: &str,
+    cache: &mut dyn ResponseCache,
+) -> Result<u64, Error> {
+    let fetched = http.get_uncached(url, cache)?;
+    Ok(match fetched.last.as_deref().and_then(page_of) {
+        Some(last) => last,
+        None => {
+            signals_http::decode::<Vec<serde::de::IgnoredAny>>(HOST, &fetched.url, &fetched.body)?
+                .len() as u64
+        }
+    })
 }

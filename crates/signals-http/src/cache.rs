@@ -93,11 +93,13 @@ impl ResponseCache for MemoryCache {
 pub fn token_fingerprint(token: Option<&str>) -> String {
     match token {
         None => "anonymous".to_string(),
-        Some(t) => Sha256::digest(t.as_bytes())[..8]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
+        Some(t) => hex(&Sha256::digest(t.as_bytes())[..8]),
     }
+}
+
+/// Bytes in lower-case hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -418,6 +418,34 @@ impl Client {
         (best, self.config.tokens.get(best))
     }
 
+    /// A value a host crate derived from answers and kept with
+    /// [`Client::keep`] under `key`, if the cache still has it.
+    pub fn recall(&self, key: &str, cache: &dyn ResponseCache) -> Option<Vec<u8>> {
+        cache
+            .get(&derived_key(key), &self.derived_fingerprint())
+            .map(|c| c.body)
+    }
+
+    /// Keeps a value a host crate derived from answers (not an answer of
+    /// its own: it has no validators) in the cache under `key`, a URL the
+    /// value belongs to. It is stored under the URL with a `#signals-derived`
+    /// fragment, which no request sends, so it never stands in for an
+    /// answer; and under the first token's fingerprint, whichever token
+    /// the answers came with.
+    pub fn keep(&self, key: &str, value: Vec<u8>, cache: &mut dyn ResponseCache) {
+        let entry = CachedResponse {
+            etag: None,
+            last_modified: None,
+            link_next: None,
+            body: value,
+        };
+        cache.put(&derived_key(key), &self.derived_fingerprint(), entry);
+    }
+
+    fn derived_fingerprint(&self) -> String {
+        token_fingerprint(self.config.tokens.first().map(|t| t.secret.as_str()))
+    }
+
     /// GETs `url` with the cache, rate limits, retries and redirects.
     pub fn get(&mut self, url: &str, cache: &mut dyn ResponseCache) -> Result<Fetched, Error> {
         self.get_with(url, cache, true)
@@ -939,6 +967,11 @@ pub fn retry_after_secs(value: &str, now: Timestamp) -> Option<u64> {
 /// The start of a body that is not the JSON error a host documents.
 pub fn body_start(body: &[u8]) -> String {
     String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned()
+}
+
+/// Where [`Client::keep`] stores a value derived for `url`.
+fn derived_key(url: &str) -> String {
+    format!("{url}#signals-derived")
 }
 
 #[cfg(test)]

@@ -3,17 +3,20 @@
 //! needs), and [`HostClient`] runs the same collection and owner listing
 //! over any of them.
 //!
-//! A collection asks, in this order: the repository's object; the host's
-//! extra context step ([`Host::complete_context`]); the releases list
-//! (first page); the open milestones (first page) and the host's
+//! A collection asks, in this order: the repository's object; the releases
+//! list (first page); the open milestones (first page) and the host's
 //! completion of them ([`Host::milestones`]); every page of each items
-//! list ([`Host::item_lists`]); and, when some closed pull request's
-//! merge state was not given, the host's [`Host::settle_merges`]. A pull
-//! request still unsettled is left out of the run, never reported as not
-//! merged: its next update brings it back.
+//! list ([`Host::item_lists`]); the host's extra context step
+//! ([`Host::complete_context`]), which can tell from the lists'
+//! [`ListsSeen`] whether anything it counts may have changed; and, when
+//! some closed pull request's merge state was not given, the host's
+//! [`Host::settle_merges`]. A pull request still unsettled is left out of
+//! the run, never reported as not merged: its next update brings it back.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+
+use sha2::{Digest, Sha256};
 
 use jiff::Timestamp;
 use signals_core::model::{Collected, ItemKind, ItemSnapshot, Milestone, RepoContext, RepoName};
@@ -37,6 +40,22 @@ pub struct ItemList {
     /// repository has this list turned off (GitHub's 410, GitLab's 403):
     /// no entries, no error.
     pub disabled: Option<u16>,
+}
+
+/// What a collection's item lists answered, for a step that needs to know
+/// whether anything in them changed since it last looked
+/// ([`Host::complete_context`]).
+///
+/// Every issue and pull request opened, closed, reopened or merged since
+/// the window's start is in the lists with its new `updated_at` and state,
+/// so when the lists answer byte for byte what they answered before,
+/// nothing of that kind happened in between.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListsSeen {
+    /// SHA-256 over every page's URL and body, in the order asked (hex);
+    /// `None` when some list was turned off on the host (its entries are
+    /// not seen, so the lists cannot vouch for them).
+    pub digest: Option<String>,
 }
 
 /// What a host crate supplies: its dialect ([`Protocol`]), its URLs, its
@@ -95,15 +114,17 @@ pub trait Host: Protocol + Clone + 'static {
     fn owner_urls(&self, base: &str, owner: &str) -> Vec<String>;
 
     /// Completes the context with what the repository's object does not
-    /// say as `openIssues` means it. Default: nothing to do.
+    /// say as `openIssues` means it, after the item lists were read
+    /// (`lists`). Default: nothing to do.
     fn complete_context(
         &self,
         http: &mut Client,
         root: &str,
         context: &mut RepoContext,
+        lists: &ListsSeen,
         cache: &mut dyn ResponseCache,
     ) -> Result<(), Error> {
-        let _ = (http, root, context, cache);
+        let _ = (http, root, context, lists, cache);
         Ok(())
     }
 
@@ -248,7 +269,6 @@ impl<H: Host> HostClient<H> {
         // valid `owner/name`.
         let repository = RepoName::parse(wire_repo.full_name()).unwrap_or_else(|_| name.clone());
         let mut context = wire_repo.into_context(repository);
-        host.complete_context(http, &root, &mut context, cache)?;
         let at = Place {
             repo: &name,
             web: &web,
@@ -267,10 +287,19 @@ impl<H: Host> HostClient<H> {
 
         let since_text = since.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
         let mut items = Items::default();
+        let mut digest = Some(Sha256::new());
         for list in host.item_lists(&root, &since_text) {
             let per_page = H::PER_PAGE as usize;
+            let mut pages = 0;
             http.get_pages(&list.url, cache, per_page, list.disabled, |fetched| {
                 let page = decode::<Vec<H::Item>>(name_of_host, &fetched.url, &fetched.body)?;
+                pages += 1;
+                if let Some(d) = &mut digest {
+                    for part in [fetched.url.as_bytes(), &fetched.body] {
+                        d.update((part.len() as u64).to_le_bytes());
+                        d.update(part);
+                    }
+                }
                 let entries = page.len();
                 for entry in page {
                     let merge_unknown = entry.merge_unknown();
@@ -278,7 +307,15 @@ impl<H: Host> HostClient<H> {
                 }
                 Ok(entries)
             })?;
+            // A list turned off answers no page.
+            if pages == 0 {
+                digest = None;
+            }
         }
+        let lists = ListsSeen {
+            digest: digest.map(|d| crate::cache::hex(&d.finalize())),
+        };
+        host.complete_context(http, &root, &mut context, &lists, cache)?;
         let (mut items, mut unknown) = items.finish();
         if !unknown.is_empty() {
             host.settle_merges(http, &root, since, &mut items, &mut unknown, cache)?;

@@ -32,7 +32,7 @@ pub use client::{
     Sleeper, Token, body_start, link_next, link_rel, retry_after_secs,
 };
 pub use error::{Error, decode};
-pub use host::{Collect, Host, HostClient, ItemList};
+pub use host::{Collect, Host, HostClient, ItemList, ListsSeen};
 pub use rate_limit::RateLimitHeaders;
 /// Counters of requests (a core type, so the store records them as they
 /// are).

@@ -45,16 +45,17 @@ fn paginates_250_items_in_3_pages_with_github_headers() {
     let reqs = host.requests();
     let paths: Vec<&str> = reqs.iter().map(|r| r.path.as_str()).collect();
     assert_eq!(
-        paths[..5],
+        paths[..4],
         [
             "/repos/o/n",
-            "/repos/o/n/pulls?state=open&per_page=1",
             "/repos/o/n/releases?per_page=100",
             "/repos/o/n/milestones?state=open&per_page=100",
             "/repos/o/n/issues?state=all&sort=updated&direction=asc&since=2025-01-01T00:00:00Z&per_page=100",
         ]
     );
-    assert!(paths[5].ends_with("&page=2") && paths[6].ends_with("&page=3"));
+    assert!(paths[4].ends_with("&page=2") && paths[5].ends_with("&page=3"));
+    // After the lists, which tell whether a kept count is still good.
+    assert_eq!(paths[6], "/repos/o/n/pulls?state=open&per_page=1");
     for r in &reqs {
         assert_eq!(
             r.header("user-agent"),
@@ -107,26 +108,36 @@ fn second_collect_is_all_304_and_identical() {
     let mut cache = MemoryCache::new();
     let since = ts("2024-12-31T00:00:00Z");
     let first = c.collect(&name("o/n"), since, &mut cache).unwrap();
-    assert_eq!(cache.len(), 6);
+    // Six answers, and the count of open pull requests kept with the
+    // digest of the lists, under a fragment no request sends.
+    assert_eq!(cache.len(), 7);
+    let kept: Vec<&str> = cache
+        .entries()
+        .filter(|(_, _, r)| r.etag.is_none() && r.last_modified.is_none())
+        .map(|(u, _, _)| u)
+        .collect();
+    assert_eq!(
+        kept,
+        [format!(
+            "{}/repos/o/n/pulls?state=open&per_page=1#signals-derived",
+            host.base_url()
+        )]
+    );
     let remaining = c.rate_limit().unwrap().remaining;
     let second = c.collect(&name("o/n"), since, &mut cache).unwrap();
     assert_eq!(second.collected, first.collected);
-    // Everything but the count of open pull requests, which is asked
-    // unconditionally (its `Link` header is the count).
-    assert_eq!(second.stats.requests, 7);
+    // The lists answered as before, so no pull request changed state: the
+    // count of open pull requests kept with them is used, unasked.
+    assert_eq!(second.stats.requests, 6);
     assert_eq!(second.stats.not_modified, 6);
     assert_eq!(
         c.rate_limit().unwrap().remaining,
-        remaining - 1,
-        "304s are free; the count is not"
+        remaining,
+        "a quiet run costs no rate limit"
     );
     for r in &host.requests()[7..] {
-        if r.path.contains("/pulls?") {
-            assert_eq!(r.status, Some(200));
-            assert!(r.header("if-none-match").is_none());
-        } else {
-            assert!(r.status == Some(304) && r.header("if-none-match").is_some());
-        }
+        assert!(r.status == Some(304) && r.header("if-none-match").is_some());
+        assert!(!r.path.contains("/pulls?"), "{}", r.path);
     }
 
     // Data changes: the changed answers come back in full.
@@ -140,6 +151,117 @@ fn second_collect_is_all_304_and_identical() {
     // 304 page keeps its cached `next` link, so the third page is reached.
     assert_eq!(third.stats.not_modified, 4);
     assert_eq!(third.stats.requests, 7);
+}
+
+/// Open issues and open pull requests of a scenario's repository `o/n`.
+fn open_counts(s: &signals_testhost::Scenario) -> (u64, u64) {
+    let issues = &s.repos["o/n"].issues;
+    let open = |pull: bool| {
+        issues
+            .iter()
+            .filter(|i| i["state"] == "open" && i.get("pull_request").is_some() == pull)
+            .count() as u64
+    };
+    (open(false), open(true))
+}
+
+/// A scenario's repository `o/n` with its first open pull request closed at
+/// `at`, and `open_issues_count` (issues and pull requests, as GitHub
+/// counts) following.
+fn close_a_pull(s: &mut signals_testhost::Scenario, at: &str) -> u64 {
+    let data = s.repos.get_mut("o/n").unwrap();
+    let pull = data
+        .issues
+        .iter_mut()
+        .find(|i| i["state"] == "open" && i.get("pull_request").is_some())
+        .unwrap();
+    pull["state"] = "closed".into();
+    pull["closed_at"] = at.into();
+    pull["updated_at"] = at.into();
+    let number = pull["number"].as_u64().unwrap();
+    let (issues, pulls) = open_counts(s);
+    s.repos.get_mut("o/n").unwrap().repo["open_issues_count"] = (issues + pulls).into();
+    number
+}
+
+/// The open pull requests counted after the item lists are kept with what
+/// the lists answered: a quiet run uses the count unasked (no rate limit
+/// spent), and a run whose lists changed (a pull request closed) counts
+/// again. `openIssues` is the open issues every time.
+#[test]
+fn the_open_pull_count_is_kept_while_the_lists_answer_the_same() {
+    let mut s = scenario(40);
+    let (issues, pulls) = open_counts(&s);
+    s.repos.get_mut("o/n").unwrap().repo["open_issues_count"] = (issues + pulls).into();
+    assert!(issues > 0 && pulls > 1, "{issues} {pulls}");
+    let host = TestHost::start(s.clone()).unwrap();
+    let (mut c, _) = client(&host, &[("T", "tok")]);
+    let mut cache = MemoryCache::new();
+    let since = ts("2024-12-31T00:00:00Z");
+    let counts = |host: &TestHost, from: usize| {
+        host.requests()[from..]
+            .iter()
+            .filter(|r| r.path.contains("/pulls?state=open&per_page=1"))
+            .count()
+    };
+
+    let first = c.collect(&name("o/n"), since, &mut cache).unwrap();
+    assert_eq!(first.collected.context.open_issues, issues);
+    assert_eq!(counts(&host, 0), 1);
+
+    let asked = host.requests().len();
+    let remaining = c.rate_limit().unwrap().remaining;
+    let quiet = c.collect(&name("o/n"), since, &mut cache).unwrap();
+    assert_eq!(quiet.collected.context.open_issues, issues);
+    assert_eq!(counts(&host, asked), 0, "a quiet run does not count again");
+    assert_eq!(quiet.stats.requests, quiet.stats.not_modified);
+    assert_eq!(c.rate_limit().unwrap().remaining, remaining);
+
+    close_a_pull(&mut s, "2025-01-02T00:00:00Z");
+    host.set_scenario(s.clone());
+    let asked = host.requests().len();
+    let changed = c.collect(&name("o/n"), since, &mut cache).unwrap();
+    assert_eq!(counts(&host, asked), 1, "a changed list counts again");
+    assert_eq!(changed.collected.context.open_issues, issues);
+    assert_eq!(open_counts(&s), (issues, pulls - 1));
+
+    // Quiet again: the new count is kept.
+    let asked = host.requests().len();
+    let again = c.collect(&name("o/n"), since, &mut cache).unwrap();
+    assert_eq!(counts(&host, asked), 0);
+    assert_eq!(again.collected.context.open_issues, issues);
+}
+
+/// A count kept after other lists is not used: a run that reads the lists
+/// of another window (another day's `since`, a reconcile) counts again,
+/// and so does every run of a repository whose issues list is turned off
+/// (pull requests are not seen there).
+#[test]
+fn the_open_pull_count_is_not_kept_across_other_lists() {
+    let s = scenario(40);
+    let host = TestHost::start(s).unwrap();
+    let (mut c, _) = client(&host, &[]);
+    let mut cache = MemoryCache::new();
+    let pulls_asked = |host: &TestHost| {
+        host.requests()
+            .iter()
+            .filter(|r| r.path.contains("/pulls?state=open&per_page=1"))
+            .count()
+    };
+    c.collect(&name("o/n"), ts("2024-12-31T00:00:00Z"), &mut cache)
+        .unwrap();
+    c.collect(&name("o/n"), ts("2025-01-01T00:00:00Z"), &mut cache)
+        .unwrap();
+    assert_eq!(pulls_asked(&host), 2, "another window, other lists");
+
+    for run in 0..2 {
+        host.inject_for("/repos/o/n/issues", signals_testhost::Fault::Status(410));
+        let got = c
+            .collect(&name("o/n"), ts("2025-01-01T00:00:00Z"), &mut cache)
+            .unwrap();
+        assert!(got.collected.items.is_empty());
+        assert_eq!(pulls_asked(&host), 3 + run, "issues turned off: counted");
+    }
 }
 
 #[test]
@@ -222,18 +344,18 @@ fn logger_sees_every_request_without_the_token() {
     c.collect(&name("o/n"), ts("2020-01-01T00:00:00Z"), &mut cache)
         .unwrap();
     let lines = lines.lock().unwrap();
-    assert_eq!(lines.len(), 10);
+    assert_eq!(lines.len(), 9);
     assert!(
         lines
             .iter()
             .all(|l| l.contains("MY_TOKEN") && !l.contains("sekrit"))
     );
-    // The second collection: all from the cache but the count of open
-    // pull requests (the second request of each).
-    for (i, l) in lines[5..].iter().enumerate() {
-        assert_eq!(l.contains("from_cache: true"), i != 1, "{l}");
+    // The first collection counts the open pull requests last; the second
+    // is all from the cache and keeps that count.
+    assert!(lines[4].contains("/pulls?"), "{}", lines[4]);
+    for l in &lines[5..] {
+        assert!(l.contains("from_cache: true"), "{l}");
     }
-    assert!(lines[6].contains("/pulls?"), "{}", lines[6]);
     assert!(
         cache
             .get(&format!("{}/repos/o/n", host.base_url()), "sekrit-value")
