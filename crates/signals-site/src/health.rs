@@ -1,6 +1,9 @@
 //! A repository's collection health on its pages (issue 20): a notice in
 //! the repository's header and a flag on the index when its collection is
-//! failing or its data is stale, so nobody reads old data as current.
+//! failing or its data is stale, so nobody reads old data as current; and
+//! when its owner's listing left it out (`orgs`: gone, archived, a fork,
+//! excluded), a notice saying so and since when instead, for it is then
+//! not collected on purpose and its history stays readable.
 //!
 //! Pages are static and re-rendered only when what they show changes, so
 //! they state instants ("no successful run since ..."), never an age
@@ -10,15 +13,28 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use signals_core::health::{Health, HealthState, STALE_AFTER_INTERVALS};
+use signals_core::owners::State;
 
 use crate::render::TimeView;
+
+/// Why and since when an owner's listing left a repository out, as the
+/// pages show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeftOutNote {
+    /// `gone`, `archived`, `fork` or `excluded`.
+    pub reason: String,
+    /// When it took that state.
+    pub since: Timestamp,
+    /// The owner whose listing it was found through.
+    pub owner: String,
+}
 
 /// What the pages show of a repository's health; kept in the manifest's
 /// summaries for the index (a manifest from before it reads as healthy).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HealthNote {
-    /// `failing` or `stale` when the pages flag it; anything else shows
-    /// nothing.
+    /// `failing`, `stale` or `left_out` when the pages flag it; anything
+    /// else shows nothing.
     pub state: String,
     /// The latest successful run.
     pub last_success: Option<Timestamp>,
@@ -31,6 +47,9 @@ pub struct HealthNote {
     /// The latest reconcile (a run that listed every item).
     #[serde(default)]
     pub last_reconcile: Option<Timestamp>,
+    /// Set when `state` is `left_out`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_out: Option<LeftOutNote>,
 }
 
 impl HealthNote {
@@ -46,19 +65,46 @@ impl HealthNote {
                 .map(|e| (e.at, e.message.clone())),
             interval_secs: health.interval_secs,
             last_reconcile: health.last_reconcile,
+            left_out: health.left_out.as_ref().map(|l| LeftOutNote {
+                reason: l.reason.as_str().to_string(),
+                since: l.since,
+                owner: l.owner.clone(),
+            }),
         }
+    }
+
+    /// True when the pages show a notice for it (failing, stale or left
+    /// out): what the export's data key holds of it.
+    pub fn flagged(&self) -> bool {
+        [
+            HealthState::Failing,
+            HealthState::Stale,
+            HealthState::LeftOut,
+        ]
+        .iter()
+        .any(|s| s.as_str() == self.state)
     }
 }
 
 /// The notice a page shows, when there is one.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct HealthView {
-    /// `failing` or `stale` (a CSS class).
+    /// `failing`, `stale` or `left-out` (a CSS class).
     state: &'static str,
-    /// `Stale data` or `Collection failing`.
+    /// The index's flag: `failing`, `stale`, or why a repository is left
+    /// out (`gone`, `archived`, `fork`, `excluded`).
+    badge: String,
+    /// `Stale data:`, `Collection failing:`, `Gone:` or `No longer
+    /// collected:`.
     label: &'static str,
     /// The sentence after the label.
     text: String,
+    /// When a left-out repository was left out, said after `text`.
+    left_since: Option<TimeView>,
+    /// What follows that instant.
+    tail: String,
+    /// The whole sentence, for the index flag's tooltip.
+    title: String,
     /// The latest successful run.
     since: Option<TimeView>,
     /// The latest error: when and what.
@@ -86,6 +132,13 @@ fn attempts(n: u64) -> String {
 
 /// The notice for `note`; `None` for a healthy (or new) repository.
 pub(crate) fn view(note: &HealthNote) -> Option<HealthView> {
+    if let Some(left) = note
+        .left_out
+        .as_ref()
+        .filter(|_| note.state == HealthState::LeftOut.as_str())
+    {
+        return Some(left_out_view(note, left));
+    }
     let (state, label, text) = match note.state.as_str() {
         s if s == HealthState::Stale.as_str() => (
             "stale",
@@ -109,18 +162,72 @@ pub(crate) fn view(note: &HealthNote) -> Option<HealthView> {
     };
     Some(HealthView {
         state,
+        badge: state.to_string(),
         label,
+        title: text.clone(),
         text,
+        left_since: None,
+        tail: String::new(),
         since: note.last_success.map(TimeView::of),
         error_at: note.last_error.as_ref().map(|(at, _)| TimeView::of(*at)),
         error: note.last_error.as_ref().map(|(_, m)| m.clone()),
     })
 }
 
+/// The notice of a repository its owner's listing left out: why, since
+/// when, and that its history stays; no error, for nothing failed.
+fn left_out_view(note: &HealthNote, left: &LeftOutNote) -> HealthView {
+    const KEPT: &str = "no longer collected, its history is kept.";
+    let owner = &left.owner;
+    let reason = State::parse(&left.reason);
+    let (label, text, tail) = match reason {
+        Some(State::Gone) => (
+            "Gone:",
+            format!(
+                "no longer listed by its owner {owner} (deleted, made private, transferred \
+                 or renamed) since"
+            ),
+            format!("; {KEPT}"),
+        ),
+        Some(State::Archived) => (
+            "No longer collected:",
+            "archived on the host since".to_string(),
+            format!(
+                "; the group leaves archived repositories of {owner} out \
+                 (`include_archived`), so it is {KEPT}"
+            ),
+        ),
+        Some(State::Fork) => (
+            "No longer collected:",
+            "left out as a fork since".to_string(),
+            format!("; the group leaves forks of {owner} out (`include_forks`), so it is {KEPT}"),
+        ),
+        // `excluded`, and any reason a newer version may write.
+        _ => (
+            "No longer collected:",
+            format!("left out of {owner}'s repositories by the group's `exclude` or `repos` since"),
+            format!("; {KEPT}"),
+        ),
+    };
+    let since = TimeView::of(left.since);
+    HealthView {
+        state: "left-out",
+        badge: reason.map_or("left out", State::as_str).to_string(),
+        label,
+        title: format!("{label} {text} {}{tail}", since.human),
+        text,
+        left_since: Some(since),
+        tail,
+        since: note.last_success.map(TimeView::of),
+        error_at: None,
+        error: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use signals_core::health::{LastError, assess};
+    use signals_core::health::{LastError, LeftOut, assess};
 
     fn ts(s: &str) -> Timestamp {
         s.parse().unwrap()
@@ -133,6 +240,7 @@ mod tests {
         let ok = HealthNote::of(&assess(
             run,
             0,
+            None,
             None,
             None,
             hour,
@@ -150,6 +258,7 @@ mod tests {
             run,
             4,
             Some(error),
+            None,
             None,
             hour,
             ts("2026-11-24T05:00:00Z"),
@@ -172,5 +281,79 @@ mod tests {
         let v = view(&failing).unwrap();
         assert_eq!(v.label, "Collection failing:");
         assert!(v.text.starts_with("1 attempt has failed"), "{}", v.text);
+    }
+
+    #[test]
+    fn a_repository_left_out_by_its_owner_says_why_and_since_when_never_stale() {
+        let hour = jiff::SignedDuration::from_hours(1);
+        let run = Some(ts("2026-11-24T00:00:00Z"));
+        let error = LastError {
+            at: ts("2026-11-24T00:30:00Z"),
+            kind: "not_found".into(),
+            message: "GET /repos/org/c: 404".into(),
+        };
+        let judged = |reason: State| {
+            HealthNote::of(&assess(
+                run,
+                1,
+                Some(error.clone()),
+                None,
+                Some(LeftOut {
+                    reason,
+                    since: ts("2026-11-24T01:00:00Z"),
+                    owner: "org".into(),
+                    host: "github".into(),
+                }),
+                hour,
+                ts("2026-11-30T00:00:00Z"),
+            ))
+        };
+        let gone = judged(State::Gone);
+        assert_eq!(gone.state, "left_out");
+        assert!(gone.flagged());
+        let v = view(&gone).unwrap();
+        assert_eq!(
+            (v.state, v.badge.as_str(), v.label),
+            ("left-out", "gone", "Gone:")
+        );
+        assert_eq!(
+            v.text,
+            "no longer listed by its owner org (deleted, made private, transferred or renamed) since"
+        );
+        assert_eq!(v.left_since.as_ref().unwrap().human, "2026-11-24 01:00 UTC");
+        assert_eq!(v.tail, "; no longer collected, its history is kept.");
+        assert_eq!(
+            v.title,
+            "Gone: no longer listed by its owner org (deleted, made private, transferred or \
+             renamed) since 2026-11-24 01:00 UTC; no longer collected, its history is kept."
+        );
+        // Nothing failed: no error is shown, the last run is.
+        assert_eq!((v.error, v.error_at), (None, None));
+        assert!(v.since.is_some());
+
+        for (reason, badge, says) in [
+            (State::Archived, "archived", "(`include_archived`)"),
+            (State::Fork, "fork", "(`include_forks`)"),
+            (State::Excluded, "excluded", ""),
+        ] {
+            let v = view(&judged(reason)).unwrap();
+            assert_eq!((v.badge.as_str(), v.label), (badge, "No longer collected:"));
+            assert!(
+                v.title.contains(says) && v.title.contains("since 2026-11-24 01:00 UTC"),
+                "{}",
+                v.title
+            );
+            assert!(
+                !v.title.contains("stale") && !v.title.contains("fail"),
+                "{}",
+                v.title
+            );
+        }
+        // A note written by an older version (no reason) shows nothing new.
+        let old = HealthNote {
+            left_out: None,
+            ..gone
+        };
+        assert!(view(&old).is_none());
     }
 }

@@ -121,7 +121,7 @@ fn human_time(ts: Timestamp) -> String {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct TimeView {
     iso: String,
-    human: String,
+    pub(crate) human: String,
 }
 
 impl TimeView {

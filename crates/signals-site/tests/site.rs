@@ -745,6 +745,7 @@ fn stale_note(message: &str) -> signals_site::HealthNote {
         last_error: Some((ts("2026-11-21T09:00:00Z"), message.to_string())),
         interval_secs: 3600,
         last_reconcile: None,
+        left_out: None,
     }
 }
 

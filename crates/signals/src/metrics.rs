@@ -108,7 +108,7 @@ pub fn render(
                     ("repository", r.summary.repo.id.as_str()),
                 ],
                 r,
-                crate::health::of(r, interval, now),
+                crate::health::of(r, owners, interval, now),
             )
         })
         .collect();
@@ -136,22 +136,16 @@ pub fn render(
         }
     }
     // A repository its owner no longer lists (or that the group's filter
-    // now leaves out) is no longer collected, so it goes stale: this says
-    // why, so an alert on `signals_repository_stale` can leave it out.
+    // now leaves out) is no longer collected on purpose: its health says
+    // so (`left_out`), and it is never counted stale.
     let mut f = family(
         &mut out,
         "signals_repository_left_out",
         "gauge",
         "1 when the repository was found through an owner (orgs) that no longer lists it, or the group's filter now leaves it out, so it is no longer collected; else 0.",
     );
-    for (labels, r, _) in &repos {
-        let left = owners.iter().any(|o| {
-            o.group_id == r.summary.group.id
-                && o.repos
-                    .iter()
-                    .any(|k| k.repo_id == r.summary.repo.id && k.state != State::Tracked)
-        });
-        f.sample(labels, f64::from(u8::from(left)));
+    for (labels, _, h) in &repos {
+        f.sample(labels, f64::from(u8::from(h.left_out.is_some())));
     }
     let per_repo: [RepoMetric; 6] = [
         (
@@ -175,7 +169,7 @@ pub fn render(
         (
             "signals_repository_stale",
             "gauge",
-            "1 when no run of the repository succeeded for more than 3 collection intervals (or none ever did after a failure), else 0.",
+            "1 when no run of the repository succeeded for more than 3 collection intervals (or none ever did after a failure), else 0; always 0 for a repository left out (signals_repository_left_out), which is not collected on purpose.",
             |_, h| f64::from(u8::from(h.stale)),
         ),
         (

@@ -28,14 +28,8 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
     let alerts = store.outbox_status()?;
     let owners = store.owners_status()?;
     // The owner through which a repository was found, and its state there.
-    let found_through = |group: &str, repo: &str| {
-        owners.iter().find_map(|o| {
-            (o.group_id == group)
-                .then(|| o.repos.iter().find(|k| k.repo_id == repo))
-                .flatten()
-                .map(|k| (o, k))
-        })
-    };
+    let found_through =
+        |group: &str, repo: &str| crate::health::through_owner(&owners, group, repo);
     let queue = match &store {
         Opened::Postgres(pg) => Some(pg.queue_status(interval)?),
         Opened::Sqlite(_) => None,
@@ -67,7 +61,7 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
                     "lastFailure": r.last_failure.as_ref().map(|f| json!({
                         "at": fmt_collected(f.at), "kind": f.kind, "message": f.message,
                     })),
-                    "health": crate::health::of(r, interval, now),
+                    "health": crate::health::of(r, &owners, interval, now),
                     "owner": found_through(&r.summary.group.id, &r.summary.repo.id).map(|(o, k)| json!({
                         "owner": o.owner, "host": o.host, "state": k.state.as_str(),
                         "gone": k.state == State::Gone,
@@ -176,12 +170,10 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
             "{name:<40} {:>4} {at:<24} {observed:>8} {changed:>8} {requests:>8} {not_modified:>6}  {failure}",
             r.summary.run_count
         )?;
-        let health = crate::health::of(r, interval, now);
+        let health = crate::health::of(r, &owners, interval, now);
         // A repository no longer collected (its owner no longer lists it)
-        // goes stale; the line below says why instead.
-        let left_out = found_through(&r.summary.group.id, &r.summary.repo.id)
-            .is_some_and(|(_, k)| k.state != State::Tracked);
-        if !left_out && (health.stale || health.failures_in_row > 0) {
+        // is neither stale nor failing; the line below says why.
+        if health.left_out.is_none() && (health.stale || health.failures_in_row > 0) {
             writeln!(
                 out,
                 "  {}: {} failed in a row; last success {}",
@@ -193,21 +185,19 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
                     .unwrap_or_else(|| "never".into()),
             )?;
         }
-        if let Some((o, k)) = found_through(&r.summary.group.id, &r.summary.repo.id)
-            && k.state != State::Tracked
-        {
+        if let Some(left) = &health.left_out {
             writeln!(
                 out,
                 "  {}: {} since {} (listed by {}); no longer collected, history kept",
-                k.state.as_str(),
-                match k.state {
+                left.reason.as_str(),
+                match left.reason {
                     State::Gone => "no longer listed by its owner",
                     State::Archived => "archived on the host",
                     State::Fork => "a fork, which the group leaves out",
                     _ => "left out by the group's `exclude` or `repos`",
                 },
-                fmt_collected(k.since),
-                o.owner
+                fmt_collected(left.since),
+                left.owner
             )?;
         }
         if let Some(new) = &r.summary.host_name {

@@ -519,3 +519,232 @@ fn a_large_organisation_costs_its_pages_and_a_new_repository_one_more() {
         .count();
     assert_eq!(tracked, 201);
 }
+
+/// The part of the group page `site/g/index.html` about repository `id`:
+/// its block under "Releases and publicly indicated next".
+fn group_block(group_page: &str, id: &str) -> String {
+    let start = group_page
+        .find(&format!("<h3><a href=\"{id}/index.html\">"))
+        .unwrap_or_else(|| panic!("no block of {id} in\n{group_page}"));
+    let rest = &group_page[start..];
+    let end = rest.find("<div class=\"release\">").unwrap_or(rest.len());
+    rest[..end].to_string()
+}
+
+/// A repository its owner no longer lists (gone) or that the group's filter
+/// now leaves out (archived) is said to be so, with since when, on its page,
+/// on the group page, on the index, in `/api/groups` and in `status`, and
+/// never called stale, however long after its last run; its history stays
+/// readable; its pages are re-rendered once when it leaves, then kept.
+#[test]
+fn a_repository_its_owner_no_longer_lists_shows_gone_on_the_pages_and_the_api_not_stale() {
+    let start = Timestamp::now() - SignedDuration::from_hours(72);
+    let mut scenario = Scenario::default();
+    scenario.orgs.insert("org".into());
+    for (i, name) in ["org/a", "org/b", "org/c"].iter().enumerate() {
+        github_repo(&mut scenario, name, 300 + i as u64, start);
+    }
+    let host = TestHost::start(scenario.clone()).unwrap();
+    let dir = setup("orgs-gone-pages", "github", &host.api_url(), &["org"], "");
+    // The same configuration judged against a one-second interval, so that
+    // three intervals pass in the test's time.
+    let text = std::fs::read_to_string(dir.path().join("signals.toml")).unwrap();
+    std::fs::write(
+        dir.path().join("fast.toml"),
+        format!("interval = \"1s\"\n{text}"),
+    )
+    .unwrap();
+    let export = |config: &str| -> String {
+        let out = run(dir.path(), &["--config", config, "export"], &[]);
+        assert!(out.status.success(), "{}", show(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let page = |path: &str| std::fs::read_to_string(dir.path().join("site").join(path)).unwrap();
+
+    assert_eq!(
+        collected(&collect(dir.path(), 0)),
+        vec!["org/a", "org/b", "org/c"]
+    );
+    assert!(export("signals.toml").contains("exported 3 repositories"));
+
+    // On the host: `org/c` is removed, `org/b` archived.
+    scenario.repos.remove("org/c");
+    scenario.repos.get_mut("org/b").unwrap().repo["archived"] = json!(true);
+    host.set_scenario(scenario);
+    assert_eq!(collected(&collect(dir.path(), 0)), vec!["org/a"]);
+    let st = status(dir.path());
+    let since = |id: &str| {
+        st["repositories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["repository"] == id)
+            .unwrap()["owner"]["since"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let (c_since, b_since) = (since("c"), since("b"));
+    let c_runs = read_json(&dir.path().join("site/g/c/dataset.json"))["dataset"]["runs"].clone();
+
+    // b and c have no new run, but what their pages say changed: the
+    // export renders them again (their data key holds it), with `a`.
+    let said = export("signals.toml");
+    assert!(said.contains("exported 3 repositories"), "{said}");
+    assert!(page("g/c/index.html").contains("<strong>Gone:</strong>"));
+
+    // More than three intervals after their last run: `a` (collected, not
+    // since) is stale; `c` and `b` are gone and archived, never stale.
+    std::thread::sleep(std::time::Duration::from_millis(3200));
+    let said = export("fast.toml");
+    assert!(said.contains("exported 3 repositories"), "{said}");
+    let human = |at: &str| {
+        at.parse::<Timestamp>()
+            .unwrap()
+            .strftime("%Y-%m-%d %H:%M UTC")
+            .to_string()
+    };
+    let c_page = page("g/c/index.html");
+    let gone = format!(
+        "<strong>Gone:</strong> no longer listed by its owner org (deleted, made private, \
+         transferred or renamed) since <time datetime=\"{}\">{}</time>; no longer collected, \
+         its history is kept.",
+        c_since
+            .parse::<Timestamp>()
+            .unwrap()
+            .strftime("%Y-%m-%dT%H:%M:%SZ"),
+        human(&c_since)
+    );
+    assert!(c_page.contains(&gone), "{gone} in\n{c_page}");
+    assert!(!c_page.contains("Stale data"), "{c_page}");
+    let b_page = page("g/b/index.html");
+    assert!(
+        b_page.contains("<strong>No longer collected:</strong> archived on the host since")
+            && b_page.contains(&format!(
+                "{}</time>; the group leaves archived repositories of org out \
+                 (`include_archived`), so it is no longer collected, its history is kept.",
+                human(&b_since)
+            )),
+        "{b_page}"
+    );
+    assert!(!b_page.contains("Stale data"), "{b_page}");
+    assert!(page("g/a/index.html").contains("<strong>Stale data:</strong>"));
+    // The group page, under each repository's news.
+    let group = page("g/index.html");
+    assert!(
+        group_block(&group, "c")
+            .contains("<strong>Gone:</strong> no longer listed by its owner org"),
+        "{group}"
+    );
+    assert!(!group_block(&group, "c").contains("Stale"), "{group}");
+    assert!(
+        group_block(&group, "b").contains("archived on the host since"),
+        "{group}"
+    );
+    assert!(group_block(&group, "a").contains("Stale data:"), "{group}");
+    // The index flags each with why.
+    let index = page("index.html");
+    assert!(
+        index.contains(
+            "<span class=\"badge health-left-out\" title=\"Gone: no longer listed by its owner org"
+        ) && index.contains(">gone</span>")
+            && index.contains(">archived</span>")
+            && index.contains(">stale</span>"),
+        "{index}"
+    );
+    assert_eq!(index.matches(">stale</span>").count(), 1, "{index}");
+    // Its history stays: the same runs, its item histories written.
+    let c_doc = read_json(&dir.path().join("site/g/c/dataset.json"));
+    assert_eq!(c_doc["dataset"]["runs"], c_runs);
+    assert!(
+        std::fs::read_dir(dir.path().join("site/g/c/history"))
+            .unwrap()
+            .count()
+            > 0
+    );
+
+    // Nothing changes while they are not collected: the next export keeps
+    // every repository as it was.
+    let said = export("fast.toml");
+    assert!(
+        said.contains("nothing changed since the last export"),
+        "{said}"
+    );
+
+    // `status` and the metrics judge the same way.
+    let out = run(
+        dir.path(),
+        &["--config", "fast.toml", "status", "--json"],
+        &[],
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    let fast: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let health: Vec<(String, String, Value)> = fast["repositories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["repository"].as_str().unwrap().to_string(),
+                r["health"]["state"].as_str().unwrap().to_string(),
+                r["health"]["stale"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        health,
+        vec![
+            ("a".into(), "stale".into(), json!(true)),
+            ("b".into(), "left_out".into(), json!(false)),
+            ("c".into(), "left_out".into(), json!(false)),
+        ]
+    );
+    let out = run(dir.path(), &["--config", "fast.toml", "status"], &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("stale: ").count(), 1, "{text}");
+    let out = run(dir.path(), &["--config", "fast.toml", "metrics"], &[]);
+    let metrics = String::from_utf8_lossy(&out.stdout);
+    for (repo, stale, left) in [("a", 1, 0), ("b", 0, 1), ("c", 0, 1)] {
+        for (name, n) in [
+            ("signals_repository_stale", stale),
+            ("signals_repository_left_out", left),
+        ] {
+            let line = format!("{name}{{group=\"g\",repository=\"{repo}\"}} {n}\n");
+            assert!(metrics.contains(&line), "{line} in\n{metrics}");
+        }
+    }
+
+    // The API of `signals serve`, judged against the same interval.
+    let served = crate::serve::serve_with(dir.path(), &["--config", "fast.toml"], &[]);
+    let (code, groups) = crate::serve::get(served.port, "/api/groups");
+    assert_eq!(code, 200, "{groups}");
+    let repos = groups["groups"][0]["repositories"].as_array().unwrap();
+    let api = |id: &str| &repos.iter().find(|r| r["id"] == id).unwrap()["health"];
+    assert_eq!(api("a")["state"], "stale", "{groups}");
+    for (id, reason, since) in [("c", "gone", &c_since), ("b", "archived", &b_since)] {
+        let h = api(id);
+        assert_eq!(h["state"], "left_out", "{h}");
+        assert_eq!(h["stale"], false, "{h}");
+        assert_eq!(
+            h["leftOut"],
+            json!({"reason": reason, "since": since, "owner": "org", "host": "github"}),
+            "{h}"
+        );
+        assert!(h["lastSuccess"].is_string(), "{h}");
+    }
+    // Its served page says gone, and its signals and their histories
+    // still answer.
+    let (code, html) = crate::serve::raw(served.port, "GET", "/g/c/index.html");
+    assert_eq!(code, 200);
+    let html = String::from_utf8(html).unwrap();
+    assert!(
+        html.contains(&gone) && !html.contains("Stale data"),
+        "{html}"
+    );
+    let (code, signals) = crate::serve::get(served.port, "/api/repos/g/c/signals");
+    assert_eq!(code, 200, "{signals}");
+    assert!(signals["total"].as_u64().unwrap() > 0, "{signals}");
+    let history = signals["signals"][0]["history"].as_str().unwrap();
+    let (code, body) = crate::serve::get(served.port, history);
+    assert_eq!(code, 200, "{body}");
+}

@@ -91,7 +91,7 @@ pub(crate) fn serve_with(dir: &std::path::Path, args: &[&str], env: &[(&str, &st
 
 /// Sends a raw request (the target exactly as given) and returns the status
 /// and body.
-fn raw(port: u16, method: &str, target: &str) -> (u16, Vec<u8>) {
+pub(crate) fn raw(port: u16, method: &str, target: &str) -> (u16, Vec<u8>) {
     raw_with(port, method, target, "")
 }
 

@@ -132,8 +132,9 @@ pub fn export(
 /// computing it costs one pass over what the export reads anyway.
 ///
 /// Each repository's health is judged by `judge` and shown on its pages
-/// and the index when failing or stale; a change of it re-renders the
-/// repository (its data key holds it), a constant age never does.
+/// and the index when failing, stale or left out by its owner's listing
+/// (gone, archived, ...); a change of it re-renders the repository (its
+/// data key holds it), a constant age never does.
 pub fn export_with(
     store: &dyn Backend,
     out: &Path,
@@ -146,12 +147,18 @@ pub fn export_with(
     let fail = || format!("cannot write the site to {}", out.display());
     let settings = settings(options, weights);
     let mut publisher = Publisher::begin(out, options, &settings, all).with_context(fail)?;
+    let owners = store.owners_status()?;
     for status in store.status()?.repositories {
         let summary = &status.summary;
         if summary.run_count == 0 {
             continue; // never collected successfully: nothing to publish yet
         }
-        let health = HealthNote::of(&crate::health::of(&status, judge.interval, judge.now));
+        let health = HealthNote::of(&crate::health::of(
+            &status,
+            &owners,
+            judge.interval,
+            judge.now,
+        ));
         let key = data_key(summary, &health);
         let (group, repo) = (&summary.group.id, &summary.repo.id);
         if publisher.is_current(group, repo, &key) {
@@ -345,10 +352,13 @@ fn settings(options: &SiteOptions, weights: &Weights) -> String {
 }
 
 /// What a repository's published files depend on in the store: its latest
-/// run, the configuration its pages show, and its health when failing or
-/// stale. Equal keys, equal files.
+/// run, the configuration its pages show, and its health when the pages
+/// flag it (failing, stale, or left out with its reason and since when:
+/// a repository that becomes gone is re-rendered once, then kept, as
+/// nothing in its note changes while it is not collected). Equal keys,
+/// equal files.
 fn data_key(s: &RepoSummary, health: &HealthNote) -> String {
-    let health = matches!(health.state.as_str(), "failing" | "stale").then_some(health);
+    let health = health.flagged().then_some(health);
     serde_json::json!({
         "health": health,
         "runs": s.run_count,

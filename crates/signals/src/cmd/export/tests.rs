@@ -34,12 +34,18 @@ fn reference_export(
 ) -> SiteReport {
     let options = SiteOptions::default();
     let mut publisher = Publisher::begin(out, &options, &settings(&options, weights), all).unwrap();
+    let owners = store.owners_status().unwrap();
     for status in store.status().unwrap().repositories {
         let summary = &status.summary;
         if summary.run_count == 0 {
             continue;
         }
-        let health = HealthNote::of(&crate::health::of(&status, judge.interval, judge.now));
+        let health = HealthNote::of(&crate::health::of(
+            &status,
+            &owners,
+            judge.interval,
+            judge.now,
+        ));
         let key = data_key(summary, &health);
         let (group, repo) = (&summary.group.id, &summary.repo.id);
         if publisher.is_current(group, repo, &key) {
