@@ -356,3 +356,86 @@ fn the_streamed_export_equals_the_whole_view_export_on_generated_repositories() 
     both_ways(&store, &dir, false, judge);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 20: a repository its owner's listing leaves out is rendered again
+/// once (without a new run), as gone, then kept at every later export,
+/// however many intervals pass: it is never judged stale, while a
+/// repository merely not collected is.
+#[test]
+fn a_repository_its_owner_no_longer_lists_is_rendered_once_as_gone_then_kept() {
+    let dir = scratch("gone");
+    let mut store = Store::open(dir.join("signals.db")).unwrap();
+    let t0: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
+    let t = [
+        t0,
+        t0 + SignedDuration::from_hours(6),
+        t0 + SignedDuration::from_hours(12),
+        t0 + SignedDuration::from_hours(18),
+    ];
+    generated(&mut store, &t);
+    let at = |now: Timestamp| Judge {
+        interval: std::time::Duration::from_secs(6 * 3600),
+        now,
+    };
+    let out = dir.join("site");
+    let export = |store: &Store, now: Timestamp| {
+        let options = SiteOptions::default();
+        let weights = Weights::default();
+        export_with(store, &out, &options, &weights, false, true, at(now)).unwrap()
+    };
+    assert_eq!(
+        export(&store, t[2] + SignedDuration::from_hours(1)).repositories,
+        2
+    );
+
+    // The owner `o` lists r0 no more.
+    let group = synth::group();
+    let owner = signals_store::OwnerRef {
+        group: &group,
+        host: "github",
+        owner: "o",
+    };
+    let gone_at = t[2] + SignedDuration::from_hours(2);
+    store
+        .owner_claim(owner, gone_at, SignedDuration::from_hours(6))
+        .unwrap();
+    let row = signals_core::owners::Known {
+        full_name: signals_core::RepoName::parse("o/r0").unwrap(),
+        repo_id: "r0".into(),
+        state: signals_core::owners::State::Gone,
+        since: gone_at,
+        first_seen: t0,
+    };
+    store
+        .owner_listed(owner, gone_at, &[row], &RequestStats::default())
+        .unwrap();
+    let report = export(&store, t[2] + SignedDuration::from_hours(3));
+    assert_eq!(report.repositories, 1, "r0 again, for what it now says");
+    let page = || std::fs::read_to_string(out.join("g/r0/index.html")).unwrap();
+    let gone = "<strong>Gone:</strong> no longer listed by its owner o (deleted, made \
+                private, transferred or renamed) since \
+                <time datetime=\"2026-11-21T00:00:00Z\">2026-11-21 00:00 UTC</time>; \
+                no longer collected, its history is kept.";
+    assert!(page().contains(gone), "{}", page());
+
+    // A month on: r1 (not collected since t0) turns stale and is rendered
+    // again; r0 is kept as it was, gone, not stale.
+    let report = export(&store, t0 + SignedDuration::from_hours(24 * 30));
+    assert_eq!(report.repositories, 1);
+    assert!(
+        std::fs::read_to_string(out.join("g/r1/index.html"))
+            .unwrap()
+            .contains("Stale data:")
+    );
+    assert!(!page().contains("Stale data") && page().contains("Gone:"));
+    let report = export(&store, t0 + SignedDuration::from_hours(24 * 60));
+    assert!(report.unchanged, "{report:?}");
+    // The reference export judges the same way.
+    both_ways(
+        &store,
+        &dir,
+        true,
+        at(t0 + SignedDuration::from_hours(24 * 60)),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
