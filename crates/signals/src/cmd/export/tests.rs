@@ -322,17 +322,17 @@ fn generated(store: &mut Store, t: &[Timestamp; 4]) -> (RepoKey, RepoKey) {
     (k0, k1)
 }
 
+/// Four instants six hours apart, the runs of [`generated`] and after.
+fn six_hours_apart() -> [Timestamp; 4] {
+    let t0: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
+    [0, 6, 12, 18].map(|h| t0 + SignedDuration::from_hours(h))
+}
+
 #[test]
 fn the_streamed_export_equals_the_whole_view_export_on_generated_repositories() {
     let dir = scratch("generated");
     let mut store = Store::open(dir.join("signals.db")).unwrap();
-    let t0: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
-    let t = [
-        t0,
-        t0 + SignedDuration::from_hours(6),
-        t0 + SignedDuration::from_hours(12),
-        t0 + SignedDuration::from_hours(18),
-    ];
+    let t = six_hours_apart();
     let (k0, _) = generated(&mut store, &t);
     let judge = Judge {
         interval: std::time::Duration::from_secs(6 * 3600),
@@ -365,13 +365,7 @@ fn the_streamed_export_equals_the_whole_view_export_on_generated_repositories() 
 fn a_repository_its_owner_no_longer_lists_is_rendered_once_as_gone_then_kept() {
     let dir = scratch("gone");
     let mut store = Store::open(dir.join("signals.db")).unwrap();
-    let t0: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
-    let t = [
-        t0,
-        t0 + SignedDuration::from_hours(6),
-        t0 + SignedDuration::from_hours(12),
-        t0 + SignedDuration::from_hours(18),
-    ];
+    let t = six_hours_apart();
     generated(&mut store, &t);
     let at = |now: Timestamp| Judge {
         interval: std::time::Duration::from_secs(6 * 3600),
@@ -404,7 +398,7 @@ fn a_repository_its_owner_no_longer_lists_is_rendered_once_as_gone_then_kept() {
         repo_id: "r0".into(),
         state: signals_core::owners::State::Gone,
         since: gone_at,
-        first_seen: t0,
+        first_seen: t[0],
     };
     store
         .owner_listed(owner, gone_at, &[row], &RequestStats::default())
@@ -418,9 +412,9 @@ fn a_repository_its_owner_no_longer_lists_is_rendered_once_as_gone_then_kept() {
                 no longer collected, its history is kept.";
     assert!(page().contains(gone), "{}", page());
 
-    // A month on: r1 (not collected since t0) turns stale and is rendered
+    // A month on: r1 (not collected since t[0]) turns stale and is rendered
     // again; r0 is kept as it was, gone, not stale.
-    let report = export(&store, t0 + SignedDuration::from_hours(24 * 30));
+    let report = export(&store, t[0] + SignedDuration::from_hours(24 * 30));
     assert_eq!(report.repositories, 1);
     assert!(
         std::fs::read_to_string(out.join("g/r1/index.html"))
@@ -428,14 +422,14 @@ fn a_repository_its_owner_no_longer_lists_is_rendered_once_as_gone_then_kept() {
             .contains("Stale data:")
     );
     assert!(!page().contains("Stale data") && page().contains("Gone:"));
-    let report = export(&store, t0 + SignedDuration::from_hours(24 * 60));
+    let report = export(&store, t[0] + SignedDuration::from_hours(24 * 60));
     assert!(report.unchanged, "{report:?}");
     // The reference export judges the same way.
     both_ways(
         &store,
         &dir,
         true,
-        at(t0 + SignedDuration::from_hours(24 * 60)),
+        at(t[0] + SignedDuration::from_hours(24 * 60)),
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
