@@ -309,6 +309,11 @@ pub(crate) fn paginate<T: std::borrow::Borrow<Value>>(
     r
 }
 
+/// Percent-encodes a query name or value of the `Link` headers it sends,
+/// as the hosts do. Written here, not taken from `signals-gitlab` (whose
+/// `encode` is the same): the fake host models the servers on its own, so
+/// a mistake in a client's encoding cannot be matched by the same mistake
+/// here.
 fn encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
