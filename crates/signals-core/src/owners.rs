@@ -29,6 +29,9 @@ pub struct Listed {
     pub archived: bool,
     /// A fork of another repository.
     pub fork: bool,
+    /// The host's numeric id of the repository, which a rename keeps
+    /// (`None` when the entry had none the client could read).
+    pub host_id: Option<u64>,
 }
 
 /// What a group takes from its owners' listings.
@@ -126,6 +129,23 @@ pub struct Known {
     pub since: Timestamp,
     /// When it was first tracked.
     pub first_seen: Timestamp,
+    /// The host's numeric id, as last listed (`None` for a row stored
+    /// before listings were read for it, until its next listing).
+    pub host_id: Option<u64>,
+    /// The name it was first tracked under, when the host has renamed it
+    /// since (`None`: `full_name`): its signal ids keep that name, so its
+    /// history goes on, while the host is asked under `full_name`.
+    pub tracked_as: Option<RepoName>,
+    /// When a listing last found it under a new name.
+    pub renamed_at: Option<Timestamp>,
+}
+
+impl Known {
+    /// The name its signal ids and its stored repository use: the one it
+    /// was first tracked under.
+    pub fn ids_name(&self) -> &RepoName {
+        self.tracked_as.as_ref().unwrap_or(&self.full_name)
+    }
 }
 
 /// Applies one listing of an owner to what was known of it.
@@ -171,6 +191,7 @@ pub fn apply(
         match out.get_mut(&k) {
             Some(entry) => {
                 entry.full_name = l.full_name.clone();
+                entry.host_id = l.host_id.or(entry.host_id);
                 if entry.state != state {
                     entry.state = state;
                     entry.since = at;
@@ -187,6 +208,9 @@ pub fn apply(
                         state,
                         since: at,
                         first_seen: at,
+                        host_id: l.host_id,
+                        tracked_as: None,
+                        renamed_at: None,
                     },
                 );
             }
@@ -232,6 +256,7 @@ mod tests {
             full_name: RepoName::parse(name).unwrap(),
             archived,
             fork,
+            host_id: None,
         }
     }
 

@@ -499,9 +499,12 @@ mod tests {
 }
 
 /// One entry of `GET /groups/:id/projects` or `GET /users/:id/projects`:
-/// only what decides whether a group tracks it.
+/// only what decides whether a group tracks it, and the project's `id`,
+/// which a rename or a move within the group keeps.
 #[derive(Debug, Deserialize)]
 pub struct ListedProject {
+    #[serde(default, deserialize_with = "signals_http::de::host_id")]
+    id: Option<u64>,
     #[serde(default, deserialize_with = "text")]
     path_with_namespace: String,
     #[serde(default)]
@@ -525,6 +528,38 @@ impl signals_http::wire::ListedEntry for ListedProject {
             full_name: RepoName::parse(&self.path_with_namespace).ok()?,
             archived: self.archived.unwrap_or(false),
             fork: self.forked_from_project.is_some(),
+            host_id: self.id,
         })
+    }
+}
+
+#[cfg(test)]
+mod listed_tests {
+    use signals_http::wire::ListedEntry;
+
+    use super::ListedProject;
+
+    fn listed(json: &str) -> Option<signals_core::owners::Listed> {
+        serde_json::from_str::<ListedProject>(json)
+            .unwrap()
+            .into_listed()
+    }
+
+    #[test]
+    fn a_listed_project_carries_its_id() {
+        let l = listed(
+            r#"{"id": 278964, "path_with_namespace": "gnome/sub/tool", "visibility": "public"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (l.full_name.to_string(), l.host_id),
+            ("gnome/sub/tool".to_string(), Some(278964))
+        );
+        let odd = listed(r#"{"id": "x", "path_with_namespace": "g/t"}"#).unwrap();
+        assert_eq!(odd.host_id, None);
+        assert!(
+            listed(r#"{"id": 1, "path_with_namespace": "g/t", "visibility": "internal"}"#)
+                .is_none()
+        );
     }
 }

@@ -32,6 +32,17 @@ pub fn count<'de, D: serde::Deserializer<'de>>(de: D) -> Result<u64, D::Error> {
     Ok(n.min(MAX))
 }
 
+/// A host's numeric id of an object, as it sends it: a whole number from
+/// 1 to `i64::MAX` (what the stores hold), else unknown (`None`). An id
+/// only helps to follow an object (a renamed repository), so an odd one,
+/// or one of the wrong kind, is dropped rather than failing the answer.
+pub fn host_id<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<u64>, D::Error> {
+    Ok(match serde_json::Value::deserialize(de)? {
+        serde_json::Value::Number(n) => n.as_u64().filter(|&id| id > 0 && id <= i64::MAX as u64),
+        _ => None,
+    })
+}
+
 /// A string the host may send as `null`: empty then.
 pub fn text<'de, D: serde::Deserializer<'de>>(de: D) -> Result<String, D::Error> {
     Ok(Option::<String>::deserialize(de)?.unwrap_or_default())

@@ -81,6 +81,11 @@ const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         include_str!("../migrations/0007_compact.sql"),
         Some(compact::migrate),
     ),
+    (
+        "0008_owner_host_id",
+        include_str!("../migrations/0008_owner_host_id.sql"),
+        None,
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that

@@ -10,8 +10,9 @@ use signals_core::owners::Known;
 use signals_store::Result;
 use signals_store::codec::ts_text;
 use signals_store::owners::{
-    OWNER_COLUMNS, OwnerRef, OwnerRepo, OwnerRepoRow, OwnerStatus, attach_repos, listing_counts,
-    owner_repo_from, owner_status_from,
+    OWNER_COLUMNS, OWNER_REPO_COLUMNS, OWNER_REPO_ORDER, OwnerRef, OwnerRepo, OwnerRepoRow,
+    OwnerStatus, attach_repos, listing_counts, owner_repo_from, owner_repo_values,
+    owner_status_from,
 };
 
 use crate::PgStore;
@@ -28,6 +29,9 @@ fn repo_row(r: &postgres::Row, from: usize) -> OwnerRepoRow {
         r.get(from + 4),
         r.get(from + 5),
         r.get(from + 6),
+        r.get(from + 7),
+        r.get(from + 8),
+        r.get(from + 9),
     )
 }
 
@@ -71,8 +75,10 @@ impl PgStore {
         let path = self.path();
         self.query(
             "reading an owner's repositories",
-            "SELECT host, owner, full_name, repo_id, state, since, first_seen
-             FROM owner_repos WHERE group_id = $1 ORDER BY host, owner, full_name",
+            &format!(
+                "SELECT {OWNER_REPO_COLUMNS} FROM owner_repos WHERE group_id = $1
+                 ORDER BY {OWNER_REPO_ORDER}"
+            ),
             &[&group_id],
         )?
         .iter()
@@ -120,20 +126,27 @@ impl PgStore {
                 &key,
             )
             .map_err(&err)?;
+            let insert = format!(
+                "INSERT INTO owner_repos (group_id, {OWNER_REPO_COLUMNS})
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+            );
             for k in repos {
+                let (full_name, repo_id, state, since, first_seen, host_id, tracked_as, renamed) =
+                    owner_repo_values(k);
                 tx.execute(
-                    "INSERT INTO owner_repos
-                        (group_id, host, owner, full_name, repo_id, state, since, first_seen)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                    &insert,
                     &[
                         &owner.group.id,
                         &owner.host,
                         &owner.owner,
-                        &k.full_name.to_string(),
-                        &k.repo_id,
-                        &k.state.as_str(),
-                        &ts_text(k.since),
-                        &ts_text(k.first_seen),
+                        &full_name,
+                        &repo_id,
+                        &state,
+                        &since,
+                        &first_seen,
+                        &host_id,
+                        &tracked_as,
+                        &renamed,
                     ],
                 )
                 .map_err(&err)?;
@@ -204,8 +217,10 @@ impl PgStore {
         let repos = self
             .query(
                 "reading the owners' repositories",
-                "SELECT group_id, host, owner, full_name, repo_id, state, since, first_seen
-                 FROM owner_repos ORDER BY group_id, host, owner, full_name",
+                &format!(
+                    "SELECT group_id, {OWNER_REPO_COLUMNS} FROM owner_repos
+                     ORDER BY group_id, {OWNER_REPO_ORDER}"
+                ),
                 &[],
             )?
             .iter()

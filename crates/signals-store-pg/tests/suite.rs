@@ -216,3 +216,61 @@ fn text_search_uses_the_trigram_index_when_pg_trgm_is_there() {
     assert_eq!(found.into_iter().collect::<Vec<_>>(), expected);
     assert_eq!(store.texts_matching("q4").unwrap(), None, "too short");
 }
+
+/// 0008_owner_host_id: the rows of an owner stored before are kept,
+/// without a host id until the next listing names them; a rename onto a
+/// gone repository's name then fits beside it.
+#[test]
+fn the_owner_host_id_migration_keeps_the_owners_rows() {
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("owners0008").unwrap();
+    drop(PgStore::open_before(&url, 7).unwrap());
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    c.batch_execute(
+        "INSERT INTO groups VALUES ('g', 'G');
+         INSERT INTO owners (group_id, host, owner, listings) VALUES ('g', 'github', 'org', 2);
+         INSERT INTO owner_repos VALUES
+            ('g', 'github', 'org', 'org/a', 'a', 'tracked',
+             '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z'),
+            ('g', 'github', 'org', 'org/b', 'b', 'gone',
+             '2026-01-02T00:00:00Z', '2026-01-01T00:00:00Z');",
+    )
+    .unwrap();
+    let store = PgStore::open(&url).unwrap();
+    assert_eq!(store.schema_version().unwrap(), 8);
+    let rows = store.owner_repos("g").unwrap();
+    let got: Vec<_> = rows
+        .iter()
+        .map(|r| {
+            let k = &r.known;
+            (
+                k.full_name.to_string(),
+                k.repo_id.clone(),
+                k.state.as_str(),
+                k.host_id,
+                k.tracked_as.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("org/a".to_string(), "a".to_string(), "tracked", None, None),
+            ("org/b".to_string(), "b".to_string(), "gone", None, None),
+        ]
+    );
+    c.execute(
+        "UPDATE owner_repos SET full_name = 'org/b', host_id = 7, tracked_as = 'org/a'
+         WHERE repo_id = 'a'",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(store.owner_repos("g").unwrap().len(), 2);
+    assert!(
+        c.execute(
+            "UPDATE owner_repos SET host_id = -1 WHERE repo_id = 'b'",
+            &[]
+        )
+        .is_err()
+    );
+}

@@ -2,8 +2,8 @@
 //! another (`signals migrate`) and to verify the copy.
 //!
 //! Both backends have the same tables with the same columns (each schema
-//! at its latest migration: SQLite's `0008_compact`, PostgreSQL's
-//! `0007_compact`), so
+//! at its latest migration: SQLite's `0009_owner_host_id`, PostgreSQL's
+//! `0008_owner_host_id`), so
 //! a row is its table and its values in [`Table::columns`] order. Ids are
 //! copied as they are: references between rows stay valid, and the copy's
 //! documents are those of the original.
@@ -239,6 +239,9 @@ impl Table {
                 ("state", Text),
                 ("since", Text),
                 ("first_seen", Text),
+                ("host_id", Int),
+                ("tracked_as", Text),
+                ("renamed_at", Text),
             ],
         }
     }
@@ -254,7 +257,7 @@ impl Table {
             // was made after it: digests (and unfolded messages) first.
             Table::Outbox => "digest IS NOT NULL, id",
             Table::Owners => "group_id, host, owner",
-            Table::OwnerRepos => "group_id, host, owner, full_name",
+            Table::OwnerRepos => "group_id, host, owner, repo_id",
             Table::Events => "run, pos",
             _ => "id",
         }

@@ -150,6 +150,11 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0008_compact.sql"),
         then: Some(snapshots::migrate_compact),
     },
+    Migration {
+        name: "0009_owner_host_id",
+        sql: include_str!("../migrations/0009_owner_host_id.sql"),
+        then: None,
+    },
 ];
 
 /// `PRAGMA application_id` of a signals store ("RSig"), set by the first
@@ -802,5 +807,76 @@ mod tests {
         );
         assert!(err.to_string().contains("run a newer signals"), "{err}");
         let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// 0009_owner_host_id: the rows of an owner stored before are kept,
+    /// without a host id until the next listing names them; a rename onto
+    /// a gone repository's name then fits beside it.
+    #[test]
+    fn migration_0009_keeps_the_owners_rows() {
+        use signals_core::owners::State;
+
+        let conn = Connection::open_in_memory().unwrap();
+        let mut store = Store {
+            conn,
+            path: PathBuf::from(":memory:"),
+        };
+        store.migrate_with(&MIGRATIONS[..8]).unwrap();
+        store
+            .conn
+            .execute_batch(
+                "INSERT INTO groups VALUES ('g', 'G');
+                 INSERT INTO owners (group_id, host, owner, listings) VALUES ('g', 'github', 'org', 2);
+                 INSERT INTO owner_repos VALUES
+                    ('g', 'github', 'org', 'org/a', 'a', 'tracked',
+                     '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z'),
+                    ('g', 'github', 'org', 'org/b', 'b', 'gone',
+                     '2026-01-02T00:00:00Z', '2026-01-01T00:00:00Z');",
+            )
+            .unwrap();
+        store.migrate_with(MIGRATIONS).unwrap();
+        assert_eq!(store.schema_version().unwrap(), 9);
+        let rows = store.owner_repos("g").unwrap();
+        let got: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                let k = &r.known;
+                (
+                    k.full_name.to_string(),
+                    k.repo_id.as_str(),
+                    k.state,
+                    k.host_id,
+                    k.tracked_as.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("org/a".to_string(), "a", State::Tracked, None, None),
+                ("org/b".to_string(), "b", State::Gone, None, None),
+            ]
+        );
+        assert_eq!(rows[1].known.first_seen.to_string(), "2026-01-01T00:00:00Z");
+        // Two rows may now share a name: a renamed repository and a gone one.
+        store
+            .conn
+            .execute(
+                "UPDATE owner_repos SET full_name = 'org/b', host_id = 7, tracked_as = 'org/a'
+                 WHERE repo_id = 'a'",
+                [],
+            )
+            .unwrap();
+        assert_eq!(store.owner_repos("g").unwrap().len(), 2);
+        // A negative host id is refused by the schema, not read back.
+        assert!(
+            store
+                .conn
+                .execute(
+                    "UPDATE owner_repos SET host_id = -1 WHERE repo_id = 'b'",
+                    []
+                )
+                .is_err()
+        );
     }
 }

@@ -71,31 +71,91 @@ pub struct OwnerStatus {
     pub repos: Vec<Known>,
 }
 
-/// The raw columns of an `owner_repos` row: host, owner, full name, repo
-/// id, state, since, first seen.
-pub type OwnerRepoRow = (String, String, String, String, String, String, String);
+/// The raw columns of an `owner_repos` row, in [`OWNER_REPO_COLUMNS`]
+/// order.
+pub type OwnerRepoRow = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    Option<i64>,
+    Option<String>,
+    Option<String>,
+);
+
+/// The columns of [`OwnerRepoRow`]: host, owner, full name, repo id,
+/// state, since, first seen, host id, the name its ids use after a
+/// rename, when it was renamed.
+pub const OWNER_REPO_COLUMNS: &str =
+    "host, owner, full_name, repo_id, state, since, first_seen, host_id, tracked_as, renamed_at";
+
+/// The order of an owner's rows: by name, then (after a rename onto the
+/// name of a gone repository, two rows share a name) by id.
+pub const OWNER_REPO_ORDER: &str = "host, owner, full_name, repo_id";
 
 /// Decodes an `owner_repos` row (both backends).
 pub fn owner_repo_from(path: &Path, row: OwnerRepoRow) -> Result<OwnerRepo> {
-    let (host, owner, full_name, repo_id, state, since, first_seen) = row;
+    let (host, owner, full_name, repo_id, state, since, first_seen, host_id, tracked_as, renamed) =
+        row;
     let corrupt = |what: String| StoreError::Corrupt {
         path: path.to_path_buf(),
         what,
+    };
+    let name = |column: &str, v: &str| {
+        RepoName::parse(v).map_err(|e| corrupt(format!("owner_repos.{column}: {e}")))
     };
     Ok(OwnerRepo {
         host,
         owner,
         known: Known {
-            full_name: RepoName::parse(&full_name)
-                .map_err(|e| corrupt(format!("owner_repos.full_name: {e}")))?,
+            full_name: name("full_name", &full_name)?,
             repo_id,
             state: State::parse(&state)
                 .ok_or_else(|| corrupt(format!("owner_repos.state is {state:?}")))?,
             since: ts_parse(path, "owner_repos.since", &since)?,
             first_seen: ts_parse(path, "owner_repos.first_seen", &first_seen)?,
+            host_id: host_id
+                .map(|id| uint(path, "owner_repos.host_id", id))
+                .transpose()?,
+            tracked_as: tracked_as.map(|n| name("tracked_as", &n)).transpose()?,
+            renamed_at: renamed
+                .map(|t| ts_parse(path, "owner_repos.renamed_at", &t))
+                .transpose()?,
         },
     })
 }
+
+/// The values of `k`'s row after group, host and owner, in
+/// [`OWNER_REPO_COLUMNS`] order from the full name on. A host id beyond
+/// what a column holds (no host sends one; the listing's decoders drop
+/// them) is stored as unknown rather than failing the listing.
+pub fn owner_repo_values(k: &Known) -> OwnerRepoValues {
+    (
+        k.full_name.to_string(),
+        k.repo_id.clone(),
+        k.state.as_str(),
+        ts_text(k.since),
+        ts_text(k.first_seen),
+        k.host_id.and_then(|id| i64::try_from(id).ok()),
+        k.tracked_as.as_ref().map(|n| n.to_string()),
+        k.renamed_at.map(ts_text),
+    )
+}
+
+/// What [`owner_repo_values`] gives.
+pub type OwnerRepoValues = (
+    String,
+    String,
+    &'static str,
+    String,
+    String,
+    Option<i64>,
+    Option<String>,
+    Option<String>,
+);
 
 /// The raw columns of an `owners` row, in [`OWNER_COLUMNS`] order.
 pub type OwnerRow = (
@@ -175,6 +235,22 @@ pub fn listing_counts(stats: &RequestStats) -> Result<[i64; 3]> {
     ])
 }
 
+/// An `owner_repos` row's [`OWNER_REPO_COLUMNS`] from column `from` on.
+fn repo_row(r: &rusqlite::Row<'_>, from: usize) -> rusqlite::Result<OwnerRepoRow> {
+    Ok((
+        r.get(from)?,
+        r.get(from + 1)?,
+        r.get(from + 2)?,
+        r.get(from + 3)?,
+        r.get(from + 4)?,
+        r.get(from + 5)?,
+        r.get(from + 6)?,
+        r.get(from + 7)?,
+        r.get(from + 8)?,
+        r.get(from + 9)?,
+    ))
+}
+
 impl Store {
     /// Takes on the listing of `owner` at `at` (registering the group and
     /// the owner): true unless another collection listed it less than
@@ -230,23 +306,13 @@ impl Store {
         let path = &self.path;
         let rows: Vec<OwnerRepoRow> = self
             .conn
-            .prepare_cached(
-                "SELECT host, owner, full_name, repo_id, state, since, first_seen
-                 FROM owner_repos WHERE group_id = ?1 ORDER BY host, owner, full_name",
-            )
+            .prepare_cached(&format!(
+                "SELECT {OWNER_REPO_COLUMNS} FROM owner_repos WHERE group_id = ?1
+                 ORDER BY {OWNER_REPO_ORDER}"
+            ))
             .and_then(|mut st| {
-                st.query_map(params![group_id], |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get(1)?,
-                        r.get(2)?,
-                        r.get(3)?,
-                        r.get(4)?,
-                        r.get(5)?,
-                        r.get(6)?,
-                    ))
-                })?
-                .collect()
+                st.query_map(params![group_id], |r| repo_row(r, 0))?
+                    .collect()
             })
             .doing(path, "reading an owner's repositories")?;
         rows.into_iter()
@@ -304,19 +370,25 @@ impl Store {
         )
         .doing(&path, "recording an owner's listing")?;
         for k in repos {
+            let (full_name, repo_id, state, since, first_seen, host_id, tracked_as, renamed_at) =
+                owner_repo_values(k);
             tx.execute(
-                "INSERT INTO owner_repos
-                    (group_id, host, owner, full_name, repo_id, state, since, first_seen)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                &format!(
+                    "INSERT INTO owner_repos (group_id, {OWNER_REPO_COLUMNS})
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+                ),
                 params![
                     owner.group.id,
                     owner.host,
                     owner.owner,
-                    k.full_name.to_string(),
-                    k.repo_id,
-                    k.state.as_str(),
-                    ts_text(k.since),
-                    ts_text(k.first_seen)
+                    full_name,
+                    repo_id,
+                    state,
+                    since,
+                    first_seen,
+                    host_id,
+                    tracked_as,
+                    renamed_at
                 ],
             )
             .doing(&path, "recording an owner's repositories")?;
@@ -383,26 +455,13 @@ impl Store {
             .collect::<Result<Vec<_>>>()?;
         let repos: Vec<(String, OwnerRepoRow)> = self
             .conn
-            .prepare(
-                "SELECT group_id, host, owner, full_name, repo_id, state, since, first_seen
-                 FROM owner_repos ORDER BY group_id, host, owner, full_name",
-            )
+            .prepare(&format!(
+                "SELECT group_id, {OWNER_REPO_COLUMNS} FROM owner_repos
+                 ORDER BY group_id, {OWNER_REPO_ORDER}"
+            ))
             .and_then(|mut st| {
-                st.query_map([], |r| {
-                    Ok((
-                        r.get(0)?,
-                        (
-                            r.get(1)?,
-                            r.get(2)?,
-                            r.get(3)?,
-                            r.get(4)?,
-                            r.get(5)?,
-                            r.get(6)?,
-                            r.get(7)?,
-                        ),
-                    ))
-                })?
-                .collect()
+                st.query_map([], |r| Ok((r.get(0)?, repo_row(r, 1)?)))?
+                    .collect()
             })
             .doing(path, "reading the owners' repositories")?;
         let repos = repos

@@ -1252,8 +1252,18 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
         owner: "o",
     };
     assert!(store.owner_claim(owner, t2, SignedDuration::ZERO).unwrap());
+    // A renamed one: its host id, first name and rename are copied too.
+    let mut renamed = known("o/b2", "b", "tracked", t1);
+    renamed.host_id = Some(42);
+    renamed.tracked_as = Some(RepoName::parse("o/b").unwrap());
+    renamed.renamed_at = Some(t2);
     store
-        .owner_listed(owner, t2, &[known("o/a", "a", "tracked", t2)], &stats(2, 1))
+        .owner_listed(
+            owner,
+            t2,
+            &[known("o/a", "a", "tracked", t2), renamed.clone()],
+            &stats(2, 1),
+        )
         .unwrap();
 
     let mut rows = Vec::new();
@@ -1277,6 +1287,7 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
         copy.owners_status().unwrap(),
         store.owners_status().unwrap()
     );
+    assert_eq!(copy.owners_status().unwrap()[0].repos[1], renamed);
     assert_eq!(
         copy.outbox_status().unwrap(),
         store.outbox_status().unwrap()
@@ -1945,6 +1956,9 @@ fn known(full_name: &str, id: &str, state: &str, at: Timestamp) -> signals_core:
         state: signals_core::owners::State::parse(state).unwrap(),
         since: at,
         first_seen: at,
+        host_id: None,
+        tracked_as: None,
+        renamed_at: None,
     }
 }
 
@@ -1960,6 +1974,9 @@ fn stats(requests: u64, not_modified: u64) -> RequestStats {
 /// An owner's listing is taken on once per interval; its repositories
 /// are kept with their states and ids, gone ones included, and the cost
 /// of its listings is added up; a failed listing leaves them as they were.
+/// Host ids, the name a renamed repository's ids keep and when it was
+/// renamed round-trip, and two rows may share a name (a rename onto a
+/// gone repository's name).
 pub fn owners_keep_their_repositories_and_are_claimed_once_per_interval(make: Factory<'_>) {
     let mut store = make();
     let g = group();
@@ -1977,16 +1994,26 @@ pub fn owners_keep_their_repositories_and_are_claimed_once_per_interval(make: Fa
     // Zero: every collection lists (one process owns a SQLite store).
     assert!(store.owner_claim(owner, t1, SignedDuration::ZERO).unwrap());
     assert!(store.owner_repos(&g.id).unwrap().is_empty());
-    let first = [
+    // org/b as stored before host ids were read.
+    let mut first = [
         known("org/a", "a", "tracked", t1),
         known("org/b", "b", "tracked", t1),
     ];
+    first[0].host_id = Some(1);
     store.owner_listed(owner, t1, &first, &stats(1, 0)).unwrap();
     let t2 = ts("2026-11-20T11:00:00.5Z");
     let mut second = first.to_vec();
     second[0].state = signals_core::owners::State::Gone;
     second[0].since = t2;
-    second.push(known("org/C", "c", "tracked", t2));
+    // Renamed onto the gone one's name: two rows share it, told apart by
+    // their ids; its signal ids keep the name it was first tracked under.
+    second[1].full_name = RepoName::parse("org/a").unwrap();
+    second[1].host_id = Some(2);
+    second[1].tracked_as = Some(RepoName::parse("org/b").unwrap());
+    second[1].renamed_at = Some(t2);
+    let mut c = known("org/C", "c", "tracked", t2);
+    c.host_id = Some(i64::MAX as u64);
+    second.push(c);
     assert!(store.owner_claim(owner, t2, SignedDuration::ZERO).unwrap());
     store
         .owner_listed(owner, t2, &second, &stats(2, 2))
@@ -2001,8 +2028,9 @@ pub fn owners_keep_their_repositories_and_are_claimed_once_per_interval(make: Fa
         .iter()
         .map(|k| ("github".to_string(), "org".to_string(), k.clone()))
         .collect();
-    want.sort_by_key(|(_, _, k)| k.full_name.to_string());
+    want.sort_by_key(|(_, _, k)| (k.full_name.to_string(), k.repo_id.clone()));
     assert_eq!(repos, want);
+    assert_eq!(repos[2].2.ids_name().to_string(), "org/b");
     store
         .owner_failed(owner, ts("2026-11-20T12:00:00Z"), "500 from the host")
         .unwrap();
@@ -2035,7 +2063,23 @@ pub fn owners_keep_their_repositories_and_are_claimed_once_per_interval(make: Fa
     store
         .owner_listed(owner, t2, &second, &stats(1, 1))
         .unwrap();
-    assert_eq!(store.owners_status().unwrap()[0].failure, None);
+    let back = store.owners_status().unwrap();
+    assert_eq!(back[0].failure, None);
+    assert_eq!(
+        back[0].repos,
+        want.iter().map(|(_, _, k)| k.clone()).collect::<Vec<_>>()
+    );
+    // A host id no column holds (no host sends one) is kept as unknown
+    // rather than failing the listing.
+    let mut odd = second.clone();
+    odd[2].host_id = Some(u64::MAX);
+    assert!(store.owner_claim(owner, t2, SignedDuration::ZERO).unwrap());
+    store.owner_listed(owner, t2, &odd, &stats(1, 1)).unwrap();
+    let c = store.owner_repos(&g.id).unwrap().remove(0).known;
+    assert_eq!(
+        (c.full_name.to_string(), c.host_id),
+        ("org/C".to_string(), None)
+    );
     // Another group's owners are its own.
     assert!(store.owner_repos("other").unwrap().is_empty());
 }

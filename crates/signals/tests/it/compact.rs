@@ -490,7 +490,7 @@ fn the_compact_migration_keeps_every_history_on_sqlite() {
         tx.commit().unwrap();
     }
     let store = signals_store::Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 8);
+    assert_eq!(store.schema_version().unwrap(), 9);
     assert_same(&store, dir.path(), "signals.db", "SQLite");
     goes_on(store);
 }
@@ -535,7 +535,7 @@ fn the_compact_migration_keeps_every_history_on_postgres() {
         tx.commit().unwrap();
     }
     let store = signals_store_pg::PgStore::open(&url).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 7);
+    assert_eq!(store.schema_version().unwrap(), 8);
     let dir = TempDir::new("compact-pg");
     assert_same(&store, dir.path(), &url, "PostgreSQL");
     goes_on(store);

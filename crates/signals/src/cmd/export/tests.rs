@@ -399,6 +399,9 @@ fn a_repository_its_owner_no_longer_lists_is_rendered_once_as_gone_then_kept() {
         state: signals_core::owners::State::Gone,
         since: gone_at,
         first_seen: t[0],
+        host_id: None,
+        tracked_as: None,
+        renamed_at: None,
     };
     store
         .owner_listed(owner, gone_at, &[row], &RequestStats::default())
