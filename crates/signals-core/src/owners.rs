@@ -8,13 +8,15 @@
 //! A repository listed by an owner is tracked once it passes the group's
 //! filter (archived repositories and forks are left out unless included,
 //! `exclude` names others), and keeps the id it was given then for good:
-//! its history is addressed by it. A tracked repository the listing no
-//! longer holds is [`State::Gone`], never deleted; one that the filter now
-//! leaves out (archived since) takes the filter's reason. Only
-//! repositories tracked at some point are kept, so an organisation's
-//! hundreds of forks cost no rows.
+//! its history is addressed by it. A repository renamed within its owner
+//! is followed through the host's numeric id, which every host's listing
+//! entry carries: it keeps its id and the name its signal ids use. A
+//! tracked repository the listing no longer holds is [`State::Gone`],
+//! never deleted; one that the filter now leaves out (archived since)
+//! takes the filter's reason. Only repositories tracked at some point are
+//! kept, so an organisation's hundreds of forks cost no rows.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use jiff::Timestamp;
 
@@ -79,8 +81,9 @@ impl Filter {
 pub enum State {
     /// Listed and collected at each run.
     Tracked,
-    /// No longer listed by its owner (deleted, made private, transferred or
-    /// renamed): not collected; its history stays.
+    /// No longer listed by its owner (deleted, made private, transferred,
+    /// or renamed without a host id to follow): not collected; its history
+    /// stays.
     Gone,
     /// Archived on the host, and the group does not include archived ones.
     Archived,
@@ -158,7 +161,22 @@ impl Known {
 /// all its owners' known repositories), so a new repository gets a free
 /// one: its name's slug, else `<owner>-<name>`, else a number appended.
 /// Returns every repository of the owner to keep, by full name
-/// (case-insensitively ordered).
+/// (case-insensitively ordered, then by id).
+///
+/// Which known repository a listed one is, in this order:
+/// 1. the one of the same name (ASCII case ignored) and host id;
+/// 2. renamed: the one with its host id whose name the listing no longer
+///    holds (no entry of that name, or one whose host id differs), when
+///    exactly one listed entry not yet placed carries that id;
+/// 3. the one of the same name (a row stored without a host id takes the
+///    listing's; a host id that changed without a trace elsewhere is
+///    still the same repository, as names decided before ids were read);
+/// 4. none: a new repository, tracked under a fresh id if the filter
+///    takes it.
+///
+/// A renamed repository keeps its id, its first listing and the name its
+/// signal ids use ([`Known::ids_name`]); its state is judged under its new
+/// name like any other's.
 pub fn apply(
     known: &[Known],
     listed: &[Listed],
@@ -168,29 +186,120 @@ pub fn apply(
     at: Timestamp,
 ) -> Vec<Known> {
     let key = |n: &RepoName| n.to_string().to_ascii_lowercase();
-    let mut out: BTreeMap<String, Known> = known
-        .iter()
-        .map(|k| (key(&k.full_name), k.clone()))
-        .collect();
+    let mut entries: Vec<Known> = known.to_vec();
     let mut taken = taken.clone();
     taken.extend(known.iter().map(|k| k.repo_id.clone()));
+    // One entry per name (the first after a stable sort), in name order.
     let mut seen = HashSet::new();
     let mut listed: Vec<&Listed> = listed.iter().collect();
     listed.sort_by_key(|l| key(&l.full_name));
-    for l in listed {
-        let k = key(&l.full_name);
-        if !seen.insert(k.clone()) {
+    listed.retain(|l| seen.insert(key(&l.full_name)));
+
+    // Known entries by name and by host id, to place each listed one in
+    // constant time (an organisation may list thousands).
+    let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut by_host_id: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (j, k) in entries.iter().enumerate() {
+        by_name.entry(key(&k.full_name)).or_default().push(j);
+        if let Some(id) = k.host_id {
+            by_host_id.entry(id).or_default().push(j);
+        }
+    }
+    let names: Vec<String> = listed.iter().map(|l| key(&l.full_name)).collect();
+    let listed_by_name: HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let mut carriers: HashMap<u64, usize> = HashMap::new();
+    let mut placed: Vec<Option<usize>> = vec![None; listed.len()];
+    let mut claimed = vec![false; entries.len()];
+    let none = Vec::new();
+    // 1. Same name, same host id.
+    for (i, l) in listed.iter().enumerate() {
+        let Some(id) = l.host_id else {
+            continue;
+        };
+        let same = by_name.get(&names[i]).unwrap_or(&none);
+        if let Some(&j) = same
+            .iter()
+            .find(|&&j| !claimed[j] && entries[j].host_id == Some(id))
+        {
+            placed[i] = Some(j);
+            claimed[j] = true;
+        } else {
+            *carriers.entry(id).or_default() += 1;
+        }
+    }
+    // 2. Renamed within the owner: the listing no longer holds the known
+    // entry's name (no entry of that name, or one of another host id).
+    let consistent = |a: Option<u64>, b: Option<u64>| a.is_none() || b.is_none() || a == b;
+    let held = |k: &Known| {
+        listed_by_name
+            .get(key(&k.full_name).as_str())
+            .is_some_and(|&i| consistent(listed[i].host_id, k.host_id))
+    };
+    for (i, l) in listed.iter().enumerate() {
+        let Some(id) = l.host_id else {
+            continue;
+        };
+        if placed[i].is_some() || carriers.get(&id) != Some(&1) {
             continue;
         }
-        let id = out.get(&k).map(|e| e.repo_id.as_str());
+        let candidates: Vec<usize> = by_host_id
+            .get(&id)
+            .unwrap_or(&none)
+            .iter()
+            .copied()
+            .filter(|&j| !claimed[j] && !held(&entries[j]))
+            .collect();
+        if let [j] = candidates[..] {
+            placed[i] = Some(j);
+            claimed[j] = true;
+        }
+    }
+    // 3. Same name, the host id unknown on either side (or changed with
+    // no trace elsewhere).
+    for (i, l) in listed.iter().enumerate() {
+        if placed[i].is_some() {
+            continue;
+        }
+        let same: Vec<usize> = by_name
+            .get(&names[i])
+            .unwrap_or(&none)
+            .iter()
+            .copied()
+            .filter(|&j| !claimed[j])
+            .collect();
+        let found = same
+            .iter()
+            .find(|&&j| consistent(entries[j].host_id, l.host_id))
+            .or(same.first());
+        if let Some(&j) = found {
+            placed[i] = Some(j);
+            claimed[j] = true;
+        }
+    }
+
+    for (i, l) in listed.iter().enumerate() {
+        let id = placed[i].map(|j| entries[j].repo_id.as_str());
         let state = if configured(&l.full_name, id) {
             State::Excluded
         } else {
             filter.judge(l)
         };
-        match out.get_mut(&k) {
-            Some(entry) => {
-                entry.full_name = l.full_name.clone();
+        match placed[i] {
+            Some(j) => {
+                let entry = &mut entries[j];
+                if entry.full_name.to_string() != l.full_name.to_string() {
+                    // Renamed (or its letter case changed): the ids keep
+                    // the first name; back to it, nothing is left to say.
+                    let first = entry.ids_name().clone();
+                    entry.tracked_as =
+                        (first.to_string() != l.full_name.to_string()).then_some(first);
+                    entry.renamed_at = entry.tracked_as.as_ref().map(|_| at);
+                    entry.full_name = l.full_name.clone();
+                }
                 entry.host_id = l.host_id.or(entry.host_id);
                 if entry.state != state {
                     entry.state = state;
@@ -200,30 +309,28 @@ pub fn apply(
             None if state == State::Tracked => {
                 let repo_id = fresh_id(&l.full_name, &taken);
                 taken.insert(repo_id.clone());
-                out.insert(
-                    k,
-                    Known {
-                        full_name: l.full_name.clone(),
-                        repo_id,
-                        state,
-                        since: at,
-                        first_seen: at,
-                        host_id: l.host_id,
-                        tracked_as: None,
-                        renamed_at: None,
-                    },
-                );
+                entries.push(Known {
+                    full_name: l.full_name.clone(),
+                    repo_id,
+                    state,
+                    since: at,
+                    first_seen: at,
+                    host_id: l.host_id,
+                    tracked_as: None,
+                    renamed_at: None,
+                });
             }
             None => {}
         }
     }
-    for (k, entry) in &mut out {
-        if !seen.contains(k) && entry.state != State::Gone {
+    for (j, entry) in entries.iter_mut().enumerate().take(claimed.len()) {
+        if !claimed[j] && entry.state != State::Gone {
             entry.state = State::Gone;
             entry.since = at;
         }
     }
-    out.into_values().collect()
+    entries.sort_by_cached_key(|k| (key(&k.full_name), k.repo_id.clone()));
+    entries
 }
 
 /// A repository id for `repo` that `taken` does not hold.
@@ -428,6 +535,233 @@ mod tests {
             t("2026-01-01T00:00:00Z"),
         );
         assert_eq!(nested[0].repo_id, "gnome-sub-tool");
+    }
+
+    fn with_id(name: &str, id: u64) -> Listed {
+        Listed {
+            host_id: Some(id),
+            ..listed(name, false, false)
+        }
+    }
+
+    /// (full name, id, state, host id, ids name).
+    fn follow(known: &[Known]) -> Vec<(String, &str, &str, Option<u64>, String)> {
+        known
+            .iter()
+            .map(|k| {
+                (
+                    k.full_name.to_string(),
+                    k.repo_id.as_str(),
+                    k.state.as_str(),
+                    k.host_id,
+                    k.ids_name().to_string(),
+                )
+            })
+            .collect()
+    }
+
+    fn run(known: &[Known], listing: &[Listed], at: Timestamp) -> Vec<Known> {
+        apply(
+            known,
+            listing,
+            &Filter::default(),
+            &|_, _| false,
+            &HashSet::new(),
+            at,
+        )
+    }
+
+    #[test]
+    fn a_rename_within_the_owner_keeps_the_repository() {
+        let (t1, t2) = (t("2026-01-01T00:00:00Z"), t("2026-01-02T00:00:00Z"));
+        let first = run(&[], &[with_id("org/a", 1), with_id("org/b", 2)], t1);
+        let second = run(&first, &[with_id("org/a", 1), with_id("org/bee", 2)], t2);
+        assert_eq!(
+            follow(&second),
+            vec![
+                ("org/a".into(), "a", "tracked", Some(1), "org/a".into()),
+                ("org/bee".into(), "b", "tracked", Some(2), "org/b".into()),
+            ]
+        );
+        let bee = &second[1];
+        assert_eq!((bee.since, bee.first_seen), (t1, t1), "not a new state");
+        assert_eq!(bee.renamed_at, Some(t2));
+        // Renamed again: the ids keep the first name.
+        let t3 = t("2026-01-03T00:00:00Z");
+        let third = run(&second, &[with_id("org/a", 1), with_id("org/c", 2)], t3);
+        assert_eq!(third[1].full_name.to_string(), "org/c");
+        assert_eq!(third[1].ids_name().to_string(), "org/b");
+        assert_eq!(
+            (third[1].repo_id.as_str(), third[1].renamed_at),
+            ("b", Some(t3))
+        );
+        // And back to the first name: nothing is left to say.
+        let fourth = run(&third, &[with_id("org/a", 1), with_id("org/b", 2)], t3);
+        assert_eq!(
+            (fourth[1].tracked_as.clone(), fourth[1].renamed_at),
+            (None, None)
+        );
+        assert_eq!(fourth[1].repo_id, "b");
+    }
+
+    #[test]
+    fn a_rename_that_archives_is_judged_under_the_new_name() {
+        let t1 = t("2026-01-01T00:00:00Z");
+        let first = run(&[], &[with_id("org/a", 1)], t1);
+        let t2 = t("2026-01-02T00:00:00Z");
+        let archived = Listed {
+            archived: true,
+            ..with_id("org/a-legacy", 1)
+        };
+        let second = run(&first, &[archived], t2);
+        assert_eq!(
+            follow(&second),
+            vec![(
+                "org/a-legacy".into(),
+                "a",
+                "archived",
+                Some(1),
+                "org/a".into()
+            )]
+        );
+        assert_eq!((second[0].since, second[0].first_seen), (t2, t1));
+        // The group's `exclude` names the new name: excluded, not gone.
+        let f = Filter {
+            exclude: vec!["a-legacy".into()],
+            ..Filter::default()
+        };
+        let excluded = apply(
+            &first,
+            &[with_id("org/a-legacy", 1)],
+            &f,
+            &|_, _| false,
+            &HashSet::new(),
+            t2,
+        );
+        assert_eq!(excluded[0].state, State::Excluded);
+        assert_eq!(excluded[0].repo_id, "a");
+    }
+
+    #[test]
+    fn rows_without_a_host_id_pick_it_up_by_name() {
+        let t1 = t("2026-01-01T00:00:00Z");
+        // As stored before host ids were read.
+        let first = run(&[], &[listed("org/a", false, false)], t1);
+        assert_eq!(first[0].host_id, None);
+        let second = run(&first, &[with_id("org/a", 7)], t1);
+        assert_eq!(
+            follow(&second),
+            vec![("org/a".into(), "a", "tracked", Some(7), "org/a".into())]
+        );
+        // A listing without ids keeps the one known.
+        let third = run(&second, &[listed("org/a", false, false)], t1);
+        assert_eq!(third[0].host_id, Some(7));
+        // Without an id on either side, a rename cannot be followed.
+        let fourth = run(&first, &[listed("org/b", false, false)], t1);
+        assert_eq!(
+            states(&fourth),
+            vec![
+                ("org/a".into(), "a", "gone"),
+                ("org/b".into(), "b", "tracked")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_host_id_under_another_name_while_the_old_name_is_listed_is_another_repository() {
+        let t1 = t("2026-01-01T00:00:00Z");
+        let first = run(&[], &[with_id("org/a", 5)], t1);
+        // The same id under a second name (a host reusing ids, or a
+        // listing that repeats one), while org/a is still listed with it.
+        let second = run(&first, &[with_id("org/a", 5), with_id("org/x", 5)], t1);
+        assert_eq!(
+            follow(&second),
+            vec![
+                ("org/a".into(), "a", "tracked", Some(5), "org/a".into()),
+                ("org/x".into(), "x", "tracked", Some(5), "org/x".into()),
+            ]
+        );
+        // org/a listed without an id still holds its name.
+        let third = run(
+            &first,
+            &[listed("org/a", false, false), with_id("org/y", 5)],
+            t1,
+        );
+        assert_eq!(
+            states(&third),
+            vec![
+                ("org/a".into(), "a", "tracked"),
+                ("org/y".into(), "y", "tracked")
+            ]
+        );
+        // Two new names carrying the old id: which one is it? Neither.
+        let fourth = run(&first, &[with_id("org/p", 5), with_id("org/q", 5)], t1);
+        assert_eq!(
+            states(&fourth),
+            vec![
+                ("org/a".into(), "a", "gone"),
+                ("org/p".into(), "p", "tracked"),
+                ("org/q".into(), "q", "tracked"),
+            ]
+        );
+    }
+
+    #[test]
+    fn two_repositories_swapping_names_keep_their_ids() {
+        let t1 = t("2026-01-01T00:00:00Z");
+        let first = run(&[], &[with_id("org/a", 1), with_id("org/b", 2)], t1);
+        let t2 = t("2026-01-02T00:00:00Z");
+        let second = run(&first, &[with_id("org/a", 2), with_id("org/b", 1)], t2);
+        assert_eq!(
+            follow(&second),
+            vec![
+                ("org/a".into(), "b", "tracked", Some(2), "org/b".into()),
+                ("org/b".into(), "a", "tracked", Some(1), "org/a".into()),
+            ]
+        );
+        assert!(
+            second
+                .iter()
+                .all(|k| k.renamed_at == Some(t2) && k.since == t1)
+        );
+    }
+
+    #[test]
+    fn a_rename_onto_a_gone_repositorys_name_and_a_new_one_under_the_old_name() {
+        let t1 = t("2026-01-01T00:00:00Z");
+        let first = run(&[], &[with_id("org/a", 1), with_id("org/b", 2)], t1);
+        // org/b deleted, then org/a renamed to org/b, and a new org/a
+        // created: three repositories, each under its own id.
+        let t2 = t("2026-01-02T00:00:00Z");
+        let second = run(&first, &[with_id("org/b", 1), with_id("org/a", 3)], t2);
+        assert_eq!(
+            follow(&second),
+            vec![
+                ("org/a".into(), "org-a", "tracked", Some(3), "org/a".into()),
+                ("org/b".into(), "a", "tracked", Some(1), "org/a".into()),
+                ("org/b".into(), "b", "gone", Some(2), "org/b".into()),
+            ]
+        );
+        // The next listing keeps them apart by host id.
+        let third = run(&second, &[with_id("org/b", 1), with_id("org/a", 3)], t2);
+        assert_eq!(follow(&third), follow(&second));
+    }
+
+    #[test]
+    fn a_letter_case_change_keeps_the_ids_name() {
+        let t1 = t("2026-01-01T00:00:00Z");
+        let first = run(&[], &[with_id("org/Tool", 1)], t1);
+        let second = run(&first, &[with_id("org/tool", 1)], t1);
+        assert_eq!(
+            follow(&second),
+            vec![(
+                "org/tool".into(),
+                "tool",
+                "tracked",
+                Some(1),
+                "org/Tool".into()
+            )]
+        );
     }
 
     #[test]
