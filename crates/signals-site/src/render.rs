@@ -247,7 +247,14 @@ pub(crate) fn header<'a>(repo: &RepoHead<'a>) -> HeaderView<'a> {
         group_name: &d.group.name,
         id: &d.repository.id,
         name: &d.repository.name,
-        repo: &d.repository.repo,
+        // The link to the host says the host's name now (a repository
+        // renamed on the host keeps its configured or first-tracked name
+        // in `repository.repo` and its signal ids).
+        repo: if d.context.repository.is_empty() {
+            &d.repository.repo
+        } else {
+            &d.context.repository
+        },
         url: http_url(&d.context.url),
         homepage: http_url(&d.context.homepage),
         description: &d.context.description,

@@ -22,9 +22,12 @@ pub fn now_millis() -> Timestamp {
         .unwrap_or_else(|_| Timestamp::now())
 }
 
-/// A repository to collect: its group, itself, and its host (an index
-/// into the configured hosts).
-pub type Target<'a> = (&'a Group, &'a TrackedRepo, usize);
+/// A repository to collect: its group, itself, its host (an index into
+/// the configured hosts), and for one found through an owner, the name to
+/// ask the host for: the one the owner's last listing gave, which differs
+/// from `repo.repo` (the name its signal ids keep) once the owner renamed
+/// it. `None`: a configured repository, asked under its configured name.
+pub type Target<'a> = (&'a Group, &'a TrackedRepo, usize, Option<&'a RepoName>);
 
 /// Keeps the rate limits the clients saw, for `signals status`. A failure
 /// here loses nothing collected, so it is only reported. With several
@@ -67,6 +70,8 @@ pub enum RepoResult {
         discovered: u64,
         /// The host's new name, after a redirect.
         renamed_to: Option<RepoName>,
+        /// Found through an owner, whose next listing follows a rename.
+        through_owner: bool,
     },
     /// Failed; nothing of it was committed.
     Failed {
@@ -95,6 +100,9 @@ pub enum OwnerResult {
         new: Vec<String>,
         /// Repositories no longer tracked, and why (gone, archived, ...).
         left: Vec<(String, signals_core::owners::State)>,
+        /// Repositories renamed within the owner and followed: the name
+        /// before this listing, and the new one.
+        renamed: Vec<(String, String)>,
         /// Every page answered 304.
         not_modified: bool,
         /// What the listing cost.
@@ -330,11 +338,20 @@ impl Summary {
     pub fn print_owner_changes(&self) {
         for o in &self.owners {
             if let OwnerResult::Listed {
-                owner, new, left, ..
+                owner,
+                new,
+                left,
+                renamed,
+                ..
             } = o
             {
                 for name in new {
                     eprintln!("new: {name} (listed by {owner}) is tracked from now on");
+                }
+                for (from, to) in renamed {
+                    eprintln!(
+                        "renamed: {from} is now {to} (listed by {owner}); followed under the same id, its history goes on"
+                    );
                 }
                 for (name, state) in left {
                     eprintln!(
@@ -362,9 +379,20 @@ impl Summary {
                 RepoResult::Collected {
                     repo,
                     renamed_to: Some(new),
+                    through_owner: false,
                     ..
                 } => eprintln!(
                     "renamed: {repo} is now {new} on the host; collected it, but update `repo` in the configuration"
+                ),
+                // Renamed since its owner's listing: the next listing
+                // follows it; nothing to change in the configuration.
+                RepoResult::Collected {
+                    repo,
+                    renamed_to: Some(new),
+                    through_owner: true,
+                    ..
+                } => eprintln!(
+                    "renamed: {repo} is now {new} on the host; collected it, and its owner's next listing follows it"
                 ),
                 _ => {}
             }
@@ -405,6 +433,7 @@ impl Summary {
                     changed,
                     discovered,
                     renamed_to,
+                    through_owner: _,
                 } => json!({
                     "repo": repo, "status": "collected", "observedCount": observed,
                     "changedCount": changed, "newCount": discovered,
@@ -427,10 +456,12 @@ impl Summary {
                     tracked,
                     new,
                     left,
+                    renamed,
                     not_modified,
                     stats,
                 } => json!({
                     "owner": owner, "status": "listed", "tracked": tracked, "new": new,
+                    "renamed": renamed.iter().map(|(f, t)| json!({"from": f, "to": t})).collect::<Vec<_>>(),
                     "left": left.iter().map(|(n, s)| json!({"repo": n, "state": s.as_str()})).collect::<Vec<_>>(),
                     "notModified": not_modified, "requests": stats.requests,
                     "answered304": stats.not_modified, "bytesReceived": stats.bytes_received,
@@ -498,7 +529,7 @@ pub fn collect_with(
 ) -> anyhow::Result<Summary> {
     let bar = progress_bar(progress, targets.len() as u64);
     for &target in targets {
-        bar.set_message(target.1.repo.to_string());
+        bar.set_message(target.3.unwrap_or(&target.1.repo).to_string());
         run.one(hosts, store, target, now(), window)
             .inspect_err(|_| bar.finish_and_clear())?;
         bar.inc(1);
@@ -607,11 +638,12 @@ impl Collection {
         &mut self,
         hosts: &mut [HostEntry],
         store: &mut dyn Backend,
-        (group, repo, host): Target<'_>,
+        (group, repo, host, ask): Target<'_>,
         at: Timestamp,
         window: Window,
     ) -> anyhow::Result<()> {
-        let name = repo.repo.to_string();
+        // Shown under the name the host knows it by.
+        let name = ask.unwrap_or(&repo.repo).to_string();
         let summary = &mut self.summary;
         if self.stopped_hosts[host] {
             summary
@@ -622,7 +654,7 @@ impl Collection {
         let prefix = rate_prefix(hosts, host);
         let client = &mut hosts[host].client;
         self.last_host = Some(host);
-        let result = collect_one(client, store, group, repo, at, window, &prefix);
+        let result = collect_one(client, store, (group, repo, ask), at, window, &prefix);
         // Count what every attempt cost, failed ones included.
         let stats = match &result {
             Ok(outcome) => outcome.stats,
@@ -639,6 +671,7 @@ impl Collection {
                     changed: outcome.run.changed_count,
                     discovered: outcome.discovered,
                     renamed_to: outcome.renamed_to,
+                    through_owner: ask.is_some(),
                 });
             }
             Err(RunError::Host(

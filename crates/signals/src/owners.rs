@@ -11,6 +11,12 @@
 //! `interval`: the worker that claims an owner lists it, the others take
 //! the repositories the store holds (the last listing's), so an owner is
 //! listed once per interval however many workers run.
+//!
+//! A repository the owner renamed is followed through the host's id
+//! (`apply`): it keeps its repository id and the name its signal ids use
+//! (the one it was first tracked under, `Known::ids_name`), and is asked
+//! for under the name of the last listing, so no redirect is needed and a
+//! new repository created under the old name is never collected for it.
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::owners::{Known, State, apply};
@@ -23,8 +29,9 @@ use crate::config::{Config, GroupConfig};
 use crate::hosts::HostEntry;
 
 /// A repository to collect that the store, not the configuration, holds:
-/// its group, itself, and its host.
-pub type Found = (Group, TrackedRepo, usize);
+/// its group, itself (under the name its signal ids use), its host, and
+/// the name to ask the host for (the owner's last listing's).
+pub type Found = (Group, TrackedRepo, usize, RepoName);
 
 /// The owners of the groups a collection selected.
 pub struct Discovery<'a> {
@@ -140,11 +147,20 @@ impl<'a> Discovery<'a> {
                     .filter(|k| k.state != State::Tracked && state_of(k) == Some(State::Tracked))
                     .map(|k| (k.full_name.to_string(), k.state))
                     .collect();
+                let renamed: Vec<(String, String)> = after
+                    .iter()
+                    .filter_map(|k| {
+                        let before = known.iter().find(|b| b.repo_id == k.repo_id)?;
+                        (before.full_name.to_string() != k.full_name.to_string())
+                            .then(|| (before.full_name.to_string(), k.full_name.to_string()))
+                    })
+                    .collect();
                 collection.record_owner(OwnerResult::Listed {
                     owner: label,
                     tracked: after.iter().filter(|k| k.state == State::Tracked).count(),
                     new,
                     left,
+                    renamed,
                     not_modified: listing.not_modified,
                     stats: listing.stats,
                 });
@@ -175,22 +191,27 @@ impl<'a> Discovery<'a> {
                 continue;
             };
             let k = r.known;
+            // `--repo` names it under either name.
             if k.state != State::Tracked
                 || g.repos.iter().any(|c| c.id == k.repo_id)
-                || self.repo.is_some_and(|want| *want != k.full_name)
+                || self
+                    .repo
+                    .is_some_and(|want| *want != k.full_name && want != k.ids_name())
             {
                 continue;
             }
             out.push((
                 g.group.clone(),
                 TrackedRepo {
-                    id: k.repo_id,
+                    id: k.repo_id.clone(),
                     source: hosts[o.host].config.signals_source.clone(),
+                    // Shown under its current name; its ids keep the first.
                     name: k.full_name.name().to_string(),
-                    repo: k.full_name,
+                    repo: k.ids_name().clone(),
                     keywords: vec![],
                 },
                 o.host,
+                k.full_name,
             ));
         }
         Ok(out)

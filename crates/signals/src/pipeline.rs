@@ -86,13 +86,14 @@ pub enum RunError {
     Store(#[from] signals_store::StoreError),
 }
 
-/// Collects one repository at `collected_at` and commits the run.
+/// Collects one repository at `collected_at` and commits the run: the host
+/// is asked under `ask` (a repository found through an owner, under the
+/// name the owner's last listing gave), else under `repo.repo`.
 /// `rate_prefix` starts the keys of the host's rate limits in the store.
 pub fn collect_one(
     client: &mut HostClient,
     store: &mut dyn Backend,
-    group: &Group,
-    repo: &TrackedRepo,
+    (group, repo, ask): (&Group, &TrackedRepo, Option<&RepoName>),
     collected_at: Timestamp,
     window: Window,
     rate_prefix: &str,
@@ -102,7 +103,7 @@ pub fn collect_one(
         client,
         store,
         key,
-        (group, repo),
+        (group, repo, ask.unwrap_or(&repo.repo)),
         collected_at,
         window,
         rate_prefix,
@@ -159,7 +160,7 @@ fn run(
     client: &mut HostClient,
     store: &mut dyn Backend,
     key: RepoKey,
-    (group, repo): (&Group, &TrackedRepo),
+    (group, repo, ask): (&Group, &TrackedRepo, &RepoName),
     collected_at: Timestamp,
     window: Window,
     rate_prefix: &str,
@@ -200,14 +201,16 @@ fn run(
     } else {
         stable_since(since)
     };
-    let outcome = client.collect(&repo.repo, ask_since, &mut cache)?;
+    let outcome = client.collect(ask, ask_since, &mut cache)?;
     if let Some(e) = cache.error {
         return Err(e.into());
     }
     let mut collected = outcome.collected;
     // The client reports items under the host's name, which differs from
     // the configured one after a rename (or in letter case); signals keep
-    // the configured one, so their ids stay stable and match the dataset's
+    // the configured one (for a repository found through an owner, the
+    // name it was first tracked under, though the host is asked under its
+    // current one), so their ids stay stable and match the dataset's
     // `project` (docs/decisions.md).
     for item in collected
         .items

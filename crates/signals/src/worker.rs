@@ -108,9 +108,10 @@ impl Worker {
     ) -> anyhow::Result<Summary> {
         install_signal_handlers();
         let mut by_key: HashMap<RepoKey, Found> = HashMap::new();
-        for &(group, repo, host) in targets {
+        for &(group, repo, host, ask) in targets {
             let key = store.ensure_repository(group, repo)?;
-            by_key.insert(key, (group.clone(), repo.clone(), host));
+            let ask = ask.unwrap_or(&repo.repo).clone();
+            by_key.insert(key, (group.clone(), repo.clone(), host, ask));
         }
         // Workers not seen for a week are gone from the list.
         store.forget_workers(Duration::from_secs(7 * 24 * 3600))?;
@@ -255,12 +256,13 @@ impl Worker {
             nap(next.clamp(Duration::from_millis(200), MAX_NAP));
             return Ok(true);
         };
-        let Some((group, repo, host)) = by_key.get(&key).or_else(|| found.get(&key)) else {
+        let through_owner = !by_key.contains_key(&key);
+        let Some((group, repo, host, ask)) = by_key.get(&key).or_else(|| found.get(&key)) else {
             // Not ours (a race with a rediscovery): give it back.
             store.abandon()?;
             return Ok(true);
         };
-        let target: Target<'_> = (group, repo, *host);
+        let target: Target<'_> = (group, repo, *host, through_owner.then_some(ask));
         let name = format!("{}/{}", target.0.id, target.1.id);
         store.worker_report(
             &self.id,
@@ -312,10 +314,10 @@ impl Worker {
         let every = SignedDuration::try_from(self.interval).unwrap_or(SignedDuration::MAX);
         let found = discovery.run(hosts, store, &mut round.collection, every, now_millis())?;
         round.found.clear();
-        for (group, repo, host) in found {
+        for (group, repo, host, ask) in found {
             let key = store.ensure_repository(&group, &repo)?;
             if !round.by_key.contains_key(&key) {
-                round.found.insert(key, (group, repo, host));
+                round.found.insert(key, (group, repo, host, ask));
             }
         }
         round.listed = Some(Instant::now());
@@ -411,17 +413,33 @@ fn owner_line(o: &OwnerResult, quiet: bool) -> Option<String> {
     match o {
         OwnerResult::Failed { owner, error } => Some(format!("failed listing {owner}: {error}")),
         OwnerResult::Listed {
-            owner, new, left, ..
-        } if !quiet && (!new.is_empty() || !left.is_empty()) => Some(format!(
-            "listed {owner}: {} new ({}), {} no longer tracked ({})",
-            new.len(),
-            new.join(", "),
-            left.len(),
-            left.iter()
-                .map(|(n, s)| format!("{n}: {}", s.as_str()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
+            owner,
+            new,
+            left,
+            renamed,
+            ..
+        } if !quiet && (!new.is_empty() || !left.is_empty() || !renamed.is_empty()) => {
+            let mut line = format!(
+                "listed {owner}: {} new ({}), {} no longer tracked ({})",
+                new.len(),
+                new.join(", "),
+                left.len(),
+                left.iter()
+                    .map(|(n, s)| format!("{n}: {}", s.as_str()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            if !renamed.is_empty() {
+                let pairs: Vec<String> =
+                    renamed.iter().map(|(f, t)| format!("{f} → {t}")).collect();
+                line.push_str(&format!(
+                    ", {} renamed ({})",
+                    renamed.len(),
+                    pairs.join(", ")
+                ));
+            }
+            Some(line)
+        }
         _ => None,
     }
 }

@@ -43,7 +43,7 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
         .collect::<anyhow::Result<Vec<HostEntry>>>()?;
     let targets: Vec<Target> = targets
         .into_iter()
-        .map(|(group, repo)| (group, repo, config.host_of(group, repo)))
+        .map(|(group, repo)| (group, repo, config.host_of(group, repo), None))
         .collect();
     for (i, host) in hosts.iter().enumerate() {
         let used = targets.iter().any(|t| t.2 == i)
@@ -98,7 +98,7 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
                 now_millis(),
             )?;
             let mut targets = targets.clone();
-            targets.extend(found.iter().map(|(g, r, h)| (g, r, *h)));
+            targets.extend(found.iter().map(|(g, r, h, ask)| (g, r, *h, Some(ask))));
             let summary = collect_with(
                 run,
                 &mut hosts,

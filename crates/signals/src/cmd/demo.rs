@@ -159,7 +159,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
     let targets: Vec<_> = config
         .select(None, None)
         .into_iter()
-        .map(|(g, r)| (g, r, config.host_of(g, r)))
+        .map(|(g, r)| (g, r, config.host_of(g, r), None))
         .collect();
     let mut hosts = config
         .hosts

@@ -8,9 +8,30 @@ use std::time::Duration;
 
 use serde_json::json;
 use signals_core::dataset::fmt_collected;
-use signals_core::owners::State;
+use signals_core::owners::{Known, State};
 
 use crate::store::Opened;
+
+/// A repository its owner renamed, as `status --json` gives it: the name
+/// its signal ids keep, the host's name now, since when; `null` if not.
+fn renamed_json(k: &Known) -> serde_json::Value {
+    match (&k.tracked_as, k.renamed_at) {
+        (Some(from), Some(at)) => json!({
+            "from": from.to_string(), "to": k.full_name.to_string(), "since": fmt_collected(at),
+        }),
+        _ => serde_json::Value::Null,
+    }
+}
+
+/// A repository its owner renamed, as `status` and `repos list` say it.
+pub fn renamed_line(k: &Known, owner: &str) -> Option<String> {
+    let (from, at) = (k.tracked_as.as_ref()?, k.renamed_at?);
+    Some(format!(
+        "renamed on the host from {from} to {} since {} (listed by {owner}); followed under the same id, its history goes on",
+        k.full_name,
+        fmt_collected(at)
+    ))
+}
 
 /// `3600s` as `1h`, `90s` as `1m 30s`.
 fn humantime(d: Duration) -> String {
@@ -66,6 +87,8 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
                         "owner": o.owner, "host": o.host, "state": k.state.as_str(),
                         "gone": k.state == State::Gone,
                         "since": fmt_collected(k.since), "firstSeen": fmt_collected(k.first_seen),
+                        "repo": k.full_name.to_string(),
+                        "renamed": renamed_json(k),
                     })),
                     "totals": {
                         "items": r.totals.items,
@@ -102,6 +125,8 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
                         "repo": k.full_name.to_string(), "repository": k.repo_id,
                         "state": k.state.as_str(), "since": fmt_collected(k.since),
                         "firstSeen": fmt_collected(k.first_seen),
+                        "hostId": k.host_id,
+                        "renamed": renamed_json(k),
                     })).collect::<Vec<_>>(),
                 })
             })
@@ -200,11 +225,26 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
                 left.owner
             )?;
         }
+        let owned = found_through(&r.summary.group.id, &r.summary.repo.id);
+        if let Some((o, k)) = owned
+            && let Some(line) = renamed_line(k, &o.owner)
+        {
+            writeln!(out, "  {line}")?;
+        }
         if let Some(new) = &r.summary.host_name {
-            writeln!(
-                out,
-                "  renamed on the host to {new}: update `repo` in signals.toml"
-            )?;
+            if owned.is_some() {
+                // Renamed since the owner's last listing: the next one
+                // follows it.
+                writeln!(
+                    out,
+                    "  renamed on the host to {new}; its owner's next listing follows it"
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "  renamed on the host to {new}: update `repo` in signals.toml"
+                )?;
+            }
         }
     }
     for o in &owners {

@@ -253,11 +253,13 @@ fn an_organisation_with_three_repositories_then_one_added_one_archived_one_remov
     let doc = read_json(&dir.path().join("site/g/c/dataset.json"));
     assert_eq!(doc["dataset"]["runs"].as_array().unwrap().len(), 2);
 
-    // Back on the host: tracked again under the same id.
+    // Back on the host: tracked again under the same id. (Each keeps its
+    // host id, as on a real host: a host id under another name would be
+    // that repository renamed.)
     let mut back = Scenario::default();
     back.orgs.insert("org".into());
-    for (i, name) in ["org/a", "org/c", "org/d"].iter().enumerate() {
-        github_repo(&mut back, name, 100 + i as u64, start);
+    for (name, id) in [("org/a", 100), ("org/c", 102), ("org/d", 200)] {
+        github_repo(&mut back, name, id, start);
     }
     host.set_scenario(back);
     let out = run(dir.path(), &["collect"], &[]);
@@ -747,4 +749,285 @@ fn a_repository_its_owner_no_longer_lists_shows_gone_on_the_pages_and_the_api_no
     let history = signals["signals"][0]["history"].as_str().unwrap();
     let (code, body) = crate::serve::get(served.port, history);
     assert_eq!(code, 200, "{body}");
+}
+
+/// Renames `from` to `to` on the test host: the repository object moves
+/// and says its new name, and the old name redirects (GitHub, Forgejo) or
+/// is still found (GitLab), as hosts do. Its numeric id stays.
+fn rename_on_host(scenario: &mut Scenario, from: &str, to: &str) {
+    let mut data = scenario.repos.remove(from).unwrap();
+    let name = to.rsplit('/').next().unwrap();
+    let repo = &mut data.repo;
+    if repo.get("path_with_namespace").is_some() {
+        repo["path_with_namespace"] = json!(to);
+        repo["path"] = json!(name);
+        repo["name_with_namespace"] = json!(to.replace('/', " / "));
+        repo["web_url"] = json!(format!("https://gitlab.example/{to}"));
+    } else {
+        repo["full_name"] = json!(to);
+        repo["name"] = json!(name);
+        repo["html_url"] = json!(format!("https://github.com/{to}"));
+    }
+    scenario.repos.insert(to.into(), data);
+    scenario.renamed.insert(from.into(), to.into());
+}
+
+/// What a rename test looks at on one host kind.
+struct RenameCase {
+    name: &'static str,
+    kind: &'static str,
+    /// The owner and its three repositories; the second is renamed.
+    owner: &'static str,
+    repos: [&'static str; 3],
+    renamed_to: &'static str,
+    /// Where the owner's listing is asked (a path prefix).
+    listing: &'static str,
+    /// A request for the repository under a name, as this host's paths say.
+    asks_for: fn(&str, &str) -> bool,
+    /// The renaming run with `--json` (its summary), else as text (its
+    /// line and messages).
+    json: bool,
+}
+
+fn github_asks_for(path: &str, name: &str) -> bool {
+    let p = format!("/repos/{name}");
+    path == p || path.starts_with(&format!("{p}/")) || path.starts_with(&format!("{p}?"))
+}
+
+fn gitlab_asks_for(path: &str, name: &str) -> bool {
+    let p = format!("/api/v4/projects/{}", name.replace('/', "%2F"));
+    path == p || path.starts_with(&format!("{p}/")) || path.starts_with(&format!("{p}?"))
+}
+
+/// Issue 20: an owner lists three repositories, the host renames one, and
+/// the next listing follows it through the host's id: the same repository
+/// id, its history going on (its earlier runs, no item discovered again,
+/// the same signal ids), no `gone` repository, a listing of the same cost,
+/// and the repository asked for (and reported) under its new name only.
+fn an_owner_renames_a_repository_and_the_next_listing_follows_it(
+    case: RenameCase,
+    scenario: Scenario,
+) {
+    let mut scenario = scenario;
+    let host = TestHost::start(scenario.clone()).unwrap();
+    let dir = setup(case.name, case.kind, &host.api_url(), &[case.owner], "");
+    let [a, b, c] = case.repos;
+    let (b_id, new) = (b.rsplit('/').next().unwrap(), case.renamed_to);
+    let listing_requests = |host: &TestHost| {
+        host.requests()
+            .into_iter()
+            .filter(|r| r.path.starts_with(case.listing))
+            .count()
+    };
+
+    let first = collect(dir.path(), 0);
+    assert_eq!(collected(&first), vec![a, b, c]);
+    let first_listing = (
+        first["owners"][0]["requests"].clone(),
+        listing_requests(&host),
+    );
+    let found_first = first["newCount"].as_u64().unwrap();
+    assert!(found_first > 0, "{first}");
+
+    rename_on_host(&mut scenario, b, new);
+    // And one of its issues edited since: seen again, it must be a change,
+    // not a discovery (its id keeps the first name).
+    let issue = &mut scenario.repos.get_mut(new).unwrap().issues[0];
+    issue["title"] = json!("Edited after the rename");
+    issue["updated_at"] = json!(Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string());
+    host.set_scenario(scenario.clone());
+    host.clear_requests();
+    let mut want = vec![a.to_string(), new.to_string(), c.to_string()];
+    want.sort();
+    if case.json {
+        let second = collect(dir.path(), 0);
+        assert_eq!(collected(&second), want);
+        let owner = &second["owners"][0];
+        assert_eq!(owner["new"], json!([]), "{second}");
+        assert_eq!(owner["left"], json!([]), "{second}");
+        assert_eq!(
+            owner["renamed"],
+            json!([{"from": b, "to": new}]),
+            "{second}"
+        );
+        // The listing costs what it cost before: the ids came with it.
+        assert_eq!(
+            (owner["requests"].clone(), listing_requests(&host)),
+            first_listing,
+            "{second}"
+        );
+        // Nothing discovered again: its items keep their ids.
+        assert_eq!(
+            (second["newCount"].clone(), second["changedCount"].clone()),
+            (json!(0), json!(1)),
+            "{second}"
+        );
+        let renamed = second["repositories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["repo"] == new)
+            .unwrap();
+        assert_eq!(renamed["renamedTo"], Value::Null, "{renamed}");
+    } else {
+        let out = run(dir.path(), &["collect"], &[]);
+        assert!(out.status.success(), "{}", show(&out));
+        let line = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            line.contains("0 new, 1 changed in 3 of 3 repositories, 0 failed")
+                && line.contains("1 of 1 owners listed, 0 repositories new, 0 no longer tracked"),
+            "{line}"
+        );
+        assert_eq!(listing_requests(&host), first_listing.1);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "renamed: {b} is now {new} (listed by g/{}); followed under the same id",
+                case.owner
+            )),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("update `repo`"), "{stderr}");
+    }
+    // Asked for under its new name only: no redirect followed, and the old
+    // name (which a new repository could take) never asked.
+    let paths: Vec<String> = host.requests().into_iter().map(|r| r.path).collect();
+    assert!(paths.iter().any(|p| (case.asks_for)(p, new)), "{paths:?}");
+    assert!(!paths.iter().any(|p| (case.asks_for)(p, b)), "{paths:?}");
+
+    // `status`: the same id with both runs, nothing gone, and the rename.
+    let st = status(dir.path());
+    let mut ids: Vec<String> = case
+        .repos
+        .iter()
+        .map(|r| r.rsplit('/').next().unwrap().to_string())
+        .collect();
+    ids.sort();
+    assert_eq!(
+        states(&st),
+        ids.iter()
+            .map(|id| (id.clone(), 2, "tracked".to_string()))
+            .collect::<Vec<_>>()
+    );
+    let row = st["repositories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["repository"] == b_id)
+        .unwrap();
+    assert_eq!(row["repo"], b, "its ids keep the first name: {row}");
+    assert_eq!(
+        row["hostName"],
+        Value::Null,
+        "no redirect was followed: {row}"
+    );
+    assert_eq!(row["owner"]["repo"], new);
+    assert_eq!(row["owner"]["renamed"]["from"], b);
+    assert_eq!(row["owner"]["renamed"]["to"], new);
+    let text = run(dir.path(), &["status"], &[]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(&format!("renamed on the host from {b} to {new} since")),
+        "{text}"
+    );
+    assert!(!text.contains("update `repo`"), "{text}");
+    let list = run(dir.path(), &["repos", "list"], &[]);
+    let list = String::from_utf8_lossy(&list.stdout);
+    assert!(
+        list.contains(&format!("renamed on the host from {b} to {new} since")),
+        "{list}"
+    );
+
+    // A third run: quiet, nothing new, still under the new name.
+    let third = collect(dir.path(), 0);
+    assert_eq!(collected(&third), want);
+    assert_eq!(third["owners"][0]["renamed"], json!([]));
+    assert_eq!(third["newCount"], 0, "{third}");
+
+    // The export: one history of three runs, signal ids under the first
+    // name, the host's name now where the host's name is shown.
+    let out = run(dir.path(), &["export", "--quiet"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let doc = read_json(&dir.path().join(format!("site/g/{b_id}/dataset.json")));
+    assert_eq!(doc["dataset"]["runs"].as_array().unwrap().len(), 3);
+    assert_eq!(doc["dataset"]["context"]["repository"], new);
+    let signals = doc["dataset"]["signals"].as_array().unwrap();
+    assert!(!signals.is_empty());
+    let prefix = format!("{}:{b}:", case.kind);
+    assert!(
+        signals
+            .iter()
+            .all(|s| s["id"].as_str().unwrap().starts_with(&prefix)),
+        "{prefix}"
+    );
+    assert!(
+        !dir.path()
+            .join(format!("site/g/{}", new.rsplit('/').next().unwrap()))
+            .exists()
+    );
+    let dataset = format!("site/g/{b_id}/dataset.json");
+    let out = run(dir.path(), &["validate", &dataset], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    // The page links to the host under the host's name now.
+    let page =
+        std::fs::read_to_string(dir.path().join(format!("site/g/{b_id}/index.html"))).unwrap();
+    let link = page
+        .lines()
+        .find(|l| l.contains("class=\"repo-link\""))
+        .unwrap_or_default();
+    assert!(link.contains(&format!("{new}</a>")), "{link}");
+}
+
+#[test]
+fn a_github_organisation_renames_a_repository_and_the_next_listing_follows_it() {
+    let start = Timestamp::now() - SignedDuration::from_hours(72);
+    let mut scenario = Scenario::default();
+    scenario.orgs.insert("org".into());
+    for (i, name) in ["org/a", "org/b", "org/c"].iter().enumerate() {
+        github_repo(&mut scenario, name, 700 + i as u64, start);
+    }
+    an_owner_renames_a_repository_and_the_next_listing_follows_it(
+        RenameCase {
+            name: "orgs-rename-github",
+            kind: "github",
+            owner: "org",
+            repos: ["org/a", "org/b", "org/c"],
+            renamed_to: "org/bee",
+            listing: "/orgs/",
+            asks_for: github_asks_for,
+            json: false,
+        },
+        scenario,
+    );
+}
+
+#[test]
+fn a_gitlab_group_renames_a_project_and_the_next_listing_follows_it() {
+    let start = Timestamp::now() - SignedDuration::from_hours(72);
+    let mut scenario = Scenario {
+        flavor: signals_testhost::Flavor::Gitlab,
+        ..Scenario::default()
+    };
+    for (i, path) in ["grp/top", "grp/mid", "grp/sub/low"].iter().enumerate() {
+        let mut one = synthetic_gitlab(path, 3, start);
+        let data = one.repos.get_mut(*path).unwrap();
+        data.repo["id"] = json!(7000 + i as u64);
+        data.repo["visibility"] = json!("public");
+        scenario.repos.extend(one.repos);
+    }
+    scenario.orgs.insert("grp".into());
+    scenario.orgs.insert("grp/sub".into());
+    an_owner_renames_a_repository_and_the_next_listing_follows_it(
+        RenameCase {
+            name: "orgs-rename-gitlab",
+            kind: "gitlab",
+            owner: "grp",
+            repos: ["grp/mid", "grp/sub/low", "grp/top"],
+            renamed_to: "grp/sub/lower",
+            listing: "/api/v4/groups/",
+            asks_for: gitlab_asks_for,
+            json: true,
+        },
+        scenario,
+    );
 }
