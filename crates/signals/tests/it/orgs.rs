@@ -3,7 +3,8 @@
 //! run with conditional requests, new repositories are tracked from then
 //! on, archived ones and forks are left out unless included, `exclude`
 //! is honoured, and a repository the owner no longer lists is marked gone
-//! in `signals status` with its history kept. GitHub organisations (and a
+//! in `signals status` with its history kept, while one renamed within its
+//! owner is followed through the host's id. GitHub organisations (and a
 //! user), a GitLab group with a subgroup, a Forgejo organisation (and a
 //! user).
 
@@ -1029,5 +1030,78 @@ fn a_gitlab_group_renames_a_project_and_the_next_listing_follows_it() {
             json: true,
         },
         scenario,
+    );
+}
+
+/// The same on PostgreSQL, where a worker's round collects what the
+/// store's listing holds: the renamed repository is asked under its new
+/// name, under its old id and signal ids.
+#[test]
+fn a_worker_on_postgresql_follows_a_rename_too() {
+    let Some(cluster) = crate::workers::cluster() else {
+        return;
+    };
+    let url = cluster.create_database("orgs_rename").unwrap();
+    let start = Timestamp::now() - SignedDuration::from_hours(72);
+    let mut scenario = Scenario::default();
+    scenario.orgs.insert("org".into());
+    for (i, name) in ["org/a", "org/b"].iter().enumerate() {
+        github_repo(&mut scenario, name, 800 + i as u64, start);
+    }
+    let host = TestHost::start(scenario.clone()).unwrap();
+    let dir = setup("orgs-rename-pg", "github", &host.api_url(), &["org"], "");
+    // Every round lists the owner and collects every repository.
+    let round = || {
+        let out = run(
+            dir.path(),
+            &["collect", "--json", "--store", &url, "--interval", "0s"],
+            &[],
+        );
+        assert!(out.status.success(), "{}", show(&out));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    assert_eq!(collected(&round()), vec!["org/a", "org/b"]);
+
+    rename_on_host(&mut scenario, "org/b", "org/bee");
+    let issue = &mut scenario.repos.get_mut("org/bee").unwrap().issues[0];
+    issue["title"] = json!("Edited after the rename");
+    issue["updated_at"] = json!(Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string());
+    host.set_scenario(scenario);
+    host.clear_requests();
+    let second = round();
+    assert_eq!(collected(&second), vec!["org/a", "org/bee"], "{second}");
+    assert_eq!(
+        second["owners"][0]["renamed"],
+        json!([{"from": "org/b", "to": "org/bee"}])
+    );
+    assert_eq!(
+        (second["newCount"].clone(), second["changedCount"].clone()),
+        (json!(0), json!(1)),
+        "{second}"
+    );
+    let paths: Vec<String> = host.requests().into_iter().map(|r| r.path).collect();
+    assert!(
+        !paths.iter().any(|p| github_asks_for(p, "org/b")),
+        "{paths:?}"
+    );
+    let runs = crate::workers::runs_per_repo(&url);
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert!(runs.values().all(|c| *c == 2), "{runs:?}");
+    let out = run(dir.path(), &["status", "--json", "--store", &url], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let st: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let b = st["repositories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["repository"] == "b")
+        .unwrap();
+    assert_eq!(
+        (
+            b["repo"].clone(),
+            b["owner"]["repo"].clone(),
+            b["owner"]["state"].clone()
+        ),
+        (json!("org/b"), json!("org/bee"), json!("tracked"))
     );
 }
