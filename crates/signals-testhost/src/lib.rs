@@ -119,6 +119,8 @@ struct Budget {
 
 struct State {
     scenario: Scenario,
+    /// The scenario's issues lists as answered so far (emptied with it).
+    lists: routes::Lists,
     requests: Vec<RecordedRequest>,
     faults: VecDeque<(Option<String>, Fault)>,
     budgets: HashMap<String, Budget>,
@@ -178,6 +180,7 @@ impl TestHost {
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 scenario,
+                lists: routes::Lists::default(),
                 requests: vec![],
                 faults: VecDeque::new(),
                 budgets: HashMap::new(),
@@ -265,7 +268,9 @@ impl TestHost {
 
     /// Replaces the data served from now on (budgets and faults are kept).
     pub fn set_scenario(&self, scenario: Scenario) {
-        self.shared.lock().scenario = scenario;
+        let mut state = self.shared.lock();
+        state.scenario = scenario;
+        state.lists = routes::Lists::default();
     }
 
     /// Sets the hourly budget per token (default [`DEFAULT_RATE_LIMIT`]);
@@ -561,7 +566,9 @@ fn answer(
             let base = state.link_base.as_deref().unwrap_or(base);
             let mut r = match flavor {
                 Flavor::Github => owners::github(&state.scenario, base, path, query)
-                    .unwrap_or_else(|| routes::route(&state.scenario, base, path, query)),
+                    .unwrap_or_else(|| {
+                        routes::route(&state.scenario, &mut state.lists, base, path, query)
+                    }),
                 Flavor::Gitlab => owners::gitlab(&state.scenario, base, path, query)
                     .unwrap_or_else(|| hosts::gitlab(&state.scenario, base, path, query)),
                 Flavor::Forgejo => owners::forgejo(&state.scenario, base, path, query)

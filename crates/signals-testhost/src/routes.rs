@@ -4,6 +4,8 @@
 //! Nothing here does I/O, spends rate-limit budget or applies faults; the
 //! server in `lib.rs` wraps this with those.
 
+use std::collections::HashMap;
+
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
@@ -100,7 +102,13 @@ fn validation_failed(message: &str) -> Response {
 
 /// Answers `GET {path}?{query}`. `base` is the host's base URL, used for
 /// absolute `Link` and `Location` URLs.
-pub(crate) fn route(scenario: &Scenario, base: &str, path: &str, query: &str) -> Response {
+pub(crate) fn route(
+    scenario: &Scenario,
+    lists: &mut Lists,
+    base: &str,
+    path: &str,
+    query: &str,
+) -> Response {
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     let params = parse_query(query);
     // Resolve `/repos/{o}/{n}/rest` or `/repositories/{id}/rest` to a repo.
@@ -144,10 +152,17 @@ pub(crate) fn route(scenario: &Scenario, base: &str, path: &str, query: &str) ->
                 .collect();
             paginate(base, path, &params, &list, per_page, page)
         }
-        ["issues"] => match issues(&params, &data.issues) {
-            Ok(list) => paginate(base, path, &params, &list, per_page, page),
-            Err(r) => r,
-        },
+        ["issues"] => {
+            let key = Lists::key(&full_name, path, &params);
+            if !lists.0.contains_key(&key) {
+                match issues(&params, &data.issues) {
+                    Ok(order) => lists.0.insert(key.clone(), order),
+                    Err(r) => return r,
+                };
+            }
+            let list: Vec<&Value> = lists.0[&key].iter().map(|&i| &data.issues[i]).collect();
+            paginate(base, path, &params, &list, per_page, page)
+        }
         // The pulls list sorts like the issue list (`created`, `updated`;
         // GitHub's `popularity` and `long-running` are not served) and
         // has no `since`.
@@ -155,8 +170,12 @@ pub(crate) fn route(scenario: &Scenario, base: &str, path: &str, query: &str) ->
             if param(&params, "since").is_some() {
                 return validation_failed("the pulls list has no since parameter");
             }
-            match issues(&params, &data.pull_objects()) {
-                Ok(list) => paginate(base, path, &params, &list, per_page, page),
+            let pulls = data.pull_objects();
+            match issues(&params, &pulls) {
+                Ok(order) => {
+                    let list: Vec<&Value> = order.iter().map(|&i| &pulls[i]).collect();
+                    paginate(base, path, &params, &list, per_page, page)
+                }
                 Err(r) => r,
             }
         }
@@ -208,7 +227,26 @@ fn paging(params: &[(String, String)]) -> Result<(usize, usize), Response> {
 /// nanoseconds, or a count), then its number.
 type SortKey = (Option<i128>, Option<u64>);
 
-fn issues<'a>(params: &[(String, String)], all: &'a [Value]) -> Result<Vec<&'a Value>, Response> {
+/// The issues lists already filtered and sorted, by repository and query
+/// without its page, as positions in the repository's issues: a client
+/// pages through a list with one query, so each page of a 100,000-item
+/// list costs its page, not a filter and sort of the whole list. Emptied
+/// when the scenario changes.
+#[derive(Debug, Default)]
+pub(crate) struct Lists(HashMap<String, Vec<usize>>);
+
+impl Lists {
+    fn key(repo: &str, path: &str, params: &[(String, String)]) -> String {
+        let mut key = format!("{repo} {path}");
+        for (k, v) in params.iter().filter(|(k, _)| k != "page") {
+            key.push_str(&format!(" {k}={v}"));
+        }
+        key
+    }
+}
+
+/// The positions in `all` of the entries the query asks for, in its order.
+fn issues(params: &[(String, String)], all: &[Value]) -> Result<Vec<usize>, Response> {
     let state = param(params, "state").unwrap_or("open");
     if !["open", "closed", "all"].contains(&state) {
         return Err(validation_failed("state must be open, closed or all"));
@@ -241,21 +279,21 @@ fn issues<'a>(params: &[(String, String)], all: &'a [Value]) -> Result<Vec<&'a V
             .and_then(Value::as_str)
             .and_then(|s| s.parse().ok())
     };
-    // Sort keys read once per entry, and entries borrowed, not copied:
-    // a page of a 100,000-item repository costs a sort, not 100,000 clones
-    // and a timestamp parse per comparison.
-    let mut list: Vec<(SortKey, &Value)> = all
+    // Sort keys read once per entry, and entries named by position, not
+    // copied: no clone per entry and no timestamp parse per comparison.
+    let mut list: Vec<(SortKey, usize)> = all
         .iter()
-        .filter(|i| state_matches(i, state))
-        .filter(|i| since.is_none_or(|since| ts(i, "updated_at").is_some_and(|u| u >= since)))
-        .map(|i| {
+        .enumerate()
+        .filter(|(_, i)| state_matches(i, state))
+        .filter(|(_, i)| since.is_none_or(|since| ts(i, "updated_at").is_some_and(|u| u >= since)))
+        .map(|(n, i)| {
             let primary = if key == "comments" {
                 i.get(key).and_then(Value::as_u64).map(i128::from)
             } else {
                 ts(i, key).map(|t| t.as_nanosecond())
             };
             // Ties by number keep pages stable between requests.
-            ((primary, i.get("number").and_then(Value::as_u64)), i)
+            ((primary, i.get("number").and_then(Value::as_u64)), n)
         })
         .collect();
     list.sort_by(|a, b| {
@@ -351,21 +389,57 @@ mod tests {
     #[test]
     fn repo_and_not_found() {
         let s = scenario();
-        let r = route(&s, BASE, "/repos/O/N", "");
+        let r = route(&s, &mut Lists::default(), BASE, "/repos/O/N", "");
         assert_eq!(r.status, 200);
         assert_eq!(body(&r)["full_name"], "o/n");
-        let r = route(&s, BASE, "/repos/o/missing", "");
+        let r = route(&s, &mut Lists::default(), BASE, "/repos/o/missing", "");
         assert_eq!(r.status, 404);
         assert_eq!(body(&r)["message"], "Not Found");
-        assert_eq!(route(&s, BASE, "/user", "").status, 404);
-        assert_eq!(route(&s, BASE, "/repos/o/n/commits", "").status, 404);
+        assert_eq!(
+            route(&s, &mut Lists::default(), BASE, "/user", "").status,
+            404
+        );
+        assert_eq!(
+            route(&s, &mut Lists::default(), BASE, "/repos/o/n/commits", "").status,
+            404
+        );
+    }
+
+    /// One `Lists` across the pages of a query and across queries, as the
+    /// host keeps it: each query keeps its own order.
+    #[test]
+    fn lists_keep_each_query_apart() {
+        let s = scenario();
+        let mut lists = Lists::default();
+        let mut numbers = |q: &str| -> Vec<u64> {
+            let r = route(&s, &mut lists, BASE, "/repos/o/n/issues", q);
+            body(&r)
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["number"].as_u64().unwrap())
+                .collect()
+        };
+        let asc = "state=all&sort=updated&direction=asc&per_page=100";
+        assert_eq!(numbers(asc), (1..=100).collect::<Vec<_>>());
+        assert_eq!(
+            numbers(&format!("{asc}&page=2")),
+            (101..=200).collect::<Vec<_>>()
+        );
+        let desc = "state=all&sort=updated&direction=desc&per_page=100";
+        assert_eq!(numbers(desc), (151..=250).rev().collect::<Vec<_>>());
+        assert_eq!(
+            numbers(&format!("{asc}&page=3")),
+            (201..=250).collect::<Vec<_>>()
+        );
+        assert_eq!(lists.0.len(), 2);
     }
 
     #[test]
     fn issues_paginate_with_links() {
         let s = scenario();
         let q = "state=all&sort=updated&direction=asc&per_page=100";
-        let r = route(&s, BASE, "/repos/o/n/issues", q);
+        let r = route(&s, &mut Lists::default(), BASE, "/repos/o/n/issues", q);
         assert_eq!(body(&r).as_array().unwrap().len(), 100);
         assert_eq!(body(&r)[0]["number"], 1);
         assert_eq!(
@@ -373,13 +447,25 @@ mod tests {
             "<http://127.0.0.1:1/repos/o/n/issues?state=all&sort=updated&direction=asc&per_page=100&page=2>; rel=\"next\", \
              <http://127.0.0.1:1/repos/o/n/issues?state=all&sort=updated&direction=asc&per_page=100&page=3>; rel=\"last\""
         );
-        let r = route(&s, BASE, "/repos/o/n/issues", &format!("{q}&page=3"));
+        let r = route(
+            &s,
+            &mut Lists::default(),
+            BASE,
+            "/repos/o/n/issues",
+            &format!("{q}&page=3"),
+        );
         assert_eq!(body(&r).as_array().unwrap().len(), 50);
         let l = link(&r).unwrap();
         assert!(l.contains("page=2>; rel=\"prev\"") && l.contains("page=1>; rel=\"first\""));
         assert!(!l.contains("next"));
         // Past the end: an empty page.
-        let r = route(&s, BASE, "/repos/o/n/issues", &format!("{q}&page=9"));
+        let r = route(
+            &s,
+            &mut Lists::default(),
+            BASE,
+            "/repos/o/n/issues",
+            &format!("{q}&page=9"),
+        );
         assert_eq!(body(&r), json!([]));
     }
 
@@ -387,7 +473,7 @@ mod tests {
     fn issues_filter_state_since_and_sort() {
         let s = scenario();
         // Default: open only, newest created first, 30 per page.
-        let r = route(&s, BASE, "/repos/o/n/issues", "");
+        let r = route(&s, &mut Lists::default(), BASE, "/repos/o/n/issues", "");
         let b = body(&r);
         assert_eq!(b.as_array().unwrap().len(), 30);
         assert!(b.as_array().unwrap().iter().all(|i| i["state"] == "open"));
@@ -395,6 +481,7 @@ mod tests {
         // since is inclusive; entry n is updated at (n-1) min + 30 s.
         let r = route(
             &s,
+            &mut Lists::default(),
             BASE,
             "/repos/o/n/issues",
             "state=all&sort=updated&direction=asc&since=2025-01-01T04%3A00%3A30Z&per_page=100",
@@ -402,18 +489,42 @@ mod tests {
         let b = body(&r);
         assert_eq!(b.as_array().unwrap().len(), 10);
         assert_eq!(b[0]["number"], 241);
-        let r = route(&s, BASE, "/repos/o/n/issues", "since=yesterday");
+        let r = route(
+            &s,
+            &mut Lists::default(),
+            BASE,
+            "/repos/o/n/issues",
+            "since=yesterday",
+        );
         assert_eq!(r.status, 422);
     }
 
     #[test]
     fn milestones_filter_by_state() {
         let s = scenario();
-        let r = route(&s, BASE, "/repos/o/n/milestones", "state=open&per_page=100");
+        let r = route(
+            &s,
+            &mut Lists::default(),
+            BASE,
+            "/repos/o/n/milestones",
+            "state=open&per_page=100",
+        );
         assert_eq!(body(&r).as_array().unwrap().len(), 1);
-        let r = route(&s, BASE, "/repos/o/n/milestones", "state=all");
+        let r = route(
+            &s,
+            &mut Lists::default(),
+            BASE,
+            "/repos/o/n/milestones",
+            "state=all",
+        );
         assert_eq!(body(&r).as_array().unwrap().len(), 2);
-        let r = route(&s, BASE, "/repos/o/n/releases", "per_page=1&page=2");
+        let r = route(
+            &s,
+            &mut Lists::default(),
+            BASE,
+            "/repos/o/n/releases",
+            "per_page=1&page=2",
+        );
         assert_eq!(body(&r)[0]["tag_name"], "v1.0.0");
     }
 
@@ -421,7 +532,7 @@ mod tests {
     fn renamed_repo_redirects_by_id() {
         let mut s = scenario();
         s.renamed.insert("old/n".into(), "o/n".into());
-        let r = route(&s, BASE, "/repos/old/n", "");
+        let r = route(&s, &mut Lists::default(), BASE, "/repos/old/n", "");
         assert_eq!(r.status, 301);
         assert_eq!(
             r.headers,
@@ -431,14 +542,23 @@ mod tests {
             )]
         );
         assert_eq!(body(&r)["message"], "Moved Permanently");
-        let r = route(&s, BASE, "/repos/old/n/issues", "state=all");
+        let r = route(
+            &s,
+            &mut Lists::default(),
+            BASE,
+            "/repos/old/n/issues",
+            "state=all",
+        );
         assert_eq!(
             r.headers[0].1,
             "http://127.0.0.1:1/repositories/424242/issues?state=all"
         );
-        let r = route(&s, BASE, "/repositories/424242", "");
+        let r = route(&s, &mut Lists::default(), BASE, "/repositories/424242", "");
         assert_eq!(body(&r)["full_name"], "o/n");
-        assert_eq!(route(&s, BASE, "/repositories/1", "").status, 404);
+        assert_eq!(
+            route(&s, &mut Lists::default(), BASE, "/repositories/1", "").status,
+            404
+        );
     }
 
     #[test]
