@@ -27,6 +27,8 @@ pub struct GitHub;
 impl Host for GitHub {
     const API_URL: &'static str = API_URL;
     const PER_PAGE: u32 = PER_PAGE;
+    /// The kept count of open pull requests needs the lists' digest.
+    const DIGESTS_LISTS: bool = true;
     /// GitHub shows deleted accounts as `ghost`; its drafts always carry
     /// `draft`, so no title prefix means one.
     const CONVENTIONS: Conventions = Conventions {

@@ -54,7 +54,8 @@ pub struct ItemList {
 pub struct ListsSeen {
     /// SHA-256 over every page's URL and body, in the order asked (hex);
     /// `None` when some list was turned off on the host (its entries are
-    /// not seen, so the lists cannot vouch for them).
+    /// not seen, so the lists cannot vouch for them), or when the host does
+    /// not read it ([`Host::DIGESTS_LISTS`]).
     pub digest: Option<String>,
 }
 
@@ -79,6 +80,10 @@ pub trait Host: Protocol + Clone + 'static {
     /// when the host answers an old path with the object under its new
     /// name (GitLab): every answer whose name differs is a rename.
     const RENAME_BY_REDIRECT: bool = true;
+    /// True when [`Host::complete_context`] reads [`ListsSeen::digest`]:
+    /// only then are the item pages hashed as they are read (it costs
+    /// about 0.7 ms of CPU per 1,000 items).
+    const DIGESTS_LISTS: bool = false;
 
     /// The repository's object.
     type Repo: WireRepo;
@@ -287,7 +292,7 @@ impl<H: Host> HostClient<H> {
 
         let since_text = since.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
         let mut items = Items::default();
-        let mut digest = Some(Sha256::new());
+        let mut digest = H::DIGESTS_LISTS.then(Sha256::new);
         for list in host.item_lists(&root, &since_text) {
             let per_page = H::PER_PAGE as usize;
             let mut pages = 0;

@@ -7,39 +7,56 @@
 //! judges with [`of`] and reads `left_out` from its answer, so `status`,
 //! the metrics, the pages and the API cannot disagree about it.
 
+use std::collections::HashMap;
+
 use jiff::{SignedDuration, Timestamp};
 use signals_core::health::{Health, LastError, LeftOut, assess};
 use signals_core::owners::{Known, State};
 use signals_store::{OwnerStatus, RepoStatus};
 
-/// The owner through which repository `repo` of `group` was found, and its
-/// row in that owner's listing; `None` for a repository configured in
-/// `repos` only. Ids are unique within a group across its owners (a new
-/// one is never given an id in use), so there is at most one.
-pub fn through_owner<'a>(
-    owners: &'a [OwnerStatus],
-    group: &str,
-    repo: &str,
-) -> Option<(&'a OwnerStatus, &'a Known)> {
-    owners.iter().find_map(|o| {
-        (o.group_id == group)
-            .then(|| o.repos.iter().find(|k| k.repo_id == repo))
-            .flatten()
-            .map(|k| (o, k))
-    })
+/// The repositories found through owners (`orgs`), by group and
+/// repository id, each with its owner and its row in that owner's
+/// listing. Built once from what the store holds (`owners_status`), so
+/// judging every repository costs a lookup each, not a scan of every
+/// owner's rows.
+pub struct Owned<'a>(HashMap<(&'a str, &'a str), (&'a OwnerStatus, &'a Known)>);
+
+impl<'a> Owned<'a> {
+    /// Indexes the owners' rows. Ids are unique within a group across its
+    /// owners (a new one is never given an id in use), so each key names
+    /// at most one row.
+    pub fn new(owners: &'a [OwnerStatus]) -> Owned<'a> {
+        Owned(
+            owners
+                .iter()
+                .flat_map(|o| {
+                    o.repos
+                        .iter()
+                        .map(move |k| ((o.group_id.as_str(), k.repo_id.as_str()), (o, k)))
+                })
+                .collect(),
+        )
+    }
+
+    /// The owner through which repository `repo` of `group` was found,
+    /// and its row; `None` for a repository configured in `repos` only.
+    pub fn get(&self, group: &str, repo: &str) -> Option<(&'a OwnerStatus, &'a Known)> {
+        self.0.get(&(group, repo)).copied()
+    }
 }
 
-/// Judges `repo` at `now` against the collection `interval`; `owners` is
-/// what the store holds of the owners' listings (`owners_status`), from
-/// which a repository they left out is judged left out, not stale.
+/// Judges `repo` at `now` against the collection `interval`; `owned` is
+/// what the store holds of the owners' listings, from which a repository
+/// they left out is judged left out, not stale.
 pub fn of(
     repo: &RepoStatus,
-    owners: &[OwnerStatus],
+    owned: &Owned<'_>,
     interval: std::time::Duration,
     now: Timestamp,
 ) -> Health {
     let interval = SignedDuration::try_from(interval).unwrap_or(SignedDuration::MAX);
-    let left_out = through_owner(owners, &repo.summary.group.id, &repo.summary.repo.id)
+    let left_out = owned
+        .get(&repo.summary.group.id, &repo.summary.repo.id)
         .filter(|(_, k)| k.state != State::Tracked)
         .map(|(o, k)| LeftOut {
             reason: k.state,

@@ -98,6 +98,7 @@ pub fn render(
     now: Timestamp,
 ) -> String {
     let mut out = String::new();
+    let owned = crate::health::Owned::new(owners);
     let repos: Vec<_> = status
         .repositories
         .iter()
@@ -108,7 +109,7 @@ pub fn render(
                     ("repository", r.summary.repo.id.as_str()),
                 ],
                 r,
-                crate::health::of(r, owners, interval, now),
+                crate::health::of(r, &owned, interval, now),
             )
         })
         .collect();

@@ -18,6 +18,8 @@
 //! for under the name of the last listing, so no redirect is needed and a
 //! new repository created under the old name is never collected for it.
 
+use std::collections::HashMap;
+
 use jiff::{SignedDuration, Timestamp};
 use signals_core::owners::{Known, State, apply};
 use signals_core::{Group, RepoName, TrackedRepo};
@@ -131,12 +133,11 @@ impl<'a> Discovery<'a> {
                 };
                 let after = apply(&known, &listing.repos, &g.filter, &configured, &taken, now);
                 store.owner_listed(owner, now, &after, &listing.stats)?;
-                let state_of = |k: &Known| {
-                    known
-                        .iter()
-                        .find(|b| b.repo_id == k.repo_id)
-                        .map(|b| b.state)
-                };
+                // What each repository was before this listing, by id: one
+                // lookup each, however many the owner has.
+                let before: HashMap<&str, &Known> =
+                    known.iter().map(|b| (b.repo_id.as_str(), b)).collect();
+                let state_of = |k: &Known| before.get(k.repo_id.as_str()).map(|b| b.state);
                 let new: Vec<String> = after
                     .iter()
                     .filter(|k| k.state == State::Tracked && state_of(k) != Some(State::Tracked))
@@ -150,9 +151,11 @@ impl<'a> Discovery<'a> {
                 let renamed: Vec<(String, String)> = after
                     .iter()
                     .filter_map(|k| {
-                        let before = known.iter().find(|b| b.repo_id == k.repo_id)?;
-                        (before.full_name.to_string() != k.full_name.to_string())
-                            .then(|| (before.full_name.to_string(), k.full_name.to_string()))
+                        let (from, to) = (
+                            before.get(k.repo_id.as_str())?.full_name.to_string(),
+                            k.full_name.to_string(),
+                        );
+                        (from != to).then_some((from, to))
                     })
                     .collect();
                 collection.record_owner(OwnerResult::Listed {

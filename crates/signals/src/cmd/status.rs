@@ -49,8 +49,8 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
     let alerts = store.outbox_status()?;
     let owners = store.owners_status()?;
     // The owner through which a repository was found, and its state there.
-    let found_through =
-        |group: &str, repo: &str| crate::health::through_owner(&owners, group, repo);
+    let owned = crate::health::Owned::new(&owners);
+    let found_through = |group: &str, repo: &str| owned.get(group, repo);
     let queue = match &store {
         Opened::Postgres(pg) => Some(pg.queue_status(interval)?),
         Opened::Sqlite(_) => None,
@@ -82,7 +82,7 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
                     "lastFailure": r.last_failure.as_ref().map(|f| json!({
                         "at": fmt_collected(f.at), "kind": f.kind, "message": f.message,
                     })),
-                    "health": crate::health::of(r, &owners, interval, now),
+                    "health": crate::health::of(r, &owned, interval, now),
                     "owner": found_through(&r.summary.group.id, &r.summary.repo.id).map(|(o, k)| json!({
                         "owner": o.owner, "host": o.host, "state": k.state.as_str(),
                         "gone": k.state == State::Gone,
@@ -195,7 +195,7 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
             "{name:<40} {:>4} {at:<24} {observed:>8} {changed:>8} {requests:>8} {not_modified:>6}  {failure}",
             r.summary.run_count
         )?;
-        let health = crate::health::of(r, &owners, interval, now);
+        let health = crate::health::of(r, &owned, interval, now);
         // A repository no longer collected (its owner no longer lists it)
         // is neither stale nor failing; the line below says why.
         if health.left_out.is_none() && (health.stale || health.failures_in_row > 0) {

@@ -148,6 +148,7 @@ pub fn export_with(
     let settings = settings(options, weights);
     let mut publisher = Publisher::begin(out, options, &settings, all).with_context(fail)?;
     let owners = store.owners_status()?;
+    let owned = crate::health::Owned::new(&owners);
     for status in store.status()?.repositories {
         let summary = &status.summary;
         if summary.run_count == 0 {
@@ -155,7 +156,7 @@ pub fn export_with(
         }
         let health = HealthNote::of(&crate::health::of(
             &status,
-            &owners,
+            &owned,
             judge.interval,
             judge.now,
         ));

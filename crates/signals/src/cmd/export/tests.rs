@@ -35,6 +35,7 @@ fn reference_export(
     let options = SiteOptions::default();
     let mut publisher = Publisher::begin(out, &options, &settings(&options, weights), all).unwrap();
     let owners = store.owners_status().unwrap();
+    let owned = crate::health::Owned::new(&owners);
     for status in store.status().unwrap().repositories {
         let summary = &status.summary;
         if summary.run_count == 0 {
@@ -42,7 +43,7 @@ fn reference_export(
         }
         let health = HealthNote::of(&crate::health::of(
             &status,
-            &owners,
+            &owned,
             judge.interval,
             judge.now,
         ));

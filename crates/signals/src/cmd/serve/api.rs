@@ -130,8 +130,9 @@ impl Api<'_> {
         let mut current: Option<String> = None;
         let now = jiff::Timestamp::now();
         let owners = self.store.owners_status()?;
+        let owned = crate::health::Owned::new(&owners);
         for status in self.store.status()?.repositories {
-            let health = crate::health::of(&status, &owners, self.interval, now);
+            let health = crate::health::of(&status, &owned, self.interval, now);
             let s = status.summary;
             if current.as_deref() != Some(s.group.id.as_str()) {
                 current = Some(s.group.id.clone());
