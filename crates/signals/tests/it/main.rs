@@ -10,6 +10,7 @@ mod everyday;
 mod faults;
 mod health;
 mod hosts;
+mod house;
 mod notify;
 mod orgs;
 mod receiver;
