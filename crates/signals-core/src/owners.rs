@@ -185,152 +185,241 @@ pub fn apply(
     taken: &HashSet<String>,
     at: Timestamp,
 ) -> Vec<Known> {
-    let key = |n: &RepoName| n.to_string().to_ascii_lowercase();
-    let mut entries: Vec<Known> = known.to_vec();
     let mut taken = taken.clone();
     taken.extend(known.iter().map(|k| k.repo_id.clone()));
-    // One entry per name (the first after a stable sort), in name order.
-    let mut seen = HashSet::new();
-    let mut listed: Vec<&Listed> = listed.iter().collect();
-    listed.sort_by_key(|l| key(&l.full_name));
-    listed.retain(|l| seen.insert(key(&l.full_name)));
-
-    // Known entries by name and by host id, to place each listed one in
-    // constant time (an organisation may list thousands).
-    let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
-    let mut by_host_id: HashMap<u64, Vec<usize>> = HashMap::new();
-    for (j, k) in entries.iter().enumerate() {
-        by_name.entry(key(&k.full_name)).or_default().push(j);
-        if let Some(id) = k.host_id {
-            by_host_id.entry(id).or_default().push(j);
-        }
-    }
-    let names: Vec<String> = listed.iter().map(|l| key(&l.full_name)).collect();
-    let listed_by_name: HashMap<&str, usize> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
-    let mut carriers: HashMap<u64, usize> = HashMap::new();
-    let mut placed: Vec<Option<usize>> = vec![None; listed.len()];
-    let mut claimed = vec![false; entries.len()];
-    let none = Vec::new();
-    // 1. Same name, same host id.
-    for (i, l) in listed.iter().enumerate() {
-        let Some(id) = l.host_id else {
-            continue;
-        };
-        let same = by_name.get(&names[i]).unwrap_or(&none);
-        if let Some(&j) = same
-            .iter()
-            .find(|&&j| !claimed[j] && entries[j].host_id == Some(id))
-        {
-            placed[i] = Some(j);
-            claimed[j] = true;
-        } else {
-            *carriers.entry(id).or_default() += 1;
-        }
-    }
-    // 2. Renamed within the owner: the listing no longer holds the known
-    // entry's name (no entry of that name, or one of another host id).
-    let consistent = |a: Option<u64>, b: Option<u64>| a.is_none() || b.is_none() || a == b;
-    let held = |k: &Known| {
-        listed_by_name
-            .get(key(&k.full_name).as_str())
-            .is_some_and(|&i| consistent(listed[i].host_id, k.host_id))
-    };
-    for (i, l) in listed.iter().enumerate() {
-        let Some(id) = l.host_id else {
-            continue;
-        };
-        if placed[i].is_some() || carriers.get(&id) != Some(&1) {
-            continue;
-        }
-        let candidates: Vec<usize> = by_host_id
-            .get(&id)
-            .unwrap_or(&none)
-            .iter()
-            .copied()
-            .filter(|&j| !claimed[j] && !held(&entries[j]))
-            .collect();
-        if let [j] = candidates[..] {
-            placed[i] = Some(j);
-            claimed[j] = true;
-        }
-    }
-    // 3. Same name, the host id unknown on either side (or changed with
-    // no trace elsewhere).
-    for (i, l) in listed.iter().enumerate() {
-        if placed[i].is_some() {
-            continue;
-        }
-        let same: Vec<usize> = by_name
-            .get(&names[i])
-            .unwrap_or(&none)
-            .iter()
-            .copied()
-            .filter(|&j| !claimed[j])
-            .collect();
-        let found = same
-            .iter()
-            .find(|&&j| consistent(entries[j].host_id, l.host_id))
-            .or(same.first());
-        if let Some(&j) = found {
-            placed[i] = Some(j);
-            claimed[j] = true;
-        }
-    }
-
-    for (i, l) in listed.iter().enumerate() {
-        let id = placed[i].map(|j| entries[j].repo_id.as_str());
+    let listed = one_per_name(listed);
+    let placed = Matching::new(known, &listed).place();
+    let mut entries: Vec<Known> = known.to_vec();
+    for (l, place) in listed.iter().zip(&placed.of_listed) {
+        let id = place.map(|j| entries[j].repo_id.as_str());
         let state = if configured(&l.full_name, id) {
             State::Excluded
         } else {
             filter.judge(l)
         };
-        match placed[i] {
-            Some(j) => {
-                let entry = &mut entries[j];
-                if entry.full_name.to_string() != l.full_name.to_string() {
-                    // Renamed (or its letter case changed): the ids keep
-                    // the first name; back to it, nothing is left to say.
-                    let first = entry.ids_name().clone();
-                    entry.tracked_as =
-                        (first.to_string() != l.full_name.to_string()).then_some(first);
-                    entry.renamed_at = entry.tracked_as.as_ref().map(|_| at);
-                    entry.full_name = l.full_name.clone();
-                }
-                entry.host_id = l.host_id.or(entry.host_id);
-                if entry.state != state {
-                    entry.state = state;
-                    entry.since = at;
-                }
-            }
+        match *place {
+            Some(j) => follow(&mut entries[j], l, state, at),
             None if state == State::Tracked => {
-                let repo_id = fresh_id(&l.full_name, &taken);
-                taken.insert(repo_id.clone());
-                entries.push(Known {
-                    full_name: l.full_name.clone(),
-                    repo_id,
-                    state,
-                    since: at,
-                    first_seen: at,
-                    host_id: l.host_id,
-                    tracked_as: None,
-                    renamed_at: None,
-                });
+                let entry = track(l, &taken, at);
+                taken.insert(entry.repo_id.clone());
+                entries.push(entry);
             }
             None => {}
         }
     }
+    mark_gone(&mut entries, &placed.claimed, at);
+    entries.sort_by_cached_key(|k| (key(&k.full_name), k.repo_id.clone()));
+    entries
+}
+
+/// What names are compared by: hosts ignore ASCII case.
+fn key(n: &RepoName) -> String {
+    n.to_string().to_ascii_lowercase()
+}
+
+/// One listed entry per name (the first after a stable sort), in name
+/// order.
+fn one_per_name(listed: &[Listed]) -> Vec<&Listed> {
+    let mut seen = HashSet::new();
+    let mut listed: Vec<&Listed> = listed.iter().collect();
+    listed.sort_by_key(|l| key(&l.full_name));
+    listed.retain(|l| seen.insert(key(&l.full_name)));
+    listed
+}
+
+/// True unless both host ids are known and differ.
+fn consistent(a: Option<u64>, b: Option<u64>) -> bool {
+    a.is_none() || b.is_none() || a == b
+}
+
+/// The known and listed repositories of one owner, indexed to find which
+/// known one each listed one is, in the order [`apply`] states.
+struct Matching<'a> {
+    known: &'a [Known],
+    listed: &'a [&'a Listed],
+    /// The [`key`] of each listed entry.
+    names: Vec<String>,
+    /// Known entries by name and by host id, to place each listed one in
+    /// constant time (an organisation may list thousands).
+    by_name: HashMap<String, Vec<usize>>,
+    by_host_id: HashMap<u64, Vec<usize>>,
+}
+
+/// Which known repository (by index) each listed one is, and which known
+/// ones a listed one is.
+struct Placed {
+    of_listed: Vec<Option<usize>>,
+    claimed: Vec<bool>,
+}
+
+impl Placed {
+    /// Listed entry `i` is known entry `j`.
+    fn claim(&mut self, i: usize, j: usize) {
+        self.of_listed[i] = Some(j);
+        self.claimed[j] = true;
+    }
+}
+
+impl<'a> Matching<'a> {
+    fn new(known: &'a [Known], listed: &'a [&'a Listed]) -> Matching<'a> {
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_host_id: HashMap<u64, Vec<usize>> = HashMap::new();
+        for (j, k) in known.iter().enumerate() {
+            by_name.entry(key(&k.full_name)).or_default().push(j);
+            if let Some(id) = k.host_id {
+                by_host_id.entry(id).or_default().push(j);
+            }
+        }
+        Matching {
+            known,
+            listed,
+            names: listed.iter().map(|l| key(&l.full_name)).collect(),
+            by_name,
+            by_host_id,
+        }
+    }
+
+    /// The three steps, in order, each placing only what the earlier ones
+    /// left.
+    fn place(&self) -> Placed {
+        let mut placed = Placed {
+            of_listed: vec![None; self.listed.len()],
+            claimed: vec![false; self.known.len()],
+        };
+        let carriers = self.same_name_and_host_id(&mut placed);
+        self.renamed(&carriers, &mut placed);
+        self.same_name(&mut placed);
+        placed
+    }
+
+    /// The known entries of listed entry `i`'s name.
+    fn of_name(&self, i: usize) -> &[usize] {
+        self.by_name.get(&self.names[i]).map_or(&[], Vec::as_slice)
+    }
+
+    /// Step 1, same name and same host id. Returns, per host id, how many listed
+    /// entries carrying it this step did not place.
+    fn same_name_and_host_id(&self, placed: &mut Placed) -> HashMap<u64, usize> {
+        let mut carriers: HashMap<u64, usize> = HashMap::new();
+        for (i, l) in self.listed.iter().enumerate() {
+            let Some(id) = l.host_id else {
+                continue;
+            };
+            let found = self
+                .of_name(i)
+                .iter()
+                .copied()
+                .find(|&j| !placed.claimed[j] && self.known[j].host_id == Some(id));
+            match found {
+                Some(j) => placed.claim(i, j),
+                None => *carriers.entry(id).or_default() += 1,
+            }
+        }
+        carriers
+    }
+
+    /// Step 2, renamed within the owner: the one known entry of a listed
+    /// entry's host id whose name the listing no longer holds (no entry of
+    /// that name, or one of another host id), when that listed entry is
+    /// the only one not yet placed carrying the id.
+    fn renamed(&self, carriers: &HashMap<u64, usize>, placed: &mut Placed) {
+        let listed_by_name: HashMap<&str, usize> = self
+            .names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), i))
+            .collect();
+        let held = |k: &Known| {
+            listed_by_name
+                .get(key(&k.full_name).as_str())
+                .is_some_and(|&i| consistent(self.listed[i].host_id, k.host_id))
+        };
+        for (i, l) in self.listed.iter().enumerate() {
+            let Some(id) = l.host_id else {
+                continue;
+            };
+            if placed.of_listed[i].is_some() || carriers.get(&id) != Some(&1) {
+                continue;
+            }
+            let candidates: Vec<usize> = self
+                .by_host_id
+                .get(&id)
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .copied()
+                .filter(|&j| !placed.claimed[j] && !held(&self.known[j]))
+                .collect();
+            if let [j] = candidates[..] {
+                placed.claim(i, j);
+            }
+        }
+    }
+
+    /// Step 3, same name, the host id unknown on either side (or changed with
+    /// no trace elsewhere).
+    fn same_name(&self, placed: &mut Placed) {
+        for (i, l) in self.listed.iter().enumerate() {
+            if placed.of_listed[i].is_some() {
+                continue;
+            }
+            let same: Vec<usize> = self
+                .of_name(i)
+                .iter()
+                .copied()
+                .filter(|&j| !placed.claimed[j])
+                .collect();
+            let found = same
+                .iter()
+                .find(|&&j| consistent(self.known[j].host_id, l.host_id))
+                .or(same.first());
+            if let Some(&j) = found {
+                placed.claim(i, j);
+            }
+        }
+    }
+}
+
+/// Brings a known repository up to its listed entry: its name (a renamed
+/// one keeps the name its ids use), its host id and its state.
+fn follow(entry: &mut Known, l: &Listed, state: State, at: Timestamp) {
+    if entry.full_name.to_string() != l.full_name.to_string() {
+        // Renamed (or its letter case changed): the ids keep
+        // the first name; back to it, nothing is left to say.
+        let first = entry.ids_name().clone();
+        entry.tracked_as = (first.to_string() != l.full_name.to_string()).then_some(first);
+        entry.renamed_at = entry.tracked_as.as_ref().map(|_| at);
+        entry.full_name = l.full_name.clone();
+    }
+    entry.host_id = l.host_id.or(entry.host_id);
+    if entry.state != state {
+        entry.state = state;
+        entry.since = at;
+    }
+}
+
+/// A listed repository tracked for the first time, under an id `taken`
+/// does not hold.
+fn track(l: &Listed, taken: &HashSet<String>, at: Timestamp) -> Known {
+    Known {
+        full_name: l.full_name.clone(),
+        repo_id: fresh_id(&l.full_name, taken),
+        state: State::Tracked,
+        since: at,
+        first_seen: at,
+        host_id: l.host_id,
+        tracked_as: None,
+        renamed_at: None,
+    }
+}
+
+/// Known repositories no listed one is are gone (their history stays).
+fn mark_gone(entries: &mut [Known], claimed: &[bool], at: Timestamp) {
     for (j, entry) in entries.iter_mut().enumerate().take(claimed.len()) {
         if !claimed[j] && entry.state != State::Gone {
             entry.state = State::Gone;
             entry.since = at;
         }
     }
-    entries.sort_by_cached_key(|k| (key(&k.full_name), k.repo_id.clone()));
-    entries
 }
 
 /// A repository id for `repo` that `taken` does not hold.
