@@ -4,6 +4,10 @@
 //!
 //! Host crates convert their wire types into these; the store keeps them; the
 //! dataset and the site are views computed from them.
+//!
+//! One module per concern (names, repositories, items, runs, news, the
+//! HTTP layer's plain data), every type re-exported here and at the crate
+//! root.
 
 mod http;
 mod item;
