@@ -25,9 +25,22 @@ use crate::wire::{
     Conventions, Kinds, ListedEntry, Place, WireItem, WireMilestone, WireRelease, WireRepo,
 };
 use crate::{
-    Client, Collection, Config, Error, Logger, OwnerListing, Protocol, RateLimit, RequestStats,
-    ResponseCache, decode,
+    Client, Config, Error, Logger, OwnerListing, Protocol, RateLimit, RequestStats, ResponseCache,
+    decode,
 };
+
+/// What one host client's `collect` of one repository produced, the same
+/// for every host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Collection {
+    /// Context, releases, milestones and items, in domain types.
+    pub collected: Collected,
+    /// The new name when the host redirected the repository (it was
+    /// renamed or transferred); requests after the first used it.
+    pub renamed_to: Option<RepoName>,
+    /// Request counters of this collection.
+    pub stats: RequestStats,
+}
 
 /// One list of issues and/or pull requests a collection pages through.
 #[derive(Debug, Clone, PartialEq, Eq)]

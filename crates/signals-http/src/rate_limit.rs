@@ -4,7 +4,7 @@
 
 use jiff::Timestamp;
 
-use crate::client::{Headers, RateLimit, Refusal};
+use crate::{Headers, RateLimit, Refusal};
 
 /// The names of the headers a host reports its rate limit in (lowercase).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,6 +18,7 @@
 
 #![warn(missing_docs)]
 
+mod answer;
 mod hosts;
 mod owners;
 mod routes;
@@ -31,16 +32,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use jiff::Timestamp;
-use serde_json::json;
-use sha2::{Digest, Sha256};
-
 pub use scenario::{
     Flavor, RepoData, Scenario, synthetic, synthetic_forgejo, synthetic_gitlab, synthetic_many,
     synthetic_shared,
 };
-
-use routes::Response;
 
 /// The default hourly request budget per token, as on GitHub for a personal
 /// access token.
@@ -384,11 +379,7 @@ fn handle(shared: &Shared, mut stream: TcpStream) {
     let Ok(req) = read_request(&stream) else {
         return;
     };
-    let token = req
-        .headers
-        .iter()
-        .find(|(k, _)| k == "authorization" || k == "private-token")
-        .map_or_else(|| "anonymous".to_string(), |(_, v)| v.clone());
+    let token = answer::token_key(&req);
     let latency = {
         let mut state = shared.lock();
         state.count += 1;
@@ -421,7 +412,7 @@ fn answer_request(shared: &Shared, stream: &mut TcpStream, req: &Request, latenc
             .iter()
             .position(|(p, _)| p.as_deref().is_none_or(|p| path.starts_with(p)));
         let fault = idx.and_then(|i| state.faults.remove(i)).map(|(_, f)| f);
-        let response = answer(
+        let response = answer::answer(
             &mut state,
             &shared.base_url,
             req,
@@ -482,215 +473,6 @@ fn reason(status: u16) -> &'static str {
         504 => "Gateway Timeout",
         _ => "Unknown",
     }
-}
-
-/// Builds the full response for one request: faults, budget, routing,
-/// ETag/304 and the common headers.
-fn answer(
-    state: &mut State,
-    base: &str,
-    req: &Request,
-    path: &str,
-    query: &str,
-    fault: Option<&Fault>,
-) -> Response {
-    let now = Timestamp::now().as_second();
-    let flavor = state.scenario.flavor;
-    let key = req
-        .headers
-        .iter()
-        .find(|(k, _)| k == "authorization" || k == "private-token")
-        .map_or_else(|| "anonymous".to_string(), |(_, v)| v.clone());
-    let limit = state.limit;
-    let window = state.window;
-    let budget = state.budgets.entry(key.clone()).or_insert(Budget {
-        used: 0,
-        reset: now + window,
-    });
-    if budget.reset <= now {
-        *budget = Budget {
-            used: 0,
-            reset: now + window,
-        };
-    }
-    let anonymous = key == "anonymous";
-    let mut reset = budget.reset;
-    let mut response = match fault {
-        Some(Fault::Status(code)) => Response::json(
-            *code,
-            &json!({ "message": reason(*code), "status": code.to_string() }),
-        ),
-        Some(Fault::PrimaryLimit { reset_in_secs }) => {
-            reset = now + *reset_in_secs as i64;
-            primary_limit(flavor, anonymous, reset - now)
-        }
-        Some(Fault::PrimaryLimitWithoutReset) if flavor == Flavor::Github => Response::json(
-            403,
-            &json!({ "message": "API Rate Limit Exceeded for 127.0.0.1" }),
-        ),
-        Some(Fault::PrimaryLimitWithoutReset) => throttled(flavor, 429),
-        Some(Fault::Secondary {
-            status,
-            retry_after,
-        }) if flavor != Flavor::Github => {
-            let mut r = throttled(flavor, *status);
-            if let Some(secs) = retry_after {
-                r.headers.push(("Retry-After".into(), secs.to_string()));
-            }
-            r
-        }
-        Some(Fault::Secondary {
-            status,
-            retry_after,
-        }) => {
-            let mut r = Response::json(
-                *status,
-                &json!({
-                    "message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID 0000:0000:0000000:0000000:00000000.",
-                    "documentation_url": "https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits",
-                }),
-            );
-            if let Some(secs) = retry_after {
-                r.headers.push(("Retry-After".into(), secs.to_string()));
-            }
-            r
-        }
-        Some(Fault::Malformed) => Response {
-            status: 200,
-            headers: vec![],
-            body: br#"{"message": "this is not valid JSON", "items": [1, 2,"#.to_vec(),
-        },
-        _ if req.method != "GET" => Response::json(404, &json!({ "message": "Not Found" })),
-        _ if budget.used >= limit => primary_limit(flavor, anonymous, reset - now),
-        _ => {
-            let base = state.link_base.as_deref().unwrap_or(base);
-            let mut r = match flavor {
-                Flavor::Github => owners::github(&state.scenario, base, path, query)
-                    .unwrap_or_else(|| {
-                        routes::route(&state.scenario, &mut state.lists, base, path, query)
-                    }),
-                Flavor::Gitlab => owners::gitlab(&state.scenario, base, path, query)
-                    .unwrap_or_else(|| hosts::gitlab(&state.scenario, base, path, query)),
-                Flavor::Forgejo => owners::forgejo(&state.scenario, base, path, query)
-                    .unwrap_or_else(|| hosts::forgejo(&state.scenario, base, path, query)),
-            };
-            // Forgejo's API JSON carries no validators (see signals-forgejo).
-            if r.status == 200 && flavor != Flavor::Forgejo {
-                let etag = format!("W/\"{}\"", hex(&Sha256::digest(&r.body)[..16]));
-                let matches = req
-                    .headers
-                    .iter()
-                    .filter(|(k, _)| k == "if-none-match")
-                    .flat_map(|(_, v)| v.split(','))
-                    .any(|t| weak_eq(t.trim(), &etag) || t.trim() == "*");
-                if matches {
-                    r.status = 304;
-                    r.body.clear();
-                } else {
-                    budget.used += 1;
-                }
-                r.headers.push(("ETag".into(), etag));
-            } else {
-                budget.used += 1;
-            }
-            r
-        }
-    };
-    if state.drop_link {
-        response
-            .headers
-            .retain(|(k, _)| !k.eq_ignore_ascii_case("link"));
-    }
-    let budget = state.budgets.get(&key).copied().unwrap_or(Budget {
-        used: 0,
-        reset: now + 3600,
-    });
-    let no_reset = matches!(fault, Some(Fault::PrimaryLimitWithoutReset));
-    let spent =
-        matches!(fault, Some(Fault::PrimaryLimit { .. })) || no_reset || budget.used >= limit;
-    let remaining = if spent { 0 } else { limit - budget.used };
-    if !response.body.is_empty() {
-        response.headers.push((
-            "Content-Type".into(),
-            "application/json; charset=utf-8".into(),
-        ));
-    }
-    let headers = match flavor {
-        Flavor::Github => vec![
-            ("x-ratelimit-limit", limit.to_string()),
-            ("x-ratelimit-remaining", remaining.to_string()),
-            ("x-ratelimit-reset", reset.to_string()),
-            ("x-ratelimit-used", budget.used.min(limit).to_string()),
-            ("x-ratelimit-resource", "core".to_string()),
-            ("x-github-api-version-selected", "2022-11-28".to_string()),
-        ],
-        Flavor::Gitlab => vec![
-            ("RateLimit-Limit", limit.to_string()),
-            ("RateLimit-Remaining", remaining.to_string()),
-            ("RateLimit-Reset", reset.to_string()),
-            ("RateLimit-Observed", budget.used.min(limit).to_string()),
-            ("RateLimit-Name", "throttle_authenticated_api".to_string()),
-        ],
-        Flavor::Forgejo => vec![],
-    };
-    let headers = headers.into_iter().filter(|(k, _)| {
-        // The 2013 shape: only the limit and what remains.
-        !no_reset
-            || ["x-ratelimit-limit", "x-ratelimit-remaining"]
-                .iter()
-                .chain(&["RateLimit-Limit", "RateLimit-Remaining"])
-                .any(|h| h.eq_ignore_ascii_case(k))
-    });
-    response
-        .headers
-        .extend(headers.map(|(k, v)| (k.to_string(), v)));
-    response
-}
-
-/// A throttle that is not the budget running out: GitLab's and a Forgejo
-/// proxy's 429.
-fn throttled(flavor: Flavor, status: u16) -> Response {
-    match flavor {
-        Flavor::Gitlab => Response {
-            status,
-            headers: vec![],
-            body: b"Retry later\n".to_vec(),
-        },
-        _ => Response::json(status, &json!({ "message": "Too Many Requests" })),
-    }
-}
-
-/// The answer once the budget is spent: GitHub's 403, GitLab's 429 with
-/// `Retry-After` (its `RateLimit-Remaining: 0` is added by the caller), a
-/// Forgejo proxy's 429 with `Retry-After`.
-fn primary_limit(flavor: Flavor, anonymous: bool, retry_after: i64) -> Response {
-    if flavor != Flavor::Github {
-        let mut r = throttled(flavor, 429);
-        r.headers
-            .push(("Retry-After".into(), retry_after.max(0).to_string()));
-        return r;
-    }
-    let message = if anonymous {
-        "API rate limit exceeded for 127.0.0.1. (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)"
-    } else {
-        "API rate limit exceeded for user ID 1. If you reach out to GitHub Support for help, please include the request ID 0000:0000:0000000:0000000:00000000."
-    };
-    Response::json(
-        403,
-        &json!({
-            "message": message,
-            "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api",
-        }),
-    )
-}
-
-/// Weak comparison of entity tags (RFC 9110 §8.8.3.2): `W/` is ignored.
-fn weak_eq(a: &str, b: &str) -> bool {
-    a.trim_start_matches("W/") == b.trim_start_matches("W/")
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! HTTP client so that what goes on the wire is what is checked.
 
 use super::*;
+use jiff::Timestamp;
 
 struct Raw {
     status: u16,

@@ -15,12 +15,18 @@
 //! never deleted; one that the filter now leaves out (archived since)
 //! takes the filter's reason. Only repositories tracked at some point are
 //! kept, so an organisation's hundreds of forks cost no rows.
+//!
+//! Here: the listing entry, the filter, the states and what is known of a
+//! repository; [`apply`] and its matching of names and host ids in
+//! `apply`.
 
-use std::collections::{HashMap, HashSet};
+mod apply;
 
 use jiff::Timestamp;
 
-use crate::model::{RepoName, slugify};
+use crate::model::RepoName;
+
+pub use apply::apply;
 
 /// One repository of an owner's listing, as the host described it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -151,212 +157,10 @@ impl Known {
     }
 }
 
-/// Applies one listing of an owner to what was known of it.
-///
-/// `known` are the owner's stored repositories; `configured` says whether
-/// the group's `repos` already lists a repository, or uses an id (the
-/// repository is then collected under that entry, or would clash with it,
-/// so it is not collected through the owner); `taken` holds every
-/// repository id of the group in use (its configured ids, and the ids of
-/// all its owners' known repositories), so a new repository gets a free
-/// one: its name's slug, else `<owner>-<name>`, else a number appended.
-/// Returns every repository of the owner to keep, by full name
-/// (case-insensitively ordered, then by id).
-///
-/// Which known repository a listed one is, in this order:
-/// 1. the one of the same name (ASCII case ignored) and host id;
-/// 2. renamed: the one with its host id whose name the listing no longer
-///    holds (no entry of that name, or one whose host id differs), when
-///    exactly one listed entry not yet placed carries that id;
-/// 3. the one of the same name (a row stored without a host id takes the
-///    listing's; a host id that changed without a trace elsewhere is
-///    still the same repository, as names decided before ids were read);
-/// 4. none: a new repository, tracked under a fresh id if the filter
-///    takes it.
-///
-/// A renamed repository keeps its id, its first listing and the name its
-/// signal ids use ([`Known::ids_name`]); its state is judged under its new
-/// name like any other's.
-pub fn apply(
-    known: &[Known],
-    listed: &[Listed],
-    filter: &Filter,
-    configured: &dyn Fn(&RepoName, Option<&str>) -> bool,
-    taken: &HashSet<String>,
-    at: Timestamp,
-) -> Vec<Known> {
-    let key = |n: &RepoName| n.to_string().to_ascii_lowercase();
-    let mut entries: Vec<Known> = known.to_vec();
-    let mut taken = taken.clone();
-    taken.extend(known.iter().map(|k| k.repo_id.clone()));
-    // One entry per name (the first after a stable sort), in name order.
-    let mut seen = HashSet::new();
-    let mut listed: Vec<&Listed> = listed.iter().collect();
-    listed.sort_by_key(|l| key(&l.full_name));
-    listed.retain(|l| seen.insert(key(&l.full_name)));
-
-    // Known entries by name and by host id, to place each listed one in
-    // constant time (an organisation may list thousands).
-    let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
-    let mut by_host_id: HashMap<u64, Vec<usize>> = HashMap::new();
-    for (j, k) in entries.iter().enumerate() {
-        by_name.entry(key(&k.full_name)).or_default().push(j);
-        if let Some(id) = k.host_id {
-            by_host_id.entry(id).or_default().push(j);
-        }
-    }
-    let names: Vec<String> = listed.iter().map(|l| key(&l.full_name)).collect();
-    let listed_by_name: HashMap<&str, usize> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
-    let mut carriers: HashMap<u64, usize> = HashMap::new();
-    let mut placed: Vec<Option<usize>> = vec![None; listed.len()];
-    let mut claimed = vec![false; entries.len()];
-    let none = Vec::new();
-    // 1. Same name, same host id.
-    for (i, l) in listed.iter().enumerate() {
-        let Some(id) = l.host_id else {
-            continue;
-        };
-        let same = by_name.get(&names[i]).unwrap_or(&none);
-        if let Some(&j) = same
-            .iter()
-            .find(|&&j| !claimed[j] && entries[j].host_id == Some(id))
-        {
-            placed[i] = Some(j);
-            claimed[j] = true;
-        } else {
-            *carriers.entry(id).or_default() += 1;
-        }
-    }
-    // 2. Renamed within the owner: the listing no longer holds the known
-    // entry's name (no entry of that name, or one of another host id).
-    let consistent = |a: Option<u64>, b: Option<u64>| a.is_none() || b.is_none() || a == b;
-    let held = |k: &Known| {
-        listed_by_name
-            .get(key(&k.full_name).as_str())
-            .is_some_and(|&i| consistent(listed[i].host_id, k.host_id))
-    };
-    for (i, l) in listed.iter().enumerate() {
-        let Some(id) = l.host_id else {
-            continue;
-        };
-        if placed[i].is_some() || carriers.get(&id) != Some(&1) {
-            continue;
-        }
-        let candidates: Vec<usize> = by_host_id
-            .get(&id)
-            .unwrap_or(&none)
-            .iter()
-            .copied()
-            .filter(|&j| !claimed[j] && !held(&entries[j]))
-            .collect();
-        if let [j] = candidates[..] {
-            placed[i] = Some(j);
-            claimed[j] = true;
-        }
-    }
-    // 3. Same name, the host id unknown on either side (or changed with
-    // no trace elsewhere).
-    for (i, l) in listed.iter().enumerate() {
-        if placed[i].is_some() {
-            continue;
-        }
-        let same: Vec<usize> = by_name
-            .get(&names[i])
-            .unwrap_or(&none)
-            .iter()
-            .copied()
-            .filter(|&j| !claimed[j])
-            .collect();
-        let found = same
-            .iter()
-            .find(|&&j| consistent(entries[j].host_id, l.host_id))
-            .or(same.first());
-        if let Some(&j) = found {
-            placed[i] = Some(j);
-            claimed[j] = true;
-        }
-    }
-
-    for (i, l) in listed.iter().enumerate() {
-        let id = placed[i].map(|j| entries[j].repo_id.as_str());
-        let state = if configured(&l.full_name, id) {
-            State::Excluded
-        } else {
-            filter.judge(l)
-        };
-        match placed[i] {
-            Some(j) => {
-                let entry = &mut entries[j];
-                if entry.full_name.to_string() != l.full_name.to_string() {
-                    // Renamed (or its letter case changed): the ids keep
-                    // the first name; back to it, nothing is left to say.
-                    let first = entry.ids_name().clone();
-                    entry.tracked_as =
-                        (first.to_string() != l.full_name.to_string()).then_some(first);
-                    entry.renamed_at = entry.tracked_as.as_ref().map(|_| at);
-                    entry.full_name = l.full_name.clone();
-                }
-                entry.host_id = l.host_id.or(entry.host_id);
-                if entry.state != state {
-                    entry.state = state;
-                    entry.since = at;
-                }
-            }
-            None if state == State::Tracked => {
-                let repo_id = fresh_id(&l.full_name, &taken);
-                taken.insert(repo_id.clone());
-                entries.push(Known {
-                    full_name: l.full_name.clone(),
-                    repo_id,
-                    state,
-                    since: at,
-                    first_seen: at,
-                    host_id: l.host_id,
-                    tracked_as: None,
-                    renamed_at: None,
-                });
-            }
-            None => {}
-        }
-    }
-    for (j, entry) in entries.iter_mut().enumerate().take(claimed.len()) {
-        if !claimed[j] && entry.state != State::Gone {
-            entry.state = State::Gone;
-            entry.since = at;
-        }
-    }
-    entries.sort_by_cached_key(|k| (key(&k.full_name), k.repo_id.clone()));
-    entries
-}
-
-/// A repository id for `repo` that `taken` does not hold.
-fn fresh_id(repo: &RepoName, taken: &HashSet<String>) -> String {
-    let plain = slugify(repo.name());
-    let plain = if plain.is_empty() {
-        "repo".to_string()
-    } else {
-        plain
-    };
-    if !taken.contains(&plain) {
-        return plain;
-    }
-    let owned = slugify(&format!("{}-{}", repo.owner(), repo.name()));
-    if !owned.is_empty() && !taken.contains(&owned) {
-        return owned;
-    }
-    (2..)
-        .map(|n| format!("{plain}-{n}"))
-        .find(|id| !taken.contains(id))
-        .unwrap_or(plain)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
     fn listed(name: &str, archived: bool, fork: bool) -> Listed {
         Listed {

@@ -1,0 +1,173 @@
+//! An item (issue, pull request, release) as one snapshot of it, the unit
+//! of diffing and of the published signals, and its signal id.
+
+use std::fmt;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use super::RepoName;
+
+/// The kind of an item, as written in signal ids and the `kind` field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemKind {
+    /// An issue.
+    Issue,
+    /// A pull request (merge request on other hosts).
+    PullRequest,
+    /// A published release.
+    Release,
+}
+
+impl ItemKind {
+    /// The JSON form: `issue`, `pull_request`, `release`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemKind::Issue => "issue",
+            ItemKind::PullRequest => "pull_request",
+            ItemKind::Release => "release",
+        }
+    }
+
+    /// The form shown on the page: `issue`, `pull request`, `release`.
+    pub fn label(self) -> &'static str {
+        match self {
+            ItemKind::Issue => "issue",
+            ItemKind::PullRequest => "pull request",
+            ItemKind::Release => "release",
+        }
+    }
+
+    /// Parses the JSON form.
+    pub fn parse(s: &str) -> Option<ItemKind> {
+        match s {
+            "issue" => Some(ItemKind::Issue),
+            "pull_request" => Some(ItemKind::PullRequest),
+            "release" => Some(ItemKind::Release),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ItemKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Open or closed. A merged pull request is closed; a published release is
+/// closed (it is finished).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ItemState {
+    /// Open.
+    Open,
+    /// Closed (including merged pull requests and published releases).
+    Closed,
+}
+
+impl ItemState {
+    /// `open` or `closed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemState::Open => "open",
+            ItemState::Closed => "closed",
+        }
+    }
+}
+
+/// Engagement counters of an item.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Metrics {
+    /// Total reactions on the item itself.
+    pub reactions: u64,
+    /// Number of comments.
+    pub comments: u64,
+}
+
+/// What only some kinds of item carry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ItemDetail {
+    /// An issue has nothing beyond the common fields.
+    Issue,
+    /// A pull request.
+    PullRequest {
+        /// Opened as a draft and not yet marked ready.
+        draft: bool,
+        /// Merged (then `state` is closed).
+        merged: bool,
+        /// When it was merged.
+        merged_at: Option<Timestamp>,
+    },
+    /// A published release; its key is its tag.
+    Release {
+        /// Marked as a prerelease on the host.
+        prerelease: bool,
+        /// When it was published.
+        published_at: Timestamp,
+    },
+}
+
+/// One item (issue, pull request or release) as the host showed it at one
+/// collection. Every distinct snapshot is kept by the store.
+///
+/// Timestamps are truncated to whole seconds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemSnapshot {
+    /// The repository it belongs to.
+    pub repo: RepoName,
+    /// Issue or pull request number, or release tag.
+    pub key: String,
+    /// Title (for a release: its name, or the tag where the name is empty).
+    pub title: String,
+    /// Body as written by the author (Markdown); release notes for a release.
+    pub text: String,
+    /// Link to the item on the host's web UI.
+    pub url: String,
+    /// When it was created.
+    pub created_at: Timestamp,
+    /// When it was last updated (for a release: when it was published).
+    pub updated_at: Timestamp,
+    /// Reactions and comments.
+    pub metrics: Metrics,
+    /// Label names, in the host's order.
+    pub labels: Vec<String>,
+    /// Account handle of the author.
+    pub author: String,
+    /// Open or closed.
+    pub state: ItemState,
+    /// When the host says it was closed (its `closed_at`); `None` while
+    /// open, for releases, and where the host did not say (snapshots
+    /// stored before issue 18). Not a tracked field: it changes with
+    /// `state`, which is. Trends count closes by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_at: Option<Timestamp>,
+    /// Account handles of the assignees.
+    pub assignees: Vec<String>,
+    /// Kind-specific fields.
+    pub detail: ItemDetail,
+}
+
+impl ItemSnapshot {
+    /// The item's kind, from its detail.
+    pub fn kind(&self) -> ItemKind {
+        match self.detail {
+            ItemDetail::Issue => ItemKind::Issue,
+            ItemDetail::PullRequest { .. } => ItemKind::PullRequest,
+            ItemDetail::Release { .. } => ItemKind::Release,
+        }
+    }
+
+    /// The signal id: `<source>:<owner>/<name>:<kind>:<key>`; `source` is a
+    /// [`SourceId`] (or a bare [`Source`], the first host of its kind).
+    pub fn id(&self, source: impl fmt::Display) -> String {
+        signal_id(source, &self.repo, self.kind(), &self.key)
+    }
+}
+
+/// Builds a signal id: `<source>:<owner>/<name>:<kind>:<key>`.
+pub fn signal_id(source: impl fmt::Display, repo: &RepoName, kind: ItemKind, key: &str) -> String {
+    format!("{source}:{repo}:{kind}:{key}")
+}

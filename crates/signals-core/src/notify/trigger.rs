@@ -1,0 +1,91 @@
+//! What happened to an item, in the words a rule's `events` use: an
+//! observation (discovered, changed fields) and the item's new snapshot
+//! become its [`Trigger`]s, most specific first.
+
+use serde::{Deserialize, Serialize};
+
+use crate::diff::{Observation, TrackedField};
+use crate::model::{ItemDetail, ItemSnapshot, ItemState};
+
+/// What happened to an item, as a rule's `events` name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Trigger {
+    /// First seen (not in a repository's first run).
+    Discovered,
+    /// Closed without being merged.
+    Closed,
+    /// Opened again.
+    Reopened,
+    /// A pull request merged.
+    Merged,
+    /// A new stable (not pre-) release.
+    Released,
+    /// Any tracked change.
+    Changed,
+}
+
+impl Trigger {
+    /// Every trigger, most specific first: the order in which an event's
+    /// triggers are named (`event` of a signal).
+    pub const ALL: [Trigger; 6] = [
+        Trigger::Released,
+        Trigger::Merged,
+        Trigger::Closed,
+        Trigger::Reopened,
+        Trigger::Discovered,
+        Trigger::Changed,
+    ];
+
+    /// The name written in rules and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Trigger::Discovered => "discovered",
+            Trigger::Closed => "closed",
+            Trigger::Reopened => "reopened",
+            Trigger::Merged => "merged",
+            Trigger::Released => "released",
+            Trigger::Changed => "changed",
+        }
+    }
+
+    /// Parses a name.
+    pub fn parse(s: &str) -> Option<Trigger> {
+        Trigger::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+/// What one observation of `item` amounts to, most specific first. A merge
+/// is `merged` (and `changed`), not `closed`.
+pub fn triggers(observation: &Observation, item: &ItemSnapshot) -> Vec<Trigger> {
+    let merged = matches!(item.detail, ItemDetail::PullRequest { merged: true, .. });
+    let mut out = Vec::new();
+    match observation {
+        Observation::Discovered => {
+            if matches!(
+                item.detail,
+                ItemDetail::Release {
+                    prerelease: false,
+                    ..
+                }
+            ) {
+                out.push(Trigger::Released);
+            }
+            out.push(Trigger::Discovered);
+        }
+        Observation::Changed(fields) => {
+            if fields.contains(&TrackedField::Merged) && merged {
+                out.push(Trigger::Merged);
+            }
+            if fields.contains(&TrackedField::State) {
+                match item.state {
+                    ItemState::Closed if !merged => out.push(Trigger::Closed),
+                    ItemState::Open => out.push(Trigger::Reopened),
+                    ItemState::Closed => {}
+                }
+            }
+            out.push(Trigger::Changed);
+        }
+    }
+    out
+}
