@@ -19,6 +19,8 @@ use jiff::Timestamp;
 use serde::Serialize;
 use signals_core::trends::{Trends, Week};
 
+use crate::text::escape_markup;
+
 /// The drawing's size in SVG units; the page scales it to its width.
 const W: f64 = 640.0;
 const H: f64 = 200.0;
@@ -57,7 +59,7 @@ pub(crate) struct Table {
 
 /// Escapes text for SVG (XML) content and attributes.
 pub(crate) fn esc(text: &str) -> String {
-    crate::text::escape_markup(text)
+    escape_markup(text)
 }
 
 /// The smallest of 1, 2, 5 × 10^k at least `v` (at least 1): the top of a
@@ -701,7 +703,7 @@ mod tests {
             let (x, y) = (lum(a), lum(b));
             (x.max(y) + 0.05) / (x.min(y) + 0.05)
         };
-        let css = crate::STYLESHEET;
+        let css = crate::index::STYLESHEET;
         let backgrounds = [values(css, "--bg"), values(css, "--card")];
         for var in ["--s1", "--s2", "--s3", "--warn", "--muted"] {
             let colours = values(css, var);
