@@ -155,6 +155,9 @@ mod pages;
 mod publish;
 mod whole;
 
+#[cfg(test)]
+mod module_graph;
+
 use std::path::Path;
 
 pub use dataset::{DatasetWriter, render_dataset};
