@@ -67,6 +67,11 @@ fn modules() -> BTreeMap<String, String> {
 /// `text` with its test modules cut, and comments and the contents of
 /// string and character literals blanked out.
 fn code(text: &str) -> String {
+    blank_literals(&without_tests(text))
+}
+
+/// `text` up to its test module (`#[cfg(test)]` before a `mod`).
+fn without_tests(text: &str) -> String {
     let mut kept = String::with_capacity(text.len());
     let mut lines = text.lines().peekable();
     while let Some(line) = lines.next() {
@@ -86,7 +91,13 @@ fn code(text: &str) -> String {
         kept.push_str(line);
         kept.push('\n');
     }
-    let chars: Vec<char> = kept.chars().collect();
+    kept
+}
+
+/// `code` without comments, and with its string and character literals
+/// emptied.
+fn blank_literals(code: &str) -> String {
+    let chars: Vec<char> = code.chars().collect();
     let mut out = String::with_capacity(chars.len());
     let mut i = 0;
     while i < chars.len() {
