@@ -9,6 +9,10 @@
 //! they state instants ("no successful run since ..."), never an age
 //! that would change with every export; `signals status`, the API and the
 //! metrics give the live age.
+//!
+//! The note itself ([`HealthNote`]) is a plain value of the repository
+//! head (`head.rs`), kept in manifests and digests; this module only puts
+//! it in words (a `HealthView`, `views.rs`).
 
 use signals_core::health::{HealthState, STALE_AFTER_INTERVALS};
 use signals_core::owners::State;

@@ -44,6 +44,211 @@ pub const TRAIL_PREVIEW: usize = 20;
 // The digest's signals are the first page's first ones.
 const _: () = assert!(DIGEST_SIGNALS <= PAGE_SIZE);
 
+/// Renders every file of a repository but `dataset.json` into `out`, a
+/// page at a time: its signal pages (50 signals each, by importance) with
+/// the filter index fed as they go, its trail pages (200 events each,
+/// chronological), `feed.atom`, `trends.json` and `digest.json`; and
+/// returns its summary for the index. `base_url` makes the feed's links
+/// absolute.
+///
+/// The first page also holds the news and the latest [`TRAIL_PREVIEW`]
+/// events, numbered as in the full trail, with a link to the trail pages;
+/// the full trail is paged rather than inlined so the first page stays small
+/// however long the repository has been watched.
+pub fn render_repo_files(
+    repo: &RepoHead<'_>,
+    source: &mut dyn RepoSource,
+    base_url: Option<&str>,
+    out: &mut RepoFiles,
+) -> Result<RepoSummary, SiteError> {
+    document_dir(repo.document)?;
+    let label = repo_label(repo.document);
+    render_pages(repo, source, out, &label, PageSet::All)?;
+    let newest = source.newest()?;
+    out.put("feed.atom", &render_feed_of(repo, &newest, base_url)?)?;
+    out.put(TRENDS_FILE, &trends::trends_json(repo.trends, &label)?)?;
+    let top = source.ranked(0..repo.signals.min(DIGEST_SIGNALS))?;
+    let (latest, latest_total) = source.latest_run(DIGEST_TRAIL)?;
+    let digest = RepoDigest::of_parts(repo, &top, &latest, latest_total, &newest)?;
+    out.put(DIGEST_FILE, &digest.to_json()?)?;
+    RepoSummary::of_head(repo)
+}
+
+/// Which files [`render_pages`] writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PageSet {
+    /// The HTML pages only.
+    Html,
+    /// The HTML pages and the filter index.
+    All,
+}
+
+/// The signal pages (and the filter index, fed as they go), then the trail
+/// pages.
+pub(crate) fn render_pages(
+    repo: &RepoHead<'_>,
+    source: &mut dyn RepoSource,
+    out: &mut RepoFiles,
+    label: &str,
+    set: PageSet,
+) -> Result<(), SiteError> {
+    let total = repo.signals;
+    let pages = total.div_ceil(PAGE_SIZE).max(1);
+    let preview_from = repo.trail_total.saturating_sub(TRAIL_PREVIEW);
+    let preview = source.trail(preview_from..repo.trail_total)?;
+    let mut index = match set {
+        PageSet::All => Some(IndexWriter::new(label)),
+        PageSet::Html => None,
+    };
+    for page in 1..=pages {
+        let start = (page - 1) * PAGE_SIZE;
+        let end = (start + PAGE_SIZE).min(total);
+        let cards = source.ranked(start.min(end)..end)?;
+        if let Some(index) = &mut index {
+            for r in &cards {
+                if let Some((name, json)) = index.push(&r.signal, &r.score, r.new)? {
+                    out.put(&name, &json)?;
+                }
+            }
+        }
+        let preview = (page == 1).then_some((&preview[..], preview_from));
+        out.put(
+            &page_file(page),
+            &render_signal_page(repo, page, &cards, preview)?,
+        )?;
+    }
+    if let Some(mut index) = index {
+        if let Some((name, json)) = index.last_part()? {
+            out.put(&name, &json)?;
+        }
+        // Streamed from the index's columns: `signals.json` (8 MB at
+        // 100,000 signals) is never held whole.
+        let mut core = Counted::new(out.open(FILTER_INDEX_FILE)?);
+        index.write_core(&mut core)?;
+        let bytes = core.bytes;
+        out.close(core.into_inner(), bytes)?;
+    }
+    let trail_pages = repo.trail_total.div_ceil(TRAIL_PAGE_SIZE).max(1);
+    for page in 1..=trail_pages {
+        let start = (page - 1) * TRAIL_PAGE_SIZE;
+        let end = (start + TRAIL_PAGE_SIZE).min(repo.trail_total);
+        let items = source.trail(start.min(end)..end)?;
+        out.put(&trail_file(page), &render_trail_page(repo, page, &items)?)?;
+    }
+    Ok(())
+}
+
+/// The whole context of one repository page.
+#[derive(Serialize)]
+struct RepoPageView<'a> {
+    layout: Layout,
+    header: HeaderView<'a>,
+    /// Only on the first page.
+    news: Option<NewsView<'a>>,
+    /// Only on the first page: the latest events.
+    trail: Option<TrailView<'a>>,
+    /// Only on the first page: the charts and what is rising.
+    trends: Option<TrendsView>,
+    cards: Vec<CardView<'a>>,
+    /// Number of the first card on this page (for `<ol start>`).
+    first: usize,
+    /// `<n> shown`.
+    shown: String,
+    /// `<total> signals in total`.
+    total_text: String,
+    pager: PagerView,
+}
+
+#[derive(Serialize)]
+struct TrailPageView<'a> {
+    layout: Layout,
+    header: HeaderView<'a>,
+    trail: TrailView<'a>,
+}
+
+/// Renders one page of signals (`index.html` for page 1, `page-<n>.html`
+/// after): `cards` are its signals in page order, the first at position
+/// `(page - 1) * PAGE_SIZE`. The first page also shows the news, the
+/// trends and `preview`, the latest entries of the trail (from position
+/// `preview_from`).
+fn render_signal_page(
+    repo: &RepoHead<'_>,
+    page: usize,
+    cards: &[Ranked],
+    preview: Option<(&[TrailItem], usize)>,
+) -> Result<String, SiteError> {
+    let total = repo.signals;
+    let pages = total.div_ceil(PAGE_SIZE).max(1);
+    let name = &repo.document.dataset.repository.name;
+    let start = (page - 1) * PAGE_SIZE;
+    let first_page = page == 1;
+    let view = RepoPageView {
+        layout: Layout {
+            title: if first_page {
+                format!("{name} · signals")
+            } else {
+                format!("{name} · signals, page {page} of {pages}")
+            },
+            root: "../../",
+            feed: Some("feed.atom".to_string()),
+            filter_index: Some(FILTER_INDEX_FILE),
+        },
+        header: if first_page {
+            header_with_glance(repo)
+        } else {
+            header(repo)
+        },
+        news: first_page.then(|| news(repo)),
+        trends: first_page.then(|| TrendsView::of(repo.trends)),
+        trail: preview.map(|(items, from)| TrailView {
+            rows: trail_rows(items, from),
+            start: from + 1,
+            shown: items.len(),
+            total: repo.trail_total,
+            pager: None,
+        }),
+        cards: cards
+            .iter()
+            .map(|r| card(&r.signal, &r.score, r.new, standing(r.place, total)))
+            .collect(),
+        first: start + 1,
+        shown: format!("{} shown", cards.len()),
+        total_text: count(total as u64, "signal in total", "signals in total"),
+        pager: pager(page, pages, page_file),
+    };
+    render("repo.html", &view)
+}
+
+/// Renders trail page `page` (`trail.html`, `trail-<n>.html`): `items`
+/// are its entries, the first at position `(page - 1) * TRAIL_PAGE_SIZE`.
+fn render_trail_page(
+    repo: &RepoHead<'_>,
+    page: usize,
+    items: &[TrailItem],
+) -> Result<String, SiteError> {
+    let trail_total = repo.trail_total;
+    let trail_pages = trail_total.div_ceil(TRAIL_PAGE_SIZE).max(1);
+    let name = &repo.document.dataset.repository.name;
+    let start = (page - 1) * TRAIL_PAGE_SIZE;
+    let view = TrailPageView {
+        layout: Layout {
+            title: format!("{name} · observation trail, page {page} of {trail_pages}"),
+            root: "../../",
+            feed: Some("feed.atom".to_string()),
+            filter_index: None,
+        },
+        header: header(repo),
+        trail: TrailView {
+            rows: trail_rows(items, start),
+            start: start + 1,
+            shown: items.len(),
+            total: trail_total,
+            pager: Some(pager(page, trail_pages, trail_file)),
+        },
+    };
+    render("trail.html", &view)
+}
+
 /// The header of a repository's first page: with its trends at a glance.
 fn header_with_glance<'a>(repo: &RepoHead<'a>) -> HeaderView<'a> {
     HeaderView {
@@ -212,211 +417,6 @@ fn card<'a>(
         rank,
         percentile,
     }
-}
-
-/// The whole context of one repository page.
-#[derive(Serialize)]
-struct RepoPageView<'a> {
-    layout: Layout,
-    header: HeaderView<'a>,
-    /// Only on the first page.
-    news: Option<NewsView<'a>>,
-    /// Only on the first page: the latest events.
-    trail: Option<TrailView<'a>>,
-    /// Only on the first page: the charts and what is rising.
-    trends: Option<TrendsView>,
-    cards: Vec<CardView<'a>>,
-    /// Number of the first card on this page (for `<ol start>`).
-    first: usize,
-    /// `<n> shown`.
-    shown: String,
-    /// `<total> signals in total`.
-    total_text: String,
-    pager: PagerView,
-}
-
-#[derive(Serialize)]
-struct TrailPageView<'a> {
-    layout: Layout,
-    header: HeaderView<'a>,
-    trail: TrailView<'a>,
-}
-
-/// Renders one page of signals (`index.html` for page 1, `page-<n>.html`
-/// after): `cards` are its signals in page order, the first at position
-/// `(page - 1) * PAGE_SIZE`. The first page also shows the news, the
-/// trends and `preview`, the latest entries of the trail (from position
-/// `preview_from`).
-fn render_signal_page(
-    repo: &RepoHead<'_>,
-    page: usize,
-    cards: &[Ranked],
-    preview: Option<(&[TrailItem], usize)>,
-) -> Result<String, SiteError> {
-    let total = repo.signals;
-    let pages = total.div_ceil(PAGE_SIZE).max(1);
-    let name = &repo.document.dataset.repository.name;
-    let start = (page - 1) * PAGE_SIZE;
-    let first_page = page == 1;
-    let view = RepoPageView {
-        layout: Layout {
-            title: if first_page {
-                format!("{name} · signals")
-            } else {
-                format!("{name} · signals, page {page} of {pages}")
-            },
-            root: "../../",
-            feed: Some("feed.atom".to_string()),
-            filter_index: Some(FILTER_INDEX_FILE),
-        },
-        header: if first_page {
-            header_with_glance(repo)
-        } else {
-            header(repo)
-        },
-        news: first_page.then(|| news(repo)),
-        trends: first_page.then(|| TrendsView::of(repo.trends)),
-        trail: preview.map(|(items, from)| TrailView {
-            rows: trail_rows(items, from),
-            start: from + 1,
-            shown: items.len(),
-            total: repo.trail_total,
-            pager: None,
-        }),
-        cards: cards
-            .iter()
-            .map(|r| card(&r.signal, &r.score, r.new, standing(r.place, total)))
-            .collect(),
-        first: start + 1,
-        shown: format!("{} shown", cards.len()),
-        total_text: count(total as u64, "signal in total", "signals in total"),
-        pager: pager(page, pages, page_file),
-    };
-    render("repo.html", &view)
-}
-
-/// Renders trail page `page` (`trail.html`, `trail-<n>.html`): `items`
-/// are its entries, the first at position `(page - 1) * TRAIL_PAGE_SIZE`.
-fn render_trail_page(
-    repo: &RepoHead<'_>,
-    page: usize,
-    items: &[TrailItem],
-) -> Result<String, SiteError> {
-    let trail_total = repo.trail_total;
-    let trail_pages = trail_total.div_ceil(TRAIL_PAGE_SIZE).max(1);
-    let name = &repo.document.dataset.repository.name;
-    let start = (page - 1) * TRAIL_PAGE_SIZE;
-    let view = TrailPageView {
-        layout: Layout {
-            title: format!("{name} · observation trail, page {page} of {trail_pages}"),
-            root: "../../",
-            feed: Some("feed.atom".to_string()),
-            filter_index: None,
-        },
-        header: header(repo),
-        trail: TrailView {
-            rows: trail_rows(items, start),
-            start: start + 1,
-            shown: items.len(),
-            total: trail_total,
-            pager: Some(pager(page, trail_pages, trail_file)),
-        },
-    };
-    render("trail.html", &view)
-}
-
-/// Renders every file of a repository but `dataset.json` into `out`, a
-/// page at a time: its signal pages (50 signals each, by importance) with
-/// the filter index fed as they go, its trail pages (200 events each,
-/// chronological), `feed.atom`, `trends.json` and `digest.json`; and
-/// returns its summary for the index. `base_url` makes the feed's links
-/// absolute.
-///
-/// The first page also holds the news and the latest [`TRAIL_PREVIEW`]
-/// events, numbered as in the full trail, with a link to the trail pages;
-/// the full trail is paged rather than inlined so the first page stays small
-/// however long the repository has been watched.
-pub fn render_repo_files(
-    repo: &RepoHead<'_>,
-    source: &mut dyn RepoSource,
-    base_url: Option<&str>,
-    out: &mut RepoFiles,
-) -> Result<RepoSummary, SiteError> {
-    document_dir(repo.document)?;
-    let label = repo_label(repo.document);
-    render_pages(repo, source, out, &label, PageSet::All)?;
-    let newest = source.newest()?;
-    out.put("feed.atom", &render_feed_of(repo, &newest, base_url)?)?;
-    out.put(TRENDS_FILE, &trends::trends_json(repo.trends, &label)?)?;
-    let top = source.ranked(0..repo.signals.min(DIGEST_SIGNALS))?;
-    let (latest, latest_total) = source.latest_run(DIGEST_TRAIL)?;
-    let digest = RepoDigest::of_parts(repo, &top, &latest, latest_total, &newest)?;
-    out.put(DIGEST_FILE, &digest.to_json()?)?;
-    RepoSummary::of_head(repo)
-}
-
-/// Which files [`render_pages`] writes.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PageSet {
-    /// The HTML pages only.
-    Html,
-    /// The HTML pages and the filter index.
-    All,
-}
-
-/// The signal pages (and the filter index, fed as they go), then the trail
-/// pages.
-pub(crate) fn render_pages(
-    repo: &RepoHead<'_>,
-    source: &mut dyn RepoSource,
-    out: &mut RepoFiles,
-    label: &str,
-    set: PageSet,
-) -> Result<(), SiteError> {
-    let total = repo.signals;
-    let pages = total.div_ceil(PAGE_SIZE).max(1);
-    let preview_from = repo.trail_total.saturating_sub(TRAIL_PREVIEW);
-    let preview = source.trail(preview_from..repo.trail_total)?;
-    let mut index = match set {
-        PageSet::All => Some(IndexWriter::new(label)),
-        PageSet::Html => None,
-    };
-    for page in 1..=pages {
-        let start = (page - 1) * PAGE_SIZE;
-        let end = (start + PAGE_SIZE).min(total);
-        let cards = source.ranked(start.min(end)..end)?;
-        if let Some(index) = &mut index {
-            for r in &cards {
-                if let Some((name, json)) = index.push(&r.signal, &r.score, r.new)? {
-                    out.put(&name, &json)?;
-                }
-            }
-        }
-        let preview = (page == 1).then_some((&preview[..], preview_from));
-        out.put(
-            &page_file(page),
-            &render_signal_page(repo, page, &cards, preview)?,
-        )?;
-    }
-    if let Some(mut index) = index {
-        if let Some((name, json)) = index.last_part()? {
-            out.put(&name, &json)?;
-        }
-        // Streamed from the index's columns: `signals.json` (8 MB at
-        // 100,000 signals) is never held whole.
-        let mut core = Counted::new(out.open(FILTER_INDEX_FILE)?);
-        index.write_core(&mut core)?;
-        let bytes = core.bytes;
-        out.close(core.into_inner(), bytes)?;
-    }
-    let trail_pages = repo.trail_total.div_ceil(TRAIL_PAGE_SIZE).max(1);
-    for page in 1..=trail_pages {
-        let start = (page - 1) * TRAIL_PAGE_SIZE;
-        let end = (start + TRAIL_PAGE_SIZE).min(repo.trail_total);
-        let items = source.trail(start.min(end)..end)?;
-        out.put(&trail_file(page), &render_trail_page(repo, page, &items)?)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
