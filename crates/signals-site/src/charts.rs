@@ -19,6 +19,8 @@ use jiff::Timestamp;
 use serde::Serialize;
 use signals_core::trends::{Trends, Week};
 
+use crate::text::escape_markup;
+
 /// The drawing's size in SVG units; the page scales it to its width.
 const W: f64 = 640.0;
 const H: f64 = 200.0;
@@ -57,7 +59,7 @@ pub(crate) struct Table {
 
 /// Escapes text for SVG (XML) content and attributes.
 pub(crate) fn esc(text: &str) -> String {
-    crate::text::escape_markup(text)
+    escape_markup(text)
 }
 
 /// The smallest of 1, 2, 5 × 10^k at least `v` (at least 1): the top of a
@@ -317,30 +319,80 @@ fn partial_note(trends: &Trends) -> Option<String> {
     })
 }
 
-/// The charts of a repository's page, in page order.
+/// The charts of a repository's page, in page order: the weekly flow of
+/// issues and of pull requests, the backlog, the time to close, then
+/// stars and forks.
 pub(crate) fn repo_charts(trends: &Trends) -> Vec<Chart> {
-    let weeks = &trends.weeks;
-    let first = weeks.first().map(|w| w.start.as_str()).unwrap_or("");
-    let span = format!("the {} weeks from {first}", weeks.len());
-    let sum = |f: fn(&Week) -> u64| weeks.iter().map(f).sum::<u64>();
-    let release_note = if sum(|w| w.releases) > 0 {
-        " Triangles under the axis mark weeks with a stable release."
-    } else {
-        ""
-    };
-    let note = partial_note(trends);
-    let mut charts = Vec::new();
+    let weekly = Weekly::of(trends);
+    vec![
+        issues_chart(&weekly),
+        pulls_chart(&weekly),
+        backlog_chart(&weekly),
+        close_chart(&weekly),
+        growth_chart(trends),
+    ]
+}
 
+/// What the weekly charts of a repository share: its weeks, and the words
+/// their descriptions and notes repeat.
+struct Weekly<'a> {
+    weeks: &'a [Week],
+    /// `the 26 weeks from 2026-05-25`.
+    span: String,
+    /// Said after a bar chart's description when a week had a release.
+    release_note: &'static str,
+    /// Said under a bar chart when a week is partial.
+    partial: Option<String>,
+}
+
+impl Weekly<'_> {
+    fn of(trends: &Trends) -> Weekly<'_> {
+        let weeks = &trends.weeks[..];
+        let first = weeks.first().map(|w| w.start.as_str()).unwrap_or("");
+        let releases: u64 = weeks.iter().map(|w| w.releases).sum();
+        Weekly {
+            weeks,
+            span: format!("the {} weeks from {first}", weeks.len()),
+            release_note: if releases > 0 {
+                " Triangles under the axis mark weeks with a stable release."
+            } else {
+                ""
+            },
+            partial: partial_note(trends),
+        }
+    }
+
+    /// The sum of `f` over the weeks.
+    fn sum(&self, f: fn(&Week) -> u64) -> u64 {
+        self.weeks.iter().map(f).sum()
+    }
+
+    /// `f` of each week at the centre of its slot; `None` where unknown.
+    fn points(&self, f: impl Fn(&Week) -> Option<f64>) -> Vec<(f64, Option<f64>)> {
+        let n = self.weeks.len();
+        self.weeks
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (slot_x(i, n), f(w)))
+            .collect()
+    }
+}
+
+/// Issues opened against issues closed, per week (bars).
+fn issues_chart(weekly: &Weekly<'_>) -> Chart {
+    let weeks = weekly.weeks;
     let desc = format!(
-        "Bars per week over {span}: issues opened ({} in all) against issues closed ({} in all).{release_note}",
-        sum(|w| w.issues_opened),
-        sum(|w| w.issues_closed)
+        "Bars per week over {}: issues opened ({} in all) against issues closed ({} in all).{}",
+        weekly.span,
+        weekly.sum(|w| w.issues_opened),
+        weekly.sum(|w| w.issues_closed),
+        weekly.release_note
     );
-    charts.push(Chart {
+    Chart {
         id: "chart-issues".into(),
         title: "Issues opened and closed per week".into(),
         desc: desc.clone(),
-        note: note.clone(),
+        note: weekly.partial.clone(),
         svg: bar_chart(
             "chart-issues",
             "Issues opened and closed per week",
@@ -367,19 +419,26 @@ pub(crate) fn repo_charts(trends: &Trends) -> Vec<Chart> {
             ]
         }),
         legend: vec![("Opened".into(), "s1"), ("Closed".into(), "s2")],
-    });
+    }
+}
 
+/// Pull requests opened, merged and closed without a merge, per week
+/// (bars).
+fn pulls_chart(weekly: &Weekly<'_>) -> Chart {
+    let weeks = weekly.weeks;
     let desc = format!(
-        "Bars per week over {span}: pull requests opened ({}), merged ({}) and closed without a merge ({}).{release_note}",
-        sum(|w| w.pulls_opened),
-        sum(|w| w.pulls_merged),
-        sum(|w| w.pulls_closed_unmerged)
+        "Bars per week over {}: pull requests opened ({}), merged ({}) and closed without a merge ({}).{}",
+        weekly.span,
+        weekly.sum(|w| w.pulls_opened),
+        weekly.sum(|w| w.pulls_merged),
+        weekly.sum(|w| w.pulls_closed_unmerged),
+        weekly.release_note
     );
-    charts.push(Chart {
+    Chart {
         id: "chart-pulls".into(),
         title: "Pull requests opened, merged and closed per week".into(),
         desc: desc.clone(),
-        note: note.clone(),
+        note: weekly.partial.clone(),
         svg: bar_chart(
             "chart-pulls",
             "Pull requests opened, merged and closed per week",
@@ -415,26 +474,24 @@ pub(crate) fn repo_charts(trends: &Trends) -> Vec<Chart> {
             ("Merged".into(), "s3"),
             ("Closed unmerged".into(), "s2"),
         ],
-    });
+    }
+}
 
-    let n = weeks.len();
-    let at = |f: fn(&Week) -> Option<u64>| -> Vec<(f64, Option<f64>)> {
-        weeks
-            .iter()
-            .enumerate()
-            .map(|(i, w)| (slot_x(i, n), f(w).map(|v| v as f64)))
-            .collect()
-    };
+/// Open issues and open pull requests at the end of each week (lines).
+fn backlog_chart(weekly: &Weekly<'_>) -> Chart {
+    let weeks = weekly.weeks;
+    let at = |f: fn(&Week) -> Option<u64>| weekly.points(|w| f(w).map(|v| v as f64));
     let last_known = |f: fn(&Week) -> Option<u64>| weeks.iter().rev().find_map(f);
     let first_known = |f: fn(&Week) -> Option<u64>| weeks.iter().find_map(f);
     let desc = format!(
-        "Lines over {span}: open issues went from {} to {}, open pull requests from {} to {}. Weeks that ended before the store began watching have no value.",
+        "Lines over {}: open issues went from {} to {}, open pull requests from {} to {}. Weeks that ended before the store began watching have no value.",
+        weekly.span,
         opt(first_known(|w| w.open_issues_at_end)),
         opt(last_known(|w| w.open_issues_at_end)),
         opt(first_known(|w| w.open_pulls_at_end)),
         opt(last_known(|w| w.open_pulls_at_end)),
     );
-    charts.push(Chart {
+    Chart {
         id: "chart-backlog".into(),
         title: "Open backlog at the end of each week".into(),
         desc: desc.clone(),
@@ -464,21 +521,26 @@ pub(crate) fn repo_charts(trends: &Trends) -> Vec<Chart> {
             ("Open issues".into(), "s1"),
             ("Open pull requests".into(), "s3"),
         ],
-    });
+    }
+}
 
+/// The median hours to close an issue, per week (a line).
+fn close_chart(weekly: &Weekly<'_>) -> Chart {
+    let weeks = weekly.weeks;
     let closes: Vec<f64> = weeks
         .iter()
         .filter_map(|w| w.median_hours_to_close)
         .collect();
     let desc = if closes.is_empty() {
-        format!("No issue was closed in {span}.")
+        format!("No issue was closed in {}.", weekly.span)
     } else {
         format!(
-            "Points per week over {span}: the median hours from an issue's creation to its close, for the issues closed that week; the latest is {} hours.",
+            "Points per week over {}: the median hours from an issue's creation to its close, for the issues closed that week; the latest is {} hours.",
+            weekly.span,
             num(*closes.last().unwrap_or(&0.0))
         )
     };
-    charts.push(Chart {
+    Chart {
         id: "chart-close".into(),
         title: "Median time to close an issue, in hours".into(),
         desc: desc.clone(),
@@ -491,11 +553,7 @@ pub(crate) fn repo_charts(trends: &Trends) -> Vec<Chart> {
             &[Line {
                 name: "Median hours to close",
                 class: "s2",
-                points: weeks
-                    .iter()
-                    .enumerate()
-                    .map(|(i, w)| (slot_x(i, n), w.median_hours_to_close))
-                    .collect(),
+                points: weekly.points(|w| w.median_hours_to_close),
             }],
         ),
         table: week_table(weeks, &["Issues closed", "Median hours to close"], |w| {
@@ -506,10 +564,7 @@ pub(crate) fn repo_charts(trends: &Trends) -> Vec<Chart> {
             ]
         }),
         legend: vec![("Median hours".into(), "s2")],
-    });
-
-    charts.push(growth_chart(trends));
-    charts
+    }
 }
 
 /// Stars and forks over the weeks' span, one point per day.
@@ -701,7 +756,7 @@ mod tests {
             let (x, y) = (lum(a), lum(b));
             (x.max(y) + 0.05) / (x.min(y) + 0.05)
         };
-        let css = crate::STYLESHEET;
+        let css = crate::index::STYLESHEET;
         let backgrounds = [values(css, "--bg"), values(css, "--card")];
         for var in ["--s1", "--s2", "--s3", "--warn", "--muted"] {
             let colours = values(css, var);

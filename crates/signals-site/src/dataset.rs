@@ -7,8 +7,8 @@ use std::io::Write;
 
 use signals_core::dataset::{Document, SignalDoc};
 
-use crate::SiteError;
-use crate::render::repo_label;
+use crate::error::SiteError;
+use crate::paths::repo_label;
 
 /// The v3 document as pretty JSON, with a final newline.
 pub fn render_dataset(doc: &Document) -> Result<String, SiteError> {

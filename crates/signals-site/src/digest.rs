@@ -7,7 +7,7 @@
 //! Memory is bounded whatever the number of repositories: each repository
 //! contributes a small [`RepoDigest`] (its [`DIGEST_SIGNALS`] best signals,
 //! at most [`DIGEST_TRAIL`] events of its latest run, its newest
-//! [`FEED_ENTRIES`] feed entries and its news), made while its page is
+//! [`crate::FEED_ENTRIES`] feed entries and its news), made while its page is
 //! rendered and written beside it as `digest.json`. A [`GroupDigest`]
 //! folds the digests of one group in, keeping only the best
 //! [`DIGEST_SIGNALS`] signals, the newest [`DIGEST_TRAIL`] events and the
@@ -23,12 +23,17 @@ use signals_core::trends::RISING;
 use signals_core::{EventKind, ItemKind, TrailEvent};
 
 use crate::charts::{nice_max, num, sparkline};
+use crate::error::SiteError;
+use crate::feed::{FeedEntry, FeedView, feed_entry_of, keep_newest, under};
 use crate::filter::{self, FILTER_INDEX_VERSION, FilterEntry, GroupIndex};
-use crate::pages::{Ranked, RepoHead, RepoSource};
-use crate::render::{FeedEntry, FeedView, Layout, TimeView, id_parts, item_number, render, under};
+use crate::head::{HealthNote, RepoHead};
+use crate::health;
+use crate::paths::{FILTER_INDEX_FILE, document_dir, history_file, id_parts, item_number, slug};
+use crate::source::Ranked;
+use crate::templates::render;
 use crate::text::http_url;
 use crate::trends::{SMALL_WEEKS, TrendRow, listed, rising_views};
-use crate::{FEED_ENTRIES, FILTER_INDEX_FILE, RepoPage, SiteError};
+use crate::views::{HealthView, Layout, TimeView};
 
 /// Signals on a group page, and the most one repository contributes.
 pub const DIGEST_SIGNALS: usize = 50;
@@ -72,7 +77,7 @@ pub struct RepoDigest {
     pub(crate) rising: Vec<DigestRising>,
     /// How its collection stood at the export (issue 20).
     #[serde(default)]
-    pub(crate) health: crate::health::HealthNote,
+    pub(crate) health: HealthNote,
 }
 
 /// A rising item, on the group page.
@@ -124,16 +129,6 @@ pub(crate) struct DigestNext {
 }
 
 impl RepoDigest {
-    /// The digest of one repository, from what its page is rendered from.
-    pub fn of(repo: &RepoPage<'_>) -> Result<RepoDigest, SiteError> {
-        let head = repo.head();
-        let mut source = crate::pages::Whole::new(repo)?;
-        let top = source.ranked(0..head.signals.min(DIGEST_SIGNALS))?;
-        let (latest, latest_total) = source.latest_run(DIGEST_TRAIL)?;
-        let newest = source.newest()?;
-        RepoDigest::of_parts(&head, &top, &latest, latest_total, &newest)
-    }
-
     /// The digest of one repository from its head, its best signals in
     /// page order (at most [`DIGEST_SIGNALS`]), the first events of its
     /// latest run in trail order (at most [`DIGEST_TRAIL`]) and how many
@@ -145,7 +140,7 @@ impl RepoDigest {
         latest_total: usize,
         newest: &[(SignalDoc, u32)],
     ) -> Result<RepoDigest, SiteError> {
-        repo.dir()?;
+        document_dir(repo.document)?;
         let d = &repo.document.dataset;
         let prefix = format!("{}/", d.repository.id);
         let signals: Vec<FilterEntry> = top
@@ -178,7 +173,7 @@ impl RepoDigest {
                     at: format!("{:.0}", e.at),
                     repo: d.repository.name.clone(),
                     href: href.clone(),
-                    history: format!("{prefix}history/{}", crate::history_file(&e.item_id)),
+                    history: format!("{prefix}history/{}", history_file(&e.item_id)),
                 }
             })
             .collect();
@@ -208,7 +203,7 @@ impl RepoDigest {
         next.truncate(DIGEST_NEXT);
         let feed = newest
             .iter()
-            .map(|(s, importance)| crate::render::feed_entry_of(s, *importance, &href))
+            .map(|(s, importance)| feed_entry_of(s, *importance, &href))
             .collect();
         Ok(RepoDigest {
             group_id: d.group.id.clone(),
@@ -279,13 +274,13 @@ struct RepoNews {
     /// Events of its latest run.
     latest_events: usize,
     /// A notice when its collection is failing or its data stale.
-    health: Option<crate::health::HealthView>,
+    health: Option<HealthView>,
 }
 
 /// A group's page in the making: fold in each repository's digest with
 /// [`GroupDigest::add`], then [`render_group`]. Holds at most
 /// [`DIGEST_SIGNALS`] signals, [`DIGEST_TRAIL`] events and
-/// [`FEED_ENTRIES`] feed entries, plus one news entry per repository.
+/// [`crate::FEED_ENTRIES`] feed entries, plus one news entry per repository.
 #[derive(Debug, Clone)]
 pub struct GroupDigest {
     id: String,
@@ -348,12 +343,7 @@ impl GroupDigest {
             .sort_by(|a, b| b.at.cmp(&a.at).then(a.repo.cmp(&b.repo)));
         self.trail.truncate(DIGEST_TRAIL);
         self.feed.extend(d.feed);
-        self.feed.sort_by(|a, b| {
-            b.at()
-                .cmp(&a.at())
-                .then(a.id().as_bytes().cmp(b.id().as_bytes()))
-        });
-        self.feed.truncate(FEED_ENTRIES);
+        keep_newest(&mut self.feed);
         self.trends
             .push((d.name.clone(), format!("{}/index.html", d.id), d.trend));
         self.rising.extend(d.rising);
@@ -371,7 +361,7 @@ impl GroupDigest {
             next: d.next,
             next_more: d.next_more,
             latest_events: d.trail_total,
-            health: crate::health::view(&d.health),
+            health: health::view(&d.health),
         });
     }
 }
@@ -384,13 +374,7 @@ pub fn render_group(
     g: &GroupDigest,
     base_url: Option<&str>,
 ) -> Result<Vec<(PathBuf, String)>, SiteError> {
-    if !signals_core::is_slug(&g.id) {
-        return Err(SiteError::BadId {
-            what: "group",
-            id: g.id.clone(),
-        });
-    }
-    let dir = PathBuf::from(&g.id);
+    let dir = PathBuf::from(slug("group", &g.id)?);
     let mut repos = g.repos.clone();
     repos.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
     let mut trail = g.trail.clone();

@@ -23,9 +23,9 @@ use signals_core::ItemKind;
 use signals_core::dataset::SignalDoc;
 use signals_core::importance::Score;
 
-use crate::render::{id_parts, item_number, page_file};
+use crate::error::SiteError;
+use crate::paths::{PAGE_SIZE, history_file, id_parts, item_number, page_file};
 use crate::text::{excerpt, http_url};
-use crate::{PAGE_SIZE, SiteError};
 
 mod columns;
 
@@ -139,7 +139,7 @@ pub(crate) fn entry(
             page_file(position / PAGE_SIZE + 1),
             fragment(&s.id)
         ),
-        history: format!("{prefix}history/{}", crate::history_file(&s.id)),
+        history: format!("{prefix}history/{}", history_file(&s.id)),
         new,
         changed: s.change.is_some(),
         repo: None,

@@ -9,108 +9,16 @@
 //! they state instants ("no successful run since ..."), never an age
 //! that would change with every export; `signals status`, the API and the
 //! metrics give the live age.
+//!
+//! The note itself ([`HealthNote`]) is a plain value of the repository
+//! head (`head.rs`), kept in manifests and digests; this module only puts
+//! it in words (a `HealthView`, `views.rs`).
 
-use jiff::Timestamp;
-use serde::{Deserialize, Serialize};
-use signals_core::health::{Health, HealthState, STALE_AFTER_INTERVALS};
+use signals_core::health::{HealthState, STALE_AFTER_INTERVALS};
 use signals_core::owners::State;
 
-use crate::render::TimeView;
-
-/// Why and since when an owner's listing left a repository out, as the
-/// pages show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LeftOutNote {
-    /// `gone`, `archived`, `fork` or `excluded`.
-    pub reason: String,
-    /// When it took that state.
-    pub since: Timestamp,
-    /// The owner whose listing it was found through.
-    pub owner: String,
-}
-
-/// What the pages show of a repository's health; kept in the manifest's
-/// summaries for the index (a manifest from before it reads as healthy).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HealthNote {
-    /// `failing`, `stale` or `left_out` when the pages flag it; anything
-    /// else shows nothing.
-    pub state: String,
-    /// The latest successful run.
-    pub last_success: Option<Timestamp>,
-    /// Failed attempts after it.
-    pub failures_in_row: u64,
-    /// The latest failure after it: when, and what failed.
-    pub last_error: Option<(Timestamp, String)>,
-    /// The collection interval it was judged against, in seconds.
-    pub interval_secs: i64,
-    /// The latest reconcile (a run that listed every item).
-    #[serde(default)]
-    pub last_reconcile: Option<Timestamp>,
-    /// Set when `state` is `left_out`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub left_out: Option<LeftOutNote>,
-}
-
-impl HealthNote {
-    /// The note for a repository judged by `signals_core::health::assess`.
-    pub fn of(health: &Health) -> HealthNote {
-        HealthNote {
-            state: health.state.as_str().to_string(),
-            last_success: health.last_success,
-            failures_in_row: health.failures_in_row,
-            last_error: health
-                .last_error
-                .as_ref()
-                .map(|e| (e.at, e.message.clone())),
-            interval_secs: health.interval_secs,
-            last_reconcile: health.last_reconcile,
-            left_out: health.left_out.as_ref().map(|l| LeftOutNote {
-                reason: l.reason.as_str().to_string(),
-                since: l.since,
-                owner: l.owner.clone(),
-            }),
-        }
-    }
-
-    /// True when the pages show a notice for it (failing, stale or left
-    /// out): what the export's data key holds of it.
-    pub fn flagged(&self) -> bool {
-        [
-            HealthState::Failing,
-            HealthState::Stale,
-            HealthState::LeftOut,
-        ]
-        .iter()
-        .any(|s| s.as_str() == self.state)
-    }
-}
-
-/// The notice a page shows, when there is one.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct HealthView {
-    /// `failing`, `stale` or `left-out` (a CSS class).
-    state: &'static str,
-    /// The index's flag: `failing`, `stale`, or why a repository is left
-    /// out (`gone`, `archived`, `fork`, `excluded`).
-    badge: String,
-    /// `Stale data:`, `Collection failing:`, `Gone:` or `No longer
-    /// collected:`.
-    label: &'static str,
-    /// The sentence after the label.
-    text: String,
-    /// When a left-out repository was left out, said after `text`.
-    left_since: Option<TimeView>,
-    /// What follows that instant.
-    tail: String,
-    /// The whole sentence, for the index flag's tooltip.
-    title: String,
-    /// The latest successful run.
-    since: Option<TimeView>,
-    /// The latest error: when and what.
-    error_at: Option<TimeView>,
-    error: Option<String>,
-}
+use crate::head::{HealthNote, LeftOutNote};
+use crate::views::{HealthView, TimeView};
 
 /// `3600` as `1 h`, `90` as `90 s`.
 fn interval_text(secs: i64) -> String {
@@ -227,6 +135,7 @@ fn left_out_view(note: &HealthNote, left: &LeftOutNote) -> HealthView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use jiff::Timestamp;
     use signals_core::health::{LastError, LeftOut, assess};
 
     fn ts(s: &str) -> Timestamp {

@@ -1,50 +1,13 @@
-//! An item's history page (`<group>/<repo>/history/<file>.html`), from
-//! [`signals_core::history::ItemHistory`].
+//! An item's history page (`<group>/<repo>/history/<file>.html`, named
+//! by `paths::history_file`), from [`signals_core::history::ItemHistory`].
 
 use serde::Serialize;
 use signals_core::history::ItemHistory;
 
-use crate::SiteError;
-use crate::render::{Layout, TimeView, render};
-
-/// The longest key part of a history file name: with the kind and
-/// `.html` the name stays well under the 255 bytes file systems allow.
-const KEY_MAX: usize = 160;
-
-/// The file name of an item's history page, from its signal id
-/// (`<source>:<owner>/<name>:<kind>:<key>`): `<kind>-<key>.html`, with
-/// every byte of the key outside `[a-z0-9.-]` written as `_XX`, so any tag
-/// is a safe, unique file name, even on a file system that ignores case
-/// (`RC1` and `rc1` stay apart). A key longer than [`KEY_MAX`] once written
-/// (a long tag, or a short one in a non-Latin script: 9 characters a
-/// letter) is cut there and ended with a hash of the whole key, so the
-/// name still fits a file system and stays unique.
-pub fn history_file(item_id: &str) -> String {
-    let mut parts = item_id.rsplitn(3, ':');
-    let key = parts.next().unwrap_or("");
-    let kind = parts.next().unwrap_or("item");
-    let mut name = String::with_capacity(key.len());
-    for b in key.bytes() {
-        match b {
-            b'a'..=b'z' | b'0'..=b'9' | b'.' | b'-' => name.push(b as char),
-            _ => name.push_str(&format!("_{b:02X}")),
-        }
-    }
-    if name.len() > KEY_MAX {
-        name.truncate(KEY_MAX); // ASCII: any byte is a boundary
-        name.push_str(&format!("-{:016x}", fnv1a(key.as_bytes())));
-    }
-    format!("{kind}-{name}.html")
-}
-
-/// 64-bit FNV-1a: a stable hash that keeps cut file names apart (not for
-/// security: a tag is chosen by the repository's owners, who gain nothing
-/// from a collision but a wrong history link in their own repository).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
+use crate::error::SiteError;
+use crate::templates::render;
+use crate::text::http_url;
+use crate::views::{Layout, TimeView};
 
 /// Renders an item's history page, for repository `repo_name` (its display
 /// name) of group `group_name`.
@@ -83,7 +46,7 @@ pub fn render_history(
             repo_name,
             item_id: &history.id,
             title: &history.title,
-            url: crate::text::http_url(&history.url),
+            url: http_url(&history.url),
             observations: history
                 .observations
                 .iter()
@@ -125,62 +88,6 @@ mod tests {
             assignees: vec![],
             detail: ItemDetail::Issue,
         }
-    }
-
-    #[test]
-    fn file_names_are_safe_and_distinct() {
-        assert_eq!(history_file("github:o/n:issue:7"), "issue-7.html");
-        assert_eq!(
-            history_file("github:o/n:release:v1.0/../x"),
-            "release-v1.0_2F.._2Fx.html"
-        );
-        assert_ne!(
-            history_file("github:o/n:release:a b"),
-            history_file("github:o/n:release:a_b")
-        );
-        assert_eq!(
-            history_file("gitlab:g/sub/p:pull_request:3"),
-            "pull_request-3.html"
-        );
-        // Case-insensitive file systems cannot merge two tags.
-        assert_eq!(
-            history_file("github:o/n:release:v1.0-RC1"),
-            "release-v1.0-_52_431.html"
-        );
-        assert_ne!(
-            history_file("github:o/n:release:v1.0-RC1").to_lowercase(),
-            history_file("github:o/n:release:v1.0-rc1").to_lowercase()
-        );
-    }
-
-    #[test]
-    fn long_keys_are_cut_and_stay_distinct() {
-        // 40 letters of a non-Latin script: 120 bytes, 360 once escaped.
-        let tag = "版".repeat(40);
-        let a = history_file(&format!("github:o/n:release:{tag}"));
-        let b = history_file(&format!("github:o/n:release:{tag}x"));
-        let c = history_file(&format!("github:o/n:release:{}", "v".repeat(1000)));
-        for name in [&a, &b, &c] {
-            assert!(name.len() <= 200, "{} bytes: {name}", name.len());
-            assert!(name.starts_with("release-") && name.ends_with(".html"));
-            assert!(!name.contains('/'));
-        }
-        assert_ne!(a, b);
-        // Short keys are never cut, so their names do not change.
-        assert_eq!(
-            history_file(&format!("github:o/n:release:{}", "v".repeat(KEY_MAX))),
-            format!("release-{}.html", "v".repeat(KEY_MAX))
-        );
-    }
-
-    /// Issue 10: a long tag made the export fail (file name too long).
-    #[test]
-    fn a_long_tag_names_a_file_that_can_be_written() {
-        let dir = std::env::temp_dir().join(format!("signals-history-name-{}", std::process::id()));
-        let name = history_file(&format!("gitlab:o/n:release:{}", "發布".repeat(60)));
-        crate::write_content(&dir, std::path::Path::new(&name), b"x").unwrap();
-        assert!(dir.join(&name).is_file());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -1,11 +1,58 @@
 //! The static site of Repo Signals, and the only writer of output files.
 //!
-//! It reads like a recipe: [`write_site`] renders each repository
-//! ([`render_repo`]: its pages, its Atom feed, its `dataset.json`), then the
-//! index ([`render_index`]) and the stylesheet, and hands every file to
-//! [`write_content`], which replaces files atomically. The `render_*`
-//! functions are pure and return strings, so tests and a future server can
-//! render into memory.
+//! This file is glue: the recipe, the module map and the public names.
+//!
+//! # The recipe
+//!
+//! A site is published by one [`Publisher`] (`publish.rs`):
+//!
+//! 1. [`Publisher::begin`] the next generation of the site beside `<out>`;
+//! 2. for each repository, [`Publisher::keep`] it when its data did not
+//!    change ([`Publisher::is_current`]), or render it:
+//!    [`Publisher::open_repo`], its `dataset.json` ([`DatasetWriter`] or
+//!    [`render_dataset`]), every other file by [`render_repo_files`]
+//!    (`pages.rs`: the signal pages with the filter index fed as they go,
+//!    the trail pages, `feed.atom`, `trends.json`, `digest.json`), then
+//!    [`Publisher::close_repo`];
+//! 3. the history pages of the items that changed
+//!    ([`Publisher::write_history`] of [`render_history`]);
+//! 4. [`Publisher::finish`]: the group pages from the repositories'
+//!    digests, the index, the site feed and the importance page from their
+//!    summaries, the stylesheet and the script, and one atomic switch of the
+//!    served link.
+//!
+//! `signals export` (in the binary) follows this recipe over the store, a
+//! page at a time through a [`RepoSource`]. [`write_site`] follows it over
+//! whole repositories in memory ([`RepoPage`], through
+//! [`Publisher::publish`], which is steps 2's render with an in-memory
+//! source); so do [`render_repo`] and the other functions that take a
+//! [`RepoPage`]. There is no second way to render a page.
+//!
+//! The `render_*` functions are pure and return strings, so tests and a
+//! server can render into memory; every byte reaches the disk through
+//! `write.rs` ([`write_content`]), which replaces files atomically.
+//!
+//! # Modules
+//!
+//! The modules are declared below in four groups, from the leaves up. No
+//! module imports one of a later group, the graph of their imports has no
+//! cycle, and no module reaches for a name of this file (each imports from
+//! the module that defines it); a unit test (`module_graph.rs`) checks all
+//! three.
+//!
+//! - Leaves, importing nothing of the crate: `paths` (file names, which
+//!   page holds what, the parts of a signal id), `views` (the view types
+//!   pages share: times, the frame, the repository header, pagers), `head`
+//!   ([`RepoHead`], [`HealthNote`]) and `text` (host text made safe).
+//! - Plumbing: `error` ([`SiteError`]), `templates` (the embedded
+//!   templates and `render`), `write` (atomic files), `files`
+//!   ([`RepoFiles`]: a version folder or memory).
+//! - What each file shows: `charts`, `health`, `trends`, `news`, `trail`,
+//!   `source` ([`RepoSource`], what feeds the recipe), `feed`, `filter`,
+//!   `dataset`, `history`, `index` (the index and importance pages,
+//!   [`RepoSummary`]), `digest` (the group pages).
+//! - The recipe: `pages` (a repository's folder), `whole` (a repository in
+//!   memory, [`RepoPage`]) and `publish` (the site, [`Publisher`]).
 //!
 //! Layout under `<out>`:
 //!
@@ -24,6 +71,7 @@
 //! <group>/<repo>/signals.json     the filter index (every signal, columnar)
 //! <group>/<repo>/signals-text-<n>.json  its excerpts, 1,000 signals a part
 //! <group>/<repo>/digest.json      what the repository gives its group page
+//! <group>/<repo>/history/<kind>-<key>.html  each item's history
 //! <group>/index.html              the group digest (top signals, news, latest runs)
 //! <group>/feed.atom               the group's newest signals
 //! <group>/signals.json            the filter index of the group page
@@ -80,51 +128,66 @@
 
 #![warn(missing_docs)]
 
+mod head;
+mod paths;
+mod text;
+mod views;
+
+mod error;
+mod files;
+mod templates;
+mod write;
+
 mod charts;
 mod dataset;
 mod digest;
+mod feed;
 mod filter;
 mod health;
 mod history;
-mod pages;
-mod publish;
-mod render;
-mod text;
+mod index;
+mod news;
+mod source;
 mod trail;
 mod trends;
-mod write;
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+mod pages;
+mod publish;
+mod whole;
 
-use jiff::Timestamp;
-use signals_core::dataset::Document;
-use signals_core::importance::Score;
-use signals_core::trends::Trends;
-use signals_core::{News, TrailEvent};
+#[cfg(test)]
+mod module_graph;
+
+use std::path::Path;
 
 pub use dataset::{DatasetWriter, render_dataset};
 pub use digest::{
     DIGEST_FILE, DIGEST_NEXT, DIGEST_SIGNALS, DIGEST_TRAIL, GroupDigest, RepoDigest, render_group,
 };
+pub use error::SiteError;
+pub use feed::{FEED_ENTRIES, FeedEntry};
+pub use files::{Counted, RepoFile, RepoFiles};
 pub use filter::{
     FILTER_INDEX_VERSION, FilterEntry, IndexFile, IndexWriter, TEXT_PART, read_index,
 };
-pub use health::HealthNote;
-pub use history::{history_file, render_history};
-pub use pages::{
-    Counted, Ranked, RepoFile, RepoFiles, RepoHead, RepoSource, render_repo, render_repo_at,
-    render_repo_files, render_repo_pages,
+pub use head::{HealthNote, RepoHead};
+pub use history::render_history;
+pub use index::{
+    FILTER_SCRIPT, IMPORTANCE_DOC, RepoSummary, STYLESHEET, render_importance, render_index,
 };
-pub use publish::Publisher;
-pub use render::{
-    FEED_ENTRIES, FILTER_INDEX_FILE, FILTER_SCRIPT, FeedEntry, IMPORTANCE_DOC, PAGE_SIZE,
-    RepoSummary, STALE_MILESTONE_DAYS, STYLESHEET, TRAIL_FOLD_MIN, TRAIL_PAGE_SIZE, TRAIL_PREVIEW,
-    render_feed, render_feed_at, render_filter_index, render_importance, render_index,
-    render_site_feed,
+pub use news::STALE_MILESTONE_DAYS;
+pub use pages::{TRAIL_PREVIEW, render_repo_files};
+pub use paths::{FILTER_INDEX_FILE, PAGE_SIZE, TRAIL_PAGE_SIZE, history_file};
+pub use publish::{Publisher, SiteOptions, SiteReport};
+pub use source::{Ranked, RepoSource};
+pub use text::{EXCERPT_CHARS, excerpt};
+pub use trail::{TRAIL_FOLD_MIN, TrailItem, changes_state, trail_key_parts};
+pub use trends::{SMALL_WEEKS, TRENDS_FILE, TrendRow};
+pub use whole::{
+    RepoPage, render_feed, render_feed_at, render_filter_index, render_repo, render_repo_at,
+    render_repo_pages, render_site_feed, render_trends,
 };
-pub use trail::{TrailItem, changes_state, trail_key_parts};
-pub use trends::{SMALL_WEEKS, TRENDS_FILE, TrendRow, render_trends};
+pub use write::write_content;
 
 /// The version of what the site writes per repository (pages, filter
 /// index, digest). Export re-renders every repository when it changes, so
@@ -136,162 +199,6 @@ pub use trends::{SMALL_WEEKS, TRENDS_FILE, TrendRow, render_trends};
 /// index's format 3, columnar with text parts (issue 17).
 pub const SITE_FORMAT: u32 = 7;
 
-/// Site-wide settings of [`write_site_with`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SiteOptions {
-    /// The site's public address (`https://signals.example.org/`), ending
-    /// in `/`. When set, the Atom feeds link absolutely, as feed readers
-    /// need; pages always link relatively, so the site works from any
-    /// folder or host.
-    pub base_url: Option<String>,
-}
-pub use text::{EXCERPT_CHARS, excerpt};
-pub use write::write_content;
-
-/// Everything the site shows about one repository.
-#[derive(Debug, Clone, Copy)]
-pub struct RepoPage<'a> {
-    /// The v3 document (also written as `dataset.json`); its group and
-    /// repository ids place the pages.
-    pub document: &'a Document,
-    /// Its trends (written as `trends.json`, drawn on its first page).
-    pub trends: &'a Trends,
-    /// News of the latest run: prereleases newer than the latest stable
-    /// release are listed as "Publicly indicated next".
-    pub news: &'a News,
-    /// SPDX identifier of the license, when known.
-    pub license: Option<&'a str>,
-    /// The whole observation trail, in chronological order.
-    pub trail: &'a [TrailEvent],
-    /// Importance of every signal of the document, by signal id.
-    pub scores: &'a HashMap<String, Score>,
-    /// Number of observation events of the repository (M in the header).
-    pub event_count: u64,
-    /// When the repository was last collected.
-    pub collected_at: Timestamp,
-    /// How its collection stands (a notice when failing or stale).
-    pub health: &'a HealthNote,
-}
-
-impl<'a> RepoPage<'a> {
-    /// `<group>/<repo>`, the folder of this repository under `<out>`.
-    pub fn dir(&self) -> Result<PathBuf, SiteError> {
-        self.head().dir()
-    }
-
-    /// What every page of this repository shows besides its signals and
-    /// trail.
-    pub fn head(&self) -> RepoHead<'a> {
-        let collected_at = self.collected_at;
-        RepoHead {
-            document: self.document,
-            signals: self.document.dataset.signals.len(),
-            new: render::new_in_latest(self).len(),
-            trail_total: self.trail.len(),
-            trends: self.trends,
-            news: self.news,
-            license: self.license,
-            event_count: self.event_count,
-            collected_at,
-            health: self.health,
-        }
-    }
-}
-
-/// What [`write_site`] did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SiteReport {
-    /// Repositories rendered.
-    pub repositories: usize,
-    /// Files written (pages, feeds, datasets, index, stylesheet).
-    pub files: usize,
-    /// Bytes written.
-    pub bytes: u64,
-    /// Repositories of the previous export that are no longer published.
-    pub removed: usize,
-    /// Item history pages written (also counted in `files`).
-    pub histories: usize,
-    /// Nothing differed from the previous export, so the site was left as
-    /// it was.
-    pub unchanged: bool,
-}
-
-/// Why the site could not be rendered or written.
-#[derive(Debug, thiserror::Error)]
-pub enum SiteError {
-    /// A file or folder could not be created, written, renamed or removed.
-    #[error("could not {action} {}: {source}; check that the output folder is writable", path.display())]
-    Io {
-        /// What was being done: "create folder", "write", "rename into place", ...
-        action: &'static str,
-        /// The path concerned.
-        path: PathBuf,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A group or repository id is not a slug, so it cannot name a folder.
-    #[error(
-        "{what} id {id:?} is not a slug (lowercase letters, digits and single dashes); fix it in the configuration"
-    )]
-    BadId {
-        /// `group` or `repository`.
-        what: &'static str,
-        /// The id.
-        id: String,
-    },
-    /// Two repositories would be written to the same folder.
-    #[error("repository {0} is given twice; each group/repository pair must be unique")]
-    DuplicateRepository(String),
-    /// A signal of the document has no score.
-    #[error(
-        "signal {signal_id} of {repository} has no importance score; score every signal of the document before rendering"
-    )]
-    MissingScore {
-        /// `<group>/<repo>`.
-        repository: String,
-        /// The signal id.
-        signal_id: String,
-    },
-    /// A template failed to render; a bug in this crate.
-    #[error("template {name} failed to render: {source:#}")]
-    Template {
-        /// The template's name.
-        name: &'static str,
-        /// The cause.
-        #[source]
-        source: minijinja::Error,
-    },
-    /// The repository's data could not be read (the store failed under a
-    /// streamed export).
-    #[error("could not read the data of the repository being exported: {0}")]
-    Source(Box<dyn std::error::Error + Send + Sync>),
-    /// A column of a filter index could not be kept in, or read back
-    /// from, its unnamed temporary file.
-    #[error(
-        "could not keep the filter index of {repository} in a temporary file under {}: {source}; check that there is space there, or set TMPDIR to a folder that has it",
-        dir.display()
-    )]
-    Spill {
-        /// `<group>/<repo>`.
-        repository: String,
-        /// The folder of temporary files.
-        dir: PathBuf,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The dataset document could not be serialized.
-    #[error("could not serialize the dataset of {repository}: {source}")]
-    Json {
-        /// `<group>/<repo>`.
-        repository: String,
-        /// The cause.
-        #[source]
-        source: serde_json::Error,
-    },
-}
-
 /// Renders and publishes the whole site at `out`: every repository's
 /// files, then `index.html`, `feed.atom`, `importance.html` and `style.css`,
 /// switched into place at once ([`Publisher`]).
@@ -299,8 +206,10 @@ pub fn write_site(out: &Path, repos: &[RepoPage<'_>]) -> Result<SiteReport, Site
     write_site_with(out, repos, &SiteOptions::default())
 }
 
-/// [`write_site`] with site-wide settings. Every repository is rendered;
-/// `signals export` uses [`Publisher`] directly to render only what changed.
+/// [`write_site`] with site-wide settings: the recipe above with every
+/// repository rendered from memory. `signals export` drives the
+/// [`Publisher`] itself, to render only what changed and to stream from
+/// the store.
 pub fn write_site_with(
     out: &Path,
     repos: &[RepoPage<'_>],

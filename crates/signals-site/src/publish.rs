@@ -49,14 +49,41 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::render::{
-    FeedEntry, RepoSummary, keep_newest, render_importance, render_index, render_site_feed_from,
-};
+use crate::digest::{DIGEST_FILE, GroupDigest, RepoDigest, render_group};
+use crate::error::SiteError;
+use crate::feed::{FeedEntry, keep_newest, render_site_feed_from};
+use crate::files::RepoFiles;
+use crate::index::{FILTER_SCRIPT, RepoSummary, STYLESHEET, render_importance, render_index};
+use crate::paths::repo_dir;
+use crate::whole::{RepoPage, render_whole};
 use crate::write::write_content;
-use crate::{
-    DIGEST_FILE, FILTER_SCRIPT, GroupDigest, RepoDigest, RepoFiles, RepoPage, STYLESHEET,
-    SiteError, SiteOptions, SiteReport, render_group,
-};
+
+/// Site-wide settings of a [`Publisher`] (and of [`crate::write_site_with`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SiteOptions {
+    /// The site's public address (`https://signals.example.org/`), ending
+    /// in `/`. When set, the Atom feeds link absolutely, as feed readers
+    /// need; pages always link relatively, so the site works from any
+    /// folder or host.
+    pub base_url: Option<String>,
+}
+/// What an export did: [`Publisher::finish`] (and [`crate::write_site`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SiteReport {
+    /// Repositories rendered.
+    pub repositories: usize,
+    /// Files written (pages, feeds, datasets, index, stylesheet).
+    pub files: usize,
+    /// Bytes written.
+    pub bytes: u64,
+    /// Repositories of the previous export that are no longer published.
+    pub removed: usize,
+    /// Item history pages written (also counted in `files`).
+    pub histories: usize,
+    /// Nothing differed from the previous export, so the site was left as
+    /// it was.
+    pub unchanged: bool,
+}
 
 /// The folder of a repository's history pages, beside its versions.
 const HISTORY: &str = "history";
@@ -211,16 +238,9 @@ impl Publisher {
     /// Renders `page` into a new version folder and links it into the
     /// generation. `key` identifies its data for the next export.
     pub fn publish(&mut self, page: &RepoPage<'_>, key: &str) -> Result<(), SiteError> {
-        let head = page.head();
         let d = &page.document.dataset;
         let mut files = self.open_repo(&d.group.id, &d.repository.id)?;
-        files.put("dataset.json", &crate::render_dataset(page.document)?)?;
-        let summary = crate::render_repo_files(
-            &head,
-            &mut crate::pages::Whole::new(page)?,
-            self.options.base_url.as_deref(),
-            &mut files,
-        )?;
+        let summary = render_whole(page, self.options.base_url.as_deref(), &mut files)?;
         self.close_repo(files, summary, key)
     }
 
@@ -228,14 +248,7 @@ impl Publisher {
     /// `dataset.json`, then [`crate::render_repo_files`]) and handed to
     /// [`Publisher::close_repo`].
     pub fn open_repo(&mut self, group: &str, repo: &str) -> Result<RepoFiles, SiteError> {
-        for (what, id) in [("group", group), ("repository", repo)] {
-            if !signals_core::is_slug(id) {
-                return Err(SiteError::BadId {
-                    what,
-                    id: id.to_string(),
-                });
-            }
-        }
+        repo_dir(group, repo)?;
         let label = format!("{group}/{repo}");
         if self.next.repos.contains_key(&label) {
             return Err(SiteError::DuplicateRepository(label));

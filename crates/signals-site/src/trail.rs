@@ -11,12 +11,16 @@ use std::collections::{HashMap, HashSet};
 
 use jiff::Timestamp;
 use serde::Serialize;
+use signals_core::dataset::SignalDoc;
 use signals_core::{EventKind, ItemKind, TrailEvent};
 
-use crate::pages::PagerView;
-use crate::render::{TimeView, id_parts, item_number};
+use crate::paths::{history_file, id_parts, item_number};
 use crate::text::http_url;
-use crate::{RepoPage, TRAIL_FOLD_MIN};
+use crate::views::{PagerView, TimeView};
+
+/// A run's `discovered` entries are folded into one expandable group when
+/// there are more than this many of them in view.
+pub const TRAIL_FOLD_MIN: usize = 3;
 
 /// One event of the ordered trail, with what its words need.
 #[derive(Debug, Clone, PartialEq)]
@@ -80,7 +84,7 @@ pub(crate) struct TrailView<'a> {
     pub pager: Option<PagerView>,
 }
 
-/// What orders an item's events within a run (see [`ordered_trail`]): its
+/// What orders an item's events within a run (see `ordered_trail`): its
 /// kind (issues, pull requests, releases, then anything else), its key as
 /// a number (the greatest when it is not one), then its key as text.
 pub fn trail_key_parts(item_id: &str) -> (u8, u64, &str) {
@@ -146,7 +150,7 @@ pub fn changes_state(e: &TrailEvent) -> bool {
     e.kind == EventKind::Changed && e.detail.split(',').any(|f| f.trim() == "state")
 }
 
-/// What the trail of a whole [`RepoPage`] needs besides its events: each
+/// What the trail of a whole repository needs besides its events: each
 /// item's current state, and which event is the item's latest state
 /// change.
 pub(crate) struct TrailContext<'a> {
@@ -157,17 +161,16 @@ pub(crate) struct TrailContext<'a> {
 }
 
 impl<'a> TrailContext<'a> {
-    pub(crate) fn new(repo: &RepoPage<'a>) -> TrailContext<'a> {
-        let states = repo
-            .document
-            .dataset
-            .signals
+    /// The context of `trail` (chronological), whose items' current
+    /// states are `signals`'.
+    pub(crate) fn new(signals: &'a [SignalDoc], trail: &'a [TrailEvent]) -> TrailContext<'a> {
+        let states = signals
             .iter()
             .map(|s| (s.id.as_str(), s.state.as_str()))
             .collect();
         let mut seen = HashSet::new();
         let mut latest_state_event = HashSet::new();
-        for e in repo.trail.iter().rev() {
+        for e in trail.iter().rev() {
             if changes_state(e) && seen.insert(e.item_id.as_str()) {
                 latest_state_event.insert((e.item_id.as_str(), e.at));
             }
@@ -205,7 +208,7 @@ fn entry(item: &TrailItem, n: usize) -> TrailEntryView<'_> {
         detail: &e.detail,
         words,
         item_id: &e.item_id,
-        history: format!("history/{}", crate::history_file(&e.item_id)),
+        history: format!("history/{}", history_file(&e.item_id)),
         item_kind: kind.map_or("item", ItemKind::label),
         number: item_number(kind, key),
         title: &e.title,

@@ -6,18 +6,17 @@
 use serde::{Deserialize, Serialize};
 use signals_core::trends::Trends;
 
-use crate::charts::{Chart, repo_charts};
-use crate::{RepoPage, SiteError};
+use crate::charts::{self, Chart, repo_charts};
+use crate::error::SiteError;
+use crate::paths::history_file;
+use crate::text::http_url;
+use crate::views::GlanceView;
 
 /// The trends document's file name, beside `dataset.json`.
 pub const TRENDS_FILE: &str = "trends.json";
 
-/// `trends.json`: the document, pretty-printed as `dataset.json` is.
-pub fn render_trends(trends: &Trends, repo: &RepoPage<'_>) -> Result<String, SiteError> {
-    trends_json(trends, &crate::render::repo_label(repo.document))
-}
-
-/// `trends.json` of the repository `what` names (in errors).
+/// `trends.json` of the repository `what` names (in errors),
+/// pretty-printed as `dataset.json` is.
 pub(crate) fn trends_json(trends: &Trends, what: &str) -> Result<String, SiteError> {
     let mut json = serde_json::to_string_pretty(trends).map_err(|source| SiteError::Json {
         repository: what.to_string(),
@@ -71,8 +70,8 @@ pub(crate) fn rising_views(trends: &Trends, prefix: &str) -> Vec<RisingView> {
         .iter()
         .map(|r| RisingView {
             title: r.title.clone(),
-            url: crate::text::http_url(&r.url).map(str::to_string),
-            history: format!("{prefix}history/{}", crate::history_file(&r.id)),
+            url: http_url(&r.url).map(str::to_string),
+            history: format!("{prefix}history/{}", history_file(&r.id)),
             from: r.from,
             to: r.to,
             growth: r.growth(),
@@ -166,17 +165,7 @@ pub(crate) fn index_sparkline(row: &TrendRow) -> String {
         listed(row.activity.iter().copied().map(Some))
     );
     let values: Vec<Option<f64>> = row.activity.iter().map(|v| Some(*v as f64)).collect();
-    crate::charts::sparkline(&label, &values, crate::charts::nice_max(top), true)
-}
-
-/// One measure of the strip at the top of a repository's page.
-#[derive(Debug, Serialize)]
-pub(crate) struct GlanceView {
-    pub label: &'static str,
-    /// Its last value, in words.
-    pub value: String,
-    /// Its sparkline over the last [`SMALL_WEEKS`] weeks (labelled SVG).
-    pub svg: String,
+    charts::sparkline(&label, &values, charts::nice_max(top), true)
 }
 
 /// The measures beside a repository's facts at the top of its page: whether it speeds up, its
@@ -193,16 +182,16 @@ pub(crate) fn glance(trends: &Trends) -> Vec<GlanceView> {
         let top = values.iter().flatten().fold(0.0, |a: f64, b| a.max(*b));
         let text = values
             .iter()
-            .map(|v| v.map_or_else(|| "unknown".to_string(), crate::charts::num))
+            .map(|v| v.map_or_else(|| "unknown".to_string(), charts::num))
             .collect::<Vec<_>>()
             .join(", ");
-        crate::charts::sparkline(
+        charts::sparkline(
             &format!(
                 "{label}, per week over the last {} weeks: {text}",
                 values.len()
             ),
             values,
-            crate::charts::nice_max(top),
+            charts::nice_max(top),
             bars,
         )
     };
@@ -213,18 +202,17 @@ pub(crate) fn glance(trends: &Trends) -> Vec<GlanceView> {
     vec![
         GlanceView {
             label: "Activity",
-            value: crate::charts::num(last(&activity).unwrap_or(0.0)),
+            value: charts::num(last(&activity).unwrap_or(0.0)),
             svg: spark("Items opened plus closed or merged", &activity, true),
         },
         GlanceView {
             label: "Backlog",
-            value: last(&backlog).map_or_else(|| "unknown".into(), crate::charts::num),
+            value: last(&backlog).map_or_else(|| "unknown".into(), charts::num),
             svg: spark("Open issues at the week's end", &backlog, false),
         },
         GlanceView {
             label: "To close",
-            value: last(&close)
-                .map_or_else(|| "none".into(), |h| format!("{} h", crate::charts::num(h))),
+            value: last(&close).map_or_else(|| "none".into(), |h| format!("{} h", charts::num(h))),
             svg: spark("Median hours to close an issue", &close, false),
         },
     ]

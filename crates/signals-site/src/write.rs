@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::{Component, Path};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::SiteError;
+use crate::error::SiteError;
 
 /// Prefix of temporary files; nothing else in the output starts with it.
 const TEMP_PREFIX: &str = ".tmp-";

@@ -30,8 +30,8 @@ use signals_core::dataset::SignalDoc;
 use signals_core::importance::Score;
 
 use super::{FILTER_INDEX_VERSION, FilterEntry, entry, fragment, push_json, to_json};
-use crate::render::page_file;
-use crate::{PAGE_SIZE, SiteError};
+use crate::error::SiteError;
+use crate::paths::{FILTER_INDEX_FILE, PAGE_SIZE, page_file};
 
 /// Signals per text part: about 300 KB of excerpts at most.
 pub const TEXT_PART: usize = 1000;
@@ -218,7 +218,7 @@ impl CoreOut<'_> {
     fn bytes(&mut self, bytes: &[u8]) -> Result<(), SiteError> {
         self.out.write_all(bytes).map_err(|source| SiteError::Io {
             action: "write",
-            path: std::path::Path::new(self.what).join(crate::FILTER_INDEX_FILE),
+            path: std::path::Path::new(self.what).join(FILTER_INDEX_FILE),
             source,
         })
     }
@@ -391,7 +391,7 @@ impl IndexWriter {
         let mut core = Vec::new();
         self.write_core(&mut core)?;
         let core = String::from_utf8(core).expect("the index is written from strings");
-        files.push((crate::FILTER_INDEX_FILE.to_string(), core));
+        files.push((FILTER_INDEX_FILE.to_string(), core));
         Ok(files)
     }
 
@@ -634,7 +634,7 @@ mod tests {
                 _ => Some("https://example.com/other".into()),
             },
             href: format!("{}#{}", page_file(i / PAGE_SIZE + 1), fragment(&id)),
-            history: format!("history/{}", crate::history_file(&id)),
+            history: format!("history/{}", crate::paths::history_file(&id)),
             new: i.is_multiple_of(2),
             changed: i % 3 == 1,
             repo: None,
