@@ -9,6 +9,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use anyhow::Context;
 use serde::Deserialize;
 use signals_core::importance::Weights;
 use signals_core::{Group, RepoName, Source, SourceId, TrackedRepo, slugify};
@@ -594,6 +595,37 @@ impl Config {
             .filter(|(_, r)| repo.is_none_or(|name| &r.repo == name))
             .collect()
     }
+}
+
+/// Loads the config file and applies the environment.
+pub fn load_with_env(path: &Path) -> anyhow::Result<Config> {
+    let mut config = Config::load(path)?;
+    config.apply_env(|k| std::env::var(k).ok())?;
+    Ok(config)
+}
+
+/// The configuration of commands that need no repository list, with the
+/// store and output paths given as flags: flags win; otherwise the config
+/// file when there is one; otherwise the environment and the defaults.
+pub fn for_command(
+    config_path: &Path,
+    store: Option<&Path>,
+    out: Option<&Path>,
+) -> anyhow::Result<Config> {
+    let mut config = if config_path.exists() {
+        load_with_env(config_path)?
+    } else {
+        let mut c = Config::parse("", Path::new("<defaults>")).context("built-in defaults")?;
+        c.apply_env(|k| std::env::var(k).ok())?;
+        c
+    };
+    if let Some(store) = store {
+        config.store = store.to_path_buf();
+    }
+    if let Some(out) = out {
+        config.out = out.to_path_buf();
+    }
+    Ok(config)
 }
 
 /// The commented example `signals init` writes.

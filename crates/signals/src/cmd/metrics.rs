@@ -29,7 +29,7 @@ pub fn text(store: &Opened, interval: Duration) -> anyhow::Result<String> {
 
 /// Prints them, or replaces `out` with them.
 pub fn run(store_path: &Path, out: Option<&Path>, interval: Duration) -> anyhow::Result<u8> {
-    let store = super::open_existing_store(store_path)?;
+    let store = crate::store::open(store_path, false)?;
     let text = text(&store, interval)?;
     match out {
         None => {

@@ -124,7 +124,7 @@ impl Report {
 /// Runs `signals notify`.
 pub fn run(config: &Config, args: &NotifyArgs) -> anyhow::Result<u8> {
     let options = Options::of(args)?;
-    let mut store = super::open_existing_store(&config.store)?;
+    let mut store = crate::store::open(&config.store, false)?;
     if args.dry_run {
         dry_run(config, &*store, &mut std::io::stdout().lock())?;
         return Ok(crate::exit::OK);

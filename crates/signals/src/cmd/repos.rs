@@ -27,7 +27,7 @@ pub fn run(config_path: &Path, command: ReposCommand) -> anyhow::Result<u8> {
 }
 
 fn list(config_path: &Path, args: &ReposListArgs) -> anyhow::Result<u8> {
-    let config = super::load_config(config_path)?;
+    let config = crate::config::load_with_env(config_path)?;
     let store_path = args.store.clone().unwrap_or_else(|| config.store.clone());
     let (stored, owners) = if store_path.exists() || crate::store::is_postgres(&store_path) {
         let store = crate::store::open(&store_path, false)?;
@@ -273,7 +273,7 @@ fn add(config_path: &Path, args: &ReposAddArgs) -> anyhow::Result<u8> {
 
 fn remove(config_path: &Path, args: &ReposRemoveArgs) -> anyhow::Result<u8> {
     let repo = parse_repo(&args.repo)?;
-    let before = super::load_config(config_path)?;
+    let before = crate::config::load_with_env(config_path)?;
     let mut doc = read_doc(config_path)?;
     let groups = groups_mut(&mut doc)?;
     let holders: Vec<String> = groups
@@ -332,9 +332,9 @@ fn remove(config_path: &Path, args: &ReposRemoveArgs) -> anyhow::Result<u8> {
     // The store as `collect` sees it: relative to the config file's folder.
     let store_path = match &args.store {
         Some(p) => p.clone(),
-        None => super::load_config(config_path)?.store,
+        None => crate::config::load_with_env(config_path)?.store,
     };
-    let mut store = super::open_existing_store(&store_path)?;
+    let mut store = crate::store::open(&store_path, false)?;
     let key = store
         .repositories()?
         .into_iter()

@@ -44,7 +44,7 @@ fn humantime(d: Duration) -> String {
 /// workers and their leases, and how many repositories are due at
 /// `interval`.
 pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Result<u8> {
-    let store = super::open_existing_store(store_path)?;
+    let store = crate::store::open(store_path, false)?;
     let status = store.status()?;
     let alerts = store.outbox_status()?;
     let owners = store.owners_status()?;

@@ -51,7 +51,7 @@ impl Judge {
 
 /// Exports every repository of the store that has at least one run.
 pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
-    let store = super::open_existing_store(&config.store)?;
+    let store = crate::store::open(&config.store, false)?;
     let out = &config.out;
     let options = SiteOptions {
         base_url: config.base_url.clone(),
@@ -89,7 +89,7 @@ pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
 /// written by `serve` through a child process so that the export's memory
 /// goes back to the system when it ends.
 pub fn serve_site(config: &Config) -> anyhow::Result<u8> {
-    let store = super::open_existing_store(&config.store)?;
+    let store = crate::store::open(&config.store, false)?;
     export_with(
         &*store,
         &config.out,
