@@ -5,6 +5,7 @@
 //! the SQLite store and the site writer together, and maps errors to exit
 //! codes. The logic lives in the library crates.
 
+mod alerts;
 mod cache;
 mod cli;
 mod cmd;

@@ -56,8 +56,8 @@ pub struct Worker {
     lease: Duration,
     looping: bool,
     /// A looping worker's alerts, delivered after each step
-    /// (`cmd/notify.rs`); `None` with `--no-notify` or no rules.
-    alerts: Option<(Config, crate::cmd::notify::Options)>,
+    /// (`crate::alerts`); `None` with `--no-notify` or no rules.
+    alerts: Option<(Config, crate::alerts::Options)>,
 }
 
 impl Worker {
@@ -88,7 +88,7 @@ impl Worker {
             lease,
             looping: args.r#loop,
             alerts: (args.r#loop && !args.no_notify && !config.notify.is_empty()).then(|| {
-                let mut options = crate::cmd::notify::Options::for_collect(true);
+                let mut options = crate::alerts::Options::for_collect(true);
                 options.wait = Duration::ZERO;
                 (config.clone(), options)
             }),
@@ -150,7 +150,7 @@ impl Worker {
             let step = self.step(hosts, store, &mut round, discovery, window, quiet);
             log_notices(store);
             if let Some((config, options)) = &self.alerts
-                && let Err(e) = crate::cmd::notify::deliver(config, store, options)
+                && let Err(e) = crate::alerts::deliver(config, store, options)
             {
                 eprintln!(
                     "warning: alerts were not delivered: {e:#}; trying again after the next step"

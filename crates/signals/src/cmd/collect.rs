@@ -136,8 +136,8 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
     // Alerts of the runs just committed (a looping worker delivers them
     // after each step instead).
     if !args.no_notify && !args.r#loop && !config.notify.is_empty() {
-        let options = super::notify::Options::for_collect(args.quiet);
-        match super::notify::deliver(config, &mut *opened, &options) {
+        let options = crate::alerts::Options::for_collect(args.quiet);
+        match crate::alerts::deliver(config, &mut *opened, &options) {
             Ok(report) if !args.quiet && !args.json => eprintln!("{}", report.line()),
             Ok(_) => {}
             Err(e) => eprintln!("warning: alerts were not delivered: {e:#}; `signals notify` will"),

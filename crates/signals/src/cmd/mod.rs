@@ -7,7 +7,6 @@ pub mod export;
 pub mod init;
 pub mod metrics;
 pub mod migrate;
-pub mod notify;
 pub mod repos;
 pub mod serve;
 pub mod status;
@@ -31,7 +30,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Notify(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
-            notify::run(&config, &args)
+            crate::alerts::run(&config, &args)
         }
         Command::Export(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), args.out.as_deref())?;

@@ -132,7 +132,7 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
             })
             .collect();
         let mut doc = json!({"repositories": repos, "owners": owners_json, "rateLimits": limits,
-                             "alerts": super::notify::status_json(&alerts)});
+                             "alerts": crate::alerts::status_json(&alerts)});
         if let Some(q) = &queue {
             doc["workers"] = q
                 .workers
@@ -325,7 +325,7 @@ pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Resu
             )?;
         }
     }
-    super::notify::print_status(&mut out, &alerts)?;
+    crate::alerts::print_status(&mut out, &alerts)?;
     if status.repositories.is_empty() {
         writeln!(
             out,
