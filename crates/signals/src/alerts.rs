@@ -1,6 +1,8 @@
-//! `signals notify`: delivers the alerts waiting in the outbox, makes the
-//! email digests that are due, and (`--dry-run`) shows what would be sent.
-//! `collect` calls [`deliver`] after its runs unless `--no-notify`.
+//! Alerts: delivery of the messages waiting in the outbox, the email
+//! digests that are due, what `--dry-run` shows, and the alerts part of
+//! `signals status`. `signals notify` runs [`deliver`]; so do `collect`
+//! after its runs (unless `--no-notify`) and a looping worker after each
+//! step.
 //!
 //! Delivery is at least once: a message is claimed (a lease, so a sender
 //! that dies leaves it to the next), sent, then settled. A failure is
@@ -24,7 +26,6 @@ use signals_notify::webhook::Sender;
 use signals_notify::{SendError, email, slack, webhook};
 use signals_store::{Backend, MessageState, OutboxMessage, RuleOutbox, Settle};
 
-use crate::cli::NotifyArgs;
 use crate::config::notify::{Channel, EmailConfig, Tls, UrlSource};
 use crate::config::{Config, NotifyRule, parse_duration};
 
@@ -49,28 +50,6 @@ pub struct Options {
 
 /// The longest pause between two attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(3600);
-
-impl Options {
-    /// From the command line of `signals notify`.
-    pub fn of(args: &NotifyArgs) -> anyhow::Result<Options> {
-        let d = |flag: &str, v: &str| {
-            parse_duration(v).map_err(|m| anyhow::anyhow!("--{flag} {v:?}: {m}"))
-        };
-        let signed = |flag: &str, v: &str| -> anyhow::Result<SignedDuration> {
-            SignedDuration::try_from(d(flag, v)?)
-                .with_context(|| format!("--{flag} {v:?} is too long"))
-        };
-        Ok(Options {
-            send_digests: args.send_digests,
-            wait: d("wait", &args.wait)?,
-            give_up: signed("give-up", &args.give_up)?,
-            retry_base: d("retry-base", &args.retry_base)?.max(Duration::from_millis(10)),
-            claim: signed("claim", &args.claim)?,
-            timeout: d("timeout", &args.timeout)?.max(Duration::from_secs(1)),
-            quiet: args.quiet,
-        })
-    }
-}
 
 impl Options {
     /// `collect`'s delivery: the defaults of `signals notify`, staying for
@@ -119,25 +98,6 @@ impl Report {
             self.delivered, self.retried, self.failed, self.digests, self.pending
         )
     }
-}
-
-/// Runs `signals notify`.
-pub fn run(config: &Config, args: &NotifyArgs) -> anyhow::Result<u8> {
-    let options = Options::of(args)?;
-    let mut store = crate::store::open(&config.store, false)?;
-    if args.dry_run {
-        dry_run(config, &*store, &mut std::io::stdout().lock())?;
-        return Ok(crate::exit::OK);
-    }
-    let report = deliver(config, &mut *store, &options)?;
-    if !options.quiet || report.failed > 0 {
-        println!("{}", report.line());
-    }
-    Ok(if report.failed > 0 {
-        crate::exit::PARTIAL
-    } else {
-        crate::exit::OK
-    })
 }
 
 /// Makes the digests that are due (all that hold messages with

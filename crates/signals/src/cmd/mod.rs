@@ -7,6 +7,7 @@ pub mod export;
 pub mod init;
 pub mod metrics;
 pub mod migrate;
+pub mod notify;
 pub mod repos;
 pub mod serve;
 pub mod status;
@@ -30,7 +31,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Notify(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
-            crate::alerts::run(&config, &args)
+            notify::run(&config, &args)
         }
         Command::Export(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), args.out.as_deref())?;
