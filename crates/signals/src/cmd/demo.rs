@@ -205,13 +205,13 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
     let site = out.join("site");
     // Health is judged at the demo's last instant, as if exported right
     // after its last run.
-    let judge = super::export::Judge {
+    let judge = crate::export::Judge {
         interval: config.interval,
         now: INSTANTS[INSTANTS.len() - 1]
             .parse()
             .expect("fixed instants parse"),
     };
-    let report = super::export::export(&store, &site, &config.importance, judge)?;
+    let report = crate::export::export(&store, &site, &config.importance, judge)?;
     let mut problems = 0;
     for group in &config.groups {
         for repo in &group.repos {

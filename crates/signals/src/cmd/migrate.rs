@@ -98,12 +98,12 @@ fn verify(
         std::fs::create_dir_all(dir.parent().unwrap_or(scratch))?;
     }
     // One judgement for both, so health cannot tell them apart.
-    let judge = super::export::Judge {
+    let judge = crate::export::Judge {
         interval: std::time::Duration::from_secs(3600),
         now: jiff::Timestamp::now(),
     };
-    super::export::export(source, &a, weights, judge)?;
-    super::export::export(target, &b, weights, judge)?;
+    crate::export::export(source, &a, weights, judge)?;
+    crate::export::export(target, &b, weights, judge)?;
     let (left, right) = (files(&a)?, files(&b)?);
     if left.len() != right.len() || !left.keys().eq(right.keys()) {
         bail!(

@@ -3,7 +3,6 @@
 pub mod collect;
 pub mod completions;
 pub mod demo;
-pub mod export;
 pub mod init;
 pub mod metrics;
 pub mod migrate;
@@ -36,9 +35,9 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Export(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), args.out.as_deref())?;
             if args.serve_site {
-                return export::serve_site(&config);
+                return crate::export::serve_site(&config);
             }
-            export::run(&config, args.quiet, args.all)
+            crate::export::run(&config, args.quiet, args.all)
         }
         Command::Status(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;

@@ -416,7 +416,7 @@ impl Api<'_> {
                 })?;
         }
         let page = match id {
-            Some(id) => crate::cmd::export::history_page(self.store, &summary, &id)?,
+            Some(id) => crate::export::history_page(self.store, &summary, &id)?,
             None => None,
         };
         Ok(match page {

@@ -20,7 +20,7 @@ use signals_store::{Backend, RepoKey, RunCommit, Store};
 
 use super::{Judge, data_key, export_with, history_page, settings};
 
-#[path = "../../../tests/it/synth.rs"]
+#[path = "../../tests/it/synth.rs"]
 mod synth;
 
 /// The export before issue 17: each repository read whole, its document

@@ -9,6 +9,7 @@
 //! atomically through [`Publisher`]: the served folder switches from the
 //! previous site to the new one at once.
 
+pub mod ids;
 mod source;
 
 use std::collections::HashSet;
@@ -325,7 +326,7 @@ fn repository_url(store: &dyn Backend, outline: &RepoOutline) -> anyhow::Result<
 /// The history page of item `id` of a repository, as `export` writes it
 /// and `serve` answers it (one function, so the two cannot differ); `None`
 /// when the store has no snapshot of the item.
-pub(crate) fn history_page(
+pub fn history_page(
     store: &dyn Backend,
     summary: &RepoSummary,
     id: &str,

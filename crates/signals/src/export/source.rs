@@ -28,7 +28,7 @@ use signals_core::{EventKind, ItemState, TrackedRepo, TrailEvent};
 use signals_site::{DatasetWriter, FEED_ENTRIES, Ranked, RepoSource, SiteError, TrailItem};
 use signals_store::{Backend, RepoKey};
 
-use crate::ids::Ids;
+use super::ids::Ids;
 
 /// Items or events read from the store at once.
 pub const BATCH: usize = 500;
