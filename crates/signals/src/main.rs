@@ -11,6 +11,7 @@ mod cli;
 mod cmd;
 mod collection;
 mod config;
+mod demo;
 mod exit;
 mod export;
 mod health;

@@ -2,7 +2,6 @@
 
 pub mod collect;
 pub mod completions;
-pub mod demo;
 pub mod init;
 pub mod metrics;
 pub mod migrate;
@@ -20,7 +19,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Init(args) => init::run(&cli.config, args.force),
         Command::Validate(args) => validate::run(&args.files),
-        Command::Demo(args) => demo::run(&args.out, cli.verbose),
+        Command::Demo(args) => crate::demo::run(&args.out, cli.verbose),
         Command::Collect(args) => {
             let mut config = config::load_with_env(&cli.config)?;
             if let Some(store) = &args.store {

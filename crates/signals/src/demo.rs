@@ -23,38 +23,32 @@ use crate::config::Config;
 use crate::pipeline::Window;
 
 /// The first instant's recorded GitHub responses.
-const INSTANT1: &str = include_str!("../../demo/instant1.json");
+const INSTANT1: &str = include_str!("../demo/instant1.json");
 /// The second instant's edits of the GitHub data, and the items held back
 /// from the first.
-const CHANGES: &str = include_str!("../../demo/changes.json");
+const CHANGES: &str = include_str!("../demo/changes.json");
 
 /// gitlab.com's answers for the project `gitea/test_repo`, as recorded
 /// (`demo/SOURCES.md`).
 const GITLAB_RECORDED: [(&str, &str); 5] = [
-    ("project", include_str!("../../demo/gitlab/project.json")),
-    ("issues", include_str!("../../demo/gitlab/issues.json")),
+    ("project", include_str!("../demo/gitlab/project.json")),
+    ("issues", include_str!("../demo/gitlab/issues.json")),
     (
         "merge_request_2",
-        include_str!("../../demo/gitlab/merge_request_2.json"),
+        include_str!("../demo/gitlab/merge_request_2.json"),
     ),
-    (
-        "milestones",
-        include_str!("../../demo/gitlab/milestones.json"),
-    ),
-    ("releases", include_str!("../../demo/gitlab/releases.json")),
+    ("milestones", include_str!("../demo/gitlab/milestones.json")),
+    ("releases", include_str!("../demo/gitlab/releases.json")),
 ];
 
 /// gitea.com's answers for the repository `gitea/test_repo`, as recorded
 /// (excerpts: `demo/SOURCES.md`).
 const GITEA_RECORDED: [(&str, &str); 5] = [
-    ("repo", include_str!("../../demo/gitea/repo.json")),
-    ("issues", include_str!("../../demo/gitea/issues.json")),
-    ("pulls", include_str!("../../demo/gitea/pulls.json")),
-    (
-        "milestones",
-        include_str!("../../demo/gitea/milestones.json"),
-    ),
-    ("releases", include_str!("../../demo/gitea/releases.json")),
+    ("repo", include_str!("../demo/gitea/repo.json")),
+    ("issues", include_str!("../demo/gitea/issues.json")),
+    ("pulls", include_str!("../demo/gitea/pulls.json")),
+    ("milestones", include_str!("../demo/gitea/milestones.json")),
+    ("releases", include_str!("../demo/gitea/releases.json")),
 ];
 
 /// The demo's configuration; the host URL is replaced by the loopback one.
