@@ -4,11 +4,9 @@ pub mod collect;
 pub mod completions;
 pub mod init;
 pub mod metrics;
-pub mod migrate;
 pub mod notify;
 pub mod repos;
 pub mod serve;
-pub mod status;
 pub mod validate;
 
 use crate::cli::{Cli, Command};
@@ -40,11 +38,11 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Status(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
-            status::run(&config.store, args.json, config.interval)
+            crate::status::run(&config.store, args.json, config.interval)
         }
         Command::Migrate(args) => {
             let config = config_for(&cli.config, None, None)?;
-            migrate::run(&args, &config.importance)
+            crate::migrate::run(&args, &config.importance)
         }
         Command::Serve(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;

@@ -73,7 +73,7 @@ fn list(config_path: &Path, args: &ReposListArgs) -> anyhow::Result<u8> {
                     k.repo_id,
                     k.state.as_str()
                 )?;
-                if let Some(line) = super::status::renamed_line(k, &o.owner) {
+                if let Some(line) = crate::status::renamed_line(k, &o.owner) {
                     writeln!(out, "      {line}")?;
                 }
             }
