@@ -20,6 +20,7 @@ mod metrics;
 mod migrate;
 mod owners;
 mod pipeline;
+mod serve;
 mod status;
 mod store;
 mod validate;

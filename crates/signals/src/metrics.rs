@@ -15,6 +15,8 @@ use signals_core::owners::State;
 use signals_store::{OwnerStatus, Status};
 use signals_store_pg::QueueStatus;
 
+use crate::store::Opened;
+
 /// A per-repository metric: name, type, help, value.
 type RepoMetric = (
     &'static str,
@@ -86,6 +88,24 @@ fn number(v: f64) -> String {
 
 fn secs(t: Timestamp) -> f64 {
     t.as_millisecond() as f64 / 1000.0
+}
+
+/// The exposition of the store, now (`signals metrics`, and `serve`'s
+/// `/metrics`).
+pub fn text(store: &Opened, interval: Duration) -> anyhow::Result<String> {
+    let status = store.status()?;
+    let owners = store.owners_status()?;
+    let queue = match store {
+        Opened::Postgres(pg) => Some(pg.queue_status(interval)?),
+        Opened::Sqlite(_) => None,
+    };
+    Ok(render(
+        &status,
+        &owners,
+        queue.as_ref(),
+        interval,
+        jiff::Timestamp::now(),
+    ))
 }
 
 /// The exposition for `status` (and, on PostgreSQL, `queue`), judged at

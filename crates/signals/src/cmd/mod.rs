@@ -6,7 +6,6 @@ pub mod init;
 pub mod metrics;
 pub mod notify;
 pub mod repos;
-pub mod serve;
 pub mod validate;
 
 use crate::cli::{Cli, Command};
@@ -46,7 +45,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Serve(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
-            serve::run(&config, &cli.config, &args)
+            crate::serve::run(&config, &cli.config, &args)
         }
         Command::Metrics(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
