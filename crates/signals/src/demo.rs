@@ -19,8 +19,8 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 use signals_testhost::{Flavor, RepoData, Scenario, TestHost};
 
+use crate::collect::{Alerts, Reconcile, Window};
 use crate::config::Config;
-use crate::pipeline::Window;
 
 /// The first instant's recorded GitHub responses.
 const INSTANT1: &str = include_str!("../demo/instant1.json");
@@ -166,9 +166,9 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
         backfill: config
             .backfill_days
             .map(|d| SignedDuration::from_hours(d * 24)),
-        alerts: crate::pipeline::Alerts::of(&config),
+        alerts: Alerts::of(&config),
         // The demo's two runs are a day apart: none is a reconcile.
-        reconcile: crate::pipeline::Reconcile::default(),
+        reconcile: Reconcile::default(),
     };
 
     let mut lines = Vec::new();
@@ -179,7 +179,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
             forgejo.set_scenario(recorded_gitea(true)?);
         }
         let at: Timestamp = instant.parse().expect("fixed instants parse");
-        let mut summary = crate::collection::collect_all(
+        let mut summary = crate::collect::collect_all(
             &mut hosts,
             &mut store,
             &targets,
@@ -194,7 +194,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
         }
         lines.push(format!("run {} at {instant}: {}", i + 1, summary.line()));
     }
-    crate::collection::save_rate_limits(&hosts, &store);
+    crate::collect::save_rate_limits(&hosts, &store);
 
     let site = out.join("site");
     // Health is judged at the demo's last instant, as if exported right

@@ -9,7 +9,7 @@ mod alerts;
 mod cache;
 mod cli;
 mod cmd;
-mod collection;
+mod collect;
 mod config;
 mod demo;
 mod exit;
@@ -18,13 +18,10 @@ mod health;
 mod hosts;
 mod metrics;
 mod migrate;
-mod owners;
-mod pipeline;
 mod serve;
 mod status;
 mod store;
 mod validate;
-mod worker;
 
 use std::process::ExitCode;
 

@@ -13,8 +13,8 @@ use serde_json::json;
 use signals_core::{Group, RepoName, TrackedRepo};
 use signals_store::Backend;
 
+use super::pipeline::{RunError, Window, collect_one};
 use crate::hosts::HostEntry;
-use crate::pipeline::{RunError, Window, collect_one};
 
 /// Now, rounded to milliseconds so that stored and published instants agree.
 pub fn now_millis() -> Timestamp {
@@ -705,7 +705,7 @@ impl Collection {
                 });
             }
             // This repository's failure; the others go on.
-            Err(RunError::Store(e)) if crate::pipeline::is_repository_failure(&e) => {
+            Err(RunError::Store(e)) if super::pipeline::is_repository_failure(&e) => {
                 summary.results.push(RepoResult::Failed {
                     repo: name,
                     error: format!(

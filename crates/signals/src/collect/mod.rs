@@ -2,6 +2,11 @@
 //! terminal, a one-line summary (or `--json`), and an exit code that says
 //! whether everything, part, or nothing was collected.
 
+mod collection;
+mod owners;
+mod pipeline;
+mod worker;
+
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -11,18 +16,19 @@ use signals_core::RepoName;
 use signals_store::Backend;
 
 use crate::cli::CollectArgs;
-use crate::collection::{Collection, Summary, Target, collect_with, now_millis, save_rate_limits};
+pub use collection::{collect_all, save_rate_limits};
+pub use pipeline::{Alerts, Reconcile, Window};
+
 use crate::config::Config;
 use crate::hosts::{self, HostEntry};
-use crate::pipeline::Window;
 use crate::store::Opened;
+use collection::{Collection, Summary, Target, collect_with, now_millis};
 
 /// Runs `signals collect`.
 pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result<u8> {
     let repo_filter = args.repo.as_deref().map(RepoName::parse).transpose()?;
     let targets = config.select(args.group.as_deref(), repo_filter.as_ref());
-    let discovery =
-        crate::owners::Discovery::of(config, args.group.as_deref(), repo_filter.as_ref());
+    let discovery = owners::Discovery::of(config, args.group.as_deref(), repo_filter.as_ref());
     if targets.is_empty() && !discovery.any() {
         bail!(
             "no repository matches{}{}: check --group and --repo against the groups in the configuration",
@@ -71,8 +77,8 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
         backfill: config
             .backfill_days
             .map(|d| SignedDuration::from_hours(d * 24)),
-        alerts: crate::pipeline::Alerts::of(config),
-        reconcile: crate::pipeline::Reconcile {
+        alerts: Alerts::of(config),
+        reconcile: Reconcile {
             days: config.reconcile_days,
             force: args.reconcile,
         },
@@ -111,7 +117,7 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
             (summary, &*store)
         }
         Opened::Postgres(store) => {
-            let worker = crate::worker::Worker::new(config, args)?;
+            let worker = worker::Worker::new(config, args)?;
             let summary =
                 worker.run(&mut hosts, store, &targets, &discovery, window, args.quiet)?;
             (summary, &**store)

@@ -18,12 +18,12 @@ use jiff::{SignedDuration, Timestamp};
 use signals_store::{Backend, RepoKey, StoreError};
 use signals_store_pg::PgStore;
 
+use super::collection::{Collection, OwnerResult, RepoResult, Summary, Target, now_millis};
+use super::owners::{Discovery, Found};
+use super::pipeline::Window;
 use crate::cli::CollectArgs;
-use crate::collection::{Collection, OwnerResult, RepoResult, Summary, Target, now_millis};
 use crate::config::{Config, parse_duration};
 use crate::hosts::HostEntry;
-use crate::owners::{Discovery, Found};
-use crate::pipeline::Window;
 
 /// Set by SIGTERM or SIGINT: finish the current repository, then stop
 /// (`signals serve` uses it too, to remove its private site on the way out).
