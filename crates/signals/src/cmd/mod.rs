@@ -1,5 +1,6 @@
 //! One file per subcommand, each with its `run`.
 
+pub mod collect;
 pub mod completions;
 pub mod init;
 pub mod metrics;
@@ -21,7 +22,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             if let Some(store) = &args.store {
                 config.store = store.clone();
             }
-            crate::collect::run(&config, &args, cli.verbose)
+            collect::run(&config, &args, cli.verbose)
         }
         Command::Notify(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;

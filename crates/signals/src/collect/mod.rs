@@ -1,13 +1,25 @@
-//! `signals collect`: one run per selected repository, a progress bar on a
-//! terminal, a one-line summary (or `--json`), and an exit code that says
-//! whether everything, part, or nothing was collected.
+//! Collection, the engine of `signals collect`: the repositories selected
+//! (configured, and found through their owners), one run each through the
+//! same pipeline, then what every collection keeps (the rate limits seen,
+//! a pruned HTTP cache) and the alerts its runs committed.
+//!
+//! - `collection.rs`: a collection in progress and the single-machine loop
+//!   (also the demo's);
+//! - `pipeline.rs`: one run of one repository, host to store;
+//! - `worker.rs`: the loop of a worker on PostgreSQL, which leases
+//!   repositories instead of walking the list;
+//! - `owners.rs`: the owners' listings, before the repositories;
+//! - `summary.rs`: what a collection did, its output and its exit code.
+//!
+//! [`run`] chooses how to collect: on SQLite one collection at a time
+//! (a lock file), on PostgreSQL a worker.
 
 mod collection;
 mod owners;
 mod pipeline;
+mod summary;
 mod worker;
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -15,28 +27,66 @@ use jiff::{SignedDuration, Timestamp};
 use signals_core::RepoName;
 use signals_store::Backend;
 
-use crate::cli::CollectArgs;
-pub use collection::{collect_all, save_rate_limits};
+pub use collection::{Target, collect_all, save_rate_limits};
 pub use pipeline::{Alerts, Reconcile, Window};
+pub use summary::Summary;
+
+use collection::{Collection, collect_with, now_millis};
+use owners::Discovery;
 
 use crate::config::Config;
 use crate::hosts::{self, HostEntry};
 use crate::store::Opened;
-use collection::{Collection, Summary, Target, collect_with, now_millis};
 
-/// Runs `signals collect`.
-pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result<u8> {
-    let repo_filter = args.repo.as_deref().map(RepoName::parse).transpose()?;
-    let targets = config.select(args.group.as_deref(), repo_filter.as_ref());
-    let discovery = owners::Discovery::of(config, args.group.as_deref(), repo_filter.as_ref());
+/// What `signals collect` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `--group`: only this group's repositories and owners.
+    pub group: Option<String>,
+    /// `--repo`: only this repository (`owner/name`).
+    pub repo: Option<String>,
+    /// `--loop`: a worker that goes on until SIGTERM (PostgreSQL only).
+    pub looping: bool,
+    /// `--reconcile`: every repository's run lists all its items.
+    pub reconcile: bool,
+    /// `--quiet`: no notes.
+    pub quiet: bool,
+    /// Show a progress bar (on a terminal, without `--json` or `--quiet`).
+    pub progress: bool,
+    /// Deliver the alerts of the runs once collected (not `--no-notify`).
+    pub notify: bool,
+    /// `--interval` of a worker, as given (the worker parses it).
+    pub interval: Option<String>,
+    /// `--lease` of a worker, as given (the worker parses it).
+    pub lease: Option<String>,
+}
+
+/// What a collection did, and the delivery of its alerts when it made one
+/// (`None`: not asked, or a looping worker, which delivers after each
+/// step).
+pub struct Outcome {
+    /// The collection's summary.
+    pub summary: Summary,
+    /// The alerts delivered after the runs, or why they were not.
+    pub alerts: Option<anyhow::Result<crate::alerts::Report>>,
+}
+
+/// Collects the repositories `options` select, each once (or, looping,
+/// each when due), and delivers their alerts.
+pub fn run(config: &Config, options: &Options, verbose: bool) -> anyhow::Result<Outcome> {
+    let repo_filter = options.repo.as_deref().map(RepoName::parse).transpose()?;
+    let targets = config.select(options.group.as_deref(), repo_filter.as_ref());
+    let discovery = Discovery::of(config, options.group.as_deref(), repo_filter.as_ref());
     if targets.is_empty() && !discovery.any() {
         bail!(
             "no repository matches{}{}: check --group and --repo against the groups in the configuration",
-            args.group
+            options
+                .group
                 .as_deref()
                 .map(|g| format!(" group {g:?}"))
                 .unwrap_or_default(),
-            args.repo
+            options
+                .repo
                 .as_deref()
                 .map(|r| format!(" repository {r:?}"))
                 .unwrap_or_default(),
@@ -51,22 +101,10 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
         .into_iter()
         .map(|(group, repo)| (group, repo, config.host_of(group, repo), None))
         .collect();
-    for (i, host) in hosts.iter().enumerate() {
-        let used = targets.iter().any(|t| t.2 == i)
-            || discovery
-                .groups
-                .iter()
-                .any(|g| g.owners.iter().any(|o| o.host == i));
-        if used && !host.client.http_ref().is_authenticated() && !args.quiet {
-            eprintln!(
-                "note: no token in {} for host {:?}: collecting unauthenticated, {}",
-                host.config.token_env.join(", "),
-                host.config.name,
-                hosts::anonymous_note(host.config.source)
-            );
-        }
+    if !options.quiet {
+        note_anonymous_hosts(&hosts, &targets, &discovery);
     }
-    if args.reconcile && args.r#loop {
+    if options.reconcile && options.looping {
         bail!(
             "`--reconcile` and `--loop` do not go together: a worker reconciles each repository \
              every `reconcile_days` on its own; run `signals collect --reconcile` once instead"
@@ -80,14 +118,13 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
         alerts: Alerts::of(config),
         reconcile: Reconcile {
             days: config.reconcile_days,
-            force: args.reconcile,
+            force: options.reconcile,
         },
     };
-    let progress = std::io::stderr().is_terminal() && !args.json && !args.quiet;
     let mut opened = crate::store::open(&config.store, true)?;
     let (mut summary, store): (Summary, &dyn Backend) = match &mut opened {
         Opened::Sqlite(store) => {
-            if args.r#loop {
+            if options.looping {
                 bail!(
                     "`collect --loop` needs a PostgreSQL store (store = \"postgres://...\"); \
                      on a SQLite store, run `signals collect` from cron or a systemd timer"
@@ -112,17 +149,59 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
                 &targets,
                 &mut now_millis,
                 window,
-                progress,
+                options.progress,
             )?;
             (summary, &*store)
         }
         Opened::Postgres(store) => {
-            let worker = worker::Worker::new(config, args)?;
-            let summary =
-                worker.run(&mut hosts, store, &targets, &discovery, window, args.quiet)?;
+            let worker = worker::Worker::new(config, options)?;
+            let summary = worker.run(
+                &mut hosts,
+                store,
+                &targets,
+                &discovery,
+                window,
+                options.quiet,
+            )?;
             (summary, &**store)
         }
     };
+    describe_store_and_tokens(&mut summary, config, &hosts);
+    save_rate_limits(&hosts, store);
+    prune_cache(store);
+    // Alerts of the runs just committed (a looping worker delivers them
+    // after each step instead).
+    let alerts = (options.notify && !options.looping && !config.notify.is_empty()).then(|| {
+        let alerts = crate::alerts::Options::for_collect(options.quiet);
+        crate::alerts::deliver(config, &mut *opened, &alerts)
+    });
+    Ok(Outcome { summary, alerts })
+}
+
+/// Says which hosts that have something to collect are asked without a
+/// token, and what that means on each.
+fn note_anonymous_hosts(hosts: &[HostEntry], targets: &[Target], discovery: &Discovery<'_>) {
+    for (i, host) in hosts.iter().enumerate() {
+        let used = targets.iter().any(|t| t.2 == i)
+            || discovery
+                .groups
+                .iter()
+                .any(|g| g.owners.iter().any(|o| o.host == i));
+        if used && !host.client.http_ref().is_authenticated() {
+            eprintln!(
+                "note: no token in {} for host {:?}: collecting unauthenticated, {}",
+                host.config.token_env.join(", "),
+                host.config.name,
+                hosts::anonymous_note(host.config.source)
+            );
+        }
+    }
+}
+
+/// Fills in what the summary says of the store and the tokens: the store
+/// written to (an address without its password), the token variables
+/// set, and those the configuration names.
+fn describe_store_and_tokens(summary: &mut Summary, config: &Config, hosts: &[HostEntry]) {
     summary.store = if crate::store::is_postgres(&config.store) {
         PathBuf::from(crate::store::shown(&config.store))
     } else {
@@ -137,35 +216,6 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
         .iter()
         .flat_map(|h| h.token_env.iter().cloned())
         .collect();
-    save_rate_limits(&hosts, store);
-    prune_cache(store);
-    // Alerts of the runs just committed (a looping worker delivers them
-    // after each step instead).
-    if !args.no_notify && !args.r#loop && !config.notify.is_empty() {
-        let options = crate::alerts::Options::for_collect(args.quiet);
-        match crate::alerts::deliver(config, &mut *opened, &options) {
-            Ok(report) if !args.quiet && !args.json => eprintln!("{}", report.line()),
-            Ok(_) => {}
-            Err(e) => eprintln!("warning: alerts were not delivered: {e:#}; `signals notify` will"),
-        }
-    }
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary.to_json())?);
-    } else {
-        if !args.quiet {
-            summary.print_owner_changes();
-        }
-        summary.print_failures();
-        if let Some(stop) = summary.stop_message() {
-            eprintln!("stopped: {stop}");
-        }
-        // `--quiet`: nothing on stdout unless something failed, so cron
-        // mails only then (failures always go to stderr).
-        if !args.quiet || summary.exit_code() != crate::exit::OK {
-            println!("{}", summary.line());
-        }
-    }
-    Ok(summary.exit_code())
 }
 
 /// Takes the store's collection lock (`<store>.lock`), so that two

@@ -1,0 +1,50 @@
+//! `signals collect`: one run per selected repository (`crate::collect`),
+//! a progress bar on a terminal, a one-line summary (or `--json`), and an
+//! exit code that says whether everything, part, or nothing was collected.
+
+use std::io::IsTerminal;
+
+use crate::cli::CollectArgs;
+use crate::collect::{self, Options};
+use crate::config::Config;
+
+/// Runs `signals collect`.
+pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result<u8> {
+    let options = Options {
+        group: args.group.clone(),
+        repo: args.repo.clone(),
+        looping: args.r#loop,
+        reconcile: args.reconcile,
+        quiet: args.quiet,
+        progress: std::io::stderr().is_terminal() && !args.json && !args.quiet,
+        notify: !args.no_notify,
+        interval: args.interval.clone(),
+        lease: args.lease.clone(),
+    };
+    let outcome = collect::run(config, &options, verbose)?;
+    match outcome.alerts {
+        Some(Ok(report)) if !args.quiet && !args.json => eprintln!("{}", report.line()),
+        Some(Ok(_)) | None => {}
+        Some(Err(e)) => {
+            eprintln!("warning: alerts were not delivered: {e:#}; `signals notify` will")
+        }
+    }
+    let summary = outcome.summary;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&summary.to_json())?);
+    } else {
+        if !args.quiet {
+            summary.print_owner_changes();
+        }
+        summary.print_failures();
+        if let Some(stop) = summary.stop_message() {
+            eprintln!("stopped: {stop}");
+        }
+        // `--quiet`: nothing on stdout unless something failed, so cron
+        // mails only then (failures always go to stderr).
+        if !args.quiet || summary.exit_code() != crate::exit::OK {
+            println!("{}", summary.line());
+        }
+    }
+    Ok(summary.exit_code())
+}
