@@ -1,4 +1,4 @@
-//! `signals demo`: the whole pipeline, offline, on three hosts.
+//! The demo (`signals demo`): the whole pipeline, offline, on three hosts.
 //!
 //! It starts three loopback servers serving answers real hosts sent, as
 //! other projects recorded them for their tests (`demo/SOURCES.md`): a
@@ -113,13 +113,6 @@ const EDITED_AT: &str = "2021-11-01T12:00:00Z";
 
 /// The two instants of the demo's runs.
 pub const INSTANTS: [&str; 2] = ["2021-11-01T00:00:00Z", "2021-11-02T00:00:00Z"];
-
-/// Runs the demo into `out` (its store and its site); returns the exit code.
-pub fn run(out: &Path, verbose: bool) -> anyhow::Result<u8> {
-    let report = demo(out, verbose)?;
-    println!("{report}");
-    Ok(crate::exit::OK)
-}
 
 /// Does the demo and returns what to print.
 pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {

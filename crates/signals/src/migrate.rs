@@ -1,9 +1,9 @@
-//! `signals migrate --from <store> --to <store>`: copies a store, all of its
-//! history, into a new empty store of either kind (SQLite to PostgreSQL to
-//! scale out, or back), then verifies the copy: the rows of every table are
-//! counted on both sides, and every document and page the export writes
-//! from the copy is compared, byte for byte, with those written from the
-//! original.
+//! A migration (`signals migrate --from <store> --to <store>`): copies a
+//! store, all of its history, into a new empty store of either kind
+//! (SQLite to PostgreSQL to scale out, or back), then verifies the copy:
+//! the rows of every table are counted on both sides, and every document
+//! and page the export writes from the copy is compared, byte for byte,
+//! with those written from the original.
 //!
 //! Rows stream from one store to the other through a bounded channel (the
 //! source is read on its own thread), so memory stays flat whatever the
@@ -14,23 +14,33 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use signals_core::importance::Weights;
-use signals_store::dump::Record;
+use signals_store::dump::{Record, TableCounts};
 
-use crate::cli::MigrateArgs;
+use crate::store::Opened;
 
 /// Rows in flight between the two stores.
 const CHANNEL: usize = 4096;
 
-/// Runs `signals migrate`.
-pub fn run(args: &MigrateArgs, weights: &Weights) -> anyhow::Result<u8> {
-    let from_shown = crate::store::shown(&args.from);
-    let to_shown = crate::store::shown(&args.to);
+/// A copy made: both stores open, and the rows of each table in the copy
+/// (equal to the original's).
+pub struct Copied {
+    source: Opened,
+    target: Opened,
+    /// Rows per table.
+    pub counts: TableCounts,
+}
+
+/// Copies the store `from` into the new, empty store `to`, streaming the
+/// rows, and checks that every table has as many rows on both sides.
+pub fn copy(from: &Path, to: &Path) -> anyhow::Result<Copied> {
+    let from_shown = crate::store::shown(from);
+    let to_shown = crate::store::shown(to);
     if from_shown == to_shown {
         bail!("--from and --to are the same store ({from_shown}): copy into a new, empty one");
     }
-    let source = crate::store::open(&args.from, false)
+    let source = crate::store::open(from, false)
         .with_context(|| format!("cannot open the store to copy, {from_shown}"))?;
-    let mut target = crate::store::open(&args.to, true)
+    let mut target = crate::store::open(to, true)
         .with_context(|| format!("cannot open the store to copy into, {to_shown}"))?;
 
     let (tx, rx) = std::sync::mpsc::sync_channel::<signals_store::Result<Record>>(CHANNEL);
@@ -60,31 +70,27 @@ pub fn run(args: &MigrateArgs, weights: &Weights) -> anyhow::Result<u8> {
             "the copy in {to_shown} does not have the rows of {from_shown}: {copied:?} against {counts:?}"
         );
     }
-    println!(
-        "copied {} rows: {}",
-        counts.iter().map(|(_, n)| n).sum::<u64>(),
-        counts
-            .iter()
-            .map(|(t, n)| format!("{t} {n}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    Ok(Copied {
+        source,
+        target,
+        counts,
+    })
+}
 
+/// Exports both stores of a copy into a scratch folder and compares every
+/// file, byte for byte; returns how many files are identical.
+pub fn verify(copied: &Copied, weights: &Weights) -> anyhow::Result<usize> {
     let scratch = std::env::temp_dir().join(format!("signals-migrate-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&scratch)
         .with_context(|| format!("cannot create {}", scratch.display()))?;
-    let verified = verify(&*source, &*target, &scratch, weights);
+    let verified = compare_exports(&*copied.source, &*copied.target, &scratch, weights);
     let _ = std::fs::remove_dir_all(&scratch);
-    let files = verified?;
-    println!(
-        "verified: {files} exported files are identical from both stores; {to_shown} is ready"
-    );
-    Ok(crate::exit::OK)
+    verified
 }
 
 /// Exports both stores and compares every file; returns how many.
-fn verify(
+fn compare_exports(
     source: &dyn signals_store::Backend,
     target: &dyn signals_store::Backend,
     scratch: &Path,

@@ -2,10 +2,14 @@
 
 pub mod collect;
 pub mod completions;
+pub mod demo;
+pub mod export;
 pub mod init;
 pub mod metrics;
+pub mod migrate;
 pub mod notify;
 pub mod repos;
+pub mod serve;
 pub mod validate;
 
 use crate::cli::{Cli, Command};
@@ -16,7 +20,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Init(args) => init::run(&cli.config, args.force),
         Command::Validate(args) => validate::run(&args.files),
-        Command::Demo(args) => crate::demo::run(&args.out, cli.verbose),
+        Command::Demo(args) => demo::run(&args.out, cli.verbose),
         Command::Collect(args) => {
             let mut config = config::load_with_env(&cli.config)?;
             if let Some(store) = &args.store {
@@ -31,9 +35,9 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Export(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), args.out.as_deref())?;
             if args.serve_site {
-                return crate::export::serve_site(&config);
+                return export::serve_site(&config);
             }
-            crate::export::run(&config, args.quiet, args.all)
+            export::run(&config, args.quiet, args.all)
         }
         Command::Status(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
@@ -41,11 +45,11 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Migrate(args) => {
             let config = config_for(&cli.config, None, None)?;
-            crate::migrate::run(&args, &config.importance)
+            migrate::run(&args, &config.importance)
         }
         Command::Serve(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
-            crate::serve::run(&config, &cli.config, &args)
+            serve::run(&config, &cli.config, &args)
         }
         Command::Metrics(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;

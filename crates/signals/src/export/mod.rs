@@ -1,5 +1,6 @@
-//! `signals export`: the store's repositories as a static site (per
-//! repository a v3 `dataset.json`, pages and a feed; an index).
+//! The export: the store's repositories as a static site (per repository
+//! a v3 `dataset.json`, pages and a feed; an index), for `signals export`,
+//! `serve`'s private site, `demo` and `migrate`'s check.
 //!
 //! It streams: one repository at a time is read, built, rendered, written
 //! and dropped, so its memory is that of the largest repository, not of the
@@ -48,59 +49,6 @@ impl Judge {
             now: jiff::Timestamp::now(),
         }
     }
-}
-
-/// Exports every repository of the store that has at least one run.
-pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
-    let store = crate::store::open(&config.store, false)?;
-    let out = &config.out;
-    let options = SiteOptions {
-        base_url: config.base_url.clone(),
-    };
-    let report = export_with(
-        &*store,
-        out,
-        &options,
-        &config.importance,
-        all,
-        true,
-        Judge::now(config),
-    )?;
-    if quiet {
-        return Ok(crate::exit::OK);
-    }
-    if report.unchanged {
-        println!(
-            "nothing changed since the last export; {} is as it was",
-            out.join("index.html").display()
-        );
-    } else {
-        println!(
-            "exported {} repositories ({} files, {} of them item histories) to {}",
-            report.repositories,
-            report.files,
-            report.histories,
-            out.join("index.html").display()
-        );
-    }
-    Ok(crate::exit::OK)
-}
-
-/// `signals export --serve-site`: the private site `signals serve` serves,
-/// written by `serve` through a child process so that the export's memory
-/// goes back to the system when it ends.
-pub fn serve_site(config: &Config) -> anyhow::Result<u8> {
-    let store = crate::store::open(&config.store, false)?;
-    export_with(
-        &*store,
-        &config.out,
-        &SiteOptions::default(),
-        &config.importance,
-        false,
-        false, // history pages are rendered on demand
-        Judge::now(config),
-    )?;
-    Ok(crate::exit::OK)
 }
 
 /// Builds the documents and writes the site, rendering every repository.
