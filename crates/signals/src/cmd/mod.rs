@@ -10,6 +10,7 @@ pub mod migrate;
 pub mod notify;
 pub mod repos;
 pub mod serve;
+pub mod status;
 pub mod validate;
 
 use crate::cli::{Cli, Command};
@@ -41,7 +42,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Status(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
-            crate::status::run(&config.store, args.json, config.interval)
+            status::run(&config.store, args.json, config.interval)
         }
         Command::Migrate(args) => {
             let config = config_for(&cli.config, None, None)?;
