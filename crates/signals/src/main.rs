@@ -18,6 +18,7 @@ mod health;
 mod hosts;
 mod metrics;
 mod migrate;
+mod repos;
 mod serve;
 mod status;
 mod store;
