@@ -1,6 +1,8 @@
 //! The code hosts of the configuration (`[host]`, or `[[hosts]]` for
 //! several): each host's kind, name, API URL, token variables and HTTP
-//! settings, over the defaults of its kind.
+//! settings, over the defaults of its kind. Those defaults (the public
+//! instance's API URL, the usual token variable) are the host crates'
+//! own, reached through `crate::hosts`, the binary's one switch over kinds.
 
 use std::ops::Range;
 
@@ -74,19 +76,16 @@ pub struct HostConfig {
 
 impl HostConfig {
     /// The defaults of a host of `source`: its public instance
-    /// (github.com, gitlab.com, codeberg.org) and its usual token variable.
+    /// (github.com, gitlab.com, codeberg.org) and its usual token variable,
+    /// as its host crate gives them.
     pub fn of(source: Source) -> HostConfig {
-        let (api_url, token) = match source {
-            Source::Github => ("https://api.github.com", "GITHUB_TOKEN"),
-            Source::Gitlab => ("https://gitlab.com/api/v4", "GITLAB_TOKEN"),
-            Source::Forgejo => ("https://codeberg.org/api/v1", "FORGEJO_TOKEN"),
-        };
+        let defaults = crate::hosts::defaults(source);
         HostConfig {
             name: source.as_str().to_string(),
             source,
             signals_source: SourceId::from(source),
-            api_url: api_url.to_string(),
-            token_env: vec![token.to_string()],
+            api_url: defaults.api_url.to_string(),
+            token_env: vec![defaults.token_env.to_string()],
             token_header: TokenHeader::default(),
             user_agent: concat!("repo-signals/", env!("CARGO_PKG_VERSION")).to_string(),
             timeout_secs: 30,
@@ -104,16 +103,6 @@ impl HostConfig {
 impl Default for HostConfig {
     fn default() -> Self {
         HostConfig::of(Source::Github)
-    }
-}
-
-/// The host kind a `kind` value names.
-fn parse_kind(kind: &str) -> Option<Source> {
-    match kind.trim().to_ascii_lowercase().as_str() {
-        "github" => Some(Source::Github),
-        "gitlab" => Some(Source::Gitlab),
-        "forgejo" | "gitea" => Some(Source::Forgejo),
-        _ => None,
     }
 }
 
@@ -159,7 +148,7 @@ fn host(
 ) -> Result<HostConfig, SpanError> {
     let source = match &raw.kind {
         None => Source::Github,
-        Some(kind) => parse_kind(kind.get_ref()).ok_or_else(|| {
+        Some(kind) => crate::hosts::kind(kind.get_ref()).ok_or_else(|| {
             (
                 kind.span(),
                 format!(
