@@ -12,7 +12,7 @@
 //! differences from `collect` are the fixed instants (the recordings are
 //! from 2017 to 2021) and the built-in configuration.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use jiff::{SignedDuration, Timestamp};
@@ -116,18 +116,7 @@ pub const INSTANTS: [&str; 2] = ["2021-11-01T00:00:00Z", "2021-11-02T00:00:00Z"]
 
 /// Does the demo and returns what to print.
 pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    let store_path = out.join("signals.db");
-    // The demo's instants are fixed, so a store from an earlier demo would
-    // refuse them as out of order: start afresh (only the demo's own files).
-    for suffix in ["", "-wal", "-shm"] {
-        let p = out.join(format!("signals.db{suffix}"));
-        if p.exists() {
-            std::fs::remove_file(&p)
-                .with_context(|| format!("cannot remove the old demo store {}", p.display()))?;
-        }
-    }
-
+    let store_path = fresh_store(out)?;
     let first = github_instant(false)?;
     let github = TestHost::start(first).context("cannot start the loopback server on 127.0.0.1")?;
     // The demo collects without a token, so the host grants GitHub's
@@ -199,6 +188,36 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
             .expect("fixed instants parse"),
     };
     let report = crate::export::export(&store, &site, &config.importance, judge)?;
+    check_datasets(&config, &site)?;
+    lines.push(format!(
+        "store: {} (open it with sqlite3)\nsite: {} repositories, {} files, datasets valid\nopen {}\nor browse it, with item histories and a JSON API: signals serve --store {}",
+        store_path.display(),
+        report.repositories,
+        report.files,
+        site.join("index.html").display(),
+        store_path.display()
+    ));
+    Ok(lines.join("\n"))
+}
+
+/// The path of the demo's store in `out`, with no store of an earlier demo
+/// left there: the demo's instants are fixed, so such a store would refuse
+/// them as out of order (only the demo's own files are removed).
+fn fresh_store(out: &Path) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    for suffix in ["", "-wal", "-shm"] {
+        let p = out.join(format!("signals.db{suffix}"));
+        if p.exists() {
+            std::fs::remove_file(&p)
+                .with_context(|| format!("cannot remove the old demo store {}", p.display()))?;
+        }
+    }
+    Ok(out.join("signals.db"))
+}
+
+/// Checks every exported dataset against the schema and its invariants,
+/// printing each problem.
+fn check_datasets(config: &Config, site: &Path) -> anyhow::Result<()> {
     let mut problems = 0;
     for group in &config.groups {
         for repo in &group.repos {
@@ -217,15 +236,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
     if problems > 0 {
         anyhow::bail!("the demo's datasets have {problems} problems (printed above)");
     }
-    lines.push(format!(
-        "store: {} (open it with sqlite3)\nsite: {} repositories, {} files, datasets valid\nopen {}\nor browse it, with item histories and a JSON API: signals serve --store {}",
-        store_path.display(),
-        report.repositories,
-        report.files,
-        site.join("index.html").display(),
-        store_path.display()
-    ));
-    Ok(lines.join("\n"))
+    Ok(())
 }
 
 /// Parses one bundled file, naming it when it is broken.

@@ -131,23 +131,11 @@ pub fn run(config: &Config, options: &Options, verbose: bool) -> anyhow::Result<
                 );
             }
             let _lock = lock_store(&config.store)?;
-            // One collection at a time on SQLite: it lists every owner.
-            let mut run = Collection::new(hosts.len());
-            let found = discovery.run(
-                &mut hosts,
-                store,
-                &mut run,
-                SignedDuration::ZERO,
-                now_millis(),
-            )?;
-            let mut targets = targets.clone();
-            targets.extend(found.iter().map(|(g, r, h, ask)| (g, r, *h, Some(ask))));
-            let summary = collect_with(
-                run,
+            let summary = collect_here(
                 &mut hosts,
                 store,
                 &targets,
-                &mut now_millis,
+                &discovery,
                 window,
                 options.progress,
             )?;
@@ -176,6 +164,31 @@ pub fn run(config: &Config, options: &Options, verbose: bool) -> anyhow::Result<
         crate::alerts::deliver(config, &mut *opened, &alerts)
     });
     Ok(Outcome { summary, alerts })
+}
+
+/// One collection on this machine (SQLite): every owner listed, then
+/// every target collected in order.
+fn collect_here(
+    hosts: &mut [HostEntry],
+    store: &mut dyn Backend,
+    targets: &[Target],
+    discovery: &Discovery<'_>,
+    window: Window,
+    progress: bool,
+) -> anyhow::Result<Summary> {
+    let mut run = Collection::new(hosts.len());
+    let found = discovery.run(hosts, store, &mut run, SignedDuration::ZERO, now_millis())?;
+    let mut targets = targets.to_vec();
+    targets.extend(found.iter().map(|(g, r, h, ask)| (g, r, *h, Some(ask))));
+    collect_with(
+        run,
+        hosts,
+        store,
+        &targets,
+        &mut now_millis,
+        window,
+        progress,
+    )
 }
 
 /// Says which hosts that have something to collect are asked without a
