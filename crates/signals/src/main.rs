@@ -1,9 +1,11 @@
 //! `signals`: collects code repositories' public activity into a store, and
 //! publishes per-repository v3 datasets and pages.
 //!
-//! This binary is glue: it reads the configuration, wires the GitHub client,
-//! the SQLite store and the site writer together, and maps errors to exit
-//! codes. The logic lives in the library crates.
+//! This binary is glue: it reads the configuration, wires the host clients,
+//! the store and the site writer together, and maps errors to exit codes.
+//! The logic lives in the library crates; the binary's own engines
+//! (`collect/`, `export/`, `serve/`, `alerts.rs`, ...) are called by the
+//! subcommands of `cmd/`, which only read flags and print.
 
 mod alerts;
 mod cache;

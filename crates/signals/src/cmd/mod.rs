@@ -1,4 +1,8 @@
-//! One file per subcommand, each with its `run`.
+//! One file per subcommand, each with its `run`: it reads its flags, calls
+//! one engine of the crate (`collect`, `export`, `alerts`, `serve`,
+//! `status`, ...) and prints what it returns. A subcommand file imports no
+//! other one, and nothing outside `cmd/` imports them: what two commands
+//! share is an engine.
 
 pub mod collect;
 pub mod completions;
