@@ -46,6 +46,9 @@ pub const HOST: &str = "Forgejo";
 /// The API root of codeberg.org.
 pub const API_URL: &str = "https://codeberg.org/api/v1";
 
+/// The environment variable a Forgejo or Gitea token is usually in.
+pub const TOKEN_ENV: &str = "FORGEJO_TOKEN";
+
 /// Page size asked of every list (the default `MAX_RESPONSE_ITEMS`; a
 /// server may allow more, none allows less than it answers).
 pub const LIMIT: u32 = 50;

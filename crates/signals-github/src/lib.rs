@@ -41,3 +41,6 @@ pub type Client = signals_http::HostClient<GitHub>;
 
 /// The host's display name in messages.
 pub const HOST: &str = "GitHub";
+
+/// The environment variable a GitHub token is usually in.
+pub const TOKEN_ENV: &str = "GITHUB_TOKEN";

@@ -50,6 +50,9 @@ pub const HOST: &str = "GitLab";
 /// The API root of gitlab.com.
 pub const API_URL: &str = "https://gitlab.com/api/v4";
 
+/// The environment variable a GitLab token is usually in.
+pub const TOKEN_ENV: &str = "GITLAB_TOKEN";
+
 /// Page size asked of every list (GitLab's maximum).
 pub const PER_PAGE: u32 = 100;
 

@@ -8,7 +8,7 @@
 //!    again (it renders that repository and the index only).
 //! 2. Run cost apart from HTTP: a run observing 10 changed items in a
 //!    repository of 100,000 items and in one of 1,000. What is timed is what
-//!    `pipeline.rs` does once the host answered: read the observed items'
+//!    `collect/pipeline.rs` does once the host answered: read the observed items'
 //!    previous snapshots, account, commit. Median of 15 runs each.
 //! 3. Storage: store bytes per item after a first run, and the bytes a run
 //!    adds when 1,000 items changed only their reaction counts, against the
@@ -22,7 +22,7 @@ mod synth;
 #[path = "support/timed.rs"]
 mod timed;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use jiff::{SignedDuration, Timestamp};
@@ -47,13 +47,20 @@ fn main() {
     let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-scale");
     std::fs::create_dir_all(&base).unwrap();
     let first: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
+    export_table(&base, &repos, first);
+    run_cost_table(&base, big, first);
+    storage_table(&base, first);
+}
 
+/// Table 1: a full export of `repos` repositories, then after one new run,
+/// then with nothing changed.
+fn export_table(base: &Path, repos: &[usize], first: Timestamp) {
     println!("## Export ({ITEMS} items per repository, bodies of {BODY} bytes)\n");
     println!(
         "| repositories | export | wall | peak RSS | repositories rendered | files written | of them item histories |"
     );
     println!("|---|---|---|---|---|---|---|");
-    for &n in &repos {
+    for &n in repos {
         let dir = base.join(format!("export-{n}"));
         std::fs::remove_dir_all(&dir).ok();
         std::fs::create_dir_all(&dir).unwrap();
@@ -80,7 +87,11 @@ fn main() {
         // The generated site is large; keep the disk for the next size.
         std::fs::remove_dir_all(&dir).ok();
     }
+}
 
+/// Table 2: the median local cost of a run observing 10 changed items in
+/// a repository of `big` items and in one of [`ITEMS`].
+fn run_cost_table(base: &Path, big: usize, first: Timestamp) {
     println!("\n## Local cost of a run observing 10 changed items\n");
     println!("| repository | median run (store + core) | per run, min–max |");
     println!("|---|---|---|");
@@ -132,7 +143,11 @@ fn main() {
         "\nratio, {big} items over {ITEMS}: {:.2}",
         medians[0].as_secs_f64() / medians[1].as_secs_f64()
     );
+}
 
+/// Table 3: store bytes per item after a first run, and what a run adds
+/// when every item changed only its reactions.
+fn storage_table(base: &Path, first: Timestamp) {
     println!("\n## Storage\n");
     let dir = base.join("storage");
     std::fs::remove_dir_all(&dir).ok();

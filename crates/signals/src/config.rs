@@ -2,23 +2,31 @@
 //! command-line flags, over built-in defaults.
 //!
 //! [`Config::parse`] is pure (text in, config or error out) so every rule is
-//! testable; [`Config::load`] only reads the file and calls it. Tokens are not
-//! part of the file: it names the environment variables that hold them, and
-//! the values are read when the client is built, never stored or printed.
+//! testable; loading (`load.rs`) only reads the file and the environment
+//! and calls it. Each section is checked in its own module: the hosts
+//! (`hosts.rs`), the groups (`groups.rs`) and the alert rules
+//! (`notify.rs`), each saying what is wrong at which span of the file.
+//! Tokens are not part of the file: it names the environment variables
+//! that hold them, and the values are read when the client is built, never
+//! stored or printed.
 
 use std::fmt;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::Deserialize;
 use signals_core::importance::Weights;
-use signals_core::{Group, RepoName, Source, SourceId, TrackedRepo, slugify};
-use std::time::Duration;
-
+use signals_core::{Group, RepoName, TrackedRepo};
 use toml::Spanned;
 
 pub mod groups;
+pub mod hosts;
+mod load;
 pub mod notify;
 pub use groups::{GroupConfig, normalize_repo_input};
+pub use hosts::{HostConfig, TokenHeader};
+pub use load::{for_command, load_with_env};
 pub use notify::NotifyRule;
 
 /// The default config file name, looked up in the working directory.
@@ -46,6 +54,10 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// An error at a byte span of the file, with its message; the caller adds
+/// the file and the line.
+type SpanError = (Range<usize>, String);
+
 /// The raw file, as serde sees it.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -64,9 +76,9 @@ struct RawConfig {
     /// progress.
     lease: Option<Spanned<String>>,
     /// The one host of an older or simpler configuration.
-    host: Option<Spanned<RawHost>>,
+    host: Option<Spanned<hosts::RawHost>>,
     /// Several hosts, each with a `name` repositories refer to.
-    hosts: Option<Vec<Spanned<RawHost>>>,
+    hosts: Option<Vec<Spanned<hosts::RawHost>>>,
     #[serde(default)]
     importance: Option<Spanned<Weights>>,
     #[serde(default)]
@@ -74,28 +86,6 @@ struct RawConfig {
     /// Alert rules (`config/notify.rs`).
     #[serde(default)]
     notify: Vec<Spanned<notify::RawNotify>>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawHost {
-    name: Option<Spanned<String>>,
-    kind: Option<Spanned<String>>,
-    token_header: Option<Spanned<String>>,
-    api_url: Option<Spanned<String>>,
-    token_env: Option<TokenEnv>,
-    user_agent: Option<String>,
-    timeout_secs: Option<u64>,
-    max_retries: Option<u32>,
-    max_rate_limit_wait_secs: Option<u64>,
-}
-
-/// `token_env = "GITHUB_TOKEN"` or `token_env = ["TOKEN_A", "TOKEN_B"]`.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum TokenEnv {
-    One(String),
-    Many(Vec<String>),
 }
 
 /// Checks a `base_url` (an absolute http(s) URL) and ends it with `/`.
@@ -111,90 +101,6 @@ fn normalize_base_url(url: &str) -> Result<String, String> {
     } else {
         format!("{u}/")
     })
-}
-
-/// How a GitLab token is sent (other hosts have one way each).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum TokenHeader {
-    /// `PRIVATE-TOKEN`: GitLab personal, project and group access tokens.
-    #[default]
-    PrivateToken,
-    /// `Authorization: Bearer`: GitLab OAuth tokens.
-    Bearer,
-}
-
-/// One code host's settings.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HostConfig {
-    /// The name repositories use to pick it (`host = "codeberg"`); the kind
-    /// (`github`) when the configuration names none.
-    pub name: String,
-    /// Which API: GitHub, GitLab or Forgejo/Gitea.
-    pub source: Source,
-    /// The `source` of its repositories' signals: the kind for the first
-    /// host of each kind, `<kind>-<name>` for every further one (so ids
-    /// stay distinct across hosts holding the same `owner/name`).
-    pub signals_source: SourceId,
-    /// API base URL (`https://api.github.com`, `https://HOST/api/v3`,
-    /// `https://gitlab.com/api/v4`, `https://codeberg.org/api/v1`).
-    pub api_url: String,
-    /// Names of the environment variables that hold tokens.
-    pub token_env: Vec<String>,
-    /// GitLab: how the token is sent.
-    pub token_header: TokenHeader,
-    /// User-Agent sent with every request.
-    pub user_agent: String,
-    /// Connect and read timeout, seconds.
-    pub timeout_secs: u64,
-    /// Retries of a request after a 5xx, a timeout or a reset.
-    pub max_retries: u32,
-    /// Longest wait for a rate limit before the run stops, seconds.
-    pub max_rate_limit_wait_secs: u64,
-}
-
-impl HostConfig {
-    /// The defaults of a host of `source`: its public instance
-    /// (github.com, gitlab.com, codeberg.org) and its usual token variable.
-    pub fn of(source: Source) -> HostConfig {
-        let (api_url, token) = match source {
-            Source::Github => ("https://api.github.com", "GITHUB_TOKEN"),
-            Source::Gitlab => ("https://gitlab.com/api/v4", "GITLAB_TOKEN"),
-            Source::Forgejo => ("https://codeberg.org/api/v1", "FORGEJO_TOKEN"),
-        };
-        HostConfig {
-            name: source.as_str().to_string(),
-            source,
-            signals_source: SourceId::from(source),
-            api_url: api_url.to_string(),
-            token_env: vec![token.to_string()],
-            token_header: TokenHeader::default(),
-            user_agent: concat!("repo-signals/", env!("CARGO_PKG_VERSION")).to_string(),
-            timeout_secs: 30,
-            max_retries: 4,
-            max_rate_limit_wait_secs: 15 * 60,
-        }
-    }
-
-    /// The host part of the API URL, lowercased (`api.github.com`).
-    pub(super) fn api_domain(&self) -> String {
-        groups::url_domain(&self.api_url).unwrap_or_default()
-    }
-}
-
-impl Default for HostConfig {
-    fn default() -> Self {
-        HostConfig::of(Source::Github)
-    }
-}
-
-/// The host kind a `kind` value names.
-fn parse_kind(kind: &str) -> Option<Source> {
-    match kind.trim().to_ascii_lowercase().as_str() {
-        "github" => Some(Source::Github),
-        "gitlab" => Some(Source::Gitlab),
-        "forgejo" | "gitea" => Some(Source::Forgejo),
-        _ => None,
-    }
 }
 
 /// Every how many days a repository is reconciled by default (issue 20).
@@ -265,229 +171,38 @@ fn line_of(text: &str, offset: usize) -> usize {
 impl Config {
     /// Parses and checks a config file's text. `path` is only used in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let err = |line: Option<usize>, message: String| ConfigError {
+        let err = |(span, message): SpanError| ConfigError {
             path: path.to_path_buf(),
-            line,
+            line: Some(line_of(text, span.start)),
             message,
         };
-        let at = |span: std::ops::Range<usize>| Some(line_of(text, span.start));
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
-            let line = e.span().map(|s| line_of(text, s.start));
             // The toml message already quotes the offending key; drop its own
             // multi-line excerpt and keep the first line plus the reason.
             let message = e.message().trim().to_string();
-            err(
-                line,
-                format!("{message} (fix this key, or run `signals init` for a commented example)"),
-            )
+            ConfigError {
+                path: path.to_path_buf(),
+                line: e.span().map(|s| line_of(text, s.start)),
+                message: format!(
+                    "{message} (fix this key, or run `signals init` for a commented example)"
+                ),
+            }
         })?;
-
-        let base_url = match &raw.base_url {
-            Some(url) => {
-                Some(normalize_base_url(url.get_ref()).map_err(|m| err(at(url.span()), m))?)
-            }
-            None => None,
-        };
-        let raw_hosts: Vec<Spanned<RawHost>> = match (raw.host, raw.hosts) {
-            (Some(one), Some(_)) => {
-                return Err(err(
-                    at(one.span()),
-                    "both [host] and [[hosts]] are set: keep one. For several hosts, move the \
-                     [host] keys into a [[hosts]] entry with a `name`"
-                        .to_string(),
-                ));
-            }
-            (Some(one), None) => vec![one],
-            (None, Some(list)) if !list.is_empty() => list,
-            (None, _) => vec![],
-        };
-        let several = raw_hosts.len() > 1;
-        let mut hosts: Vec<HostConfig> = Vec::new();
-        for raw_host in raw_hosts {
-            let span = raw_host.span();
-            let raw_host = raw_host.into_inner();
-            let source = match &raw_host.kind {
-                None => Source::Github,
-                Some(kind) => parse_kind(kind.get_ref()).ok_or_else(|| {
-                    err(
-                        at(kind.span()),
-                        format!(
-                            "host kind {:?} is not known: use \"github\", \"gitlab\" or \"forgejo\" (Forgejo and Gitea)",
-                            kind.get_ref()
-                        ),
-                    )
-                })?,
-            };
-            let mut host = HostConfig::of(source);
-            match &raw_host.name {
-                Some(name) => {
-                    let n = name.get_ref().trim();
-                    if n.is_empty() || n.chars().any(|c| c.is_whitespace()) {
-                        return Err(err(
-                            at(name.span()),
-                            format!(
-                                "host name {:?} must be a non-empty word, such as \"codeberg\"",
-                                name.get_ref()
-                            ),
-                        ));
-                    }
-                    host.name = n.to_string();
-                }
-                None if several => {
-                    return Err(err(
-                        at(span),
-                        "every [[hosts]] entry needs a `name` (repositories pick their host by it)"
-                            .to_string(),
-                    ));
-                }
-                None => {}
-            }
-            if hosts.iter().any(|h| h.name == host.name) {
-                return Err(err(
-                    at(raw_host.name.as_ref().map_or(span, |n| n.span())),
-                    format!(
-                        "host name {:?} is used twice: give each host its own name",
-                        host.name
-                    ),
-                ));
-            }
-            // A further host of a kind writes its name into its signals'
-            // `source` and ids, so the name must fit there.
-            if hosts.iter().any(|h| h.source == source) {
-                host.signals_source =
-                    SourceId::qualified(source, &host.name).ok_or_else(|| {
-                        err(
-                            at(raw_host.name.as_ref().map_or(span.clone(), |n| n.span())),
-                            format!(
-                                "host name {:?} is not a slug: a second {} host's name becomes part of its signal ids ({}-<name>:owner/name:...), so use lowercase letters, digits and single dashes, such as {:?}",
-                                host.name,
-                                source.display_name(),
-                                source,
-                                slugify(&host.name)
-                            ),
-                        )
-                    })?;
-            }
-            if let Some(url) = &raw_host.api_url {
-                let u = url.get_ref().trim_end_matches('/');
-                if !(u.starts_with("https://") || u.starts_with("http://")) {
-                    return Err(err(
-                        at(url.span()),
-                        format!(
-                            "api_url = {:?} must be an http(s) URL such as {}",
-                            url.get_ref(),
-                            HostConfig::of(source).api_url
-                        ),
-                    ));
-                }
-                host.api_url = u.to_string();
-            }
-            if let Some(names) = raw_host.token_env {
-                host.token_env = match names {
-                    TokenEnv::One(n) => vec![n],
-                    TokenEnv::Many(v) => v,
-                };
-            }
-            if let Some(h) = &raw_host.token_header {
-                host.token_header = match (source, h.get_ref().to_ascii_lowercase().as_str()) {
-                    (Source::Gitlab, "private-token") => TokenHeader::PrivateToken,
-                    (Source::Gitlab, "bearer") => TokenHeader::Bearer,
-                    (Source::Gitlab, _) => {
-                        return Err(err(
-                            at(h.span()),
-                            format!(
-                                "token_header {:?} is not known: use \"private-token\" (access tokens) or \"bearer\" (OAuth tokens)",
-                                h.get_ref()
-                            ),
-                        ));
-                    }
-                    _ => {
-                        return Err(err(
-                            at(h.span()),
-                            "token_header applies to GitLab hosts only".to_string(),
-                        ));
-                    }
-                };
-            }
-            if let Some(ua) = raw_host.user_agent {
-                host.user_agent = ua;
-            }
-            if let Some(t) = raw_host.timeout_secs {
-                host.timeout_secs = t.max(1);
-            }
-            if let Some(r) = raw_host.max_retries {
-                host.max_retries = r;
-            }
-            if let Some(w) = raw_host.max_rate_limit_wait_secs {
-                host.max_rate_limit_wait_secs = w;
-            }
-            hosts.push(host);
-        }
-        if hosts.is_empty() {
-            hosts.push(HostConfig::default());
-        }
-        let window_hours = match raw.window_hours {
-            Some(w) if *w.get_ref() < 24 => {
-                return Err(err(
-                    at(w.span()),
-                    format!(
-                        "window_hours = {} is too short: the v3 dataset needs a window of at least 24 hours",
-                        w.get_ref()
-                    ),
-                ));
-            }
-            Some(w) => *w.get_ref(),
-            None => 24,
-        };
-        let duration = |value: Option<Spanned<String>>, key: &str, default: Duration| match value {
-            None => Ok(default),
-            Some(v) => parse_duration(v.get_ref()).map_err(|problem| {
-                err(
-                    at(v.span()),
-                    format!("{key} = {:?}: {problem}", v.get_ref()),
-                )
-            }),
-        };
-        let interval = duration(raw.interval, "interval", DEFAULT_INTERVAL)?;
-        let lease = duration(raw.lease, "lease", DEFAULT_LEASE)?;
-        let backfill_days = match raw.backfill_days {
-            Some(b) if *b.get_ref() < 1 => {
-                return Err(err(
-                    at(b.span()),
-                    "backfill_days must be at least 1".to_string(),
-                ));
-            }
-            Some(b) => Some(*b.get_ref()),
-            None => None,
-        };
-        let reconcile_days = match raw.reconcile_days {
-            Some(d) => u32::try_from(*d.get_ref())
-                .ok()
-                .filter(|d| *d <= 366)
-                .ok_or_else(|| {
-                    err(
-                        at(d.span()),
-                        "reconcile_days must be a whole number of days from 0 (never) to 366"
-                            .to_string(),
-                    )
-                })?,
-            None => DEFAULT_RECONCILE_DAYS,
-        };
-        let importance = match raw.importance {
-            Some(w) => {
-                let span = w.span();
-                let w = w.into_inner();
-                w.validate()
-                    .map_err(|m| err(at(span), format!("[importance]: {m}")))?;
-                w
-            }
-            None => Weights::default(),
-        };
-
-        let (groups, repo_hosts) =
-            groups::parse(raw.groups, &hosts).map_err(|(span, m)| err(at(span), m))?;
-
-        let notify = notify::parse(raw.notify, &groups).map_err(|(span, m)| err(at(span), m))?;
+        let base_url = raw
+            .base_url
+            .as_ref()
+            .map(|url| normalize_base_url(url.get_ref()).map_err(|m| (url.span(), m)))
+            .transpose()
+            .map_err(&err)?;
+        let hosts = hosts::parse(raw.host, raw.hosts).map_err(&err)?;
+        let window_hours = window_hours(raw.window_hours).map_err(&err)?;
+        let interval = duration(raw.interval, "interval", DEFAULT_INTERVAL).map_err(&err)?;
+        let lease = duration(raw.lease, "lease", DEFAULT_LEASE).map_err(&err)?;
+        let backfill_days = backfill_days(raw.backfill_days).map_err(&err)?;
+        let reconcile_days = reconcile_days(raw.reconcile_days).map_err(&err)?;
+        let importance = importance(raw.importance).map_err(&err)?;
+        let (groups, repo_hosts) = groups::parse(raw.groups, &hosts).map_err(&err)?;
+        let notify = notify::parse(raw.notify, &groups).map_err(&err)?;
 
         Ok(Config {
             store: raw.store.unwrap_or_else(|| PathBuf::from("signals.db")),
@@ -504,73 +219,6 @@ impl Config {
             groups,
             notify,
         })
-    }
-
-    /// Reads and parses a config file.
-    pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            path: path.to_path_buf(),
-            line: None,
-            message: if e.kind() == std::io::ErrorKind::NotFound {
-                "no such file: run `signals init` to write an example, or pass --config".to_string()
-            } else {
-                format!("cannot read it: {e}")
-            },
-        })?;
-        let mut config = Config::parse(&text, path)?;
-        config.resolve_paths(path.parent().unwrap_or(Path::new("")));
-        Ok(config)
-    }
-
-    /// Makes a relative `store` and `out` relative to `dir`, the config
-    /// file's folder: `signals --config /srv/signals/signals.toml collect`
-    /// run by cron from another folder must find the same store. (Paths from
-    /// `SIGNALS_*` variables and flags stay relative to the working
-    /// directory, like any path typed in a shell.)
-    pub fn resolve_paths(&mut self, dir: &Path) {
-        for p in [&mut self.store, &mut self.out] {
-            // A PostgreSQL address is not a path.
-            if p.is_relative() && !crate::store::is_postgres(p) {
-                *p = dir.join(&*p);
-            }
-        }
-    }
-
-    /// Applies `SIGNALS_STORE`, `SIGNALS_OUT`, `SIGNALS_API_URL` and
-    /// `SIGNALS_WINDOW_HOURS` from `env` (a lookup, so tests need not touch the
-    /// process environment).
-    pub fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
-        let err = |message: String| ConfigError {
-            path: PathBuf::from("<environment>"),
-            line: None,
-            message,
-        };
-        if let Some(v) = env("SIGNALS_STORE") {
-            self.store = PathBuf::from(v);
-        }
-        if let Some(v) = env("SIGNALS_OUT") {
-            self.out = PathBuf::from(v);
-        }
-        if let Some(v) = env("SIGNALS_BASE_URL") {
-            self.base_url =
-                Some(normalize_base_url(&v).map_err(|m| err(format!("SIGNALS_BASE_URL: {m}")))?);
-        }
-        if let Some(v) = env("SIGNALS_API_URL")
-            && let Some(first) = self.hosts.first_mut()
-        {
-            first.api_url = v.trim_end_matches('/').to_string();
-        }
-        if let Some(v) = env("SIGNALS_WINDOW_HOURS") {
-            match v.parse::<i64>() {
-                Ok(h) if h >= 24 => self.window_hours = h,
-                _ => {
-                    return Err(err(format!(
-                        "SIGNALS_WINDOW_HOURS={v:?} must be a whole number of hours, at least 24"
-                    )));
-                }
-            }
-        }
-        Ok(())
     }
 
     /// The host a repository of a group is collected from.
@@ -593,6 +241,77 @@ impl Config {
             .flat_map(|g| g.repos.iter().map(move |r| (&g.group, r)))
             .filter(|(_, r)| repo.is_none_or(|name| &r.repo == name))
             .collect()
+    }
+}
+
+/// `window_hours`: at least 24 (24 by default).
+fn window_hours(w: Option<Spanned<i64>>) -> Result<i64, SpanError> {
+    match w {
+        Some(w) if *w.get_ref() < 24 => Err((
+            w.span(),
+            format!(
+                "window_hours = {} is too short: the v3 dataset needs a window of at least 24 hours",
+                w.get_ref()
+            ),
+        )),
+        Some(w) => Ok(*w.get_ref()),
+        None => Ok(24),
+    }
+}
+
+/// A duration setting (`interval`, `lease`), or its default.
+fn duration(
+    value: Option<Spanned<String>>,
+    key: &str,
+    default: Duration,
+) -> Result<Duration, SpanError> {
+    match value {
+        None => Ok(default),
+        Some(v) => parse_duration(v.get_ref())
+            .map_err(|problem| (v.span(), format!("{key} = {:?}: {problem}", v.get_ref()))),
+    }
+}
+
+/// `backfill_days`: at least 1, when set.
+fn backfill_days(b: Option<Spanned<i64>>) -> Result<Option<i64>, SpanError> {
+    match b {
+        Some(b) if *b.get_ref() < 1 => {
+            Err((b.span(), "backfill_days must be at least 1".to_string()))
+        }
+        Some(b) => Ok(Some(*b.get_ref())),
+        None => Ok(None),
+    }
+}
+
+/// `reconcile_days`: 0 (never) to 366, [`DEFAULT_RECONCILE_DAYS`] by
+/// default.
+fn reconcile_days(d: Option<Spanned<i64>>) -> Result<u32, SpanError> {
+    match d {
+        Some(d) => u32::try_from(*d.get_ref())
+            .ok()
+            .filter(|d| *d <= 366)
+            .ok_or_else(|| {
+                (
+                    d.span(),
+                    "reconcile_days must be a whole number of days from 0 (never) to 366"
+                        .to_string(),
+                )
+            }),
+        None => Ok(DEFAULT_RECONCILE_DAYS),
+    }
+}
+
+/// `[importance]`: the weights, checked, or the defaults.
+fn importance(w: Option<Spanned<Weights>>) -> Result<Weights, SpanError> {
+    match w {
+        Some(w) => {
+            let span = w.span();
+            let w = w.into_inner();
+            w.validate()
+                .map_err(|m| (span, format!("[importance]: {m}")))?;
+            Ok(w)
+        }
+        None => Ok(Weights::default()),
     }
 }
 
@@ -715,163 +434,6 @@ mod tests {
         assert_eq!(parse("").unwrap().base_url, None);
         let e = parse("\nbase_url = \"javascript:x\"\n").unwrap_err();
         assert_eq!(e.line, Some(2), "{e}");
-    }
-
-    #[test]
-    fn relative_paths_follow_the_config_file() {
-        let mut c = parse("store = \"data/s.db\"\n").unwrap();
-        c.resolve_paths(Path::new("/srv/signals"));
-        assert_eq!(c.store, PathBuf::from("/srv/signals/data/s.db"));
-        assert_eq!(c.out, PathBuf::from("/srv/signals/site"));
-        let mut c = parse("store = \"/var/s.db\"\n").unwrap();
-        c.resolve_paths(Path::new("/srv/signals"));
-        assert_eq!(c.store, PathBuf::from("/var/s.db"));
-    }
-
-    #[test]
-    fn env_overrides_file() {
-        let mut c = parse("store = \"a.db\"\n").unwrap();
-        c.apply_env(|k| match k {
-            "SIGNALS_STORE" => Some("b.db".into()),
-            "SIGNALS_API_URL" => Some("https://ghe.example.com/api/v3/".into()),
-            _ => None,
-        })
-        .unwrap();
-        assert_eq!(c.store, PathBuf::from("b.db"));
-        assert_eq!(c.hosts[0].api_url, "https://ghe.example.com/api/v3");
-        assert!(
-            c.apply_env(|k| (k == "SIGNALS_WINDOW_HOURS").then(|| "x".into()))
-                .is_err()
-        );
-    }
-
-    #[test]
-    fn several_hosts_and_how_repositories_pick_one() {
-        let c = parse(
-            r#"
-[[hosts]]
-name = "github"
-kind = "github"
-
-[[hosts]]
-name = "gnome"
-kind = "gitlab"
-api_url = "https://gitlab.gnome.org/api/v4/"
-token_env = "GNOME_TOKEN"
-token_header = "bearer"
-
-[[hosts]]
-name = "codeberg"
-kind = "forgejo"
-
-[[groups]]
-id = "g"
-name = "G"
-repos = [
-  "o/plain",
-  "https://codeberg.org/forgejo/forgejo",
-  { repo = "gnome/world/podcasts", host = "gnome" },
-  "https://gitlab.gnome.org/GNOME/gtk/-/issues/1",
-]
-
-[[groups]]
-id = "h"
-name = "H"
-host = "codeberg"
-repos = ["a/b"]
-"#,
-        )
-        .unwrap();
-        // One host per kind: every source is the bare kind, as always.
-        let hosts: Vec<(&str, &str, String)> = c
-            .select(None, None)
-            .into_iter()
-            .map(|(g, r)| {
-                let h = &c.hosts[c.host_of(g, r)];
-                (h.name.as_str(), r.source.as_str(), r.repo.to_string())
-            })
-            .collect();
-        assert_eq!(
-            hosts,
-            vec![
-                ("github", "github", "o/plain".to_string()),
-                ("codeberg", "forgejo", "forgejo/forgejo".to_string()),
-                ("gnome", "gitlab", "gnome/world/podcasts".to_string()),
-                ("gnome", "gitlab", "GNOME/gtk".to_string()),
-                ("codeberg", "forgejo", "a/b".to_string()),
-            ]
-        );
-        let gnome = &c.hosts[1];
-        assert_eq!(gnome.api_url, "https://gitlab.gnome.org/api/v4");
-        assert_eq!(gnome.token_env, vec!["GNOME_TOKEN"]);
-        assert_eq!(gnome.token_header, TokenHeader::Bearer);
-        assert_eq!(c.hosts[2].api_url, "https://codeberg.org/api/v1");
-        assert_eq!(c.hosts[2].token_env, vec!["FORGEJO_TOKEN"]);
-    }
-
-    #[test]
-    fn a_further_host_of_a_kind_qualifies_its_source() {
-        let c = parse(
-            "[[hosts]]\nname = \"dotcom\"\nkind = \"github\"\n\
-             [[hosts]]\nname = \"ghe\"\nkind = \"github\"\napi_url = \"https://ghe.example.com/api/v3\"\n\
-             [[hosts]]\nname = \"gitlab\"\nkind = \"gitlab\"\n\
-             [[groups]]\nid = \"g\"\nname = \"G\"\n\
-             [[groups.repos]]\nrepo = \"o/n\"\n\
-             [[groups.repos]]\nrepo = \"o/n\"\nid = \"n-ghe\"\nhost = \"ghe\"\n",
-        )
-        .unwrap();
-        let sources: Vec<&str> = c.hosts.iter().map(|h| h.signals_source.as_str()).collect();
-        assert_eq!(sources, ["github", "github-ghe", "gitlab"]);
-        let repos: Vec<(&str, &str)> = c.groups[0]
-            .repos
-            .iter()
-            .map(|r| (r.id.as_str(), r.source.as_str()))
-            .collect();
-        assert_eq!(repos, [("n", "github"), ("n-ghe", "github-ghe")]);
-        // The name of a further host becomes part of ids: it must be a slug.
-        let e = parse(
-            "[[hosts]]\nname = \"a\"\nkind = \"gitlab\"\n\
-             [[hosts]]\nname = \"Gnome.org\"\nkind = \"gitlab\"\n",
-        )
-        .unwrap_err();
-        let m = e.to_string();
-        assert!(m.starts_with("signals.toml:5: "), "{m}");
-        assert!(
-            m.contains("\"Gnome.org\" is not a slug") && m.contains("\"gnome-org\""),
-            "{m}"
-        );
-        // The first host of a kind may keep any name: it is not in ids.
-        assert!(parse("[[hosts]]\nname = \"Gnome.org\"\nkind = \"gitlab\"\n").is_ok());
-    }
-
-    #[test]
-    fn old_single_host_configs_keep_working() {
-        let c = parse("[host]\nkind = \"gitlab\"\n[[groups]]\nid = \"g\"\nname = \"G\"\nrepos = [\"a/b/c\"]\n").unwrap();
-        assert_eq!(c.hosts.len(), 1);
-        assert_eq!(c.hosts[0].name, "gitlab");
-        assert_eq!(c.hosts[0].api_url, "https://gitlab.com/api/v4");
-        assert_eq!(c.groups[0].repos[0].source, Source::Gitlab);
-        assert_eq!(c.groups[0].repos[0].id, "c");
-    }
-
-    #[test]
-    fn host_errors_say_what_to_change() {
-        let e = parse("[host]\nkind = \"github\"\n[[hosts]]\nname = \"a\"\n").unwrap_err();
-        assert!(e.to_string().contains("keep one"), "{e}");
-        let e = parse("[[hosts]]\nkind = \"github\"\n[[hosts]]\nname = \"b\"\nkind = \"gitlab\"\n")
-            .unwrap_err();
-        assert!(e.to_string().contains("needs a `name`"), "{e}");
-        let e = parse("[host]\nkind = \"bitbucket\"\n").unwrap_err();
-        assert_eq!(e.line, Some(2));
-        assert!(e.to_string().contains("\"forgejo\""), "{e}");
-        let e = parse("[[groups]]\nid = \"g\"\nname = \"G\"\n[[groups.repos]]\nrepo = \"a/b\"\nhost = \"nope\"\n").unwrap_err();
-        assert_eq!(e.line, Some(6));
-        assert!(e.to_string().contains("use one of \"github\""), "{e}");
-        // A nested path on GitHub is a mistake the error explains.
-        let e = parse("[[groups]]\nid = \"g\"\nname = \"G\"\nrepos = [\"a/b/c\"]\n").unwrap_err();
-        assert!(e.to_string().contains("only GitLab projects"), "{e}");
-        let e = parse("[host]\ntoken_header = \"bearer\"\n").unwrap_err();
-        assert!(e.to_string().contains("GitLab hosts only"), "{e}");
     }
 
     #[test]

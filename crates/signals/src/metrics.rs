@@ -11,9 +11,12 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use jiff::Timestamp;
+use signals_core::health::Health;
 use signals_core::owners::State;
-use signals_store::{OwnerStatus, Status};
+use signals_store::{OwnerStatus, RepoStatus, Status};
 use signals_store_pg::QueueStatus;
+
+use crate::store::Opened;
 
 /// A per-repository metric: name, type, help, value.
 type RepoMetric = (
@@ -88,6 +91,24 @@ fn secs(t: Timestamp) -> f64 {
     t.as_millisecond() as f64 / 1000.0
 }
 
+/// The exposition of the store, now (`signals metrics`, and `serve`'s
+/// `/metrics`).
+pub fn text(store: &Opened, interval: Duration) -> anyhow::Result<String> {
+    let status = store.status()?;
+    let owners = store.owners_status()?;
+    let queue = match store {
+        Opened::Postgres(pg) => Some(pg.queue_status(interval)?),
+        Opened::Sqlite(_) => None,
+    };
+    Ok(render(
+        &status,
+        &owners,
+        queue.as_ref(),
+        interval,
+        jiff::Timestamp::now(),
+    ))
+}
+
 /// The exposition for `status` (and, on PostgreSQL, `queue`), judged at
 /// `now` against the collection `interval`.
 pub fn render(
@@ -113,25 +134,40 @@ pub fn render(
             )
         })
         .collect();
+    repository_families(&mut out, &repos);
+    http_totals(&mut out, status, owners);
+    rate_limit_families(&mut out, status);
+    owner_families(&mut out, owners);
+    if let Some(q) = queue {
+        worker_families(&mut out, q);
+    }
+    out
+}
 
+/// A repository's labels, its status and its health.
+type Judged<'a> = ([(&'static str, &'a str); 2], &'a RepoStatus, Health);
+
+/// Per repository: its last success and reconcile, whether it is left
+/// out, its runs, failures, staleness, items and events.
+fn repository_families(out: &mut String, repos: &[Judged<'_>]) {
     let mut f = family(
-        &mut out,
+        out,
         "signals_repository_last_success_timestamp_seconds",
         "gauge",
         "Unix time of the repository's latest successful run (absent before the first).",
     );
-    for (labels, _, h) in &repos {
+    for (labels, _, h) in repos {
         if let Some(t) = h.last_success {
             f.sample(labels, secs(t));
         }
     }
     let mut f = family(
-        &mut out,
+        out,
         "signals_repository_last_reconcile_timestamp_seconds",
         "gauge",
         "Unix time of the repository's latest reconcile, a run that listed every item (absent before the first).",
     );
-    for (labels, _, h) in &repos {
+    for (labels, _, h) in repos {
         if let Some(t) = h.last_reconcile {
             f.sample(labels, secs(t));
         }
@@ -140,12 +176,12 @@ pub fn render(
     // now leaves out) is no longer collected on purpose: its health says
     // so (`left_out`), and it is never counted stale.
     let mut f = family(
-        &mut out,
+        out,
         "signals_repository_left_out",
         "gauge",
         "1 when the repository was found through an owner (orgs) that no longer lists it, or the group's filter now leaves it out, so it is no longer collected; else 0.",
     );
-    for (labels, _, h) in &repos {
+    for (labels, _, h) in repos {
         f.sample(labels, f64::from(u8::from(h.left_out.is_some())));
     }
     let per_repo: [RepoMetric; 6] = [
@@ -187,12 +223,15 @@ pub fn render(
         ),
     ];
     for (name, kind, help, value) in per_repo {
-        let mut f = family(&mut out, name, kind, help);
-        for (labels, r, h) in &repos {
+        let mut f = family(out, name, kind, help);
+        for (labels, r, h) in repos {
             f.sample(labels, value(r, h));
         }
     }
+}
 
+/// The HTTP totals of every run and owner listing in the store.
+fn http_totals(out: &mut String, status: &Status, owners: &[OwnerStatus]) {
     // Owner listings (issue 20) count with the runs: same requests, same
     // HTTP layer.
     let total = |pick: fn(&signals_core::RequestStats) -> u64| -> f64 {
@@ -226,9 +265,12 @@ pub fn render(
         ),
     ];
     for (name, help, value) in totals {
-        family(&mut out, name, "counter", help).sample(&[], value);
+        family(out, name, "counter", help).sample(&[], value);
     }
+}
 
+/// Per token (its fingerprint): its rate limit as last seen.
+fn rate_limit_families(out: &mut String, status: &Status) {
     let limits: [LimitMetric; 4] = [
         (
             "signals_rate_limit_remaining",
@@ -252,14 +294,17 @@ pub fn render(
         ),
     ];
     for (name, help, value) in limits {
-        let mut f = family(&mut out, name, "gauge", help);
+        let mut f = family(out, name, "gauge", help);
         for (token, limit, seen) in &status.rate_limits {
             f.sample(&[("token", token)], value(limit, *seen));
         }
     }
+}
 
+/// Per owner (issue 20): its last listing, and its repositories by state.
+fn owner_families(out: &mut String, owners: &[OwnerStatus]) {
     let mut f = family(
-        &mut out,
+        out,
         "signals_owner_last_listing_timestamp_seconds",
         "gauge",
         "Unix time of the owner's latest successful listing (absent before the first).",
@@ -275,7 +320,7 @@ pub fn render(
         }
     }
     let mut f = family(
-        &mut out,
+        out,
         "signals_owner_repositories",
         "gauge",
         "Repositories found through the owner, by state (tracked, gone, archived, fork, excluded).",
@@ -298,36 +343,37 @@ pub fn render(
             f.sample(&labels, n as f64);
         }
     }
+}
 
-    if let Some(q) = queue {
-        let mut f = family(
-            &mut out,
-            "signals_worker_last_seen_timestamp_seconds",
-            "gauge",
-            "Unix time at which the worker last reported (PostgreSQL stores).",
-        );
-        for w in &q.workers {
-            f.sample(&[("worker", &w.id)], secs(w.seen_at));
-        }
-        let mut f = family(
-            &mut out,
-            "signals_worker_state",
-            "gauge",
-            "1 for the worker's state (collecting, idle or stopped) as it last reported.",
-        );
-        for w in &q.workers {
-            let state = w.state.split_whitespace().next().unwrap_or("unknown");
-            f.sample(&[("worker", &w.id), ("state", state)], 1.0);
-        }
-        family(
-            &mut out,
-            "signals_repositories_due",
-            "gauge",
-            "Repositories due for collection now and not leased (PostgreSQL stores).",
-        )
-        .sample(&[], q.due as f64);
+/// On PostgreSQL: per worker, when it last reported and its state; the
+/// repositories due.
+fn worker_families(out: &mut String, q: &QueueStatus) {
+    let mut f = family(
+        out,
+        "signals_worker_last_seen_timestamp_seconds",
+        "gauge",
+        "Unix time at which the worker last reported (PostgreSQL stores).",
+    );
+    for w in &q.workers {
+        f.sample(&[("worker", &w.id)], secs(w.seen_at));
     }
-    out
+    let mut f = family(
+        out,
+        "signals_worker_state",
+        "gauge",
+        "1 for the worker's state (collecting, idle or stopped) as it last reported.",
+    );
+    for w in &q.workers {
+        let state = w.state.split_whitespace().next().unwrap_or("unknown");
+        f.sample(&[("worker", &w.id), ("state", state)], 1.0);
+    }
+    family(
+        out,
+        "signals_repositories_due",
+        "gauge",
+        "Repositories due for collection now and not leased (PostgreSQL stores).",
+    )
+    .sample(&[], q.due as f64);
 }
 
 #[cfg(test)]

@@ -8,29 +8,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::store::Opened;
-
-/// The exposition text of the store at `store_path`, now.
-pub fn text(store: &Opened, interval: Duration) -> anyhow::Result<String> {
-    let status = store.status()?;
-    let owners = store.owners_status()?;
-    let queue = match store {
-        Opened::Postgres(pg) => Some(pg.queue_status(interval)?),
-        Opened::Sqlite(_) => None,
-    };
-    Ok(crate::metrics::render(
-        &status,
-        &owners,
-        queue.as_ref(),
-        interval,
-        jiff::Timestamp::now(),
-    ))
-}
-
 /// Prints them, or replaces `out` with them.
 pub fn run(store_path: &Path, out: Option<&Path>, interval: Duration) -> anyhow::Result<u8> {
-    let store = super::open_existing_store(store_path)?;
-    let text = text(&store, interval)?;
+    let store = crate::store::open(store_path, false)?;
+    let text = crate::metrics::text(&store, interval)?;
     match out {
         None => {
             let mut stdout = std::io::stdout().lock();

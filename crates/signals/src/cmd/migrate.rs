@@ -1,146 +1,27 @@
-//! `signals migrate --from <store> --to <store>`: copies a store, all of its
-//! history, into a new empty store of either kind (SQLite to PostgreSQL to
-//! scale out, or back), then verifies the copy: the rows of every table are
-//! counted on both sides, and every document and page the export writes
-//! from the copy is compared, byte for byte, with those written from the
-//! original.
-//!
-//! Rows stream from one store to the other through a bounded channel (the
-//! source is read on its own thread), so memory stays flat whatever the
-//! size of the store.
+//! `signals migrate --from <store> --to <store>`: copies a store into a new
+//! one of either kind, then verifies the copy (`crate::migrate`).
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-use anyhow::{Context, bail};
 use signals_core::importance::Weights;
-use signals_store::dump::Record;
 
 use crate::cli::MigrateArgs;
 
-/// Rows in flight between the two stores.
-const CHANNEL: usize = 4096;
-
 /// Runs `signals migrate`.
 pub fn run(args: &MigrateArgs, weights: &Weights) -> anyhow::Result<u8> {
-    let from_shown = crate::store::shown(&args.from);
-    let to_shown = crate::store::shown(&args.to);
-    if from_shown == to_shown {
-        bail!("--from and --to are the same store ({from_shown}): copy into a new, empty one");
-    }
-    let source = crate::store::open(&args.from, false)
-        .with_context(|| format!("cannot open the store to copy, {from_shown}"))?;
-    let mut target = crate::store::open(&args.to, true)
-        .with_context(|| format!("cannot open the store to copy into, {to_shown}"))?;
-
-    let (tx, rx) = std::sync::mpsc::sync_channel::<signals_store::Result<Record>>(CHANNEL);
-    let reader = std::thread::spawn(move || {
-        let result = source.dump(&mut |record| {
-            // A closed channel means the loading side failed; it reports.
-            let _ = tx.send(Ok(record));
-            Ok(())
-        });
-        if let Err(e) = result {
-            let _ = tx.send(Err(e));
-        }
-        source
-    });
-    let loaded = target.load(&mut rx.into_iter());
-    let source = reader
-        .join()
-        .map_err(|_| anyhow::anyhow!("the thread reading {from_shown} panicked"))?;
-    loaded.with_context(|| {
-        format!("copying {from_shown} into {to_shown} failed; {to_shown} is unchanged")
-    })?;
-
-    let counts = source.table_counts()?;
-    let copied = target.table_counts()?;
-    if counts != copied {
-        bail!(
-            "the copy in {to_shown} does not have the rows of {from_shown}: {copied:?} against {counts:?}"
-        );
-    }
+    let copied = crate::migrate::copy(&args.from, &args.to)?;
     println!(
         "copied {} rows: {}",
-        counts.iter().map(|(_, n)| n).sum::<u64>(),
-        counts
+        copied.counts.iter().map(|(_, n)| n).sum::<u64>(),
+        copied
+            .counts
             .iter()
             .map(|(t, n)| format!("{t} {n}"))
             .collect::<Vec<_>>()
             .join(", ")
     );
-
-    let scratch = std::env::temp_dir().join(format!("signals-migrate-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&scratch);
-    std::fs::create_dir_all(&scratch)
-        .with_context(|| format!("cannot create {}", scratch.display()))?;
-    let verified = verify(&*source, &*target, &scratch, weights);
-    let _ = std::fs::remove_dir_all(&scratch);
-    let files = verified?;
+    let files = crate::migrate::verify(&copied, weights)?;
     println!(
-        "verified: {files} exported files are identical from both stores; {to_shown} is ready"
+        "verified: {files} exported files are identical from both stores; {} is ready",
+        crate::store::shown(&args.to)
     );
     Ok(crate::exit::OK)
-}
-
-/// Exports both stores and compares every file; returns how many.
-fn verify(
-    source: &dyn signals_store::Backend,
-    target: &dyn signals_store::Backend,
-    scratch: &Path,
-    weights: &Weights,
-) -> anyhow::Result<usize> {
-    let (a, b) = (
-        scratch.join("from").join("site"),
-        scratch.join("to").join("site"),
-    );
-    for dir in [&a, &b] {
-        std::fs::create_dir_all(dir.parent().unwrap_or(scratch))?;
-    }
-    // One judgement for both, so health cannot tell them apart.
-    let judge = super::export::Judge {
-        interval: std::time::Duration::from_secs(3600),
-        now: jiff::Timestamp::now(),
-    };
-    super::export::export(source, &a, weights, judge)?;
-    super::export::export(target, &b, weights, judge)?;
-    let (left, right) = (files(&a)?, files(&b)?);
-    if left.len() != right.len() || !left.keys().eq(right.keys()) {
-        bail!(
-            "the exports differ in their files ({} against {}): the copy is not faithful",
-            left.len(),
-            right.len()
-        );
-    }
-    for (name, path) in &left {
-        let (x, y) = (std::fs::read(path)?, std::fs::read(&right[name])?);
-        if x != y {
-            bail!(
-                "the exported {} differs between the two stores: the copy is not faithful",
-                name.display()
-            );
-        }
-    }
-    Ok(left.len())
-}
-
-/// Every file under `root` (following its symbolic links), by path
-/// relative to it.
-fn files(root: &Path) -> anyhow::Result<BTreeMap<PathBuf, PathBuf>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![root.canonicalize()?];
-    let base = stack[0].clone();
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)? {
-            let path = entry?.path();
-            let meta = std::fs::metadata(&path)?;
-            if meta.is_dir() {
-                stack.push(path);
-            } else {
-                let rel = path.strip_prefix(&base).unwrap_or(&path).to_path_buf();
-                out.insert(rel, path);
-            }
-        }
-    }
-    Ok(out)
 }

@@ -1,4 +1,8 @@
-//! One file per subcommand, each with its `run`.
+//! One file per subcommand, each with its `run`: it reads its flags, calls
+//! one engine of the crate (`collect`, `export`, `alerts`, `serve`,
+//! `status`, ...) and prints what it returns. A subcommand file imports no
+//! other one, and nothing outside `cmd/` imports them: what two commands
+//! share is an engine.
 
 pub mod collect;
 pub mod completions;
@@ -13,12 +17,8 @@ pub mod serve;
 pub mod status;
 pub mod validate;
 
-use std::path::Path;
-
-use anyhow::Context;
-
 use crate::cli::{Cli, Command};
-use crate::config::Config;
+use crate::config::{self, for_command as config_for};
 
 /// Dispatches a parsed command line; returns the exit code.
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
@@ -27,7 +27,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Validate(args) => validate::run(&args.files),
         Command::Demo(args) => demo::run(&args.out, cli.verbose),
         Command::Collect(args) => {
-            let mut config = load_config(&cli.config)?;
+            let mut config = config::load_with_env(&cli.config)?;
             if let Some(store) = &args.store {
                 config.store = store.clone();
             }
@@ -64,42 +64,4 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Completions(args) => completions::completions(args.shell),
         Command::Man => completions::man(),
     }
-}
-
-/// Loads the config file and applies the environment.
-pub(crate) fn load_config(path: &Path) -> anyhow::Result<Config> {
-    let mut config = Config::load(path)?;
-    config.apply_env(|k| std::env::var(k).ok())?;
-    Ok(config)
-}
-
-/// The configuration of commands that need no repository list, with the
-/// store and output paths given as flags: flags win; otherwise the config
-/// file when there is one; otherwise the environment and the defaults.
-pub(crate) fn config_for(
-    config_path: &Path,
-    store: Option<&Path>,
-    out: Option<&Path>,
-) -> anyhow::Result<Config> {
-    let mut config = if config_path.exists() {
-        load_config(config_path)?
-    } else {
-        let mut c = Config::parse("", Path::new("<defaults>")).context("built-in defaults")?;
-        c.apply_env(|k| std::env::var(k).ok())?;
-        c
-    };
-    if let Some(store) = store {
-        config.store = store.to_path_buf();
-    }
-    if let Some(out) = out {
-        config.out = out.to_path_buf();
-    }
-    Ok(config)
-}
-
-/// Opens an existing store (a SQLite file or a PostgreSQL database); a
-/// missing file is an error that says what to do (opening would otherwise
-/// create an empty store).
-fn open_existing_store(path: &Path) -> anyhow::Result<crate::store::Opened> {
-    crate::store::open(path, false)
 }

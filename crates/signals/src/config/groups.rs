@@ -242,35 +242,17 @@ fn owners(
     Ok(out)
 }
 
+/// The host of each repository, by (group id, repository id), as an
+/// index into the hosts.
+type RepoHosts = HashMap<(String, String), usize>;
+
 /// Checks the groups: ids, repositories, owners and hosts. Returns them
 /// with the host of each repository by (group id, repository id).
-#[allow(clippy::type_complexity)]
 pub(super) fn parse(
     raw: Vec<RawGroup>,
     hosts: &[HostConfig],
-) -> Result<(Vec<GroupConfig>, HashMap<(String, String), usize>), Problem> {
+) -> Result<(Vec<GroupConfig>, RepoHosts), Problem> {
     let mut repo_hosts = HashMap::new();
-    // A named host, or an error that lists the configured names.
-    let find_host = |name: &Spanned<String>| -> Result<usize, Problem> {
-        hosts
-            .iter()
-            .position(|h| h.name == *name.get_ref())
-            .ok_or_else(|| {
-                err(
-                    at(name.span()),
-                    format!(
-                        "host {:?} is not configured: use one of {}",
-                        name.get_ref(),
-                        hosts
-                            .iter()
-                            .map(|h| format!("{:?}", h.name))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )
-            })
-    };
-
     let mut groups = Vec::new();
     let mut group_ids = HashSet::new();
     for g in raw {
@@ -290,110 +272,162 @@ pub(super) fn parse(
                 format!("group id {gid:?} is used twice"),
             ));
         }
-        let group_host = g.host.as_ref().map(&find_host).transpose()?;
-        let mut repos = Vec::new();
-        let mut repo_ids = HashSet::new();
-        for entry in g.repos {
-            let entry_span = entry.span();
-            let r = match entry.into_inner() {
-                RawRepoEntry::Full(r) => r,
-                RawRepoEntry::Short(s) => RawRepo {
-                    repo: Spanned::new(entry_span.clone(), s),
-                    host: None,
-                    id: None,
-                    name: None,
-                    keywords: vec![],
-                },
-            };
-            // The repository's host: named, else the group's, else the
-            // host whose domain a pasted URL names, else the first.
-            let host_idx = match &r.host {
-                Some(name) => find_host(name)?,
-                None => default_host(r.repo.get_ref(), group_host, hosts),
-            };
-            let source = hosts[host_idx].source;
-            let signals_source = hosts[host_idx].signals_source.clone();
-            let repo = RepoName::parse(&normalize_repo_input(r.repo.get_ref()))
-                .map_err(|e| err(at(r.repo.span()), e.to_string()))?;
-            if repo.is_nested() && !source.allows_nested_paths() {
-                return Err(err(
-                    at(r.repo.span()),
-                    format!(
-                        "{:?} has more than two parts, which only GitLab projects (nested groups) have; host {:?} is {}: set `host` to a GitLab host, or use `owner/name`",
-                        repo.to_string(),
-                        hosts[host_idx].name,
-                        source.display_name()
-                    ),
-                ));
-            }
-            let name = r.name.unwrap_or_else(|| repo.name().to_string());
-            let (id, span) = match &r.id {
-                Some(id) => (id.get_ref().clone(), id.span()),
-                None => (slugify(repo.name()), r.repo.span()),
-            };
-            if !is_slug(&id) {
-                return Err(err(
-                    at(span),
-                    format!(
-                        "repository id {id:?} is not a slug: use lowercase letters, digits and single dashes"
-                    ),
-                ));
-            }
-            if !repo_ids.insert(id.clone()) {
-                return Err(err(
-                    at(span),
-                    format!(
-                        "repository id {id:?} is used twice in group {gid:?}: set a distinct `id` for one of them"
-                    ),
-                ));
-            }
-            repo_hosts.insert((gid.clone(), id.clone()), host_idx);
-            repos.push(TrackedRepo {
-                id,
-                source: signals_source,
-                repo,
-                name,
-                keywords: r.keywords,
-            });
-        }
-        let owners = owners(&g.orgs, group_host, hosts)?;
-        let mut exclude = Vec::new();
-        for e in g.exclude {
-            let name = normalize_repo_input(e.get_ref());
-            if name.is_empty() || name.split('/').any(|s| s.is_empty()) {
-                return Err(err(
-                    at(e.span()),
-                    format!(
-                        "exclude entry {:?} is not a repository: write \"owner/name\" or a name",
-                        e.get_ref()
-                    ),
-                ));
-            }
-            exclude.push(name);
-        }
-        if owners.is_empty() && (g.include_archived || g.include_forks || !exclude.is_empty()) {
-            return Err(err(
-                at(g.id.span()),
+        groups.push(group(g, hosts, &mut repo_hosts)?);
+    }
+    Ok((groups, repo_hosts))
+}
+
+/// A named host, or an error that lists the configured names.
+fn find_host(hosts: &[HostConfig], name: &Spanned<String>) -> Result<usize, Problem> {
+    hosts
+        .iter()
+        .position(|h| h.name == *name.get_ref())
+        .ok_or_else(|| {
+            err(
+                at(name.span()),
                 format!(
-                    "group {gid:?} sets include_archived, include_forks or exclude, which apply to `orgs` only: list the owners in `orgs`, or remove those keys"
+                    "host {:?} is not configured: use one of {}",
+                    name.get_ref(),
+                    hosts
+                        .iter()
+                        .map(|h| format!("{:?}", h.name))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        })
+}
+
+/// One group: its repositories (each with its host, noted in
+/// `repo_hosts`), its owners and their filter.
+fn group(
+    g: RawGroup,
+    hosts: &[HostConfig],
+    repo_hosts: &mut RepoHosts,
+) -> Result<GroupConfig, Problem> {
+    let gid = g.id.get_ref();
+    let group_host = g.host.as_ref().map(|h| find_host(hosts, h)).transpose()?;
+    let mut repos = Vec::new();
+    let mut repo_ids = HashSet::new();
+    for entry in g.repos {
+        let (repo, host_idx, span) = repo_entry(entry, group_host, hosts)?;
+        if !repo_ids.insert(repo.id.clone()) {
+            return Err(err(
+                at(span),
+                format!(
+                    "repository id {:?} is used twice in group {gid:?}: set a distinct `id` for one of them",
+                    repo.id
                 ),
             ));
         }
-        groups.push(GroupConfig {
-            group: Group {
-                id: gid.clone(),
-                name: g.name,
-            },
-            repos,
-            owners,
-            filter: Filter {
-                include_archived: g.include_archived,
-                include_forks: g.include_forks,
-                exclude,
-            },
-        });
+        repo_hosts.insert((gid.clone(), repo.id.clone()), host_idx);
+        repos.push(repo);
     }
-    Ok((groups, repo_hosts))
+    let owners = owners(&g.orgs, group_host, hosts)?;
+    let exclude = exclude(g.exclude)?;
+    if owners.is_empty() && (g.include_archived || g.include_forks || !exclude.is_empty()) {
+        return Err(err(
+            at(g.id.span()),
+            format!(
+                "group {gid:?} sets include_archived, include_forks or exclude, which apply to `orgs` only: list the owners in `orgs`, or remove those keys"
+            ),
+        ));
+    }
+    Ok(GroupConfig {
+        group: Group {
+            id: gid.clone(),
+            name: g.name,
+        },
+        repos,
+        owners,
+        filter: Filter {
+            include_archived: g.include_archived,
+            include_forks: g.include_forks,
+            exclude,
+        },
+    })
+}
+
+/// One entry of a group's `repos`: the repository, its host, and the
+/// span of its id (to say where a repeated id is).
+fn repo_entry(
+    entry: Spanned<RawRepoEntry>,
+    group_host: Option<usize>,
+    hosts: &[HostConfig],
+) -> Result<(TrackedRepo, usize, Range<usize>), Problem> {
+    let entry_span = entry.span();
+    let r = match entry.into_inner() {
+        RawRepoEntry::Full(r) => r,
+        RawRepoEntry::Short(s) => RawRepo {
+            repo: Spanned::new(entry_span.clone(), s),
+            host: None,
+            id: None,
+            name: None,
+            keywords: vec![],
+        },
+    };
+    // The repository's host: named, else the group's, else the
+    // host whose domain a pasted URL names, else the first.
+    let host_idx = match &r.host {
+        Some(name) => find_host(hosts, name)?,
+        None => default_host(r.repo.get_ref(), group_host, hosts),
+    };
+    let source = hosts[host_idx].source;
+    let signals_source = hosts[host_idx].signals_source.clone();
+    let repo = RepoName::parse(&normalize_repo_input(r.repo.get_ref()))
+        .map_err(|e| err(at(r.repo.span()), e.to_string()))?;
+    if repo.is_nested() && !source.allows_nested_paths() {
+        return Err(err(
+            at(r.repo.span()),
+            format!(
+                "{:?} has more than two parts, which only GitLab projects (nested groups) have; host {:?} is {}: set `host` to a GitLab host, or use `owner/name`",
+                repo.to_string(),
+                hosts[host_idx].name,
+                source.display_name()
+            ),
+        ));
+    }
+    let name = r.name.unwrap_or_else(|| repo.name().to_string());
+    let (id, span) = match &r.id {
+        Some(id) => (id.get_ref().clone(), id.span()),
+        None => (slugify(repo.name()), r.repo.span()),
+    };
+    if !is_slug(&id) {
+        return Err(err(
+            at(span),
+            format!(
+                "repository id {id:?} is not a slug: use lowercase letters, digits and single dashes"
+            ),
+        ));
+    }
+    let repo = TrackedRepo {
+        id,
+        source: signals_source,
+        repo,
+        name,
+        keywords: r.keywords,
+    };
+    Ok((repo, host_idx, span))
+}
+
+/// A group's `exclude`: repositories of its owners never tracked, each
+/// `owner/name` or a name.
+fn exclude(raw: Vec<Spanned<String>>) -> Result<Vec<String>, Problem> {
+    let mut exclude = Vec::new();
+    for e in raw {
+        let name = normalize_repo_input(e.get_ref());
+        if name.is_empty() || name.split('/').any(|s| s.is_empty()) {
+            return Err(err(
+                at(e.span()),
+                format!(
+                    "exclude entry {:?} is not a repository: write \"owner/name\" or a name",
+                    e.get_ref()
+                ),
+            ));
+        }
+        exclude.push(name);
+    }
+    Ok(exclude)
 }
 
 #[cfg(test)]

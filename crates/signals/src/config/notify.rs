@@ -9,13 +9,14 @@
 //! [`Secret`] has a redacting `Debug`.
 
 use std::fmt;
+use std::ops::Range;
 
 use serde::Deserialize;
 use signals_core::ItemKind;
 use signals_core::notify::{Initial, Keywords, Rule, Schedule, Trigger};
 use toml::Spanned;
 
-use super::GroupConfig;
+use super::{GroupConfig, SpanError};
 
 /// A value that must not be shown: `Debug` prints `<redacted>`.
 #[derive(Clone, PartialEq, Eq)]
@@ -166,9 +167,6 @@ enum RawTo {
     Many(Vec<String>),
 }
 
-/// An error at a byte span: its message (the caller adds file and line).
-pub(super) type SpanError = (std::ops::Range<usize>, String);
-
 /// Checks the `[[notify]]` tables against the configured groups.
 pub(super) fn parse(
     raw: Vec<Spanned<RawNotify>>,
@@ -178,203 +176,256 @@ pub(super) fn parse(
     for table in raw {
         let span = table.span();
         let r = table.into_inner();
-        let name = match &r.name {
-            Some(n) if !n.get_ref().trim().is_empty() => n.get_ref().trim().to_string(),
-            _ => {
-                return Err((
-                    span,
-                    "every [[notify]] rule needs a `name`, such as name = \"regressions\""
-                        .to_string(),
-                ));
-            }
-        };
-        let name_span = r.name.as_ref().map_or(span.clone(), |n| n.span());
-        if rules.iter().any(|x| x.rule.name == name) {
-            return Err((
-                name_span,
-                format!("notify rule name {name:?} is used twice: give each rule its own name"),
-            ));
-        }
+        let name = rule_name(&r, &span, &rules)?;
         let ctx = |m: String| format!("notify rule {name:?}: {m}");
-
-        let mut rule = Rule::any(&name);
-        for g in &r.groups {
-            if !groups.iter().any(|c| c.group.id == *g.get_ref()) {
-                return Err((
-                    g.span(),
-                    ctx(format!(
-                        "group {:?} is not configured: use one of {}",
-                        g.get_ref(),
-                        list(groups.iter().map(|c| c.group.id.as_str()))
-                    )),
-                ));
-            }
-            rule.groups.push(g.get_ref().clone());
-        }
-        for repo in &r.repos {
-            let known = groups.iter().flat_map(|g| &g.repos).any(|t| {
-                t.id == *repo.get_ref() || t.repo.to_string().eq_ignore_ascii_case(repo.get_ref())
-            });
-            if !known {
-                return Err((
-                    repo.span(),
-                    ctx(format!(
-                        "repository {:?} is not configured: name a repository id or its owner/name",
-                        repo.get_ref()
-                    )),
-                ));
-            }
-            rule.repos.push(repo.get_ref().clone());
-        }
-        for k in &r.kinds {
-            let kind = ItemKind::parse(k.get_ref()).ok_or_else(|| {
-                (
-                    k.span(),
-                    ctx(format!(
-                        "kind {:?} is not known: use \"issue\", \"pull_request\" or \"release\"",
-                        k.get_ref()
-                    )),
-                )
-            })?;
-            rule.kinds.push(kind);
-        }
-        for e in &r.events {
-            let t = Trigger::parse(e.get_ref()).ok_or_else(|| {
-                (
-                    e.span(),
-                    ctx(format!(
-                        "event {:?} is not known: use {}",
-                        e.get_ref(),
-                        list(Trigger::ALL.iter().map(|t| t.as_str()))
-                    )),
-                )
-            })?;
-            rule.events.push(t);
-        }
-        rule.labels = r.labels.clone();
-        if let Some(m) = &r.min_importance {
-            if !m.get_ref().is_finite() || *m.get_ref() < 0.0 {
-                return Err((
-                    m.span(),
-                    ctx("min_importance must be a number of 0 or more".to_string()),
-                ));
-            }
-            rule.min_importance = Some(*m.get_ref());
-        }
-        if let Some(k) = &r.keywords {
-            rule.keywords = match k.get_ref() {
-                RawKeywords::Named(n) if n == "repository" => Keywords::Repository,
-                RawKeywords::Named(n) => {
-                    return Err((
-                        k.span(),
-                        ctx(format!(
-                            "keywords = {n:?}: write a list such as [\"regression\"], or \"repository\" for each repository's own keywords"
-                        )),
-                    ));
-                }
-                RawKeywords::Words(w) => Keywords::Words(w.clone()),
-            };
-        }
-        rule.authors = r.authors.clone();
-        rule.exclude_authors = r.exclude_authors.clone();
-        rule.include_bots = r.include_bots;
-        if let Some(i) = &r.initial {
-            rule.initial = match i.get_ref().as_str() {
-                "summary" => Initial::Summary,
-                "none" => Initial::None,
-                other => {
-                    return Err((
-                        i.span(),
-                        ctx(format!(
-                            "initial = {other:?}: use \"summary\" (the default) or \"none\""
-                        )),
-                    ));
-                }
-            };
-        }
-
-        let kind = r.kind.as_ref().ok_or_else(|| {
-            (
-                span.clone(),
-                ctx("needs a `kind`: \"webhook\", \"slack\" or \"email\"".to_string()),
-            )
-        })?;
-        let url = |r: &RawNotify| -> Result<UrlSource, SpanError> {
-            match (&r.url, &r.url_env) {
-                (Some(_), Some(_)) => Err((
-                    span.clone(),
-                    ctx("set `url` or `url_env`, not both".to_string()),
-                )),
-                (Some(u), None) => {
-                    if !signals_core::hostile::is_http_url(u.get_ref()) {
-                        // The URL itself is not repeated: it may be a secret.
-                        return Err((u.span(), ctx("url must be an http(s) URL".to_string())));
-                    }
-                    Ok(UrlSource::Inline(Secret(u.get_ref().clone())))
-                }
-                (None, Some(env)) => Ok(UrlSource::Env(env.clone())),
-                (None, None) => Err((
-                    span.clone(),
-                    ctx(format!(
-                        "a {} rule needs `url` (or `url_env`, the environment variable holding it)",
-                        kind.get_ref()
-                    )),
-                )),
-            }
-        };
-        let email_only = [
-            ("smtp_host", r.smtp_host.is_some()),
-            ("smtp_ca_file", r.smtp_ca_file.is_some()),
-            ("tls", r.tls.is_some()),
-            ("from", r.from.is_some()),
-            ("to", r.to.is_some()),
-            ("digest", r.digest.is_some()),
-            ("timezone", r.timezone.is_some()),
-            ("top", r.top.is_some()),
-        ];
-        let channel = match kind.get_ref().as_str() {
-            "webhook" | "slack" => {
-                if let Some((key, _)) = email_only.iter().find(|(_, set)| *set) {
-                    return Err((
-                        span.clone(),
-                        ctx(format!(
-                            "`{key}` applies to email rules only: remove it, or set kind = \"email\""
-                        )),
-                    ));
-                }
-                if kind.get_ref() == "webhook" {
-                    Channel::Webhook {
-                        url: url(&r)?,
-                        secret_env: r.secret_env.clone(),
-                    }
-                } else {
-                    if r.secret_env.is_some() {
-                        return Err((
-                            span.clone(),
-                            ctx("secret_env applies to webhook rules only (Slack does not verify signatures)".to_string()),
-                        ));
-                    }
-                    Channel::Slack { url: url(&r)? }
-                }
-            }
-            "email" => Channel::Email(Box::new(email(&r, span.clone(), &ctx)?)),
-            other => {
-                return Err((
-                    kind.span(),
-                    ctx(format!(
-                        "kind {other:?} is not known: use \"webhook\", \"slack\" or \"email\""
-                    )),
-                ));
-            }
-        };
+        let rule = filter(&r, &name, groups, &ctx)?;
+        let channel = channel(&r, span, &ctx)?;
         rules.push(NotifyRule { rule, channel });
     }
     Ok(rules)
 }
 
+/// A rule's name: set, and not another rule's.
+fn rule_name(
+    r: &RawNotify,
+    span: &Range<usize>,
+    rules: &[NotifyRule],
+) -> Result<String, SpanError> {
+    let name = match &r.name {
+        Some(n) if !n.get_ref().trim().is_empty() => n.get_ref().trim().to_string(),
+        _ => {
+            return Err((
+                span.clone(),
+                "every [[notify]] rule needs a `name`, such as name = \"regressions\"".to_string(),
+            ));
+        }
+    };
+    let name_span = r.name.as_ref().map_or(span.clone(), |n| n.span());
+    if rules.iter().any(|x| x.rule.name == name) {
+        return Err((
+            name_span,
+            format!("notify rule name {name:?} is used twice: give each rule its own name"),
+        ));
+    }
+    Ok(name)
+}
+
+/// What a rule selects: where (groups, repositories), what (kinds,
+/// events, labels, authors), how important, and its first run's summary.
+fn filter(
+    r: &RawNotify,
+    name: &str,
+    groups: &[GroupConfig],
+    ctx: &dyn Fn(String) -> String,
+) -> Result<Rule, SpanError> {
+    let mut rule = Rule::any(name);
+    where_from(r, groups, &mut rule, ctx)?;
+    what(r, &mut rule, ctx)?;
+    rule.labels = r.labels.clone();
+    if let Some(m) = &r.min_importance {
+        if !m.get_ref().is_finite() || *m.get_ref() < 0.0 {
+            return Err((
+                m.span(),
+                ctx("min_importance must be a number of 0 or more".to_string()),
+            ));
+        }
+        rule.min_importance = Some(*m.get_ref());
+    }
+    if let Some(k) = &r.keywords {
+        rule.keywords = match k.get_ref() {
+            RawKeywords::Named(n) if n == "repository" => Keywords::Repository,
+            RawKeywords::Named(n) => {
+                return Err((
+                    k.span(),
+                    ctx(format!(
+                        "keywords = {n:?}: write a list such as [\"regression\"], or \"repository\" for each repository's own keywords"
+                    )),
+                ));
+            }
+            RawKeywords::Words(w) => Keywords::Words(w.clone()),
+        };
+    }
+    rule.authors = r.authors.clone();
+    rule.exclude_authors = r.exclude_authors.clone();
+    rule.include_bots = r.include_bots;
+    if let Some(i) = &r.initial {
+        rule.initial = match i.get_ref().as_str() {
+            "summary" => Initial::Summary,
+            "none" => Initial::None,
+            other => {
+                return Err((
+                    i.span(),
+                    ctx(format!(
+                        "initial = {other:?}: use \"summary\" (the default) or \"none\""
+                    )),
+                ));
+            }
+        };
+    }
+    Ok(rule)
+}
+
+/// The groups and repositories a rule watches, each configured.
+fn where_from(
+    r: &RawNotify,
+    groups: &[GroupConfig],
+    rule: &mut Rule,
+    ctx: &dyn Fn(String) -> String,
+) -> Result<(), SpanError> {
+    for g in &r.groups {
+        if !groups.iter().any(|c| c.group.id == *g.get_ref()) {
+            return Err((
+                g.span(),
+                ctx(format!(
+                    "group {:?} is not configured: use one of {}",
+                    g.get_ref(),
+                    list(groups.iter().map(|c| c.group.id.as_str()))
+                )),
+            ));
+        }
+        rule.groups.push(g.get_ref().clone());
+    }
+    for repo in &r.repos {
+        let known = groups.iter().flat_map(|g| &g.repos).any(|t| {
+            t.id == *repo.get_ref() || t.repo.to_string().eq_ignore_ascii_case(repo.get_ref())
+        });
+        if !known {
+            return Err((
+                repo.span(),
+                ctx(format!(
+                    "repository {:?} is not configured: name a repository id or its owner/name",
+                    repo.get_ref()
+                )),
+            ));
+        }
+        rule.repos.push(repo.get_ref().clone());
+    }
+    Ok(())
+}
+
+/// The kinds of items and the events a rule sends.
+fn what(r: &RawNotify, rule: &mut Rule, ctx: &dyn Fn(String) -> String) -> Result<(), SpanError> {
+    for k in &r.kinds {
+        let kind = ItemKind::parse(k.get_ref()).ok_or_else(|| {
+            (
+                k.span(),
+                ctx(format!(
+                    "kind {:?} is not known: use \"issue\", \"pull_request\" or \"release\"",
+                    k.get_ref()
+                )),
+            )
+        })?;
+        rule.kinds.push(kind);
+    }
+    for e in &r.events {
+        let t = Trigger::parse(e.get_ref()).ok_or_else(|| {
+            (
+                e.span(),
+                ctx(format!(
+                    "event {:?} is not known: use {}",
+                    e.get_ref(),
+                    list(Trigger::ALL.iter().map(|t| t.as_str()))
+                )),
+            )
+        })?;
+        rule.events.push(t);
+    }
+    Ok(())
+}
+
+/// Where a rule sends: by its `kind`, with only the keys of that kind.
+fn channel(
+    r: &RawNotify,
+    span: Range<usize>,
+    ctx: &dyn Fn(String) -> String,
+) -> Result<Channel, SpanError> {
+    let kind = r.kind.as_ref().ok_or_else(|| {
+        (
+            span.clone(),
+            ctx("needs a `kind`: \"webhook\", \"slack\" or \"email\"".to_string()),
+        )
+    })?;
+    let email_only = [
+        ("smtp_host", r.smtp_host.is_some()),
+        ("smtp_ca_file", r.smtp_ca_file.is_some()),
+        ("tls", r.tls.is_some()),
+        ("from", r.from.is_some()),
+        ("to", r.to.is_some()),
+        ("digest", r.digest.is_some()),
+        ("timezone", r.timezone.is_some()),
+        ("top", r.top.is_some()),
+    ];
+    match kind.get_ref().as_str() {
+        "webhook" | "slack" => {
+            if let Some((key, _)) = email_only.iter().find(|(_, set)| *set) {
+                return Err((
+                    span,
+                    ctx(format!(
+                        "`{key}` applies to email rules only: remove it, or set kind = \"email\""
+                    )),
+                ));
+            }
+            if kind.get_ref() == "webhook" {
+                Ok(Channel::Webhook {
+                    url: url(r, kind.get_ref(), &span, ctx)?,
+                    secret_env: r.secret_env.clone(),
+                })
+            } else {
+                if r.secret_env.is_some() {
+                    return Err((
+                        span,
+                        ctx("secret_env applies to webhook rules only (Slack does not verify signatures)".to_string()),
+                    ));
+                }
+                Ok(Channel::Slack {
+                    url: url(r, kind.get_ref(), &span, ctx)?,
+                })
+            }
+        }
+        "email" => Ok(Channel::Email(Box::new(email(r, span, ctx)?))),
+        other => Err((
+            kind.span(),
+            ctx(format!(
+                "kind {other:?} is not known: use \"webhook\", \"slack\" or \"email\""
+            )),
+        )),
+    }
+}
+
+/// A webhook's or Slack's URL: in the file (`url`) or in the environment
+/// (`url_env`), one of them.
+fn url(
+    r: &RawNotify,
+    kind: &str,
+    span: &Range<usize>,
+    ctx: &dyn Fn(String) -> String,
+) -> Result<UrlSource, SpanError> {
+    match (&r.url, &r.url_env) {
+        (Some(_), Some(_)) => Err((
+            span.clone(),
+            ctx("set `url` or `url_env`, not both".to_string()),
+        )),
+        (Some(u), None) => {
+            if !signals_core::hostile::is_http_url(u.get_ref()) {
+                // The URL itself is not repeated: it may be a secret.
+                return Err((u.span(), ctx("url must be an http(s) URL".to_string())));
+            }
+            Ok(UrlSource::Inline(Secret(u.get_ref().clone())))
+        }
+        (None, Some(env)) => Ok(UrlSource::Env(env.clone())),
+        (None, None) => Err((
+            span.clone(),
+            ctx(format!(
+                "a {kind} rule needs `url` (or `url_env`, the environment variable holding it)"
+            )),
+        )),
+    }
+}
+
+/// An email rule's server, addresses and schedule.
 fn email(
     r: &RawNotify,
-    span: std::ops::Range<usize>,
+    span: Range<usize>,
     ctx: &dyn Fn(String) -> String,
 ) -> Result<EmailConfig, SpanError> {
     if r.url.is_some() || r.url_env.is_some() || r.secret_env.is_some() {
@@ -398,6 +449,36 @@ fn email(
     };
     let smtp_host = need(&r.smtp_host, "smtp_host", "smtp.example.org")?;
     let from = need(&r.from, "from", "signals@example.org")?;
+    let tls = tls(r, &smtp_host, &span, ctx)?;
+    let to = recipients(r, &from, &span, ctx)?;
+    let (digest, timezone, top) = digest(r, ctx)?;
+    Ok(EmailConfig {
+        smtp_port: r.smtp_port.unwrap_or(match tls {
+            Tls::Implicit => 465,
+            Tls::Starttls => 587,
+            Tls::None => 25,
+        }),
+        smtp_host,
+        tls,
+        user_env: r.user_env.clone(),
+        password_env: r.password_env.clone(),
+        from,
+        to,
+        digest,
+        timezone,
+        top,
+        ca_file: r.smtp_ca_file.clone(),
+    })
+}
+
+/// How an email rule reaches its server: STARTTLS by default; no TLS
+/// only to a loopback server, and then without credentials.
+fn tls(
+    r: &RawNotify,
+    smtp_host: &str,
+    span: &Range<usize>,
+    ctx: &dyn Fn(String) -> String,
+) -> Result<Tls, SpanError> {
     let tls = match r.tls.as_ref().map(|t| (t.span(), t.get_ref().as_str())) {
         None | Some((_, "starttls")) => Tls::Starttls,
         Some((_, "tls")) => Tls::Implicit,
@@ -412,10 +493,10 @@ fn email(
         }
     };
     if tls == Tls::None {
-        let loopback = matches!(smtp_host.as_str(), "localhost" | "127.0.0.1" | "::1");
+        let loopback = matches!(smtp_host, "localhost" | "127.0.0.1" | "::1");
         if !loopback {
             return Err((
-                span,
+                span.clone(),
                 ctx(format!(
                     "tls = \"none\" is only allowed to a loopback server, not {smtp_host:?}: use \"starttls\" or \"tls\""
                 )),
@@ -423,11 +504,22 @@ fn email(
         }
         if r.user_env.is_some() || r.password_env.is_some() {
             return Err((
-                span,
+                span.clone(),
                 ctx("tls = \"none\" sends no credentials: remove user_env and password_env, or use TLS".to_string()),
             ));
         }
     }
+    Ok(tls)
+}
+
+/// An email rule's recipients (at least one), each an address, as
+/// `from` must be.
+fn recipients(
+    r: &RawNotify,
+    from: &str,
+    span: &Range<usize>,
+    ctx: &dyn Fn(String) -> String,
+) -> Result<Vec<String>, SpanError> {
     let to = match r.to.as_ref().map(|t| t.get_ref()) {
         Some(RawTo::One(a)) => vec![a.clone()],
         Some(RawTo::Many(v)) => v.clone(),
@@ -435,11 +527,11 @@ fn email(
     };
     if to.is_empty() {
         return Err((
-            span,
+            span.clone(),
             ctx("an email rule needs `to`, such as to = [\"me@example.org\"]".to_string()),
         ));
     }
-    for addr in std::iter::once(&from).chain(&to) {
+    for addr in std::iter::once(from).chain(to.iter().map(String::as_str)) {
         if !is_address(addr) {
             let at = r.to.as_ref().map_or(span.clone(), |t| t.span());
             return Err((
@@ -450,6 +542,15 @@ fn email(
             ));
         }
     }
+    Ok(to)
+}
+
+/// An email rule's digest: its schedule (`None`: a message per run), its
+/// time zone and how many signals it holds.
+fn digest(
+    r: &RawNotify,
+    ctx: &dyn Fn(String) -> String,
+) -> Result<(Option<Schedule>, jiff::tz::TimeZone, usize), SpanError> {
     let digest = match &r.digest {
         None => None,
         Some(d) if d.get_ref() == "immediate" => None,
@@ -483,23 +584,7 @@ fn email(
             ));
         }
     };
-    Ok(EmailConfig {
-        smtp_port: r.smtp_port.unwrap_or(match tls {
-            Tls::Implicit => 465,
-            Tls::Starttls => 587,
-            Tls::None => 25,
-        }),
-        smtp_host,
-        tls,
-        user_env: r.user_env.clone(),
-        password_env: r.password_env.clone(),
-        from,
-        to,
-        digest,
-        timezone,
-        top,
-        ca_file: r.smtp_ca_file.clone(),
-    })
+    Ok((digest, timezone, top))
 }
 
 /// `local@domain`, one `@`, no spaces or control characters (the SMTP

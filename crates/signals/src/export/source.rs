@@ -12,7 +12,7 @@
 //! order (the compact ranking: importance, `updatedAt`, id; the trail's
 //! own order), and a page's 50 signals or 200 events are read back by id
 //! when the site asks for them ([`RepoSource`]). This is the idea of
-//! `serve`'s per-repository index (`cmd/serve/index.rs`), which keeps a
+//! `serve`'s per-repository index (`serve/index.rs`), which keeps a
 //! compact row per item and reads only a page's items, with the export's
 //! page order instead of the API's.
 
@@ -28,7 +28,7 @@ use signals_core::{EventKind, ItemState, TrackedRepo, TrailEvent};
 use signals_site::{DatasetWriter, FEED_ENTRIES, Ranked, RepoSource, SiteError, TrailItem};
 use signals_store::{Backend, RepoKey};
 
-use crate::ids::Ids;
+use super::ids::Ids;
 
 /// Items or events read from the store at once.
 pub const BATCH: usize = 500;

@@ -1,59 +1,16 @@
-//! A collection: the repositories of one `signals collect`, each collected
-//! once, the outcome of each, and the summary with its exit code. Both
-//! ways of collecting share it: the single-machine loop here
-//! ([`collect_all`], also the demo's) and the PostgreSQL worker
-//! (`worker.rs`); `cmd/collect.rs` chooses between them.
+//! What a collection did: each repository's and each owner's outcome,
+//! the stops that concern every repository (a rate limit, a refused token,
+//! an unreachable host), and the summary `signals collect` prints: its
+//! one line, its failures and owner changes on stderr, its `--json`, and
+//! its exit code.
 
 use std::path::PathBuf;
 
-use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
 use jiff::Timestamp;
 use serde_json::json;
-use signals_core::{Group, RepoName, TrackedRepo};
-use signals_store::Backend;
+use signals_core::RepoName;
 
-use crate::hosts::HostEntry;
-use crate::pipeline::{RunError, Window, collect_one};
-
-/// Now, rounded to milliseconds so that stored and published instants agree.
-pub fn now_millis() -> Timestamp {
-    Timestamp::from_millisecond(Timestamp::now().as_millisecond())
-        .unwrap_or_else(|_| Timestamp::now())
-}
-
-/// A repository to collect: its group, itself, its host (an index into
-/// the configured hosts), and for one found through an owner, the name to
-/// ask the host for: the one the owner's last listing gave, which differs
-/// from `repo.repo` (the name its signal ids keep) once the owner renamed
-/// it. `None`: a configured repository, asked under its configured name.
-pub type Target<'a> = (&'a Group, &'a TrackedRepo, usize, Option<&'a RepoName>);
-
-/// Keeps the rate limits the clients saw, for `signals status`. A failure
-/// here loses nothing collected, so it is only reported. With several
-/// hosts each limit is kept under `<host name>:<fingerprint>`, since two
-/// hosts' anonymous limits (or one token used on two hosts) are different
-/// limits; a single host keeps the plain fingerprint, as before.
-pub fn save_rate_limits(hosts: &[HostEntry], store: &dyn Backend) {
-    let seen_at = Timestamp::now();
-    for (i, host) in hosts.iter().enumerate() {
-        save_host_rate_limits(host, store, seen_at, &rate_prefix(hosts, i));
-    }
-}
-
-fn save_host_rate_limits(host: &HostEntry, store: &dyn Backend, seen_at: Timestamp, prefix: &str) {
-    let fingerprints = &host.fingerprints;
-    for (env, limit) in host.client.http_ref().rate_limits() {
-        let (Some(limit), Some((_, fp))) = (limit, fingerprints.iter().find(|(e, _)| *e == env))
-        else {
-            continue;
-        };
-        let key = format!("{prefix}{fp}");
-        if let Err(e) = store.rate_limit_put(&key, &limit, seen_at) {
-            eprintln!("warning: could not keep the rate limit in the store: {e}");
-        }
-    }
-}
+use crate::exit;
 
 /// The outcome of one repository in a collection.
 #[derive(Debug)]
@@ -404,20 +361,20 @@ impl Summary {
     pub fn exit_code(&self) -> u8 {
         if let Some(stop) = &self.stopped {
             match stop {
-                Stop::Unauthorized { .. } => crate::exit::UNAUTHORIZED,
-                Stop::Unreachable { .. } => crate::exit::UNREACHABLE,
+                Stop::Unauthorized { .. } => exit::UNAUTHORIZED,
+                Stop::Unreachable { .. } => exit::UNREACHABLE,
             }
         } else if self.stopped_until.is_some() {
-            crate::exit::RATE_LIMITED
+            exit::RATE_LIMITED
         } else if self.count(|r| matches!(r, RepoResult::Failed { .. })) > 0
             || self
                 .owners
                 .iter()
                 .any(|o| matches!(o, OwnerResult::Failed { .. }))
         {
-            crate::exit::PARTIAL
+            exit::PARTIAL
         } else {
-            crate::exit::OK
+            exit::OK
         }
     }
 
@@ -494,255 +451,5 @@ impl Summary {
             "store": self.store.display().to_string(),
             "exitCode": self.exit_code(),
         })
-    }
-}
-
-/// Collects each target once, in order, each at `now()`, from its host. A
-/// rate limit that needs a longer wait than allowed stops that host, and so
-/// do a refused token (401) and a host that does not answer (after the
-/// client's retries): that host's remaining targets are reported as not
-/// collected, while other hosts go on. Other host errors fail only their
-/// repository.
-/// A store error fails only its repository (exit code 3 at the end).
-pub fn collect_all(
-    hosts: &mut [HostEntry],
-    store: &mut dyn Backend,
-    targets: &[Target<'_>],
-    now: &mut dyn FnMut() -> Timestamp,
-    window: Window,
-    progress: bool,
-) -> anyhow::Result<Summary> {
-    let run = Collection::new(hosts.len());
-    collect_with(run, hosts, store, targets, now, window, progress)
-}
-
-/// [`collect_all`], going on with a collection already begun (the owners'
-/// listings of `crate::owners`).
-pub fn collect_with(
-    mut run: Collection,
-    hosts: &mut [HostEntry],
-    store: &mut dyn Backend,
-    targets: &[Target<'_>],
-    now: &mut dyn FnMut() -> Timestamp,
-    window: Window,
-    progress: bool,
-) -> anyhow::Result<Summary> {
-    let bar = progress_bar(progress, targets.len() as u64);
-    for &target in targets {
-        bar.set_message(target.3.unwrap_or(&target.1.repo).to_string());
-        run.one(hosts, store, target, now(), window)
-            .inspect_err(|_| bar.finish_and_clear())?;
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    Ok(run.finish(hosts))
-}
-
-fn progress_bar(progress: bool, len: u64) -> ProgressBar {
-    if !progress {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(len);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} {wide_msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar
-}
-
-/// A collection in progress: the summary so far, and the hosts stopped.
-pub struct Collection {
-    /// What it did so far.
-    pub summary: Summary,
-    /// Hosts a rate limit, a refused token or no answer stopped.
-    stopped_hosts: Vec<bool>,
-    last_host: Option<usize>,
-}
-
-impl Collection {
-    /// A collection over `hosts` hosts.
-    pub fn new(hosts: usize) -> Collection {
-        Collection {
-            summary: Summary::default(),
-            stopped_hosts: vec![false; hosts],
-            last_host: None,
-        }
-    }
-
-    /// True when this host is stopped.
-    pub fn is_stopped(&self, host: usize) -> bool {
-        self.stopped_hosts[host]
-    }
-
-    /// Records an owner's listing (`crate::owners`), its requests counted
-    /// with the repositories'.
-    pub fn record_owner(&mut self, result: OwnerResult) {
-        if let OwnerResult::Listed { stats, .. } = &result {
-            self.count(stats);
-        }
-        self.summary.owners.push(result);
-    }
-
-    fn count(&mut self, stats: &signals_core::RequestStats) {
-        self.summary.requests += stats.requests;
-        self.summary.not_modified += stats.not_modified;
-        self.summary.bytes += stats.bytes_received;
-    }
-
-    /// Records a failed listing of an owner of `host`: a rate limit, a
-    /// refused token or an unreachable host stops the host, as for a
-    /// repository; another error fails the listing alone.
-    pub fn owner_failed(
-        &mut self,
-        host: usize,
-        owner: String,
-        e: signals_http::Error,
-        stats: signals_core::RequestStats,
-    ) {
-        self.count(&stats);
-        self.last_host = Some(host);
-        if let signals_http::Error::RateLimited { until, wait, .. } = &e {
-            self.stopped_hosts[host] = true;
-            let until_at = until.unwrap_or_else(|| Timestamp::now() + *wait);
-            self.summary.stopped_until = self.summary.stopped_until.max(Some(until_at));
-            self.summary.rate_stop = Some(RateStop {
-                reset_known: until.is_some(),
-                message: e.to_string(),
-            });
-        } else if let Some(stop) = Stop::of(&e) {
-            self.stopped_hosts[host] = true;
-            self.summary.stopped = Some(stop);
-        }
-        self.summary.owners.push(OwnerResult::Failed {
-            owner,
-            error: e.to_string(),
-        });
-    }
-
-    /// Lets the hosts for which `resume` says so go on (a looping worker,
-    /// once a rate limit has reset).
-    pub fn resume(&mut self, resume: impl Fn(usize) -> bool) {
-        for (h, stopped) in self.stopped_hosts.iter_mut().enumerate() {
-            if *stopped && resume(h) {
-                *stopped = false;
-            }
-        }
-    }
-
-    /// Collects one target at `at` and records the outcome. A store error
-    /// that is this repository's own is recorded as its failure; only a
-    /// lost store connection and a lease taken over by another worker are
-    /// returned (the worker waits for the store and collects the
-    /// repository again, or leaves it to the other worker).
-    pub fn one(
-        &mut self,
-        hosts: &mut [HostEntry],
-        store: &mut dyn Backend,
-        (group, repo, host, ask): Target<'_>,
-        at: Timestamp,
-        window: Window,
-    ) -> anyhow::Result<()> {
-        // Shown under the name the host knows it by.
-        let name = ask.unwrap_or(&repo.repo).to_string();
-        let summary = &mut self.summary;
-        if self.stopped_hosts[host] {
-            summary
-                .results
-                .push(RepoResult::NotCollected { repo: name });
-            return Ok(());
-        }
-        let prefix = rate_prefix(hosts, host);
-        let client = &mut hosts[host].client;
-        self.last_host = Some(host);
-        let result = collect_one(client, store, (group, repo, ask), at, window, &prefix);
-        // Count what every attempt cost, failed ones included.
-        let stats = match &result {
-            Ok(outcome) => outcome.stats,
-            Err(_) => client.http_ref().stats(),
-        };
-        summary.requests += stats.requests;
-        summary.not_modified += stats.not_modified;
-        summary.bytes += stats.bytes_received;
-        match result {
-            Ok(outcome) => {
-                summary.results.push(RepoResult::Collected {
-                    repo: name,
-                    observed: outcome.run.observed_count,
-                    changed: outcome.run.changed_count,
-                    discovered: outcome.discovered,
-                    renamed_to: outcome.renamed_to,
-                    through_owner: ask.is_some(),
-                });
-            }
-            Err(RunError::Host(
-                e @ signals_http::Error::RateLimited {
-                    until: reset, wait, ..
-                },
-            )) => {
-                self.stopped_hosts[host] = true;
-                let until = reset.unwrap_or_else(|| Timestamp::now() + wait);
-                summary.stopped_until = summary.stopped_until.max(Some(until));
-                summary.rate_stop = Some(RateStop {
-                    reset_known: reset.is_some(),
-                    message: e.to_string(),
-                });
-                summary
-                    .results
-                    .push(RepoResult::NotCollected { repo: name });
-            }
-            Err(RunError::Host(e)) if Stop::of(&e).is_some() => {
-                // Every other repository of the host would fail the same way.
-                self.stopped_hosts[host] = true;
-                summary.stopped = Stop::of(&e);
-                summary
-                    .results
-                    .push(RepoResult::NotCollected { repo: name });
-            }
-            Err(RunError::Host(e)) => {
-                summary.results.push(RepoResult::Failed {
-                    repo: name,
-                    error: e.to_string(),
-                });
-            }
-            // This repository's failure; the others go on.
-            Err(RunError::Store(e)) if crate::pipeline::is_repository_failure(&e) => {
-                summary.results.push(RepoResult::Failed {
-                    repo: name,
-                    error: format!(
-                        "{:#}",
-                        anyhow::Error::from(e)
-                            .context("the store failed, nothing of this run was kept")
-                    ),
-                });
-            }
-            Err(RunError::Store(e)) => {
-                return Err(e).with_context(|| {
-                    format!(
-                        "the store failed while collecting {name}; nothing of that run was kept"
-                    )
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// The summary, with the last rate limit seen.
-    pub fn finish(mut self, hosts: &[HostEntry]) -> Summary {
-        self.summary.rate_limit = self
-            .last_host
-            .and_then(|h| hosts[h].client.http_ref().rate_limit())
-            .map(|l| (l.remaining, l.limit, l.reset));
-        self.summary
-    }
-}
-
-/// The prefix of a host's rate-limit keys in the store: `<host name>:`
-/// when several hosts are configured (two hosts' anonymous limits, or one
-/// token used on two hosts, are different limits), else nothing.
-pub fn rate_prefix(hosts: &[HostEntry], host: usize) -> String {
-    if hosts.len() > 1 {
-        format!("{}:", hosts[host].config.name)
-    } else {
-        String::new()
     }
 }

@@ -1,5 +1,5 @@
-//! `signals serve`: the site and a read-only JSON API over the store, on
-//! loopback by default (docs/api.md).
+//! The server of `signals serve`: the site and a read-only JSON API over
+//! the store, on loopback by default (docs/api.md).
 //!
 //! The pages are the export's (`site.rs`): `serve` runs the same
 //! incremental export into a private folder, and again when the store has
@@ -36,7 +36,6 @@ use axum::response::Response;
 use sha2::{Digest, Sha256};
 use signals_core::importance::Weights;
 
-use crate::cli::ServeArgs;
 use crate::config::Config;
 
 /// The longest request target accepted, in bytes.
@@ -61,12 +60,30 @@ struct App {
     token: Option<Token>,
 }
 
+/// How `signals serve` was asked to serve.
+pub struct Settings {
+    /// The address to listen on (`127.0.0.1` by default).
+    pub bind: String,
+    /// The port to listen on.
+    pub port: u16,
+    /// The read token every request must carry, if any.
+    pub token: Option<Token>,
+    /// How long a connection may stall (head not sent, idle, response not
+    /// read) before it is closed.
+    pub timeout: Duration,
+    /// Connections served at once.
+    pub max_connections: usize,
+    /// Store connections, so store reads at once.
+    pub store_connections: usize,
+}
+
 /// The read token clients must send, kept as its SHA-256 only: compared in
 /// constant time, and never printed (no `Debug`).
-struct Token([u8; 32]);
+pub struct Token([u8; 32]);
 
 impl Token {
-    fn new(secret: &str) -> Token {
+    /// The token whose secret is `secret`.
+    pub fn new(secret: &str) -> Token {
         Token(Sha256::digest(secret.as_bytes()).into())
     }
 
@@ -89,18 +106,8 @@ impl Token {
     }
 }
 
-/// Runs `signals serve` until SIGINT (Ctrl-C) or SIGTERM.
-pub fn run(config: &Config, config_path: &Path, args: &ServeArgs) -> anyhow::Result<u8> {
-    let token = match &args.token_env {
-        None => None,
-        Some(name) => match std::env::var(name) {
-            Ok(secret) if !secret.trim().is_empty() => Some(Token::new(secret.trim())),
-            _ => anyhow::bail!(
-                "--token-env names {name}, which is not set or empty: set {name} to the token \
-                 clients must send as `Authorization: Bearer <token>`"
-            ),
-        },
-    };
+/// Serves until SIGINT (Ctrl-C) or SIGTERM.
+pub fn run(config: &Config, config_path: &Path, args: Settings) -> anyhow::Result<()> {
     let pool = Arc::new(pool::Pool::open(&config.store, args.store_connections)?);
     let site_root = site::PrivateSite(
         std::env::temp_dir().join(format!("signals-serve-{}", std::process::id())),
@@ -126,7 +133,7 @@ pub fn run(config: &Config, config_path: &Path, args: &ServeArgs) -> anyhow::Res
             site: site_root.0.join("site"),
         }),
         refreshed: tokio::sync::Mutex::new((Instant::now(), String::new())),
-        token,
+        token: args.token,
     });
     let max_connections = net::fit_open_files(args.max_connections.max(1));
     if max_connections < args.max_connections {
@@ -137,7 +144,7 @@ pub fn run(config: &Config, config_path: &Path, args: &ServeArgs) -> anyhow::Res
     }
     let limits = net::Limits {
         max_connections,
-        timeout: Duration::from_secs(args.timeout.max(1)),
+        timeout: args.timeout,
     };
     let addr = format!("{}:{}", args.bind, args.port);
     let loopback = args
@@ -180,7 +187,7 @@ pub fn run(config: &Config, config_path: &Path, args: &ServeArgs) -> anyhow::Res
     // the runtime; their store reads end with the process.
     runtime.shutdown_timeout(Duration::from_secs(1));
     drop(site_root);
-    Ok(crate::exit::OK)
+    Ok(())
 }
 
 /// Resolves on SIGTERM or SIGINT.

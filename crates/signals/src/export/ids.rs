@@ -1,6 +1,6 @@
 //! A repository's signal ids in id order, held in one string: the
 //! compact key of a per-repository index. `serve`'s signals index
-//! (`cmd/serve/index.rs`) and the export's ranking (`cmd/export/source.rs`)
+//! (`serve/index.rs`) and the export's ranking (`export/source.rs`)
 //! both keep one, a row's position standing for its item, and read a
 //! page's items back by these ids. About 4 bytes an id beyond its text,
 //! where a `Box<str>` each costs 16 and an allocation.

@@ -1,5 +1,6 @@
-//! `signals export`: the store's repositories as a static site (per
-//! repository a v3 `dataset.json`, pages and a feed; an index).
+//! The export: the store's repositories as a static site (per repository
+//! a v3 `dataset.json`, pages and a feed; an index), for `signals export`,
+//! `serve`'s private site, `demo` and `migrate`'s check.
 //!
 //! It streams: one repository at a time is read, built, rendered, written
 //! and dropped, so its memory is that of the largest repository, not of the
@@ -9,6 +10,7 @@
 //! atomically through [`Publisher`]: the served folder switches from the
 //! previous site to the new one at once.
 
+pub mod ids;
 mod source;
 
 use std::collections::HashSet;
@@ -47,59 +49,6 @@ impl Judge {
             now: jiff::Timestamp::now(),
         }
     }
-}
-
-/// Exports every repository of the store that has at least one run.
-pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
-    let store = super::open_existing_store(&config.store)?;
-    let out = &config.out;
-    let options = SiteOptions {
-        base_url: config.base_url.clone(),
-    };
-    let report = export_with(
-        &*store,
-        out,
-        &options,
-        &config.importance,
-        all,
-        true,
-        Judge::now(config),
-    )?;
-    if quiet {
-        return Ok(crate::exit::OK);
-    }
-    if report.unchanged {
-        println!(
-            "nothing changed since the last export; {} is as it was",
-            out.join("index.html").display()
-        );
-    } else {
-        println!(
-            "exported {} repositories ({} files, {} of them item histories) to {}",
-            report.repositories,
-            report.files,
-            report.histories,
-            out.join("index.html").display()
-        );
-    }
-    Ok(crate::exit::OK)
-}
-
-/// `signals export --serve-site`: the private site `signals serve` serves,
-/// written by `serve` through a child process so that the export's memory
-/// goes back to the system when it ends.
-pub fn serve_site(config: &Config) -> anyhow::Result<u8> {
-    let store = super::open_existing_store(&config.store)?;
-    export_with(
-        &*store,
-        &config.out,
-        &SiteOptions::default(),
-        &config.importance,
-        false,
-        false, // history pages are rendered on demand
-        Judge::now(config),
-    )?;
-    Ok(crate::exit::OK)
 }
 
 /// Builds the documents and writes the site, rendering every repository.
@@ -325,7 +274,7 @@ fn repository_url(store: &dyn Backend, outline: &RepoOutline) -> anyhow::Result<
 /// The history page of item `id` of a repository, as `export` writes it
 /// and `serve` answers it (one function, so the two cannot differ); `None`
 /// when the store has no snapshot of the item.
-pub(crate) fn history_page(
+pub fn history_page(
     store: &dyn Backend,
     summary: &RepoSummary,
     id: &str,

@@ -18,12 +18,13 @@ use jiff::{SignedDuration, Timestamp};
 use signals_store::{Backend, RepoKey, StoreError};
 use signals_store_pg::PgStore;
 
-use crate::cli::CollectArgs;
-use crate::collection::{Collection, OwnerResult, RepoResult, Summary, Target, now_millis};
+use super::Options;
+use super::collection::{Collection, Target, now_millis};
+use super::owners::{Discovery, Found};
+use super::pipeline::Window;
+use super::summary::{OwnerResult, RepoResult, Summary};
 use crate::config::{Config, parse_duration};
 use crate::hosts::HostEntry;
-use crate::owners::{Discovery, Found};
-use crate::pipeline::Window;
 
 /// Set by SIGTERM or SIGINT: finish the current repository, then stop
 /// (`signals serve` uses it too, to remove its private site on the way out).
@@ -56,13 +57,13 @@ pub struct Worker {
     lease: Duration,
     looping: bool,
     /// A looping worker's alerts, delivered after each step
-    /// (`cmd/notify.rs`); `None` with `--no-notify` or no rules.
-    alerts: Option<(Config, crate::cmd::notify::Options)>,
+    /// (`crate::alerts`); `None` with `--no-notify` or no rules.
+    alerts: Option<(Config, crate::alerts::Options)>,
 }
 
 impl Worker {
     /// The worker of this process: its id is `host:pid:start`.
-    pub fn new(config: &Config, args: &CollectArgs) -> anyhow::Result<Worker> {
+    pub fn new(config: &Config, options: &Options) -> anyhow::Result<Worker> {
         let flag = |value: &Option<String>, name: &str, default: Duration| match value {
             None => Ok(default),
             Some(v) => parse_duration(v).map_err(|e| anyhow::anyhow!("--{name} {v:?}: {e}")),
@@ -73,7 +74,7 @@ impl Worker {
             .map(|h| h.trim().to_string())
             .filter(|h| !h.is_empty())
             .unwrap_or_else(|| "localhost".into());
-        let lease = flag(&args.lease, "lease", config.lease)?;
+        let lease = flag(&options.lease, "lease", config.lease)?;
         if lease < Duration::from_secs(1) {
             anyhow::bail!("the lease must be at least 1s (it is {lease:?})");
         }
@@ -84,11 +85,11 @@ impl Worker {
                 Timestamp::now().as_millisecond()
             ),
             host,
-            interval: flag(&args.interval, "interval", config.interval)?,
+            interval: flag(&options.interval, "interval", config.interval)?,
             lease,
-            looping: args.r#loop,
-            alerts: (args.r#loop && !args.no_notify && !config.notify.is_empty()).then(|| {
-                let mut options = crate::cmd::notify::Options::for_collect(true);
+            looping: options.looping,
+            alerts: (options.looping && options.notify && !config.notify.is_empty()).then(|| {
+                let mut options = crate::alerts::Options::for_collect(true);
                 options.wait = Duration::ZERO;
                 (config.clone(), options)
             }),
@@ -150,7 +151,7 @@ impl Worker {
             let step = self.step(hosts, store, &mut round, discovery, window, quiet);
             log_notices(store);
             if let Some((config, options)) = &self.alerts
-                && let Err(e) = crate::cmd::notify::deliver(config, store, options)
+                && let Err(e) = crate::alerts::deliver(config, store, options)
             {
                 eprintln!(
                     "warning: alerts were not delivered: {e:#}; trying again after the next step"

@@ -72,7 +72,7 @@ impl Api<'_> {
     /// `/metrics`: the Prometheus text `signals metrics` prints
     /// (docs/metrics.md).
     pub fn metrics(&self) -> Answer {
-        match crate::cmd::metrics::text(self.opened, self.interval) {
+        match crate::metrics::text(self.opened, self.interval) {
             Ok(text) => (
                 200,
                 "text/plain; version=0.0.4; charset=utf-8",
@@ -416,7 +416,7 @@ impl Api<'_> {
                 })?;
         }
         let page = match id {
-            Some(id) => crate::cmd::export::history_page(self.store, &summary, &id)?,
+            Some(id) => crate::export::history_page(self.store, &summary, &id)?,
             None => None,
         };
         Ok(match page {

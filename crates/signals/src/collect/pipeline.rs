@@ -2,12 +2,16 @@
 //! host, compare with the store, commit. `collect` and `demo` both go
 //! through here, so the demo exercises exactly the production path.
 
+use std::collections::HashMap;
+
 use jiff::{SignedDuration, Timestamp};
 use signals_core::diff::Observation;
 use signals_core::importance::Weights;
-use signals_core::notify::{RuleRef, RunInput, messages};
-use signals_core::run::{account, plan_since, stable_since};
-use signals_core::{Group, ItemDetail, News, RepoName, RunRecord, TrackedRepo};
+use signals_core::notify::{Outgoing, RuleRef, RunInput, messages};
+use signals_core::run::{RunDelta, account, plan_since, stable_since};
+use signals_core::{
+    Collected, Group, ItemDetail, ItemSnapshot, News, RepoName, RunRecord, TrackedRepo,
+};
 use signals_http::RequestStats;
 use signals_store::{Backend, RepoKey, RunCommit, StoreError};
 
@@ -57,6 +61,43 @@ impl<'a> Alerts<'a> {
             weights: &config.importance,
             base_url: config.base_url.as_deref(),
         })
+    }
+
+    /// The messages a run's events call for, at most one per rule.
+    fn messages(
+        &self,
+        group: &Group,
+        repo: &TrackedRepo,
+        repo_url: &str,
+        collected_at: Timestamp,
+        first_run: bool,
+        delta: &RunDelta,
+    ) -> Vec<Outgoing> {
+        let rules: Vec<RuleRef<'_>> = self
+            .rules
+            .iter()
+            .map(|r| RuleRef {
+                rule: &r.rule,
+                held: r.held(),
+            })
+            .collect();
+        let link = self
+            .base_url
+            .map(|b| format!("{b}{}/{}/index.html", group.id, repo.id));
+        messages(
+            &rules,
+            &RunInput {
+                group,
+                repo,
+                repo_url,
+                collected_at,
+                first_run,
+                events: &delta.events,
+                snapshots: &delta.snapshots,
+                weights: self.weights,
+                link: link.as_deref(),
+            },
+        )
     }
 }
 
@@ -156,6 +197,17 @@ pub fn failure_kind(e: &signals_http::Error) -> &'static str {
     }
 }
 
+/// Where a run starts: whether it is the repository's first, whether it
+/// lists every item (a reconcile), and the start of its window.
+struct Plan {
+    first_run: bool,
+    reconcile: bool,
+    since: Timestamp,
+}
+
+/// The recipe of one run: plan, ask the host, choose the observed items,
+/// account for them against their previous snapshots, make the alerts,
+/// commit.
 fn run(
     client: &mut HostClient,
     store: &mut dyn Backend,
@@ -165,6 +217,96 @@ fn run(
     window: Window,
     rate_prefix: &str,
 ) -> Result<RunOutcome, RunError> {
+    let plan = plan(store, key, (group, repo), collected_at, &window)?;
+
+    // The host is asked from the start of `since`'s UTC day, so the URLs of
+    // a day's runs are the same and an unchanged list answers 304; the
+    // items updated before `since` that this brings are dropped below (the
+    // runs before saw them).
+    let mut cache = StoreCache::new(store, rate_prefix.to_string());
+    // A reconcile asks for every item, from the beginning of time.
+    let ask_since = if plan.reconcile {
+        Timestamp::UNIX_EPOCH
+    } else {
+        stable_since(plan.since)
+    };
+    let outcome = client.collect(ask, ask_since, &mut cache)?;
+    if let Some(e) = cache.error {
+        return Err(e.into());
+    }
+    let mut collected = outcome.collected;
+    // The client reports items under the host's name, which differs from
+    // the configured one after a rename (or in letter case); signals keep
+    // the configured one (for a repository found through an owner, the
+    // name it was first tracked under, though the host is asked under its
+    // current one), so their ids stay stable and match the dataset's
+    // `project` (docs/decisions.md).
+    for item in collected
+        .items
+        .iter_mut()
+        .chain(collected.releases.iter_mut())
+    {
+        item.repo = repo.repo.clone();
+    }
+
+    let (observed, previous) = observe(store, key, repo, &mut collected, &plan, collected_at)?;
+    let delta = account(&repo.source, observed, &previous);
+
+    let record = RunRecord {
+        collected_at,
+        since: plan.since,
+        observed_count: delta.observed_count,
+        changed_count: delta.changed_count(),
+    };
+    let discovered = delta
+        .events
+        .iter()
+        .filter(|e| matches!(e.observation, Observation::Discovered))
+        .count() as u64;
+    let news = News::from_collected(&collected.releases, &collected.milestones);
+    // The alerts the run's events call for are committed with the run.
+    let messages = match window.alerts {
+        None => vec![],
+        Some(alerts) => alerts.messages(
+            group,
+            repo,
+            &collected.context.url,
+            collected_at,
+            plan.first_run,
+            &delta,
+        ),
+    };
+    store.commit_run(
+        key,
+        &RunCommit {
+            record: record.clone(),
+            context: collected.context,
+            news,
+            snapshots: delta.snapshots,
+            events: delta.events,
+            stats: outcome.stats,
+            renamed_to: outcome.renamed_to.clone(),
+            messages,
+            reconciled: plan.reconcile,
+        },
+    )?;
+    Ok(RunOutcome {
+        run: record,
+        discovered,
+        stats: outcome.stats,
+        renamed_to: outcome.renamed_to,
+    })
+}
+
+/// Plans a run from the store: a first run reaches back `backfill`; a
+/// later one is a reconcile when forced or due at this repository's phase.
+fn plan(
+    store: &dyn Backend,
+    key: RepoKey,
+    (group, repo): (&Group, &TrackedRepo),
+    collected_at: Timestamp,
+    window: &Window,
+) -> Result<Plan, RunError> {
     let previous = store.last_successful_run(key)?;
     let first_run = previous.is_none();
     let reconcile = !first_run && {
@@ -189,50 +331,40 @@ fn run(
         previous.map(|r| r.collected_at),
         backfill,
     );
+    Ok(Plan {
+        first_run,
+        reconcile,
+        since,
+    })
+}
 
-    // The host is asked from the start of `since`'s UTC day, so the URLs of
-    // a day's runs are the same and an unchanged list answers 304; the
-    // items updated before `since` that this brings are dropped below (the
-    // runs before saw them).
-    let mut cache = StoreCache::new(store, rate_prefix.to_string());
-    // A reconcile asks for every item, from the beginning of time.
-    let ask_since = if reconcile {
-        Timestamp::UNIX_EPOCH
-    } else {
-        stable_since(since)
-    };
-    let outcome = client.collect(ask, ask_since, &mut cache)?;
-    if let Some(e) = cache.error {
-        return Err(e.into());
-    }
-    let mut collected = outcome.collected;
-    // The client reports items under the host's name, which differs from
-    // the configured one after a rename (or in letter case); signals keep
-    // the configured one (for a repository found through an owner, the
-    // name it was first tracked under, though the host is asked under its
-    // current one), so their ids stay stable and match the dataset's
-    // `project` (docs/decisions.md).
-    for item in collected
-        .items
-        .iter_mut()
-        .chain(collected.releases.iter_mut())
-    {
-        item.repo = repo.repo.clone();
-    }
-
-    // Items updated in the window, and releases published in it, are the
-    // run's observed items; all releases feed the news. A reconcile also
-    // observes every item the store knows, whatever its `updated_at` (what
-    // `since` cannot see), and no older item it does not know: those are
-    // outside what the repository's first run reached back to.
-    let listed: Vec<String> = if reconcile {
+/// The run's observed items and the previous snapshots of each: the items
+/// updated in the window and the releases published in it (all releases
+/// feed the news). A reconcile also observes every item the store knows,
+/// whatever its `updated_at` (what `since` cannot see), and no older item
+/// it does not know: those are outside what the repository's first run
+/// reached back to; and it closes the open items the host no longer lists.
+///
+/// Only the observed items' previous snapshots are read, and only what
+/// changed is written: a run costs what it observed, however large the
+/// repository. Importance is not computed here: it depends on time, so
+/// the export computes it from the latest snapshots.
+fn observe(
+    store: &dyn Backend,
+    key: RepoKey,
+    repo: &TrackedRepo,
+    collected: &mut Collected,
+    plan: &Plan,
+    collected_at: Timestamp,
+) -> Result<(Vec<ItemSnapshot>, HashMap<String, ItemSnapshot>), RunError> {
+    let since = plan.since;
+    let listed: Vec<String> = if plan.reconcile {
         collected.items.iter().map(|i| i.id(&repo.source)).collect()
     } else {
         Vec::new()
     };
     let known = store.latest_snapshots_for(key, &listed)?;
-    let mut observed: Vec<_> = collected
-        .items
+    let mut observed: Vec<_> = std::mem::take(&mut collected.items)
         .into_iter()
         .filter(|i| i.updated_at >= since || known.contains_key(&i.id(&repo.source)))
         .collect();
@@ -246,16 +378,11 @@ fn run(
             })
             .cloned(),
     );
-
-    // Only the observed items' previous snapshots are read, and only what
-    // changed is written: a run costs what it observed, however large the
-    // repository. Importance is not computed here: it depends on time, so
-    // the export computes it from the latest snapshots.
     let ids: Vec<String> = observed.iter().map(|i| i.id(&repo.source)).collect();
     let mut previous = store.latest_snapshots_for(key, &ids)?;
     // Open issues and pull requests the host no longer lists (deleted,
     // transferred, hidden) are closed at this instant (docs/decisions.md).
-    if reconcile {
+    if plan.reconcile {
         let listed: std::collections::HashSet<&str> = listed.iter().map(String::as_str).collect();
         let missing: Vec<String> = store
             .open_item_ids(key)?
@@ -267,69 +394,5 @@ fn run(
             previous.insert(id, last);
         }
     }
-    let delta = account(&repo.source, observed, &previous);
-
-    let record = RunRecord {
-        collected_at,
-        since,
-        observed_count: delta.observed_count,
-        changed_count: delta.changed_count(),
-    };
-    let discovered = delta
-        .events
-        .iter()
-        .filter(|e| matches!(e.observation, Observation::Discovered))
-        .count() as u64;
-    let news = News::from_collected(&collected.releases, &collected.milestones);
-    // The alerts the run's events call for are committed with the run.
-    let messages = match window.alerts {
-        None => vec![],
-        Some(alerts) => {
-            let rules: Vec<RuleRef<'_>> = alerts
-                .rules
-                .iter()
-                .map(|r| RuleRef {
-                    rule: &r.rule,
-                    held: r.held(),
-                })
-                .collect();
-            let link = alerts
-                .base_url
-                .map(|b| format!("{b}{}/{}/index.html", group.id, repo.id));
-            messages(
-                &rules,
-                &RunInput {
-                    group,
-                    repo,
-                    repo_url: &collected.context.url,
-                    collected_at,
-                    first_run,
-                    events: &delta.events,
-                    snapshots: &delta.snapshots,
-                    weights: alerts.weights,
-                    link: link.as_deref(),
-                },
-            )
-        }
-    };
-    store.commit_run(
-        key,
-        &RunCommit {
-            record: record.clone(),
-            context: collected.context,
-            news,
-            snapshots: delta.snapshots,
-            events: delta.events,
-            stats: outcome.stats,
-            renamed_to: outcome.renamed_to.clone(),
-            messages,
-            reconciled: reconcile,
-        },
-    )?;
-    Ok(RunOutcome {
-        run: record,
-        discovered,
-        stats: outcome.stats,
-        renamed_to: outcome.renamed_to,
-    })
+    Ok((observed, previous))
 }

@@ -25,8 +25,9 @@ use signals_core::owners::{Known, State, apply};
 use signals_core::{Group, RepoName, TrackedRepo};
 use signals_store::{Backend, OwnerRef};
 
+use super::collection::{Collection, rate_prefix};
+use super::summary::OwnerResult;
 use crate::cache::StoreCache;
-use crate::collection::{Collection, OwnerResult, rate_prefix};
 use crate::config::{Config, GroupConfig};
 use crate::hosts::HostEntry;
 

@@ -20,7 +20,7 @@ use signals_store::{Backend, RepoKey, RunCommit, Store};
 
 use super::{Judge, data_key, export_with, history_page, settings};
 
-#[path = "../../../tests/it/synth.rs"]
+#[path = "../../tests/it/synth.rs"]
 mod synth;
 
 /// The export before issue 17: each repository read whole, its document
@@ -186,11 +186,11 @@ fn scratch(name: &str) -> PathBuf {
 #[test]
 fn the_streamed_export_equals_the_whole_view_export_on_the_demo() {
     let dir = scratch("demo");
-    crate::cmd::demo::demo(&dir, false).unwrap();
+    crate::demo::demo(&dir, false).unwrap();
     let store = Store::open(dir.join("signals.db")).unwrap();
     let judge = Judge {
         interval: std::time::Duration::from_secs(3600),
-        now: crate::cmd::demo::INSTANTS[1].parse().unwrap(),
+        now: crate::demo::INSTANTS[1].parse().unwrap(),
     };
     both_ways(&store, &dir, true, judge);
     let _ = std::fs::remove_dir_all(&dir);

@@ -17,7 +17,7 @@ use signals_core::importance::{Weights, score};
 use signals_core::{ItemDetail, ItemSnapshot};
 use signals_store::{Backend, RepoSummary, TextIds};
 
-use crate::ids::Ids;
+use crate::export::ids::Ids;
 
 /// Every repository's index, by repository key.
 #[derive(Default)]

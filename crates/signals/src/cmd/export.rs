@@ -1,0 +1,61 @@
+//! `signals export`: the store's repositories as a static site
+//! (`crate::export`), and with `--serve-site` the private site `signals
+//! serve` serves, written through a child process so that the export's
+//! memory goes back to the system when it ends.
+
+use signals_site::SiteOptions;
+
+use crate::config::Config;
+use crate::exit;
+use crate::export::{Judge, export_with};
+
+/// Exports every repository of the store that has at least one run.
+pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
+    let store = crate::store::open(&config.store, false)?;
+    let out = &config.out;
+    let options = SiteOptions {
+        base_url: config.base_url.clone(),
+    };
+    let report = export_with(
+        &*store,
+        out,
+        &options,
+        &config.importance,
+        all,
+        true,
+        Judge::now(config),
+    )?;
+    if quiet {
+        return Ok(exit::OK);
+    }
+    if report.unchanged {
+        println!(
+            "nothing changed since the last export; {} is as it was",
+            out.join("index.html").display()
+        );
+    } else {
+        println!(
+            "exported {} repositories ({} files, {} of them item histories) to {}",
+            report.repositories,
+            report.files,
+            report.histories,
+            out.join("index.html").display()
+        );
+    }
+    Ok(exit::OK)
+}
+
+/// `signals export --serve-site`: the private site of `signals serve`.
+pub fn serve_site(config: &Config) -> anyhow::Result<u8> {
+    let store = crate::store::open(&config.store, false)?;
+    export_with(
+        &*store,
+        &config.out,
+        &SiteOptions::default(),
+        &config.importance,
+        false,
+        false, // history pages are rendered on demand
+        Judge::now(config),
+    )?;
+    Ok(exit::OK)
+}
