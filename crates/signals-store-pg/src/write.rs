@@ -11,17 +11,14 @@ use postgres::{Client, GenericClient, Transaction};
 use signals_core::{Group, ItemSnapshot, TrackedRepo};
 use signals_store::codec::{int, to_json, ts_parse, ts_text};
 use signals_store::{
-    Parts, RepoKey, Result, RunCommit, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, StoreError, check_commit,
+    Parts, RepoKey, Result, RunCommit, RunWrites, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, StoreError,
+    check_commit,
 };
 
 use crate::{PgStore, TEXTS_LOCK};
 
-impl PgStore {
-    pub(crate) fn ensure_repository_(
-        &mut self,
-        group: &Group,
-        repo: &TrackedRepo,
-    ) -> Result<RepoKey> {
+impl RunWrites for PgStore {
+    fn ensure_repository(&mut self, group: &Group, repo: &TrackedRepo) -> Result<RepoKey> {
         let doing = "registering a repository";
         let keywords = to_json(&self.path(), "repository keywords", &repo.keywords)?;
         let err = self.err(doing);
@@ -97,53 +94,6 @@ impl PgStore {
         })
     }
 
-    /// Releases this process's lease on `repo` inside `tx`, recording the
-    /// attempt; without a lease, only records the attempt. Fails with
-    /// [`StoreError::LeaseLost`] when the lease is no longer this worker's.
-    fn release_in(&self, tx: &mut Transaction<'_>, repo: RepoKey, failed: bool) -> Result<()> {
-        let err = self.err("releasing a lease");
-        let lease = self.lease.borrow().clone();
-        match lease {
-            Some((leased, worker, _)) if leased == repo.raw() => {
-                let n = tx
-                    .execute(
-                        "UPDATE leases SET worker = NULL, lease_until = NULL, last_attempt = now()
-                         WHERE repo = $1 AND worker = $2 AND lease_until > now()",
-                        &[&leased, &worker],
-                    )
-                    .map_err(&err)?;
-                if n == 0 {
-                    let name: Option<String> = tx
-                        .query_opt(
-                            "SELECT group_id || '/' || repo_id FROM repositories WHERE key = $1",
-                            &[&leased],
-                        )
-                        .map_err(&err)?
-                        .map(|r| r.get(0));
-                    return Err(StoreError::LeaseLost {
-                        store: self.shown.clone(),
-                        repo: name.unwrap_or_else(|| repo.to_string()),
-                    });
-                }
-                let column = if failed { "failed" } else { "collected" };
-                tx.execute(
-                    &format!("UPDATE workers SET {column} = {column} + 1 WHERE id = $1"),
-                    &[&worker],
-                )
-                .map_err(&err)?;
-            }
-            _ => {
-                tx.execute(
-                    "INSERT INTO leases (repo, last_attempt) VALUES ($1, now())
-                     ON CONFLICT (repo) DO UPDATE SET last_attempt = now()",
-                    &[&repo.raw()],
-                )
-                .map_err(&err)?;
-            }
-        }
-        Ok(())
-    }
-
     /// Commits a run: its texts first, each in one fixed order (by hash) and
     /// in their own short statement, then the run in one transaction that
     /// only reads those texts' ids (ARCHITECTURE.md, "Texts under
@@ -151,7 +101,7 @@ impl PgStore {
     /// connection is retried with the same run; a retry after the
     /// connection broke during the commit first checks whether the commit
     /// went through, so a run is never written twice.
-    pub(crate) fn commit_run_(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()> {
+    fn commit_run(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()> {
         let path = self.path();
         let at = run.record.collected_at;
         let repo_name = run.context.repository.to_string();
@@ -302,6 +252,170 @@ impl PgStore {
         Ok(())
     }
 
+    fn record_failure(
+        &mut self,
+        repo: RepoKey,
+        at: Timestamp,
+        kind: &str,
+        message: &str,
+    ) -> Result<()> {
+        let err = self.err("recording a failed attempt");
+        self.retrying(|client, retry| {
+            let mut tx = client.transaction().map_err(&err)?;
+            // A retry after the connection broke: the failure may be recorded.
+            if retry
+                && tx
+                    .query_opt(
+                        "SELECT 1 FROM failures WHERE repo = $1 AND at = $2 AND kind = $3",
+                        &[&repo.raw(), &ts_text(at), &kind],
+                    )
+                    .map_err(&err)?
+                    .is_some()
+            {
+                return Ok(());
+            }
+            let missing: i64 = (kind == "not_found").into();
+            let n = tx
+                .execute(
+                    "UPDATE repositories SET missing = $2, last_error = $3 WHERE key = $1",
+                    &[&repo.raw(), &missing, &message],
+                )
+                .map_err(&err)?;
+            if n == 0 {
+                return Err(StoreError::UnknownRepository {
+                    path: self.path(),
+                    key: repo,
+                });
+            }
+            tx.execute(
+                "INSERT INTO failures (repo, at, kind, message) VALUES ($1, $2, $3, $4)",
+                &[&repo.raw(), &ts_text(at), &kind, &message],
+            )
+            .map_err(&err)?;
+            self.release_in(&mut tx, repo, true)?;
+            tx.commit().map_err(&err)
+        })?;
+        self.lease.borrow_mut().take();
+        Ok(())
+    }
+
+    fn purge_repository(&mut self, repo: RepoKey) -> Result<u64> {
+        let err = self.err("deleting a repository");
+        self.retrying(|client, retry| {
+            let mut tx = client.transaction().map_err(&err)?;
+            // Commits in flight finish first, and none starts until this one
+            // commits: no text deleted below is about to be referenced.
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&TEXTS_LOCK])
+                .map_err(&err)?;
+            let key = repo.raw();
+            tx.execute(
+                "DELETE FROM events WHERE run IN (SELECT id FROM runs WHERE repo = $1)",
+                &[&key],
+            )
+            .map_err(&err)?;
+            // The texts this repository's snapshots used, to delete those no
+            // other snapshot uses once its snapshots are gone.
+            tx.batch_execute(
+            "CREATE TEMP TABLE IF NOT EXISTS purged_texts (id BIGINT PRIMARY KEY) ON COMMIT DROP",
+        )
+        .map_err(&err)?;
+            tx.execute(
+                "INSERT INTO purged_texts
+             SELECT DISTINCT unnest(ARRAY[head, body, labels, assignees, detail]) FROM snapshots
+             WHERE item IN (SELECT id FROM items WHERE repo = $1)
+             ON CONFLICT DO NOTHING",
+                &[&key],
+            )
+            .map_err(&err)?;
+            tx.execute(
+                "DELETE FROM snapshots WHERE item IN (SELECT id FROM items WHERE repo = $1)",
+                &[&key],
+            )
+            .map_err(&err)?;
+            tx.execute(
+                "DELETE FROM texts t USING purged_texts p WHERE t.id = p.id
+               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE head = t.id)
+               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE body = t.id)
+               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE labels = t.id)
+               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE assignees = t.id)
+               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE detail = t.id)",
+                &[],
+            )
+            .map_err(&err)?;
+            for table in ["items", "failures", "leases"] {
+                tx.execute(&format!("DELETE FROM {table} WHERE repo = $1"), &[&key])
+                    .map_err(&err)?;
+            }
+            let runs = tx
+                .execute("DELETE FROM runs WHERE repo = $1", &[&key])
+                .map_err(&err)?;
+            let deleted = tx
+                .execute("DELETE FROM repositories WHERE key = $1", &[&key])
+                .map_err(&err)?;
+            if deleted == 0 {
+                // A retry after the connection broke may find it done.
+                if retry {
+                    return Ok(0);
+                }
+                return Err(StoreError::UnknownRepository {
+                    path: self.path(),
+                    key: repo,
+                });
+            }
+            tx.commit().map_err(&err)?;
+            Ok(runs)
+        })
+    }
+}
+
+impl PgStore {
+    /// Releases this process's lease on `repo` inside `tx`, recording the
+    /// attempt; without a lease, only records the attempt. Fails with
+    /// [`StoreError::LeaseLost`] when the lease is no longer this worker's.
+    fn release_in(&self, tx: &mut Transaction<'_>, repo: RepoKey, failed: bool) -> Result<()> {
+        let err = self.err("releasing a lease");
+        let lease = self.lease.borrow().clone();
+        match lease {
+            Some((leased, worker, _)) if leased == repo.raw() => {
+                let n = tx
+                    .execute(
+                        "UPDATE leases SET worker = NULL, lease_until = NULL, last_attempt = now()
+                         WHERE repo = $1 AND worker = $2 AND lease_until > now()",
+                        &[&leased, &worker],
+                    )
+                    .map_err(&err)?;
+                if n == 0 {
+                    let name: Option<String> = tx
+                        .query_opt(
+                            "SELECT group_id || '/' || repo_id FROM repositories WHERE key = $1",
+                            &[&leased],
+                        )
+                        .map_err(&err)?
+                        .map(|r| r.get(0));
+                    return Err(StoreError::LeaseLost {
+                        store: self.shown.clone(),
+                        repo: name.unwrap_or_else(|| repo.to_string()),
+                    });
+                }
+                let column = if failed { "failed" } else { "collected" };
+                tx.execute(
+                    &format!("UPDATE workers SET {column} = {column} + 1 WHERE id = $1"),
+                    &[&worker],
+                )
+                .map_err(&err)?;
+            }
+            _ => {
+                tx.execute(
+                    "INSERT INTO leases (repo, last_attempt) VALUES ($1, now())
+                     ON CONFLICT (repo) DO UPDATE SET last_attempt = now()",
+                    &[&repo.raw()],
+                )
+                .map_err(&err)?;
+            }
+        }
+        Ok(())
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn store_snapshot(
         &self,
@@ -379,121 +493,6 @@ impl PgStore {
             )
             .map_err(self.err("reading an item's latest snapshot"))?;
         Parts::from_raw(&self.path(), crate::read::raw_parts(&r, 0))
-    }
-
-    pub(crate) fn record_failure_(
-        &mut self,
-        repo: RepoKey,
-        at: Timestamp,
-        kind: &str,
-        message: &str,
-    ) -> Result<()> {
-        let err = self.err("recording a failed attempt");
-        self.retrying(|client, retry| {
-            let mut tx = client.transaction().map_err(&err)?;
-            // A retry after the connection broke: the failure may be recorded.
-            if retry
-                && tx
-                    .query_opt(
-                        "SELECT 1 FROM failures WHERE repo = $1 AND at = $2 AND kind = $3",
-                        &[&repo.raw(), &ts_text(at), &kind],
-                    )
-                    .map_err(&err)?
-                    .is_some()
-            {
-                return Ok(());
-            }
-            let missing: i64 = (kind == "not_found").into();
-            let n = tx
-                .execute(
-                    "UPDATE repositories SET missing = $2, last_error = $3 WHERE key = $1",
-                    &[&repo.raw(), &missing, &message],
-                )
-                .map_err(&err)?;
-            if n == 0 {
-                return Err(StoreError::UnknownRepository {
-                    path: self.path(),
-                    key: repo,
-                });
-            }
-            tx.execute(
-                "INSERT INTO failures (repo, at, kind, message) VALUES ($1, $2, $3, $4)",
-                &[&repo.raw(), &ts_text(at), &kind, &message],
-            )
-            .map_err(&err)?;
-            self.release_in(&mut tx, repo, true)?;
-            tx.commit().map_err(&err)
-        })?;
-        self.lease.borrow_mut().take();
-        Ok(())
-    }
-
-    pub(crate) fn purge_repository_(&mut self, repo: RepoKey) -> Result<u64> {
-        let err = self.err("deleting a repository");
-        self.retrying(|client, retry| {
-            let mut tx = client.transaction().map_err(&err)?;
-            // Commits in flight finish first, and none starts until this one
-            // commits: no text deleted below is about to be referenced.
-            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&TEXTS_LOCK])
-                .map_err(&err)?;
-            let key = repo.raw();
-            tx.execute(
-                "DELETE FROM events WHERE run IN (SELECT id FROM runs WHERE repo = $1)",
-                &[&key],
-            )
-            .map_err(&err)?;
-            // The texts this repository's snapshots used, to delete those no
-            // other snapshot uses once its snapshots are gone.
-            tx.batch_execute(
-            "CREATE TEMP TABLE IF NOT EXISTS purged_texts (id BIGINT PRIMARY KEY) ON COMMIT DROP",
-        )
-        .map_err(&err)?;
-            tx.execute(
-                "INSERT INTO purged_texts
-             SELECT DISTINCT unnest(ARRAY[head, body, labels, assignees, detail]) FROM snapshots
-             WHERE item IN (SELECT id FROM items WHERE repo = $1)
-             ON CONFLICT DO NOTHING",
-                &[&key],
-            )
-            .map_err(&err)?;
-            tx.execute(
-                "DELETE FROM snapshots WHERE item IN (SELECT id FROM items WHERE repo = $1)",
-                &[&key],
-            )
-            .map_err(&err)?;
-            tx.execute(
-                "DELETE FROM texts t USING purged_texts p WHERE t.id = p.id
-               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE head = t.id)
-               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE body = t.id)
-               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE labels = t.id)
-               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE assignees = t.id)
-               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE detail = t.id)",
-                &[],
-            )
-            .map_err(&err)?;
-            for table in ["items", "failures", "leases"] {
-                tx.execute(&format!("DELETE FROM {table} WHERE repo = $1"), &[&key])
-                    .map_err(&err)?;
-            }
-            let runs = tx
-                .execute("DELETE FROM runs WHERE repo = $1", &[&key])
-                .map_err(&err)?;
-            let deleted = tx
-                .execute("DELETE FROM repositories WHERE key = $1", &[&key])
-                .map_err(&err)?;
-            if deleted == 0 {
-                // A retry after the connection broke may find it done.
-                if retry {
-                    return Ok(0);
-                }
-                return Err(StoreError::UnknownRepository {
-                    path: self.path(),
-                    key: repo,
-                });
-            }
-            tx.commit().map_err(&err)?;
-            Ok(runs)
-        })
     }
 }
 

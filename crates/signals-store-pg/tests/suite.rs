@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use signals_store::suite::{self, group, issue, run_of, tracked, ts};
-use signals_store::{Backend, StoreError};
+use signals_store::{Dump, HttpState, Owners, PagedReads, RunWrites, StoreError};
 use signals_store_pg::PgStore;
 
 static DATABASES: AtomicUsize = AtomicUsize::new(0);

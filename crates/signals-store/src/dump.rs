@@ -39,7 +39,7 @@ pub enum ColumnType {
     Blob,
 }
 
-/// A table that [`crate::Backend::dump`] copies.
+/// A table that [`Dump::dump`] copies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Table {
     /// Configured groups.
@@ -285,10 +285,24 @@ pub struct Record {
 /// The number of rows per table, in [`Table::ALL`] order.
 pub type TableCounts = Vec<(&'static str, u64)>;
 
-impl Store {
-    /// [`crate::Backend::dump`] for SQLite: one table after the other, rows
-    /// streamed in key order.
-    pub fn dump(&self, sink: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
+/// Every stored row as plain values, out of one store and into another
+/// (`signals migrate`), and the counts that verify the copy.
+pub trait Dump {
+    /// Every stored row, table by table in [`Table::ALL`] order (a table's
+    /// references come before it), rows in [`Table::order_by`] order.
+    fn dump(&self, sink: &mut dyn FnMut(Record) -> Result<()>) -> Result<()>;
+
+    /// Loads rows from [`Dump::dump`] into this store, which must be empty
+    /// ([`StoreError::NotEmpty`]), keeping every id; all or nothing.
+    fn load(&mut self, records: &mut dyn Iterator<Item = Result<Record>>) -> Result<()>;
+
+    /// The number of rows of each table, in [`Table::ALL`] order.
+    fn table_counts(&self) -> Result<TableCounts>;
+}
+
+impl Dump for Store {
+    /// One table after the other, rows streamed in key order.
+    fn dump(&self, sink: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
         let path = self.path();
         let doing = "reading the store to copy it";
         for table in Table::ALL {
@@ -315,9 +329,8 @@ impl Store {
         Ok(())
     }
 
-    /// [`crate::Backend::load`] for SQLite, in one transaction; the store
-    /// must be empty.
-    pub fn load(&mut self, records: &mut dyn Iterator<Item = Result<Record>>) -> Result<()> {
+    /// In one transaction.
+    fn load(&mut self, records: &mut dyn Iterator<Item = Result<Record>>) -> Result<()> {
         let path = self.path.clone();
         let doing = "loading a copied store";
         if self.table_counts()?.iter().any(|(_, n)| *n > 0) {
@@ -358,8 +371,7 @@ impl Store {
         tx.commit().doing(&path, doing)
     }
 
-    /// [`crate::Backend::table_counts`] for SQLite.
-    pub fn table_counts(&self) -> Result<TableCounts> {
+    fn table_counts(&self) -> Result<TableCounts> {
         let mut out = Vec::new();
         for table in Table::ALL {
             let n: i64 = self

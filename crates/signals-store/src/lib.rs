@@ -54,17 +54,15 @@
 
 #![deny(missing_docs)]
 
-mod backend;
-mod cache;
 pub mod codec;
 pub mod dump;
 mod error;
 pub mod events;
+mod http;
 pub mod outbox;
 pub mod owners;
 mod paged;
 mod read;
-mod search;
 mod snapshots;
 mod stream;
 #[cfg(any(test, feature = "suite"))]
@@ -77,24 +75,46 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
-pub use backend::Backend;
-pub use cache::{CachedResponse, RateLimit, check_cacheable};
+pub use dump::Dump;
 pub use error::{DbError, Result, StoreError};
-pub use outbox::{MessageState, OutboxMessage, RuleOutbox, Settle};
-pub use owners::{OwnerRef, OwnerRepo, OwnerStatus};
-pub use paged::{TextIds, TrailSlice, trail_plan};
+pub use http::{CachedResponse, HttpState, RateLimit, check_cacheable};
+pub use outbox::{MessageState, Outbox, OutboxMessage, RuleOutbox, Settle};
+pub use owners::{OwnerRef, OwnerRepo, OwnerStatus, Owners};
+pub use paged::{PagedReads, TextIds, TrailSlice, searchable, trail_plan};
 pub use read::{
-    Failure, RepoStatus, RepoSummary, RepoTotals, RepoView, RunRow, RunStatus, Status, SummaryRow,
-    TotalsRow, TrailRow, run_record_from, summary_from, totals_from, trail_event_from,
+    Failure, Reads, RepoStatus, RepoSummary, RepoTotals, RepoView, RunRow, RunStatus, Status,
+    SummaryRow, TotalsRow, TrailRow, run_record_from, summary_from, totals_from, trail_event_from,
 };
-pub use search::searchable;
 pub use snapshots::{
     HEAD_COLUMNS, HEAD_JOINS, Parts, RawParts, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, head_title_url,
     state_code,
 };
-pub use stream::{LatestItem, RepoOutline, TrailKey};
-pub use trends::{ContextRow, GrowthRow, contexts_from, growth_from};
-pub use write::{RequestStats, RunCommit, check_commit};
+pub use stream::{LatestItem, RepoOutline, StreamReads, TrailKey};
+pub use trends::{ContextRow, GrowthRow, TrendReads, contexts_from, growth_from};
+pub use write::{RequestStats, RunCommit, RunWrites, check_commit};
+
+/// A store of repositories, runs, snapshots, events, failures, HTTP state,
+/// alerts and owners: every role at once, what the binary holds. Each
+/// role is its own trait, implemented by each backend in the module that
+/// holds its SQL.
+pub trait Backend:
+    RunWrites + Reads + StreamReads + PagedReads + TrendReads + HttpState + Dump + Outbox + Owners
+{
+}
+
+impl<T> Backend for T where
+    T: RunWrites
+        + Reads
+        + StreamReads
+        + PagedReads
+        + TrendReads
+        + HttpState
+        + Dump
+        + Outbox
+        + Owners
+        + ?Sized
+{
+}
 
 use error::DbContext;
 

@@ -243,6 +243,47 @@ pub(crate) fn store_messages(
     Ok(())
 }
 
+/// The outbox of alerts: claimed, settled, folded into digests and
+/// counted for `signals status`. Messages are written by
+/// [`crate::RunWrites::commit_run`], in the run's transaction.
+pub trait Outbox {
+    /// Claims the oldest pending message due at `now` that no live claim
+    /// holds, for `claim`; `None` when there is none. Where several
+    /// workers share a store, one of them claims each message.
+    fn outbox_claim(
+        &mut self,
+        now: Timestamp,
+        claim: SignedDuration,
+    ) -> Result<Option<OutboxMessage>>;
+
+    /// Records how an attempt to send a claimed message ended; the claim
+    /// is released.
+    fn outbox_settle(&mut self, id: i64, at: Timestamp, outcome: &Settle) -> Result<()>;
+
+    /// When the next pending message is due (its claim included), if any
+    /// is.
+    fn outbox_next_due(&self) -> Result<Option<Timestamp>>;
+
+    /// Messages in `state`, oldest first; of one rule when `rule` is set.
+    fn outbox_messages(
+        &self,
+        state: MessageState,
+        rule: Option<&str>,
+    ) -> Result<Vec<OutboxMessage>>;
+
+    /// Folds the held messages `parts` into `digest`, a new pending
+    /// message, all or nothing. Returns false, writing nothing, when one of
+    /// them is no longer held (another process digested it).
+    fn outbox_digest(&mut self, parts: &[i64], digest: &Outgoing, at: Timestamp) -> Result<bool>;
+
+    /// When the rule's last digest was made.
+    fn outbox_last_digest(&self, rule: &str) -> Result<Option<Timestamp>>;
+
+    /// Each rule's messages by state, and its last error (`signals
+    /// status`).
+    fn outbox_status(&self) -> Result<Vec<RuleOutbox>>;
+}
+
 impl Store {
     fn messages(
         &self,
@@ -270,10 +311,10 @@ impl Store {
             .doing(&path, doing)?;
         rows.into_iter().map(|r| message_from(&path, r)).collect()
     }
+}
 
-    /// Claims the oldest pending message due at `now` that no live claim
-    /// holds, for `claim`; `None` when there is none.
-    pub fn outbox_claim(
+impl Outbox for Store {
+    fn outbox_claim(
         &mut self,
         now: Timestamp,
         claim: SignedDuration,
@@ -310,8 +351,7 @@ impl Store {
             .pop())
     }
 
-    /// Records how an attempt ended; the claim is released.
-    pub fn outbox_settle(&mut self, id: i64, at: Timestamp, outcome: &Settle) -> Result<()> {
+    fn outbox_settle(&mut self, id: i64, at: Timestamp, outcome: &Settle) -> Result<()> {
         let path = self.path.clone();
         let (state, next, error) = match outcome {
             Settle::Delivered => (MessageState::Delivered, at, None),
@@ -329,8 +369,7 @@ impl Store {
         Ok(())
     }
 
-    /// When the next pending message is due, if any is.
-    pub fn outbox_next_due(&self) -> Result<Option<Timestamp>> {
+    fn outbox_next_due(&self) -> Result<Option<Timestamp>> {
         let path = self.path.clone();
         let ms: Option<i64> = self
             .conn
@@ -344,8 +383,7 @@ impl Store {
         Ok(ms.and_then(ms_ts))
     }
 
-    /// Messages in `state`, oldest first; of one rule when `rule` is set.
-    pub fn outbox_messages(
+    fn outbox_messages(
         &self,
         state: MessageState,
         rule: Option<&str>,
@@ -357,15 +395,7 @@ impl Store {
         self.messages("reading alert messages", &sql, &[&state.as_str(), &rule])
     }
 
-    /// Folds the held messages `parts` into `digest`, a new pending
-    /// message, in one transaction. Returns false, writing nothing, when
-    /// one of them is no longer held (another process digested it).
-    pub fn outbox_digest(
-        &mut self,
-        parts: &[i64],
-        digest: &Outgoing,
-        at: Timestamp,
-    ) -> Result<bool> {
+    fn outbox_digest(&mut self, parts: &[i64], digest: &Outgoing, at: Timestamp) -> Result<bool> {
         let path = self.path.clone();
         let body = body_of(&path, digest)?;
         let tx = self
@@ -396,8 +426,7 @@ impl Store {
         Ok(true)
     }
 
-    /// When the rule's last digest was made.
-    pub fn outbox_last_digest(&self, rule: &str) -> Result<Option<Timestamp>> {
+    fn outbox_last_digest(&self, rule: &str) -> Result<Option<Timestamp>> {
         let path = self.path.clone();
         let ms: Option<i64> = self
             .conn
@@ -410,8 +439,7 @@ impl Store {
         Ok(ms.and_then(ms_ts))
     }
 
-    /// Each rule's messages by state, and its last error.
-    pub fn outbox_status(&self) -> Result<Vec<RuleOutbox>> {
+    fn outbox_status(&self) -> Result<Vec<RuleOutbox>> {
         let path = self.path.clone();
         let doing = "reading the outbox";
         let mut stmt = self

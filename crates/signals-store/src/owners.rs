@@ -2,11 +2,11 @@
 //! repositories found through them with their state
 //! (`signals_core::owners`), from migration 0007.
 //!
-//! A collection claims an owner's listing ([`Store::owner_claim`]), lists
+//! A collection claims an owner's listing ([`Owners::owner_claim`]), lists
 //! it on the host, and records the outcome: the owner's repositories as
 //! `signals_core::owners::apply` made them, with the listing's request
-//! counts ([`Store::owner_listed`]), or the failure
-//! ([`Store::owner_failed`]). Rows of `owner_repos` are replaced per owner
+//! counts ([`Owners::owner_listed`]), or the failure
+//! ([`Owners::owner_failed`]). Rows of `owner_repos` are replaced per owner
 //! in one transaction but never dropped: `apply` keeps every repository it
 //! was given, a gone one as `gone`.
 //!
@@ -251,12 +251,47 @@ fn repo_row(r: &rusqlite::Row<'_>, from: usize) -> rusqlite::Result<OwnerRepoRow
     ))
 }
 
-impl Store {
+/// Whole owners: the listing of an owner's repositories claimed, recorded
+/// or failed, and read back per group and for `signals status`.
+pub trait Owners {
     /// Takes on the listing of `owner` at `at` (registering the group and
-    /// the owner): true unless another collection listed it less than
-    /// `every` ago. One process owns a SQLite store, so `collect` passes
-    /// zero and lists every owner at each run.
-    pub fn owner_claim(
+    /// the owner): true unless it was listed less than `every` ago. Where
+    /// several workers share a store, the server's clock decides, so one of
+    /// them lists it.
+    fn owner_claim(
+        &mut self,
+        owner: OwnerRef<'_>,
+        at: Timestamp,
+        every: SignedDuration,
+    ) -> Result<bool>;
+
+    /// The repositories found through the owners of group `group_id`, by
+    /// host, owner and full name.
+    fn owner_repos(&self, group_id: &str) -> Result<Vec<OwnerRepo>>;
+
+    /// Records a successful listing of a claimed `owner` at `at`: its
+    /// repositories (every one it had: `apply` keeps them all, a gone one
+    /// as `gone`) and what the listing cost, all or nothing.
+    fn owner_listed(
+        &mut self,
+        owner: OwnerRef<'_>,
+        at: Timestamp,
+        repos: &[Known],
+        stats: &RequestStats,
+    ) -> Result<()>;
+
+    /// Records a failed listing of a claimed `owner`; its repositories stay
+    /// as they were.
+    fn owner_failed(&mut self, owner: OwnerRef<'_>, at: Timestamp, message: &str) -> Result<()>;
+
+    /// Every owner with its repositories, by group, host and owner.
+    fn owners_status(&self) -> Result<Vec<OwnerStatus>>;
+}
+
+impl Owners for Store {
+    /// One process owns a SQLite store, so `collect` passes zero and lists
+    /// every owner at each run.
+    fn owner_claim(
         &mut self,
         owner: OwnerRef<'_>,
         at: Timestamp,
@@ -300,9 +335,7 @@ impl Store {
         Ok(due)
     }
 
-    /// The repositories found through the owners of group `group_id`, by
-    /// host, owner and full name.
-    pub fn owner_repos(&self, group_id: &str) -> Result<Vec<OwnerRepo>> {
+    fn owner_repos(&self, group_id: &str) -> Result<Vec<OwnerRepo>> {
         let path = &self.path;
         let rows: Vec<OwnerRepoRow> = self
             .conn
@@ -320,10 +353,7 @@ impl Store {
             .collect()
     }
 
-    /// Records a successful listing of `owner` at `at`: its repositories
-    /// (every one it had, `apply` keeps them all) and what the listing
-    /// cost, in one transaction.
-    pub fn owner_listed(
+    fn owner_listed(
         &mut self,
         owner: OwnerRef<'_>,
         at: Timestamp,
@@ -396,14 +426,7 @@ impl Store {
         tx.commit().doing(&path, "recording an owner's listing")
     }
 
-    /// Records a failed listing of a claimed `owner`; its repositories stay
-    /// as they were.
-    pub fn owner_failed(
-        &mut self,
-        owner: OwnerRef<'_>,
-        at: Timestamp,
-        message: &str,
-    ) -> Result<()> {
+    fn owner_failed(&mut self, owner: OwnerRef<'_>, at: Timestamp, message: &str) -> Result<()> {
         self.conn
             .execute(
                 "UPDATE owners SET failed_at = ?4, last_error = ?5
@@ -420,8 +443,7 @@ impl Store {
         Ok(())
     }
 
-    /// Every owner with its repositories, by group, host and owner.
-    pub fn owners_status(&self) -> Result<Vec<OwnerStatus>> {
+    fn owners_status(&self) -> Result<Vec<OwnerStatus>> {
         let path = &self.path;
         let rows: Vec<OwnerRow> = self
             .conn

@@ -1,7 +1,8 @@
 //! Reads for `signals serve` (issue 17) that cost what they return, or
-//! stream what they read, instead of building a whole [`crate::RepoView`]:
-//! the latest heads of a repository one at a time (without bodies), the
-//! items changed in the latest run, and one page of the trail.
+//! stream what they read, instead of reading a repository whole: the
+//! latest heads of a repository one at a time (without bodies), the texts
+//! that may contain a query, the items changed in the latest run, and one
+//! page of the trail.
 //!
 //! The trail is paged by run: each run's `changed_count` is the number of
 //! events it recorded (an invariant of commits), so the runs covering a
@@ -9,6 +10,12 @@
 //! read, by the events' primary key `(run, pos)` (`pos` numbers a run's
 //! events in signal id order). The planning is shared with the
 //! PostgreSQL store ([`trail_plan`]).
+//!
+//! Text search answers with candidates from an index, a superset of the
+//! texts that contain the query case-insensitively; the caller checks each
+//! candidate exactly (Rust's lower-casing, as the API always did), so
+//! answers do not depend on the index. For a query the index cannot narrow
+//! ([`searchable`]) the caller looks at every item.
 
 use std::collections::HashSet;
 
@@ -22,7 +29,7 @@ use crate::snapshots::{HEAD_COLUMNS, HEAD_JOINS, Parts, raw_parts};
 use crate::{RepoKey, Result, Store, trail_event_from};
 
 /// The texts a latest snapshot refers to (`texts.id`), which
-/// `Backend::texts_matching` answers in.
+/// [`PagedReads::texts_matching`] answers in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TextIds {
     /// The head (JSON with the title).
@@ -66,12 +73,46 @@ pub fn trail_plan(runs: &[(i64, u64)], offset: u64, limit: u64) -> (u64, Vec<Tra
     (total, slices)
 }
 
-impl Store {
-    /// The latest snapshot of every item of a repository, in signal id
-    /// order (byte order), each without its body (`text` is empty), handed
-    /// to `each` one at a time with its texts' ids: memory does not grow
-    /// with the repository.
-    pub fn each_latest_head(
+/// What `signals serve` reads (issue 17), each costing what it returns or
+/// streaming what it reads: the latest heads one at a time, the texts that
+/// may hold a query, the items changed in the latest run, one page of the
+/// trail.
+pub trait PagedReads {
+    /// The latest snapshot of every item of `repo`, in signal id order
+    /// (byte order), each without its body (`text` is empty), handed to
+    /// `each` one at a time with its texts' ids: memory does not grow with
+    /// the repository.
+    fn each_latest_head(
+        &self,
+        repo: RepoKey,
+        each: &mut dyn FnMut(String, ItemSnapshot, TextIds) -> Result<()>,
+    ) -> Result<()>;
+
+    /// The ids of the texts that may contain `q` (lower-cased),
+    /// case-insensitively: a superset of those that do, from a text index;
+    /// `None` when the store cannot narrow the search (no index, or a
+    /// query it cannot use: see [`searchable`]).
+    fn texts_matching(&self, q: &str) -> Result<Option<HashSet<i64>>>;
+
+    /// The ids of the items with a `changed` event in the repository's
+    /// latest run.
+    fn changed_in_latest(&self, repo: RepoKey) -> Result<HashSet<String>>;
+
+    /// The trail's total and its events `offset..offset + limit`, newest
+    /// first (latest run first, then item ids in descending order: the
+    /// reverse of the trail's order), reading only those.
+    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<(u64, Vec<TrailEvent>)>;
+}
+
+/// Whether a text index can narrow a search for `q` (lower-cased): three
+/// characters or more (a trigram), all ASCII (SQLite folds case by its
+/// own Unicode tables, which may differ from Rust's outside ASCII).
+pub fn searchable(q: &str) -> bool {
+    q.len() >= 3 && q.is_ascii()
+}
+
+impl PagedReads for Store {
+    fn each_latest_head(
         &self,
         repo: RepoKey,
         each: &mut dyn FnMut(String, ItemSnapshot, TextIds) -> Result<()>,
@@ -99,9 +140,40 @@ impl Store {
         Ok(())
     }
 
-    /// The ids of the items with a `changed` event in the repository's
-    /// latest run.
-    pub fn changed_in_latest(&self, repo: RepoKey) -> Result<HashSet<String>> {
+    /// Candidates from the FTS5 trigram index of migration 0005
+    /// (`texts_trigrams`, kept by triggers on `texts`); the caller checks
+    /// each exactly.
+    fn texts_matching(&self, q: &str) -> Result<Option<HashSet<i64>>> {
+        if !searchable(q) {
+            return Ok(None);
+        }
+        let doing = "searching the texts";
+        // Every trigram of the query, each a quoted FTS5 string (quotes
+        // doubled), all required: with `detail=none` the index knows which
+        // texts hold a trigram, not where, so this is a superset of the
+        // texts holding the query.
+        let mut trigrams: Vec<&str> = (0..=q.len() - 3).map(|i| &q[i..i + 3]).collect();
+        trigrams.sort_unstable();
+        trigrams.dedup();
+        let phrase = trigrams
+            .iter()
+            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT rowid FROM texts_trigrams WHERE texts_trigrams MATCH ?1")
+            .doing(&self.path, doing)?;
+        let rows = stmt
+            .query_map([phrase], |r| r.get::<_, i64>(0))
+            .doing(&self.path, doing)?;
+        Ok(Some(
+            rows.collect::<rusqlite::Result<HashSet<i64>>>()
+                .doing(&self.path, doing)?,
+        ))
+    }
+
+    fn changed_in_latest(&self, repo: RepoKey) -> Result<HashSet<String>> {
         let doing = "reading the latest run's changes";
         let mut stmt = self
             .conn
@@ -117,15 +189,7 @@ impl Store {
             .doing(&self.path, doing)
     }
 
-    /// The trail's total and its events `offset..offset+limit`, newest
-    /// first (latest run first, then item ids in descending order): the
-    /// reverse of [`crate::RepoView::trail`].
-    pub fn trail_page(
-        &self,
-        repo: RepoKey,
-        offset: u64,
-        limit: u64,
-    ) -> Result<(u64, Vec<TrailEvent>)> {
+    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<(u64, Vec<TrailEvent>)> {
         let path = &self.path;
         let doing = "reading a page of the trail";
         let runs = {

@@ -15,9 +15,9 @@ use signals_core::{
     Group, ItemSnapshot, News, RepoContext, RepoName, RunRecord, SourceId, TrackedRepo, TrailEvent,
 };
 
-use crate::cache::RateLimit;
 use crate::codec::{from_json, ts_parse, ts_text, uint};
 use crate::error::{DbContext, Result, StoreError};
+use crate::http::RateLimit;
 use crate::snapshots::{Parts, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, raw_parts};
 use crate::write::RequestStats;
 use crate::{RepoKey, Store};
@@ -222,9 +222,55 @@ pub(crate) fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
     Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
 }
 
-impl Store {
+/// What a run plans from and what listings and `signals status` show:
+/// the last run, the latest snapshots of given items, an item's history,
+/// the repositories and their status.
+pub trait Reads {
     /// The latest successful run of a repository.
-    pub fn last_successful_run(&self, repo: RepoKey) -> Result<Option<RunRecord>> {
+    fn last_successful_run(&self, repo: RepoKey) -> Result<Option<RunRecord>>;
+
+    /// What plans a repository's next reconcile (issue 20): the instants of
+    /// its first run and of its latest reconcile run.
+    fn reconcile_marks(&self, repo: RepoKey) -> Result<(Option<Timestamp>, Option<Timestamp>)>;
+
+    /// The signal ids of the items of a repository whose latest snapshot is
+    /// open, in id order (a reconcile looks for those the host no longer
+    /// lists).
+    fn open_item_ids(&self, repo: RepoKey) -> Result<Vec<String>>;
+
+    /// The latest snapshot of each of `ids` that the store has, by signal
+    /// id; unknown ids are absent from the map. It reads what a run
+    /// observed, not the whole repository.
+    fn latest_snapshots_for(
+        &self,
+        repo: RepoKey,
+        ids: &[String],
+    ) -> Result<HashMap<String, ItemSnapshot>>;
+
+    /// Every distinct snapshot of one item, oldest first, each with the
+    /// instant of the run that saw it.
+    ///
+    /// Takes the repository as well as the item id: the same host repository
+    /// may be tracked in two groups, and then its items' ids are the same in
+    /// both.
+    fn snapshot_history(
+        &self,
+        repo: RepoKey,
+        item_id: &str,
+    ) -> Result<Vec<(Timestamp, ItemSnapshot)>>;
+
+    /// Every repository in the store, by group id then repository id (byte
+    /// order).
+    fn repositories(&self) -> Result<Vec<RepoSummary>>;
+
+    /// Per repository: the last run and what it cost, the last failure and
+    /// the totals; and the rate limits last seen. What `signals status`
+    /// shows.
+    fn status(&self) -> Result<Status>;
+}
+
+impl Reads for Store {
+    fn last_successful_run(&self, repo: RepoKey) -> Result<Option<RunRecord>> {
         let row = self
             .conn
             .query_row(
@@ -237,8 +283,7 @@ impl Store {
         row.map(|r| run_record_from(&self.path, r)).transpose()
     }
 
-    /// The instants of a repository's first run and latest reconcile run.
-    pub fn reconcile_marks(&self, repo: RepoKey) -> Result<(Option<Timestamp>, Option<Timestamp>)> {
+    fn reconcile_marks(&self, repo: RepoKey) -> Result<(Option<Timestamp>, Option<Timestamp>)> {
         let (first, last): (Option<String>, Option<String>) = self
             .conn
             .query_row(
@@ -259,8 +304,7 @@ impl Store {
         Ok((parse(first)?, parse(last)?))
     }
 
-    /// The signal ids of the items whose latest snapshot is open.
-    pub fn open_item_ids(&self, repo: RepoKey) -> Result<Vec<String>> {
+    fn open_item_ids(&self, repo: RepoKey) -> Result<Vec<String>> {
         let doing = "listing the open items";
         let mut stmt = self
             .conn
@@ -278,42 +322,8 @@ impl Store {
         Ok(ids)
     }
 
-    /// The latest snapshot of every item of a repository, by signal id in
-    /// byte order (the order of the dataset's `signals`).
-    ///
-    /// This reads the whole repository: the export needs it, a run must not
-    /// (it asks [`Store::latest_snapshots_for`] about what it observed).
-    pub fn latest_snapshots(&self, repo: RepoKey) -> Result<BTreeMap<String, ItemSnapshot>> {
-        let doing = "reading the latest snapshots";
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT i.item_id, i.item_key, {SNAPSHOT_COLUMNS}
-                 FROM items i JOIN snapshots s ON s.id = i.latest {SNAPSHOT_JOINS}
-                 WHERE i.repo = ?1"
-            ))
-            .doing(&self.path, doing)?;
-        let rows = stmt
-            .query_map([repo.0], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    raw_parts(r, 2)?,
-                ))
-            })
-            .doing(&self.path, doing)?;
-        let mut out = BTreeMap::new();
-        for row in rows {
-            let (id, key, raw) = row.doing(&self.path, doing)?;
-            out.insert(id, Parts::join(&self.path, &key, raw)?);
-        }
-        Ok(out)
-    }
-
-    /// The latest snapshot of each of `ids` that the store has, by signal
-    /// id; unknown ids are absent from the map. One indexed lookup per id,
-    /// so a run reads what it observed, not the whole repository.
-    pub fn latest_snapshots_for(
+    /// One indexed lookup per id.
+    fn latest_snapshots_for(
         &self,
         repo: RepoKey,
         ids: &[String],
@@ -342,13 +352,7 @@ impl Store {
         Ok(out)
     }
 
-    /// Every distinct snapshot of one item, oldest first, each with the
-    /// instant of the run that saw it.
-    ///
-    /// Takes the repository as well as the item id: the same host repository
-    /// may be tracked in two groups, and then its items' ids are the same in
-    /// both.
-    pub fn snapshot_history(
+    fn snapshot_history(
         &self,
         repo: RepoKey,
         item_id: &str,
@@ -383,8 +387,7 @@ impl Store {
         Ok(out)
     }
 
-    /// Every repository in the store, by group id then repository id.
-    pub fn repositories(&self) -> Result<Vec<RepoSummary>> {
+    fn repositories(&self) -> Result<Vec<RepoSummary>> {
         let doing = "listing the repositories";
         let mut stmt = self
             .conn
@@ -398,48 +401,7 @@ impl Store {
         Ok(out)
     }
 
-    /// One repository, with its runs, latest context and news, latest
-    /// snapshots and trail (importance is computed by the export). `None` when it has no successful run yet
-    /// (there is nothing to publish); [`StoreError::UnknownRepository`] when
-    /// the key is not in the store.
-    pub fn repository_view(&self, repo: RepoKey) -> Result<Option<RepoView>> {
-        let path = &self.path;
-        let Some(outline) = self.repository_outline(repo)? else {
-            return Ok(None);
-        };
-        let items = self.latest_snapshots(repo)?;
-        let changed_in_latest = {
-            let doing = "reading the latest run's changes";
-            let mut stmt = self
-                .conn
-                .prepare_cached(
-                    "SELECT i.item_id FROM events e JOIN items i ON i.id = e.item
-                     WHERE e.run = (SELECT max(id) FROM runs WHERE repo = ?1) AND e.kind = 1",
-                )
-                .doing(path, doing)?;
-            let rows = stmt
-                .query_map([repo.0], |r| r.get::<_, String>(0))
-                .doing(path, doing)?;
-            rows.collect::<rusqlite::Result<HashSet<_>>>()
-                .doing(path, doing)?
-        };
-        let trail = self.trail(repo)?;
-        Ok(Some(RepoView {
-            summary: outline.summary,
-            runs: outline.runs,
-            license: outline.license,
-            context: outline.context,
-            news: outline.news,
-            items,
-            changed_in_latest,
-            event_count: trail.len() as u64,
-            trail,
-        }))
-    }
-
-    /// Per repository: the last run and what it cost, the last failure; and
-    /// the rate limits last seen.
-    pub fn status(&self) -> Result<Status> {
+    fn status(&self) -> Result<Status> {
         let path = &self.path;
         let mut repositories = Vec::new();
         for summary in self.repositories()? {
@@ -524,11 +486,15 @@ impl Store {
         }
         Ok(Status {
             repositories,
-            rate_limits: self.rate_limits()?,
+            rate_limits: self.all_rate_limits()?,
         })
     }
+}
 
-    /// The observation trail of a repository: by run, then item id.
+impl Store {
+    /// The observation trail of a repository: by run, then item id (the
+    /// migration tests compare it before and after).
+    #[cfg(test)]
     pub(crate) fn trail(&self, repo: RepoKey) -> Result<Vec<TrailEvent>> {
         let path = &self.path;
         let doing = "reading the observation trail";
@@ -678,6 +644,8 @@ pub fn run_record_from(path: &Path, (at, since, observed, changed): RunRow) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::RunWrites;
+    use crate::suite::WholeReads;
     use signals_core::TrackedRepo;
 
     fn store_with_repo() -> (Store, RepoKey) {

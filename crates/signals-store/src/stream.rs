@@ -36,7 +36,7 @@ pub struct RepoOutline {
     pub license: Option<String>,
 }
 
-/// An item's latest snapshot, as [`crate::Backend::latest_items_after`]
+/// An item's latest snapshot, as [`StreamReads::latest_items_after`]
 /// reads it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LatestItem {
@@ -50,12 +50,47 @@ pub struct LatestItem {
 }
 
 /// A trail event's place in the store: its run's row id and the item id
-/// (unique together), the key [`crate::Backend::trail_events`] reads by.
+/// (unique together), the key [`StreamReads::trail_events`] reads by.
 pub type TrailKey = (i64, String);
 
-impl Store {
-    /// See [`crate::Backend::repository_outline`].
-    pub fn repository_outline(&self, repo: RepoKey) -> Result<Option<RepoOutline>> {
+/// What `signals export` streams a repository from, a batch at a time
+/// (issue 17): the repository without its items and trail, its latest
+/// snapshots after an id, its trail's keys after a key, and the events of
+/// a trail page by their keys.
+pub trait StreamReads {
+    /// A repository without its items and trail (runs, latest context and
+    /// news); `None` before its first successful run,
+    /// [`StoreError::UnknownRepository`] for a key the store does not have.
+    fn repository_outline(&self, repo: RepoKey) -> Result<Option<RepoOutline>>;
+
+    /// At most `limit` latest snapshots of `repo`'s items, bodies
+    /// included, in signal id order (byte order) after the id `after`
+    /// (from the first when `None`), each with its event of the latest
+    /// run.
+    fn latest_items_after(
+        &self,
+        repo: RepoKey,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<LatestItem>>;
+
+    /// At most `limit` events of `repo`'s trail in its order (run, then
+    /// item id) after the event `after` (a run's row id and an item id),
+    /// each with its run's row id; titles and URLs are left empty.
+    fn trail_keys_after(
+        &self,
+        repo: RepoKey,
+        after: Option<(i64, &str)>,
+        limit: usize,
+    ) -> Result<Vec<(i64, TrailEvent)>>;
+
+    /// The trail events of `keys` (from [`StreamReads::trail_keys_after`]),
+    /// whole, in the order of `keys`.
+    fn trail_events(&self, repo: RepoKey, keys: &[TrailKey]) -> Result<Vec<TrailEvent>>;
+}
+
+impl StreamReads for Store {
+    fn repository_outline(&self, repo: RepoKey) -> Result<Option<RepoOutline>> {
         let path = &self.path;
         let summary = self.summary_of(repo)?;
         let runs = {
@@ -95,8 +130,7 @@ impl Store {
         }))
     }
 
-    /// See [`crate::Backend::latest_items_after`].
-    pub fn latest_items_after(
+    fn latest_items_after(
         &self,
         repo: RepoKey,
         after: Option<&str>,
@@ -138,8 +172,7 @@ impl Store {
         Ok(out)
     }
 
-    /// See [`crate::Backend::trail_keys_after`].
-    pub fn trail_keys_after(
+    fn trail_keys_after(
         &self,
         repo: RepoKey,
         after: Option<(i64, &str)>,
@@ -186,8 +219,8 @@ impl Store {
         Ok(out)
     }
 
-    /// See [`crate::Backend::trail_events`]: one indexed read per key.
-    pub fn trail_events(&self, repo: RepoKey, keys: &[TrailKey]) -> Result<Vec<TrailEvent>> {
+    /// One indexed read per key.
+    fn trail_events(&self, repo: RepoKey, keys: &[TrailKey]) -> Result<Vec<TrailEvent>> {
         let path = &self.path;
         let doing = "reading events of the trail";
         let mut stmt = self

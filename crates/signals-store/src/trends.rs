@@ -76,10 +76,28 @@ pub(crate) const GROWTH_SQL: &str = "
     WHERE now_ > then_
     ORDER BY item_id";
 
-impl Store {
+/// The two reads trends add (issue 18), each by one indexed query whose
+/// cost follows what it returns, not the repository's size.
+pub trait TrendReads {
     /// The instant and context of each run of `repo` since `since`, oldest
-    /// first.
-    pub fn run_contexts(
+    /// first (trends' stars and forks; bounded by the weeks a trends
+    /// document covers).
+    fn run_contexts(
+        &self,
+        repo: RepoKey,
+        since: Timestamp,
+    ) -> Result<Vec<(Timestamp, RepoContext)>>;
+
+    /// The items of `repo` observed in a run after `from` that grew, with
+    /// their reactions plus comments then (or when first seen) and now:
+    /// the candidates of trends' "rising". Only those that grew: the others
+    /// cannot rise, and a repository whose items were all seen this week
+    /// (a first collection) would otherwise hand them all over (issue 17).
+    fn growth_since(&self, repo: RepoKey, from: Timestamp) -> Result<Vec<Rising>>;
+}
+
+impl TrendReads for Store {
+    fn run_contexts(
         &self,
         repo: RepoKey,
         since: Timestamp,
@@ -98,12 +116,7 @@ impl Store {
         contexts_from(&self.path, rows)
     }
 
-    /// The items of `repo` observed after `from` that grew, with their
-    /// reactions plus comments then (or when first seen) and now: the
-    /// candidates of trends' "rising". Only those that grew: the others
-    /// cannot rise, and a repository whose items were all seen this week
-    /// (a first collection) would otherwise hand them all over (issue 17).
-    pub fn growth_since(&self, repo: RepoKey, from: Timestamp) -> Result<Vec<Rising>> {
+    fn growth_since(&self, repo: RepoKey, from: Timestamp) -> Result<Vec<Rising>> {
         let doing = "reading the items' recent growth";
         let rows = self
             .conn

@@ -53,12 +53,47 @@ pub struct RunCommit {
     pub reconciled: bool,
 }
 
-impl Store {
+/// The writes of collection: registering a repository, committing a run
+/// or a failed attempt, and deleting a repository with its history.
+pub trait RunWrites {
     /// Registers a configured repository, or updates its display fields
     /// (group name, `owner/name`, display name, keywords) when it is already
     /// known. The returned key is stable for the (group id, repository id)
     /// pair, which is the dataset's address.
-    pub fn ensure_repository(&mut self, group: &Group, repo: &TrackedRepo) -> Result<RepoKey> {
+    fn ensure_repository(&mut self, group: &Group, repo: &TrackedRepo) -> Result<RepoKey>;
+
+    /// Records a successful run and everything it observed, all or nothing.
+    ///
+    /// Refused with [`StoreError::RunOutOfOrder`] when `collected_at` is not
+    /// after the repository's last run, and with [`StoreError::InvalidRun`]
+    /// when the commit contradicts itself ([`check_commit`], or an event for
+    /// an item that has no snapshot). It reads and writes only the run's
+    /// items: its cost grows with what the run observed, not with what the
+    /// repository holds.
+    fn commit_run(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()>;
+
+    /// Records a failed collection attempt. Nothing else is written: the
+    /// runs, snapshots and events stay as they were, and the next run covers
+    /// the window. A `not_found` failure marks the repository missing until
+    /// its next successful run.
+    fn record_failure(
+        &mut self,
+        repo: RepoKey,
+        at: Timestamp,
+        kind: &str,
+        message: &str,
+    ) -> Result<()>;
+
+    /// Deletes a repository and everything stored about it (runs, snapshots,
+    /// events, failure notes, alert messages, and the texts no other
+    /// snapshot uses), all or nothing; returns the number of runs deleted.
+    /// This is the only deletion of history a store offers: `signals repos
+    /// remove --purge`.
+    fn purge_repository(&mut self, repo: RepoKey) -> Result<u64>;
+}
+
+impl RunWrites for Store {
+    fn ensure_repository(&mut self, group: &Group, repo: &TrackedRepo) -> Result<RepoKey> {
         let path = self.path.clone();
         let keywords = to_json(&path, "repository keywords", &repo.keywords)?;
         let tx = self
@@ -101,17 +136,8 @@ impl Store {
         Ok(RepoKey(key))
     }
 
-    /// Records a successful run and everything it observed, in one
-    /// transaction: all of it is stored, or nothing.
-    ///
-    /// Refused with [`StoreError::RunOutOfOrder`] when `collected_at` is not
-    /// after the repository's last run, and with [`StoreError::InvalidRun`]
-    /// when the commit contradicts itself (a `changed_count` that is not the
-    /// number of events, an event for an item that has no snapshot).
-    ///
-    /// It reads and writes only the run's items: its cost grows with what
-    /// the run observed, not with what the repository holds.
-    pub fn commit_run(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()> {
+    /// One `BEGIN IMMEDIATE` transaction.
+    fn commit_run(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()> {
         let path = self.path.clone();
         let at = run.record.collected_at;
         let repo_name = run.context.repository.to_string();
@@ -225,11 +251,7 @@ impl Store {
         tx.commit().doing(&path, "committing a run")
     }
 
-    /// Records a failed collection attempt. Nothing else is written: the
-    /// runs, snapshots and events stay as they were, and the next run covers
-    /// the window. A `not_found` failure marks the repository missing until
-    /// its next successful run.
-    pub fn record_failure(
+    fn record_failure(
         &mut self,
         repo: RepoKey,
         at: Timestamp,
@@ -257,15 +279,8 @@ impl Store {
         .doing(&path, "recording a failed attempt")?;
         tx.commit().doing(&path, "recording a failed attempt")
     }
-}
 
-impl Store {
-    /// Deletes a repository and everything stored about it (runs, snapshots,
-    /// events, failure notes, and the texts no other snapshot uses), in one
-    /// transaction. This is the only
-    /// deletion of history the store offers: `signals repos remove --purge`.
-    /// Returns the number of runs deleted.
-    pub fn purge_repository(&mut self, repo: RepoKey) -> Result<u64> {
+    fn purge_repository(&mut self, repo: RepoKey) -> Result<u64> {
         let path = self.path.clone();
         let doing = "deleting a repository";
         let tx = self
@@ -349,6 +364,8 @@ pub fn check_commit(run: &RunCommit) -> std::result::Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Reads;
+    use crate::suite::WholeReads;
     use signals_core::{ItemDetail, ItemState, Metrics, Observation, Source};
 
     fn repo() -> TrackedRepo {

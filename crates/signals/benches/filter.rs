@@ -18,7 +18,7 @@ mod timed;
 use std::path::{Path, PathBuf};
 
 use jiff::{SignedDuration, Timestamp};
-use signals_store::Store;
+use signals_store::{RunWrites, Store};
 
 const BODY: usize = 1000;
 

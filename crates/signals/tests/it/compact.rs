@@ -29,7 +29,8 @@ use signals_core::{
 };
 use signals_store::Backend;
 use signals_store::dump::Value;
-use signals_store::{RepoKey, RunCommit};
+use signals_store::suite::WholeReads;
+use signals_store::{Dump, RepoKey, RunCommit};
 
 use crate::support::{TempDir, run, show};
 
@@ -369,7 +370,7 @@ fn record_schema6_fixture() {
     assert_eq!(store.schema_version().unwrap(), 6);
     build(&mut store);
     let mut lines = String::new();
-    Backend::dump(&store, &mut |record| {
+    Dump::dump(&store, &mut |record| {
         let columns: Vec<&str> = record.table.columns().iter().map(|(c, _)| *c).collect();
         let values: Vec<Json> = record.values.iter().map(value_json).collect();
         lines.push_str(

@@ -2,6 +2,8 @@
 //! GitHub responses, then `export`, then `validate`; asserts the signals, the
 //! runs, the trail and the change markers.
 
+use signals_store::Reads;
+use signals_store::suite::WholeReads;
 use std::collections::BTreeSet;
 
 use jiff::{SignedDuration, Timestamp};

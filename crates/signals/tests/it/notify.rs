@@ -6,6 +6,7 @@
 //! processes sharing one outbox. Also `collect` calling it, and SIGKILL
 //! at random moments losing nothing.
 
+use signals_store::Outbox;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

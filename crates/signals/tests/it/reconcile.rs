@@ -5,6 +5,8 @@
 //! items the host no longer lists (deleted, transferred) are recorded as
 //! closed, with their history kept and the dataset still valid.
 
+use signals_store::Reads;
+use signals_store::suite::WholeReads;
 use std::collections::BTreeMap;
 
 use jiff::{SignedDuration, Timestamp};

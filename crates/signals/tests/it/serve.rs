@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
 use signals_core::ItemState;
-use signals_store::Store;
+use signals_store::{RunWrites, Store};
 
 use crate::support::{TempDir, signals_bin};
 use crate::synth;

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
 use signals_store::Backend;
+use signals_store::suite::WholeReads;
 use signals_testhost::{Scenario, TestHost, synthetic};
 
 use crate::support::{TempDir, run, show, signals_bin};

@@ -17,11 +17,73 @@ use crate::error::{DbContext, Result, StoreError};
 
 pub use signals_core::{CachedResponse, RateLimit};
 
-impl Store {
-    /// The cached response for `url` fetched with the token whose fingerprint
-    /// is `fingerprint` (when it was stored or last used is the store's own
-    /// business: pruning).
-    pub fn cache_get(&self, url: &str, fingerprint: &str) -> Result<Option<CachedResponse>> {
+/// What the HTTP client keeps in the store and shares through it: cached
+/// responses, the rate limits last seen, and, where several processes
+/// share a store, the token locks.
+///
+/// Its methods take `&self`: the host client writes them while a run
+/// reads.
+pub trait HttpState {
+    /// The cached response for `url` fetched with the token whose
+    /// fingerprint is `fingerprint` (when it was stored or last used is the
+    /// store's own business: pruning).
+    fn cache_get(&self, url: &str, fingerprint: &str) -> Result<Option<CachedResponse>>;
+
+    /// Stores (or replaces) the cached response for `url` and
+    /// `fingerprint`, stored at `stored_at`. Refuses a URL with credentials
+    /// in it ([`check_cacheable`]), so a token can never reach the store
+    /// through a URL.
+    fn cache_put(
+        &self,
+        url: &str,
+        fingerprint: &str,
+        response: &CachedResponse,
+        stored_at: Timestamp,
+    ) -> Result<()>;
+
+    /// Marks a cached response as used at `at`, so pruning keeps it.
+    fn cache_touch(&self, url: &str, fingerprint: &str, at: Timestamp) -> Result<()>;
+
+    /// Deletes the cached responses neither stored nor used since `before`
+    /// and returns how many went. Issue lists are cached per `since` URL, a
+    /// new one each day, so without pruning the cache would grow forever;
+    /// pruning loses nothing but a later 304.
+    fn cache_prune(&self, before: Timestamp) -> Result<usize>;
+
+    /// Records the rate limit last reported for a key (a token fingerprint,
+    /// prefixed by the host name when several hosts are configured), seen
+    /// at `seen_at` (`used` and `resource` are not kept).
+    fn rate_limit_put(&self, key: &str, limit: &RateLimit, seen_at: Timestamp) -> Result<()>;
+
+    /// The rate limit last seen for a key, and when.
+    fn rate_limit_get(&self, key: &str) -> Result<Option<(RateLimit, Timestamp)>>;
+
+    /// True when other processes share this store's HTTP state while it is
+    /// open (PostgreSQL): then the client shares rate limits after every
+    /// answer and sends on a token only while holding
+    /// [`HttpState::lock_token`].
+    fn shares_http_state(&self) -> bool {
+        false
+    }
+
+    /// Waits until no other process of this store sends on the token of
+    /// `key`, and keeps them from doing so until [`HttpState::unlock_token`].
+    /// A no-op where one process owns the store (SQLite, under the
+    /// collection lock).
+    fn lock_token(&self, key: &str) -> Result<()> {
+        let _ = key;
+        Ok(())
+    }
+
+    /// Releases [`HttpState::lock_token`].
+    fn unlock_token(&self, key: &str) -> Result<()> {
+        let _ = key;
+        Ok(())
+    }
+}
+
+impl HttpState for Store {
+    fn cache_get(&self, url: &str, fingerprint: &str) -> Result<Option<CachedResponse>> {
         let path = &self.path;
         let doing = "reading the HTTP cache";
         type Row = (
@@ -56,13 +118,7 @@ impl Store {
         .transpose()
     }
 
-    /// Stores (or replaces) the cached response for `url` and `fingerprint`,
-    /// stored at `stored_at`.
-    ///
-    /// Refuses a URL with credentials in it (user info, or an
-    /// `access_token` / `client_secret` parameter), so a token can never
-    /// reach the file through a URL.
-    pub fn cache_put(
+    fn cache_put(
         &self,
         url: &str,
         fingerprint: &str,
@@ -94,8 +150,7 @@ impl Store {
         Ok(())
     }
 
-    /// Marks a cached response as used at `at`, so pruning keeps it.
-    pub fn cache_touch(&self, url: &str, fingerprint: &str, at: Timestamp) -> Result<()> {
+    fn cache_touch(&self, url: &str, fingerprint: &str, at: Timestamp) -> Result<()> {
         self.conn
             .prepare_cached(
                 "UPDATE http_cache SET stored_at = ?3 WHERE url = ?1 AND token_fingerprint = ?2",
@@ -106,11 +161,7 @@ impl Store {
         Ok(())
     }
 
-    /// Deletes the cached responses neither stored nor used since `before`
-    /// and returns how many went. Issue lists are cached per `since` URL, a
-    /// new one each day, so without pruning the cache would grow forever;
-    /// pruning loses nothing but a later 304.
-    pub fn cache_prune(&self, before: Timestamp) -> Result<usize> {
+    fn cache_prune(&self, before: Timestamp) -> Result<usize> {
         let n = self
             .conn
             .prepare_cached("DELETE FROM http_cache WHERE julianday(stored_at) < julianday(?1)")
@@ -120,9 +171,7 @@ impl Store {
         Ok(n)
     }
 
-    /// Records the rate limit the host reported for a token fingerprint, seen
-    /// at `seen_at` (`used` and `resource` are not kept).
-    pub fn rate_limit_put(
+    fn rate_limit_put(
         &self,
         fingerprint: &str,
         limit: &RateLimit,
@@ -148,18 +197,19 @@ impl Store {
         Ok(())
     }
 
-    /// The rate limit last seen for a token fingerprint, and when.
-    pub fn rate_limit_get(&self, fingerprint: &str) -> Result<Option<(RateLimit, Timestamp)>> {
+    fn rate_limit_get(&self, fingerprint: &str) -> Result<Option<(RateLimit, Timestamp)>> {
         Ok(self
-            .rate_limits()?
+            .all_rate_limits()?
             .into_iter()
             .find(|(f, _, _)| f == fingerprint)
             .map(|(_, l, seen)| (l, seen)))
     }
+}
 
+impl Store {
     /// Every rate limit last seen, by token fingerprint, with when it was
-    /// seen.
-    pub fn rate_limits(&self) -> Result<Vec<(String, RateLimit, Timestamp)>> {
+    /// seen (for [`crate::Reads::status`]).
+    pub(crate) fn all_rate_limits(&self) -> Result<Vec<(String, RateLimit, Timestamp)>> {
         let path = &self.path;
         let doing = "reading the rate limits";
         let mut stmt = self
@@ -234,6 +284,7 @@ fn carries_credentials(url: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::suite::WholeReads;
 
     #[test]
     fn credentials_in_urls_are_detected() {
