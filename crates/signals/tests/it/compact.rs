@@ -366,7 +366,7 @@ fn record_schema6_fixture() {
     }
     let dir = TempDir::new("compact-record");
     let path = dir.path().join("signals.db");
-    let mut store = signals_store::Store::open(&path).unwrap();
+    let mut store = signals_store_sqlite::Store::open(&path).unwrap();
     assert_eq!(store.schema_version().unwrap(), 6);
     build(&mut store);
     let mut lines = String::new();
@@ -480,7 +480,7 @@ fn assert_same(store: &dyn Backend, dir: &Path, address: &str, backend: &str) {
 fn the_compact_migration_keeps_every_history_on_sqlite() {
     let dir = TempDir::new("compact-sqlite");
     let path = dir.path().join("signals.db");
-    drop(signals_store::Store::open_before(&path, 6).unwrap());
+    drop(signals_store_sqlite::Store::open_before(&path, 6).unwrap());
     {
         let conn = rusqlite::Connection::open(&path).unwrap();
         let tx = rusqlite::Connection::unchecked_transaction(&conn).unwrap();
@@ -490,7 +490,7 @@ fn the_compact_migration_keeps_every_history_on_sqlite() {
         }
         tx.commit().unwrap();
     }
-    let store = signals_store::Store::open(&path).unwrap();
+    let store = signals_store_sqlite::Store::open(&path).unwrap();
     assert_eq!(store.schema_version().unwrap(), 9);
     assert_same(&store, dir.path(), "signals.db", "SQLite");
     goes_on(store);

@@ -271,7 +271,7 @@ fn two_runs_export_and_validate() {
 
     // The trail, from the store: discovered events of run 1, then the
     // changes of run 2 with their field names in the fixed order.
-    let store = signals_store::Store::open(dir.path().join("signals.db")).unwrap();
+    let store = signals_store_sqlite::Store::open(dir.path().join("signals.db")).unwrap();
     let key = store
         .repositories()
         .unwrap()

@@ -144,7 +144,7 @@ pub(crate) fn reference(host: &TestHost, repos: &[String]) -> Observed {
         &[("GITHUB_TOKEN", "ref")],
     );
     assert!(out.status.success(), "{}", show(&out));
-    let store = signals_store::Store::open(dir.path().join("signals.db")).unwrap();
+    let store = signals_store_sqlite::Store::open(dir.path().join("signals.db")).unwrap();
     observed(&store)
 }
 

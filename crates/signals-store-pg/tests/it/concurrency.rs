@@ -15,9 +15,7 @@ use signals_store::suite::{WholeReads, group, issue, run_of, tracked, ts};
 use signals_store::{RepoKey, RunWrites};
 use signals_store_pg::PgStore;
 
-fn cluster() -> Option<signals_testpg::Cluster> {
-    signals_testpg::Cluster::start().unwrap_or_else(|e| panic!("{e}"))
-}
+use crate::cluster;
 
 fn repo(id: &str) -> TrackedRepo {
     TrackedRepo {
