@@ -17,11 +17,22 @@ use crate::PgStore;
 const BATCH: i32 = 5_000;
 
 pub(crate) fn migrate(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
-    let path = store.path();
-    let err = store.err("moving snapshots and events to the compact layout (0007)");
+    store_texts(store, tx)?;
+    parse_stamps(store, tx)?;
+    move_snapshots(store, tx)?;
+    move_events(store, tx)?;
+    tx.batch_execute("DROP TABLE events_before_compact; DROP TABLE snapshots_before_compact;")
+        .map_err(store.err(DOING))?;
+    Ok(())
+}
 
-    // Labels, assignees and details become texts, inserted in hash order
-    // like every text (ARCHITECTURE.md, "Texts under concurrent commits").
+/// What the migration's errors say it was doing.
+const DOING: &str = "moving snapshots and events to the compact layout (0007)";
+
+/// Labels, assignees and details become texts, inserted in hash order
+/// like every text (ARCHITECTURE.md, "Texts under concurrent commits").
+fn store_texts(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
+    let err = store.err(DOING);
     let values: Vec<String> = tx
         .query(
             "SELECT labels FROM snapshots_before_compact
@@ -49,9 +60,15 @@ pub(crate) fn migrate(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
         &[&hashes, &bodies],
     )
     .map_err(&err)?;
+    Ok(())
+}
 
-    // Timestamps are parsed here, exactly (PostgreSQL's own timestamps stop
-    // at microseconds), into a table the insert below joins.
+/// Parses every snapshot's timestamps here, exactly (PostgreSQL's own
+/// timestamps stop at microseconds), into `compact_stamps`, a table
+/// [`move_snapshots`] joins; a batch at a time through a cursor.
+fn parse_stamps(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
+    let path = store.path();
+    let err = store.err(DOING);
     tx.batch_execute(
         "CREATE TEMP TABLE compact_stamps (
              id BIGINT PRIMARY KEY, updated_s BIGINT NOT NULL, updated_ns BIGINT NOT NULL,
@@ -100,6 +117,13 @@ pub(crate) fn migrate(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
     }
     // A table a cursor still reads cannot be dropped.
     drop(portal);
+    Ok(())
+}
+
+/// Moves every snapshot into the compact table, keeping its id, and moves
+/// the id sequence past them; all of them, or the migration stops.
+fn move_snapshots(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
+    let err = store.err(DOING);
     let moved = tx
         .execute(
             "INSERT INTO snapshots (id, item, run, head, body, labels, assignees, detail,
@@ -134,9 +158,15 @@ pub(crate) fn migrate(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
         &[],
     )
     .map_err(&err)?;
+    Ok(())
+}
 
-    // Events, numbered within their run in signal id order (`COLLATE "C"`:
-    // byte order, as the trail reads them).
+/// Moves every event into the compact table, numbered within its run in
+/// signal id order (`COLLATE "C"`: byte order, as the trail reads them), a
+/// batch at a time through a cursor.
+fn move_events(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
+    let path = store.path();
+    let err = store.err(DOING);
     let portal = tx
         .bind(
             "SELECT e.id, e.run, i.id, e.kind, e.detail, e.fields, e.snapshot,
@@ -191,7 +221,5 @@ pub(crate) fn migrate(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
         .map_err(&err)?;
     }
     drop(portal);
-    tx.batch_execute("DROP TABLE events_before_compact; DROP TABLE snapshots_before_compact;")
-        .map_err(&err)?;
     Ok(())
 }

@@ -1,9 +1,10 @@
 //! The PostgreSQL store of Repo Signals: the store, the work queue and the
 //! shared HTTP state of several workers on several machines.
 //!
-//! [`PgStore`] implements [`signals_store::Backend`] over the same schema
-//! shape as the SQLite store (its own numbered migrations in `migrations/`),
-//! and the same store suite runs against it (`tests/suite.rs`). On top, it
+//! [`PgStore`] implements every role of [`signals_store::Backend`], each in
+//! the module that holds its SQL, over the same schema shape as the SQLite
+//! store (its own numbered migrations in `migrations/`), and the same store
+//! suite runs against it (`tests/it/suite.rs`). On top, it
 //! is the work queue ([`queue`]): workers lease due repositories with
 //! `SELECT ... FOR UPDATE SKIP LOCKED`, and a run is committed together with
 //! the release of its lease. And it shares what the HTTP clients of all
@@ -19,12 +20,14 @@
 
 pub mod address;
 mod compact;
-mod copy;
+mod dump;
+mod http;
 mod outbox;
 mod owners;
 mod paged;
 pub mod queue;
 mod read;
+mod schema;
 mod stream;
 mod trends;
 mod write;
@@ -33,64 +36,15 @@ use std::cell::RefCell;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::types::ToSql;
 use postgres::{Client, NoTls};
 use signals_store::{DbError, Result, StoreError};
 
+use schema::MIGRATIONS;
+
 pub use address::{Address, is_postgres};
 pub use queue::{Lease, QueueStatus, WorkerStatus};
-
-/// A migration's Rust step, run after its SQL in the same transaction, for
-/// what SQL cannot do exactly (parsing timestamps).
-type Step = fn(&PgStore, &mut postgres::Transaction<'_>) -> Result<()>;
-
-/// The migrations, in order; the schema version is their number. Never edit
-/// or reorder an entry once merged.
-const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
-    (
-        "0001_init",
-        include_str!("../migrations/0001_init.sql"),
-        None,
-    ),
-    (
-        "0002_closed_at",
-        include_str!("../migrations/0002_closed_at.sql"),
-        None,
-    ),
-    (
-        "0003_outbox",
-        include_str!("../migrations/0003_outbox.sql"),
-        None,
-    ),
-    (
-        "0004_text_search",
-        include_str!("../migrations/0004_text_search.sql"),
-        None,
-    ),
-    (
-        "0005_reconcile",
-        include_str!("../migrations/0005_reconcile.sql"),
-        None,
-    ),
-    (
-        "0006_owners",
-        include_str!("../migrations/0006_owners.sql"),
-        None,
-    ),
-    (
-        "0007_compact",
-        include_str!("../migrations/0007_compact.sql"),
-        Some(compact::migrate),
-    ),
-    (
-        "0008_owner_host_id",
-        include_str!("../migrations/0008_owner_host_id.sql"),
-        None,
-    ),
-];
-
-/// The advisory lock key that serializes migrations between workers that
-/// open the store at once ("RSig" and 1).
-const MIGRATION_LOCK: i64 = 0x5253_6967_0000_0001;
 
 /// The advisory lock key that keeps a purge's deletion of texts apart from
 /// run commits ("RSig" and 2): a commit holds it shared from the moment it
@@ -349,68 +303,49 @@ impl PgStore {
         }
     }
 
-    fn migrate(&self, migrations: &[(&str, &str, Option<Step>)]) -> Result<()> {
-        let doing = "bringing the schema up to date";
+    /// Rows of a query, streamed to `each`.
+    pub(crate) fn each_row(
+        &self,
+        doing: &'static str,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+        mut each: impl FnMut(&postgres::Row) -> Result<()>,
+    ) -> Result<()> {
         let mut client = self.client.borrow_mut();
-        let mut tx = client.transaction().map_err(self.err(doing))?;
-        // One worker migrates; the others wait here, then find it done.
-        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        let mut rows = client
+            .query_raw(sql, params.iter().copied())
             .map_err(self.err(doing))?;
-        tx.batch_execute(
-            "CREATE TABLE IF NOT EXISTS signals_schema (
-                 version BIGINT PRIMARY KEY,
-                 name    TEXT NOT NULL,
-                 applied TIMESTAMPTZ NOT NULL DEFAULT now())",
-        )
-        .map_err(self.err(doing))?;
-        let applied: i64 = tx
-            .query_one("SELECT count(*) FROM signals_schema", &[])
-            .map_err(self.err(doing))?
-            .get(0);
-        let supported = MIGRATIONS.len() as i64;
-        if applied > supported {
-            return Err(StoreError::TooNew {
-                path: self.path(),
-                found: applied,
-                supported,
-            });
+        while let Some(row) = rows.next().map_err(self.err(doing))? {
+            each(&row)?;
         }
-        if applied == 0 {
-            // A database with other tables is another application's.
-            let foreign: i64 = tx
-                .query_one(
-                    "SELECT count(*) FROM information_schema.tables
-                     WHERE table_schema = current_schema() AND table_name <> 'signals_schema'",
-                    &[],
-                )
-                .map_err(self.err(doing))?
-                .get(0);
-            if foreign > 0 {
-                return Err(StoreError::NotAStore { path: self.path() });
-            }
-        }
-        for (i, (name, sql, step)) in migrations.iter().enumerate().skip(applied as usize) {
-            tx.batch_execute(sql).map_err(self.err(doing))?;
-            if let Some(step) = step {
-                step(self, &mut tx)?;
-            }
-            tx.execute(
-                "INSERT INTO signals_schema (version, name) VALUES ($1, $2)",
-                &[&(i as i64 + 1), name],
-            )
-            .map_err(self.err(doing))?;
-        }
-        tx.commit().map_err(self.err(doing))
+        Ok(())
     }
 
-    /// The number of migrations applied.
-    pub fn schema_version(&self) -> Result<i64> {
-        Ok(self
-            .client
-            .borrow_mut()
-            .query_one("SELECT count(*) FROM signals_schema", &[])
-            .map_err(self.err("reading the schema version"))?
-            .get(0))
+    pub(crate) fn query(
+        &self,
+        doing: &'static str,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<postgres::Row>> {
+        self.retrying(|client, _| client.query(sql, params).map_err(self.err(doing)))
+    }
+
+    pub(crate) fn query_opt(
+        &self,
+        doing: &'static str,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Option<postgres::Row>> {
+        self.retrying(|client, _| client.query_opt(sql, params).map_err(self.err(doing)))
+    }
+
+    pub(crate) fn execute(
+        &self,
+        doing: &'static str,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<u64> {
+        self.retrying(|client, _| client.execute(sql, params).map_err(self.err(doing)))
     }
 }
 
@@ -468,312 +403,4 @@ pub(crate) fn lock_key(text: &str) -> i64 {
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
     hash as i64
-}
-
-impl signals_store::Backend for PgStore {
-    fn describe(&self) -> String {
-        self.shown.clone()
-    }
-    fn schema_version(&self) -> Result<i64> {
-        PgStore::schema_version(self)
-    }
-    fn ensure_repository(
-        &mut self,
-        group: &signals_core::Group,
-        repo: &signals_core::TrackedRepo,
-    ) -> Result<signals_store::RepoKey> {
-        self.ensure_repository_(group, repo)
-    }
-    fn commit_run(
-        &mut self,
-        repo: signals_store::RepoKey,
-        run: &signals_store::RunCommit,
-    ) -> Result<()> {
-        self.commit_run_(repo, run)
-    }
-    fn record_failure(
-        &mut self,
-        repo: signals_store::RepoKey,
-        at: jiff::Timestamp,
-        kind: &str,
-        message: &str,
-    ) -> Result<()> {
-        self.record_failure_(repo, at, kind, message)
-    }
-    fn purge_repository(&mut self, repo: signals_store::RepoKey) -> Result<u64> {
-        self.purge_repository_(repo)
-    }
-    fn reconcile_marks(
-        &self,
-        repo: signals_store::RepoKey,
-    ) -> Result<(Option<jiff::Timestamp>, Option<jiff::Timestamp>)> {
-        self.reconcile_marks_(repo)
-    }
-    fn open_item_ids(&self, repo: signals_store::RepoKey) -> Result<Vec<String>> {
-        self.open_item_ids_(repo)
-    }
-    fn last_successful_run(
-        &self,
-        repo: signals_store::RepoKey,
-    ) -> Result<Option<signals_core::RunRecord>> {
-        self.last_successful_run_(repo)
-    }
-    fn latest_snapshots(
-        &self,
-        repo: signals_store::RepoKey,
-    ) -> Result<std::collections::BTreeMap<String, signals_core::ItemSnapshot>> {
-        self.latest_snapshots_(repo)
-    }
-    fn latest_snapshots_for(
-        &self,
-        repo: signals_store::RepoKey,
-        ids: &[String],
-    ) -> Result<std::collections::HashMap<String, signals_core::ItemSnapshot>> {
-        self.latest_snapshots_for_(repo, ids)
-    }
-    fn snapshot_history(
-        &self,
-        repo: signals_store::RepoKey,
-        item_id: &str,
-    ) -> Result<Vec<(jiff::Timestamp, signals_core::ItemSnapshot)>> {
-        self.snapshot_history_(repo, item_id)
-    }
-    fn repositories(&self) -> Result<Vec<signals_store::RepoSummary>> {
-        self.repositories_()
-    }
-    fn repository_view(
-        &self,
-        repo: signals_store::RepoKey,
-    ) -> Result<Option<signals_store::RepoView>> {
-        self.repository_view_(repo)
-    }
-    fn status(&self) -> Result<signals_store::Status> {
-        self.status_()
-    }
-    fn each_latest_head(
-        &self,
-        repo: signals_store::RepoKey,
-        each: &mut dyn FnMut(
-            String,
-            signals_core::ItemSnapshot,
-            signals_store::TextIds,
-        ) -> Result<()>,
-    ) -> Result<()> {
-        self.each_latest_head_(repo, each)
-    }
-    fn repository_outline(
-        &self,
-        repo: signals_store::RepoKey,
-    ) -> Result<Option<signals_store::RepoOutline>> {
-        self.repository_outline_(repo)
-    }
-    fn latest_items_after(
-        &self,
-        repo: signals_store::RepoKey,
-        after: Option<&str>,
-        limit: usize,
-    ) -> Result<Vec<signals_store::LatestItem>> {
-        self.latest_items_after_(repo, after, limit)
-    }
-    fn trail_keys_after(
-        &self,
-        repo: signals_store::RepoKey,
-        after: Option<(i64, &str)>,
-        limit: usize,
-    ) -> Result<Vec<(i64, signals_core::TrailEvent)>> {
-        self.trail_keys_after_(repo, after, limit)
-    }
-    fn trail_events(
-        &self,
-        repo: signals_store::RepoKey,
-        keys: &[signals_store::TrailKey],
-    ) -> Result<Vec<signals_core::TrailEvent>> {
-        self.trail_events_(repo, keys)
-    }
-    fn texts_matching(&self, q: &str) -> Result<Option<std::collections::HashSet<i64>>> {
-        self.texts_matching_(q)
-    }
-    fn changed_in_latest(
-        &self,
-        repo: signals_store::RepoKey,
-    ) -> Result<std::collections::HashSet<String>> {
-        self.changed_in_latest_(repo)
-    }
-    fn trail_page(
-        &self,
-        repo: signals_store::RepoKey,
-        offset: u64,
-        limit: u64,
-    ) -> Result<(u64, Vec<signals_core::TrailEvent>)> {
-        self.trail_page_(repo, offset, limit)
-    }
-    fn run_contexts(
-        &self,
-        repo: signals_store::RepoKey,
-        since: jiff::Timestamp,
-    ) -> Result<Vec<(jiff::Timestamp, signals_core::RepoContext)>> {
-        self.run_contexts_(repo, since)
-    }
-    fn growth_since(
-        &self,
-        repo: signals_store::RepoKey,
-        from: jiff::Timestamp,
-    ) -> Result<Vec<signals_core::trends::Rising>> {
-        self.growth_since_(repo, from)
-    }
-    fn cache_get(
-        &self,
-        url: &str,
-        fingerprint: &str,
-    ) -> Result<Option<signals_store::CachedResponse>> {
-        self.cache_get_(url, fingerprint)
-    }
-    fn cache_put(
-        &self,
-        url: &str,
-        fingerprint: &str,
-        response: &signals_store::CachedResponse,
-        stored_at: jiff::Timestamp,
-    ) -> Result<()> {
-        self.cache_put_(url, fingerprint, response, stored_at)
-    }
-    fn cache_touch(&self, url: &str, fingerprint: &str, at: jiff::Timestamp) -> Result<()> {
-        self.cache_touch_(url, fingerprint, at)
-    }
-    fn cache_prune(&self, before: jiff::Timestamp) -> Result<usize> {
-        self.cache_prune_(before)
-    }
-    fn rate_limit_put(
-        &self,
-        key: &str,
-        limit: &signals_store::RateLimit,
-        seen_at: jiff::Timestamp,
-    ) -> Result<()> {
-        self.rate_limit_put_(key, limit, seen_at)
-    }
-    fn rate_limit_get(
-        &self,
-        key: &str,
-    ) -> Result<Option<(signals_store::RateLimit, jiff::Timestamp)>> {
-        self.rate_limit_get_(key)
-    }
-    fn rate_limits(&self) -> Result<Vec<(String, signals_store::RateLimit, jiff::Timestamp)>> {
-        self.rate_limits_()
-    }
-    fn shares_http_state(&self) -> bool {
-        true
-    }
-    /// A session advisory lock per token key: held while a request on the
-    /// token is in flight, so requests on one token stay serial across
-    /// workers. It goes with the connection, so a worker that dies frees it.
-    /// While a worker holds a lease, each request also renews it: a lease
-    /// expires only when its worker stops making progress.
-    fn lock_token(&self, key: &str) -> Result<()> {
-        self.execute(
-            "waiting for a token",
-            "SELECT pg_advisory_lock($1)",
-            &[&lock_key(key)],
-        )?;
-        let lease = self.lease.borrow().clone();
-        if let Some((repo, worker, secs)) = lease {
-            self.execute(
-                "renewing a lease",
-                "UPDATE leases SET lease_until = now() + make_interval(secs => $3)
-                 WHERE repo = $1 AND worker = $2 AND lease_until > now()",
-                &[&repo, &worker, &secs],
-            )?;
-        }
-        Ok(())
-    }
-    fn unlock_token(&self, key: &str) -> Result<()> {
-        self.execute(
-            "releasing a token",
-            "SELECT pg_advisory_unlock($1)",
-            &[&lock_key(key)],
-        )?;
-        Ok(())
-    }
-    fn dump(&self, sink: &mut dyn FnMut(signals_store::dump::Record) -> Result<()>) -> Result<()> {
-        self.dump_(sink)
-    }
-    fn load(
-        &mut self,
-        records: &mut dyn Iterator<Item = Result<signals_store::dump::Record>>,
-    ) -> Result<()> {
-        self.load_(records)
-    }
-    fn table_counts(&self) -> Result<signals_store::dump::TableCounts> {
-        self.table_counts_()
-    }
-    fn outbox_claim(
-        &mut self,
-        now: jiff::Timestamp,
-        claim: jiff::SignedDuration,
-    ) -> Result<Option<signals_store::OutboxMessage>> {
-        self.outbox_claim_(now, claim)
-    }
-    fn outbox_settle(
-        &mut self,
-        id: i64,
-        at: jiff::Timestamp,
-        outcome: &signals_store::Settle,
-    ) -> Result<()> {
-        self.outbox_settle_(id, at, outcome)
-    }
-    fn outbox_next_due(&self) -> Result<Option<jiff::Timestamp>> {
-        self.outbox_next_due_()
-    }
-    fn outbox_messages(
-        &self,
-        state: signals_store::MessageState,
-        rule: Option<&str>,
-    ) -> Result<Vec<signals_store::OutboxMessage>> {
-        self.outbox_messages_(state, rule)
-    }
-    fn outbox_digest(
-        &mut self,
-        parts: &[i64],
-        digest: &signals_core::notify::Outgoing,
-        at: jiff::Timestamp,
-    ) -> Result<bool> {
-        self.outbox_digest_(parts, digest, at)
-    }
-    fn outbox_last_digest(&self, rule: &str) -> Result<Option<jiff::Timestamp>> {
-        self.outbox_last_digest_(rule)
-    }
-    fn outbox_status(&self) -> Result<Vec<signals_store::RuleOutbox>> {
-        self.outbox_status_()
-    }
-    fn owner_claim(
-        &mut self,
-        owner: signals_store::OwnerRef<'_>,
-        _at: jiff::Timestamp,
-        every: jiff::SignedDuration,
-    ) -> Result<bool> {
-        // The server's clock, shared by every worker, not the caller's.
-        self.owner_claim_(owner, every)
-    }
-    fn owner_repos(&self, group_id: &str) -> Result<Vec<signals_store::OwnerRepo>> {
-        self.owner_repos_(group_id)
-    }
-    fn owner_listed(
-        &mut self,
-        owner: signals_store::OwnerRef<'_>,
-        at: jiff::Timestamp,
-        repos: &[signals_core::owners::Known],
-        stats: &signals_store::RequestStats,
-    ) -> Result<()> {
-        self.owner_listed_(owner, at, repos, stats)
-    }
-    fn owner_failed(
-        &mut self,
-        owner: signals_store::OwnerRef<'_>,
-        at: jiff::Timestamp,
-        message: &str,
-    ) -> Result<()> {
-        self.owner_failed_(owner, at, message)
-    }
-    fn owners_status(&self) -> Result<Vec<signals_store::OwnerStatus>> {
-        self.owners_status_()
-    }
 }

@@ -11,7 +11,7 @@ use jiff::{SignedDuration, Timestamp};
 use postgres::Transaction;
 use signals_core::notify::Outgoing;
 use signals_store::outbox::{
-    MESSAGE_COLUMNS, MessageRow, MessageState, OutboxMessage, RuleOutbox, Settle, body_of,
+    MESSAGE_COLUMNS, MessageRow, MessageState, Outbox, OutboxMessage, RuleOutbox, Settle, body_of,
     message_from, ms_ts, rule_counts, ts_ms,
 };
 use signals_store::{RepoKey, Result};
@@ -65,8 +65,10 @@ impl PgStore {
         }
         Ok(())
     }
+}
 
-    pub(crate) fn outbox_claim_(
+impl Outbox for PgStore {
+    fn outbox_claim(
         &mut self,
         now: Timestamp,
         claim: SignedDuration,
@@ -87,12 +89,7 @@ impl PgStore {
             .transpose()
     }
 
-    pub(crate) fn outbox_settle_(
-        &mut self,
-        id: i64,
-        at: Timestamp,
-        outcome: &Settle,
-    ) -> Result<()> {
+    fn outbox_settle(&mut self, id: i64, at: Timestamp, outcome: &Settle) -> Result<()> {
         let (state, next, error) = match outcome {
             Settle::Delivered => (MessageState::Delivered, at, None),
             Settle::Retry { next, error } => (MessageState::Pending, *next, Some(error.as_str())),
@@ -108,7 +105,7 @@ impl PgStore {
         Ok(())
     }
 
-    pub(crate) fn outbox_next_due_(&self) -> Result<Option<Timestamp>> {
+    fn outbox_next_due(&self) -> Result<Option<Timestamp>> {
         let ms: Option<i64> = self
             .query_opt(
                 "reading when the next alert is due",
@@ -120,7 +117,7 @@ impl PgStore {
         Ok(ms.and_then(ms_ts))
     }
 
-    pub(crate) fn outbox_messages_(
+    fn outbox_messages(
         &self,
         state: MessageState,
         rule: Option<&str>,
@@ -136,12 +133,7 @@ impl PgStore {
             .collect()
     }
 
-    pub(crate) fn outbox_digest_(
-        &mut self,
-        parts: &[i64],
-        digest: &Outgoing,
-        at: Timestamp,
-    ) -> Result<bool> {
+    fn outbox_digest(&mut self, parts: &[i64], digest: &Outgoing, at: Timestamp) -> Result<bool> {
         let body = body_of(&self.path(), digest)?;
         let err = self.err("making a digest");
         self.retrying(|client, _| {
@@ -171,7 +163,7 @@ impl PgStore {
         })
     }
 
-    pub(crate) fn outbox_last_digest_(&self, rule: &str) -> Result<Option<Timestamp>> {
+    fn outbox_last_digest(&self, rule: &str) -> Result<Option<Timestamp>> {
         let ms: Option<i64> = self
             .query_opt(
                 "reading the last digest",
@@ -182,7 +174,7 @@ impl PgStore {
         Ok(ms.and_then(ms_ts))
     }
 
-    pub(crate) fn outbox_status_(&self) -> Result<Vec<RuleOutbox>> {
+    fn outbox_status(&self) -> Result<Vec<RuleOutbox>> {
         let doing = "reading the outbox";
         let counts = self
             .query(

@@ -11,7 +11,7 @@ use signals_store::Result;
 use signals_store::codec::ts_text;
 use signals_store::owners::{
     OWNER_COLUMNS, OWNER_REPO_COLUMNS, OWNER_REPO_ORDER, OwnerRef, OwnerRepo, OwnerRepoRow,
-    OwnerStatus, attach_repos, listing_counts, owner_repo_from, owner_repo_values,
+    OwnerStatus, Owners, attach_repos, listing_counts, owner_repo_from, owner_repo_values,
     owner_status_from,
 };
 
@@ -35,10 +35,13 @@ fn repo_row(r: &postgres::Row, from: usize) -> OwnerRepoRow {
     )
 }
 
-impl PgStore {
-    pub(crate) fn owner_claim_(
+impl Owners for PgStore {
+    /// By the server's clock, shared by every worker, not the caller's
+    /// `at`.
+    fn owner_claim(
         &mut self,
         owner: OwnerRef<'_>,
+        _at: Timestamp,
         every: SignedDuration,
     ) -> Result<bool> {
         let err = self.err("claiming an owner's listing");
@@ -71,7 +74,7 @@ impl PgStore {
         })
     }
 
-    pub(crate) fn owner_repos_(&self, group_id: &str) -> Result<Vec<OwnerRepo>> {
+    fn owner_repos(&self, group_id: &str) -> Result<Vec<OwnerRepo>> {
         let path = self.path();
         self.query(
             "reading an owner's repositories",
@@ -86,7 +89,7 @@ impl PgStore {
         .collect()
     }
 
-    pub(crate) fn owner_listed_(
+    fn owner_listed(
         &mut self,
         owner: OwnerRef<'_>,
         at: Timestamp,
@@ -163,12 +166,7 @@ impl PgStore {
         Ok(())
     }
 
-    pub(crate) fn owner_failed_(
-        &mut self,
-        owner: OwnerRef<'_>,
-        at: Timestamp,
-        message: &str,
-    ) -> Result<()> {
+    fn owner_failed(&mut self, owner: OwnerRef<'_>, at: Timestamp, message: &str) -> Result<()> {
         self.execute(
             "recording a failed listing",
             "UPDATE owners SET failed_at = $4, last_error = $5
@@ -184,7 +182,7 @@ impl PgStore {
         Ok(())
     }
 
-    pub(crate) fn owners_status_(&self) -> Result<Vec<OwnerStatus>> {
+    fn owners_status(&self) -> Result<Vec<OwnerStatus>> {
         let path = self.path();
         let mut owners = self
             .query(

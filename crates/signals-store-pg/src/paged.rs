@@ -7,15 +7,15 @@ use std::collections::HashSet;
 use signals_core::{ItemSnapshot, TrailEvent};
 use signals_store::codec::uint;
 use signals_store::{
-    HEAD_COLUMNS, HEAD_JOINS, Parts, RepoKey, Result, TextIds, searchable, trail_event_from,
-    trail_plan,
+    HEAD_COLUMNS, HEAD_JOINS, PagedReads, Parts, RepoKey, Result, TextIds, searchable,
+    trail_event_from, trail_plan,
 };
 
 use crate::PgStore;
 use crate::read::{raw_parts, trail_row};
 
-impl PgStore {
-    pub(crate) fn each_latest_head_(
+impl PagedReads for PgStore {
+    fn each_latest_head(
         &self,
         repo: RepoKey,
         each: &mut dyn FnMut(String, ItemSnapshot, TextIds) -> Result<()>,
@@ -44,7 +44,7 @@ impl PgStore {
     /// database has it (`lower(text) LIKE`, so `%`, `_` and a backslash in the
     /// query are escaped); `None` without it, or for a query it cannot
     /// narrow.
-    pub(crate) fn texts_matching_(&self, q: &str) -> Result<Option<HashSet<i64>>> {
+    fn texts_matching(&self, q: &str) -> Result<Option<HashSet<i64>>> {
         if !searchable(q) || !self.has_trigram_index()? {
             return Ok(None);
         }
@@ -68,18 +68,7 @@ impl PgStore {
         ))
     }
 
-    fn has_trigram_index(&self) -> Result<bool> {
-        Ok(self
-            .query(
-                "looking for the text search index",
-                "SELECT to_regclass('texts_trigrams') IS NOT NULL",
-                &[],
-            )?
-            .first()
-            .is_some_and(|r| r.get(0)))
-    }
-
-    pub(crate) fn changed_in_latest_(&self, repo: RepoKey) -> Result<HashSet<String>> {
+    fn changed_in_latest(&self, repo: RepoKey) -> Result<HashSet<String>> {
         Ok(self
             .query(
                 "reading the latest run's changes",
@@ -92,12 +81,7 @@ impl PgStore {
             .collect())
     }
 
-    pub(crate) fn trail_page_(
-        &self,
-        repo: RepoKey,
-        offset: u64,
-        limit: u64,
-    ) -> Result<(u64, Vec<TrailEvent>)> {
+    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<(u64, Vec<TrailEvent>)> {
         let path = self.path();
         let doing = "reading a page of the trail";
         let mut runs = Vec::new();
@@ -134,5 +118,18 @@ impl PgStore {
             }
         }
         Ok((total, out))
+    }
+}
+
+impl PgStore {
+    fn has_trigram_index(&self) -> Result<bool> {
+        Ok(self
+            .query(
+                "looking for the text search index",
+                "SELECT to_regclass('texts_trigrams') IS NOT NULL",
+                &[],
+            )?
+            .first()
+            .is_some_and(|r| r.get(0)))
     }
 }

@@ -8,15 +8,15 @@ use signals_core::{News, RepoContext, TrailEvent};
 use signals_store::codec::{from_json, ts_parse};
 use signals_store::events::{detail_of, kind_of};
 use signals_store::{
-    LatestItem, Parts, RepoKey, RepoOutline, Result, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, TrailKey,
-    run_record_from, trail_event_from,
+    LatestItem, Parts, RepoKey, RepoOutline, Result, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, StreamReads,
+    TrailKey, run_record_from, trail_event_from,
 };
 
 use crate::PgStore;
 use crate::read::{RUN_COLUMNS, raw_parts, run_row};
 
-impl PgStore {
-    pub(crate) fn repository_outline_(&self, repo: RepoKey) -> Result<Option<RepoOutline>> {
+impl StreamReads for PgStore {
+    fn repository_outline(&self, repo: RepoKey) -> Result<Option<RepoOutline>> {
         let path = self.path();
         let summary = self.summary_of(repo)?;
         let runs = self
@@ -49,7 +49,7 @@ impl PgStore {
         }))
     }
 
-    pub(crate) fn latest_items_after_(
+    fn latest_items_after(
         &self,
         repo: RepoKey,
         after: Option<&str>,
@@ -82,7 +82,7 @@ impl PgStore {
         Ok(out)
     }
 
-    pub(crate) fn trail_keys_after_(
+    fn trail_keys_after(
         &self,
         repo: RepoKey,
         after: Option<(i64, &str)>,
@@ -123,11 +123,7 @@ impl PgStore {
     }
 
     /// One query for all keys (`unnest`), where SQLite does one seek each.
-    pub(crate) fn trail_events_(
-        &self,
-        repo: RepoKey,
-        keys: &[TrailKey],
-    ) -> Result<Vec<TrailEvent>> {
+    fn trail_events(&self, repo: RepoKey, keys: &[TrailKey]) -> Result<Vec<TrailEvent>> {
         let path = self.path();
         if keys.is_empty() {
             return Ok(Vec::new());

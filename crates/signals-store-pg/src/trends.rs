@@ -6,12 +6,12 @@ use jiff::Timestamp;
 use signals_core::RepoContext;
 use signals_core::trends::Rising;
 use signals_store::codec::ts_text;
-use signals_store::{RepoKey, Result, contexts_from, growth_from};
+use signals_store::{RepoKey, Result, TrendReads, contexts_from, growth_from};
 
 use crate::PgStore;
 
-impl PgStore {
-    pub(crate) fn run_contexts_(
+impl TrendReads for PgStore {
+    fn run_contexts(
         &self,
         repo: RepoKey,
         since: Timestamp,
@@ -29,7 +29,7 @@ impl PgStore {
         contexts_from(&self.path(), rows)
     }
 
-    pub(crate) fn growth_since_(&self, repo: RepoKey, from: Timestamp) -> Result<Vec<Rising>> {
+    fn growth_since(&self, repo: RepoKey, from: Timestamp) -> Result<Vec<Rising>> {
         let rows = self
             .query(
                 "reading the items' recent growth",

@@ -5,23 +5,21 @@
 //! repository now, so writing would duplicate its run.
 
 use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
 use jiff::Timestamp;
 use postgres::{Client, GenericClient, Transaction};
 use signals_core::{Group, ItemSnapshot, TrackedRepo};
 use signals_store::codec::{int, to_json, ts_parse, ts_text};
 use signals_store::{
-    Parts, RepoKey, Result, RunCommit, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, StoreError, check_commit,
+    Parts, RepoKey, Result, RunCommit, RunWrites, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, StoreError,
+    check_commit,
 };
 
 use crate::{PgStore, TEXTS_LOCK};
 
-impl PgStore {
-    pub(crate) fn ensure_repository_(
-        &mut self,
-        group: &Group,
-        repo: &TrackedRepo,
-    ) -> Result<RepoKey> {
+impl RunWrites for PgStore {
+    fn ensure_repository(&mut self, group: &Group, repo: &TrackedRepo) -> Result<RepoKey> {
         let doing = "registering a repository";
         let keywords = to_json(&self.path(), "repository keywords", &repo.keywords)?;
         let err = self.err(doing);
@@ -97,6 +95,300 @@ impl PgStore {
         })
     }
 
+    /// Commits a run: its texts first, each in one fixed order (by hash) and
+    /// in their own short statement, then the run in one transaction that
+    /// only reads those texts' ids (ARCHITECTURE.md, "Texts under
+    /// concurrent commits"). A deadlock, a serialization failure or a lost
+    /// connection is retried with the same run; a retry after the
+    /// connection broke during the commit first checks whether the commit
+    /// went through, so a run is never written twice.
+    fn commit_run(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()> {
+        let commit = Commit::of(&self.path(), repo, run)?;
+        let texts = Texts::of(commit.parts.iter().map(|(_, _, p)| p));
+        self.insert_texts(repo, &texts)?;
+        let committed =
+            self.retrying(|client, retry| self.commit_in(client, retry, &commit, &texts))?;
+        if !committed {
+            self.notice(format!(
+                "the commit of {}'s run at {} had gone through before the connection \
+                 was lost; it was not written again",
+                commit.repo_name, commit.at
+            ));
+        }
+        self.lease.borrow_mut().take();
+        Ok(())
+    }
+
+    fn record_failure(
+        &mut self,
+        repo: RepoKey,
+        at: Timestamp,
+        kind: &str,
+        message: &str,
+    ) -> Result<()> {
+        let err = self.err("recording a failed attempt");
+        self.retrying(|client, retry| {
+            let mut tx = client.transaction().map_err(&err)?;
+            // A retry after the connection broke: the failure may be recorded.
+            if retry
+                && tx
+                    .query_opt(
+                        "SELECT 1 FROM failures WHERE repo = $1 AND at = $2 AND kind = $3",
+                        &[&repo.raw(), &ts_text(at), &kind],
+                    )
+                    .map_err(&err)?
+                    .is_some()
+            {
+                return Ok(());
+            }
+            let missing: i64 = (kind == "not_found").into();
+            let n = tx
+                .execute(
+                    "UPDATE repositories SET missing = $2, last_error = $3 WHERE key = $1",
+                    &[&repo.raw(), &missing, &message],
+                )
+                .map_err(&err)?;
+            if n == 0 {
+                return Err(StoreError::UnknownRepository {
+                    path: self.path(),
+                    key: repo,
+                });
+            }
+            tx.execute(
+                "INSERT INTO failures (repo, at, kind, message) VALUES ($1, $2, $3, $4)",
+                &[&repo.raw(), &ts_text(at), &kind, &message],
+            )
+            .map_err(&err)?;
+            self.release_in(&mut tx, repo, true)?;
+            tx.commit().map_err(&err)
+        })?;
+        self.lease.borrow_mut().take();
+        Ok(())
+    }
+
+    fn purge_repository(&mut self, repo: RepoKey) -> Result<u64> {
+        let err = self.err("deleting a repository");
+        self.retrying(|client, retry| {
+            let mut tx = client.transaction().map_err(&err)?;
+            // Commits in flight finish first, and none starts until this one
+            // commits: no text deleted below is about to be referenced.
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&TEXTS_LOCK])
+                .map_err(&err)?;
+            let key = repo.raw();
+            tx.execute(
+                "DELETE FROM events WHERE run IN (SELECT id FROM runs WHERE repo = $1)",
+                &[&key],
+            )
+            .map_err(&err)?;
+            // The texts this repository's snapshots used, to delete those no
+            // other snapshot uses once its snapshots are gone.
+            tx.batch_execute(
+            "CREATE TEMP TABLE IF NOT EXISTS purged_texts (id BIGINT PRIMARY KEY) ON COMMIT DROP",
+        )
+        .map_err(&err)?;
+            tx.execute(
+                "INSERT INTO purged_texts
+             SELECT DISTINCT unnest(ARRAY[head, body, labels, assignees, detail]) FROM snapshots
+             WHERE item IN (SELECT id FROM items WHERE repo = $1)
+             ON CONFLICT DO NOTHING",
+                &[&key],
+            )
+            .map_err(&err)?;
+            tx.execute(
+                "DELETE FROM snapshots WHERE item IN (SELECT id FROM items WHERE repo = $1)",
+                &[&key],
+            )
+            .map_err(&err)?;
+            tx.execute(
+                "DELETE FROM texts t USING purged_texts p WHERE t.id = p.id
+               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE head = t.id)
+               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE body = t.id)
+               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE labels = t.id)
+               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE assignees = t.id)
+               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE detail = t.id)",
+                &[],
+            )
+            .map_err(&err)?;
+            for table in ["items", "failures", "leases"] {
+                tx.execute(&format!("DELETE FROM {table} WHERE repo = $1"), &[&key])
+                    .map_err(&err)?;
+            }
+            let runs = tx
+                .execute("DELETE FROM runs WHERE repo = $1", &[&key])
+                .map_err(&err)?;
+            let deleted = tx
+                .execute("DELETE FROM repositories WHERE key = $1", &[&key])
+                .map_err(&err)?;
+            if deleted == 0 {
+                // A retry after the connection broke may find it done.
+                if retry {
+                    return Ok(0);
+                }
+                return Err(StoreError::UnknownRepository {
+                    path: self.path(),
+                    key: repo,
+                });
+            }
+            tx.commit().map_err(&err)?;
+            Ok(runs)
+        })
+    }
+}
+
+impl PgStore {
+    /// Stores the run's texts not stored yet, as a statement of their own.
+    /// A worker writes them only while its lease holds, so a worker that
+    /// stalled past it leaves nothing behind.
+    fn insert_texts(&self, repo: RepoKey, texts: &Texts<'_>) -> Result<()> {
+        let err = self.err("storing texts");
+        let lease = self
+            .lease
+            .borrow()
+            .clone()
+            .filter(|(leased, _, _)| *leased == repo.raw())
+            .map(|(leased, worker, _)| (leased, worker));
+        self.retrying(|client, _| texts.insert_missing(client, lease.as_ref()).map_err(&err))
+    }
+
+    /// The run's transaction: false when a retry finds the run committed
+    /// already (the connection broke after the server committed it).
+    fn commit_in(
+        &self,
+        client: &mut Client,
+        retry: bool,
+        c: &Commit<'_>,
+        texts: &Texts<'_>,
+    ) -> Result<bool> {
+        let err = self.err("committing a run");
+        let mut tx = client.transaction().map_err(&err)?;
+        // Shared with other commits, exclusive to a purge: the texts
+        // resolved below stay until this transaction commits.
+        tx.execute("SELECT pg_advisory_xact_lock_shared($1)", &[&TEXTS_LOCK])
+            .map_err(&err)?;
+        let last = self.last_run_locked(&mut tx, c.repo)?;
+        if retry && last == Some(c.at) {
+            return Ok(false);
+        }
+        // A worker that stalled past its lease learns it here, before
+        // anything else is checked: the repository is another's now.
+        self.release_in(&mut tx, c.repo, false)?;
+        if let Some(last) = last
+            && c.at <= last
+        {
+            return Err(StoreError::RunOutOfOrder {
+                path: self.path(),
+                repo: c.repo_name.clone(),
+                at: c.at,
+                last,
+            });
+        }
+        let ids = texts.resolve(&mut tx).map_err(&err)?;
+        let run_id = self.insert_run(&mut tx, c)?;
+        for (id, snapshot, parts) in &c.parts {
+            self.store_snapshot(&mut tx, c.repo.raw(), id, snapshot, parts, &ids, run_id)?;
+        }
+        self.store_events(&mut tx, c, run_id)?;
+        self.store_messages(&mut tx, c.repo, run_id, c.at, &c.run.messages)?;
+        tx.execute(
+            "UPDATE repositories SET host_name = $2, missing = 0, last_error = NULL
+             WHERE key = $1",
+            &[
+                &c.repo.raw(),
+                &c.run.renamed_to.as_ref().map(|n| n.to_string()),
+            ],
+        )
+        .map_err(&err)?;
+        tx.commit().map_err(&err)?;
+        Ok(true)
+    }
+
+    /// The instant of the repository's last run, with the repository's row
+    /// locked: the lock orders two commits of one repository (which leases
+    /// already prevent) so the order check after it is sound.
+    fn last_run_locked(
+        &self,
+        tx: &mut Transaction<'_>,
+        repo: RepoKey,
+    ) -> Result<Option<Timestamp>> {
+        let err = self.err("committing a run");
+        let known = tx
+            .query_opt(
+                "SELECT full_name FROM repositories WHERE key = $1 FOR UPDATE",
+                &[&repo.raw()],
+            )
+            .map_err(&err)?;
+        if known.is_none() {
+            return Err(StoreError::UnknownRepository {
+                path: self.path(),
+                key: repo,
+            });
+        }
+        tx.query_opt(
+            "SELECT collected_at FROM runs WHERE repo = $1 ORDER BY id DESC LIMIT 1",
+            &[&repo.raw()],
+        )
+        .map_err(&err)?
+        .map(|r| ts_parse(&self.path(), "runs.collected_at", r.get(0)))
+        .transpose()
+    }
+
+    /// Adds the run's row; returns its id.
+    fn insert_run(&self, tx: &mut Transaction<'_>, c: &Commit<'_>) -> Result<i64> {
+        let (record, stats) = (&c.run.record, c.run.stats);
+        Ok(tx
+            .query_one(
+                "INSERT INTO runs (repo, collected_at, since, observed_count, changed_count,
+                                   requests, not_modified, bytes_received, retries, context, news,
+                                   reconciled)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+                &[
+                    &c.repo.raw(),
+                    &ts_text(c.at),
+                    &ts_text(record.since),
+                    &int("observed_count", record.observed_count)?,
+                    &int("changed_count", record.changed_count)?,
+                    &int("requests", stats.requests)?,
+                    &int("not_modified", stats.not_modified)?,
+                    &int("bytes_received", stats.bytes_received)?,
+                    &int("retries", stats.retries)?,
+                    &c.context,
+                    &c.news,
+                    &i64::from(c.run.reconciled),
+                ],
+            )
+            .map_err(self.err("committing a run"))?
+            .get(0))
+    }
+
+    /// Adds the run's events, each pointing at its item's latest snapshot
+    /// (stored with the run or before).
+    fn store_events(&self, tx: &mut Transaction<'_>, c: &Commit<'_>, run_id: i64) -> Result<()> {
+        for (pos, e) in signals_store::events::positioned(&c.run.events) {
+            let Some((item, snapshot)) =
+                item_row(tx, c.repo.raw(), &e.item_id).map_err(self.err("committing a run"))?
+            else {
+                return Err(StoreError::InvalidRun {
+                    repo: c.repo_name.clone(),
+                    at: c.at,
+                    problem: format!(
+                        "its {} event for {} has no snapshot of that item; \
+                         pass the item's snapshot with the run",
+                        e.observation.kind().as_str(),
+                        e.item_id
+                    ),
+                });
+            };
+            let (kind, fields) = signals_store::events::encode(&e.observation);
+            tx.execute(
+                "INSERT INTO events (run, pos, item, kind, fields, snapshot)
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+                &[&run_id, &pos, &item, &kind, &fields, &snapshot],
+            )
+            .map_err(self.err("storing an observation event"))?;
+        }
+        Ok(())
+    }
+
     /// Releases this process's lease on `repo` inside `tx`, recording the
     /// attempt; without a lease, only records the attempt. Fails with
     /// [`StoreError::LeaseLost`] when the lease is no longer this worker's.
@@ -141,164 +433,6 @@ impl PgStore {
                 .map_err(&err)?;
             }
         }
-        Ok(())
-    }
-
-    /// Commits a run: its texts first, each in one fixed order (by hash) and
-    /// in their own short statement, then the run in one transaction that
-    /// only reads those texts' ids (ARCHITECTURE.md, "Texts under
-    /// concurrent commits"). A deadlock, a serialization failure or a lost
-    /// connection is retried with the same run; a retry after the
-    /// connection broke during the commit first checks whether the commit
-    /// went through, so a run is never written twice.
-    pub(crate) fn commit_run_(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()> {
-        let path = self.path();
-        let at = run.record.collected_at;
-        let repo_name = run.context.repository.to_string();
-        check_commit(run).map_err(|problem| StoreError::InvalidRun {
-            repo: repo_name.clone(),
-            at,
-            problem,
-        })?;
-        let context = to_json(&path, "run context", &run.context)?;
-        let news = to_json(&path, "run news", &run.news)?;
-        let parts = run
-            .snapshots
-            .iter()
-            .map(|(id, snapshot)| Ok((id.as_str(), snapshot, Parts::split(&path, snapshot)?)))
-            .collect::<Result<Vec<_>>>()?;
-        let texts = Texts::of(parts.iter().map(|(_, _, p)| p));
-        let insert_texts = self.err("storing texts");
-        // A worker writes them only while its lease holds, so a worker
-        // that stalled past it leaves nothing behind.
-        let lease = self
-            .lease
-            .borrow()
-            .clone()
-            .filter(|(leased, _, _)| *leased == repo.raw())
-            .map(|(leased, worker, _)| (leased, worker));
-        self.retrying(|client, _| {
-            texts
-                .insert_missing(client, lease.as_ref())
-                .map_err(&insert_texts)
-        })?;
-
-        let stats = run.stats;
-        let err = self.err("committing a run");
-        let committed = self.retrying(|client, retry| {
-            let mut tx = client.transaction().map_err(&err)?;
-            // Shared with other commits, exclusive to a purge: the texts
-            // resolved below stay until this transaction commits.
-            tx.execute("SELECT pg_advisory_xact_lock_shared($1)", &[&TEXTS_LOCK])
-                .map_err(&err)?;
-            // The row lock orders two commits of one repository (which
-            // leases already prevent) so the order check below is sound.
-            let known = tx
-                .query_opt(
-                    "SELECT full_name FROM repositories WHERE key = $1 FOR UPDATE",
-                    &[&repo.raw()],
-                )
-                .map_err(&err)?;
-            if known.is_none() {
-                return Err(StoreError::UnknownRepository {
-                    path: path.clone(),
-                    key: repo,
-                });
-            }
-            let last = tx
-                .query_opt(
-                    "SELECT collected_at FROM runs WHERE repo = $1 ORDER BY id DESC LIMIT 1",
-                    &[&repo.raw()],
-                )
-                .map_err(&err)?
-                .map(|r| ts_parse(&path, "runs.collected_at", r.get(0)))
-                .transpose()?;
-            // A retry that finds its own run: the connection broke after the
-            // server committed it.
-            if retry && last == Some(at) {
-                return Ok(false);
-            }
-            // A worker that stalled past its lease learns it here, before
-            // anything else is checked: the repository is another's now.
-            self.release_in(&mut tx, repo, false)?;
-            if let Some(last) = last
-                && at <= last
-            {
-                return Err(StoreError::RunOutOfOrder {
-                    path: path.clone(),
-                    repo: repo_name.clone(),
-                    at,
-                    last,
-                });
-            }
-            let ids = texts.resolve(&mut tx).map_err(&err)?;
-            let run_id: i64 = tx
-                .query_one(
-                    "INSERT INTO runs (repo, collected_at, since, observed_count, changed_count,
-                                       requests, not_modified, bytes_received, retries, context, news,
-                                       reconciled)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
-                    &[
-                        &repo.raw(),
-                        &ts_text(at),
-                        &ts_text(run.record.since),
-                        &int("observed_count", run.record.observed_count)?,
-                        &int("changed_count", run.record.changed_count)?,
-                        &int("requests", stats.requests)?,
-                        &int("not_modified", stats.not_modified)?,
-                        &int("bytes_received", stats.bytes_received)?,
-                        &int("retries", stats.retries)?,
-                        &context,
-                        &news,
-                        &i64::from(run.reconciled),
-                    ],
-                )
-                .map_err(&err)?
-                .get(0);
-
-            for (id, snapshot, parts) in &parts {
-                self.store_snapshot(&mut tx, repo.raw(), id, snapshot, parts, &ids, run_id)?;
-            }
-            for (pos, e) in signals_store::events::positioned(&run.events) {
-                let Some((item, snapshot)) =
-                    item_row(&mut tx, repo.raw(), &e.item_id).map_err(&err)?
-                else {
-                    return Err(StoreError::InvalidRun {
-                        repo: repo_name.clone(),
-                        at,
-                        problem: format!(
-                            "its {} event for {} has no snapshot of that item; \
-                             pass the item's snapshot with the run",
-                            e.observation.kind().as_str(),
-                            e.item_id
-                        ),
-                    });
-                };
-                let (kind, fields) = signals_store::events::encode(&e.observation);
-                tx.execute(
-                    "INSERT INTO events (run, pos, item, kind, fields, snapshot)
-                     VALUES ($1, $2, $3, $4, $5, $6)",
-                    &[&run_id, &pos, &item, &kind, &fields, &snapshot],
-                )
-                .map_err(self.err("storing an observation event"))?;
-            }
-            self.store_messages(&mut tx, repo, run_id, at, &run.messages)?;
-            tx.execute(
-                "UPDATE repositories SET host_name = $2, missing = 0, last_error = NULL
-                 WHERE key = $1",
-                &[&repo.raw(), &run.renamed_to.as_ref().map(|n| n.to_string())],
-            )
-            .map_err(&err)?;
-            tx.commit().map_err(&err)?;
-            Ok(true)
-        })?;
-        if !committed {
-            self.notice(format!(
-                "the commit of {repo_name}'s run at {at} had gone through before the connection \
-                 was lost; it was not written again"
-            ));
-        }
-        self.lease.borrow_mut().take();
         Ok(())
     }
 
@@ -380,119 +514,45 @@ impl PgStore {
             .map_err(self.err("reading an item's latest snapshot"))?;
         Parts::from_raw(&self.path(), crate::read::raw_parts(&r, 0))
     }
+}
 
-    pub(crate) fn record_failure_(
-        &mut self,
-        repo: RepoKey,
-        at: Timestamp,
-        kind: &str,
-        message: &str,
-    ) -> Result<()> {
-        let err = self.err("recording a failed attempt");
-        self.retrying(|client, retry| {
-            let mut tx = client.transaction().map_err(&err)?;
-            // A retry after the connection broke: the failure may be recorded.
-            if retry
-                && tx
-                    .query_opt(
-                        "SELECT 1 FROM failures WHERE repo = $1 AND at = $2 AND kind = $3",
-                        &[&repo.raw(), &ts_text(at), &kind],
-                    )
-                    .map_err(&err)?
-                    .is_some()
-            {
-                return Ok(());
-            }
-            let missing: i64 = (kind == "not_found").into();
-            let n = tx
-                .execute(
-                    "UPDATE repositories SET missing = $2, last_error = $3 WHERE key = $1",
-                    &[&repo.raw(), &missing, &message],
-                )
-                .map_err(&err)?;
-            if n == 0 {
-                return Err(StoreError::UnknownRepository {
-                    path: self.path(),
-                    key: repo,
-                });
-            }
-            tx.execute(
-                "INSERT INTO failures (repo, at, kind, message) VALUES ($1, $2, $3, $4)",
-                &[&repo.raw(), &ts_text(at), &kind, &message],
-            )
-            .map_err(&err)?;
-            self.release_in(&mut tx, repo, true)?;
-            tx.commit().map_err(&err)
+/// A run as its transaction writes it, prepared before it starts (so a
+/// retry writes the same): checked, its context and news as JSON, each
+/// snapshot split into its columns.
+struct Commit<'a> {
+    repo: RepoKey,
+    run: &'a RunCommit,
+    at: Timestamp,
+    /// `owner/name`, for messages.
+    repo_name: String,
+    context: String,
+    news: String,
+    /// Signal id, snapshot, columns.
+    parts: Vec<(&'a str, &'a ItemSnapshot, Parts)>,
+}
+
+impl<'a> Commit<'a> {
+    fn of(path: &Path, repo: RepoKey, run: &'a RunCommit) -> Result<Commit<'a>> {
+        let at = run.record.collected_at;
+        let repo_name = run.context.repository.to_string();
+        check_commit(run).map_err(|problem| StoreError::InvalidRun {
+            repo: repo_name.clone(),
+            at,
+            problem,
         })?;
-        self.lease.borrow_mut().take();
-        Ok(())
-    }
-
-    pub(crate) fn purge_repository_(&mut self, repo: RepoKey) -> Result<u64> {
-        let err = self.err("deleting a repository");
-        self.retrying(|client, retry| {
-            let mut tx = client.transaction().map_err(&err)?;
-            // Commits in flight finish first, and none starts until this one
-            // commits: no text deleted below is about to be referenced.
-            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&TEXTS_LOCK])
-                .map_err(&err)?;
-            let key = repo.raw();
-            tx.execute(
-                "DELETE FROM events WHERE run IN (SELECT id FROM runs WHERE repo = $1)",
-                &[&key],
-            )
-            .map_err(&err)?;
-            // The texts this repository's snapshots used, to delete those no
-            // other snapshot uses once its snapshots are gone.
-            tx.batch_execute(
-            "CREATE TEMP TABLE IF NOT EXISTS purged_texts (id BIGINT PRIMARY KEY) ON COMMIT DROP",
-        )
-        .map_err(&err)?;
-            tx.execute(
-                "INSERT INTO purged_texts
-             SELECT DISTINCT unnest(ARRAY[head, body, labels, assignees, detail]) FROM snapshots
-             WHERE item IN (SELECT id FROM items WHERE repo = $1)
-             ON CONFLICT DO NOTHING",
-                &[&key],
-            )
-            .map_err(&err)?;
-            tx.execute(
-                "DELETE FROM snapshots WHERE item IN (SELECT id FROM items WHERE repo = $1)",
-                &[&key],
-            )
-            .map_err(&err)?;
-            tx.execute(
-                "DELETE FROM texts t USING purged_texts p WHERE t.id = p.id
-               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE head = t.id)
-               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE body = t.id)
-               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE labels = t.id)
-               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE assignees = t.id)
-               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE detail = t.id)",
-                &[],
-            )
-            .map_err(&err)?;
-            for table in ["items", "failures", "leases"] {
-                tx.execute(&format!("DELETE FROM {table} WHERE repo = $1"), &[&key])
-                    .map_err(&err)?;
-            }
-            let runs = tx
-                .execute("DELETE FROM runs WHERE repo = $1", &[&key])
-                .map_err(&err)?;
-            let deleted = tx
-                .execute("DELETE FROM repositories WHERE key = $1", &[&key])
-                .map_err(&err)?;
-            if deleted == 0 {
-                // A retry after the connection broke may find it done.
-                if retry {
-                    return Ok(0);
-                }
-                return Err(StoreError::UnknownRepository {
-                    path: self.path(),
-                    key: repo,
-                });
-            }
-            tx.commit().map_err(&err)?;
-            Ok(runs)
+        let parts = run
+            .snapshots
+            .iter()
+            .map(|(id, snapshot)| Ok((id.as_str(), snapshot, Parts::split(path, snapshot)?)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Commit {
+            repo,
+            run,
+            at,
+            repo_name,
+            context: to_json(path, "run context", &run.context)?,
+            news: to_json(path, "run news", &run.news)?,
+            parts,
         })
     }
 }

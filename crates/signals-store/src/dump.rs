@@ -1,19 +1,15 @@
 //! Every stored row as plain values, to copy a store from one backend to
-//! another (`signals migrate`) and to verify the copy.
+//! another (`signals migrate`) and to verify the copy: the role
+//! ([`Dump`]) and the tables both schemas share.
 //!
 //! Both backends have the same tables with the same columns (each schema
 //! at its latest migration: SQLite's `0009_owner_host_id`, PostgreSQL's
-//! `0008_owner_host_id`), so
-//! a row is its table and its values in [`Table::columns`] order. Ids are
-//! copied as they are: references between rows stay valid, and the copy's
-//! documents are those of the original.
+//! `0008_owner_host_id`), so a row is its table and its values in
+//! [`Table::columns`] order. Ids are copied as they are: references
+//! between rows stay valid, and the copy's documents are those of the
+//! original.
 
-use std::path::Path;
-
-use rusqlite::types::ValueRef;
-
-use crate::Store;
-use crate::error::{DbContext, Result, StoreError};
+use crate::Result;
 
 /// One column value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,7 +35,7 @@ pub enum ColumnType {
     Blob,
 }
 
-/// A table that [`crate::Backend::dump`] copies.
+/// A table that [`Dump::dump`] copies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Table {
     /// Configured groups.
@@ -111,138 +107,21 @@ impl Table {
     }
 
     /// The columns, in dump order, with their types.
-    pub fn columns(self) -> &'static [(&'static str, ColumnType)] {
+    pub fn columns(self) -> &'static [Column] {
         match self {
-            Table::Groups => &[("id", Text), ("name", Text)],
-            Table::Repositories => &[
-                ("key", Int),
-                ("group_id", Text),
-                ("repo_id", Text),
-                ("source", Text),
-                ("full_name", Text),
-                ("display_name", Text),
-                ("keywords", Text),
-                ("host_name", Text),
-                ("missing", Int),
-                ("last_error", Text),
-            ],
-            Table::Runs => &[
-                ("id", Int),
-                ("repo", Int),
-                ("collected_at", Text),
-                ("since", Text),
-                ("observed_count", Int),
-                ("changed_count", Int),
-                ("requests", Int),
-                ("not_modified", Int),
-                ("bytes_received", Int),
-                ("retries", Int),
-                ("context", Text),
-                ("news", Text),
-                ("reconciled", Int),
-            ],
-            Table::Texts => &[("id", Int), ("hash", Blob), ("text", Text)],
-            Table::Items => &[
-                ("id", Int),
-                ("repo", Int),
-                ("item_id", Text),
-                ("kind", Text),
-                ("item_key", Text),
-                ("latest", Int),
-            ],
-            Table::Snapshots => &[
-                ("id", Int),
-                ("item", Int),
-                ("run", Int),
-                ("head", Int),
-                ("body", Int),
-                ("labels", Int),
-                ("assignees", Int),
-                ("detail", Int),
-                ("updated_s", Int),
-                ("updated_ns", Int),
-                ("state", Int),
-                ("reactions", Int),
-                ("comments", Int),
-                ("closed_s", Int),
-                ("closed_ns", Int),
-            ],
-            Table::Events => &[
-                ("run", Int),
-                ("pos", Int),
-                ("item", Int),
-                ("kind", Int),
-                ("fields", Int),
-                ("snapshot", Int),
-                ("detail", Text),
-            ],
-            Table::Failures => &[
-                ("id", Int),
-                ("repo", Int),
-                ("at", Text),
-                ("kind", Text),
-                ("message", Text),
-            ],
-            Table::HttpCache => &[
-                ("url", Text),
-                ("token_fingerprint", Text),
-                ("etag", Text),
-                ("last_modified", Text),
-                ("link_next", Text),
-                ("body", Blob),
-                ("stored_at", Text),
-            ],
-            Table::RateLimits => &[
-                ("token_fingerprint", Text),
-                ("rate_limit", Int),
-                ("remaining", Int),
-                ("reset_at", Text),
-                ("seen_at", Text),
-            ],
-            Table::Outbox => &[
-                ("id", Int),
-                ("delivery", Text),
-                ("rule", Text),
-                ("repo", Int),
-                ("run", Int),
-                ("state", Text),
-                ("created_ms", Int),
-                ("next_ms", Int),
-                ("claimed_ms", Int),
-                ("attempts", Int),
-                ("tried_ms", Int),
-                ("last_error", Text),
-                ("digest", Int),
-                ("body", Text),
-            ],
-            Table::Owners => &[
-                ("group_id", Text),
-                ("host", Text),
-                ("owner", Text),
-                ("claimed_at", Text),
-                ("listed_at", Text),
-                ("listings", Int),
-                ("last_requests", Int),
-                ("last_not_modified", Int),
-                ("requests", Int),
-                ("not_modified", Int),
-                ("bytes_received", Int),
-                ("failed_at", Text),
-                ("last_error", Text),
-            ],
-            Table::OwnerRepos => &[
-                ("group_id", Text),
-                ("host", Text),
-                ("owner", Text),
-                ("full_name", Text),
-                ("repo_id", Text),
-                ("state", Text),
-                ("since", Text),
-                ("first_seen", Text),
-                ("host_id", Int),
-                ("tracked_as", Text),
-                ("renamed_at", Text),
-            ],
+            Table::Groups => GROUPS,
+            Table::Repositories => REPOSITORIES,
+            Table::Runs => RUNS,
+            Table::Texts => TEXTS,
+            Table::Items => ITEMS,
+            Table::Snapshots => SNAPSHOTS,
+            Table::Events => EVENTS,
+            Table::Failures => FAILURES,
+            Table::HttpCache => HTTP_CACHE,
+            Table::RateLimits => RATE_LIMITS,
+            Table::Outbox => OUTBOX,
+            Table::Owners => OWNERS,
+            Table::OwnerRepos => OWNER_REPOS,
         }
     }
 
@@ -273,6 +152,142 @@ impl Table {
     }
 }
 
+/// A column: its name and type.
+pub type Column = (&'static str, ColumnType);
+
+/// The columns of each table, in dump order (each backend's schema at its
+/// latest migration has them all).
+const GROUPS: &[Column] = &[("id", Text), ("name", Text)];
+const REPOSITORIES: &[Column] = &[
+    ("key", Int),
+    ("group_id", Text),
+    ("repo_id", Text),
+    ("source", Text),
+    ("full_name", Text),
+    ("display_name", Text),
+    ("keywords", Text),
+    ("host_name", Text),
+    ("missing", Int),
+    ("last_error", Text),
+];
+const RUNS: &[Column] = &[
+    ("id", Int),
+    ("repo", Int),
+    ("collected_at", Text),
+    ("since", Text),
+    ("observed_count", Int),
+    ("changed_count", Int),
+    ("requests", Int),
+    ("not_modified", Int),
+    ("bytes_received", Int),
+    ("retries", Int),
+    ("context", Text),
+    ("news", Text),
+    ("reconciled", Int),
+];
+const TEXTS: &[Column] = &[("id", Int), ("hash", Blob), ("text", Text)];
+const ITEMS: &[Column] = &[
+    ("id", Int),
+    ("repo", Int),
+    ("item_id", Text),
+    ("kind", Text),
+    ("item_key", Text),
+    ("latest", Int),
+];
+const SNAPSHOTS: &[Column] = &[
+    ("id", Int),
+    ("item", Int),
+    ("run", Int),
+    ("head", Int),
+    ("body", Int),
+    ("labels", Int),
+    ("assignees", Int),
+    ("detail", Int),
+    ("updated_s", Int),
+    ("updated_ns", Int),
+    ("state", Int),
+    ("reactions", Int),
+    ("comments", Int),
+    ("closed_s", Int),
+    ("closed_ns", Int),
+];
+const EVENTS: &[Column] = &[
+    ("run", Int),
+    ("pos", Int),
+    ("item", Int),
+    ("kind", Int),
+    ("fields", Int),
+    ("snapshot", Int),
+    ("detail", Text),
+];
+const FAILURES: &[Column] = &[
+    ("id", Int),
+    ("repo", Int),
+    ("at", Text),
+    ("kind", Text),
+    ("message", Text),
+];
+const HTTP_CACHE: &[Column] = &[
+    ("url", Text),
+    ("token_fingerprint", Text),
+    ("etag", Text),
+    ("last_modified", Text),
+    ("link_next", Text),
+    ("body", Blob),
+    ("stored_at", Text),
+];
+const RATE_LIMITS: &[Column] = &[
+    ("token_fingerprint", Text),
+    ("rate_limit", Int),
+    ("remaining", Int),
+    ("reset_at", Text),
+    ("seen_at", Text),
+];
+const OUTBOX: &[Column] = &[
+    ("id", Int),
+    ("delivery", Text),
+    ("rule", Text),
+    ("repo", Int),
+    ("run", Int),
+    ("state", Text),
+    ("created_ms", Int),
+    ("next_ms", Int),
+    ("claimed_ms", Int),
+    ("attempts", Int),
+    ("tried_ms", Int),
+    ("last_error", Text),
+    ("digest", Int),
+    ("body", Text),
+];
+const OWNERS: &[Column] = &[
+    ("group_id", Text),
+    ("host", Text),
+    ("owner", Text),
+    ("claimed_at", Text),
+    ("listed_at", Text),
+    ("listings", Int),
+    ("last_requests", Int),
+    ("last_not_modified", Int),
+    ("requests", Int),
+    ("not_modified", Int),
+    ("bytes_received", Int),
+    ("failed_at", Text),
+    ("last_error", Text),
+];
+const OWNER_REPOS: &[Column] = &[
+    ("group_id", Text),
+    ("host", Text),
+    ("owner", Text),
+    ("full_name", Text),
+    ("repo_id", Text),
+    ("state", Text),
+    ("since", Text),
+    ("first_seen", Text),
+    ("host_id", Int),
+    ("tracked_as", Text),
+    ("renamed_at", Text),
+];
+
 /// One row of one table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
@@ -285,113 +300,17 @@ pub struct Record {
 /// The number of rows per table, in [`Table::ALL`] order.
 pub type TableCounts = Vec<(&'static str, u64)>;
 
-impl Store {
-    /// [`crate::Backend::dump`] for SQLite: one table after the other, rows
-    /// streamed in key order.
-    pub fn dump(&self, sink: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
-        let path = self.path();
-        let doing = "reading the store to copy it";
-        for table in Table::ALL {
-            let columns = table.columns();
-            let mut stmt = self
-                .conn
-                .prepare(&format!(
-                    "SELECT {} FROM {} ORDER BY {}",
-                    table.column_list(),
-                    table.name(),
-                    table.order_by()
-                ))
-                .doing(path, doing)?;
-            let mut rows = stmt.query([]).doing(path, doing)?;
-            while let Some(row) = rows.next().doing(path, doing)? {
-                let mut values = Vec::with_capacity(columns.len());
-                for (i, (column, _)) in columns.iter().enumerate() {
-                    let value = row.get_ref(i).doing(path, doing)?;
-                    values.push(value_of(path, table, column, value)?);
-                }
-                sink(Record { table, values })?;
-            }
-        }
-        Ok(())
-    }
+/// Every stored row as plain values, out of one store and into another
+/// (`signals migrate`), and the counts that verify the copy.
+pub trait Dump {
+    /// Every stored row, table by table in [`Table::ALL`] order (a table's
+    /// references come before it), rows in [`Table::order_by`] order.
+    fn dump(&self, sink: &mut dyn FnMut(Record) -> Result<()>) -> Result<()>;
 
-    /// [`crate::Backend::load`] for SQLite, in one transaction; the store
-    /// must be empty.
-    pub fn load(&mut self, records: &mut dyn Iterator<Item = Result<Record>>) -> Result<()> {
-        let path = self.path.clone();
-        let doing = "loading a copied store";
-        if self.table_counts()?.iter().any(|(_, n)| *n > 0) {
-            return Err(StoreError::NotEmpty {
-                store: path.display().to_string(),
-            });
-        }
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .doing(&path, doing)?;
-        for record in records {
-            let record = record?;
-            let table = record.table;
-            let sql = format!(
-                "INSERT INTO {} ({}) VALUES ({})",
-                table.name(),
-                table.column_list(),
-                (1..=table.columns().len())
-                    .map(|i| format!("?{i}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            let mut stmt = tx.prepare_cached(&sql).doing(&path, doing)?;
-            let params: Vec<rusqlite::types::Value> = record
-                .values
-                .into_iter()
-                .map(|v| match v {
-                    Value::Null => rusqlite::types::Value::Null,
-                    Value::Int(i) => rusqlite::types::Value::Integer(i),
-                    Value::Text(t) => rusqlite::types::Value::Text(t),
-                    Value::Blob(b) => rusqlite::types::Value::Blob(b),
-                })
-                .collect();
-            stmt.execute(rusqlite::params_from_iter(params))
-                .doing(&path, doing)?;
-        }
-        tx.commit().doing(&path, doing)
-    }
+    /// Loads rows from [`Dump::dump`] into this store, which must be empty
+    /// ([`crate::StoreError::NotEmpty`]), keeping every id; all or nothing.
+    fn load(&mut self, records: &mut dyn Iterator<Item = Result<Record>>) -> Result<()>;
 
-    /// [`crate::Backend::table_counts`] for SQLite.
-    pub fn table_counts(&self) -> Result<TableCounts> {
-        let mut out = Vec::new();
-        for table in Table::ALL {
-            let n: i64 = self
-                .conn
-                .query_row(&format!("SELECT count(*) FROM {}", table.name()), [], |r| {
-                    r.get(0)
-                })
-                .doing(self.path(), "counting rows")?;
-            out.push((table.name(), n.max(0) as u64));
-        }
-        Ok(out)
-    }
-}
-
-fn value_of(path: &Path, table: Table, column: &str, value: ValueRef<'_>) -> Result<Value> {
-    Ok(match value {
-        ValueRef::Null => Value::Null,
-        ValueRef::Integer(i) => Value::Int(i),
-        ValueRef::Text(t) => {
-            Value::Text(
-                String::from_utf8(t.to_vec()).map_err(|_| StoreError::Corrupt {
-                    path: path.to_path_buf(),
-                    what: format!("{}.{column} is not UTF-8", table.name()),
-                })?,
-            )
-        }
-        ValueRef::Blob(b) => Value::Blob(b.to_vec()),
-        ValueRef::Real(_) => {
-            return Err(StoreError::Corrupt {
-                path: path.to_path_buf(),
-                what: format!("{}.{column} holds a floating-point number", table.name()),
-            });
-        }
-    })
+    /// The number of rows of each table, in [`Table::ALL`] order.
+    fn table_counts(&self) -> Result<TableCounts>;
 }

@@ -1,14 +1,14 @@
-//! The store's errors: one typed enum whose variants a caller can act on.
+//! The store's errors: one typed enum whose variants a caller can act on,
+//! whichever backend failed.
 //!
-//! Every message says what failed, on which store file, and what to do. The
-//! public API must not expose rusqlite types (a PostgreSQL backend comes
-//! later), so SQLite's own error is wrapped in the opaque [`DbError`].
+//! Every message says what failed, on which store, and what to do. The
+//! public API does not expose a database binding's types: each backend
+//! wraps its database's own error in the opaque [`DbError`].
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use jiff::Timestamp;
-use rusqlite::ErrorCode;
 
 use crate::RepoKey;
 
@@ -273,35 +273,3 @@ impl std::error::Error for DbError {
 
 /// A result with a [`StoreError`].
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
-
-/// Turns a SQLite error into the variant a caller can act on.
-pub(crate) fn db_error(path: &Path, doing: &'static str, err: rusqlite::Error) -> StoreError {
-    let path = path.to_path_buf();
-    match err.sqlite_error_code() {
-        Some(ErrorCode::NotADatabase) => StoreError::NotADatabase { path },
-        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
-            StoreError::Busy { path, doing }
-        }
-        Some(ErrorCode::DatabaseCorrupt) => StoreError::Corrupt {
-            path,
-            what: format!("SQLite reports corruption while {doing}: {err}"),
-        },
-        _ => StoreError::Db {
-            path,
-            doing,
-            source: DbError::new(err),
-        },
-    }
-}
-
-/// Adds the store path and the action to a SQLite result.
-pub(crate) trait DbContext<T> {
-    /// Maps the error with [`db_error`].
-    fn doing(self, path: &Path, doing: &'static str) -> Result<T>;
-}
-
-impl<T> DbContext<T> for std::result::Result<T, rusqlite::Error> {
-    fn doing(self, path: &Path, doing: &'static str) -> Result<T> {
-        self.map_err(|e| db_error(path, doing, e))
-    }
-}

@@ -1,28 +1,29 @@
-//! Reads for `signals serve` (issue 17) that cost what they return, or
-//! stream what they read, instead of building a whole [`crate::RepoView`]:
-//! the latest heads of a repository one at a time (without bodies), the
-//! items changed in the latest run, and one page of the trail.
+//! What `signals serve` reads (issue 17), each costing what it returns or
+//! streaming what it reads, instead of reading a repository whole: the
+//! latest heads of a repository one at a time (without bodies), the texts
+//! that may contain a query, the items changed in the latest run, and one
+//! page of the trail ([`PagedReads`]).
 //!
 //! The trail is paged by run: each run's `changed_count` is the number of
 //! events it recorded (an invariant of commits), so the runs covering a
-//! page are found from the runs alone, and only that page's events are
-//! read, by the events' primary key `(run, pos)` (`pos` numbers a run's
-//! events in signal id order). The planning is shared with the
-//! PostgreSQL store ([`trail_plan`]).
+//! page are found from the runs alone ([`trail_plan`], both backends), and
+//! only that page's events are read, by the events' primary key `(run,
+//! pos)` (`pos` numbers a run's events in signal id order).
+//!
+//! Text search answers with candidates from an index, a superset of the
+//! texts that contain the query case-insensitively; the caller checks each
+//! candidate exactly (Rust's lower-casing, as the API always did), so
+//! answers do not depend on the index. For a query the index cannot narrow
+//! ([`searchable`]) the caller looks at every item.
 
 use std::collections::HashSet;
 
-use rusqlite::params;
 use signals_core::{ItemSnapshot, TrailEvent};
 
-use crate::codec::uint;
-use crate::error::DbContext;
-use crate::read::trail_row;
-use crate::snapshots::{HEAD_COLUMNS, HEAD_JOINS, Parts, raw_parts};
-use crate::{RepoKey, Result, Store, trail_event_from};
+use crate::{RepoKey, Result};
 
 /// The texts a latest snapshot refers to (`texts.id`), which
-/// `Backend::texts_matching` answers in.
+/// [`PagedReads::texts_matching`] answers in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TextIds {
     /// The head (JSON with the title).
@@ -66,116 +67,42 @@ pub fn trail_plan(runs: &[(i64, u64)], offset: u64, limit: u64) -> (u64, Vec<Tra
     (total, slices)
 }
 
-impl Store {
-    /// The latest snapshot of every item of a repository, in signal id
-    /// order (byte order), each without its body (`text` is empty), handed
-    /// to `each` one at a time with its texts' ids: memory does not grow
-    /// with the repository.
-    pub fn each_latest_head(
+/// What `signals serve` reads (issue 17), each costing what it returns or
+/// streaming what it reads: the latest heads one at a time, the texts that
+/// may hold a query, the items changed in the latest run, one page of the
+/// trail.
+pub trait PagedReads {
+    /// The latest snapshot of every item of `repo`, in signal id order
+    /// (byte order), each without its body (`text` is empty), handed to
+    /// `each` one at a time with its texts' ids: memory does not grow with
+    /// the repository.
+    fn each_latest_head(
         &self,
         repo: RepoKey,
         each: &mut dyn FnMut(String, ItemSnapshot, TextIds) -> Result<()>,
-    ) -> Result<()> {
-        let doing = "reading the latest snapshots' heads";
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT i.item_id, i.item_key, s.head, s.body, {HEAD_COLUMNS}
-                 FROM items i JOIN snapshots s ON s.id = i.latest {HEAD_JOINS}
-                 WHERE i.repo = ?1 ORDER BY i.item_id"
-            ))
-            .doing(&self.path, doing)?;
-        let mut rows = stmt.query([repo.0]).doing(&self.path, doing)?;
-        while let Some(r) = rows.next().doing(&self.path, doing)? {
-            let id: String = r.get(0).doing(&self.path, doing)?;
-            let key: String = r.get(1).doing(&self.path, doing)?;
-            let texts = TextIds {
-                head: r.get(2).doing(&self.path, doing)?,
-                body: r.get(3).doing(&self.path, doing)?,
-            };
-            let raw = raw_parts(r, 4).doing(&self.path, doing)?;
-            each(id, Parts::join(&self.path, &key, raw)?, texts)?;
-        }
-        Ok(())
-    }
+    ) -> Result<()>;
+
+    /// The ids of the texts that may contain `q` (lower-cased),
+    /// case-insensitively: a superset of those that do, from a text index;
+    /// `None` when the store cannot narrow the search (no index, or a
+    /// query it cannot use: see [`searchable`]).
+    fn texts_matching(&self, q: &str) -> Result<Option<HashSet<i64>>>;
 
     /// The ids of the items with a `changed` event in the repository's
     /// latest run.
-    pub fn changed_in_latest(&self, repo: RepoKey) -> Result<HashSet<String>> {
-        let doing = "reading the latest run's changes";
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT i.item_id FROM events e JOIN items i ON i.id = e.item
-                 WHERE e.run = (SELECT max(id) FROM runs WHERE repo = ?1) AND e.kind = 1",
-            )
-            .doing(&self.path, doing)?;
-        let rows = stmt
-            .query_map([repo.0], |r| r.get::<_, String>(0))
-            .doing(&self.path, doing)?;
-        rows.collect::<rusqlite::Result<HashSet<_>>>()
-            .doing(&self.path, doing)
-    }
+    fn changed_in_latest(&self, repo: RepoKey) -> Result<HashSet<String>>;
 
-    /// The trail's total and its events `offset..offset+limit`, newest
-    /// first (latest run first, then item ids in descending order): the
-    /// reverse of [`crate::RepoView::trail`].
-    pub fn trail_page(
-        &self,
-        repo: RepoKey,
-        offset: u64,
-        limit: u64,
-    ) -> Result<(u64, Vec<TrailEvent>)> {
-        let path = &self.path;
-        let doing = "reading a page of the trail";
-        let runs = {
-            let mut stmt = self
-                .conn
-                .prepare_cached(
-                    "SELECT id, changed_count FROM runs WHERE repo = ?1 ORDER BY id DESC",
-                )
-                .doing(path, doing)?;
-            let rows = stmt
-                .query_map([repo.0], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
-                .doing(path, doing)?;
-            let mut runs = Vec::new();
-            for row in rows {
-                let (id, n) = row.doing(path, doing)?;
-                runs.push((id, uint(path, "runs.changed_count", n)?));
-            }
-            runs
-        };
-        let (total, slices) = trail_plan(&runs, offset, limit);
-        let mut out = Vec::new();
-        for slice in slices {
-            // The slice is a range of the primary key: the run's events
-            // from its last `pos` down, `skip` of them skipped.
-            let mut stmt = self
-                .conn
-                .prepare_cached(
-                    "SELECT r.collected_at, i.item_id, h.text, e.kind, e.fields, e.detail
-                     FROM events e
-                     JOIN runs r ON r.id = e.run
-                     JOIN items i ON i.id = e.item
-                     JOIN snapshots s ON s.id = e.snapshot
-                     JOIN texts h ON h.id = s.head
-                     WHERE e.run = ?1
-                       AND e.pos <= (SELECT max(pos) FROM events WHERE run = ?1) - ?2
-                     ORDER BY e.pos DESC LIMIT ?3",
-                )
-                .doing(path, doing)?;
-            let rows = stmt
-                .query_map(
-                    params![slice.run, slice.skip as i64, slice.take as i64],
-                    trail_row,
-                )
-                .doing(path, doing)?;
-            for row in rows {
-                out.push(trail_event_from(path, row.doing(path, doing)?)?);
-            }
-        }
-        Ok((total, out))
-    }
+    /// The trail's total and its events `offset..offset + limit`, newest
+    /// first (latest run first, then item ids in descending order: the
+    /// reverse of the trail's order), reading only those.
+    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<(u64, Vec<TrailEvent>)>;
+}
+
+/// Whether a text index can narrow a search for `q` (lower-cased): three
+/// characters or more (a trigram), all ASCII (SQLite folds case by its
+/// own Unicode tables, which may differ from Rust's outside ASCII).
+pub fn searchable(q: &str) -> bool {
+    q.len() >= 3 && q.is_ascii()
 }
 
 #[cfg(test)]

@@ -1,24 +1,18 @@
-//! Reads for `signals export` (issue 17) in bounded batches, so that an
-//! export never holds a whole repository: the repository without its
-//! items and trail ([`RepoOutline`]), its latest snapshots in signal id
-//! order after a given id, its trail's events after a given one (without
-//! titles and URLs), and the events of a trail page by their keys.
+//! What `signals export` streams a repository from (issue 17), in bounded
+//! batches, so that an export never holds a whole repository: the
+//! repository without its items and trail ([`RepoOutline`]), its latest
+//! snapshots in signal id order after a given id ([`LatestItem`]), its
+//! trail's events after a given one (without titles and URLs), and the
+//! events of a trail page by their keys ([`TrailKey`]).
 //!
 //! Batches are keyset-paged (`WHERE key > after ORDER BY key LIMIT n`):
 //! each read is one indexed range, costs what it returns, and holds no
 //! cursor open between batches, so the caller may read other things in
 //! between (PostgreSQL's client cannot run two queries at once).
 
-use rusqlite::{OptionalExtension, params};
 use signals_core::{EventKind, ItemSnapshot, News, RepoContext, RunRecord, TrailEvent};
 
-use crate::events::kind_of;
-
-use crate::codec::from_json;
-use crate::error::{DbContext, StoreError};
-use crate::read::{RUN_COLUMNS, run_row};
-use crate::snapshots::{Parts, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, raw_parts};
-use crate::{RepoKey, RepoSummary, Result, Store, run_record_from, trail_event_from};
+use crate::{RepoKey, RepoSummary, Result};
 
 /// A repository without its items and trail: what a dataset's head, a
 /// page's header and its news are made of.
@@ -36,7 +30,7 @@ pub struct RepoOutline {
     pub license: Option<String>,
 }
 
-/// An item's latest snapshot, as [`crate::Backend::latest_items_after`]
+/// An item's latest snapshot, as [`StreamReads::latest_items_after`]
 /// reads it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LatestItem {
@@ -50,172 +44,41 @@ pub struct LatestItem {
 }
 
 /// A trail event's place in the store: its run's row id and the item id
-/// (unique together), the key [`crate::Backend::trail_events`] reads by.
+/// (unique together), the key [`StreamReads::trail_events`] reads by.
 pub type TrailKey = (i64, String);
 
-impl Store {
-    /// See [`crate::Backend::repository_outline`].
-    pub fn repository_outline(&self, repo: RepoKey) -> Result<Option<RepoOutline>> {
-        let path = &self.path;
-        let summary = self.summary_of(repo)?;
-        let runs = {
-            let doing = "reading the runs";
-            let mut stmt = self
-                .conn
-                .prepare_cached(&format!(
-                    "SELECT {RUN_COLUMNS} FROM runs WHERE repo = ?1 ORDER BY id"
-                ))
-                .doing(path, doing)?;
-            let rows = stmt.query_map([repo.0], run_row).doing(path, doing)?;
-            let mut runs = Vec::new();
-            for row in rows {
-                runs.push(run_record_from(path, row.doing(path, doing)?)?);
-            }
-            runs
-        };
-        if runs.is_empty() {
-            return Ok(None);
-        }
-        let (context, news): (String, String) = self
-            .conn
-            .query_row(
-                "SELECT context, news FROM runs WHERE repo = ?1 ORDER BY id DESC LIMIT 1",
-                [repo.0],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .doing(path, "reading the latest run's context")?;
-        let context: RepoContext = from_json(path, "runs.context", &context)?;
-        let news: News = from_json(path, "runs.news", &news)?;
-        Ok(Some(RepoOutline {
-            summary,
-            runs,
-            license: context.license.clone(),
-            context,
-            news,
-        }))
-    }
+/// What `signals export` streams a repository from, a batch at a time
+/// (issue 17): the repository without its items and trail, its latest
+/// snapshots after an id, its trail's keys after a key, and the events of
+/// a trail page by their keys.
+pub trait StreamReads {
+    /// A repository without its items and trail (runs, latest context and
+    /// news); `None` before its first successful run,
+    /// [`crate::StoreError::UnknownRepository`] for a key the store does not have.
+    fn repository_outline(&self, repo: RepoKey) -> Result<Option<RepoOutline>>;
 
-    /// See [`crate::Backend::latest_items_after`].
-    pub fn latest_items_after(
+    /// At most `limit` latest snapshots of `repo`'s items, bodies
+    /// included, in signal id order (byte order) after the id `after`
+    /// (from the first when `None`), each with its event of the latest
+    /// run.
+    fn latest_items_after(
         &self,
         repo: RepoKey,
         after: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<LatestItem>> {
-        let path = &self.path;
-        let doing = "reading a batch of the latest snapshots";
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT i.item_id, i.item_key, {SNAPSHOT_COLUMNS}, e.kind
-                 FROM items i JOIN snapshots s ON s.id = i.latest {SNAPSHOT_JOINS}
-                      LEFT JOIN events e ON e.item = i.id
-                           AND e.run = (SELECT max(id) FROM runs WHERE repo = ?1)
-                 WHERE i.repo = ?1 AND i.item_id > ?2
-                 ORDER BY i.item_id LIMIT ?3"
-            ))
-            .doing(path, doing)?;
-        let rows = stmt
-            // Every id is longer than the empty one: from the first.
-            .query_map(params![repo.0, after.unwrap_or(""), limit as i64], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    raw_parts(r, 2)?,
-                    r.get::<_, Option<i64>>(14)?,
-                ))
-            })
-            .doing(path, doing)?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (id, key, raw, kind) = row.doing(path, doing)?;
-            out.push(LatestItem {
-                id,
-                item: Parts::join(path, &key, raw)?,
-                latest_event: kind.map(|k| kind_of(path, k)).transpose()?,
-            });
-        }
-        Ok(out)
-    }
+    ) -> Result<Vec<LatestItem>>;
 
-    /// See [`crate::Backend::trail_keys_after`].
-    pub fn trail_keys_after(
+    /// At most `limit` events of `repo`'s trail in its order (run, then
+    /// item id) after the event `after` (a run's row id and an item id),
+    /// each with its run's row id; titles and URLs are left empty.
+    fn trail_keys_after(
         &self,
         repo: RepoKey,
         after: Option<(i64, &str)>,
         limit: usize,
-    ) -> Result<Vec<(i64, TrailEvent)>> {
-        let path = &self.path;
-        let doing = "reading a batch of the trail";
-        // Run ids start at 1: from the first event.
-        let (run, item) = after.unwrap_or((0, ""));
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                // The key's place in its run (`pos`, signal id order) by
-                // the items' and the events' unique indexes, then a range.
-                "SELECT e.run, r.collected_at, i.item_id, '', e.kind, e.fields, e.detail
-                 FROM runs r JOIN events e ON e.run = r.id JOIN items i ON i.id = e.item
-                 WHERE r.repo = ?1 AND e.run >= ?2
-                   AND (e.run > ?2 OR e.pos > (
-                        SELECT k.pos FROM items ki JOIN events k ON k.item = ki.id
-                        WHERE ki.repo = ?1 AND ki.item_id = ?3 AND k.run = ?2))
-                 ORDER BY e.run, e.pos LIMIT ?4",
-            )
-            .doing(path, doing)?;
-        let rows = stmt
-            .query_map(params![repo.0, run, item, limit as i64], |r| {
-                Ok((r.get::<_, i64>(0)?, crate::read::trail_row_at(r, 1)?))
-            })
-            .doing(path, doing)?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (run, (at, item_id, _, kind, fields, detail)) = row.doing(path, doing)?;
-            out.push((
-                run,
-                TrailEvent {
-                    at: crate::codec::ts_parse(path, "runs.collected_at", &at)?,
-                    item_id,
-                    title: String::new(),
-                    url: String::new(),
-                    kind: kind_of(path, kind)?,
-                    detail: crate::events::detail_of(path, kind, fields, detail)?,
-                },
-            ));
-        }
-        Ok(out)
-    }
+    ) -> Result<Vec<(i64, TrailEvent)>>;
 
-    /// See [`crate::Backend::trail_events`]: one indexed read per key.
-    pub fn trail_events(&self, repo: RepoKey, keys: &[TrailKey]) -> Result<Vec<TrailEvent>> {
-        let path = &self.path;
-        let doing = "reading events of the trail";
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT r.collected_at, i.item_id, h.text, e.kind, e.fields, e.detail
-                 FROM items i
-                 JOIN events e ON e.item = i.id AND e.run = ?1
-                 JOIN runs r ON r.id = e.run
-                 JOIN snapshots s ON s.id = e.snapshot
-                 JOIN texts h ON h.id = s.head
-                 WHERE i.item_id = ?2 AND i.repo = ?3 AND r.repo = ?3",
-            )
-            .doing(path, doing)?;
-        let mut out = Vec::with_capacity(keys.len());
-        for (run, item_id) in keys {
-            let row = stmt
-                .query_row(params![run, item_id, repo.0], crate::read::trail_row)
-                .optional()
-                .doing(path, doing)?;
-            let Some(row) = row else {
-                return Err(StoreError::Corrupt {
-                    path: path.clone(),
-                    what: format!("the event of {item_id} in run {run} vanished while it was read"),
-                });
-            };
-            out.push(trail_event_from(path, row)?);
-        }
-        Ok(out)
-    }
+    /// The trail events of `keys` (from [`StreamReads::trail_keys_after`]),
+    /// whole, in the order of `keys`.
+    fn trail_events(&self, repo: RepoKey, keys: &[TrailKey]) -> Result<Vec<TrailEvent>>;
 }

@@ -1,23 +1,18 @@
-//! The write side: registering repositories, committing a run, recording a
-//! failed attempt.
+//! What a run commit is ([`RunCommit`]), what it must satisfy before it
+//! is written ([`check_commit`]), and the role that writes it
+//! ([`RunWrites`]).
 //!
-//! A run is committed all or nothing in one `BEGIN IMMEDIATE` transaction;
-//! any error (a refused run, a constraint, a full disk) drops the
-//! transaction, which rolls it back, so the store is exactly as before. This
-//! module must not compute anything signals-core computes (diffs, counts,
-//! scores): it checks that what it is given is consistent, and stores it.
+//! A backend must not compute anything signals-core computes (diffs,
+//! counts, scores): it checks that what it is given is consistent, and
+//! stores it, all or nothing.
 
 use std::collections::HashSet;
 
 use jiff::Timestamp;
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use signals_core::run::ItemEvent;
 use signals_core::{Group, ItemSnapshot, News, RepoContext, RepoName, RunRecord, TrackedRepo};
 
-use crate::codec::{int, to_json, ts_parse, ts_text};
-use crate::error::{DbContext, Result, StoreError};
-use crate::snapshots;
-use crate::{RepoKey, Store};
+use crate::{RepoKey, Result};
 
 /// What a run cost in requests to the host (a core type).
 pub use signals_core::RequestStats;
@@ -53,270 +48,47 @@ pub struct RunCommit {
     pub reconciled: bool,
 }
 
-impl Store {
+/// The writes of collection: registering a repository, committing a run
+/// or a failed attempt, and deleting a repository with its history.
+pub trait RunWrites {
     /// Registers a configured repository, or updates its display fields
     /// (group name, `owner/name`, display name, keywords) when it is already
     /// known. The returned key is stable for the (group id, repository id)
     /// pair, which is the dataset's address.
-    pub fn ensure_repository(&mut self, group: &Group, repo: &TrackedRepo) -> Result<RepoKey> {
-        let path = self.path.clone();
-        let keywords = to_json(&path, "repository keywords", &repo.keywords)?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .doing(&path, "registering a repository")?;
-        tx.execute(
-            "INSERT INTO groups (id, name) VALUES (?1, ?2)
-             ON CONFLICT (id) DO UPDATE SET name = excluded.name",
-            params![group.id, group.name],
-        )
-        .doing(&path, "registering a group")?;
-        let key: i64 = tx
-            .query_row(
-                "INSERT INTO repositories
-                    (group_id, repo_id, source, full_name, display_name, keywords)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                 ON CONFLICT (group_id, repo_id) DO UPDATE SET
-                    source = excluded.source,
-                    display_name = excluded.display_name,
-                    keywords = excluded.keywords,
-                    -- A rename seen on the host is about the old configured
-                    -- name; it no longer applies once the configuration changes.
-                    host_name = CASE WHEN full_name = excluded.full_name
-                                     THEN host_name ELSE NULL END,
-                    full_name = excluded.full_name
-                 RETURNING key",
-                params![
-                    group.id,
-                    repo.id,
-                    repo.source.as_str(),
-                    repo.repo.to_string(),
-                    repo.name,
-                    keywords
-                ],
-                |r| r.get(0),
-            )
-            .doing(&path, "registering a repository")?;
-        tx.commit().doing(&path, "registering a repository")?;
-        Ok(RepoKey(key))
-    }
+    fn ensure_repository(&mut self, group: &Group, repo: &TrackedRepo) -> Result<RepoKey>;
 
-    /// Records a successful run and everything it observed, in one
-    /// transaction: all of it is stored, or nothing.
+    /// Records a successful run and everything it observed, all or nothing.
     ///
-    /// Refused with [`StoreError::RunOutOfOrder`] when `collected_at` is not
-    /// after the repository's last run, and with [`StoreError::InvalidRun`]
-    /// when the commit contradicts itself (a `changed_count` that is not the
-    /// number of events, an event for an item that has no snapshot).
-    ///
-    /// It reads and writes only the run's items: its cost grows with what
-    /// the run observed, not with what the repository holds.
-    pub fn commit_run(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()> {
-        let path = self.path.clone();
-        let at = run.record.collected_at;
-        let repo_name = run.context.repository.to_string();
-        let invalid = |problem: String| StoreError::InvalidRun {
-            repo: repo_name.clone(),
-            at,
-            problem,
-        };
-        check_commit(run).map_err(invalid)?;
-
-        // Everything that can be prepared outside the lock is.
-        let context = to_json(&path, "run context", &run.context)?;
-        let news = to_json(&path, "run news", &run.news)?;
-        let stats = run.stats;
-
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .doing(&path, "starting to commit a run")?;
-
-        let known: Option<String> = tx
-            .query_row(
-                "SELECT full_name FROM repositories WHERE key = ?1",
-                [repo.0],
-                |r| r.get(0),
-            )
-            .optional()
-            .doing(&path, "looking up the repository of a run")?;
-        if known.is_none() {
-            return Err(StoreError::UnknownRepository { path, key: repo });
-        }
-        let last: Option<String> = tx
-            .query_row(
-                "SELECT collected_at FROM runs WHERE repo = ?1 ORDER BY id DESC LIMIT 1",
-                [repo.0],
-                |r| r.get(0),
-            )
-            .optional()
-            .doing(&path, "reading the last run")?;
-        if let Some(last) = last {
-            let last = ts_parse(&path, "runs.collected_at", &last)?;
-            if at <= last {
-                return Err(StoreError::RunOutOfOrder {
-                    path,
-                    repo: repo_name,
-                    at,
-                    last,
-                });
-            }
-        }
-
-        tx.execute(
-            "INSERT INTO runs (repo, collected_at, since, observed_count, changed_count,
-                               requests, not_modified, bytes_received, retries, context, news,
-                               reconciled)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            params![
-                repo.0,
-                ts_text(at),
-                ts_text(run.record.since),
-                int("observed_count", run.record.observed_count)?,
-                int("changed_count", run.record.changed_count)?,
-                int("requests", stats.requests)?,
-                int("not_modified", stats.not_modified)?,
-                int("bytes_received", stats.bytes_received)?,
-                int("retries", stats.retries)?,
-                context,
-                news,
-                i64::from(run.reconciled)
-            ],
-        )
-        .doing(&path, "storing a run")?;
-        let run_id = tx.last_insert_rowid();
-
-        // Only the observed items are touched: one indexed lookup per
-        // snapshot and per event, whatever the size of the repository.
-        for (id, snapshot) in &run.snapshots {
-            snapshots::store_snapshot(&tx, &path, repo.0, id, snapshot, run_id)?;
-        }
-        {
-            let mut event = tx
-                .prepare_cached(
-                    "INSERT INTO events (run, pos, item, kind, fields, snapshot)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                )
-                .doing(&path, "preparing to store events")?;
-            for (pos, e) in crate::events::positioned(&run.events) {
-                let Some((item, snapshot)) = snapshots::item_row(&tx, &path, repo.0, &e.item_id)?
-                else {
-                    return Err(invalid(format!(
-                        "its {} event for {} has no snapshot of that item; \
-                         pass the item's snapshot with the run",
-                        e.observation.kind().as_str(),
-                        e.item_id
-                    )));
-                };
-                let (kind, fields) = crate::events::encode(&e.observation);
-                event
-                    .execute(params![run_id, pos, item, kind, fields, snapshot])
-                    .doing(&path, "storing an observation event")?;
-            }
-        }
-
-        crate::outbox::store_messages(&tx, &path, repo, run_id, at, &run.messages)?;
-        tx.execute(
-            "UPDATE repositories SET host_name = ?2, missing = 0, last_error = NULL
-             WHERE key = ?1",
-            params![repo.0, run.renamed_to.as_ref().map(|n| n.to_string())],
-        )
-        .doing(&path, "updating the repository after a run")?;
-        tx.commit().doing(&path, "committing a run")
-    }
+    /// Refused with [`crate::StoreError::RunOutOfOrder`] when `collected_at` is not
+    /// after the repository's last run, and with [`crate::StoreError::InvalidRun`]
+    /// when the commit contradicts itself ([`check_commit`], or an event for
+    /// an item that has no snapshot). It reads and writes only the run's
+    /// items: its cost grows with what the run observed, not with what the
+    /// repository holds.
+    fn commit_run(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()>;
 
     /// Records a failed collection attempt. Nothing else is written: the
     /// runs, snapshots and events stay as they were, and the next run covers
     /// the window. A `not_found` failure marks the repository missing until
     /// its next successful run.
-    pub fn record_failure(
+    fn record_failure(
         &mut self,
         repo: RepoKey,
         at: Timestamp,
         kind: &str,
         message: &str,
-    ) -> Result<()> {
-        let path = self.path.clone();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .doing(&path, "recording a failed attempt")?;
-        let updated = tx
-            .execute(
-                "UPDATE repositories SET missing = ?2, last_error = ?3 WHERE key = ?1",
-                params![repo.0, kind == "not_found", message],
-            )
-            .doing(&path, "recording a failed attempt")?;
-        if updated == 0 {
-            return Err(StoreError::UnknownRepository { path, key: repo });
-        }
-        tx.execute(
-            "INSERT INTO failures (repo, at, kind, message) VALUES (?1, ?2, ?3, ?4)",
-            params![repo.0, ts_text(at), kind, message],
-        )
-        .doing(&path, "recording a failed attempt")?;
-        tx.commit().doing(&path, "recording a failed attempt")
-    }
-}
+    ) -> Result<()>;
 
-impl Store {
     /// Deletes a repository and everything stored about it (runs, snapshots,
-    /// events, failure notes, and the texts no other snapshot uses), in one
-    /// transaction. This is the only
-    /// deletion of history the store offers: `signals repos remove --purge`.
-    /// Returns the number of runs deleted.
-    pub fn purge_repository(&mut self, repo: RepoKey) -> Result<u64> {
-        let path = self.path.clone();
-        let doing = "deleting a repository";
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .doing(&path, doing)?;
-        tx.execute(
-            "DELETE FROM events WHERE run IN (SELECT id FROM runs WHERE repo = ?1)",
-            params![repo.0],
-        )
-        .doing(&path, doing)?;
-        tx.execute(
-            "DELETE FROM snapshots WHERE item IN (SELECT id FROM items WHERE repo = ?1)",
-            params![repo.0],
-        )
-        .doing(&path, doing)?;
-        for table in ["items", "failures"] {
-            tx.execute(
-                &format!("DELETE FROM {table} WHERE repo = ?1"),
-                params![repo.0],
-            )
-            .doing(&path, doing)?;
-        }
-        // Texts are shared by content between repositories; those no
-        // snapshot uses any more go too. This scans `texts`, which a purge,
-        // rare and asked for by hand, can afford.
-        tx.execute(
-            "DELETE FROM texts WHERE id NOT IN (SELECT head FROM snapshots)
-                                 AND id NOT IN (SELECT body FROM snapshots)
-                                 AND id NOT IN (SELECT labels FROM snapshots)
-                                 AND id NOT IN (SELECT assignees FROM snapshots)
-                                 AND id NOT IN (SELECT detail FROM snapshots)",
-            [],
-        )
-        .doing(&path, doing)?;
-        let runs = tx
-            .execute("DELETE FROM runs WHERE repo = ?1", params![repo.0])
-            .doing(&path, doing)?;
-        let deleted = tx
-            .execute("DELETE FROM repositories WHERE key = ?1", params![repo.0])
-            .doing(&path, doing)?;
-        if deleted == 0 {
-            return Err(StoreError::UnknownRepository { path, key: repo });
-        }
-        tx.commit().doing(&path, doing)?;
-        Ok(runs as u64)
-    }
+    /// events, failure notes, alert messages, and the texts no other
+    /// snapshot uses), all or nothing; returns the number of runs deleted.
+    /// This is the only deletion of history a store offers: `signals repos
+    /// remove --purge`.
+    fn purge_repository(&mut self, repo: RepoKey) -> Result<u64>;
 }
 
 /// What a run commit must satisfy before it is written, as a problem
-/// statement for [`StoreError::InvalidRun`].
+/// statement for [`crate::StoreError::InvalidRun`].
 pub fn check_commit(run: &RunCommit) -> std::result::Result<(), String> {
     let r = &run.record;
     if r.changed_count != run.events.len() as u64 {
@@ -344,201 +116,4 @@ pub fn check_commit(run: &RunCommit) -> std::result::Result<(), String> {
         return Err(format!("it has two events for {}", e.item_id));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use signals_core::{ItemDetail, ItemState, Metrics, Observation, Source};
-
-    fn repo() -> TrackedRepo {
-        TrackedRepo {
-            id: "n".into(),
-            source: Source::Github.into(),
-            repo: RepoName::parse("o/n").unwrap(),
-            name: "N".into(),
-            keywords: vec![],
-        }
-    }
-
-    fn issue(key: &str) -> ItemSnapshot {
-        let at: Timestamp = "2026-11-20T00:00:00Z".parse().unwrap();
-        ItemSnapshot {
-            repo: RepoName::parse("o/n").unwrap(),
-            key: key.into(),
-            title: format!("issue {key}"),
-            text: String::new(),
-            url: format!("https://github.com/o/n/issues/{key}"),
-            created_at: at,
-            updated_at: at,
-            metrics: Metrics::default(),
-            labels: vec![],
-            author: "a".into(),
-            state: ItemState::Open,
-            closed_at: None,
-            assignees: vec![],
-            detail: ItemDetail::Issue,
-        }
-    }
-
-    /// A run discovering `keys`.
-    fn discovering(at: &str, keys: &[&str]) -> RunCommit {
-        let at: Timestamp = at.parse().unwrap();
-        let snapshots: Vec<(String, ItemSnapshot)> = keys
-            .iter()
-            .map(|k| (issue(k).id(Source::Github), issue(k)))
-            .collect();
-        RunCommit {
-            record: RunRecord {
-                collected_at: at,
-                since: at - jiff::SignedDuration::from_hours(24),
-                observed_count: keys.len() as u64,
-                changed_count: keys.len() as u64,
-            },
-            context: RepoContext {
-                repository: RepoName::parse("o/n").unwrap(),
-                url: "https://github.com/o/n".into(),
-                description: String::new(),
-                homepage: String::new(),
-                language: String::new(),
-                topics: vec![],
-                default_branch: "main".into(),
-                stars: 0,
-                forks: 0,
-                open_issues: 0,
-                archived: false,
-                license: None,
-            },
-            news: News::default(),
-            events: snapshots
-                .iter()
-                .map(|(id, _)| ItemEvent {
-                    item_id: id.clone(),
-                    observation: Observation::Discovered,
-                })
-                .collect(),
-            snapshots,
-            stats: RequestStats::default(),
-            renamed_to: None,
-            messages: vec![],
-            reconciled: false,
-        }
-    }
-
-    /// Rows in every table that a run writes to.
-    fn counts(store: &Store) -> Vec<(String, i64)> {
-        [
-            "runs",
-            "snapshots",
-            "events",
-            "items",
-            "failures",
-            "repositories",
-        ]
-        .into_iter()
-        .map(|t| {
-            let n = store
-                .conn
-                .query_row(&format!("SELECT count(*) FROM {t}"), [], |r| r.get(0))
-                .unwrap();
-            (t.to_string(), n)
-        })
-        .collect()
-    }
-
-    fn store_with_one_run() -> (Store, RepoKey) {
-        let mut store = Store::open_in_memory().unwrap();
-        let group = Group {
-            id: "g".into(),
-            name: "G".into(),
-        };
-        let key = store.ensure_repository(&group, &repo()).unwrap();
-        store
-            .commit_run(key, &discovering("2026-11-20T10:00:00Z", &["1"]))
-            .unwrap();
-        (store, key)
-    }
-
-    #[test]
-    fn a_database_error_at_the_last_step_rolls_back_the_whole_run() {
-        let (mut store, key) = store_with_one_run();
-        // Injected failure: the events are written last, after the run and
-        // its snapshots.
-        store
-            .conn
-            .execute_batch(
-                "CREATE TEMP TRIGGER fail_events BEFORE INSERT ON events
-                 BEGIN SELECT RAISE(ABORT, 'injected failure'); END;",
-            )
-            .unwrap();
-        let before = counts(&store);
-        let host_before = store.repositories().unwrap();
-        let err = store
-            .commit_run(key, &discovering("2026-11-21T10:00:00Z", &["2", "3"]))
-            .unwrap_err();
-        assert!(matches!(err, StoreError::Db { .. }), "{err:?}");
-        assert!(
-            err.to_string().contains("storing an observation event"),
-            "{err}"
-        );
-        assert_eq!(counts(&store), before);
-        assert_eq!(store.repositories().unwrap(), host_before);
-        let view = store.repository_view(key).unwrap().unwrap();
-        assert_eq!(view.items.len(), 1);
-
-        store
-            .conn
-            .execute_batch("DROP TRIGGER fail_events")
-            .unwrap();
-        store
-            .commit_run(key, &discovering("2026-11-21T10:00:00Z", &["2", "3"]))
-            .unwrap();
-        let after = counts(&store);
-        assert_eq!(after[0], ("runs".to_string(), 2));
-        assert_eq!(after[1], ("snapshots".to_string(), 3));
-        assert_eq!(after[2], ("events".to_string(), 3));
-        assert_eq!(after[3], ("items".to_string(), 3));
-    }
-
-    #[test]
-    fn contradictory_commits_are_refused_before_writing() {
-        let (mut store, key) = store_with_one_run();
-        let before = counts(&store);
-        let at = "2026-11-21T10:00:00Z";
-
-        let mut twice = discovering(at, &["2"]);
-        twice.snapshots.push(twice.snapshots[0].clone());
-        let mut orphan_event = discovering(at, &["2"]);
-        orphan_event.snapshots.clear();
-        let mut more_changed = discovering(at, &["2"]);
-        more_changed.record.observed_count = 0;
-        let mut since_after = discovering(at, &["2"]);
-        since_after.record.since = "2026-11-22T00:00:00Z".parse().unwrap();
-
-        for (bad, needle) in [
-            (twice, "two snapshots"),
-            (orphan_event, "has no snapshot of that item"),
-            (more_changed, "greater than observedCount"),
-            (since_after, "is after collectedAt"),
-        ] {
-            let err = store.commit_run(key, &bad).unwrap_err();
-            assert!(matches!(err, StoreError::InvalidRun { .. }), "{err:?}");
-            assert!(err.to_string().contains(needle), "{err}");
-        }
-        assert_eq!(counts(&store), before);
-    }
-
-    #[test]
-    fn failures_write_only_a_failure_row() {
-        let (mut store, key) = store_with_one_run();
-        let mut before = counts(&store);
-        let at = "2026-11-21T10:00:00Z".parse().unwrap();
-        store
-            .record_failure(key, at, "rate_limited", "limit reached")
-            .unwrap();
-        before[4].1 += 1;
-        assert_eq!(counts(&store), before);
-        // Not a not_found: the repository is not marked missing.
-        assert!(!store.repositories().unwrap()[0].missing);
-    }
 }

@@ -38,7 +38,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
-use signals_store::Store;
+use signals_store::RunWrites;
+use signals_store_sqlite::Store;
 
 const BODY: usize = 1000;
 

@@ -18,7 +18,8 @@ mod timed;
 use std::path::{Path, PathBuf};
 
 use jiff::{SignedDuration, Timestamp};
-use signals_store::Store;
+use signals_store::RunWrites;
+use signals_store_sqlite::Store;
 
 const BODY: usize = 1000;
 

@@ -23,7 +23,8 @@ use std::time::Instant;
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::notify::{Rule, RuleRef};
-use signals_store::{Backend, Store};
+use signals_store::Backend;
+use signals_store_sqlite::Store;
 
 use receiver::{Answer, Receiver, commit_alerting, fill};
 

@@ -28,7 +28,8 @@ use std::time::Instant;
 use jiff::{SignedDuration, Timestamp};
 use signals_core::Source;
 use signals_core::run::account;
-use signals_store::Store;
+use signals_store::{Reads, RunWrites};
+use signals_store_sqlite::Store;
 use timed::{Timed, timed_export};
 
 const ITEMS: usize = 1000;

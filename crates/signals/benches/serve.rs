@@ -39,7 +39,7 @@ fn main() {
     std::fs::create_dir_all(&dir).unwrap();
     let t1: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
     {
-        let mut store = signals_store::Store::open(dir.join("signals.db")).unwrap();
+        let mut store = signals_store_sqlite::Store::open(dir.join("signals.db")).unwrap();
         let keys = synth::populate(&mut store, 1, ITEMS, 400, t1);
         synth::bump(
             &mut store,

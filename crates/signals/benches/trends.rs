@@ -32,7 +32,9 @@ use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::trends::{RISING_WINDOW, build, first_week};
-use signals_store::Store;
+use signals_store::TrendReads;
+use signals_store::suite::WholeReads;
+use signals_store_sqlite::Store;
 use timed::timed_export;
 
 /// Counts the bytes allocated now and at the peak since the last reset.

@@ -142,7 +142,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
         .iter()
         .map(|h| crate::hosts::build(h, |_| None, verbose))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let mut store = signals_store::Store::open(&store_path)?;
+    let mut store = signals_store_sqlite::Store::open(&store_path)?;
     let window = Window {
         window: SignedDuration::from_hours(config.window_hours),
         backfill: config

@@ -1,14 +1,16 @@
-//! Which store the configuration names, opened: a path is a SQLite file, a
-//! `postgres://` address is a PostgreSQL database (docs/scale-out.md). The
-//! commands use either through [`signals_store::Backend`]; only `collect`
-//! asks which, because on PostgreSQL it leases repositories.
+//! Which store the configuration names, opened: a path is a SQLite file
+//! (`signals_store_sqlite`), a `postgres://` address is a PostgreSQL
+//! database (`signals_store_pg`, docs/scale-out.md). The commands use
+//! either through [`signals_store::Backend`]; only `collect` asks which,
+//! because on PostgreSQL it leases repositories.
 
 use std::ops::{Deref, DerefMut};
 use std::path::Path;
 
 use anyhow::Context;
-use signals_store::{Backend, Store};
+use signals_store::Backend;
 use signals_store_pg::PgStore;
+use signals_store_sqlite::Store;
 
 /// An open store of either kind.
 pub enum Opened {

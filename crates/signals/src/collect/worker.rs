@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use jiff::{SignedDuration, Timestamp};
-use signals_store::{Backend, RepoKey, StoreError};
+use signals_store::{RepoKey, RunWrites, StoreError};
 use signals_store_pg::PgStore;
 
 use super::Options;

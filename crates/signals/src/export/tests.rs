@@ -16,7 +16,9 @@ use signals_core::run::account;
 use signals_core::trends::{RISING_WINDOW, first_week};
 use signals_core::{ItemDetail, ItemSnapshot, ItemState, News, RequestStats, RunRecord, Source};
 use signals_site::{HealthNote, Publisher, RepoPage, SiteOptions, SiteReport};
-use signals_store::{Backend, RepoKey, RunCommit, Store};
+use signals_store::suite::WholeReads;
+use signals_store::{Backend, Owners, Reads, RepoKey, RunCommit, RunWrites};
+use signals_store_sqlite::Store;
 
 use super::{Judge, data_key, export_with, history_page, settings};
 

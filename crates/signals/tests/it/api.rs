@@ -11,7 +11,9 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 use signals_core::importance::{Weights, score};
 use signals_core::{ItemDetail, ItemSnapshot, ItemState};
-use signals_store::{Backend, RepoView, Store};
+use signals_store::suite::WholeReads;
+use signals_store::{Backend, RepoView};
+use signals_store_sqlite::Store;
 
 use crate::serve::{get, serve_with};
 use crate::support::{TempDir, run, show};

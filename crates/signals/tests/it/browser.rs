@@ -668,7 +668,7 @@ fn filter_of_a_large_repository_in_headless_chromium() {
     let t1: jiff::Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
     let t2 = t1 + jiff::SignedDuration::from_hours(1);
     {
-        let mut store = signals_store::Store::open(dir.path().join("signals.db")).unwrap();
+        let mut store = signals_store_sqlite::Store::open(dir.path().join("signals.db")).unwrap();
         let keys = crate::synth::populate(&mut store, 1, LARGE, 300, t1);
         crate::synth::bump(&mut store, keys[0], 0, LARGE / 50, 300, t1, t2);
     }

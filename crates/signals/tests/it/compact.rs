@@ -29,7 +29,8 @@ use signals_core::{
 };
 use signals_store::Backend;
 use signals_store::dump::Value;
-use signals_store::{RepoKey, RunCommit};
+use signals_store::suite::WholeReads;
+use signals_store::{Dump, RepoKey, RunCommit};
 
 use crate::support::{TempDir, run, show};
 
@@ -365,11 +366,11 @@ fn record_schema6_fixture() {
     }
     let dir = TempDir::new("compact-record");
     let path = dir.path().join("signals.db");
-    let mut store = signals_store::Store::open(&path).unwrap();
+    let mut store = signals_store_sqlite::Store::open(&path).unwrap();
     assert_eq!(store.schema_version().unwrap(), 6);
     build(&mut store);
     let mut lines = String::new();
-    Backend::dump(&store, &mut |record| {
+    Dump::dump(&store, &mut |record| {
         let columns: Vec<&str> = record.table.columns().iter().map(|(c, _)| *c).collect();
         let values: Vec<Json> = record.values.iter().map(value_json).collect();
         lines.push_str(
@@ -479,7 +480,7 @@ fn assert_same(store: &dyn Backend, dir: &Path, address: &str, backend: &str) {
 fn the_compact_migration_keeps_every_history_on_sqlite() {
     let dir = TempDir::new("compact-sqlite");
     let path = dir.path().join("signals.db");
-    drop(signals_store::Store::open_before(&path, 6).unwrap());
+    drop(signals_store_sqlite::Store::open_before(&path, 6).unwrap());
     {
         let conn = rusqlite::Connection::open(&path).unwrap();
         let tx = rusqlite::Connection::unchecked_transaction(&conn).unwrap();
@@ -489,7 +490,7 @@ fn the_compact_migration_keeps_every_history_on_sqlite() {
         }
         tx.commit().unwrap();
     }
-    let store = signals_store::Store::open(&path).unwrap();
+    let store = signals_store_sqlite::Store::open(&path).unwrap();
     assert_eq!(store.schema_version().unwrap(), 9);
     assert_same(&store, dir.path(), "signals.db", "SQLite");
     goes_on(store);

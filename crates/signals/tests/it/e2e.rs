@@ -2,6 +2,8 @@
 //! GitHub responses, then `export`, then `validate`; asserts the signals, the
 //! runs, the trail and the change markers.
 
+use signals_store::Reads;
+use signals_store::suite::WholeReads;
 use std::collections::BTreeSet;
 
 use jiff::{SignedDuration, Timestamp};
@@ -269,7 +271,7 @@ fn two_runs_export_and_validate() {
 
     // The trail, from the store: discovered events of run 1, then the
     // changes of run 2 with their field names in the fixed order.
-    let store = signals_store::Store::open(dir.path().join("signals.db")).unwrap();
+    let store = signals_store_sqlite::Store::open(dir.path().join("signals.db")).unwrap();
     let key = store
         .repositories()
         .unwrap()

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
-use signals_store::Store;
+use signals_store::Reads;
+use signals_store_sqlite::Store;
 use signals_testhost::{Fault, Scenario, TestHost};
 
 use crate::support::{TempDir, config, read_json, run, show};

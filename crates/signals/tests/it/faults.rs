@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 use signals_core::EventKind;
-use signals_store::{RepoView, Store};
+use signals_store::suite::WholeReads;
+use signals_store::{Reads, RepoView};
+use signals_store_sqlite::Store;
 use signals_testhost::{Fault, RecordedRequest, Scenario, TestHost, synthetic};
 
 use crate::support::{TempDir, config, run, show};

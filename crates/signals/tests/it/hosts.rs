@@ -10,7 +10,9 @@ use std::path::Path;
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 use signals_core::EventKind;
-use signals_store::{RepoView, Store};
+use signals_store::suite::WholeReads;
+use signals_store::{Reads, RepoView};
+use signals_store_sqlite::Store;
 use signals_testhost::{
     Fault, Flavor, Scenario, TestHost, synthetic, synthetic_forgejo, synthetic_gitlab,
 };

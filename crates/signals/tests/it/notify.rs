@@ -6,6 +6,7 @@
 //! processes sharing one outbox. Also `collect` calling it, and SIGKILL
 //! at random moments losing nothing.
 
+use signals_store::Outbox;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -25,7 +26,7 @@ use crate::synth;
 
 /// A SQLite store at `dir/signals.db` filled by [`fill`].
 fn sqlite(dir: &Path, repos: usize, runs: usize, rules: &[(&str, bool)]) -> Vec<String> {
-    let mut store = signals_store::Store::open(dir.join("signals.db")).unwrap();
+    let mut store = signals_store_sqlite::Store::open(dir.join("signals.db")).unwrap();
     fill(&mut store, repos, runs, rules)
 }
 
@@ -532,7 +533,7 @@ fn a_digest_goes_through_a_real_smtp_server_with_starttls() {
     let smtp = Smtp::start(&python, dir.path());
     // Three repositories, two runs each, all held for the digest; one
     // item's title is hostile.
-    let mut store = signals_store::Store::open(dir.path().join("signals.db")).unwrap();
+    let mut store = signals_store_sqlite::Store::open(dir.path().join("signals.db")).unwrap();
     fill(&mut store, 3, 2, &[("morning", true)]);
     let nasty = "</title><script>alert(1)</script>\u{202e}\"'& Ünïcödé — Bcc: x@evil.example";
     let at = Timestamp::now() - SignedDuration::from_mins(30);
@@ -555,7 +556,7 @@ fn a_digest_goes_through_a_real_smtp_server_with_starttls() {
             smtp.cert.display()
         ),
     );
-    let held = signals_store::Store::open(dir.path().join("signals.db"))
+    let held = signals_store_sqlite::Store::open(dir.path().join("signals.db"))
         .unwrap()
         .outbox_messages(signals_store::MessageState::Held, Some("morning"))
         .unwrap();

@@ -5,6 +5,8 @@
 //! items the host no longer lists (deleted, transferred) are recorded as
 //! closed, with their history kept and the dataset still valid.
 
+use signals_store::Reads;
+use signals_store::suite::WholeReads;
 use std::collections::BTreeMap;
 
 use jiff::{SignedDuration, Timestamp};
@@ -105,7 +107,7 @@ fn a_reconcile_finds_silent_reactions_and_items_the_host_no_longer_lists() {
     assert_eq!(after.len(), 30, "the gone items stay in the data");
 
     // The trail records them as changes of the reconcile run.
-    let store = signals_store::Store::open(dir.path().join("signals.db")).unwrap();
+    let store = signals_store_sqlite::Store::open(dir.path().join("signals.db")).unwrap();
     let key = store.repositories().unwrap()[0].key;
     let view = store.repository_view(key).unwrap().unwrap();
     let last = view.runs.last().unwrap().collected_at;

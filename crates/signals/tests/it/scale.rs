@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use jiff::{SignedDuration, Timestamp};
-use signals_store::Store;
+use signals_store_sqlite::Store;
 
 use crate::support::{TempDir, run, show, signals_bin};
 use crate::synth;

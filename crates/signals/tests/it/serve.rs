@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
 use signals_core::ItemState;
-use signals_store::Store;
+use signals_store::RunWrites;
+use signals_store_sqlite::Store;
 
 use crate::support::{TempDir, signals_bin};
 use crate::synth;

@@ -11,7 +11,8 @@ use signals_core::{
     Group, ItemDetail, ItemSnapshot, ItemState, Metrics, News, RepoContext, RepoName, RequestStats,
     RunRecord, Source, TrackedRepo,
 };
-use signals_store::{RepoKey, RunCommit, Store};
+use signals_store::{Reads, RepoKey, RunCommit, RunWrites};
+use signals_store_sqlite::Store;
 
 /// The group every synthetic repository belongs to.
 pub fn group() -> Group {

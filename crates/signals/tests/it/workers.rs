@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
 use signals_store::Backend;
+use signals_store::suite::WholeReads;
 use signals_testhost::{Scenario, TestHost, synthetic};
 
 use crate::support::{TempDir, run, show, signals_bin};
@@ -143,7 +144,7 @@ pub(crate) fn reference(host: &TestHost, repos: &[String]) -> Observed {
         &[("GITHUB_TOKEN", "ref")],
     );
     assert!(out.status.success(), "{}", show(&out));
-    let store = signals_store::Store::open(dir.path().join("signals.db")).unwrap();
+    let store = signals_store_sqlite::Store::open(dir.path().join("signals.db")).unwrap();
     observed(&store)
 }
 

@@ -5,7 +5,7 @@
 
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
-use signals_store::dump::{ColumnType, Record, Table, TableCounts, Value};
+use signals_store::dump::{ColumnType, Dump, Record, Table, TableCounts, Value};
 use signals_store::{Result, StoreError};
 
 use crate::PgStore;
@@ -57,8 +57,8 @@ fn identity(table: Table) -> Option<&'static str> {
     }
 }
 
-impl PgStore {
-    pub(crate) fn dump_(&self, sink: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
+impl Dump for PgStore {
+    fn dump(&self, sink: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
         for table in Table::ALL {
             let columns = table.columns();
             let mut failed = None;
@@ -96,11 +96,8 @@ impl PgStore {
         Ok(())
     }
 
-    pub(crate) fn load_(
-        &mut self,
-        records: &mut dyn Iterator<Item = Result<Record>>,
-    ) -> Result<()> {
-        if self.table_counts_()?.iter().any(|(_, n)| *n > 0) {
+    fn load(&mut self, records: &mut dyn Iterator<Item = Result<Record>>) -> Result<()> {
+        if self.table_counts()?.iter().any(|(_, n)| *n > 0) {
             return Err(StoreError::NotEmpty {
                 store: self.shown.clone(),
             });
@@ -168,7 +165,7 @@ impl PgStore {
         tx.commit().map_err(&err)
     }
 
-    pub(crate) fn table_counts_(&self) -> Result<TableCounts> {
+    fn table_counts(&self) -> Result<TableCounts> {
         let mut out = Vec::new();
         for table in Table::ALL {
             let n: i64 = self

@@ -6,16 +6,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use signals_store::suite::{self, group, issue, run_of, tracked, ts};
-use signals_store::{Backend, StoreError};
+use signals_store::{Dump, HttpState, Owners, PagedReads, RunWrites, StoreError};
 use signals_store_pg::PgStore;
 
-static DATABASES: AtomicUsize = AtomicUsize::new(0);
+use crate::cluster;
 
-/// A server for the tests: a throwaway cluster, or `None` (skip) without
-/// PostgreSQL.
-fn cluster() -> Option<signals_testpg::Cluster> {
-    signals_testpg::Cluster::start().unwrap_or_else(|e| panic!("{e}"))
-}
+static DATABASES: AtomicUsize = AtomicUsize::new(0);
 
 fn fresh(cluster: &signals_testpg::Cluster) -> PgStore {
     let n = DATABASES.fetch_add(1, Ordering::Relaxed);

@@ -1,27 +1,17 @@
-//! What the HTTP client keeps between runs: responses for conditional
-//! requests (`If-None-Match` / `If-Modified-Since`), and the last rate limit
-//! the host reported.
-//!
-//! Both are keyed by a token *fingerprint* that the caller computes (a
-//! digest, or an empty string for anonymous requests). This module must
-//! never receive or write a token: it refuses URLs that carry credentials,
-//! and it does not know the host crate (the binary adapts these methods to
-//! the host client's cache trait).
+//! The HTTP state on SQLite: the cache and the rate limits, in the file.
+//! One process owns the store under the collection lock, so the token
+//! locks are no-ops (the role's defaults).
 
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
+use signals_store::codec::{int, reset_parse, reset_text, ts_parse, ts_text, uint};
+use signals_store::{CachedResponse, HttpState, RateLimit, Result, check_cacheable};
 
 use crate::Store;
-use crate::codec::{int, reset_parse, reset_text, ts_parse, ts_text, uint};
-use crate::error::{DbContext, Result, StoreError};
+use crate::error::DbContext;
 
-pub use signals_core::{CachedResponse, RateLimit};
-
-impl Store {
-    /// The cached response for `url` fetched with the token whose fingerprint
-    /// is `fingerprint` (when it was stored or last used is the store's own
-    /// business: pruning).
-    pub fn cache_get(&self, url: &str, fingerprint: &str) -> Result<Option<CachedResponse>> {
+impl HttpState for Store {
+    fn cache_get(&self, url: &str, fingerprint: &str) -> Result<Option<CachedResponse>> {
         let path = &self.path;
         let doing = "reading the HTTP cache";
         type Row = (
@@ -56,13 +46,7 @@ impl Store {
         .transpose()
     }
 
-    /// Stores (or replaces) the cached response for `url` and `fingerprint`,
-    /// stored at `stored_at`.
-    ///
-    /// Refuses a URL with credentials in it (user info, or an
-    /// `access_token` / `client_secret` parameter), so a token can never
-    /// reach the file through a URL.
-    pub fn cache_put(
+    fn cache_put(
         &self,
         url: &str,
         fingerprint: &str,
@@ -94,8 +78,7 @@ impl Store {
         Ok(())
     }
 
-    /// Marks a cached response as used at `at`, so pruning keeps it.
-    pub fn cache_touch(&self, url: &str, fingerprint: &str, at: Timestamp) -> Result<()> {
+    fn cache_touch(&self, url: &str, fingerprint: &str, at: Timestamp) -> Result<()> {
         self.conn
             .prepare_cached(
                 "UPDATE http_cache SET stored_at = ?3 WHERE url = ?1 AND token_fingerprint = ?2",
@@ -106,11 +89,7 @@ impl Store {
         Ok(())
     }
 
-    /// Deletes the cached responses neither stored nor used since `before`
-    /// and returns how many went. Issue lists are cached per `since` URL, a
-    /// new one each day, so without pruning the cache would grow forever;
-    /// pruning loses nothing but a later 304.
-    pub fn cache_prune(&self, before: Timestamp) -> Result<usize> {
+    fn cache_prune(&self, before: Timestamp) -> Result<usize> {
         let n = self
             .conn
             .prepare_cached("DELETE FROM http_cache WHERE julianday(stored_at) < julianday(?1)")
@@ -120,9 +99,7 @@ impl Store {
         Ok(n)
     }
 
-    /// Records the rate limit the host reported for a token fingerprint, seen
-    /// at `seen_at` (`used` and `resource` are not kept).
-    pub fn rate_limit_put(
+    fn rate_limit_put(
         &self,
         fingerprint: &str,
         limit: &RateLimit,
@@ -148,18 +125,19 @@ impl Store {
         Ok(())
     }
 
-    /// The rate limit last seen for a token fingerprint, and when.
-    pub fn rate_limit_get(&self, fingerprint: &str) -> Result<Option<(RateLimit, Timestamp)>> {
+    fn rate_limit_get(&self, fingerprint: &str) -> Result<Option<(RateLimit, Timestamp)>> {
         Ok(self
-            .rate_limits()?
+            .all_rate_limits()?
             .into_iter()
             .find(|(f, _, _)| f == fingerprint)
             .map(|(_, l, seen)| (l, seen)))
     }
+}
 
+impl Store {
     /// Every rate limit last seen, by token fingerprint, with when it was
-    /// seen.
-    pub fn rate_limits(&self) -> Result<Vec<(String, RateLimit, Timestamp)>> {
+    /// seen (for [`crate::Reads::status`]).
+    pub(crate) fn all_rate_limits(&self) -> Result<Vec<(String, RateLimit, Timestamp)>> {
         let path = &self.path;
         let doing = "reading the rate limits";
         let mut stmt = self
@@ -199,62 +177,11 @@ impl Store {
     }
 }
 
-/// True when a URL carries credentials: user info before the host, or a
-/// query parameter that is a known secret.
-/// Refuses a response to cache whose URL (or next-page URL) carries
-/// credentials: a token must never reach the store through a URL.
-pub fn check_cacheable(url: &str, response: &CachedResponse) -> Result<()> {
-    if carries_credentials(url)
-        || response
-            .link_next
-            .as_deref()
-            .is_some_and(carries_credentials)
-    {
-        return Err(StoreError::CredentialsInUrl);
-    }
-    Ok(())
-}
-
-fn carries_credentials(url: &str) -> bool {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    if rest[..authority_end].contains('@') {
-        return true;
-    }
-    let Some((_, query)) = rest.split_once('?') else {
-        return false;
-    };
-    let query = query.split('#').next().unwrap_or("");
-    query.split('&').any(|pair| {
-        let name = pair.split('=').next().unwrap_or("").to_ascii_lowercase();
-        matches!(name.as_str(), "access_token" | "client_secret" | "token")
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn credentials_in_urls_are_detected() {
-        for bad in [
-            "https://user:ghp_x@api.github.com/repos/o/n",
-            "https://ghp_x@api.github.com/repos/o/n",
-            "https://api.github.com/repos/o/n/issues?access_token=ghp_x",
-            "https://api.github.com/x?page=2&Client_Secret=s",
-            "https://api.github.com/x?token=s#top",
-        ] {
-            assert!(carries_credentials(bad), "{bad}");
-        }
-        for good in [
-            "https://api.github.com/repos/o/n/issues?state=all&since=2026-01-01T00:00:00Z&page=2",
-            "https://api.github.com/repos/o/n/issues?q=a@b",
-            "https://api.github.com/users/someone/repos",
-            "http://127.0.0.1:8080/repos/o/n",
-        ] {
-            assert!(!carries_credentials(good), "{good}");
-        }
-    }
+    use signals_store::StoreError;
+    use signals_store::suite::WholeReads;
 
     #[test]
     fn pruning_drops_only_entries_unused_since_the_bound() {

@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use signals_store::suite::{self, CHECKS, group, issue, run_of, tracked, ts};
-use signals_store::{Backend, CachedResponse, RateLimit, Store, StoreError};
+use signals_store::{Backend, CachedResponse, HttpState, RateLimit, RunWrites, StoreError};
+use signals_store_sqlite::Store;
 
 #[test]
 fn the_store_suite_passes_on_sqlite_in_memory() {

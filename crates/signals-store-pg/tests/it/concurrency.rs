@@ -11,13 +11,11 @@ use std::time::{Duration, Instant};
 
 use jiff::SignedDuration;
 use signals_core::{ItemSnapshot, TrackedRepo};
-use signals_store::suite::{group, issue, run_of, tracked, ts};
-use signals_store::{Backend, RepoKey};
+use signals_store::suite::{WholeReads, group, issue, run_of, tracked, ts};
+use signals_store::{RepoKey, RunWrites};
 use signals_store_pg::PgStore;
 
-fn cluster() -> Option<signals_testpg::Cluster> {
-    signals_testpg::Cluster::start().unwrap_or_else(|e| panic!("{e}"))
-}
+use crate::cluster;
 
 fn repo(id: &str) -> TrackedRepo {
     TrackedRepo {

@@ -1,0 +1,424 @@
+//! The read side on SQLite: what a run needs from the store (the last
+//! run, the latest snapshots of what it observed), an item's history, the
+//! repositories and `signals status`. Nothing here writes.
+
+use std::collections::HashMap;
+
+use jiff::Timestamp;
+use rusqlite::{OptionalExtension, Row, params};
+use signals_core::{ItemSnapshot, RunRecord};
+use signals_store::codec::{ts_parse, ts_text, uint};
+use signals_store::{
+    Failure, Parts, Reads, RepoKey, RepoStatus, RepoSummary, RequestStats, Result, RunRow,
+    RunStatus, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, Status, StoreError, SummaryRow, TrailRow,
+    run_record_from, summary_from, totals_from,
+};
+
+use crate::Store;
+use crate::error::DbContext;
+use crate::snapshots::raw_parts;
+
+const SUMMARY_SQL: &str = "
+    SELECT r.key, r.group_id, g.name, r.repo_id, r.source, r.full_name, r.display_name,
+           r.keywords, r.host_name, r.missing, r.last_error,
+           (SELECT count(*) FROM runs WHERE repo = r.key),
+           (SELECT collected_at FROM runs WHERE repo = r.key ORDER BY id DESC LIMIT 1)
+    FROM repositories r JOIN groups g ON g.id = r.group_id";
+
+fn summary_row(r: &Row<'_>) -> rusqlite::Result<SummaryRow> {
+    Ok((
+        r.get(0)?,
+        r.get(1)?,
+        r.get(2)?,
+        r.get(3)?,
+        r.get(4)?,
+        r.get(5)?,
+        r.get(6)?,
+        r.get(7)?,
+        r.get(8)?,
+        r.get(9)?,
+        r.get(10)?,
+        r.get(11)?,
+        r.get(12)?,
+    ))
+}
+
+pub(crate) const RUN_COLUMNS: &str = "collected_at, since, observed_count, changed_count";
+
+pub(crate) fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
+    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+}
+
+impl Reads for Store {
+    fn last_successful_run(&self, repo: RepoKey) -> Result<Option<RunRecord>> {
+        let row = self
+            .conn
+            .query_row(
+                &format!("SELECT {RUN_COLUMNS} FROM runs WHERE repo = ?1 ORDER BY id DESC LIMIT 1"),
+                [repo.raw()],
+                run_row,
+            )
+            .optional()
+            .doing(&self.path, "reading the last run")?;
+        row.map(|r| run_record_from(&self.path, r)).transpose()
+    }
+
+    fn reconcile_marks(&self, repo: RepoKey) -> Result<(Option<Timestamp>, Option<Timestamp>)> {
+        let (first, last): (Option<String>, Option<String>) = self
+            .conn
+            .query_row(
+                "SELECT (SELECT collected_at FROM runs WHERE repo = ?1 ORDER BY id LIMIT 1),
+                        (SELECT collected_at FROM runs WHERE repo = ?1 AND reconciled = 1
+                         ORDER BY id DESC LIMIT 1)",
+                [repo.raw()],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .doing(
+                &self.path,
+                "reading when the repository was last reconciled",
+            )?;
+        let parse = |t: Option<String>| {
+            t.map(|t| ts_parse(&self.path, "runs.collected_at", &t))
+                .transpose()
+        };
+        Ok((parse(first)?, parse(last)?))
+    }
+
+    fn open_item_ids(&self, repo: RepoKey) -> Result<Vec<String>> {
+        let doing = "listing the open items";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT i.item_id FROM items i JOIN snapshots s ON s.id = i.latest
+                 WHERE i.repo = ?1 AND i.kind <> 'release' AND s.state = 0
+                 ORDER BY i.item_id",
+            )
+            .doing(&self.path, doing)?;
+        let ids = stmt
+            .query_map([repo.raw()], |r| r.get(0))
+            .doing(&self.path, doing)?
+            .collect::<rusqlite::Result<Vec<String>>>()
+            .doing(&self.path, doing)?;
+        Ok(ids)
+    }
+
+    /// One indexed lookup per id.
+    fn latest_snapshots_for(
+        &self,
+        repo: RepoKey,
+        ids: &[String],
+    ) -> Result<HashMap<String, ItemSnapshot>> {
+        let doing = "reading the latest snapshots of observed items";
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT i.item_key, {SNAPSHOT_COLUMNS}
+                 FROM items i JOIN snapshots s ON s.id = i.latest {SNAPSHOT_JOINS}
+                 WHERE i.repo = ?1 AND i.item_id = ?2"
+            ))
+            .doing(&self.path, doing)?;
+        let mut out = HashMap::with_capacity(ids.len());
+        for id in ids {
+            let row = stmt
+                .query_row(params![repo.raw(), id], |r| {
+                    Ok((r.get::<_, String>(0)?, raw_parts(r, 1)?))
+                })
+                .optional()
+                .doing(&self.path, doing)?;
+            if let Some((key, raw)) = row {
+                out.insert(id.clone(), Parts::join(&self.path, &key, raw)?);
+            }
+        }
+        Ok(out)
+    }
+
+    fn snapshot_history(
+        &self,
+        repo: RepoKey,
+        item_id: &str,
+    ) -> Result<Vec<(Timestamp, ItemSnapshot)>> {
+        let doing = "reading an item's history";
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT r.collected_at, i.item_key, {SNAPSHOT_COLUMNS}
+                 FROM items i JOIN snapshots s ON s.item = i.id {SNAPSHOT_JOINS}
+                      JOIN runs r ON r.id = s.run
+                 WHERE i.repo = ?1 AND i.item_id = ?2 ORDER BY s.id"
+            ))
+            .doing(&self.path, doing)?;
+        let rows = stmt
+            .query_map(params![repo.raw(), item_id], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    raw_parts(r, 2)?,
+                ))
+            })
+            .doing(&self.path, doing)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (at, key, raw) = row.doing(&self.path, doing)?;
+            out.push((
+                ts_parse(&self.path, "runs.collected_at", &at)?,
+                Parts::join(&self.path, &key, raw)?,
+            ));
+        }
+        Ok(out)
+    }
+
+    fn repositories(&self) -> Result<Vec<RepoSummary>> {
+        let doing = "listing the repositories";
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("{SUMMARY_SQL} ORDER BY r.group_id, r.repo_id"))
+            .doing(&self.path, doing)?;
+        let rows = stmt.query_map([], summary_row).doing(&self.path, doing)?;
+        let mut out = Vec::new();
+        for row in rows {
+            out.push(summary_from(&self.path, row.doing(&self.path, doing)?)?);
+        }
+        Ok(out)
+    }
+
+    fn status(&self) -> Result<Status> {
+        let path = &self.path;
+        let mut repositories = Vec::new();
+        for summary in self.repositories()? {
+            let key = summary.key.raw();
+            let last_run = self
+                .conn
+                .query_row(
+                    &format!(
+                        "SELECT {RUN_COLUMNS}, requests, not_modified, bytes_received, retries
+                         FROM runs WHERE repo = ?1 ORDER BY id DESC LIMIT 1"
+                    ),
+                    [key],
+                    |r| {
+                        Ok((
+                            run_row(r)?,
+                            [r.get::<_, i64>(4)?, r.get(5)?, r.get(6)?, r.get(7)?],
+                        ))
+                    },
+                )
+                .optional()
+                .doing(path, "reading the last run")?;
+            let last_run = match last_run {
+                None => None,
+                Some((row, [requests, not_modified, bytes, retries])) => Some(RunStatus {
+                    record: run_record_from(&self.path, row)?,
+                    stats: RequestStats {
+                        requests: uint(path, "runs.requests", requests)?,
+                        not_modified: uint(path, "runs.not_modified", not_modified)?,
+                        bytes_received: uint(path, "runs.bytes_received", bytes)?,
+                        retries: uint(path, "runs.retries", retries)?,
+                    },
+                }),
+            };
+            let last_failure: Option<(String, String, String)> = self
+                .conn
+                .query_row(
+                    "SELECT at, kind, message FROM failures WHERE repo = ?1
+                     ORDER BY id DESC LIMIT 1",
+                    [key],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )
+                .optional()
+                .doing(path, "reading the last failure")?;
+            let last_failure = match last_failure {
+                None => None,
+                Some((at, kind, message)) => Some(Failure {
+                    at: ts_parse(path, "failures.at", &at)?,
+                    kind,
+                    message,
+                }),
+            };
+            let since = last_run.as_ref().map(|l| ts_text(l.record.collected_at));
+            let summary_key = summary.key;
+            let totals = self
+                .conn
+                .query_row(
+                    "SELECT (SELECT count(*) FROM items WHERE repo = ?1),
+                            coalesce(sum(changed_count), 0), coalesce(sum(requests), 0),
+                            coalesce(sum(not_modified), 0), coalesce(sum(bytes_received), 0),
+                            coalesce(sum(retries), 0),
+                            (SELECT count(*) FROM failures WHERE repo = ?1),
+                            (SELECT count(*) FROM failures WHERE repo = ?1 AND (?2 IS NULL
+                                OR unixepoch(at, 'subsec') > unixepoch(?2, 'subsec')))
+                     FROM runs WHERE repo = ?1",
+                    params![key, since],
+                    |r| {
+                        let mut row = [0i64; 8];
+                        for (i, v) in row.iter_mut().enumerate() {
+                            *v = r.get(i)?;
+                        }
+                        Ok(row)
+                    },
+                )
+                .doing(path, "adding up the runs and failures")?;
+            repositories.push(RepoStatus {
+                summary,
+                last_run,
+                last_failure,
+                totals: totals_from(path, totals)?,
+                last_reconcile: self.reconcile_marks(summary_key)?.1,
+            });
+        }
+        Ok(Status {
+            repositories,
+            rate_limits: self.all_rate_limits()?,
+        })
+    }
+}
+
+impl Store {
+    /// The observation trail of a repository: by run, then item id (the
+    /// migration tests compare it before and after).
+    #[cfg(test)]
+    pub(crate) fn trail(&self, repo: RepoKey) -> Result<Vec<signals_core::TrailEvent>> {
+        let path = &self.path;
+        let doing = "reading the observation trail";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT r.collected_at, i.item_id, h.text, e.kind, e.fields, e.detail
+                 FROM runs r
+                 JOIN events e ON e.run = r.id
+                 JOIN items i ON i.id = e.item
+                 JOIN snapshots s ON s.id = e.snapshot
+                 JOIN texts h ON h.id = s.head
+                 WHERE r.repo = ?1
+                 ORDER BY r.id, e.pos",
+            )
+            .doing(path, doing)?;
+        let rows = stmt.query_map([repo.raw()], trail_row).doing(path, doing)?;
+        let mut out = Vec::new();
+        for row in rows {
+            out.push(signals_store::trail_event_from(
+                path,
+                row.doing(path, doing)?,
+            )?);
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn summary_of(&self, repo: RepoKey) -> Result<RepoSummary> {
+        let row = self
+            .conn
+            .query_row(
+                &format!("{SUMMARY_SQL} WHERE r.key = ?1"),
+                [repo.raw()],
+                summary_row,
+            )
+            .optional()
+            .doing(&self.path, "reading a repository")?;
+        match row {
+            Some(row) => summary_from(&self.path, row),
+            None => Err(StoreError::UnknownRepository {
+                path: self.path.clone(),
+                key: repo,
+            }),
+        }
+    }
+}
+
+/// Reads a [`TrailRow`].
+pub(crate) fn trail_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TrailRow> {
+    trail_row_at(r, 0)
+}
+
+/// Reads a [`TrailRow`] starting at column `at`.
+pub(crate) fn trail_row_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<TrailRow> {
+    Ok((
+        r.get(at)?,
+        r.get(at + 1)?,
+        r.get(at + 2)?,
+        r.get(at + 3)?,
+        r.get(at + 4)?,
+        r.get(at + 5)?,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use signals_core::TrackedRepo;
+    use signals_core::{Group, RepoName};
+    use signals_store::RunWrites;
+    use signals_store::suite::WholeReads;
+
+    fn store_with_repo() -> (Store, RepoKey) {
+        let mut store = Store::open_in_memory().unwrap();
+        let key = store
+            .ensure_repository(
+                &Group {
+                    id: "g".into(),
+                    name: "G".into(),
+                },
+                &TrackedRepo {
+                    id: "n".into(),
+                    source: signals_core::Source::Github.into(),
+                    repo: RepoName::parse("o/n").unwrap(),
+                    name: "N".into(),
+                    keywords: vec![],
+                },
+            )
+            .unwrap();
+        (store, key)
+    }
+
+    /// `latest_snapshots_for` runs once per observed item on every run; it
+    /// must be index seeks, not a scan of the repository's history.
+    #[test]
+    fn latest_snapshot_lookup_uses_indexes() {
+        let (store, _) = store_with_repo();
+        let mut stmt = store
+            .conn
+            .prepare(&format!(
+                "EXPLAIN QUERY PLAN SELECT i.item_key, {SNAPSHOT_COLUMNS}
+                 FROM items i JOIN snapshots s ON s.id = i.latest {SNAPSHOT_JOINS}
+                 WHERE i.repo = ?1 AND i.item_id = ?2"
+            ))
+            .unwrap();
+        let plan: Vec<String> = stmt
+            .query_map(params![1, "x"], |r| r.get(3))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let plan = plan.join("\n");
+        assert!(plan.contains("SEARCH i USING INDEX"), "{plan}");
+        assert!(!plan.contains("SCAN"), "{plan}");
+    }
+
+    #[test]
+    fn damaged_rows_are_errors_not_panics() {
+        let (store, key) = store_with_repo();
+        store
+            .conn
+            .execute_batch(
+                "INSERT INTO runs (repo, collected_at, since, observed_count, changed_count,
+                                   requests, not_modified, bytes_received, retries, context, news)
+                 VALUES (1, '2026-11-21T10:00:00Z', 'not a time', 0, 0, 0, 0, 0, 0, '{}', '{}');
+                 INSERT INTO texts (id, hash, text) VALUES (1, zeroblob(32), '{\"broken\":');
+                 INSERT INTO items (id, repo, item_id, kind, item_key, latest)
+                 VALUES (1, 1, 'github:o/n:issue:1', 'issue', '1', 1);
+                 INSERT INTO snapshots (id, item, run, head, body, labels, assignees, detail,
+                                        updated_s, updated_ns, state, reactions, comments)
+                 VALUES (1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0);",
+            )
+            .unwrap();
+        let err = store.last_successful_run(key).unwrap_err();
+        assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
+        assert!(err.to_string().contains("runs.since"), "{err}");
+        let err = store.latest_snapshots(key).unwrap_err();
+        assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
+        let err = store.repository_view(key).unwrap_err();
+        assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
+        store
+            .conn
+            .execute("UPDATE repositories SET full_name = 'no-slash'", [])
+            .unwrap();
+        let err = store.repositories().unwrap_err();
+        assert!(err.to_string().contains("repositories.full_name"), "{err}");
+    }
+}

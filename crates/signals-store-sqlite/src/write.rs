@@ -1,0 +1,494 @@
+//! The write side on SQLite: registering repositories, committing a run,
+//! recording a failed attempt, purging a repository.
+//!
+//! A run is committed all or nothing in one `BEGIN IMMEDIATE` transaction;
+//! any error (a refused run, a constraint, a full disk) drops the
+//! transaction, which rolls it back, so the store is exactly as before.
+
+use std::path::Path;
+
+use jiff::Timestamp;
+use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
+use signals_core::{Group, TrackedRepo};
+use signals_store::codec::{int, to_json, ts_parse, ts_text};
+use signals_store::{RepoKey, Result, RunCommit, RunWrites, StoreError, check_commit};
+
+use crate::Store;
+use crate::error::DbContext;
+use crate::snapshots;
+
+impl RunWrites for Store {
+    fn ensure_repository(&mut self, group: &Group, repo: &TrackedRepo) -> Result<RepoKey> {
+        let path = self.path.clone();
+        let keywords = to_json(&path, "repository keywords", &repo.keywords)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .doing(&path, "registering a repository")?;
+        tx.execute(
+            "INSERT INTO groups (id, name) VALUES (?1, ?2)
+             ON CONFLICT (id) DO UPDATE SET name = excluded.name",
+            params![group.id, group.name],
+        )
+        .doing(&path, "registering a group")?;
+        let key: i64 = tx
+            .query_row(
+                "INSERT INTO repositories
+                    (group_id, repo_id, source, full_name, display_name, keywords)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (group_id, repo_id) DO UPDATE SET
+                    source = excluded.source,
+                    display_name = excluded.display_name,
+                    keywords = excluded.keywords,
+                    -- A rename seen on the host is about the old configured
+                    -- name; it no longer applies once the configuration changes.
+                    host_name = CASE WHEN full_name = excluded.full_name
+                                     THEN host_name ELSE NULL END,
+                    full_name = excluded.full_name
+                 RETURNING key",
+                params![
+                    group.id,
+                    repo.id,
+                    repo.source.as_str(),
+                    repo.repo.to_string(),
+                    repo.name,
+                    keywords
+                ],
+                |r| r.get(0),
+            )
+            .doing(&path, "registering a repository")?;
+        tx.commit().doing(&path, "registering a repository")?;
+        Ok(RepoKey::from_raw(key))
+    }
+
+    /// One `BEGIN IMMEDIATE` transaction.
+    fn commit_run(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()> {
+        let path = self.path.clone();
+        let at = run.record.collected_at;
+        check_commit(run).map_err(|problem| invalid(run, problem))?;
+
+        // Everything that can be prepared outside the lock is.
+        let context = to_json(&path, "run context", &run.context)?;
+        let news = to_json(&path, "run news", &run.news)?;
+
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .doing(&path, "starting to commit a run")?;
+        if let Some(last) = last_run(&tx, &path, repo)?
+            && at <= last
+        {
+            return Err(StoreError::RunOutOfOrder {
+                path,
+                repo: run.context.repository.to_string(),
+                at,
+                last,
+            });
+        }
+        let run_id = insert_run(&tx, &path, repo, run, &context, &news)?;
+        // Only the observed items are touched: one indexed lookup per
+        // snapshot and per event, whatever the size of the repository.
+        for (id, snapshot) in &run.snapshots {
+            snapshots::store_snapshot(&tx, &path, repo.raw(), id, snapshot, run_id)?;
+        }
+        store_events(&tx, &path, repo, run_id, run)?;
+        crate::outbox::store_messages(&tx, &path, repo, run_id, at, &run.messages)?;
+        tx.execute(
+            "UPDATE repositories SET host_name = ?2, missing = 0, last_error = NULL
+             WHERE key = ?1",
+            params![repo.raw(), run.renamed_to.as_ref().map(|n| n.to_string())],
+        )
+        .doing(&path, "updating the repository after a run")?;
+        tx.commit().doing(&path, "committing a run")
+    }
+
+    fn record_failure(
+        &mut self,
+        repo: RepoKey,
+        at: Timestamp,
+        kind: &str,
+        message: &str,
+    ) -> Result<()> {
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .doing(&path, "recording a failed attempt")?;
+        let updated = tx
+            .execute(
+                "UPDATE repositories SET missing = ?2, last_error = ?3 WHERE key = ?1",
+                params![repo.raw(), kind == "not_found", message],
+            )
+            .doing(&path, "recording a failed attempt")?;
+        if updated == 0 {
+            return Err(StoreError::UnknownRepository { path, key: repo });
+        }
+        tx.execute(
+            "INSERT INTO failures (repo, at, kind, message) VALUES (?1, ?2, ?3, ?4)",
+            params![repo.raw(), ts_text(at), kind, message],
+        )
+        .doing(&path, "recording a failed attempt")?;
+        tx.commit().doing(&path, "recording a failed attempt")
+    }
+
+    fn purge_repository(&mut self, repo: RepoKey) -> Result<u64> {
+        let path = self.path.clone();
+        let doing = "deleting a repository";
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .doing(&path, doing)?;
+        tx.execute(
+            "DELETE FROM events WHERE run IN (SELECT id FROM runs WHERE repo = ?1)",
+            params![repo.raw()],
+        )
+        .doing(&path, doing)?;
+        tx.execute(
+            "DELETE FROM snapshots WHERE item IN (SELECT id FROM items WHERE repo = ?1)",
+            params![repo.raw()],
+        )
+        .doing(&path, doing)?;
+        for table in ["items", "failures"] {
+            tx.execute(
+                &format!("DELETE FROM {table} WHERE repo = ?1"),
+                params![repo.raw()],
+            )
+            .doing(&path, doing)?;
+        }
+        // Texts are shared by content between repositories; those no
+        // snapshot uses any more go too. This scans `texts`, which a purge,
+        // rare and asked for by hand, can afford.
+        tx.execute(
+            "DELETE FROM texts WHERE id NOT IN (SELECT head FROM snapshots)
+                                 AND id NOT IN (SELECT body FROM snapshots)
+                                 AND id NOT IN (SELECT labels FROM snapshots)
+                                 AND id NOT IN (SELECT assignees FROM snapshots)
+                                 AND id NOT IN (SELECT detail FROM snapshots)",
+            [],
+        )
+        .doing(&path, doing)?;
+        let runs = tx
+            .execute("DELETE FROM runs WHERE repo = ?1", params![repo.raw()])
+            .doing(&path, doing)?;
+        let deleted = tx
+            .execute(
+                "DELETE FROM repositories WHERE key = ?1",
+                params![repo.raw()],
+            )
+            .doing(&path, doing)?;
+        if deleted == 0 {
+            return Err(StoreError::UnknownRepository { path, key: repo });
+        }
+        tx.commit().doing(&path, doing)?;
+        Ok(runs as u64)
+    }
+}
+
+/// A run that contradicts itself, refused.
+fn invalid(run: &RunCommit, problem: String) -> StoreError {
+    StoreError::InvalidRun {
+        repo: run.context.repository.to_string(),
+        at: run.record.collected_at,
+        problem,
+    }
+}
+
+/// The instant of the repository's last run; an unknown repository is
+/// refused.
+fn last_run(tx: &Transaction<'_>, path: &Path, repo: RepoKey) -> Result<Option<Timestamp>> {
+    let known: Option<String> = tx
+        .query_row(
+            "SELECT full_name FROM repositories WHERE key = ?1",
+            [repo.raw()],
+            |r| r.get(0),
+        )
+        .optional()
+        .doing(path, "looking up the repository of a run")?;
+    if known.is_none() {
+        return Err(StoreError::UnknownRepository {
+            path: path.to_path_buf(),
+            key: repo,
+        });
+    }
+    let last: Option<String> = tx
+        .query_row(
+            "SELECT collected_at FROM runs WHERE repo = ?1 ORDER BY id DESC LIMIT 1",
+            [repo.raw()],
+            |r| r.get(0),
+        )
+        .optional()
+        .doing(path, "reading the last run")?;
+    last.map(|last| ts_parse(path, "runs.collected_at", &last))
+        .transpose()
+}
+
+/// Adds the run's row; returns its id.
+fn insert_run(
+    tx: &Transaction<'_>,
+    path: &Path,
+    repo: RepoKey,
+    run: &RunCommit,
+    context: &str,
+    news: &str,
+) -> Result<i64> {
+    let (record, stats) = (&run.record, run.stats);
+    tx.execute(
+        "INSERT INTO runs (repo, collected_at, since, observed_count, changed_count,
+                           requests, not_modified, bytes_received, retries, context, news,
+                           reconciled)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        params![
+            repo.raw(),
+            ts_text(record.collected_at),
+            ts_text(record.since),
+            int("observed_count", record.observed_count)?,
+            int("changed_count", record.changed_count)?,
+            int("requests", stats.requests)?,
+            int("not_modified", stats.not_modified)?,
+            int("bytes_received", stats.bytes_received)?,
+            int("retries", stats.retries)?,
+            context,
+            news,
+            i64::from(run.reconciled)
+        ],
+    )
+    .doing(path, "storing a run")?;
+    Ok(tx.last_insert_rowid())
+}
+
+/// Adds the run's events, each pointing at its item's latest snapshot
+/// (stored with the run or before).
+fn store_events(
+    tx: &Transaction<'_>,
+    path: &Path,
+    repo: RepoKey,
+    run_id: i64,
+    run: &RunCommit,
+) -> Result<()> {
+    let mut event = tx
+        .prepare_cached(
+            "INSERT INTO events (run, pos, item, kind, fields, snapshot)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )
+        .doing(path, "preparing to store events")?;
+    for (pos, e) in signals_store::events::positioned(&run.events) {
+        let Some((item, snapshot)) = snapshots::item_row(tx, path, repo.raw(), &e.item_id)? else {
+            return Err(invalid(
+                run,
+                format!(
+                    "its {} event for {} has no snapshot of that item; \
+                     pass the item's snapshot with the run",
+                    e.observation.kind().as_str(),
+                    e.item_id
+                ),
+            ));
+        };
+        let (kind, fields) = signals_store::events::encode(&e.observation);
+        event
+            .execute(params![run_id, pos, item, kind, fields, snapshot])
+            .doing(path, "storing an observation event")?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use signals_core::run::ItemEvent;
+    use signals_core::{ItemDetail, ItemState, Metrics, Observation, Source};
+    use signals_core::{ItemSnapshot, News, RepoContext, RepoName, RunRecord};
+    use signals_store::Reads;
+    use signals_store::RequestStats;
+    use signals_store::suite::WholeReads;
+
+    fn repo() -> TrackedRepo {
+        TrackedRepo {
+            id: "n".into(),
+            source: Source::Github.into(),
+            repo: RepoName::parse("o/n").unwrap(),
+            name: "N".into(),
+            keywords: vec![],
+        }
+    }
+
+    fn issue(key: &str) -> ItemSnapshot {
+        let at: Timestamp = "2026-11-20T00:00:00Z".parse().unwrap();
+        ItemSnapshot {
+            repo: RepoName::parse("o/n").unwrap(),
+            key: key.into(),
+            title: format!("issue {key}"),
+            text: String::new(),
+            url: format!("https://github.com/o/n/issues/{key}"),
+            created_at: at,
+            updated_at: at,
+            metrics: Metrics::default(),
+            labels: vec![],
+            author: "a".into(),
+            state: ItemState::Open,
+            closed_at: None,
+            assignees: vec![],
+            detail: ItemDetail::Issue,
+        }
+    }
+
+    /// A run discovering `keys`.
+    fn discovering(at: &str, keys: &[&str]) -> RunCommit {
+        let at: Timestamp = at.parse().unwrap();
+        let snapshots: Vec<(String, ItemSnapshot)> = keys
+            .iter()
+            .map(|k| (issue(k).id(Source::Github), issue(k)))
+            .collect();
+        RunCommit {
+            record: RunRecord {
+                collected_at: at,
+                since: at - jiff::SignedDuration::from_hours(24),
+                observed_count: keys.len() as u64,
+                changed_count: keys.len() as u64,
+            },
+            context: RepoContext {
+                repository: RepoName::parse("o/n").unwrap(),
+                url: "https://github.com/o/n".into(),
+                description: String::new(),
+                homepage: String::new(),
+                language: String::new(),
+                topics: vec![],
+                default_branch: "main".into(),
+                stars: 0,
+                forks: 0,
+                open_issues: 0,
+                archived: false,
+                license: None,
+            },
+            news: News::default(),
+            events: snapshots
+                .iter()
+                .map(|(id, _)| ItemEvent {
+                    item_id: id.clone(),
+                    observation: Observation::Discovered,
+                })
+                .collect(),
+            snapshots,
+            stats: RequestStats::default(),
+            renamed_to: None,
+            messages: vec![],
+            reconciled: false,
+        }
+    }
+
+    /// Rows in every table that a run writes to.
+    fn counts(store: &Store) -> Vec<(String, i64)> {
+        [
+            "runs",
+            "snapshots",
+            "events",
+            "items",
+            "failures",
+            "repositories",
+        ]
+        .into_iter()
+        .map(|t| {
+            let n = store
+                .conn
+                .query_row(&format!("SELECT count(*) FROM {t}"), [], |r| r.get(0))
+                .unwrap();
+            (t.to_string(), n)
+        })
+        .collect()
+    }
+
+    fn store_with_one_run() -> (Store, RepoKey) {
+        let mut store = Store::open_in_memory().unwrap();
+        let group = Group {
+            id: "g".into(),
+            name: "G".into(),
+        };
+        let key = store.ensure_repository(&group, &repo()).unwrap();
+        store
+            .commit_run(key, &discovering("2026-11-20T10:00:00Z", &["1"]))
+            .unwrap();
+        (store, key)
+    }
+
+    #[test]
+    fn a_database_error_at_the_last_step_rolls_back_the_whole_run() {
+        let (mut store, key) = store_with_one_run();
+        // Injected failure: the events are written last, after the run and
+        // its snapshots.
+        store
+            .conn
+            .execute_batch(
+                "CREATE TEMP TRIGGER fail_events BEFORE INSERT ON events
+                 BEGIN SELECT RAISE(ABORT, 'injected failure'); END;",
+            )
+            .unwrap();
+        let before = counts(&store);
+        let host_before = store.repositories().unwrap();
+        let err = store
+            .commit_run(key, &discovering("2026-11-21T10:00:00Z", &["2", "3"]))
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Db { .. }), "{err:?}");
+        assert!(
+            err.to_string().contains("storing an observation event"),
+            "{err}"
+        );
+        assert_eq!(counts(&store), before);
+        assert_eq!(store.repositories().unwrap(), host_before);
+        let view = store.repository_view(key).unwrap().unwrap();
+        assert_eq!(view.items.len(), 1);
+
+        store
+            .conn
+            .execute_batch("DROP TRIGGER fail_events")
+            .unwrap();
+        store
+            .commit_run(key, &discovering("2026-11-21T10:00:00Z", &["2", "3"]))
+            .unwrap();
+        let after = counts(&store);
+        assert_eq!(after[0], ("runs".to_string(), 2));
+        assert_eq!(after[1], ("snapshots".to_string(), 3));
+        assert_eq!(after[2], ("events".to_string(), 3));
+        assert_eq!(after[3], ("items".to_string(), 3));
+    }
+
+    #[test]
+    fn contradictory_commits_are_refused_before_writing() {
+        let (mut store, key) = store_with_one_run();
+        let before = counts(&store);
+        let at = "2026-11-21T10:00:00Z";
+
+        let mut twice = discovering(at, &["2"]);
+        twice.snapshots.push(twice.snapshots[0].clone());
+        let mut orphan_event = discovering(at, &["2"]);
+        orphan_event.snapshots.clear();
+        let mut more_changed = discovering(at, &["2"]);
+        more_changed.record.observed_count = 0;
+        let mut since_after = discovering(at, &["2"]);
+        since_after.record.since = "2026-11-22T00:00:00Z".parse().unwrap();
+
+        for (bad, needle) in [
+            (twice, "two snapshots"),
+            (orphan_event, "has no snapshot of that item"),
+            (more_changed, "greater than observedCount"),
+            (since_after, "is after collectedAt"),
+        ] {
+            let err = store.commit_run(key, &bad).unwrap_err();
+            assert!(matches!(err, StoreError::InvalidRun { .. }), "{err:?}");
+            assert!(err.to_string().contains(needle), "{err}");
+        }
+        assert_eq!(counts(&store), before);
+    }
+
+    #[test]
+    fn failures_write_only_a_failure_row() {
+        let (mut store, key) = store_with_one_run();
+        let mut before = counts(&store);
+        let at = "2026-11-21T10:00:00Z".parse().unwrap();
+        store
+            .record_failure(key, at, "rate_limited", "limit reached")
+            .unwrap();
+        before[4].1 += 1;
+        assert_eq!(counts(&store), before);
+        // Not a not_found: the repository is not marked missing.
+        assert!(!store.repositories().unwrap()[0].missing);
+    }
+}

@@ -1,0 +1,252 @@
+//! The store test suite, run against every backend (SQLite in
+//! `signals-store-sqlite`'s `tests/it`, PostgreSQL in `signals-store-pg`'s),
+//! so the two cannot drift. Each check takes a factory of fresh, empty
+//! stores; the checks are grouped by the role they exercise, one module
+//! each. [`WholeReads`] reads what only tests read, from the roles.
+//!
+//! Built with the `suite` feature (and for this crate's own tests); not
+//! part of the store's API for the binary.
+
+#![allow(missing_docs)]
+
+mod dump;
+mod histories;
+mod http;
+mod outbox;
+mod owners;
+mod paged;
+mod reads;
+mod stream;
+mod trends;
+mod whole;
+mod writes;
+
+use jiff::{SignedDuration, Timestamp};
+use signals_core::run::account;
+use signals_core::{
+    Group, ItemDetail, ItemSnapshot, ItemState, Metrics, News, RepoContext, RepoName, RunRecord,
+    Source, TrackedRepo,
+};
+
+use crate::{Backend, RepoKey, RequestStats, RunCommit};
+
+pub use dump::*;
+pub use histories::*;
+pub use http::*;
+pub use outbox::*;
+pub use owners::*;
+pub use paged::*;
+pub use reads::*;
+pub use stream::*;
+pub use trends::*;
+pub use whole::WholeReads;
+pub use writes::*;
+
+/// Makes a fresh, empty store.
+pub type Factory<'a> = &'a mut dyn FnMut() -> Box<dyn Backend>;
+
+/// A check of the suite.
+pub type Check = fn(Factory<'_>);
+
+/// Every check, by name.
+pub const CHECKS: &[(&str, Check)] = &[
+    ("commit_run_round_trips", commit_run_round_trips),
+    (
+        "history_keeps_every_distinct_snapshot",
+        history_keeps_every_distinct_snapshot,
+    ),
+    (
+        "a_refused_commit_leaves_the_store_as_before",
+        a_refused_commit_leaves_the_store_as_before,
+    ),
+    (
+        "failures_are_recorded_alone_and_status_shows_them",
+        failures_are_recorded_alone_and_status_shows_them,
+    ),
+    (
+        "ensure_repository_keeps_its_key_and_updates_display_fields",
+        ensure_repository_keeps_its_key_and_updates_display_fields,
+    ),
+    (
+        "the_http_cache_and_rate_limits_round_trip",
+        the_http_cache_and_rate_limits_round_trip,
+    ),
+    (
+        "purge_deletes_one_repository_and_its_texts",
+        purge_deletes_one_repository_and_its_texts,
+    ),
+    (
+        "dump_and_load_copy_everything",
+        dump_and_load_copy_everything,
+    ),
+    (
+        "changed_counts_add_up_to_the_events",
+        changed_counts_add_up_to_the_events,
+    ),
+    (
+        "exported_documents_equal_the_reference_rebuilt_from_full_snapshots",
+        exported_documents_equal_the_reference_rebuilt_from_full_snapshots,
+    ),
+    ("close_times_round_trip", close_times_round_trip),
+    (
+        "trend_reads_return_the_runs_and_growth_since_a_time",
+        trend_reads_return_the_runs_and_growth_since_a_time,
+    ),
+    (
+        "alerts_commit_with_their_run_and_are_claimed_once",
+        alerts_commit_with_their_run_and_are_claimed_once,
+    ),
+    (
+        "digests_fold_held_alerts_once_and_purge_takes_them",
+        digests_fold_held_alerts_once_and_purge_takes_them,
+    ),
+    (
+        "the_outbox_holds_exactly_the_messages_of_committed_runs",
+        the_outbox_holds_exactly_the_messages_of_committed_runs,
+    ),
+    (
+        "status_totals_count_items_events_requests_and_failures_in_a_row",
+        status_totals_count_items_events_requests_and_failures_in_a_row,
+    ),
+    (
+        "paged_reads_equal_the_whole_view",
+        paged_reads_equal_the_whole_view,
+    ),
+    (
+        "batched_reads_equal_the_whole_view",
+        batched_reads_equal_the_whole_view,
+    ),
+    (
+        "text_search_candidates_hold_every_match",
+        text_search_candidates_hold_every_match,
+    ),
+    (
+        "reconcile_marks_and_open_items_plan_a_reconcile",
+        reconcile_marks_and_open_items_plan_a_reconcile,
+    ),
+    (
+        "owners_keep_their_repositories_and_are_claimed_once_per_interval",
+        owners_keep_their_repositories_and_are_claimed_once_per_interval,
+    ),
+    (
+        "compact_rows_keep_every_value_and_the_trail_order",
+        compact_rows_keep_every_value_and_the_trail_order,
+    ),
+];
+
+/// Runs every check, naming each on stderr first (so a failure names its
+/// check).
+pub fn run_all(make: Factory<'_>) {
+    for (name, check) in CHECKS {
+        eprintln!("store suite: {name}");
+        check(make);
+    }
+}
+
+/// Property-test cases: the default, or `SIGNALS_SUITE_CASES` (a backend
+/// whose fresh stores are slow may run fewer).
+fn cases(default: u32) -> u32 {
+    std::env::var("SIGNALS_SUITE_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+pub fn ts(s: &str) -> Timestamp {
+    s.parse().unwrap()
+}
+
+pub fn group() -> Group {
+    Group {
+        id: "engines".into(),
+        name: "Inference engines".into(),
+    }
+}
+
+pub fn tracked() -> TrackedRepo {
+    TrackedRepo {
+        id: "n".into(),
+        source: Source::Github.into(),
+        repo: RepoName::parse("o/n").unwrap(),
+        name: "N".into(),
+        keywords: vec!["n".into(), "engine".into()],
+    }
+}
+
+pub fn context(stars: u64) -> RepoContext {
+    RepoContext {
+        repository: RepoName::parse("o/n").unwrap(),
+        url: "https://github.com/o/n".into(),
+        description: "an engine".into(),
+        homepage: String::new(),
+        language: "Rust".into(),
+        topics: vec!["llm".into()],
+        default_branch: "main".into(),
+        stars,
+        forks: 2,
+        open_issues: 3,
+        archived: false,
+        license: Some("MIT".into()),
+    }
+}
+
+pub fn issue(key: &str) -> ItemSnapshot {
+    ItemSnapshot {
+        repo: RepoName::parse("o/n").unwrap(),
+        key: key.to_string(),
+        title: format!("issue {key}"),
+        text: "body".into(),
+        url: format!("https://github.com/o/n/issues/{key}"),
+        created_at: ts("2026-11-01T00:00:00Z"),
+        updated_at: ts("2026-11-20T00:00:00Z"),
+        metrics: Metrics {
+            reactions: 1,
+            comments: 2,
+        },
+        labels: vec!["bug".into()],
+        author: "alice".into(),
+        state: ItemState::Open,
+        closed_at: None,
+        assignees: vec![],
+        detail: ItemDetail::Issue,
+    }
+}
+
+pub fn id(s: &ItemSnapshot) -> String {
+    s.id(Source::Github)
+}
+
+/// Builds the commit of a run the way the collector does: account the
+/// observed items against the store's latest snapshots.
+pub fn run_of(
+    store: &dyn Backend,
+    key: RepoKey,
+    at: Timestamp,
+    observed: Vec<ItemSnapshot>,
+    stars: u64,
+) -> RunCommit {
+    let ids: Vec<String> = observed.iter().map(id).collect();
+    let previous = store.latest_snapshots_for(key, &ids).unwrap();
+    let delta = account(Source::Github, observed, &previous);
+    RunCommit {
+        record: RunRecord {
+            collected_at: at,
+            since: at - SignedDuration::from_hours(24),
+            observed_count: delta.observed_count,
+            changed_count: delta.changed_count(),
+        },
+        context: context(stars),
+        news: News::default(),
+        snapshots: delta.snapshots,
+        events: delta.events,
+        stats: RequestStats {
+            requests: 4,
+            not_modified: 1,
+            bytes_received: 12_345,
+            retries: 0,
+        },
+        renamed_to: None,
+        messages: vec![],
+        reconciled: false,
+    }
+}

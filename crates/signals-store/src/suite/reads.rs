@@ -1,0 +1,98 @@
+//! Checks of [`crate::Reads`]: the totals of `signals status` and what
+//! plans a reconcile.
+
+use signals_core::ItemState;
+
+use super::*;
+use crate::Backend;
+
+/// Health and metrics read these (issue 20): items, events and requests
+/// add up over the runs; failures in a row are those after the latest
+/// successful run, compared as instants (a failure a quarter second after
+/// a run at a whole second counts), and all of them before any run.
+pub fn status_totals_count_items_events_requests_and_failures_in_a_row(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let totals = |store: &dyn Backend| store.status().unwrap().repositories[0].totals;
+    assert_eq!(totals(&*store), crate::RepoTotals::default());
+    store
+        .record_failure(key, ts("2026-11-19T10:00:00Z"), "http", "500")
+        .unwrap();
+    store
+        .record_failure(key, ts("2026-11-19T11:00:00.5Z"), "http", "502")
+        .unwrap();
+    let t = totals(&*store);
+    assert_eq!((t.failures, t.failures_since_success), (2, 2));
+
+    let first = run_of(
+        &*store,
+        key,
+        ts("2026-11-20T10:00:00Z"),
+        vec![issue("1"), issue("2")],
+        1,
+    );
+    store.commit_run(key, &first).unwrap();
+    let mut changed = issue("1");
+    changed.metrics.reactions += 3;
+    let second = run_of(
+        &*store,
+        key,
+        ts("2026-11-21T10:00:00Z"),
+        vec![changed, issue("3")],
+        1,
+    );
+    store.commit_run(key, &second).unwrap();
+    let t = totals(&*store);
+    assert_eq!(t.items, 3);
+    assert_eq!(t.events, 4);
+    assert_eq!(
+        t.events,
+        first.events.len() as u64 + second.events.len() as u64
+    );
+    assert_eq!(t.requests.requests, 8);
+    assert_eq!(t.requests.not_modified, 2);
+    assert_eq!(t.requests.bytes_received, 24_690);
+    assert_eq!((t.failures, t.failures_since_success), (2, 0));
+
+    // Earlier than the run by string order, later by time.
+    store
+        .record_failure(key, ts("2026-11-21T10:00:00.25Z"), "http", "503")
+        .unwrap();
+    store
+        .record_failure(key, ts("2026-11-21T11:00:00Z"), "decode", "bad JSON")
+        .unwrap();
+    let t = totals(&*store);
+    assert_eq!((t.failures, t.failures_since_success), (4, 2));
+}
+
+/// A reconcile (issue 20) is planned from the first run and the latest
+/// reconcile run, and looks for the open issues and pull requests the host
+/// no longer lists (closed ones and releases are not looked for).
+pub fn reconcile_marks_and_open_items_plan_a_reconcile(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    assert_eq!(store.reconcile_marks(key).unwrap(), (None, None));
+    assert!(store.open_item_ids(key).unwrap().is_empty());
+    let t1 = ts("2026-11-20T10:00:00Z");
+    let mut closed = issue("2");
+    closed.state = ItemState::Closed;
+    closed.closed_at = Some(t1);
+    let run = run_of(&*store, key, t1, vec![issue("1"), closed, issue("3")], 1);
+    store.commit_run(key, &run).unwrap();
+    assert_eq!(store.reconcile_marks(key).unwrap(), (Some(t1), None));
+    assert_eq!(
+        store.open_item_ids(key).unwrap(),
+        vec![id(&issue("1")), id(&issue("3"))]
+    );
+    let t2 = ts("2026-11-21T10:00:00.5Z");
+    let mut reconcile = run_of(&*store, key, t2, vec![], 1);
+    reconcile.reconciled = true;
+    store.commit_run(key, &reconcile).unwrap();
+    let t3 = ts("2026-11-22T10:00:00Z");
+    store
+        .commit_run(key, &run_of(&*store, key, t3, vec![], 1))
+        .unwrap();
+    assert_eq!(store.reconcile_marks(key).unwrap(), (Some(t1), Some(t2)));
+    let status = store.status().unwrap();
+    assert_eq!(status.repositories[0].last_reconcile, Some(t2));
+}
