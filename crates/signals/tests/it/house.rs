@@ -438,14 +438,12 @@ fn named_paths(line: &str) -> Vec<String> {
         .skip(1)
         .step_by(2)
         .filter(|w| !w.contains(' ') && !w.contains("::") && !w.starts_with('/'))
-        .filter(|w| !w.contains('<') && !w.contains('*') && !w.contains('='))
+        .filter(|w| !w.contains('<') && !w.contains('*') && !w.contains('=') && !w.contains("://"))
         .filter(|w| {
             w.contains('/')
-                || [
-                    ".rs", ".md", ".sql", ".toml", ".html", ".js", ".css", ".json", ".py",
-                ]
-                .iter()
-                .any(|ext| w.ends_with(ext))
+                || [".rs", ".md", ".sql", ".toml", ".html", ".js", ".css", ".py"]
+                    .iter()
+                    .any(|ext| w.ends_with(ext))
         })
         .map(|w| w.trim_end_matches(['.', ',', ':']).to_string())
         .collect()
