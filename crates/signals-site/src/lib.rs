@@ -24,7 +24,7 @@
 //! `signals export` (in the binary) follows this recipe over the store, a
 //! page at a time through a [`RepoSource`]. [`write_site`] follows it over
 //! whole repositories in memory ([`RepoPage`], through
-//! [`Publisher::publish`], which is steps 2's render with an in-memory
+//! [`Publisher::publish`], which is step 2's rendering with an in-memory
 //! source); so do [`render_repo`] and the other functions that take a
 //! [`RepoPage`]. There is no second way to render a page.
 //!
@@ -34,11 +34,11 @@
 //!
 //! # Modules
 //!
-//! The modules are declared below in four groups, from the leaves up. No
-//! module imports one of a later group, the graph of their imports has no
-//! cycle, and no module reaches for a name of this file (each imports from
-//! the module that defines it); a unit test (`module_graph.rs`) checks all
-//! three.
+//! The modules are declared below in four groups, from the leaves up. The
+//! leaves import nothing of the crate, no module imports one of a later
+//! group, the graph of their imports has no cycle, and no module reaches
+//! for a name of this file (each imports from the module that defines it);
+//! a unit test (`module_graph.rs`) checks all four.
 //!
 //! - Leaves, importing nothing of the crate: `paths` (file names, which
 //!   page holds what, the parts of a signal id), `views` (the view types
