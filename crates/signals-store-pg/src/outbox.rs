@@ -1,7 +1,8 @@
-//! The outbox of alerts on PostgreSQL: the SQLite store's `outbox.rs`
-//! (types, row decoding) with this backend's SQL. Several workers share
-//! it: a claim picks its row `FOR UPDATE SKIP LOCKED`, so each message is
-//! taken by one worker and the others pass over it without waiting.
+//! The outbox of alerts on PostgreSQL (`signals_store::Outbox`; the types
+//! and row decoding are `signals_store::outbox`'s), with this backend's
+//! SQL (`0003_outbox.sql`). Several workers share it: a claim picks its
+//! row `FOR UPDATE SKIP LOCKED`, so each message is taken by one worker and
+//! the others pass over it without waiting.
 //!
 //! Times are the senders' clocks in milliseconds, as the backoff that sets
 //! `next_ms` is computed by the sender; workers' clocks are assumed kept

@@ -1,8 +1,9 @@
-//! Whole owners on PostgreSQL: the SQLite store's `owners.rs` (types, row
-//! decoding) with this backend's SQL. Several workers share an owner: a
-//! claim is one upsert whose condition reads the server's clock, so of
-//! workers claiming at once one gets it and the others wait for its row
-//! lock, then find it claimed.
+//! Whole owners on PostgreSQL (`signals_store::Owners`; the types and row
+//! decoding are `signals_store::owners`'s), with this backend's SQL
+//! (`0006_owners.sql`, `0008_owner_host_id.sql`). Several workers share an
+//! owner: a claim is one upsert whose condition reads the server's clock,
+//! so of workers claiming at once one gets it and the others wait for its
+//! row lock, then find it claimed.
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::RequestStats;

@@ -1,6 +1,7 @@
-//! `signals serve`'s reads that cost what they return, on PostgreSQL: the
-//! same three as the SQLite store's (`signals_store`'s `paged.rs`), with
-//! its trail planning and row decoding.
+//! `signals serve`'s reads that cost what they return, on PostgreSQL
+//! (`signals_store::PagedReads`): the same queries as the SQLite store's,
+//! with the shared trail planning and row decoding, and text search by the
+//! pg_trgm index of `0004_text_search.sql` when the database has it.
 
 use std::collections::HashSet;
 

@@ -1,5 +1,5 @@
-//! `signals export`'s reads in bounded batches (issue 17), on PostgreSQL:
-//! the same four as the SQLite store's (`signals_store`'s `stream.rs`),
+//! `signals export`'s reads in bounded batches (issue 17), on PostgreSQL
+//! (`signals_store::StreamReads`): the same four as the SQLite store's,
 //! keyset-paged so that no cursor stays open between batches.
 
 use std::collections::HashMap;

@@ -1,6 +1,6 @@
-//! What trends read beyond the latest snapshots, on PostgreSQL: the same
-//! two queries as the SQLite store's (`signals_store`'s `trends.rs`), with
-//! its row decoding.
+//! What trends read beyond the latest snapshots, on PostgreSQL
+//! (`signals_store::TrendReads`): the same two queries as the SQLite
+//! store's, with the shared row decoding.
 
 use jiff::Timestamp;
 use signals_core::RepoContext;

@@ -221,15 +221,16 @@ pub(crate) fn migrate_0002(tx: &Transaction<'_>, path: &Path) -> Result<()> {
         .doing(path, doing)
 }
 
-/// The Rust half of migration 0008 (0008_compact): moves the rows of `snapshots_before_compact` and
-/// `events_before_compact` (the layout before) into the compact tables, keeping every
-/// snapshot id: timestamps become [`stamp`]s, the state a number, labels,
-/// assignees and detail references to texts (stored once each); events get
-/// their item's id, their place in the run in signal id order, and their
-/// fields as a bit set, keeping a detail the bits would not give back
-/// ([`signals_store::events::from_text_row`]). Every value is moved as it was;
-/// a row that does not decode stops the migration, and the store is left
-/// as it was.
+/// The Rust half of migration 0008 (`0008_compact`): moves the rows of
+/// `snapshots_before_compact` and `events_before_compact` (the layout
+/// before) into the compact tables, keeping every snapshot id: timestamps
+/// become [`stamp`]s, the state a number, labels, assignees and detail
+/// references to texts (stored once each); events get their item's id,
+/// their place in the run in signal id order, and their fields as a bit
+/// set, keeping a detail the bits would not give back
+/// ([`signals_store::events::from_text_row`]). Every value is moved as it
+/// was; a row that does not decode stops the migration, and the store is
+/// left as it was.
 pub(crate) fn migrate_compact(tx: &Transaction<'_>, path: &Path) -> Result<()> {
     compact_snapshots(tx, path)?;
     compact_events(tx, path)?;

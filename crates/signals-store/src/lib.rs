@@ -54,7 +54,7 @@ mod paged;
 mod read;
 mod snapshots;
 mod stream;
-#[cfg(any(test, feature = "suite"))]
+#[cfg(feature = "suite")]
 pub mod suite;
 mod trends;
 mod write;

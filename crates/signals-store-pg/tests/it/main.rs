@@ -1,10 +1,12 @@
 //! The PostgreSQL store's one integration test binary, against a real
 //! server (signals-testpg): the store suite and what only this backend has
-//! (`suite.rs`), and concurrent writers (`concurrency.rs`). Skipped without
-//! PostgreSQL unless SIGNALS_REQUIRE_POSTGRES=1.
+//! (`suite.rs`), and concurrent writers (`concurrency.rs`), skipped without
+//! PostgreSQL unless SIGNALS_REQUIRE_POSTGRES=1; and the crate's dependency
+//! tree (`tree.rs`).
 
 mod concurrency;
 mod suite;
+mod tree;
 
 /// A server for the tests: a throwaway cluster, or `None` (skip) without
 /// PostgreSQL.

@@ -4,8 +4,9 @@
 //! stores; the checks are grouped by the role they exercise, one module
 //! each. [`WholeReads`] reads what only tests read, from the roles.
 //!
-//! Built with the `suite` feature (and for this crate's own tests); not
-//! part of the store's API for the binary.
+//! Built with the `suite` feature, which the backend crates and the binary
+//! enable for their tests only; not part of the store's API for the
+//! binary.
 
 #![allow(missing_docs)]
 

@@ -15,7 +15,7 @@ use crate::{Backend, LatestItem, RateLimit, RepoKey, RepoView, Result, TrailKey}
 pub trait WholeReads {
     /// Everything the dataset and the page of one repository are built
     /// from; `None` before its first successful run,
-    /// [`StoreError::UnknownRepository`] for a key the store does not have.
+    /// [`crate::StoreError::UnknownRepository`] for a key the store does not have.
     fn repository_view(&self, repo: RepoKey) -> Result<Option<RepoView>>;
 
     /// The latest snapshot of every item of a repository, by signal id.
