@@ -9,7 +9,7 @@ use crate::RateLimit;
 use crate::links::link_next;
 
 /// The response headers of one answer, as the host crate reads them.
-pub struct Headers<'a>(pub(crate) &'a ureq::http::HeaderMap);
+pub struct Headers<'a>(pub &'a ureq::http::HeaderMap);
 
 impl Headers<'_> {
     /// The value of header `name` (case-insensitive), when it is text.

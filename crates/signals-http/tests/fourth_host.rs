@@ -11,10 +11,10 @@ use jiff::{SignedDuration, Timestamp};
 use signals_core::model::{ItemDetail, ItemKind, RepoName};
 use signals_http::wire::{Conventions, Kinds, ListedRepo, v3};
 use signals_http::{
-    Config, Headers, Host, HostClient, ItemList, MemoryCache, Protocol, RateLimit,
+    Config, Error, Headers, Host, HostClient, ItemList, MemoryCache, Protocol, RateLimit,
     RateLimitHeaders, Refusal,
 };
-use signals_testhost::{TestHost, synthetic_forgejo};
+use signals_testhost::{Fault, TestHost, synthetic_forgejo};
 
 /// The whole of the fourth host: its dialect…
 #[derive(Debug, Clone, Default)]
@@ -125,4 +125,30 @@ fn a_fourth_host_is_its_urls_protocol_and_wire_types() {
     // Forgejo crate sends for the same repository.
     assert_eq!(got.stats.requests, 6);
     assert_eq!(host.request_count(), 6);
+}
+
+/// Found by the `collect` fuzz target (docs/fuzzing.md): a throttle whose
+/// `Retry-After` ends past the year 9999 made the request loop panic
+/// (adding the wait to now overflowed); it is a rate limit like any wait
+/// longer than `max_wait`, until the latest instant there is.
+#[test]
+fn fuzz_retry_after_past_the_year_9999() {
+    let host = TestHost::start(synthetic_forgejo("owner/repo", 1, Timestamp::now())).unwrap();
+    for retry_after in [u64::MAX, 300_000_000_000] {
+        host.inject(Fault::Secondary {
+            status: 429,
+            retry_after: Some(retry_after),
+        });
+        let mut client = HostClient::<Fourth>::new(Config {
+            base_url: host.api_url(),
+            timeout: Duration::from_secs(5),
+            ..Config::default()
+        })
+        .unwrap();
+        let repo = RepoName::parse("owner/repo").unwrap();
+        match client.collect(&repo, Timestamp::now(), &mut MemoryCache::new()) {
+            Err(Error::RateLimited { until, .. }) => assert_eq!(until, Some(Timestamp::MAX)),
+            other => panic!("{other:?}"),
+        }
+    }
 }

@@ -358,7 +358,8 @@ impl Client {
         Attempt::Retry {
             error: Error::RateLimited {
                 host: self.protocol.name(),
-                until: Some(now + wait),
+                // A host's `Retry-After` may reach past the year 9999.
+                until: Some(now.checked_add(wait).unwrap_or(Timestamp::MAX)),
                 wait,
                 url: url.to_string(),
                 token: self.token_env(),

@@ -278,7 +278,9 @@ impl Client {
                         return Err(error);
                     }
                     if wait > self.config.max_wait {
-                        let until = (self.config.clock)() + wait;
+                        let until = (self.config.clock)()
+                            .checked_add(wait)
+                            .unwrap_or(Timestamp::MAX);
                         return Err(Error::RateLimited {
                             host,
                             until: Some(until),
