@@ -11,6 +11,7 @@
 
 #![warn(missing_docs)]
 
+pub mod api;
 pub mod dataset;
 pub mod diff;
 pub mod health;

@@ -112,44 +112,6 @@ pub fn build(
     })
 }
 
-/// A host kind's defaults, as its host crate gives them.
-#[derive(Debug, Clone, Copy)]
-pub struct Defaults {
-    /// The API root of its public instance (github.com, gitlab.com,
-    /// codeberg.org).
-    pub api_url: &'static str,
-    /// The environment variable its token is usually in.
-    pub token_env: &'static str,
-}
-
-/// The defaults of a host of `source`.
-pub fn defaults(source: Source) -> Defaults {
-    match source {
-        Source::Github => Defaults {
-            api_url: signals_github::API_URL,
-            token_env: signals_github::TOKEN_ENV,
-        },
-        Source::Gitlab => Defaults {
-            api_url: signals_gitlab::API_URL,
-            token_env: signals_gitlab::TOKEN_ENV,
-        },
-        Source::Forgejo => Defaults {
-            api_url: signals_forgejo::API_URL,
-            token_env: signals_forgejo::TOKEN_ENV,
-        },
-    }
-}
-
-/// The host kind a configuration's `kind` names (`gitea` is Forgejo's).
-pub fn kind(name: &str) -> Option<Source> {
-    match name.trim().to_ascii_lowercase().as_str() {
-        "github" => Some(Source::Github),
-        "gitlab" => Some(Source::Gitlab),
-        "forgejo" | "gitea" => Some(Source::Forgejo),
-        _ => None,
-    }
-}
-
 /// What running without a token means on `source`, for the note `collect`
 /// prints.
 pub fn anonymous_note(source: Source) -> &'static str {

@@ -9,9 +9,23 @@ use anyhow::Context;
 
 use super::{Config, ConfigError, normalize_base_url};
 
-impl Config {
+/// What the binary adds to the configuration the `signals-config` crate
+/// parses: reading its file, and the environment over it.
+pub trait Load: Sized {
     /// Reads and parses a config file.
-    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    fn load(path: &Path) -> Result<Self, ConfigError>;
+
+    /// Makes a relative `store` and `out` relative to `dir`, the config
+    /// file's folder.
+    fn resolve_paths(&mut self, dir: &Path);
+
+    /// Applies the `SIGNALS_*` variables from `env`.
+    fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) -> Result<(), ConfigError>;
+}
+
+impl Load for Config {
+    /// Reads and parses a config file.
+    fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
             path: path.to_path_buf(),
             line: None,
@@ -31,7 +45,7 @@ impl Config {
     /// run by cron from another folder must find the same store. (Paths from
     /// `SIGNALS_*` variables and flags stay relative to the working
     /// directory, like any path typed in a shell.)
-    pub fn resolve_paths(&mut self, dir: &Path) {
+    fn resolve_paths(&mut self, dir: &Path) {
         for p in [&mut self.store, &mut self.out] {
             // A PostgreSQL address is not a path.
             if p.is_relative() && !crate::store::is_postgres(p) {
@@ -43,7 +57,7 @@ impl Config {
     /// Applies `SIGNALS_STORE`, `SIGNALS_OUT`, `SIGNALS_API_URL` and
     /// `SIGNALS_WINDOW_HOURS` from `env` (a lookup, so tests need not touch the
     /// process environment).
-    pub fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
+    fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
         let err = |message: String| ConfigError {
             path: PathBuf::from("<environment>"),
             line: None,
@@ -113,6 +127,7 @@ pub fn for_command(
 mod tests {
     use std::path::{Path, PathBuf};
 
+    use super::Load;
     use crate::config::{Config, ConfigError};
 
     fn parse(text: &str) -> Result<Config, ConfigError> {

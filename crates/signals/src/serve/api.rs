@@ -10,19 +10,18 @@
 use std::collections::HashMap;
 
 use serde_json::{Value, json};
+use signals_core::ItemSnapshot;
 use signals_core::importance::Weights;
-use signals_core::{ItemSnapshot, SourceId};
 use signals_store::{Backend, RepoSummary};
 
-use super::index::{Filter, Indexes, RepoIndex, Row, state_of};
+use super::index::{Indexes, RepoIndex, Row, state_of};
+use signals_core::api::{SignalQuery, Sort, encode_id, page_param, parse_id};
+pub(super) use signals_core::api::{history_path, parse_query, percent_decode};
 
 /// Signals per page of `/api/repos/{group}/{repo}/signals`.
 pub const PAGE_SIZE: usize = 50;
 /// Trail events per page of `/api/repos/{group}/{repo}/trail`.
 pub const TRAIL_PAGE_SIZE: usize = 100;
-/// The longest `q` accepted, in characters.
-pub const MAX_Q: usize = 200;
-
 /// A status, a content type and a body.
 pub type Answer = (u16, &'static str, Vec<u8>);
 
@@ -426,15 +425,6 @@ impl Api<'_> {
     }
 }
 
-/// `(group, repo, file)` of `/<group>/<repo>/history/<file>.html`.
-pub(super) fn history_path(path: &str) -> Option<(&str, &str, &str)> {
-    let parts: Vec<&str> = path.strip_prefix('/')?.split('/').collect();
-    match parts.as_slice() {
-        [group, repo, "history", file] if file.ends_with(".html") => Some((group, repo, file)),
-        _ => None,
-    }
-}
-
 /// The signal id a history file name stands for (the reverse of
 /// `signals_site::history_file`), when the name was not cut; checked by
 /// encoding it again.
@@ -464,211 +454,7 @@ fn unknown_repo(group: &str, repo: &str) -> Answer {
     )
 }
 
-/// `(source, owner/name)` of a signal id.
-fn parse_id(id: &str) -> Option<(SourceId, &str)> {
-    let mut parts = id.splitn(4, ':');
-    let source = parts.next()?;
-    let repo = parts.next()?;
-    let kind = parts.next()?;
-    let key = parts.next()?;
-    if key.is_empty() || !["issue", "pull_request", "release"].contains(&kind) {
-        return None;
-    }
-    let source = SourceId::parse(source).ok()?;
-    repo.contains('/').then_some((source, repo))
-}
-
-/// A signal id in a path: `/` stays (the id's repository), the rest that
-/// needs it is percent-encoded.
-fn encode_id(id: &str) -> String {
-    let mut out = String::new();
-    for b in id.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'/' | b':' => {
-                out.push(b as char)
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Sort {
-    Importance,
-    Updated,
-}
-
-/// The filters of `/signals`, as the site's filter script offers them.
-#[derive(Debug)]
-struct SignalQuery {
-    kind: Option<String>,
-    state: Option<String>,
-    label: Option<String>,
-    author: Option<String>,
-    q: Option<String>,
-    sort: Sort,
-    page: usize,
-}
-
-impl SignalQuery {
-    fn parse(params: &HashMap<String, String>) -> Result<SignalQuery, String> {
-        for key in params.keys() {
-            if !["kind", "state", "label", "author", "q", "sort", "page"].contains(&key.as_str()) {
-                return Err(format!(
-                    "unknown parameter {key:?}: signals take kind, state, label, author, q, sort \
-                     and page"
-                ));
-            }
-        }
-        let nonempty = |k: &str| params.get(k).filter(|v| !v.is_empty()).cloned();
-        let kind = nonempty("kind");
-        if let Some(k) = &kind
-            && !["issue", "pull_request", "release"].contains(&k.as_str())
-        {
-            return Err(format!("kind {k:?} is not issue, pull_request or release"));
-        }
-        let state = nonempty("state");
-        if let Some(s) = &state
-            && !["open", "closed", "merged"].contains(&s.as_str())
-        {
-            return Err(format!("state {s:?} is not open, closed or merged"));
-        }
-        let q = nonempty("q");
-        if let Some(q) = &q
-            && q.chars().count() > MAX_Q
-        {
-            return Err(format!("q is longer than {MAX_Q} characters"));
-        }
-        let sort = match nonempty("sort").as_deref() {
-            None | Some("importance") => Sort::Importance,
-            Some("updated") => Sort::Updated,
-            Some(other) => return Err(format!("sort {other:?} is not importance or updated")),
-        };
-        Ok(SignalQuery {
-            kind,
-            state,
-            label: nonempty("label"),
-            author: nonempty("author"),
-            q: q.map(|q| q.to_lowercase()),
-            sort,
-            page: page_param(params)?,
-        })
-    }
-
-    fn filter(&self) -> Filter<'_> {
-        Filter {
-            kind: self.kind.as_deref(),
-            state: self.state.as_deref(),
-            label: self.label.as_deref(),
-            author: self.author.as_deref(),
-        }
-    }
-}
-
 /// Whether an item's title or body contains `q`, already lower-cased.
 fn contains(item: &ItemSnapshot, q: &str) -> bool {
     item.title.to_lowercase().contains(q) || item.text.to_lowercase().contains(q)
-}
-
-fn page_param(params: &HashMap<String, String>) -> Result<usize, String> {
-    match params.get("page").map(String::as_str) {
-        None | Some("") => Ok(1),
-        Some(p) => match p.parse::<usize>() {
-            Ok(n) if (1..=1_000_000).contains(&n) => Ok(n),
-            _ => Err(format!("page {p:?} is not a page number (1, 2, ...)")),
-        },
-    }
-}
-
-/// Decodes `%XX` escapes (and, in a query, `+` as a space); `None` when
-/// the result is not UTF-8 or an escape is broken.
-fn decode(s: &str, plus: bool) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' => {
-                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 3;
-            }
-            b'+' if plus => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
-pub(super) fn percent_decode(s: &str) -> Option<String> {
-    decode(s, false)
-}
-
-/// The query's parameters; a repeated one keeps its last value.
-pub(super) fn parse_query(query: &str) -> Option<HashMap<String, String>> {
-    let mut out = HashMap::new();
-    for pair in query.split('&').filter(|p| !p.is_empty()) {
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        out.insert(decode(k, true)?, decode(v, true)?);
-    }
-    Some(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use signals_core::Source;
-
-    #[test]
-    fn ids_queries_and_escapes_parse_or_are_refused() {
-        assert_eq!(
-            parse_id("github:o/n:issue:7"),
-            Some((Source::Github.into(), "o/n"))
-        );
-        assert_eq!(
-            parse_id("gitlab:g/sub/p:pull_request:3"),
-            Some((Source::Gitlab.into(), "g/sub/p"))
-        );
-        assert_eq!(
-            parse_id("github-ghe:o/n:issue:7"),
-            Some((SourceId::parse("github-ghe").unwrap(), "o/n"))
-        );
-        assert_eq!(parse_id("github:o/n:commit:7"), None);
-        assert_eq!(parse_id("nohost:o/n:issue:7"), None);
-        assert_eq!(parse_id("github:on:issue:7"), None);
-        assert_eq!(
-            encode_id("github:o/n:release:v1.0 rc"),
-            "github:o/n:release:v1.0%20rc"
-        );
-        assert_eq!(decode("a%20b+c", true).as_deref(), Some("a b c"));
-        assert_eq!(decode("%zz", false), None);
-        assert_eq!(decode("%", false), None);
-        assert_eq!(decode("%ff", false), None);
-        let q = parse_query("kind=issue&state=open&q=crash+on&page=2").unwrap();
-        let parsed = SignalQuery::parse(&q).unwrap();
-        assert_eq!(parsed.page, 2);
-        assert_eq!(parsed.q.as_deref(), Some("crash on"));
-        for bad in [
-            "page=0",
-            "page=x",
-            "kind=commit",
-            "state=draft",
-            "sort=stars",
-            "bogus=1",
-        ] {
-            assert!(
-                SignalQuery::parse(&parse_query(bad).unwrap()).is_err(),
-                "{bad}"
-            );
-        }
-        let long = format!("q={}", "x".repeat(MAX_Q + 1));
-        assert!(SignalQuery::parse(&parse_query(&long).unwrap()).is_err());
-    }
 }

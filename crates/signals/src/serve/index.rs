@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use jiff::Timestamp;
+pub use signals_core::api::Filter;
 use signals_core::importance::{Weights, score};
 use signals_core::{ItemDetail, ItemSnapshot};
 use signals_store::{Backend, RepoSummary, TextIds};
@@ -62,19 +63,6 @@ pub struct RepoIndex {
     pub by_updated: Vec<u32>,
     labels: HashMap<Box<str>, u32>,
     authors: HashMap<Box<str>, u32>,
-}
-
-/// The filters a row is matched against, coded like the rows.
-#[derive(Debug, Default)]
-pub struct Filter<'a> {
-    /// An item kind of [`KINDS`].
-    pub kind: Option<&'a str>,
-    /// A state of [`STATES`].
-    pub state: Option<&'a str>,
-    /// A label, exactly.
-    pub label: Option<&'a str>,
-    /// An author, exactly.
-    pub author: Option<&'a str>,
 }
 
 /// A filter coded against one index: `None` when it cannot match anything

@@ -1,6 +1,6 @@
 //! `[[notify]]`: alert rules and where their messages go (issue 19).
 //!
-//! Its own module so `config.rs` only hands it the raw tables and the
+//! Its own module so `lib.rs` only hands it the raw tables and the
 //! groups. Each rule is checked here, with the file, line and fix in the
 //! error as the rest of the configuration; the filter is a
 //! `signals_core::notify::Rule`, the channel a [`Channel`]. Secrets (the
@@ -610,7 +610,7 @@ fn list<'a>(items: impl Iterator<Item = &'a str>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::config::{Config, ConfigError};
+    use crate::{Config, ConfigError};
     use std::path::Path;
 
     fn parse(extra: &str) -> Result<Config, ConfigError> {
@@ -667,7 +667,7 @@ mod tests {
         let c = parse("[[notify]]\nname = \"morning\"\nkind = \"email\"\nsmtp_host = \"smtp.example.org\"\nfrom = \"signals@example.org\"\nto = [\"me@example.org\"]\ndigest = \"weekly mon 08:00\"\ntimezone = \"Europe/Berlin\"\n")
             .unwrap();
         assert!(c.notify[0].held());
-        let crate::config::notify::Channel::Email(e) = &c.notify[0].channel else {
+        let crate::notify::Channel::Email(e) = &c.notify[0].channel else {
             panic!("not email")
         };
         assert_eq!(e.smtp_port, 587);

@@ -436,7 +436,7 @@ mod tests {
 
     use signals_core::Source;
 
-    use crate::config::{Config, ConfigError};
+    use crate::{Config, ConfigError};
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
         Config::parse(text, Path::new("signals.toml"))

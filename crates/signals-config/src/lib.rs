@@ -2,8 +2,8 @@
 //! command-line flags, over built-in defaults.
 //!
 //! [`Config::parse`] is pure (text in, config or error out) so every rule is
-//! testable; loading (`load.rs`) only reads the file and the environment
-//! and calls it. Each section is checked in its own module: the hosts
+//! testable, and fuzzed (`fuzz/`, docs/fuzzing.md); loading (the binary's
+//! `config/load.rs`) only reads the file and the environment and calls it. Each section is checked in its own module: the hosts
 //! (`hosts.rs`), the groups (`groups.rs`) and the alert rules
 //! (`notify.rs`), each saying what is wrong at which span of the file.
 //! Tokens are not part of the file: it names the environment variables
@@ -22,11 +22,9 @@ use toml::Spanned;
 
 pub mod groups;
 pub mod hosts;
-mod load;
 pub mod notify;
 pub use groups::{GroupConfig, normalize_repo_input};
 pub use hosts::{HostConfig, TokenHeader};
-pub use load::{for_command, load_with_env};
 pub use notify::NotifyRule;
 
 /// The default config file name, looked up in the working directory.
@@ -89,7 +87,7 @@ struct RawConfig {
 }
 
 /// Checks a `base_url` (an absolute http(s) URL) and ends it with `/`.
-fn normalize_base_url(url: &str) -> Result<String, String> {
+pub fn normalize_base_url(url: &str) -> Result<String, String> {
     let u = url.trim();
     if !signals_core::hostile::is_http_url(u) {
         return Err(format!(

@@ -2,7 +2,7 @@
 //! several): each host's kind, name, API URL, token variables and HTTP
 //! settings, over the defaults of its kind. Those defaults (the public
 //! instance's API URL, the usual token variable) are the host crates'
-//! own, reached through `crate::hosts`, the binary's one switch over kinds.
+//! own ([`defaults`]), and [`kind`] is the one switch over kinds' names.
 
 use std::ops::Range;
 
@@ -279,6 +279,44 @@ fn token_header(source: Source, h: &Spanned<String>) -> Result<TokenHeader, Span
     }
 }
 
+/// A host kind's defaults, as its host crate gives them.
+#[derive(Debug, Clone, Copy)]
+pub struct Defaults {
+    /// The API root of its public instance (github.com, gitlab.com,
+    /// codeberg.org).
+    pub api_url: &'static str,
+    /// The environment variable its token is usually in.
+    pub token_env: &'static str,
+}
+
+/// The defaults of a host of `source`.
+pub fn defaults(source: Source) -> Defaults {
+    match source {
+        Source::Github => Defaults {
+            api_url: signals_github::API_URL,
+            token_env: signals_github::TOKEN_ENV,
+        },
+        Source::Gitlab => Defaults {
+            api_url: signals_gitlab::API_URL,
+            token_env: signals_gitlab::TOKEN_ENV,
+        },
+        Source::Forgejo => Defaults {
+            api_url: signals_forgejo::API_URL,
+            token_env: signals_forgejo::TOKEN_ENV,
+        },
+    }
+}
+
+/// The host kind a configuration's `kind` names (`gitea` is Forgejo's).
+pub fn kind(name: &str) -> Option<Source> {
+    match name.trim().to_ascii_lowercase().as_str() {
+        "github" => Some(Source::Github),
+        "gitlab" => Some(Source::Gitlab),
+        "forgejo" | "gitea" => Some(Source::Forgejo),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -286,7 +324,7 @@ mod tests {
     use signals_core::Source;
 
     use super::TokenHeader;
-    use crate::config::{Config, ConfigError};
+    use crate::{Config, ConfigError};
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
         Config::parse(text, Path::new("signals.toml"))
