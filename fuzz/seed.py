@@ -18,12 +18,14 @@ every run replays them.
 
 import json
 import pathlib
+import re
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "fuzz" / "corpus"
 GITHUB = ROOT / "crates/signals-github/tests/data"
 GITLAB = ROOT / "crates/signals-gitlab/tests/data"
 DEMO = ROOT / "crates/signals/demo"
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 # The separator of answers in a `collect` input (src/collect.rs).
 SEP = "\n===\n"
@@ -317,3 +319,44 @@ write(
         "smtp-busy": smtp("421 4.3.2 Service not available, closing channel"),
     },
 )
+
+
+# 6. Configuration files: the example `signals init` writes, the demo's,
+# and every TOML block of the documentation.
+def toml_blocks(path):
+    text = path.read_text(encoding="utf-8")
+    return re.findall(r"```toml\n(.*?)```", text, flags=re.S)
+
+
+DEMO_RS = (ROOT / "crates/signals/src/demo.rs").read_text(encoding="utf-8")
+configs = {
+    "example": (ROOT / "crates/signals-config/signals.example.toml").read_text(encoding="utf-8"),
+    "demo": re.search(r'const DEMO_CONFIG: &str = r#"(.*?)"#;', DEMO_RS, flags=re.S).group(1),
+}
+for doc in DOCS:
+    for i, block in enumerate(toml_blocks(doc)):
+        configs[f"{doc.stem.lower()}-{i + 1}"] = block
+write("config_file", configs)
+
+# 7. Request targets of `signals serve`: those docs/api.md shows, and each
+# endpoint's parameters, escapes and refusals.
+API_DOC = (ROOT / "docs/api.md").read_text(encoding="utf-8")
+targets = sorted(set(re.findall(r"(/api/[^\s`\")|<>{}]+)", API_DOC)))
+requests = {f"doc-{i + 1}": t for i, t in enumerate(targets)}
+requests.update({
+    "signals-all": "/api/repos/g/r/signals?kind=pull_request&state=merged&label=bug&author=a"
+                   "&q=crash+on%20start&sort=updated&page=2",
+    "signals-empty": "/api/repos/g/r/signals?kind=&state=&q=&sort=&page=",
+    "signals-unknown": "/api/repos/g/r/signals?bogus=1&page=0",
+    "trail": "/api/repos/g/r/trail?page=3",
+    "trends": "/api/repos/g/r/trends",
+    "history-id": "/api/signals/gitlab:g%2Fsub/p:release:v1.0%20rc/history?group=g",
+    "history-host": "/api/signals/github-ghe:o/n:pull_request:7/history",
+    "history-page": "/g/r/history/issue-42.html",
+    "history-page-escaped": "/g/r/history/release-v1_2E0.html",
+    "groups": "/api/groups",
+    "metrics": "/metrics",
+    "site": "/g/r/index.html?x=%E2%9C%93",
+    "broken-escape": "/api/groups?q=%zz&page=%",
+})
+write("api_request", requests)

@@ -15,7 +15,9 @@
 //! value there would be stored and diffed forever.
 
 pub mod answers;
+pub mod api;
 pub mod collect;
+pub mod config;
 pub mod headers;
 pub mod loopback;
 pub mod notify;
