@@ -5,7 +5,8 @@
 //! entry points, the ones the binary and the collection use: a host's
 //! `signals_http::Host` (its wire types as associated types, its
 //! `Protocol`), `signals_http::decode`, `link_rel`, `retry_after_secs`,
-//! `HostClient::collect` and `list_owner`, and `signals_notify`'s senders.
+//! `HostClient::collect` and `list_owner`, `signals_notify`'s senders,
+//! `signals_config::Config::parse` and `signals_core::api`.
 //! Where a parser is reached only through HTTP (a host's own steps, the
 //! notify answers), the harness serves the fuzzed answer from a loopback
 //! server ([`loopback`]); nothing here touches any other network.
