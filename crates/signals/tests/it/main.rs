@@ -2,6 +2,7 @@
 //! per area. Every test runs the real `signals` executable against a loopback
 //! server it starts itself; nothing reaches the internet.
 
+mod a11y;
 mod api;
 mod browser;
 mod compact;
