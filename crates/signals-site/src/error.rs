@@ -10,7 +10,7 @@ use crate::paths::NotSlug;
 #[derive(Debug, thiserror::Error)]
 pub enum SiteError {
     /// A file or folder could not be created, written, renamed or removed.
-    #[error("could not {action} {}: {source}; check that the output folder is writable", path.display())]
+    #[error("could not {action} {}: {source}; {}", path.display(), io_hint(source))]
     Io {
         /// What was being done: "create folder", "write", "rename into place", ...
         action: &'static str,
@@ -80,6 +80,20 @@ pub enum SiteError {
         #[source]
         source: serde_json::Error,
     },
+}
+
+/// What to do about a failed write: free space when the disk is full,
+/// else check the permissions.
+fn io_hint(e: &std::io::Error) -> &'static str {
+    let full = matches!(
+        e.kind(),
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+    );
+    if full {
+        "the disk is full: free space on it and export again (the site served is left as it was)"
+    } else {
+        "check that the output folder is writable"
+    }
 }
 
 impl From<NotSlug> for SiteError {

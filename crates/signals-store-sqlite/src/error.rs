@@ -1,6 +1,6 @@
 //! SQLite's errors as the store's: each turned into the variant a caller
 //! can act on ([`StoreError::NotADatabase`], [`StoreError::Busy`],
-//! [`StoreError::Corrupt`], or [`StoreError::Db`] with SQLite's own error
+//! [`StoreError::Corrupt`], [`StoreError::DiskFull`], or [`StoreError::Db`] with SQLite's own error
 //! inside), naming the file and what was being done.
 
 use std::path::Path;
@@ -15,6 +15,17 @@ pub(crate) fn db_error(path: &Path, doing: &'static str, err: rusqlite::Error) -
         Some(ErrorCode::NotADatabase) => StoreError::NotADatabase { path },
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
             StoreError::Busy { path, doing }
+        }
+        Some(ErrorCode::DiskFull) => {
+            let dir = match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => Path::new(".").to_path_buf(),
+            };
+            StoreError::DiskFull {
+                disk: format!("the disk that holds {}", dir.display()),
+                path,
+                doing,
+            }
         }
         Some(ErrorCode::DatabaseCorrupt) => StoreError::Corrupt {
             path,

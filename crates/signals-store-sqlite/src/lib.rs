@@ -220,6 +220,20 @@ impl Store {
         Ok(())
     }
 
+    /// Passes on the result of a write; when it failed on a full disk,
+    /// first gives back the space its rolled-back pages took in the WAL,
+    /// with a checkpoint that truncates the WAL file (best effort: it
+    /// cannot when another connection reads, and then the WAL keeps its
+    /// size until the last connection closes and removes it).
+    pub(crate) fn give_back<T>(&self, result: Result<T>) -> Result<T> {
+        if result.as_ref().is_err_and(StoreError::is_disk_full) {
+            let _ = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+        result
+    }
+
     /// The journal mode in force (`wal` for a file store).
     #[cfg(test)]
     fn journal_mode(&self) -> String {

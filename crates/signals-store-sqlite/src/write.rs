@@ -61,45 +61,11 @@ impl RunWrites for Store {
         Ok(RepoKey::from_raw(key))
     }
 
-    /// One `BEGIN IMMEDIATE` transaction.
+    /// One `BEGIN IMMEDIATE` transaction; on a full disk, the space its
+    /// rolled-back pages took in the WAL is given back.
     fn commit_run(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()> {
-        let path = self.path.clone();
-        let at = run.record.collected_at;
-        check_commit(run).map_err(|problem| invalid(run, problem))?;
-
-        // Everything that can be prepared outside the lock is.
-        let context = to_json(&path, "run context", &run.context)?;
-        let news = to_json(&path, "run news", &run.news)?;
-
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .doing(&path, "starting to commit a run")?;
-        if let Some(last) = last_run(&tx, &path, repo)?
-            && at <= last
-        {
-            return Err(StoreError::RunOutOfOrder {
-                path,
-                repo: run.context.repository.to_string(),
-                at,
-                last,
-            });
-        }
-        let run_id = insert_run(&tx, &path, repo, run, &context, &news)?;
-        // Only the observed items are touched: one indexed lookup per
-        // snapshot and per event, whatever the size of the repository.
-        for (id, snapshot) in &run.snapshots {
-            snapshots::store_snapshot(&tx, &path, repo.raw(), id, snapshot, run_id)?;
-        }
-        store_events(&tx, &path, repo, run_id, run)?;
-        crate::outbox::store_messages(&tx, &path, repo, run_id, at, &run.messages)?;
-        tx.execute(
-            "UPDATE repositories SET host_name = ?2, missing = 0, last_error = NULL
-             WHERE key = ?1",
-            params![repo.raw(), run.renamed_to.as_ref().map(|n| n.to_string())],
-        )
-        .doing(&path, "updating the repository after a run")?;
-        tx.commit().doing(&path, "committing a run")
+        let result = self.commit_run_once(repo, run);
+        self.give_back(result)
     }
 
     fn record_failure(
@@ -181,6 +147,48 @@ impl RunWrites for Store {
         }
         tx.commit().doing(&path, doing)?;
         Ok(runs as u64)
+    }
+}
+
+impl Store {
+    fn commit_run_once(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()> {
+        let path = self.path.clone();
+        let at = run.record.collected_at;
+        check_commit(run).map_err(|problem| invalid(run, problem))?;
+
+        // Everything that can be prepared outside the lock is.
+        let context = to_json(&path, "run context", &run.context)?;
+        let news = to_json(&path, "run news", &run.news)?;
+
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .doing(&path, "starting to commit a run")?;
+        if let Some(last) = last_run(&tx, &path, repo)?
+            && at <= last
+        {
+            return Err(StoreError::RunOutOfOrder {
+                path,
+                repo: run.context.repository.to_string(),
+                at,
+                last,
+            });
+        }
+        let run_id = insert_run(&tx, &path, repo, run, &context, &news)?;
+        // Only the observed items are touched: one indexed lookup per
+        // snapshot and per event, whatever the size of the repository.
+        for (id, snapshot) in &run.snapshots {
+            snapshots::store_snapshot(&tx, &path, repo.raw(), id, snapshot, run_id)?;
+        }
+        store_events(&tx, &path, repo, run_id, run)?;
+        crate::outbox::store_messages(&tx, &path, repo, run_id, at, &run.messages)?;
+        tx.execute(
+            "UPDATE repositories SET host_name = ?2, missing = 0, last_error = NULL
+             WHERE key = ?1",
+            params![repo.raw(), run.renamed_to.as_ref().map(|n| n.to_string())],
+        )
+        .doing(&path, "updating the repository after a run")?;
+        tx.commit().doing(&path, "committing a run")
     }
 }
 
