@@ -72,7 +72,10 @@ pub enum SiteError {
         source: std::io::Error,
     },
     /// The dataset document could not be serialized.
-    #[error("could not serialize the dataset of {repository}: {source}")]
+    #[error(
+        "could not serialize the dataset of {repository}: {source}{}",
+        json_hint(source)
+    )]
     Json {
         /// `<group>/<repo>`.
         repository: String,
@@ -93,6 +96,17 @@ fn io_hint(e: &std::io::Error) -> &'static str {
         "the disk is full: free space on it and export again (the site served is left as it was)"
     } else {
         "check that the output folder is writable"
+    }
+}
+
+/// What to do when a document could not be written out as JSON: only a
+/// full disk is the user's to fix.
+fn json_hint(e: &serde_json::Error) -> &'static str {
+    match e.io_error_kind() {
+        Some(std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded) => {
+            "; the disk is full: free space on it and export again (the site served is left as it was)"
+        }
+        _ => "",
     }
 }
 

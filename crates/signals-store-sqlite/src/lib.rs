@@ -187,6 +187,16 @@ impl Store {
                     what: format!("journal mode is {mode:?} and cannot be switched to WAL"),
                 });
             }
+            // A passive checkpoint after every commit (SQLite's default
+            // waits for 1,000 pages): what is committed moves into the
+            // database file at once, so the WAL holds little more than
+            // the transaction in progress, and a write that fails on a full
+            // disk leaves only its own pages there, which
+            // [`Store::give_back`] can then truncate away (issue 30).
+            store
+                .conn
+                .pragma_update(None, "wal_autocheckpoint", 1)
+                .doing(&store.path, "setting the WAL checkpoint interval")?;
         }
         store.migrate()?;
         Ok(store)

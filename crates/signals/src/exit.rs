@@ -35,21 +35,28 @@ pub fn of_error(err: &anyhow::Error) -> u8 {
 }
 
 /// True when a full disk (or an exhausted disk quota) is among the causes
-/// of `err`: the store's own error, or the system's, whoever wrapped it.
+/// of `err`: the store's own error, or the system's, whoever wrapped it
+/// (JSON written straight to a file reports it inside its own error).
 pub fn is_disk_full(err: &anyhow::Error) -> bool {
     err.chain().any(|c| {
         c.downcast_ref::<signals_store::StoreError>()
             .is_some_and(signals_store::StoreError::is_disk_full)
             || c.downcast_ref::<std::io::Error>().is_some_and(io_is_full)
+            || c.downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind)
+                .is_some_and(kind_is_full)
     })
 }
 
 /// True when a system error says that the disk, or the user's quota on
 /// it, is full.
 pub fn io_is_full(e: &std::io::Error) -> bool {
+    kind_is_full(e.kind()) || matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT))
+}
+
+fn kind_is_full(kind: std::io::ErrorKind) -> bool {
     use std::io::ErrorKind;
-    matches!(e.kind(), ErrorKind::StorageFull | ErrorKind::QuotaExceeded)
-        || matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT))
+    matches!(kind, ErrorKind::StorageFull | ErrorKind::QuotaExceeded)
 }
 
 /// The cause to give an error for a child process that exited with

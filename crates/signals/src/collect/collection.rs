@@ -283,7 +283,8 @@ impl Collection {
                 return Err(e).with_context(|| {
                     format!(
                         "collection stopped at {name}: the disk is full; nothing of that \
-                         run was kept, the {done} runs committed before it are"
+                         run was kept, and the runs of the {done} repositories collected \
+                         before it are committed"
                     )
                 });
             }
