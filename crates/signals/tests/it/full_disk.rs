@@ -10,7 +10,8 @@
 //! about half of it, checks the failure, frees exactly the difference and
 //! runs the command again. So a failure that kept space (a WAL that keeps
 //! its rolled-back pages, an unfinished generation left behind) fails the
-//! test. Nothing is timed: the server is polled for what it logs and serves.
+//! test ([`SLACK`] says why two pages more are freed). Nothing is timed:
+//! the server is polled for what it logs and serves.
 //!
 //! Mounting a tmpfs needs root (CAP_SYS_ADMIN). Where it is not allowed,
 //! the tests skip with a notice, unless `SIGNALS_REQUIRE_TMPFS=1` (set by
@@ -36,6 +37,14 @@ use crate::support::{TempDir, config, run, show, signals_bin};
 
 /// The file system's page: tmpfs counts space in pages.
 const PAGE: u64 = 4096;
+
+/// What is freed beyond the missing amount: two pages. What a run writes
+/// varies by a few bytes from one run to the next (instants are stored
+/// with their own precision, `…:01.5Z` or `…:01.523Z`), which now and then
+/// crosses a page of the store. A failure that kept space back (the issue
+/// saw a WAL keep 2.2 MB; here the run's pages are hundreds of KB) still
+/// fails the test.
+const SLACK: u64 = 2 * PAGE;
 
 /// A tmpfs mounted for one test, unmounted (lazily) on drop.
 struct Tmpfs {
@@ -333,7 +342,7 @@ fn collect_on_a_full_disk_keeps_every_committed_run_and_gives_its_space_back() {
     assert_eq!(views(&db, &dir.path().join("check")), before);
 
     let left = listing(disk.path());
-    filler.release(needed - room);
+    filler.release(needed - room + SLACK);
     let again = run(dir.path(), &["collect", "--quiet"], &[]);
     assert_eq!(
         again.status.code(),
@@ -442,7 +451,7 @@ fn export_on_a_full_disk_keeps_the_site_served_and_leaves_no_generation() {
     // Still the previous generation, whole, and nothing of the next one.
     assert_eq!(site_state(disk.path()), published);
 
-    filler.release(needed - room);
+    filler.release(needed - room + SLACK);
     let out = run(dir.path(), &["export"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let now = site_state(disk.path());
@@ -522,7 +531,7 @@ fn notify_on_a_full_disk_keeps_in_the_outbox_what_was_not_delivered() {
         show(&out)
     );
 
-    filler.release(needed - room);
+    filler.release(needed - room + SLACK);
     let seen = rx.hits().len();
     let out = notify(dir.path());
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
@@ -669,7 +678,7 @@ fn serve_on_a_full_disk_will_not_start_and_once_serving_keeps_the_last_pages() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(left, ["filler"], "{log}");
-    filler.release(needed - room);
+    filler.release(needed - room + SLACK);
     let server = Server::start(dir.path(), disk.path()).unwrap_or_else(|e| panic!("{e:?}"));
     let (status, page) = server.get("/");
     assert_eq!(status, 200);
