@@ -855,6 +855,7 @@ fn assert_inert(path: &str, markup: &str) {
         "body",
         "div",
         "nav",
+        "main",
         "a",
         "footer",
         "p",

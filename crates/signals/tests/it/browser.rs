@@ -925,7 +925,7 @@ fn check_trail(label: &str, dom: &Dom, want: usize) -> BTreeSet<String> {
 }
 
 /// `(group, repository)` of every rendered repository, from the folders.
-fn demo_repositories(site: &Path) -> Vec<(String, String)> {
+pub(crate) fn demo_repositories(site: &Path) -> Vec<(String, String)> {
     let mut repos = Vec::new();
     for group in std::fs::read_dir(site).unwrap() {
         let group = group.unwrap().path();
@@ -952,7 +952,8 @@ fn screenshot_dir() -> PathBuf {
     dir
 }
 
-fn find_chromium() -> Option<Chromium> {
+/// Debian's chromium, or one on `PATH` (also used by `a11y.rs`).
+pub(crate) fn find_chromium() -> Option<Chromium> {
     let fixed = PathBuf::from("/usr/bin/chromium");
     if fixed.is_file() {
         return Some(Chromium(fixed));
@@ -965,7 +966,7 @@ fn find_chromium() -> Option<Chromium> {
 }
 
 /// A headless Chromium executable.
-struct Chromium(PathBuf);
+pub(crate) struct Chromium(pub(crate) PathBuf);
 
 /// What one Chromium run left.
 struct Run {

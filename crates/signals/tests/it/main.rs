@@ -2,9 +2,11 @@
 //! per area. Every test runs the real `signals` executable against a loopback
 //! server it starts itself; nothing reaches the internet.
 
+mod a11y;
 mod api;
 mod browser;
 mod compact;
+mod deploy;
 mod e2e;
 mod everyday;
 mod faults;
