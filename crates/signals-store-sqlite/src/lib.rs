@@ -197,6 +197,7 @@ impl Store {
                 .conn
                 .pragma_update(None, "wal_autocheckpoint", 1)
                 .doing(&store.path, "setting the WAL checkpoint interval")?;
+            store.empty_wal();
         }
         store.migrate()?;
         Ok(store)
@@ -242,6 +243,24 @@ impl Store {
                 .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
         }
         result
+    }
+
+    /// Empties a WAL left by a process that stopped on a full disk: its
+    /// committed pages move into the database file and the file is
+    /// truncated, so the space its rolled-back pages took is free again
+    /// for this one. Without waiting: when another connection reads or
+    /// writes, it is left for later (best effort, as in
+    /// [`Store::give_back`]).
+    fn empty_wal(&self) {
+        let wal = std::path::PathBuf::from(format!("{}-wal", self.path.display()));
+        if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0)
+            && self.conn.busy_timeout(std::time::Duration::ZERO).is_ok()
+        {
+            let _ = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+            let _ = self.conn.busy_timeout(BUSY_TIMEOUT);
+        }
     }
 
     /// The journal mode in force (`wal` for a file store).
