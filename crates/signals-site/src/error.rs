@@ -10,7 +10,7 @@ use crate::paths::NotSlug;
 #[derive(Debug, thiserror::Error)]
 pub enum SiteError {
     /// A file or folder could not be created, written, renamed or removed.
-    #[error("could not {action} {}: {source}; check that the output folder is writable", path.display())]
+    #[error("could not {action} {}: {source}; {}", path.display(), io_hint(source))]
     Io {
         /// What was being done: "create folder", "write", "rename into place", ...
         action: &'static str,
@@ -72,7 +72,10 @@ pub enum SiteError {
         source: std::io::Error,
     },
     /// The dataset document could not be serialized.
-    #[error("could not serialize the dataset of {repository}: {source}")]
+    #[error(
+        "could not serialize the dataset of {repository}: {source}{}",
+        json_hint(source)
+    )]
     Json {
         /// `<group>/<repo>`.
         repository: String,
@@ -80,6 +83,31 @@ pub enum SiteError {
         #[source]
         source: serde_json::Error,
     },
+}
+
+/// What to do about a failed write: free space when the disk is full,
+/// else check the permissions.
+fn io_hint(e: &std::io::Error) -> &'static str {
+    let full = matches!(
+        e.kind(),
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+    );
+    if full {
+        "the disk is full: free space on it and export again (the site served is left as it was)"
+    } else {
+        "check that the output folder is writable"
+    }
+}
+
+/// What to do when a document could not be written out as JSON: only a
+/// full disk is the user's to fix.
+fn json_hint(e: &serde_json::Error) -> &'static str {
+    match e.io_error_kind() {
+        Some(std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded) => {
+            "; the disk is full: free space on it and export again (the site served is left as it was)"
+        }
+        _ => "",
+    }
 }
 
 impl From<NotSlug> for SiteError {

@@ -33,6 +33,12 @@
 //! is the changed repositories plus one link per repository. Unchanged
 //! repositories' files are the very same files, byte for byte.
 //!
+//! An export that fails (a full disk, a write refused) removes what it
+//! began before returning its error: the unfinished generation and the
+//! version folders it made, so that freeing as much space as was missing
+//! is enough for the next one. History pages it wrote stay: each is whole
+//! (written by rename), and the next export writes the same ones again.
+//!
 //! Kept on disk after an export: the generation the link points to and the
 //! one it replaced (a reader that resolved the old link a moment ago can
 //! finish). When the next export begins, everything under `.site.signals`
@@ -121,8 +127,10 @@ struct Entry {
 /// An export in progress: create it with [`Publisher::begin`], hand it each
 /// repository ([`Publisher::is_current`], then [`Publisher::keep`] or
 /// [`Publisher::publish`]), then [`Publisher::finish`], which switches the
-/// served link. Dropped without `finish`, it leaves the served site as it
-/// was (the next export removes the partial generation).
+/// served link. Dropped without `finish` (or when `finish` fails), it
+/// leaves the served site as it was and removes the unfinished generation
+/// and the version folders it made; what a killed export leaves, the next
+/// one removes.
 #[derive(Debug)]
 pub struct Publisher {
     out: PathBuf,
@@ -138,6 +146,11 @@ pub struct Publisher {
     report: SiteReport,
     /// Whether anything differs from the previous generation.
     changed: bool,
+    /// The version folders this export made, removed with the unfinished
+    /// generation when it fails.
+    made: Vec<PathBuf>,
+    /// The link was switched (or nothing changed): nothing to remove.
+    done: bool,
 }
 
 impl Publisher {
@@ -200,6 +213,8 @@ impl Publisher {
             previous,
             gen_dir,
             report: SiteReport::default(),
+            made: Vec::new(),
+            done: false,
         })
     }
 
@@ -259,6 +274,7 @@ impl Publisher {
         if target.exists() {
             fs::remove_dir_all(&target).map_err(io("remove leftover", &target))?;
         }
+        self.made.push(target.clone());
         fs::create_dir_all(&target).map_err(io("create folder", &target))?;
         Ok(RepoFiles::dir(target))
     }
@@ -340,9 +356,10 @@ impl Publisher {
     pub fn finish(mut self) -> Result<SiteReport, SiteError> {
         let same_set = self.published.iter().eq(self.next.repos.keys());
         if !self.changed && same_set {
+            self.done = true;
             fs::remove_dir_all(&self.gen_dir).map_err(io("remove", &self.gen_dir))?;
             self.report.unchanged = true;
-            return Ok(self.report);
+            return Ok(std::mem::take(&mut self.report));
         }
         let summaries: Vec<RepoSummary> = self
             .next
@@ -386,7 +403,8 @@ impl Publisher {
             .filter(|k| !self.next.repos.contains_key(*k))
             .count();
         switch_link(&self.out, &self.root, &self.gen_dir)?;
-        Ok(self.report)
+        self.done = true;
+        Ok(std::mem::take(&mut self.report))
     }
 
     /// Writes each group's digest page (`<group>/index.html`, its feed and
@@ -450,6 +468,21 @@ impl Publisher {
         let link = group_dir.join(repo);
         let target = Path::new("../..").join(version_dir(group, repo, version));
         symlink(&target, &link).map_err(io("link", &link))
+    }
+}
+
+impl Drop for Publisher {
+    /// An export that did not switch the link: its unfinished generation
+    /// and its version folders go at once (best effort: what cannot be
+    /// removed now, the next export's [`clean_leftovers`] removes).
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let _ = fs::remove_dir_all(&self.gen_dir);
+        for dir in &self.made {
+            let _ = fs::remove_dir_all(dir);
+        }
     }
 }
 

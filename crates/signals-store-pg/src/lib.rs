@@ -180,6 +180,11 @@ impl PgStore {
                 attempts: 1,
                 source: DbError::new(e),
             },
+            Class::DiskFull => StoreError::DiskFull {
+                path: self.path(),
+                doing,
+                disk: "the database server's disk (PostgreSQL's data folder)".to_string(),
+            },
             Class::Other => StoreError::Db {
                 path: self.path(),
                 doing,
@@ -357,6 +362,10 @@ enum Class {
     /// The server aborted the transaction to break a deadlock (40P01) or a
     /// serialization conflict (40001): retry it.
     Conflict,
+    /// The server's disk is full (53100 `disk_full`): the transaction was
+    /// rolled back; not retried here, since only freeing space helps (a
+    /// looping worker tries again after its pause).
+    DiskFull,
     /// The operation's own failure.
     Other,
 }
@@ -367,6 +376,7 @@ fn classify(e: &postgres::Error) -> Class {
     }
     match e.code().map(|c| c.code()) {
         Some("40P01" | "40001") => Class::Conflict,
+        Some("53100") => Class::DiskFull,
         // Class 08 is "connection exception"; 57P01..57P03 are the server
         // shutting down (admin, crash) or not accepting connections yet;
         // 25P03 and 57P05 the server ending a session left idle (inside a

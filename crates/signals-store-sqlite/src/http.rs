@@ -54,7 +54,10 @@ impl HttpState for Store {
         stored_at: Timestamp,
     ) -> Result<()> {
         check_cacheable(url, response)?;
-        self.conn
+        // A response body can be large: on a full disk, its rolled-back
+        // pages are given back.
+        let written = self
+            .conn
             .prepare_cached(
                 "INSERT INTO http_cache
                     (url, token_fingerprint, etag, last_modified, link_next, body, stored_at)
@@ -74,8 +77,8 @@ impl HttpState for Store {
                 response.body,
                 ts_text(stored_at)
             ])
-            .doing(&self.path, "writing the HTTP cache")?;
-        Ok(())
+            .doing(&self.path, "writing the HTTP cache");
+        self.give_back(written).map(drop)
     }
 
     fn cache_touch(&self, url: &str, fingerprint: &str, at: Timestamp) -> Result<()> {

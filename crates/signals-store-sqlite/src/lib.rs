@@ -187,6 +187,17 @@ impl Store {
                     what: format!("journal mode is {mode:?} and cannot be switched to WAL"),
                 });
             }
+            // A passive checkpoint after every commit (SQLite's default
+            // waits for 1,000 pages): what is committed moves into the
+            // database file at once, so the WAL holds little more than
+            // the transaction in progress, and a write that fails on a full
+            // disk leaves only its own pages there, which
+            // [`Store::give_back`] can then truncate away (issue 30).
+            store
+                .conn
+                .pragma_update(None, "wal_autocheckpoint", 1)
+                .doing(&store.path, "setting the WAL checkpoint interval")?;
+            store.empty_wal();
         }
         store.migrate()?;
         Ok(store)
@@ -218,6 +229,38 @@ impl Store {
             });
         }
         Ok(())
+    }
+
+    /// Passes on the result of a write; when it failed on a full disk,
+    /// first gives back the space its rolled-back pages took in the WAL,
+    /// with a checkpoint that truncates the WAL file (best effort: it
+    /// cannot when another connection reads, and then the WAL keeps its
+    /// size until the last connection closes and removes it).
+    pub(crate) fn give_back<T>(&self, result: Result<T>) -> Result<T> {
+        if result.as_ref().is_err_and(StoreError::is_disk_full) {
+            let _ = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+        result
+    }
+
+    /// Empties a WAL left by a process that stopped on a full disk: its
+    /// committed pages move into the database file and the file is
+    /// truncated, so the space its rolled-back pages took is free again
+    /// for this one. Without waiting: when another connection reads or
+    /// writes, it is left for later (best effort, as in
+    /// [`Store::give_back`]).
+    fn empty_wal(&self) {
+        let wal = std::path::PathBuf::from(format!("{}-wal", self.path.display()));
+        if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0)
+            && self.conn.busy_timeout(std::time::Duration::ZERO).is_ok()
+        {
+            let _ = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+            let _ = self.conn.busy_timeout(BUSY_TIMEOUT);
+        }
     }
 
     /// The journal mode in force (`wal` for a file store).

@@ -61,45 +61,11 @@ impl RunWrites for Store {
         Ok(RepoKey::from_raw(key))
     }
 
-    /// One `BEGIN IMMEDIATE` transaction.
+    /// One `BEGIN IMMEDIATE` transaction; on a full disk, the space its
+    /// rolled-back pages took in the WAL is given back.
     fn commit_run(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()> {
-        let path = self.path.clone();
-        let at = run.record.collected_at;
-        check_commit(run).map_err(|problem| invalid(run, problem))?;
-
-        // Everything that can be prepared outside the lock is.
-        let context = to_json(&path, "run context", &run.context)?;
-        let news = to_json(&path, "run news", &run.news)?;
-
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .doing(&path, "starting to commit a run")?;
-        if let Some(last) = last_run(&tx, &path, repo)?
-            && at <= last
-        {
-            return Err(StoreError::RunOutOfOrder {
-                path,
-                repo: run.context.repository.to_string(),
-                at,
-                last,
-            });
-        }
-        let run_id = insert_run(&tx, &path, repo, run, &context, &news)?;
-        // Only the observed items are touched: one indexed lookup per
-        // snapshot and per event, whatever the size of the repository.
-        for (id, snapshot) in &run.snapshots {
-            snapshots::store_snapshot(&tx, &path, repo.raw(), id, snapshot, run_id)?;
-        }
-        store_events(&tx, &path, repo, run_id, run)?;
-        crate::outbox::store_messages(&tx, &path, repo, run_id, at, &run.messages)?;
-        tx.execute(
-            "UPDATE repositories SET host_name = ?2, missing = 0, last_error = NULL
-             WHERE key = ?1",
-            params![repo.raw(), run.renamed_to.as_ref().map(|n| n.to_string())],
-        )
-        .doing(&path, "updating the repository after a run")?;
-        tx.commit().doing(&path, "committing a run")
+        let result = self.commit_run_once(repo, run);
+        self.give_back(result)
     }
 
     fn record_failure(
@@ -181,6 +147,48 @@ impl RunWrites for Store {
         }
         tx.commit().doing(&path, doing)?;
         Ok(runs as u64)
+    }
+}
+
+impl Store {
+    fn commit_run_once(&mut self, repo: RepoKey, run: &RunCommit) -> Result<()> {
+        let path = self.path.clone();
+        let at = run.record.collected_at;
+        check_commit(run).map_err(|problem| invalid(run, problem))?;
+
+        // Everything that can be prepared outside the lock is.
+        let context = to_json(&path, "run context", &run.context)?;
+        let news = to_json(&path, "run news", &run.news)?;
+
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .doing(&path, "starting to commit a run")?;
+        if let Some(last) = last_run(&tx, &path, repo)?
+            && at <= last
+        {
+            return Err(StoreError::RunOutOfOrder {
+                path,
+                repo: run.context.repository.to_string(),
+                at,
+                last,
+            });
+        }
+        let run_id = insert_run(&tx, &path, repo, run, &context, &news)?;
+        // Only the observed items are touched: one indexed lookup per
+        // snapshot and per event, whatever the size of the repository.
+        for (id, snapshot) in &run.snapshots {
+            snapshots::store_snapshot(&tx, &path, repo.raw(), id, snapshot, run_id)?;
+        }
+        store_events(&tx, &path, repo, run_id, run)?;
+        crate::outbox::store_messages(&tx, &path, repo, run_id, at, &run.messages)?;
+        tx.execute(
+            "UPDATE repositories SET host_name = ?2, missing = 0, last_error = NULL
+             WHERE key = ?1",
+            params![repo.raw(), run.renamed_to.as_ref().map(|n| n.to_string())],
+        )
+        .doing(&path, "updating the repository after a run")?;
+        tx.commit().doing(&path, "committing a run")
     }
 }
 
@@ -490,5 +498,106 @@ mod tests {
         assert_eq!(counts(&store), before);
         // Not a not_found: the repository is not marked missing.
         assert!(!store.repositories().unwrap()[0].missing);
+    }
+
+    /// A tmpfs of `size` bytes, unmounted on drop; `None` (with a notice)
+    /// where it cannot be mounted (not root), unless
+    /// `SIGNALS_REQUIRE_TMPFS=1`.
+    struct Tmpfs(std::path::PathBuf);
+
+    impl Tmpfs {
+        fn mount(name: &str, size: u64) -> Option<Tmpfs> {
+            use std::io::Write;
+            let dir = crate::tests::temp_dir(name);
+            let out = std::process::Command::new("mount")
+                .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+                .arg(&dir)
+                .output();
+            let why = match out {
+                Ok(o) if o.status.success() => return Some(Tmpfs(dir)),
+                Ok(o) => String::from_utf8_lossy(&o.stderr).trim().to_string(),
+                Err(e) => e.to_string(),
+            };
+            let required = std::env::var("SIGNALS_REQUIRE_TMPFS").is_ok_and(|v| v == "1");
+            assert!(!required, "SIGNALS_REQUIRE_TMPFS=1 but no tmpfs: {why}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: {name}: a full disk is tried on a tmpfs, which cannot be mounted \
+                 here ({why}); run as root"
+            );
+            None
+        }
+    }
+
+    impl Drop for Tmpfs {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount")
+                .arg("-l")
+                .arg(&self.0)
+                .output();
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// Fills `dir` until the disk refuses, then frees `room` bytes.
+    fn fill_leaving(dir: &Path, room: u64) {
+        use std::io::Write;
+        let path = dir.join("filler");
+        let mut file = std::fs::File::create(&path).unwrap();
+        let chunk = [0xa5u8; 4096];
+        while file.write_all(&chunk).and_then(|()| file.flush()).is_ok() {}
+        let len = std::fs::metadata(&path).unwrap().len();
+        file.set_len(len.saturating_sub(room) / 4096 * 4096)
+            .unwrap();
+    }
+
+    #[test]
+    fn a_commit_on_a_full_disk_is_rolled_back_and_gives_back_its_wal() {
+        // Issue 30: the failed run's WAL kept its 2.2 MB, so freeing what
+        // had been missing was not enough for the next run.
+        let Some(disk) = Tmpfs::mount("full-commit", 2 << 20) else {
+            return;
+        };
+        let path = disk.0.join("s.db");
+        let mut store = Store::open(&path).unwrap();
+        let group = Group {
+            id: "g".into(),
+            name: "G".into(),
+        };
+        let key = store.ensure_repository(&group, &repo()).unwrap();
+        store
+            .commit_run(key, &discovering("2026-11-20T10:00:00Z", &["1"]))
+            .unwrap();
+        let before = counts(&store);
+        fill_leaving(&disk.0, 128 << 10);
+
+        // About 1 MB of item texts, every one different.
+        let keys: Vec<String> = (2..500).map(|k| k.to_string()).collect();
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let mut big = discovering("2026-11-20T11:00:00Z", &keys);
+        for (_, s) in &mut big.snapshots {
+            s.text = format!("{} ", s.key).repeat(400);
+        }
+        let err = store.commit_run(key, &big).unwrap_err();
+        assert!(err.is_disk_full(), "{err:?}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("s.db") && msg.contains("free space on the disk that holds"),
+            "{msg}"
+        );
+        // Nothing of it kept, the store whole, and its WAL pages given back.
+        assert_eq!(counts(&store), before);
+        let check: String = store
+            .conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(check, "ok");
+        let wal = std::fs::metadata(disk.0.join("s.db-wal")).map_or(0, |m| m.len());
+        assert_eq!(wal, 0, "the WAL kept the failed commit's pages");
+        // The room is there again for a run that fits.
+        store
+            .commit_run(key, &discovering("2026-11-20T12:00:00Z", &["600"]))
+            .unwrap();
+        drop(store);
     }
 }

@@ -223,7 +223,28 @@ pub enum StoreError {
         source: DbError,
     },
 
-    /// Any other database failure (disk full, I/O error, ...).
+    /// The disk that holds the store is full (SQLite's `SQLITE_FULL`,
+    /// PostgreSQL's `53100 disk_full`): the statement or transaction was
+    /// rolled back, so nothing of it was written and what was stored
+    /// before is intact. It concerns every later write too, so a
+    /// collection stops at once (exit code 7) instead of failing each
+    /// repository the same way.
+    #[error(
+        "the store {path} ran out of disk space while {doing}: nothing of it was \
+         written, and what was stored before is intact; free space on {disk} \
+         and run again"
+    )]
+    DiskFull {
+        /// The file (or the PostgreSQL address, without password).
+        path: PathBuf,
+        /// What was being done.
+        doing: &'static str,
+        /// Where space is missing: "the disk that holds /srv/signals" or
+        /// "the database server's disk".
+        disk: String,
+    },
+
+    /// Any other database failure (an I/O error, ...).
     #[error("the store {path} failed while {doing}")]
     Db {
         /// The file.
@@ -244,6 +265,13 @@ impl StoreError {
     /// repository.
     pub fn is_connection(&self) -> bool {
         matches!(self, StoreError::Connect { .. })
+    }
+
+    /// True when the disk that holds the store is full: nothing of the
+    /// operation was kept, and every later write would fail the same way
+    /// until space is freed.
+    pub fn is_disk_full(&self) -> bool {
+        matches!(self, StoreError::DiskFull { .. })
     }
 }
 

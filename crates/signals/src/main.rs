@@ -2,7 +2,8 @@
 //! publishes per-repository v3 datasets and pages.
 //!
 //! This binary is glue: it reads the configuration, wires the host clients,
-//! the store and the site writer together, and maps errors to exit codes.
+//! the store and the site writer together, and maps errors to exit codes (a full disk among the causes is
+//! `exit::DISK_FULL`).
 //! The logic lives in the library crates; the binary's own engines
 //! (`collect/`, `export/`, `serve/`, `alerts.rs`, ...) are called by the
 //! subcommands of `cmd/`, which only read flags and print.
@@ -46,7 +47,14 @@ fn main() -> ExitCode {
             for cause in err.chain().skip(1) {
                 eprintln!("  caused by: {cause}");
             }
-            ExitCode::from(exit::ERROR)
+            let code = exit::of_error(&err);
+            if code == exit::DISK_FULL {
+                eprintln!(
+                    "the disk is full (exit code 7): free space where the message says, then \
+                     run the command again; nothing half-written was kept"
+                );
+            }
+            ExitCode::from(code)
         }
     }
 }

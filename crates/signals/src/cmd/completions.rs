@@ -86,4 +86,7 @@ collect: the host refused the token (401); stopped at once
 .TP
 6
 collect: the host did not answer after the retries; stopped at once
+.TP
+7
+any command: the disk is full; stopped at once, nothing half\-written kept
 "#;

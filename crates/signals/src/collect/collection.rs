@@ -59,7 +59,9 @@ fn save_host_rate_limits(host: &HostEntry, store: &dyn Backend, seen_at: Timesta
 /// client's retries): that host's remaining targets are reported as not
 /// collected, while other hosts go on. Other host errors fail only their
 /// repository.
-/// A store error fails only its repository (exit code 3 at the end).
+/// A store error fails only its repository (exit code 3 at the end),
+/// except a full disk, which stops the collection at once (exit code 7):
+/// the runs committed before stay, and every later one would fail alike.
 pub fn collect_all(
     hosts: &mut [HostEntry],
     store: &mut dyn Backend,
@@ -187,9 +189,10 @@ impl Collection {
 
     /// Collects one target at `at` and records the outcome. A store error
     /// that is this repository's own is recorded as its failure; only a
-    /// lost store connection and a lease taken over by another worker are
-    /// returned (the worker waits for the store and collects the
-    /// repository again, or leaves it to the other worker).
+    /// lost store connection, a lease taken over by another worker and a
+    /// full disk are returned (the worker waits for the store and collects
+    /// the repository again, or leaves it to the other worker; a full disk
+    /// stops the collection).
     pub fn one(
         &mut self,
         hosts: &mut [HostEntry],
@@ -269,6 +272,20 @@ impl Collection {
                         anyhow::Error::from(e)
                             .context("the store failed, nothing of this run was kept")
                     ),
+                });
+            }
+            Err(RunError::Store(e)) if e.is_disk_full() => {
+                let done = summary
+                    .results
+                    .iter()
+                    .filter(|r| matches!(r, RepoResult::Collected { .. }))
+                    .count();
+                return Err(e).with_context(|| {
+                    format!(
+                        "collection stopped at {name}: the disk is full; nothing of that \
+                         run was kept, and the runs of the {done} repositories collected \
+                         before it are committed"
+                    )
                 });
             }
             Err(RunError::Store(e)) => {

@@ -177,10 +177,11 @@ fn with_causes(e: &dyn std::error::Error) -> String {
 }
 
 /// True when a store error is the failure of the repository being
-/// collected, not of the store as a whole (a lost connection) nor a lease
-/// taken over by another worker.
+/// collected, not of the store as a whole (a lost connection, a full disk,
+/// which no failure note could be written to either) nor a lease taken
+/// over by another worker.
 pub fn is_repository_failure(e: &StoreError) -> bool {
-    !e.is_connection() && !matches!(e, StoreError::LeaseLost { .. })
+    !e.is_connection() && !e.is_disk_full() && !matches!(e, StoreError::LeaseLost { .. })
 }
 
 /// The store's classification of a host error.

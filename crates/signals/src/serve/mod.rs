@@ -14,6 +14,12 @@
 //! connections (`pool.rs`). An optional read token (`--token-env`) guards
 //! every path. Only GET and HEAD are answered.
 //!
+//! A full disk under the private folder stops the server when it starts
+//! (exit code 7, before it listens); once it serves, a refresh that finds
+//! the disk full is logged on stderr, and the pages of the last export
+//! (whole, since a failed export leaves the site as it was) and the API go
+//! on being answered; the refresh is tried again after the next pause.
+//!
 //! The private folder is removed when the server stops on SIGINT (Ctrl-C)
 //! or SIGTERM, or fails; only a SIGKILL leaves it behind, in the system's
 //! temporary folder.
@@ -302,6 +308,15 @@ async fn bring_up_to_date(app: &Arc<App>) -> Option<Response> {
     {
         match refresh(app, refreshed.1.clone()).await {
             Ok(key) => *refreshed = (Instant::now(), key),
+            // The export left the site as it was: serve that, and try
+            // again after the next pause (docs/decisions.md, "A full disk").
+            Err(e) if crate::exit::is_disk_full(&e) => {
+                eprintln!(
+                    "warning: cannot bring the site up to date, the disk is full: {e:#}; \
+                     serving the pages of the last export until there is room"
+                );
+                refreshed.0 = Instant::now();
+            }
             Err(e) => {
                 return Some(respond((
                     500,

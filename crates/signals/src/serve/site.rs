@@ -76,11 +76,18 @@ pub fn refresh(store: &dyn Backend, exporter: &Exporter, known: &str) -> anyhow:
         .output()
         .with_context(|| format!("cannot run {} export", program.display()))?;
     if !out.status.success() {
-        anyhow::bail!(
-            "the export of the private site failed ({}): {}",
+        let error = anyhow::anyhow!(
+            "the export of the private site into {} failed ({}): {}",
+            exporter.site.display(),
             out.status,
             String::from_utf8_lossy(&out.stderr).trim()
         );
+        // The child's own code for a full disk, kept as a cause so that
+        // `serve` knows it too (and exits with it when starting).
+        if out.status.code() == Some(i32::from(crate::exit::DISK_FULL)) {
+            return Err(anyhow::Error::new(crate::exit::disk_full_cause()).context(error));
+        }
+        return Err(error);
     }
     Ok(key)
 }

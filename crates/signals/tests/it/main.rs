@@ -10,6 +10,7 @@ mod deploy;
 mod e2e;
 mod everyday;
 mod faults;
+mod full_disk;
 mod health;
 mod hosts;
 mod house;
