@@ -8,6 +8,7 @@ mod compact;
 mod e2e;
 mod everyday;
 mod faults;
+mod first_hour;
 mod health;
 mod hosts;
 mod house;
