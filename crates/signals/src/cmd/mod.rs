@@ -25,13 +25,13 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Init(args) => init::run(&cli.config, args.force),
         Command::Validate(args) => validate::run(&args.files),
-        Command::Demo(args) => demo::run(&args.out, cli.verbose),
+        Command::Demo(args) => demo::run(&args.out, args.verbose),
         Command::Collect(args) => {
             let mut config = config::load_with_env(&cli.config)?;
             if let Some(store) = &args.store {
                 config.store = store.clone();
             }
-            collect::run(&config, &args, cli.verbose)
+            collect::run(&config, &args, args.verbose)
         }
         Command::Notify(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
