@@ -19,6 +19,7 @@
 //! temporary folder.
 
 mod api;
+mod front;
 mod index;
 mod net;
 mod pool;
@@ -266,6 +267,9 @@ async fn handle(
     if path == "/metrics" {
         return read(&app, |api| api.metrics()).await;
     }
+    if path == "/api" || path == "/api/" {
+        return respond(front::api_index());
+    }
     if let Some(rest) = path.strip_prefix("/api/") {
         // Trends are the private export's `trends.json`: brought up to
         // date as the pages are, then read from there.
@@ -279,16 +283,23 @@ async fn handle(
     }
     if let Some((group, repo, file)) = api::history_path(&path) {
         let (group, repo, file) = (group.to_string(), repo.to_string(), file.to_string());
-        return read(&app, move |api| {
+        let response = read(&app, move |api| {
             api.history_page_answer(&group, &repo, &file)
         })
         .await;
+        return if response.status() == StatusCode::NOT_FOUND {
+            respond(front::page_not_found(&path))
+        } else {
+            response
+        };
     }
     if let Some(failed) = bring_up_to_date(&app).await {
         return failed;
     }
     match site::file(&app.site, &path).await {
         Ok(response) => with_common_headers(response),
+        // A page that is not there is an HTML page, as a browser expects.
+        Err((404, _, _)) => respond(front::page_not_found(&path)),
         Err(answer) => respond(answer),
     }
 }

@@ -73,3 +73,123 @@ fn issue_30_skip_notices_are_written_to_stderr_not_through_eprintln() {
     );
     assert!(skip_notices_by_eprintln(&format!("{call}\"{{kills}} kills\");")).is_empty());
 }
+
+/// A store where repository `o/r0` is tracked in two groups, `a` and `b`
+/// (one run in each), as the demo tracks github3.py twice.
+fn store_in_two_groups(dir: &Path) {
+    use crate::synth;
+    use signals_store::RunWrites;
+    let mut store = signals_store_sqlite::Store::open(dir.join("signals.db")).unwrap();
+    let at: jiff::Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
+    for (id, name) in [("a", "Group A"), ("b", "Group B")] {
+        let group = signals_core::Group {
+            id: id.into(),
+            name: name.into(),
+        };
+        let key = store.ensure_repository(&group, &synth::tracked(0)).unwrap();
+        let items = (1..=3).map(|k| synth::item(0, k, 100, at)).collect();
+        synth::commit(&mut store, key, 0, at, items);
+    }
+}
+
+#[test]
+fn issue_30_a_history_names_the_group_it_was_reached_from_or_none() {
+    let dir = crate::support::TempDir::new("first-hour-history");
+    store_in_two_groups(dir.path());
+    let served = crate::serve::serve_with(dir.path(), &[], &[]);
+    let p = served.port;
+    for group in ["a", "b"] {
+        let (status, list) = crate::serve::get(p, &format!("/api/repos/{group}/r0/signals"));
+        assert_eq!(status, 200, "{list}");
+        let (status, trail) = crate::serve::get(p, &format!("/api/repos/{group}/r0/trail"));
+        assert_eq!(status, 200, "{trail}");
+        for link in [
+            &list["signals"][0]["history"],
+            &trail["events"][0]["history"],
+        ] {
+            let (status, history) = crate::serve::get(p, link.as_str().unwrap());
+            assert_eq!(status, 200, "{link}: {history}");
+            assert_eq!(history["group"], group, "{link}: {history}");
+            assert_eq!(history["repo"], "r0", "{history}");
+        }
+        // The history page under a group's folder names that group.
+        let (status, page) =
+            crate::serve::raw(p, "GET", &format!("/{group}/r0/history/issue-1.html"));
+        assert_eq!(status, 200);
+        let page = String::from_utf8_lossy(&page);
+        let (mine, other) = if group == "a" {
+            ("Group A", "Group B")
+        } else {
+            ("Group B", "Group A")
+        };
+        assert!(page.contains(mine) && !page.contains(other), "{page}");
+    }
+    // Reached from no group: it names none, and lists the groups that
+    // hold the repository.
+    let (status, history) = crate::serve::get(p, "/api/signals/github:o/r0:issue:1/history");
+    assert_eq!(status, 200, "{history}");
+    assert!(history["group"].is_null(), "{history}");
+    assert_eq!(
+        history["groups"].as_array().map(Vec::len),
+        Some(2),
+        "{history}"
+    );
+}
+
+#[test]
+fn issue_30_the_api_has_a_front_door_and_a_missing_page_is_html() {
+    let dir = crate::support::TempDir::new("first-hour-front");
+    store_in_two_groups(dir.path());
+    let served = crate::serve::serve_with(dir.path(), &[], &[]);
+    let p = served.port;
+    for root in ["/api/", "/api"] {
+        let (status, index) = crate::serve::get(p, root);
+        assert_eq!(status, 200, "{root}: {index}");
+        let endpoints = index["endpoints"].as_array().unwrap();
+        assert_eq!(endpoints.len(), 6, "{index}");
+        // Every endpoint it lists answers.
+        for e in endpoints {
+            let path = e["path"]
+                .as_str()
+                .unwrap()
+                .replace("{group}", "b")
+                .replace("{repo}", "r0")
+                .replace("{id}", "github:o/r0:issue:1");
+            let (status, body) = crate::serve::raw(p, "GET", &path);
+            assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
+        }
+    }
+    // A missing page is an HTML page; a missing API path stays JSON.
+    for missing in [
+        "/nope.html",
+        "/b/zz/index.html",
+        "/b/r0/history/issue-99.html",
+    ] {
+        let (status, body) = crate::serve::raw(p, "GET", missing);
+        assert_eq!(status, 404, "{missing}");
+        let body = String::from_utf8_lossy(&body);
+        assert!(body.starts_with("<!DOCTYPE html>"), "{missing}: {body}");
+        assert!(
+            body.contains("Page not found") && body.contains("href=\"/api/\""),
+            "{body}"
+        );
+    }
+    let (status, body) = crate::serve::get(p, "/api/nothing");
+    assert_eq!(status, 404);
+    assert!(body["error"].is_string(), "{body}");
+}
+
+#[test]
+fn issue_30_notify_dry_run_says_when_there_are_no_rules() {
+    let dir = crate::support::TempDir::new("first-hour-notify");
+    store_in_two_groups(dir.path());
+    std::fs::write(dir.path().join("signals.toml"), "store = \"signals.db\"\n").unwrap();
+    let out = crate::support::run(dir.path(), &["notify", "--dry-run"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", crate::support::show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("no [[notify]] rules"),
+        "{}",
+        crate::support::show(&out)
+    );
+}
