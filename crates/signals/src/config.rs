@@ -86,6 +86,9 @@ struct RawConfig {
     /// Alert rules (`config/notify.rs`).
     #[serde(default)]
     notify: Vec<Spanned<notify::RawNotify>>,
+    /// A fixed instant health is judged at, for a recorded store (the
+    /// demo's); absent: now.
+    clock: Option<Spanned<String>>,
 }
 
 /// Checks a `base_url` (an absolute http(s) URL) and ends it with `/`.
@@ -157,6 +160,9 @@ pub struct Config {
     pub groups: Vec<GroupConfig>,
     /// Alert rules, in file order.
     pub notify: Vec<NotifyRule>,
+    /// The instant health is judged at instead of now (`clock`): the
+    /// demo's store is a recording, fresh at its own last run (issue 30).
+    pub clock: Option<jiff::Timestamp>,
 }
 
 /// 1-based line of a byte offset.
@@ -203,6 +209,7 @@ impl Config {
         let importance = importance(raw.importance).map_err(&err)?;
         let (groups, repo_hosts) = groups::parse(raw.groups, &hosts).map_err(&err)?;
         let notify = notify::parse(raw.notify, &groups).map_err(&err)?;
+        let clock = clock(raw.clock).map_err(&err)?;
 
         Ok(Config {
             store: raw.store.unwrap_or_else(|| PathBuf::from("signals.db")),
@@ -218,7 +225,13 @@ impl Config {
             importance,
             groups,
             notify,
+            clock,
         })
+    }
+
+    /// The instant health is judged at: `clock` when set, else now.
+    pub fn now(&self) -> jiff::Timestamp {
+        self.clock.unwrap_or_else(jiff::Timestamp::now)
     }
 
     /// The host a repository of a group is collected from.
@@ -299,6 +312,23 @@ fn reconcile_days(d: Option<Spanned<i64>>) -> Result<u32, SpanError> {
             }),
         None => Ok(DEFAULT_RECONCILE_DAYS),
     }
+}
+
+/// `clock`: an RFC 3339 instant, when set.
+fn clock(c: Option<Spanned<String>>) -> Result<Option<jiff::Timestamp>, SpanError> {
+    c.map(|c| {
+        c.get_ref().parse().map_err(|e| {
+            (
+                c.span(),
+                format!(
+                    "clock = {:?} is not an instant ({e}); write it like \"2021-11-02T00:00:00Z\", \
+                     or remove it to judge health now",
+                    c.get_ref()
+                ),
+            )
+        })
+    })
+    .transpose()
 }
 
 /// `[importance]`: the weights, checked, or the defaults.

@@ -46,7 +46,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Status(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
-            status::run(&config.store, args.json, config.interval)
+            status::run(&config.store, args.json, config.interval, config.now())
         }
         Command::Migrate(args) => {
             let config = config_for(&cli.config, None, None)?;
@@ -58,7 +58,12 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Metrics(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
-            metrics::run(&config.store, args.out.as_deref(), config.interval)
+            metrics::run(
+                &config.store,
+                args.out.as_deref(),
+                config.interval,
+                config.now(),
+            )
         }
         Command::Repos(command) => repos::run(&cli.config, command),
         Command::Completions(args) => completions::completions(args.shell),

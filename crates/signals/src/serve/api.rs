@@ -58,6 +58,8 @@ pub struct Api<'a> {
     pub weights: &'a Weights,
     /// The collection interval, against which health is judged.
     pub interval: std::time::Duration,
+    /// The configuration's `clock`: health is judged at it, else now.
+    pub clock: Option<jiff::Timestamp>,
 }
 
 impl Api<'_> {
@@ -72,7 +74,8 @@ impl Api<'_> {
     /// `/metrics`: the Prometheus text `signals metrics` prints
     /// (docs/metrics.md).
     pub fn metrics(&self) -> Answer {
-        match crate::metrics::text(self.opened, self.interval) {
+        let now = self.clock.unwrap_or_else(jiff::Timestamp::now);
+        match crate::metrics::text(self.opened, self.interval, now) {
             Ok(text) => (
                 200,
                 "text/plain; version=0.0.4; charset=utf-8",
@@ -128,7 +131,7 @@ impl Api<'_> {
     fn groups(&self) -> anyhow::Result<Answer> {
         let mut groups: Vec<Value> = Vec::new();
         let mut current: Option<String> = None;
-        let now = jiff::Timestamp::now();
+        let now = self.clock.unwrap_or_else(jiff::Timestamp::now);
         let owners = self.store.owners_status()?;
         let owned = crate::health::Owned::new(&owners);
         for status in self.store.status()?.repositories {

@@ -52,6 +52,8 @@ struct App {
     weights: Arc<Weights>,
     /// The collection interval, against which the pages judge health.
     interval: Duration,
+    /// The configuration's `clock`, the instant health is judged at.
+    clock: Option<jiff::Timestamp>,
     /// The private site folder the export writes, and how.
     site: PathBuf,
     exporter: Arc<site::Exporter>,
@@ -127,6 +129,7 @@ pub fn run(config: &Config, config_path: &Path, args: Settings) -> anyhow::Resul
         indexes: Arc::default(),
         weights: Arc::new(config.importance.clone()),
         interval: config.interval,
+        clock: config.clock,
         site: site_root.0.join("site"),
         exporter: Arc::new(site::Exporter {
             config: config_path.to_path_buf(),
@@ -332,6 +335,7 @@ where
 {
     let weights = Arc::clone(&app.weights);
     let interval = app.interval;
+    let clock = app.clock;
     let indexes = Arc::clone(&app.indexes);
     let site = app.site.clone();
     match app
@@ -344,6 +348,7 @@ where
                 site: &site,
                 weights: &weights,
                 interval,
+                clock,
             })
         })
         .await

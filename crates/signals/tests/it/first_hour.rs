@@ -193,3 +193,129 @@ fn issue_30_notify_dry_run_says_when_there_are_no_rules() {
         crate::support::show(&out)
     );
 }
+
+/// The years (first, last) of the signals' `updatedAt` in the demo's
+/// datasets under `site`.
+fn dataset_years(site: &Path) -> (i16, i16) {
+    let mut years = Vec::new();
+    for group in fs::read_dir(site).unwrap().flatten() {
+        for repo in fs::read_dir(group.path()).into_iter().flatten().flatten() {
+            let doc = repo.path().join("dataset.json");
+            if !doc.exists() {
+                continue;
+            }
+            let d = crate::support::read_json(&doc);
+            for s in d["dataset"]["signals"].as_array().unwrap() {
+                let at: jiff::Timestamp = s["updatedAt"].as_str().unwrap().parse().unwrap();
+                years.push(at.to_zoned(jiff::tz::TimeZone::UTC).year());
+            }
+        }
+    }
+    (*years.iter().min().unwrap(), *years.iter().max().unwrap())
+}
+
+#[test]
+fn issue_30_the_demo_is_fresh_at_its_own_clock_and_says_how_to_go_on() {
+    use crate::support::{run, show};
+    let dir = crate::support::TempDir::new("first-hour-demo");
+    let out = run(dir.path(), &["demo"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    // It says plainly that its data are recordings, and of which years.
+    let (first, last) = dataset_years(&dir.path().join("signals-demo/site"));
+    assert_eq!((first, last), (2013, 2021));
+    assert!(
+        text.contains("recordings, not live")
+            && text.contains(&format!("last updated {first} to {last}")),
+        "{text}"
+    );
+    // The commands it prints run from a clone (the test's binary is
+    // target/debug/signals), and say how to install.
+    let config = "signals-demo/signals.toml";
+    for command in [
+        format!("cargo run -- --config {config} serve"),
+        format!("cargo run -- --config {config} status"),
+        "cargo install --path crates/signals".to_string(),
+    ] {
+        assert!(text.contains(&command), "{command:?} in {text}");
+    }
+
+    // `status` through its configuration: every repository fresh, and no
+    // rate limit that reads as the user's own budget.
+    let status = run(dir.path(), &["--config", config, "status"], &[]);
+    assert_eq!(status.status.code(), Some(0), "{}", show(&status));
+    let status_text = String::from_utf8_lossy(&status.stdout);
+    assert!(!status_text.contains("stale"), "{status_text}");
+    assert!(!status_text.contains("rate limit"), "{status_text}");
+    let json = run(dir.path(), &["--config", config, "status", "--json"], &[]);
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let repos = json["repositories"].as_array().unwrap();
+    assert_eq!(repos.len(), 5, "{json:#}");
+    for r in repos {
+        assert_eq!(r["health"]["stale"], false, "{r:#}");
+    }
+    // Without the demo's clock the same store is years old: the clock is
+    // what makes it fresh.
+    let now = run(
+        dir.path(),
+        &["status", "--store", "signals-demo/signals.db"],
+        &[],
+    );
+    assert!(
+        String::from_utf8_lossy(&now.stdout).contains("stale"),
+        "{}",
+        show(&now)
+    );
+
+    // `serve` through it: fresh in the API and on every page.
+    let served = crate::serve::serve_with(
+        dir.path(),
+        &["--config", config, "--store", "signals-demo/signals.db"],
+        &[],
+    );
+    let (status, groups) = crate::serve::get(served.port, "/api/groups");
+    assert_eq!(status, 200, "{groups}");
+    let health: Vec<&serde_json::Value> = groups
+        .as_array()
+        .or_else(|| groups["groups"].as_array())
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["repositories"].as_array().unwrap())
+        .map(|r| &r["health"])
+        .collect();
+    assert_eq!(health.len(), 5, "{groups:#}");
+    assert!(health.iter().all(|h| h["stale"] == false), "{groups:#}");
+    for page in [
+        "/",
+        "/python-github-tooling/index.html",
+        "/python-github-tooling/betamax/index.html",
+    ] {
+        let (status, body) = crate::serve::raw(served.port, "GET", page);
+        assert_eq!(status, 200, "{page}");
+        assert!(
+            !String::from_utf8_lossy(&body).contains("Stale data"),
+            "{page}"
+        );
+    }
+}
+
+#[test]
+fn issue_30_collect_refuses_a_configuration_with_a_clock() {
+    let dir = crate::support::TempDir::new("first-hour-clock");
+    fs::write(
+        dir.path().join("signals.toml"),
+        "clock = \"2021-11-02T00:00:00Z\"\n",
+    )
+    .unwrap();
+    let out = crate::support::run(dir.path(), &["collect"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", crate::support::show(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("remove `clock`"));
+    fs::write(dir.path().join("signals.toml"), "clock = \"yesterday\"\n").unwrap();
+    let out = crate::support::run(dir.path(), &["status"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", crate::support::show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("signals.toml:1: clock = \"yesterday\""),
+        "{}",
+        crate::support::show(&out)
+    );
+}
