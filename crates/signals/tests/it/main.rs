@@ -14,6 +14,7 @@ mod hosts;
 mod house;
 mod notify;
 mod orgs;
+mod readme;
 mod receiver;
 mod reconcile;
 mod resilience;
