@@ -20,6 +20,7 @@ impl Config {
             } else {
                 format!("cannot read it: {e}")
             },
+            more: Vec::new(),
         })?;
         let mut config = Config::parse(&text, path)?;
         config.resolve_paths(path.parent().unwrap_or(Path::new("")));
@@ -48,6 +49,7 @@ impl Config {
             path: PathBuf::from("<environment>"),
             line: None,
             message,
+            more: Vec::new(),
         };
         if let Some(v) = env("SIGNALS_STORE") {
             self.store = PathBuf::from(v);

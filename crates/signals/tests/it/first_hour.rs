@@ -319,3 +319,24 @@ fn issue_30_collect_refuses_a_configuration_with_a_clock() {
         crate::support::show(&out)
     );
 }
+
+#[test]
+fn issue_30_a_configuration_with_several_problems_is_told_them_all_in_file_order() {
+    let dir = crate::support::TempDir::new("first-hour-config");
+    fs::write(
+        dir.path().join("signals.toml"),
+        "window_hours = 3\n\n[[groups]]\nid = \"Bad Id\"\nname = \"A\"\n\n[host]\ntokn = \"x\"\n",
+    )
+    .unwrap();
+    let out = crate::support::run(dir.path(), &["status"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", crate::support::show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let at = |needle: &str| {
+        stderr
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle:?} in {stderr}"))
+    };
+    assert!(at("signals.toml:1: window_hours") < at("signals.toml:4: group id"));
+    assert!(at("signals.toml:4: group id") < at("signals.toml:8: "));
+    assert!(stderr.contains("(3 problems in signals.toml)"), "{stderr}");
+}
