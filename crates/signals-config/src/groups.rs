@@ -248,33 +248,46 @@ type RepoHosts = HashMap<(String, String), usize>;
 
 /// Checks the groups: ids, repositories, owners and hosts. Returns them
 /// with the host of each repository by (group id, repository id).
+///
+/// Every group is checked, and every problem returned (the first of each
+/// group), so a file with several is told them all at once (issue 30).
 pub(super) fn parse(
     raw: Vec<RawGroup>,
     hosts: &[HostConfig],
-) -> Result<(Vec<GroupConfig>, RepoHosts), Problem> {
+) -> Result<(Vec<GroupConfig>, RepoHosts), Vec<Problem>> {
     let mut repo_hosts = HashMap::new();
     let mut groups = Vec::new();
     let mut group_ids = HashSet::new();
+    let mut problems = Vec::new();
     for g in raw {
         let gid = g.id.get_ref();
         if !is_slug(gid) {
-            return Err(err(
+            problems.push(err(
                 at(g.id.span()),
                 format!(
                     "group id {gid:?} is not a slug: use lowercase letters, digits and single dashes, such as {:?}",
                     slugify(gid)
                 ),
             ));
+            continue;
         }
         if !group_ids.insert(gid.clone()) {
-            return Err(err(
+            problems.push(err(
                 at(g.id.span()),
                 format!("group id {gid:?} is used twice"),
             ));
+            continue;
         }
-        groups.push(group(g, hosts, &mut repo_hosts)?);
+        match group(g, hosts, &mut repo_hosts) {
+            Ok(g) => groups.push(g),
+            Err(p) => problems.push(p),
+        }
     }
-    Ok((groups, repo_hosts))
+    if problems.is_empty() {
+        Ok((groups, repo_hosts))
+    } else {
+        Err(problems)
+    }
 }
 
 /// A named host, or an error that lists the configured names.

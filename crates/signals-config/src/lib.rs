@@ -39,14 +39,25 @@ pub struct ConfigError {
     pub line: Option<usize>,
     /// What is wrong and what to do.
     pub message: String,
+    /// The file's further problems after this first one, in file order
+    /// (line, message): a file is checked whole, and told whole (issue 30).
+    pub more: Vec<(usize, String)>,
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path.display();
         match self.line {
-            Some(line) => write!(f, "{}:{line}: {}", self.path.display(), self.message),
-            None => write!(f, "{}: {}", self.path.display(), self.message),
+            Some(line) => write!(f, "{path}:{line}: {}", self.message)?,
+            None => write!(f, "{path}: {}", self.message)?,
         }
+        for (line, message) in &self.more {
+            write!(f, "\n{path}:{line}: {message}")?;
+        }
+        if !self.more.is_empty() {
+            write!(f, "\n({} problems in {path})", self.more.len() + 1)?;
+        }
+        Ok(())
     }
 }
 
@@ -84,6 +95,9 @@ struct RawConfig {
     /// Alert rules (`config/notify.rs`).
     #[serde(default)]
     notify: Vec<Spanned<notify::RawNotify>>,
+    /// A fixed instant health is judged at, for a recorded store (the
+    /// demo's); absent: now.
+    clock: Option<Spanned<String>>,
 }
 
 /// Checks a `base_url` (an absolute http(s) URL) and ends it with `/`.
@@ -155,6 +169,9 @@ pub struct Config {
     pub groups: Vec<GroupConfig>,
     /// Alert rules, in file order.
     pub notify: Vec<NotifyRule>,
+    /// The instant health is judged at instead of now (`clock`): the
+    /// demo's store is a recording, fresh at its own last run (issue 30).
+    pub clock: Option<jiff::Timestamp>,
 }
 
 /// 1-based line of a byte offset.
@@ -168,55 +185,44 @@ fn line_of(text: &str, offset: usize) -> usize {
 
 impl Config {
     /// Parses and checks a config file's text. `path` is only used in errors.
+    ///
+    /// Every problem is found, not only the first: the file is read past
+    /// each key serde refuses ([`deserialize_all`]), each setting and each
+    /// group and rule is checked, and the problems are reported together
+    /// in file order (issue 30).
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let err = |(span, message): SpanError| ConfigError {
-            path: path.to_path_buf(),
-            line: Some(line_of(text, span.start)),
-            message,
-        };
-        let raw: RawConfig = toml::from_str(text).map_err(|e| {
-            // The toml message already quotes the offending key; drop its own
-            // multi-line excerpt and keep the first line plus the reason.
-            let message = e.message().trim().to_string();
+        let fail = |mut problems: Vec<SpanError>| {
+            problems.sort_by_key(|(span, _)| span.start);
+            let mut lines = problems
+                .into_iter()
+                .map(|(span, message)| (line_of(text, span.start), message));
+            let (line, message) = lines.next().unwrap_or_default();
             ConfigError {
                 path: path.to_path_buf(),
-                line: e.span().map(|s| line_of(text, s.start)),
-                message: format!(
-                    "{message} (fix this key, or run `signals init` for a commented example)"
-                ),
+                line: Some(line),
+                message,
+                more: lines.collect(),
             }
+        };
+        let (raw, mut problems) = deserialize_all(text).map_err(|(span, message)| ConfigError {
+            path: path.to_path_buf(),
+            line: span.map(|s| line_of(text, s.start)),
+            message,
+            more: Vec::new(),
         })?;
-        let base_url = raw
-            .base_url
-            .as_ref()
-            .map(|url| normalize_base_url(url.get_ref()).map_err(|m| (url.span(), m)))
-            .transpose()
-            .map_err(&err)?;
-        let hosts = hosts::parse(raw.host, raw.hosts).map_err(&err)?;
-        let window_hours = window_hours(raw.window_hours).map_err(&err)?;
-        let interval = duration(raw.interval, "interval", DEFAULT_INTERVAL).map_err(&err)?;
-        let lease = duration(raw.lease, "lease", DEFAULT_LEASE).map_err(&err)?;
-        let backfill_days = backfill_days(raw.backfill_days).map_err(&err)?;
-        let reconcile_days = reconcile_days(raw.reconcile_days).map_err(&err)?;
-        let importance = importance(raw.importance).map_err(&err)?;
-        let (groups, repo_hosts) = groups::parse(raw.groups, &hosts).map_err(&err)?;
-        let notify = notify::parse(raw.notify, &groups).map_err(&err)?;
+        let Some(raw) = raw else {
+            return Err(fail(problems));
+        };
+        let config = check(raw, &mut problems);
+        match config {
+            Some(config) if problems.is_empty() => Ok(config),
+            _ => Err(fail(problems)),
+        }
+    }
 
-        Ok(Config {
-            store: raw.store.unwrap_or_else(|| PathBuf::from("signals.db")),
-            out: raw.out.unwrap_or_else(|| PathBuf::from("site")),
-            base_url,
-            window_hours,
-            backfill_days,
-            reconcile_days,
-            interval,
-            lease,
-            hosts,
-            repo_hosts,
-            importance,
-            groups,
-            notify,
-        })
+    /// The instant health is judged at: `clock` when set, else now.
+    pub fn now(&self) -> jiff::Timestamp {
+        self.clock.unwrap_or_else(jiff::Timestamp::now)
     }
 
     /// The host a repository of a group is collected from.
@@ -240,6 +246,122 @@ impl Config {
             .filter(|(_, r)| repo.is_none_or(|name| &r.repo == name))
             .collect()
     }
+}
+
+/// The message of a key serde refused. The toml message already quotes
+/// the offending key; its own multi-line excerpt is dropped.
+fn refused(e: &toml::de::Error) -> String {
+    format!(
+        "{} (fix this key, or run `signals init` for a commented example)",
+        e.message().trim()
+    )
+}
+
+/// The raw file, read past every key serde refuses: each refused part
+/// (the whole lines of its span) is blanked with spaces, which keeps every
+/// offset and line of the rest, and the file is read again. A problem
+/// inside a part already blanked is a consequence of the blanking (a
+/// table that lost a required key) and is not reported again. Returns the
+/// raw file when what is left reads, and the problems; `Err` only when the
+/// file is not TOML at all.
+#[allow(clippy::type_complexity)]
+fn deserialize_all(
+    text: &str,
+) -> Result<(Option<RawConfig>, Vec<SpanError>), (Option<Range<usize>>, String)> {
+    if let Err(e) = toml::from_str::<toml::Table>(text) {
+        return Err((e.span(), refused(&e)));
+    }
+    let mut text = text.to_string();
+    let mut problems: Vec<SpanError> = Vec::new();
+    let mut blanked: Vec<Range<usize>> = Vec::new();
+    // Each pass blanks at least one line, so the passes end.
+    for _ in 0..=text.lines().count() {
+        let e = match toml::from_str::<RawConfig>(&text) {
+            Ok(raw) => return Ok((Some(raw), problems)),
+            Err(e) => e,
+        };
+        let Some(span) = e.span() else {
+            problems.push((0..0, refused(&e)));
+            break;
+        };
+        let start = text[..span.start.min(text.len())]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let end = text[span.end.min(text.len())..]
+            .find('\n')
+            .map_or(text.len(), |i| span.end + i);
+        if !blanked.iter().any(|b| b.start < end && start < b.end) {
+            problems.push((span.clone(), refused(&e)));
+        }
+        if blanked.iter().any(|b| b.start <= start && end <= b.end) {
+            break; // blanked already, and still refused: stop here
+        }
+        let spaces: String = text[start..end]
+            .chars()
+            .map(|c| if c == '\n' { '\n' } else { ' ' })
+            .collect();
+        // Multi-byte characters become one space each: pad to keep offsets.
+        let spaces = format!("{spaces:<width$}", width = end - start);
+        text.replace_range(start..end, &spaces);
+        blanked.push(start..end);
+        if toml::from_str::<toml::Table>(&text).is_err() {
+            break; // the blanking broke the file: report what was found
+        }
+    }
+    Ok((None, problems))
+}
+
+/// Every check of the raw file's settings, groups and rules; each problem
+/// goes into `problems`. The configuration when it could be built (a
+/// check that failed leaves its default in it, and `problems` says so).
+fn check(raw: RawConfig, problems: &mut Vec<SpanError>) -> Option<Config> {
+    fn keep<T>(r: Result<T, SpanError>, problems: &mut Vec<SpanError>) -> Option<T> {
+        r.map_err(|p| problems.push(p)).ok()
+    }
+    let base_url = keep(
+        raw.base_url
+            .as_ref()
+            .map(|url| normalize_base_url(url.get_ref()).map_err(|m| (url.span(), m)))
+            .transpose(),
+        problems,
+    )
+    .flatten();
+    let window_hours = keep(window_hours(raw.window_hours), problems).unwrap_or(24);
+    let interval = keep(
+        duration(raw.interval, "interval", DEFAULT_INTERVAL),
+        problems,
+    )
+    .unwrap_or_default();
+    let lease = keep(duration(raw.lease, "lease", DEFAULT_LEASE), problems).unwrap_or_default();
+    let backfill_days = keep(backfill_days(raw.backfill_days), problems).flatten();
+    let reconcile_days = keep(reconcile_days(raw.reconcile_days), problems).unwrap_or_default();
+    let importance = keep(importance(raw.importance), problems).unwrap_or_default();
+    let clock = keep(clock(raw.clock), problems).flatten();
+    // Groups name hosts, and rules name groups: each is checked against
+    // what came before it only when that was whole.
+    let hosts = keep(hosts::parse(raw.host, raw.hosts), problems)?;
+    let (groups, repo_hosts) = groups::parse(raw.groups, &hosts)
+        .map_err(|p| problems.extend(p))
+        .ok()?;
+    let notify = notify::parse(raw.notify, &groups)
+        .map_err(|p| problems.extend(p))
+        .ok()?;
+    Some(Config {
+        store: raw.store.unwrap_or_else(|| PathBuf::from("signals.db")),
+        out: raw.out.unwrap_or_else(|| PathBuf::from("site")),
+        base_url,
+        window_hours,
+        backfill_days,
+        reconcile_days,
+        interval,
+        lease,
+        hosts,
+        repo_hosts,
+        importance,
+        groups,
+        notify,
+        clock,
+    })
 }
 
 /// `window_hours`: at least 24 (24 by default).
@@ -297,6 +419,23 @@ fn reconcile_days(d: Option<Spanned<i64>>) -> Result<u32, SpanError> {
             }),
         None => Ok(DEFAULT_RECONCILE_DAYS),
     }
+}
+
+/// `clock`: an RFC 3339 instant, when set.
+fn clock(c: Option<Spanned<String>>) -> Result<Option<jiff::Timestamp>, SpanError> {
+    c.map(|c| {
+        c.get_ref().parse().map_err(|e| {
+            (
+                c.span(),
+                format!(
+                    "clock = {:?} is not an instant ({e}); write it like \"2021-11-02T00:00:00Z\", \
+                     or remove it to judge health now",
+                    c.get_ref()
+                ),
+            )
+        })
+    })
+    .transpose()
 }
 
 /// `[importance]`: the weights, checked, or the defaults.
@@ -368,6 +507,65 @@ mod tests {
         let twice = "[[groups]]\nid = \"g\"\nname = \"G\"\n[[groups.repos]]\nrepo = \"a/x\"\n[[groups.repos]]\nrepo = \"b/x\"\n";
         let e = parse(twice).unwrap_err();
         assert_eq!(e.line, Some(7), "{e}");
+    }
+
+    /// Issue 30: a file with several problems is told them all, in file
+    /// order; before, one at a time, and not the first in the file.
+    #[test]
+    fn issue_30_every_problem_is_reported_in_file_order() {
+        let text = "\
+store = \"s.db\"
+window_hours = 3
+[host]
+api_url = \"https://api.github.com\"
+tokn = \"X\"
+
+[[groups]]
+id = \"Bad Id\"
+name = \"A\"
+
+[[groups]]
+id = \"b\"
+name = \"B\"
+repos = [\"not a repo\"]
+
+[[notify]]
+name = \"n\"
+kind = \"carrier-pigeon\"
+";
+        let e = parse(text).unwrap_err();
+        let lines: Vec<usize> = std::iter::once(e.line.unwrap())
+            .chain(e.more.iter().map(|(l, _)| *l))
+            .collect();
+        assert_eq!(lines, [2, 5, 8, 14], "{e}");
+        let shown = e.to_string();
+        assert!(
+            shown.starts_with("signals.toml:2: window_hours = 3"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("\nsignals.toml:5: ") && shown.contains("tokn"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("\nsignals.toml:8: group id \"Bad Id\""),
+            "{shown}"
+        );
+        assert!(shown.contains("\nsignals.toml:14: "), "{shown}");
+        assert!(shown.ends_with("(4 problems in signals.toml)"), "{shown}");
+
+        // Refused keys in several tables, and a rule with a bad kind once
+        // the groups are whole.
+        let text = "[[groups]]\nid = \"g\"\nname = \"G\"\ncolour = 1\nrepos = [\"o/n\"]\n\n\
+                    [[notify]]\nname = \"n\"\nkind = \"carrier-pigeon\"\n\n[importance]\nbogus = 2\n";
+        let e = parse(text).unwrap_err();
+        let lines: Vec<usize> = std::iter::once(e.line.unwrap())
+            .chain(e.more.iter().map(|(l, _)| *l))
+            .collect();
+        assert_eq!(lines, [4, 9, 12], "{e}");
+        // A file that is not TOML is one problem, where it breaks.
+        let e = parse("a = \"x\"\nb = [\n").unwrap_err();
+        assert!(e.more.is_empty(), "{e}");
     }
 
     #[test]

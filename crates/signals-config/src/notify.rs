@@ -168,21 +168,34 @@ enum RawTo {
 }
 
 /// Checks the `[[notify]]` tables against the configured groups.
+///
+/// Every rule is checked and every problem returned (the first of each
+/// rule), so a file with several is told them all at once (issue 30).
 pub(super) fn parse(
     raw: Vec<Spanned<RawNotify>>,
     groups: &[GroupConfig],
-) -> Result<Vec<NotifyRule>, SpanError> {
+) -> Result<Vec<NotifyRule>, Vec<SpanError>> {
     let mut rules: Vec<NotifyRule> = Vec::new();
+    let mut problems = Vec::new();
     for table in raw {
         let span = table.span();
         let r = table.into_inner();
-        let name = rule_name(&r, &span, &rules)?;
-        let ctx = |m: String| format!("notify rule {name:?}: {m}");
-        let rule = filter(&r, &name, groups, &ctx)?;
-        let channel = channel(&r, span, &ctx)?;
-        rules.push(NotifyRule { rule, channel });
+        let checked = rule_name(&r, &span, &rules).and_then(|name| {
+            let ctx = |m: String| format!("notify rule {name:?}: {m}");
+            let rule = filter(&r, &name, groups, &ctx)?;
+            let channel = channel(&r, span, &ctx)?;
+            Ok(NotifyRule { rule, channel })
+        });
+        match checked {
+            Ok(rule) => rules.push(rule),
+            Err(p) => problems.push(p),
+        }
     }
-    Ok(rules)
+    if problems.is_empty() {
+        Ok(rules)
+    } else {
+        Err(problems)
+    }
 }
 
 /// A rule's name: set, and not another rule's.

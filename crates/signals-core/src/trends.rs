@@ -491,6 +491,33 @@ pub fn first_week(instant: Timestamp) -> Timestamp {
     last.checked_sub(WEEK * (WEEKS as i32 - 1)).unwrap_or(last)
 }
 
+/// A span of hours as a reader takes it in (issue 30): hours up to two
+/// days (`36 h`), then days up to two weeks (`3.5 days`), then weeks
+/// (`210.6 weeks`), to one decimal, without a trailing `.0`. The median
+/// time to close is kept in hours in `trends.json`; only its text changes.
+pub fn hours_text(hours: f64) -> String {
+    fn one_decimal(v: f64) -> String {
+        let v = (v * 10.0).round() / 10.0;
+        if v.fract() == 0.0 {
+            format!("{v:.0}")
+        } else {
+            format!("{v:.1}")
+        }
+    }
+    let hours = if hours.is_finite() {
+        hours.max(0.0)
+    } else {
+        0.0
+    };
+    if hours < 48.0 {
+        format!("{} h", one_decimal(hours))
+    } else if hours < 14.0 * 24.0 {
+        format!("{} days", one_decimal(hours / 24.0))
+    } else {
+        format!("{} weeks", one_decimal(hours / (7.0 * 24.0)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -498,6 +525,19 @@ mod tests {
 
     fn ts(s: &str) -> Timestamp {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn issue_30_long_durations_read_as_days_or_weeks() {
+        assert_eq!(hours_text(0.0), "0 h");
+        assert_eq!(hours_text(5.25), "5.3 h");
+        assert_eq!(hours_text(47.9), "47.9 h");
+        assert_eq!(hours_text(48.0), "2 days");
+        assert_eq!(hours_text(84.0), "3.5 days");
+        assert_eq!(hours_text(14.0 * 24.0), "2 weeks");
+        assert_eq!(hours_text(35375.8), "210.6 weeks");
+        assert_eq!(hours_text(f64::NAN), "0 h");
+        assert_eq!(hours_text(-3.0), "0 h");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::fmt::Write;
 
 use jiff::Timestamp;
 use serde::Serialize;
-use signals_core::trends::{Trends, Week};
+use signals_core::trends::{Trends, Week, hours_text};
 
 use crate::text::escape_markup;
 
@@ -535,9 +535,9 @@ fn close_chart(weekly: &Weekly<'_>) -> Chart {
         format!("No issue was closed in {}.", weekly.span)
     } else {
         format!(
-            "Points per week over {}: the median hours from an issue's creation to its close, for the issues closed that week; the latest is {} hours.",
+            "Points per week over {}: the median hours from an issue's creation to its close, for the issues closed that week; the latest is {}.",
             weekly.span,
-            num(*closes.last().unwrap_or(&0.0))
+            hours_text(*closes.last().unwrap_or(&0.0))
         )
     };
     Chart {

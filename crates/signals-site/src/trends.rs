@@ -4,7 +4,7 @@
 //! `signals_core::trends`; this module only writes and draws them.
 
 use serde::{Deserialize, Serialize};
-use signals_core::trends::Trends;
+use signals_core::trends::{Trends, hours_text};
 
 use crate::charts::{self, Chart, repo_charts};
 use crate::error::SiteError;
@@ -212,8 +212,46 @@ pub(crate) fn glance(trends: &Trends) -> Vec<GlanceView> {
         },
         GlanceView {
             label: "To close",
-            value: last(&close).map_or_else(|| "none".into(), |h| format!("{} h", charts::num(h))),
+            value: last(&close).map_or_else(|| "none".into(), hours_text),
             svg: spark("Median hours to close an issue", &close, false),
         },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use signals_core::trends::{Trends, Week};
+
+    /// Issue 30: the glance read "To close 35375.8 h".
+    #[test]
+    fn issue_30_the_glance_shows_a_long_time_to_close_in_weeks() {
+        let week = |start: &str, median: Option<f64>| Week {
+            start: start.into(),
+            partial: false,
+            issues_opened: 1,
+            issues_closed: u64::from(median.is_some()),
+            pulls_opened: 0,
+            pulls_merged: 0,
+            pulls_closed_unmerged: 0,
+            releases: 0,
+            open_issues_at_end: Some(3),
+            open_pulls_at_end: Some(0),
+            median_hours_to_close: median,
+        };
+        let trends = Trends {
+            schema_version: signals_core::trends::TRENDS_SCHEMA_VERSION,
+            repository: "o/n".into(),
+            instant: "2021-11-02T00:00:00.000Z".into(),
+            coverage_start: "2011-11-02T00:00:00.000Z".into(),
+            weeks: vec![
+                week("2021-10-18", Some(30.0)),
+                week("2021-10-25", Some(35375.8)),
+            ],
+            context: Vec::new(),
+            rising: Vec::new(),
+        };
+        let glance = super::glance(&trends);
+        let close = glance.iter().find(|g| g.label == "To close").unwrap();
+        assert_eq!(close.value, "210.6 weeks");
+    }
 }

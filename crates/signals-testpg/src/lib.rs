@@ -24,6 +24,7 @@
 
 #![deny(missing_docs)]
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -94,7 +95,10 @@ fn not_installed(required: bool) -> Result<Option<Cluster>, String> {
              apt-get install postgresql"
         ));
     }
-    eprintln!(
+    // Straight to stderr: the test harness captures `eprintln!`, and this
+    // notice must be seen even when the test passes.
+    let _ = writeln!(
+        std::io::stderr(),
         "skipping: PostgreSQL is not installed (apt-get install postgresql); \
          set {REQUIRE_VAR}=1 to fail instead"
     );

@@ -342,6 +342,13 @@ fn make_digests(
 pub fn dry_run(config: &Config, store: &dyn Backend, out: &mut dyn Write) -> anyhow::Result<()> {
     let now = Timestamp::now();
     let pending = store.outbox_messages(MessageState::Pending, None)?;
+    if config.notify.is_empty() {
+        writeln!(
+            out,
+            "no [[notify]] rules in the configuration: nothing would be sent \
+             (docs/notify.md shows how to add one)"
+        )?;
+    }
     for rule in &config.notify {
         let name = &rule.rule.name;
         let mine: Vec<&OutboxMessage> = pending.iter().filter(|m| m.rule == *name).collect();

@@ -11,9 +11,6 @@ pub struct Cli {
     /// The configuration file.
     #[arg(long, short = 'c', global = true, default_value = crate::config::DEFAULT_PATH, env = "SIGNALS_CONFIG")]
     pub config: PathBuf,
-    /// Log every HTTP request (method, URL, status, bytes, timing; never a token).
-    #[arg(long, short = 'v', global = true)]
-    pub verbose: bool,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -179,6 +176,9 @@ pub struct CollectArgs {
     /// or transferred items).
     #[arg(long)]
     pub reconcile: bool,
+    /// Log every HTTP request (method, URL, status, bytes, timing; never a token).
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
 /// `signals notify`.
@@ -297,6 +297,10 @@ pub struct DemoArgs {
     /// Output folder of the demo's site and store.
     #[arg(long, default_value = "signals-demo")]
     pub out: PathBuf,
+    /// Log every HTTP request to the demo's loopback hosts (method, URL,
+    /// status, bytes, timing).
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
 /// `signals metrics`.
@@ -321,4 +325,34 @@ pub struct StatusArgs {
     /// Print as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::Cli;
+
+    /// Issue 30: `-v` logs HTTP requests, so only the commands that make
+    /// requests offer it (`collect` to its hosts, `demo` to its loopback
+    /// ones); the others would accept it and do nothing.
+    #[test]
+    fn issue_30_only_commands_that_make_requests_offer_verbose() {
+        let cli = Cli::command();
+        assert!(cli.get_arguments().all(|a| a.get_id() != "verbose"));
+        let mut offering: Vec<String> = Vec::new();
+        for sub in cli.get_subcommands() {
+            let mut all = vec![sub];
+            all.extend(sub.get_subcommands());
+            for c in all {
+                if c.get_arguments().any(|a| a.get_short() == Some('v')) {
+                    offering.push(c.get_name().to_string());
+                }
+            }
+        }
+        assert_eq!(offering, ["collect", "demo"]);
+        assert!(Cli::try_parse_from(["signals", "collect", "-v"]).is_ok());
+        assert!(Cli::try_parse_from(["signals", "status", "-v"]).is_err());
+        assert!(Cli::try_parse_from(["signals", "-v", "export"]).is_err());
+    }
 }

@@ -9,8 +9,13 @@
 //! or comment, an item held back from the first instant), collects again,
 //! and exports the site. No signal is invented: every title the demo shows
 //! is in a recorded file. Nothing bypasses the HTTP path; the only
-//! differences from `collect` are the fixed instants (the recordings are
-//! from 2017 to 2021) and the built-in configuration.
+//! differences from `collect` are the fixed instants (the recorded items
+//! were last updated between 2013 and 2021) and the built-in configuration.
+//!
+//! The demo is judged at its own clock: its pages at its last run, and the
+//! `signals.toml` it writes beside its store sets `clock` to that instant,
+//! so `status`, `serve` and `metrics` run with it find the demo fresh
+//! rather than stale for years (issue 30).
 
 use std::path::{Path, PathBuf};
 
@@ -114,6 +119,14 @@ const EDITED_AT: &str = "2021-11-01T12:00:00Z";
 /// The two instants of the demo's runs.
 pub const INSTANTS: [&str; 2] = ["2021-11-01T00:00:00Z", "2021-11-02T00:00:00Z"];
 
+/// The years the recorded items were last updated in, first and last (a
+/// test reads them back from the demo's datasets).
+pub const RECORDED_YEARS: (i16, i16) = (2013, 2021);
+
+/// The first line of the configuration the demo writes beside its store:
+/// a file that starts otherwise is not the demo's, and is left alone.
+const CONFIG_HEADER: &str = "# Written by `signals demo`";
+
 /// Does the demo and returns what to print.
 pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
     let store_path = fresh_store(out)?;
@@ -176,7 +189,8 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
         }
         lines.push(format!("run {} at {instant}: {}", i + 1, summary.line()));
     }
-    crate::collect::save_rate_limits(&hosts, &store);
+    // The rate limits the loopback hosts granted are no one's budget: they
+    // are not saved, so `status` shows none for the demo's store.
 
     let site = out.join("site");
     // Health is judged at the demo's last instant, as if exported right
@@ -189,15 +203,79 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
     };
     let report = crate::export::export(&store, &site, &config.importance, judge)?;
     check_datasets(&config, &site)?;
+    let demo_config = write_config(out)?;
+    let (first, last) = RECORDED_YEARS;
+    let program = program(&std::env::current_exe().unwrap_or_default());
     lines.push(format!(
-        "store: {} (open it with sqlite3)\nsite: {} repositories, {} files, datasets valid\nopen {}\nor browse it, with item histories and a JSON API: signals serve --store {}",
+        "store: {} (open it with sqlite3)\nsite: {} repositories, {} files, datasets valid\nopen {}\n\
+         The demo's data are recordings, not live: what api.github.com, gitlab.com and gitea.com \
+         answered, as other projects recorded them for their tests (items last updated {first} to \
+         {last}), collected at two fixed instants, {} and {}. Health is judged at the demo's own \
+         clock, its last run (`clock` in {}), so the demo is fresh.\n\
+         Browse it, with item histories and a JSON API:\n  {program} --config {} serve\n\
+         Its runs and health:\n  {program} --config {} status",
         store_path.display(),
         report.repositories,
         report.files,
         site.join("index.html").display(),
-        store_path.display()
+        INSTANTS[0],
+        INSTANTS[1],
+        demo_config.display(),
+        demo_config.display(),
+        demo_config.display(),
     ));
+    if program != "signals" {
+        lines.push(
+            "(`cargo install --path crates/signals` puts `signals` on your PATH)".to_string(),
+        );
+    }
     Ok(lines.join("\n"))
+}
+
+/// How to run this very program again, as printed in the demo's hints:
+/// from a clone's `target/debug` or `target/release`, through cargo with
+/// the same profile (nothing is on the PATH after `cargo run`); installed,
+/// by its name.
+fn program(exe: &Path) -> String {
+    let dir: Vec<&str> = exe
+        .parent()
+        .into_iter()
+        .flat_map(|p| p.iter())
+        .filter_map(|c| c.to_str())
+        .collect();
+    match dir.as_slice() {
+        [.., "target", "debug"] | [.., "target", "debug", "deps"] => "cargo run --".to_string(),
+        [.., "target", "release"] | [.., "target", "release", "deps"] => {
+            "cargo run --release --".to_string()
+        }
+        _ => "signals".to_string(),
+    }
+}
+
+/// Writes `out/signals.toml`, the configuration of the demo's store: the
+/// store and site beside it, and `clock` at the demo's last run, so what
+/// reads the store through it judges health at the demo's clock. A file of
+/// that name that the demo did not write is left alone (an error).
+fn write_config(out: &Path) -> anyhow::Result<PathBuf> {
+    let path = out.join("signals.toml");
+    if let Ok(old) = std::fs::read_to_string(&path)
+        && !old.starts_with(CONFIG_HEADER)
+    {
+        anyhow::bail!(
+            "{} exists and was not written by the demo: move it, or give the demo another --out",
+            path.display()
+        );
+    }
+    let text = format!(
+        "{CONFIG_HEADER}: the configuration of the demo's store.\n\
+         # Its data are recordings, collected at fixed instants; `clock` judges their\n\
+         # health at the demo's last run instead of now. It tracks nothing: the demo\n\
+         # collects with its own built-in configuration.\n\
+         store = \"signals.db\"\nout = \"site\"\nclock = \"{}\"\n",
+        INSTANTS[INSTANTS.len() - 1]
+    );
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
 }
 
 /// The path of the demo's store in `out`, with no store of an earlier demo
@@ -414,6 +492,46 @@ fn apply_changes(data: &mut Value, changes: &Value) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Load;
+
+    #[test]
+    fn issue_30_the_hint_runs_from_a_clone_or_installed() {
+        for (exe, want) in [
+            ("/src/repo-signals/target/debug/signals", "cargo run --"),
+            (
+                "/src/repo-signals/target/release/signals",
+                "cargo run --release --",
+            ),
+            (
+                "/src/repo-signals/target/debug/deps/it-0a1b",
+                "cargo run --",
+            ),
+            ("/home/me/.cargo/bin/signals", "signals"),
+            ("/usr/local/bin/signals", "signals"),
+        ] {
+            assert_eq!(program(Path::new(exe)), want, "{exe}");
+        }
+    }
+
+    #[test]
+    fn issue_30_the_demo_configuration_parses_with_its_clock() {
+        let dir = std::env::temp_dir().join(format!("signals-demo-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = write_config(&dir).unwrap();
+        let config = Config::load(&path).unwrap();
+        assert_eq!(config.clock, Some(INSTANTS[1].parse().unwrap()));
+        assert_eq!(config.store, dir.join("signals.db"));
+        assert!(config.groups.is_empty());
+        // Written again over its own file; never over someone else's.
+        write_config(&dir).unwrap();
+        std::fs::write(&path, "store = \"mine.db\"\n").unwrap();
+        assert!(write_config(&dir).is_err());
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "store = \"mine.db\"\n"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn the_second_instant_edits_recorded_items_and_adds_held_back_ones() {

@@ -91,22 +91,16 @@ fn secs(t: Timestamp) -> f64 {
     t.as_millisecond() as f64 / 1000.0
 }
 
-/// The exposition of the store, now (`signals metrics`, and `serve`'s
-/// `/metrics`).
-pub fn text(store: &Opened, interval: Duration) -> anyhow::Result<String> {
+/// The exposition of the store at `now` (the configuration's `clock`, else
+/// the present) (`signals metrics`, and `serve`'s `/metrics`).
+pub fn text(store: &Opened, interval: Duration, now: Timestamp) -> anyhow::Result<String> {
     let status = store.status()?;
     let owners = store.owners_status()?;
     let queue = match store {
         Opened::Postgres(pg) => Some(pg.queue_status(interval)?),
         Opened::Sqlite(_) => None,
     };
-    Ok(render(
-        &status,
-        &owners,
-        queue.as_ref(),
-        interval,
-        jiff::Timestamp::now(),
-    ))
+    Ok(render(&status, &owners, queue.as_ref(), interval, now))
 }
 
 /// The exposition for `status` (and, on PostgreSQL, `queue`), judged at

@@ -60,8 +60,9 @@ pub struct Report {
 impl Report {
     /// Reads the status of `store`; on a PostgreSQL store, also the
     /// workers and their leases, and how many repositories are due at
-    /// `interval`.
-    pub fn read(store: &Opened, interval: Duration) -> anyhow::Result<Report> {
+    /// `interval`; health is judged at `now` (the configuration's `clock`,
+    /// else the present).
+    pub fn read(store: &Opened, interval: Duration, now: Timestamp) -> anyhow::Result<Report> {
         let status = store.status()?;
         let alerts = store.outbox_status()?;
         let owners = store.owners_status()?;
@@ -75,7 +76,7 @@ impl Report {
             owners,
             queue,
             interval,
-            now: Timestamp::now(),
+            now,
         })
     }
 
@@ -164,16 +165,22 @@ impl Report {
             write_owner(out, o)?;
         }
         for (fp, l, seen) in &self.status.rate_limits {
+            // What a run was told, not a live reading of anyone's budget.
             writeln!(
                 out,
-                "rate limit (token {fp}): {} of {} left, {} (seen {})",
+                "rate limit of token {fp}{}, as the host last told a run at {}: {} of {} left, {}",
+                if fp.ends_with(":anonymous") {
+                    " (no token: the host's budget for the address the run came from)"
+                } else {
+                    ""
+                },
+                fmt_collected(*seen),
                 l.remaining,
                 l.limit,
                 match l.reset {
                     Some(at) => format!("resets {}", fmt_collected(at)),
                     None => "reset unknown".to_string(),
                 },
-                fmt_collected(*seen)
             )?;
         }
         if let Some(q) = &self.queue {

@@ -10,6 +10,13 @@ use crate::config::Config;
 
 /// Runs `signals collect`.
 pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result<u8> {
+    if let Some(clock) = config.clock {
+        anyhow::bail!(
+            "this configuration sets clock = \"{clock}\": it judges a recorded store (the \
+             demo's) at a fixed instant, and runs are made at the real time; remove `clock` \
+             from the configuration to collect"
+        );
+    }
     let options = Options {
         group: args.group.clone(),
         repo: args.repo.clone(),

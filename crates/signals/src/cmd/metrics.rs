@@ -9,9 +9,14 @@ use std::time::Duration;
 use anyhow::Context;
 
 /// Prints them, or replaces `out` with them.
-pub fn run(store_path: &Path, out: Option<&Path>, interval: Duration) -> anyhow::Result<u8> {
+pub fn run(
+    store_path: &Path,
+    out: Option<&Path>,
+    interval: Duration,
+    now: jiff::Timestamp,
+) -> anyhow::Result<u8> {
     let store = crate::store::open(store_path, false)?;
-    let text = crate::metrics::text(&store, interval)?;
+    let text = crate::metrics::text(&store, interval, now)?;
     match out {
         None => {
             let mut stdout = std::io::stdout().lock();

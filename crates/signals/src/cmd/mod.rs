@@ -25,13 +25,13 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Init(args) => init::run(&cli.config, args.force),
         Command::Validate(args) => validate::run(&args.files),
-        Command::Demo(args) => demo::run(&args.out, cli.verbose),
+        Command::Demo(args) => demo::run(&args.out, args.verbose),
         Command::Collect(args) => {
             let mut config = config::load_with_env(&cli.config)?;
             if let Some(store) = &args.store {
                 config.store = store.clone();
             }
-            collect::run(&config, &args, cli.verbose)
+            collect::run(&config, &args, args.verbose)
         }
         Command::Notify(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
@@ -46,7 +46,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Status(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
-            status::run(&config.store, args.json, config.interval)
+            status::run(&config.store, args.json, config.interval, config.now())
         }
         Command::Migrate(args) => {
             let config = config_for(&cli.config, None, None)?;
@@ -58,7 +58,12 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Metrics(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
-            metrics::run(&config.store, args.out.as_deref(), config.interval)
+            metrics::run(
+                &config.store,
+                args.out.as_deref(),
+                config.interval,
+                config.now(),
+            )
         }
         Command::Repos(command) => repos::run(&cli.config, command),
         Command::Completions(args) => completions::completions(args.shell),

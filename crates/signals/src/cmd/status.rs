@@ -9,9 +9,14 @@ use std::time::Duration;
 use crate::status::Report;
 
 /// Prints the status table (or JSON) of the store at `store_path`.
-pub fn run(store_path: &Path, as_json: bool, interval: Duration) -> anyhow::Result<u8> {
+pub fn run(
+    store_path: &Path,
+    as_json: bool,
+    interval: Duration,
+    now: jiff::Timestamp,
+) -> anyhow::Result<u8> {
     let store = crate::store::open(store_path, false)?;
-    let report = Report::read(&store, interval)?;
+    let report = Report::read(&store, interval, now)?;
     let mut out = std::io::stdout().lock();
     if as_json {
         serde_json::to_writer_pretty(&mut out, &report.to_json())?;

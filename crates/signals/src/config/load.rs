@@ -34,6 +34,7 @@ impl Load for Config {
             } else {
                 format!("cannot read it: {e}")
             },
+            more: Vec::new(),
         })?;
         let mut config = Config::parse(&text, path)?;
         config.resolve_paths(path.parent().unwrap_or(Path::new("")));
@@ -62,6 +63,7 @@ impl Load for Config {
             path: PathBuf::from("<environment>"),
             line: None,
             message,
+            more: Vec::new(),
         };
         if let Some(v) = env("SIGNALS_STORE") {
             self.store = PathBuf::from(v);

@@ -7,3 +7,5 @@ pub use signals_config::*;
 
 mod load;
 pub use load::{for_command, load_with_env};
+#[cfg(test)]
+pub(crate) use load::Load;

@@ -42,11 +42,12 @@ pub struct Judge {
 }
 
 impl Judge {
-    /// Judged now against the configured interval.
+    /// Judged now (or at the configuration's `clock`) against the
+    /// configured interval.
     pub fn now(config: &Config) -> Judge {
         Judge {
             interval: config.interval,
-            now: jiff::Timestamp::now(),
+            now: config.now(),
         }
     }
 }

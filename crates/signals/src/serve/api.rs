@@ -57,6 +57,8 @@ pub struct Api<'a> {
     pub weights: &'a Weights,
     /// The collection interval, against which health is judged.
     pub interval: std::time::Duration,
+    /// The configuration's `clock`: health is judged at it, else now.
+    pub clock: Option<jiff::Timestamp>,
 }
 
 impl Api<'_> {
@@ -71,7 +73,8 @@ impl Api<'_> {
     /// `/metrics`: the Prometheus text `signals metrics` prints
     /// (docs/metrics.md).
     pub fn metrics(&self) -> Answer {
-        match crate::metrics::text(self.opened, self.interval) {
+        let now = self.clock.unwrap_or_else(jiff::Timestamp::now);
+        match crate::metrics::text(self.opened, self.interval, now) {
             Ok(text) => (
                 200,
                 "text/plain; version=0.0.4; charset=utf-8",
@@ -127,7 +130,7 @@ impl Api<'_> {
     fn groups(&self) -> anyhow::Result<Answer> {
         let mut groups: Vec<Value> = Vec::new();
         let mut current: Option<String> = None;
-        let now = jiff::Timestamp::now();
+        let now = self.clock.unwrap_or_else(jiff::Timestamp::now);
         let owners = self.store.owners_status()?;
         let owned = crate::health::Owned::new(&owners);
         for status in self.store.status()?.repositories {
@@ -219,7 +222,7 @@ impl Api<'_> {
                 "comments": item.metrics.comments,
                 "importance": row.score,
                 "changedInLatest": row.changed,
-                "history": format!("/api/signals/{}/history", encode_id(id)),
+                "history": history_link(id, &s.group.id),
             }));
         }
         Ok(json_answer(
@@ -334,7 +337,7 @@ impl Api<'_> {
                 json!({
                     "at": e.at.to_string(), "itemId": e.item_id, "title": e.title, "url": e.url,
                     "kind": e.kind.as_str(), "detail": e.detail,
-                    "history": format!("/api/signals/{}/history", encode_id(&e.item_id)),
+                    "history": history_link(&e.item_id, &s.group.id),
                 })
             })
             .collect();
@@ -362,20 +365,38 @@ impl Api<'_> {
                 format!("{id:?} is not a signal id (<source>:<owner>/<name>:<kind>:<key>)"),
             ));
         };
-        let owner = self.store.repositories()?.into_iter().find(|s| {
-            s.repo.source == source
-                && s.repo.repo.to_string().eq_ignore_ascii_case(repo)
-                && params.get("group").is_none_or(|g| *g == s.group.id)
-        });
-        let Some(owner) = owner else {
+        let holders: Vec<RepoSummary> = self
+            .store
+            .repositories()?
+            .into_iter()
+            .filter(|s| {
+                s.repo.source == source
+                    && s.repo.repo.to_string().eq_ignore_ascii_case(repo)
+                    && params.get("group").is_none_or(|g| *g == s.group.id)
+            })
+            .collect();
+        let Some(owner) = holders.first() else {
             return Ok(error(404, format!("no tracked repository holds {id:?}")));
         };
         let snapshots = self.store.snapshot_history(owner.key, id)?;
         match signals_core::history::history(id, &snapshots) {
             Some(h) => {
                 let mut value = serde_json::to_value(&h)?;
-                value["group"] = owner.group.id.clone().into();
-                value["repo"] = owner.repo.id.clone().into();
+                // The group it was reached from (`?group=`, which every
+                // link of the API carries), or the only one holding the
+                // repository; else none, and the groups that do.
+                if holders.len() == 1 {
+                    value["group"] = owner.group.id.clone().into();
+                    value["repo"] = owner.repo.id.clone().into();
+                } else {
+                    value["group"] = Value::Null;
+                    value["repo"] = Value::Null;
+                    value["groups"] = holders
+                        .iter()
+                        .map(|s| json!({"group": s.group.id, "repo": s.repo.id}))
+                        .collect::<Vec<_>>()
+                        .into();
+                }
                 if let Some(list) = value["observations"].as_array_mut() {
                     for (entry, o) in list.iter_mut().zip(&h.observations) {
                         entry["summary"] = o
@@ -423,6 +444,17 @@ impl Api<'_> {
             None => error(404, format!("no such page: /{group}/{repo}/history/{file}")),
         })
     }
+}
+
+/// The API's link to an item's history, reached from `group`: the
+/// history then names that group, not another that tracks the same
+/// repository (issue 30).
+fn history_link(id: &str, group: &str) -> String {
+    format!(
+        "/api/signals/{}/history?group={}",
+        encode_id(id),
+        encode_id(group)
+    )
 }
 
 /// The signal id a history file name stands for (the reverse of

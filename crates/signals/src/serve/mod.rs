@@ -25,6 +25,7 @@
 //! temporary folder.
 
 mod api;
+mod front;
 mod index;
 mod net;
 mod pool;
@@ -57,6 +58,8 @@ struct App {
     weights: Arc<Weights>,
     /// The collection interval, against which the pages judge health.
     interval: Duration,
+    /// The configuration's `clock`, the instant health is judged at.
+    clock: Option<jiff::Timestamp>,
     /// The private site folder the export writes, and how.
     site: PathBuf,
     exporter: Arc<site::Exporter>,
@@ -132,6 +135,7 @@ pub fn run(config: &Config, config_path: &Path, args: Settings) -> anyhow::Resul
         indexes: Arc::default(),
         weights: Arc::new(config.importance.clone()),
         interval: config.interval,
+        clock: config.clock,
         site: site_root.0.join("site"),
         exporter: Arc::new(site::Exporter {
             config: config_path.to_path_buf(),
@@ -272,6 +276,9 @@ async fn handle(
     if path == "/metrics" {
         return read(&app, |api| api.metrics()).await;
     }
+    if path == "/api" || path == "/api/" {
+        return respond(front::api_index());
+    }
     if let Some(rest) = path.strip_prefix("/api/") {
         // Trends are the private export's `trends.json`: brought up to
         // date as the pages are, then read from there.
@@ -285,16 +292,23 @@ async fn handle(
     }
     if let Some((group, repo, file)) = api::history_path(&path) {
         let (group, repo, file) = (group.to_string(), repo.to_string(), file.to_string());
-        return read(&app, move |api| {
+        let response = read(&app, move |api| {
             api.history_page_answer(&group, &repo, &file)
         })
         .await;
+        return if response.status() == StatusCode::NOT_FOUND {
+            respond(front::page_not_found(&path))
+        } else {
+            response
+        };
     }
     if let Some(failed) = bring_up_to_date(&app).await {
         return failed;
     }
     match site::file(&app.site, &path).await {
         Ok(response) => with_common_headers(response),
+        // A page that is not there is an HTML page, as a browser expects.
+        Err((404, _, _)) => respond(front::page_not_found(&path)),
         Err(answer) => respond(answer),
     }
 }
@@ -336,6 +350,7 @@ where
 {
     let weights = Arc::clone(&app.weights);
     let interval = app.interval;
+    let clock = app.clock;
     let indexes = Arc::clone(&app.indexes);
     let site = app.site.clone();
     match app
@@ -348,6 +363,7 @@ where
                 site: &site,
                 weights: &weights,
                 interval,
+                clock,
             })
         })
         .await

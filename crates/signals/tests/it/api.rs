@@ -96,7 +96,7 @@ fn reference_signals(
                 "reactions": item.metrics.reactions, "comments": item.metrics.comments,
                 "importance": importance,
                 "changedInLatest": view.changed_in_latest.contains(*id),
-                "history": format!("/api/signals/{}/history", encode_id(id)),
+                "history": format!("/api/signals/{}/history?group={group}", encode_id(id)),
             })
         })
         .collect();
@@ -119,7 +119,7 @@ fn reference_trail(group: &str, repo: &str, view: &RepoView, page: usize) -> Val
             json!({
                 "at": e.at.to_string(), "itemId": e.item_id, "title": e.title, "url": e.url,
                 "kind": e.kind.as_str(), "detail": e.detail,
-                "history": format!("/api/signals/{}/history", encode_id(&e.item_id)),
+                "history": format!("/api/signals/{}/history?group={group}", encode_id(&e.item_id)),
             })
         })
         .collect();

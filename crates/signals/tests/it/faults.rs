@@ -592,7 +592,7 @@ fn the_token_is_never_written_or_printed() {
     let mut outputs = vec![];
     for args in [
         &["collect"][..],
-        &["--verbose", "collect", "--json"],
+        &["collect", "--verbose", "--json"],
         &["export"],
         &["status"],
         &["status", "--json"],

@@ -438,7 +438,7 @@ fn token_safety(host: Host) {
     let dir = setup("tokens", host, &th.api_url(), host.repo());
     let out = run(
         dir.path(),
-        &["--verbose", "collect"],
+        &["collect", "--verbose"],
         &[("HOST_TOKEN", SECRET)],
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));

@@ -8,6 +8,7 @@
 
 use signals_store::Outbox;
 use std::collections::BTreeSet;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -400,7 +401,10 @@ fn aiosmtpd() -> Option<PathBuf> {
             "SIGNALS_REQUIRE_SMTP=1 but no python3 with aiosmtpd: apt-get install python3-aiosmtpd"
         );
     }
-    eprintln!(
+    // Straight to stderr: the test harness captures `eprintln!`, and this
+    // notice must be seen even when the test passes.
+    let _ = writeln!(
+        std::io::stderr(),
         "notice: skipping the SMTP test: no python3 with aiosmtpd (apt-get install python3-aiosmtpd)"
     );
     None

@@ -1,0 +1,107 @@
+//! What `serve` answers where there is nothing else: the API's front door
+//! (`GET /api/`, the endpoints as JSON) and the HTML page of a page that
+//! does not exist (issue 30). A missing API path stays a JSON error.
+
+use serde_json::{Value, json};
+
+use super::api::{Answer, json_answer};
+
+/// The API's endpoints: path, query parameters, what it answers.
+pub const ENDPOINTS: [(&str, &str, &str); 6] = [
+    (
+        "/api/groups",
+        "",
+        "the groups, each with its repositories, their last run and health",
+    ),
+    (
+        "/api/repos/{group}/{repo}/signals",
+        "page, q, kind, state, label, author, sort",
+        "a repository's signals of its latest run, filtered and paged",
+    ),
+    (
+        "/api/repos/{group}/{repo}/trail",
+        "page",
+        "a repository's observation trail, newest first, paged",
+    ),
+    (
+        "/api/repos/{group}/{repo}/trends",
+        "",
+        "a repository's trends over its last 26 weeks (trends.json)",
+    ),
+    (
+        "/api/signals/{id}/history",
+        "group",
+        "every stored snapshot of one item, with what changed in each",
+    ),
+    (
+        "/metrics",
+        "",
+        "the store's Prometheus metrics (text, not JSON)",
+    ),
+];
+
+/// `GET /api/` (and `/api`): the endpoints, so the API can be found from
+/// its root.
+pub fn api_index() -> Answer {
+    let endpoints: Vec<Value> = ENDPOINTS
+        .iter()
+        .map(|(path, params, what)| {
+            let params: Vec<&str> = params.split(", ").filter(|p| !p.is_empty()).collect();
+            json!({"path": path, "params": params, "answers": what})
+        })
+        .collect();
+    json_answer(
+        200,
+        &json!({
+            "api": "Repo Signals, read-only (GET and HEAD)",
+            "docs": "docs/api.md",
+            "endpoints": endpoints,
+        }),
+    )
+}
+
+/// The HTML answer to a page that does not exist: a page a browser shows,
+/// with the way back to the index and the API.
+pub fn page_not_found(path: &str) -> Answer {
+    let html = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>Page not found · Repo Signals</title>\n\
+         <link rel=\"stylesheet\" href=\"/style.css\">\n</head>\n<body>\n<main>\n\
+         <h1>Page not found</h1>\n<p>This site has no page at <code>{}</code>.</p>\n\
+         <p><a href=\"/\">The index</a> lists every group and repository; \
+         the JSON API is under <a href=\"/api/\">/api/</a>.</p>\n</main>\n</body>\n</html>\n",
+        escape(path)
+    );
+    (404, "text/html; charset=utf-8", html.into_bytes())
+}
+
+/// `text` safe inside an HTML element.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_missing_page_is_html_and_its_path_inert() {
+        let (status, kind, body) = page_not_found("/<script>alert(1)</script>");
+        assert_eq!((status, kind), (404, "text/html; charset=utf-8"));
+        let body = String::from_utf8(body).unwrap();
+        assert!(body.contains("&lt;script&gt;") && !body.contains("<script>"));
+        assert!(body.contains("<main>"));
+    }
+}

@@ -1,0 +1,178 @@
+//! The README's shell examples, run against the demo (issue 30), so they
+//! cannot drift from the program again.
+//!
+//! A fenced `sh` block right after the line
+//! `<!-- ci: runs against the demo (crates/signals/tests/it/readme.rs) -->`
+//! is run, command by command, in a folder where `signals demo` has just
+//! written `signals-demo/`, as a newcomer runs them from a clone: `cargo
+//! run --` (with or without `--release`) stands for the program under
+//! test. Each command must exit 0 and write nothing to standard error. A
+//! `serve` command, which runs until stopped, must answer `/api/` and is
+//! then stopped. `sqlite3` examples need the `sqlite3` program (Debian's
+//! `sqlite3`): without it they are skipped with a notice, unless
+//! `SIGNALS_REQUIRE_SQLITE3=1` (CI installs it and sets that).
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{TempDir, run, show, signals_bin};
+
+/// The line that marks a block to run.
+const MARK: &str = "<!-- ci: runs against the demo (crates/signals/tests/it/readme.rs) -->";
+
+/// The marked blocks of `readme`, each as its text.
+fn marked_blocks(readme: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut lines = readme.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() != MARK {
+            continue;
+        }
+        let fence = lines.next().unwrap_or("");
+        assert_eq!(fence.trim(), "```sh", "a marked block must follow its mark");
+        let mut block = String::new();
+        for line in lines.by_ref() {
+            if line.trim() == "```" {
+                break;
+            }
+            block.push_str(line);
+            block.push('\n');
+        }
+        blocks.push(block);
+    }
+    blocks
+}
+
+/// Whether a line of a block is a `serve` command (one line: it runs
+/// until stopped, so it is started and checked apart).
+fn is_serve(line: &str) -> bool {
+    !line.trim_end().ends_with('\\')
+        && line
+            .split(" #")
+            .next()
+            .unwrap()
+            .trim_end()
+            .ends_with(" serve")
+}
+
+/// `command` as run here: `cargo run [--release] --` is the program under
+/// test, as a newcomer's clone would build it.
+fn as_run_here(command: &str) -> String {
+    let bin = signals_bin();
+    let bin = bin.to_str().unwrap();
+    command
+        .replace("cargo run --release --", bin)
+        .replace("cargo run --", bin)
+}
+
+/// Whether the `sqlite3` program runs; a skip notice (or a failure, when
+/// required) when not.
+fn sqlite3_available() -> bool {
+    let found = Command::new("sqlite3")
+        .arg("-version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        assert!(
+            std::env::var("SIGNALS_REQUIRE_SQLITE3").as_deref() != Ok("1"),
+            "SIGNALS_REQUIRE_SQLITE3=1 but there is no sqlite3 program: apt-get install sqlite3"
+        );
+        // Straight to stderr: the test harness captures `eprintln!`, and
+        // this notice must be seen even when the test passes.
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipping the README's sqlite3 examples: no sqlite3 program (apt-get install \
+             sqlite3, or set SIGNALS_REQUIRE_SQLITE3=1 to make this a failure)"
+        );
+    }
+    found
+}
+
+/// Starts a `serve` command on a free port, checks it answers `/api/`,
+/// and stops it.
+fn run_serve(dir: &Path, command: &str) {
+    let command = command.split(" #").next().unwrap().trim();
+    let port = crate::serve::free_port();
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("exec {command} --port {port}"))
+        .current_dir(dir)
+        .env("TMPDIR", dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let end = Instant::now() + Duration::from_secs(60);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("{command}: stopped before it listened ({status})");
+        }
+        assert!(Instant::now() < end, "{command}: did not listen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (status, index) = crate::serve::get(port, "/api/");
+    assert_eq!(status, 200, "{command}: {index}");
+    let (status, groups) = crate::serve::get(port, "/api/groups");
+    assert_eq!(status, 200, "{command}: {groups}");
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let _ = child.wait();
+}
+
+#[test]
+fn issue_30_the_readme_shell_examples_run_against_the_demo() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let blocks = marked_blocks(&readme);
+    assert!(blocks.len() >= 2, "the README's marked examples are gone");
+    let dir = TempDir::new("readme");
+    let demo = run(dir.path(), &["demo"], &[]);
+    assert_eq!(demo.status.code(), Some(0), "{}", show(&demo));
+    let sqlite3 = sqlite3_available();
+    let mut ran = 0;
+    for block in &blocks {
+        if block.contains("sqlite3 ") && !sqlite3 {
+            continue;
+        }
+        // The block as one script, stopping at the first failure; its
+        // `serve` commands after it.
+        let script: String = block
+            .lines()
+            .filter(|l| !is_serve(l))
+            .map(|l| format!("{}\n", as_run_here(l)))
+            .collect();
+        let out = Command::new("sh")
+            .arg("-ec")
+            .arg(&script)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{script}\n{}", show(&out));
+        assert!(out.stderr.is_empty(), "{script}\n{}", show(&out));
+        assert!(!out.stdout.is_empty(), "{script} printed nothing");
+        ran += script.lines().filter(|l| !l.starts_with(' ')).count();
+        for serve in block.lines().filter(|l| is_serve(l)) {
+            run_serve(dir.path(), &as_run_here(serve));
+            ran += 1;
+        }
+    }
+    assert!(ran >= 3, "{ran} examples ran");
+}
+
+#[test]
+fn the_readme_example_reader_finds_only_marked_blocks() {
+    let text = format!("```sh\nnot marked\n```\n{MARK}\n```sh\na \\\n  b\nx serve   # note\n```\n");
+    let blocks = marked_blocks(&text);
+    assert_eq!(blocks, vec!["a \\\n  b\nx serve   # note\n".to_string()]);
+    let serves: Vec<&str> = blocks[0].lines().filter(|l| is_serve(l)).collect();
+    assert_eq!(serves, ["x serve   # note"]);
+    assert_eq!(
+        as_run_here("cargo run --release -- status"),
+        format!("{} status", signals_bin().display())
+    );
+}
