@@ -62,6 +62,7 @@ mod outbox;
 mod owners;
 mod paged;
 mod read;
+mod references;
 mod schema;
 mod snapshots;
 mod stream;

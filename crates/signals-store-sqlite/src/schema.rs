@@ -71,6 +71,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0009_owner_host_id.sql"),
         then: None,
     },
+    Migration {
+        name: "0012_references",
+        sql: include_str!("../migrations/0012_references.sql"),
+        then: Some(crate::references::migrate_0012),
+    },
 ];
 
 impl Store {

@@ -243,6 +243,7 @@ fn commit(
                 news: News::default(),
                 snapshots: delta.snapshots,
                 events: delta.events,
+                references: vec![],
                 stats: RequestStats::default(),
                 renamed_to: None,
                 messages: vec![],
