@@ -277,3 +277,38 @@ pub(crate) fn migrate_0012(tx: &Transaction<'_>, path: &Path) -> Result<()> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use signals_store::suite::{commit_referencing_items, links_of_items};
+
+    use crate::Store;
+    use crate::schema::MIGRATIONS;
+
+    /// A store from before 0012 gets the references of its stored bodies
+    /// when it is opened: the same links its runs would have written.
+    #[test]
+    fn migration_0012_fills_in_the_references_of_stored_bodies() {
+        let dir = crate::tests::temp_dir("refs0012");
+        let path = dir.join("signals.db");
+        let mut store = Store::open(&path).unwrap();
+        let items = commit_referencing_items(&mut store);
+        let expected = links_of_items(&store, &items);
+        assert_eq!(expected[0].references.len(), 2, "{expected:?}");
+        assert_eq!(expected[0].referenced_by.len(), 1, "{expected:?}");
+        // The store as the version before 0012 left it.
+        store
+            .conn
+            .execute_batch(&format!(
+                "DROP TABLE item_keys; DROP TABLE item_refs; DROP TABLE reference_marks;
+                 PRAGMA user_version = {};",
+                MIGRATIONS.len() - 1
+            ))
+            .unwrap();
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
+        assert_eq!(links_of_items(&store, &items), expected);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

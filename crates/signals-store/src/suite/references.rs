@@ -154,3 +154,47 @@ pub fn references_link_items_within_their_group(make: Factory<'_>) {
     assert!(!links[&a1].references.iter().any(|l| l.repo == c));
     assert_eq!(store.references_mark(c).unwrap(), 0);
 }
+
+/// For the migration checks of each backend: commits items of two
+/// repositories of a group that name each other, and returns the links
+/// and keys read back (what a store migrated from before the references
+/// tables must give again from its stored bodies).
+pub fn commit_referencing_items(store: &mut dyn Backend) -> Vec<(RepoKey, String)> {
+    let a = store.ensure_repository(&group(), &repo("o/a")).unwrap();
+    let b = store.ensure_repository(&group(), &repo("o/b")).unwrap();
+    let t1 = "2026-11-20T10:00:00Z";
+    commit(
+        store,
+        a,
+        t1,
+        vec![item("o/a", "1", "see o/b#2 and #3"), item("o/a", "3", "x")],
+    );
+    commit(
+        store,
+        b,
+        t1,
+        vec![item("o/b", "2", "https://github.com/o/a/issues/1")],
+    );
+    vec![
+        (a, "github:o/a:issue:1".into()),
+        (a, "github:o/a:issue:3".into()),
+        (b, "github:o/b:issue:2".into()),
+    ]
+}
+
+/// The links of `items`, as [`commit_referencing_items`] returns them.
+pub fn links_of_items(
+    store: &dyn Backend,
+    items: &[(RepoKey, String)],
+) -> Vec<crate::references::Links> {
+    items
+        .iter()
+        .map(|(key, id)| {
+            store
+                .links_of(*key, std::slice::from_ref(id))
+                .unwrap()
+                .remove(id)
+                .unwrap_or_default()
+        })
+        .collect()
+}
