@@ -49,7 +49,11 @@ fn reference_export(
             judge.interval,
             judge.now,
         ));
-        let key = data_key(summary, &health);
+        let key = data_key(
+            summary,
+            &health,
+            store.references_mark(summary.key).unwrap(),
+        );
         let (group, repo) = (&summary.group.id, &summary.repo.id);
         if publisher.is_current(group, repo, &key) {
             publisher.keep(group, repo).unwrap();

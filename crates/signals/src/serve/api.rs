@@ -199,6 +199,7 @@ impl Api<'_> {
             .collect();
         let ids: Vec<String> = rows.iter().map(|(id, _)| id.to_string()).collect();
         let items = self.store.latest_snapshots_for(s.key, &ids)?;
+        let mut links = self.store.links_of(s.key, &ids)?;
         let mut signals = Vec::with_capacity(rows.len());
         for (id, row) in rows {
             let item = items.get(id).ok_or_else(|| {
@@ -222,6 +223,11 @@ impl Api<'_> {
                 "changedInLatest": row.changed,
                 "history": format!("/api/signals/{}/history", encode_id(id)),
             }));
+            let (references, referenced_by) = link_ids(links.remove(id));
+            if let Some(signal) = signals.last_mut() {
+                signal["references"] = references.into();
+                signal["referencedBy"] = referenced_by.into();
+            }
         }
         Ok(json_answer(
             200,
@@ -377,6 +383,10 @@ impl Api<'_> {
                 let mut value = serde_json::to_value(&h)?;
                 value["group"] = owner.group.id.clone().into();
                 value["repo"] = owner.repo.id.clone().into();
+                let links = self.store.links_of(owner.key, &[id.to_string()])?;
+                let (references, referenced_by) = link_ids(links.into_values().next());
+                value["references"] = references.into();
+                value["referencedBy"] = referenced_by.into();
                 if let Some(list) = value["observations"].as_array_mut() {
                     for (entry, o) in list.iter_mut().zip(&h.observations) {
                         entry["summary"] = o
@@ -424,6 +434,16 @@ impl Api<'_> {
             None => error(404, format!("no such page: /{group}/{repo}/history/{file}")),
         })
     }
+}
+
+/// The ids an item's texts name and the ids naming it (issue 26), each
+/// sorted; empty when it has no link.
+fn link_ids(links: Option<signals_store::Links>) -> (Vec<String>, Vec<String>) {
+    let links = links.unwrap_or_default();
+    (
+        links.references.into_iter().map(|l| l.id).collect(),
+        links.referenced_by.into_iter().map(|l| l.id).collect(),
+    )
 }
 
 /// `(group, repo, file)` of `/<group>/<repo>/history/<file>.html`.
