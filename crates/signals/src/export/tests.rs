@@ -63,7 +63,7 @@ fn reference_export(
             continue;
         };
         let items: Vec<_> = view.items.values().cloned().collect();
-        let document = build(&DatasetInput {
+        let mut document = build(&DatasetInput {
             group: &view.summary.group,
             repo: &view.summary.repo,
             context: &view.context,
@@ -73,6 +73,17 @@ fn reference_export(
             changed_in_latest: &view.changed_in_latest,
         })
         .unwrap();
+        // Links between items (issue 26), as the store resolves them.
+        let ids: Vec<String> = document
+            .dataset
+            .signals
+            .iter()
+            .map(|s| s.id.clone())
+            .collect();
+        let mut links = store.links_of(summary.key, &ids).unwrap();
+        for s in &mut document.dataset.signals {
+            super::source::with_links(s, links.remove(&s.id));
+        }
         let instant = view.runs.last().unwrap().collected_at;
         let scores: HashMap<String, Score> = view
             .items
@@ -121,6 +132,7 @@ fn reference_export(
             }
         }
     }
+    super::links::set_shared(store, &mut publisher).unwrap();
     publisher.finish().unwrap()
 }
 
