@@ -15,6 +15,7 @@ mod notify;
 mod orgs;
 mod receiver;
 mod reconcile;
+mod references;
 mod resilience;
 mod scale;
 mod serve;
