@@ -111,7 +111,10 @@ fn reference_signals(
 fn with_links(store: &dyn Backend, key: signals_store::RepoKey, expected: &mut Value) {
     for s in expected["signals"].as_array_mut().unwrap() {
         let id = s["id"].as_str().unwrap().to_string();
-        let links = store.links_of(key, std::slice::from_ref(&id)).unwrap().remove(&id);
+        let links = store
+            .links_of(key, std::slice::from_ref(&id))
+            .unwrap()
+            .remove(&id);
         let links = links.unwrap_or_default();
         let ids = |l: Vec<signals_store::Linked>| -> Vec<String> {
             l.into_iter().map(|l| l.id).collect()

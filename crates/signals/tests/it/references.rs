@@ -172,8 +172,122 @@ fn issue_26_references_link_items_within_a_group() {
     assert_eq!(h["referencedBy"], json!([A1]));
     let (status, h) = get(served.port, "/api/signals/github:o/c:issue:2/history");
     assert_eq!(status, 200, "{h}");
-    assert_eq!((&h["references"], &h["referencedBy"]), (&json!([]), &json!([])));
+    assert_eq!(
+        (&h["references"], &h["referencedBy"]),
+        (&json!([]), &json!([]))
+    );
     let (status, html) = raw(served.port, "GET", "/g/a/history/issue-1.html");
     assert_eq!(status, 200);
     assert!(String::from_utf8_lossy(&html).contains("referenced from 2 other repositories"));
+}
+
+/// Across hosts: a GitHub issue, a GitLab project in a subgroup and a
+/// Forgejo repository of one group name each other by URL; a GitLab text
+/// names its own merge request as `!1`.
+#[test]
+fn issue_26_references_link_items_across_hosts() {
+    use signals_testhost::{synthetic_forgejo, synthetic_gitlab};
+    let start: Timestamp = "2026-11-01T00:00:00Z".parse().unwrap();
+    let set_body = |s: &mut Scenario, repo: &str, key: &str, n: u64, body: &str| {
+        let data = s.repos.get_mut(repo).unwrap();
+        let list = if key == "merge_requests" {
+            &mut data.merge_requests
+        } else {
+            &mut data.issues
+        };
+        let number = if key == "number" { "number" } else { "iid" };
+        let item = list.iter_mut().find(|i| i[number] == n).unwrap();
+        item[if key == "number" {
+            "body"
+        } else {
+            "description"
+        }] = json!(body);
+    };
+    let mut github = synthetic("o/a", 3, start);
+    set_body(
+        &mut github,
+        "o/a",
+        "number",
+        1,
+        "See https://gitlab.example/grp/sub/proj/-/merge_requests/1 and \
+         https://forgejo.example/o/f/pulls/3.",
+    );
+    let mut gitlab = synthetic_gitlab("grp/sub/proj", 3, start);
+    set_body(
+        &mut gitlab,
+        "grp/sub/proj",
+        "iid",
+        1,
+        "Upstream: https://github.com/o/a/issues/1; fixed by !1.",
+    );
+    let mut forgejo = synthetic_forgejo("o/f", 3, start);
+    set_body(
+        &mut forgejo,
+        "o/f",
+        "number",
+        1,
+        "Also https://github.com/o/a/issues/1",
+    );
+    let (gh, gl, fj) = (
+        TestHost::start(github).unwrap(),
+        TestHost::start(gitlab).unwrap(),
+        TestHost::start(forgejo).unwrap(),
+    );
+    let dir = TempDir::new("refs-hosts");
+    let mut text = "store = \"signals.db\"\nout = \"site\"\nbackfill_days = 36500\n".to_string();
+    for (name, kind, host) in [
+        ("hub", "github", &gh),
+        ("lab", "gitlab", &gl),
+        ("berg", "forgejo", &fj),
+    ] {
+        text.push_str(&format!(
+            "\n[[hosts]]\nname = \"{name}\"\nkind = \"{kind}\"\napi_url = \"{}\"\nmax_retries = 0\ntimeout_secs = 5\n",
+            host.api_url()
+        ));
+    }
+    text.push_str(
+        "\n[[groups]]\nid = \"g\"\nname = \"G\"\nrepos = [\n  { repo = \"o/a\", host = \"hub\" },\n  \
+         { repo = \"grp/sub/proj\", host = \"lab\" },\n  { repo = \"o/f\", host = \"berg\" },\n]\n",
+    );
+    std::fs::write(dir.path().join("signals.toml"), text).unwrap();
+    collect(dir.path());
+    let out = run(dir.path(), &["export"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let site = dir.path().join("site/g");
+    let mut ids = std::collections::BTreeMap::new();
+    for repo in std::fs::read_dir(&site).unwrap() {
+        let path = repo.unwrap().path().join("dataset.json");
+        if !path.exists() {
+            continue;
+        }
+        let out = run(dir.path(), &["validate", path.to_str().unwrap()], &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        let doc = read_json(&path);
+        for s in doc["dataset"]["signals"].as_array().unwrap() {
+            ids.insert(
+                s["id"].as_str().unwrap().to_string(),
+                (s["references"].clone(), s["referencedBy"].clone()),
+            );
+        }
+    }
+    let find = |prefix: &str, suffix: &str| -> String {
+        ids.keys()
+            .find(|id| id.starts_with(prefix) && id.ends_with(suffix))
+            .unwrap_or_else(|| panic!("no {prefix}…{suffix} in {ids:?}"))
+            .clone()
+    };
+    let a1 = find("github", ":o/a:issue:1");
+    let mr1 = find("gitlab", ":grp/sub/proj:pull_request:1");
+    let gl1 = find("gitlab", ":grp/sub/proj:issue:1");
+    let f1 = find("forgejo", ":o/f:issue:1");
+    let f3 = find("forgejo", ":o/f:pull_request:3");
+    assert_eq!(ids[&a1].0, json!([mr1, f3]), "{ids:?}");
+    assert_eq!(ids[&a1].1, json!([gl1, f1]), "{ids:?}");
+    assert_eq!(ids[&gl1].0, json!([a1, mr1]), "{ids:?}");
+    assert_eq!(ids[&mr1].1, json!([a1, gl1]), "{ids:?}");
+    let group = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(
+        group.contains(&format!("data-shared-id=\"{a1}\"")),
+        "{group}"
+    );
 }
