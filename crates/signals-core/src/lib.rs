@@ -22,6 +22,7 @@ pub mod model;
 pub mod notify;
 pub mod owners;
 pub mod reconcile;
+pub mod references;
 pub mod run;
 pub mod trends;
 

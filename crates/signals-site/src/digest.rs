@@ -28,6 +28,7 @@ use crate::feed::{FeedEntry, FeedView, feed_entry_of, keep_newest, under};
 use crate::filter::{self, FILTER_INDEX_VERSION, FilterEntry, GroupIndex};
 use crate::head::{HealthNote, RepoHead};
 use crate::health;
+use crate::links::SharedEntry;
 use crate::paths::{FILTER_INDEX_FILE, document_dir, history_file, id_parts, item_number, slug};
 use crate::source::Ranked;
 use crate::templates::render;
@@ -294,6 +295,8 @@ pub struct GroupDigest {
     trends: Vec<(String, String, TrendRow)>,
     /// The group's rising items: the [`RISING`] that grew most.
     rising: Vec<DigestRising>,
+    /// The items named from several of its repositories (issue 26).
+    shared: Vec<SharedEntry>,
 }
 
 /// Page order across repositories: importance, then update time (newest
@@ -323,7 +326,14 @@ impl GroupDigest {
             repos: Vec::new(),
             trends: Vec::new(),
             rising: Vec::new(),
+            shared: Vec::new(),
         }
+    }
+
+    /// The items of the group that items of several of its repositories
+    /// name, as the store found them (issue 26), for the group page.
+    pub fn set_shared(&mut self, shared: Vec<SharedEntry>) {
+        self.shared = shared;
     }
 
     /// The group's id.
@@ -396,6 +406,7 @@ pub fn render_group(
             trail: trail.iter().map(EventView::of).collect(),
             trends: GroupTrends::of(&g.trends),
             group_rising: &g.rising,
+            shared: &g.shared,
         },
     )?;
     let index = filter::to_json(
@@ -453,6 +464,7 @@ struct GroupView<'a> {
     trail: Vec<EventView<'a>>,
     trends: GroupTrends,
     group_rising: &'a [DigestRising],
+    shared: &'a [SharedEntry],
 }
 
 /// The group's repositories side by side: one row each, its sparklines

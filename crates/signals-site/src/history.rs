@@ -5,6 +5,7 @@ use serde::Serialize;
 use signals_core::history::ItemHistory;
 
 use crate::error::SiteError;
+use crate::links::HistoryLinks;
 use crate::templates::render;
 use crate::text::http_url;
 use crate::views::{Layout, TimeView};
@@ -15,6 +16,16 @@ pub fn render_history(
     history: &ItemHistory,
     group_name: &str,
     repo_name: &str,
+) -> Result<String, SiteError> {
+    render_history_linked(history, group_name, repo_name, &HistoryLinks::default())
+}
+
+/// [`render_history`] with the item's links in its group (issue 26).
+pub fn render_history_linked(
+    history: &ItemHistory,
+    group_name: &str,
+    repo_name: &str,
+    links: &HistoryLinks,
 ) -> Result<String, SiteError> {
     #[derive(Serialize)]
     struct Observation {
@@ -32,6 +43,7 @@ pub fn render_history(
         title: &'a str,
         url: Option<&'a str>,
         observations: Vec<Observation>,
+        links: &'a HistoryLinks,
     }
     render(
         "history.html",
@@ -47,6 +59,7 @@ pub fn render_history(
             item_id: &history.id,
             title: &history.title,
             url: http_url(&history.url),
+            links,
             observations: history
                 .observations
                 .iter()

@@ -49,7 +49,7 @@
 //!   ([`RepoFiles`]: a version folder or memory).
 //! - What each file shows: `charts`, `health`, `trends`, `news`, `trail`,
 //!   `source` ([`RepoSource`], what feeds the recipe), `feed`, `filter`,
-//!   `dataset`, `history`, `index` (the index and importance pages,
+//!   `dataset`, `links` (links between items), `history`, `index` (the index and importance pages,
 //!   [`RepoSummary`]), `digest` (the group pages).
 //! - The recipe: `pages` (a repository's folder), `whole` (a repository in
 //!   memory, [`RepoPage`]) and `publish` (the site, [`Publisher`]).
@@ -146,6 +146,7 @@ mod filter;
 mod health;
 mod history;
 mod index;
+mod links;
 mod news;
 mod source;
 mod trail;
@@ -171,10 +172,11 @@ pub use filter::{
     FILTER_INDEX_VERSION, FilterEntry, IndexFile, IndexWriter, TEXT_PART, read_index,
 };
 pub use head::{HealthNote, RepoHead};
-pub use history::render_history;
+pub use history::{render_history, render_history_linked};
 pub use index::{
     FILTER_SCRIPT, IMPORTANCE_DOC, RepoSummary, STYLESHEET, render_importance, render_index,
 };
+pub use links::{HistoryLinks, LinkedItem, SharedEntry};
 pub use news::STALE_MILESTONE_DAYS;
 pub use pages::{TRAIL_PREVIEW, render_repo_files};
 pub use paths::{FILTER_INDEX_FILE, PAGE_SIZE, TRAIL_PAGE_SIZE, history_file};

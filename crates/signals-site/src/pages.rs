@@ -342,6 +342,8 @@ struct CardView<'a> {
     rank: String,
     /// `top 1%`: how the score stands in this repository.
     percentile: String,
+    /// What names it in its group (issue 26), if anything.
+    referenced: Option<String>,
 }
 
 /// Where each importance stands in a repository: ties share the place of
@@ -416,6 +418,7 @@ fn card<'a>(
         assignees: &s.assignees,
         rank,
         percentile,
+        referenced: crate::links::card_line(s),
     }
 }
 

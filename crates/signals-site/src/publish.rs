@@ -151,6 +151,8 @@ pub struct Publisher {
     made: Vec<PathBuf>,
     /// The link was switched (or nothing changed): nothing to remove.
     done: bool,
+    /// Per group, the items named from several of its repositories.
+    shared: std::collections::HashMap<String, Vec<crate::links::SharedEntry>>,
 }
 
 impl Publisher {
@@ -215,7 +217,14 @@ impl Publisher {
             report: SiteReport::default(),
             made: Vec::new(),
             done: false,
+            shared: Default::default(),
         })
+    }
+
+    /// The items of `group` that items of several of its repositories
+    /// name (issue 26), for its group page.
+    pub fn set_shared(&mut self, group: &str, shared: Vec<crate::links::SharedEntry>) {
+        self.shared.insert(group.to_string(), shared);
     }
 
     /// Whether `group/repo` was published with data `key` and its files are
@@ -432,7 +441,8 @@ impl Publisher {
             .collect();
         for (g, r, name, version) in entries {
             if group.as_ref().is_some_and(|d| d.id() != g) {
-                let done = group.take().expect("checked above");
+                let mut done = group.take().expect("checked above");
+                done.set_shared(self.shared.remove(done.id()).unwrap_or_default());
                 self.write_group(&done)?;
                 add_group_feed(&mut site_feed, &done);
             }
@@ -445,7 +455,8 @@ impl Publisher {
                 digest.add(d);
             }
         }
-        if let Some(done) = group {
+        if let Some(mut done) = group {
+            done.set_shared(self.shared.remove(done.id()).unwrap_or_default());
             self.write_group(&done)?;
             add_group_feed(&mut site_feed, &done);
         }

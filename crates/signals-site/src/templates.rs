@@ -47,6 +47,10 @@ static ENV: LazyLock<Environment<'static>> = LazyLock::new(|| {
         ("feed.atom", include_str!("../templates/feed.atom")),
         ("group.html", include_str!("../templates/group.html")),
         ("history.html", include_str!("../templates/history.html")),
+        (
+            "references.html",
+            include_str!("../templates/references.html"),
+        ),
     ] {
         env.add_template(name, source)
             .unwrap_or_else(|e| panic!("embedded template {name} does not parse: {e:#}"));

@@ -51,6 +51,9 @@ fn identity(table: Table) -> Option<&'static str> {
         | Table::RateLimits
         | Table::Owners
         | Table::OwnerRepos
+        | Table::ItemKeys
+        | Table::ItemRefs
+        | Table::ReferenceMarks
         | Table::Events => None,
         Table::Repositories => Some("key"),
         _ => Some("id"),

@@ -27,6 +27,7 @@ mod owners;
 mod paged;
 pub mod queue;
 mod read;
+mod references;
 mod schema;
 mod stream;
 mod trends;

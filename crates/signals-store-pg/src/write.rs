@@ -200,6 +200,15 @@ impl RunWrites for PgStore {
             )
             .map_err(&err)?;
             tx.execute(
+                "DELETE FROM item_keys WHERE item IN (SELECT id FROM items WHERE repo = $1)",
+                &[&key],
+            )
+            .map_err(&err)?;
+            for table in ["item_refs", "reference_marks"] {
+                tx.execute(&format!("DELETE FROM {table} WHERE repo = $1"), &[&key])
+                    .map_err(&err)?;
+            }
+            tx.execute(
                 "DELETE FROM texts t USING purged_texts p WHERE t.id = p.id
                AND NOT EXISTS (SELECT 1 FROM snapshots WHERE head = t.id)
                AND NOT EXISTS (SELECT 1 FROM snapshots WHERE body = t.id)
@@ -288,6 +297,7 @@ impl PgStore {
             self.store_snapshot(&mut tx, c.repo.raw(), id, snapshot, parts, &ids, run_id)?;
         }
         self.store_events(&mut tx, c, run_id)?;
+        self.store_references(&mut tx, c.repo.raw(), (run_id, c.run))?;
         self.store_messages(&mut tx, c.repo, run_id, c.at, &c.run.messages)?;
         tx.execute(
             "UPDATE repositories SET host_name = $2, missing = 0, last_error = NULL

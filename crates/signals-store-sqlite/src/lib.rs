@@ -37,6 +37,9 @@
 //!   (`snapshots.rs`).
 //! - `events`: observation events (discovered / changed, detail, changed
 //!   field names), each pointing at the snapshot stored with it.
+//! - `item_keys`, `item_refs`, `reference_marks`: links between items
+//!   (issue 26, `references.rs`): each item's own reference key, the keys
+//!   its texts name, and the runs that changed a repository's links.
 //! - `failures`: one row per failed attempt; a failure writes nothing else.
 //! - `http_cache`, `rate_limits`: keyed by a token *fingerprint* the caller
 //!   computes; a token is never stored.
@@ -62,6 +65,7 @@ mod outbox;
 mod owners;
 mod paged;
 mod read;
+mod references;
 mod schema;
 mod snapshots;
 mod stream;

@@ -114,7 +114,12 @@ impl RunWrites for Store {
             params![repo.raw()],
         )
         .doing(&path, doing)?;
-        for table in ["items", "failures"] {
+        tx.execute(
+            "DELETE FROM item_keys WHERE item IN (SELECT id FROM items WHERE repo = ?1)",
+            params![repo.raw()],
+        )
+        .doing(&path, doing)?;
+        for table in ["item_refs", "reference_marks", "items", "failures"] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE repo = ?1"),
                 params![repo.raw()],
@@ -181,6 +186,7 @@ impl Store {
             snapshots::store_snapshot(&tx, &path, repo.raw(), id, snapshot, run_id)?;
         }
         store_events(&tx, &path, repo, run_id, run)?;
+        crate::references::store_references(&tx, &path, repo.raw(), (run_id, run))?;
         crate::outbox::store_messages(&tx, &path, repo, run_id, at, &run.messages)?;
         tx.execute(
             "UPDATE repositories SET host_name = ?2, missing = 0, last_error = NULL
@@ -368,6 +374,7 @@ mod tests {
                 license: None,
             },
             news: News::default(),
+            references: vec![],
             events: snapshots
                 .iter()
                 .map(|(id, _)| ItemEvent {

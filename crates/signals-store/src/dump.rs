@@ -3,8 +3,8 @@
 //! ([`Dump`]) and the tables both schemas share.
 //!
 //! Both backends have the same tables with the same columns (each schema
-//! at its latest migration: SQLite's `0009_owner_host_id`, PostgreSQL's
-//! `0008_owner_host_id`), so a row is its table and its values in
+//! at its latest migration: SQLite's `0012_references`, PostgreSQL's
+//! `0011_references`), so a row is its table and its values in
 //! [`Table::columns`] order. Ids are copied as they are: references
 //! between rows stay valid, and the copy's documents are those of the
 //! original.
@@ -64,6 +64,12 @@ pub enum Table {
     Owners,
     /// Repositories found through owners.
     OwnerRepos,
+    /// Items' own reference keys (`crate::references`).
+    ItemKeys,
+    /// What items' texts name.
+    ItemRefs,
+    /// Runs that changed a repository's links.
+    ReferenceMarks,
 }
 
 use ColumnType::{Blob, Int, Text};
@@ -71,7 +77,7 @@ use ColumnType::{Blob, Int, Text};
 impl Table {
     /// Every table, in an order that loads: each table after those it
     /// references (`items.latest` is a plain number, not a reference).
-    pub const ALL: [Table; 13] = [
+    pub const ALL: [Table; 16] = [
         Table::Groups,
         Table::Repositories,
         Table::Runs,
@@ -85,6 +91,9 @@ impl Table {
         Table::Outbox,
         Table::Owners,
         Table::OwnerRepos,
+        Table::ItemKeys,
+        Table::ItemRefs,
+        Table::ReferenceMarks,
     ];
 
     /// The table's SQL name.
@@ -103,6 +112,9 @@ impl Table {
             Table::Outbox => "outbox",
             Table::Owners => "owners",
             Table::OwnerRepos => "owner_repos",
+            Table::ItemKeys => "item_keys",
+            Table::ItemRefs => "item_refs",
+            Table::ReferenceMarks => "reference_marks",
         }
     }
 
@@ -122,6 +134,9 @@ impl Table {
             Table::Outbox => OUTBOX,
             Table::Owners => OWNERS,
             Table::OwnerRepos => OWNER_REPOS,
+            Table::ItemKeys => ITEM_KEYS,
+            Table::ItemRefs => ITEM_REFS,
+            Table::ReferenceMarks => REFERENCE_MARKS,
         }
     }
 
@@ -138,6 +153,9 @@ impl Table {
             Table::Owners => "group_id, host, owner",
             Table::OwnerRepos => "group_id, host, owner, repo_id",
             Table::Events => "run, pos",
+            Table::ItemKeys => "item",
+            Table::ItemRefs => "item, via, target",
+            Table::ReferenceMarks => "repo, run",
             _ => "id",
         }
     }
@@ -287,6 +305,15 @@ const OWNER_REPOS: &[Column] = &[
     ("tracked_as", Text),
     ("renamed_at", Text),
 ];
+
+const ITEM_KEYS: &[Column] = &[("item", Int), ("key", Text)];
+const ITEM_REFS: &[Column] = &[
+    ("item", Int),
+    ("via", Text),
+    ("target", Text),
+    ("repo", Int),
+];
+const REFERENCE_MARKS: &[Column] = &[("repo", Int), ("run", Int)];
 
 /// One row of one table.
 #[derive(Debug, Clone, PartialEq, Eq)]

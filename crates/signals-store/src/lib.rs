@@ -35,6 +35,7 @@
 //! - [`Dump`] (`dump.rs`): every row out and in, for `signals migrate`.
 //! - [`Outbox`] (`outbox.rs`): alerts claimed, settled, digested.
 //! - [`Owners`] (`owners.rs`): owners' listings and their repositories.
+//! - [`ReferenceReads`] (`references.rs`): links between items of a group.
 //!
 //! Reads take `&self`, writes `&mut self`. Adding a read means one method
 //! on one role here and its implementation in the same module of each
@@ -52,6 +53,7 @@ pub mod outbox;
 pub mod owners;
 mod paged;
 mod read;
+pub mod references;
 mod snapshots;
 mod stream;
 #[cfg(feature = "suite")]
@@ -71,6 +73,7 @@ pub use read::{
     Failure, Reads, RepoStatus, RepoSummary, RepoTotals, RepoView, RunRow, RunStatus, Status,
     SummaryRow, TotalsRow, TrailRow, run_record_from, summary_from, totals_from, trail_event_from,
 };
+pub use references::{Linked, Links, ReferenceReads, SharedItem};
 pub use snapshots::{
     HEAD_COLUMNS, HEAD_JOINS, Parts, RawParts, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, head_title_url,
     state_code,
@@ -84,7 +87,16 @@ pub use write::{RequestStats, RunCommit, RunWrites, check_commit};
 /// `Box<dyn Backend>` or `impl Backend`). Implemented for any type that
 /// plays every role.
 pub trait Backend:
-    RunWrites + Reads + StreamReads + PagedReads + TrendReads + HttpState + Dump + Outbox + Owners
+    RunWrites
+    + Reads
+    + StreamReads
+    + PagedReads
+    + TrendReads
+    + HttpState
+    + Dump
+    + Outbox
+    + Owners
+    + ReferenceReads
 {
 }
 
@@ -98,6 +110,7 @@ impl<T> Backend for T where
         + Dump
         + Outbox
         + Owners
+        + ReferenceReads
         + ?Sized
 {
 }

@@ -34,6 +34,11 @@ pub struct RunCommit {
     /// The observation events of the run (at most one per item); each item
     /// must have a snapshot, stored now or before.
     pub events: Vec<ItemEvent>,
+    /// What the new texts of the run's items name, and where each item is
+    /// (`signals_core::references`, issue 26): each entry replaces the
+    /// keys of one (item, text) pair; its item must have a snapshot,
+    /// stored now or before.
+    pub references: Vec<signals_core::references::ItemReferences>,
     /// Requests the run made.
     pub stats: RequestStats,
     /// The repository's `owner/name` on the host when it differs from the

@@ -237,6 +237,14 @@ pub struct SignalDoc {
     /// `updated` on signals changed in the latest run; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<String>,
+    /// Ids of the signals of the group this item's texts name (issue 26,
+    /// `crate::references`); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<String>,
+    /// Ids of the signals of the group whose texts name this item; absent
+    /// when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub referenced_by: Vec<String>,
 }
 
 /// Deserializes a field that may be absent (`None`) or present and null

@@ -287,6 +287,8 @@ pub fn signal_of(
         prerelease: None,
         published_at: None,
         change,
+        references: Vec::new(),
+        referenced_by: Vec::new(),
     };
     match &item.detail {
         ItemDetail::Issue => {}

@@ -5,6 +5,7 @@
 //! tree (`tree.rs`).
 
 mod concurrency;
+mod references;
 mod suite;
 mod tree;
 

@@ -19,6 +19,8 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
     store.commit_run(key, &run).unwrap();
     let mut changed = issue("1");
     changed.state = ItemState::Closed;
+    // A reference (issue 26): keys, references and a mark to copy.
+    changed.text = "duplicate of #2".into();
     let t2 = ts("2026-11-21T10:00:00Z");
     let run = alerting_run(&*store, key, t2, vec![changed], &rules);
     store.commit_run(key, &run).unwrap();
@@ -92,6 +94,15 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
         store.repository_view(key).unwrap()
     );
     assert_eq!(copy.status().unwrap(), store.status().unwrap());
+    let ids = ["github:o/n:issue:1".to_string()];
+    assert_eq!(
+        copy.links_of(key, &ids).unwrap(),
+        store.links_of(key, &ids).unwrap()
+    );
+    assert_eq!(
+        copy.references_mark(key).unwrap(),
+        store.references_mark(key).unwrap()
+    );
     assert_eq!(copy.cache_get("https://h/x", "fp").unwrap(), Some(response));
     assert_eq!(
         copy.owners_status().unwrap(),

@@ -17,6 +17,7 @@ mod outbox;
 mod owners;
 mod paged;
 mod reads;
+mod references;
 mod stream;
 mod trends;
 mod whole;
@@ -38,6 +39,7 @@ pub use outbox::*;
 pub use owners::*;
 pub use paged::*;
 pub use reads::*;
+pub use references::*;
 pub use stream::*;
 pub use trends::*;
 pub use whole::WholeReads;
@@ -132,6 +134,10 @@ pub const CHECKS: &[(&str, Check)] = &[
     (
         "compact_rows_keep_every_value_and_the_trail_order",
         compact_rows_keep_every_value_and_the_trail_order,
+    ),
+    (
+        "references_link_items_within_their_group",
+        references_link_items_within_their_group,
     ),
 ];
 
@@ -229,6 +235,7 @@ pub fn run_of(
     let ids: Vec<String> = observed.iter().map(id).collect();
     let previous = store.latest_snapshots_for(key, &ids).unwrap();
     let delta = account(Source::Github, observed, &previous);
+    let references = signals_core::references::of_snapshots(&delta.snapshots);
     RunCommit {
         record: RunRecord {
             collected_at: at,
@@ -240,6 +247,7 @@ pub fn run_of(
         news: News::default(),
         snapshots: delta.snapshots,
         events: delta.events,
+        references,
         stats: RequestStats {
             requests: 4,
             not_modified: 1,

@@ -277,6 +277,8 @@ fn run(
             &delta,
         ),
     };
+    // What the new texts name (issue 26): parsed here, no request.
+    let references = signals_core::references::of_snapshots(&delta.snapshots);
     store.commit_run(
         key,
         &RunCommit {
@@ -285,6 +287,7 @@ fn run(
             news,
             snapshots: delta.snapshots,
             events: delta.events,
+            references,
             stats: outcome.stats,
             renamed_to: outcome.renamed_to.clone(),
             messages,

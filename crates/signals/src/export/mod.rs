@@ -11,6 +11,7 @@
 //! previous site to the new one at once.
 
 pub mod ids;
+mod links;
 mod source;
 
 use std::collections::HashSet;
@@ -110,7 +111,9 @@ pub fn export_with(
             judge.interval,
             judge.now,
         ));
-        let key = data_key(summary, &health);
+        // A link made or lost by another repository's run re-renders this
+        // one too (issue 26): its mark is part of the key.
+        let key = data_key(summary, &health, store.references_mark(summary.key)?);
         let (group, repo) = (&summary.group.id, &summary.repo.id);
         if publisher.is_current(group, repo, &key) {
             publisher.keep(group, repo).with_context(fail)?;
@@ -143,6 +146,7 @@ pub fn export_with(
             }
         }
     }
+    links::set_shared(store, &mut publisher)?;
     publisher.finish().with_context(fail)
 }
 
@@ -284,10 +288,12 @@ pub fn history_page(
     let Some(history) = signals_core::history::history(id, &snapshots) else {
         return Ok(None);
     };
-    Ok(Some(signals_site::render_history(
+    let links = links::history_links(store, summary, id)?;
+    Ok(Some(signals_site::render_history_linked(
         &history,
         &summary.group.name,
         &summary.repo.name,
+        &links,
     )?))
 }
 
@@ -306,12 +312,13 @@ fn settings(options: &SiteOptions, weights: &Weights) -> String {
 /// run, the configuration its pages show, and its health when the pages
 /// flag it (failing, stale, or left out with its reason and since when:
 /// a repository that becomes gone is re-rendered once, then kept, as
-/// nothing in its note changes while it is not collected). Equal keys,
-/// equal files.
-fn data_key(s: &RepoSummary, health: &HealthNote) -> String {
+/// nothing in its note changes while it is not collected), and the mark of
+/// its links (`ReferenceReads::references_mark`). Equal keys, equal files.
+fn data_key(s: &RepoSummary, health: &HealthNote, links: i64) -> String {
     let health = health.flagged().then_some(health);
     serde_json::json!({
         "health": health,
+        "links": links,
         "runs": s.run_count,
         "last": s.last_collected_at.map(|t| t.to_string()),
         "group": s.group.name,

@@ -139,6 +139,9 @@ impl<'s> Streamed<'s> {
                 // Ids of one repository are about as long as its first.
                 s.ids.reserve_text(items * (last.id.len() + 2));
             }
+            // The batch's links (issue 26): indexed reads, no text parsed.
+            let batch_ids: Vec<String> = batch.iter().map(|l| l.id.clone()).collect();
+            let mut links = store.links_of(key, &batch_ids)?;
             for latest in batch {
                 let item = &latest.item;
                 let position = s.ids.len() as u32;
@@ -154,7 +157,8 @@ impl<'s> Streamed<'s> {
                 let (mut importance, mut updated) = (0, 0);
                 if !item.key.is_empty() {
                     flags |= SIGNAL;
-                    let doc = signal_of(group, repo, item, repo_url, flags & CHANGED != 0);
+                    let mut doc = signal_of(group, repo, item, repo_url, flags & CHANGED != 0);
+                    with_links(&mut doc, links.remove(&latest.id));
                     dataset.push(&doc)?;
                     pass.signals += 1;
                     importance = score(item, instant, weights).total;
@@ -291,6 +295,7 @@ impl<'s> Streamed<'s> {
             .store
             .latest_snapshots_for(self.key, &ids)
             .map_err(source_error)?;
+        let mut links = self.store.links_of(self.key, &ids).map_err(source_error)?;
         ids.iter()
             .zip(positions)
             .map(|(id, &p)| {
@@ -300,13 +305,14 @@ impl<'s> Streamed<'s> {
                     ))
                 })?;
                 let flags = self.flags[p as usize];
-                let doc = signal_of(
+                let mut doc = signal_of(
                     &self.group,
                     &self.repo,
                     &item,
                     &self.repo_url,
                     flags & CHANGED != 0,
                 );
+                with_links(&mut doc, links.remove(id));
                 Ok((doc, score(&item, self.instant, &self.weights), flags))
             })
             .collect()
@@ -415,6 +421,14 @@ impl RepoSource for Streamed<'_> {
 
 /// A signal's `updatedAt` as the site orders by it: the dataset's text
 /// read back (an unparsable one sorts as the oldest).
+/// Sets a signal's `references` and `referencedBy` from its links.
+pub(crate) fn with_links(doc: &mut SignalDoc, links: Option<signals_store::Links>) {
+    if let Some(links) = links {
+        doc.references = links.references.into_iter().map(|l| l.id).collect();
+        doc.referenced_by = links.referenced_by.into_iter().map(|l| l.id).collect();
+    }
+}
+
 fn doc_updated_at(doc: &SignalDoc) -> Timestamp {
     doc.updated_at.parse().unwrap_or(Timestamp::MIN)
 }

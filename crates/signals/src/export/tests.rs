@@ -49,7 +49,11 @@ fn reference_export(
             judge.interval,
             judge.now,
         ));
-        let key = data_key(summary, &health);
+        let key = data_key(
+            summary,
+            &health,
+            store.references_mark(summary.key).unwrap(),
+        );
         let (group, repo) = (&summary.group.id, &summary.repo.id);
         if publisher.is_current(group, repo, &key) {
             publisher.keep(group, repo).unwrap();
@@ -59,7 +63,7 @@ fn reference_export(
             continue;
         };
         let items: Vec<_> = view.items.values().cloned().collect();
-        let document = build(&DatasetInput {
+        let mut document = build(&DatasetInput {
             group: &view.summary.group,
             repo: &view.summary.repo,
             context: &view.context,
@@ -69,6 +73,17 @@ fn reference_export(
             changed_in_latest: &view.changed_in_latest,
         })
         .unwrap();
+        // Links between items (issue 26), as the store resolves them.
+        let ids: Vec<String> = document
+            .dataset
+            .signals
+            .iter()
+            .map(|s| s.id.clone())
+            .collect();
+        let mut links = store.links_of(summary.key, &ids).unwrap();
+        for s in &mut document.dataset.signals {
+            super::source::with_links(s, links.remove(&s.id));
+        }
         let instant = view.runs.last().unwrap().collected_at;
         let scores: HashMap<String, Score> = view
             .items
@@ -117,6 +132,7 @@ fn reference_export(
             }
         }
     }
+    super::links::set_shared(store, &mut publisher).unwrap();
     publisher.finish().unwrap()
 }
 
@@ -243,6 +259,7 @@ fn commit(
                 news: News::default(),
                 snapshots: delta.snapshots,
                 events: delta.events,
+                references: vec![],
                 stats: RequestStats::default(),
                 renamed_to: None,
                 messages: vec![],

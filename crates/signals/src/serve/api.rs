@@ -201,6 +201,7 @@ impl Api<'_> {
             .collect();
         let ids: Vec<String> = rows.iter().map(|(id, _)| id.to_string()).collect();
         let items = self.store.latest_snapshots_for(s.key, &ids)?;
+        let mut links = self.store.links_of(s.key, &ids)?;
         let mut signals = Vec::with_capacity(rows.len());
         for (id, row) in rows {
             let item = items.get(id).ok_or_else(|| {
@@ -224,6 +225,11 @@ impl Api<'_> {
                 "changedInLatest": row.changed,
                 "history": history_link(id, &s.group.id),
             }));
+            let (references, referenced_by) = link_ids(links.remove(id));
+            if let Some(signal) = signals.last_mut() {
+                signal["references"] = references.into();
+                signal["referencedBy"] = referenced_by.into();
+            }
         }
         Ok(json_answer(
             200,
@@ -397,6 +403,10 @@ impl Api<'_> {
                         .collect::<Vec<_>>()
                         .into();
                 }
+                let links = self.store.links_of(owner.key, &[id.to_string()])?;
+                let (references, referenced_by) = link_ids(links.into_values().next());
+                value["references"] = references.into();
+                value["referencedBy"] = referenced_by.into();
                 if let Some(list) = value["observations"].as_array_mut() {
                     for (entry, o) in list.iter_mut().zip(&h.observations) {
                         entry["summary"] = o
@@ -454,6 +464,16 @@ fn history_link(id: &str, group: &str) -> String {
         "/api/signals/{}/history?group={}",
         encode_id(id),
         encode_id(group)
+    )
+}
+
+/// The ids an item's texts name and the ids naming it (issue 26), each
+/// sorted; empty when it has no link.
+fn link_ids(links: Option<signals_store::Links>) -> (Vec<String>, Vec<String>) {
+    let links = links.unwrap_or_default();
+    (
+        links.references.into_iter().map(|l| l.id).collect(),
+        links.referenced_by.into_iter().map(|l| l.id).collect(),
     )
 }
 

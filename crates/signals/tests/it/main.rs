@@ -20,6 +20,7 @@ mod orgs;
 mod readme;
 mod receiver;
 mod reconcile;
+mod references;
 mod resilience;
 mod scale;
 mod serve;

@@ -217,6 +217,7 @@ pub fn commit_alerting(
                 news: Default::default(),
                 snapshots: delta.snapshots,
                 events: delta.events,
+                references: vec![],
                 stats: Default::default(),
                 renamed_to: None,
                 messages: out.clone(),

@@ -124,6 +124,7 @@ pub fn commit(
                 news: News::default(),
                 snapshots: delta.snapshots,
                 events: delta.events,
+                references: vec![],
                 stats: RequestStats::default(),
                 renamed_to: None,
                 messages: vec![],

@@ -1,0 +1,175 @@
+//! Links between items of a group on the pages (issue 26, part 4): the
+//! line a card shows ("referenced from 2 other repositories in this
+//! group"), the lists of an item's history page, and the group page's
+//! items named from several repositories. Pure: the store resolved the
+//! links; this only says them.
+
+use serde::Serialize;
+use signals_core::dataset::SignalDoc;
+
+/// The repository part of a signal id (`github:o/n` of
+/// `github:o/n:issue:1`).
+fn repo_of(id: &str) -> &str {
+    let mut parts = id.splitn(3, ':');
+    let (source, repo) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    &id[..(source.len() + 1 + repo.len()).min(id.len())]
+}
+
+/// What a card says of the items naming it: the number of other
+/// repositories of the group, or, when only items of its own repository
+/// name it, their number; `None` when nothing names it.
+pub(crate) fn card_line(s: &SignalDoc) -> Option<String> {
+    let own = repo_of(&s.id);
+    let mut others: Vec<&str> = s
+        .referenced_by
+        .iter()
+        .map(|id| repo_of(id))
+        .filter(|r| *r != own)
+        .collect();
+    others.sort_unstable();
+    others.dedup();
+    let line = match (others.len(), s.referenced_by.len()) {
+        (0, 0) => return None,
+        (0, 1) => "referenced from 1 other item in this repository".to_string(),
+        (0, n) => format!("referenced from {n} other items in this repository"),
+        (1, _) => "referenced from 1 other repository in this group".to_string(),
+        (n, _) => format!("referenced from {n} other repositories in this group"),
+    };
+    Some(line)
+}
+
+/// An item at the other end of a link, on a history page or the group
+/// page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LinkedItem {
+    /// Its signal id.
+    pub id: String,
+    /// Its history page, relative to the page that links to it; `None`
+    /// when its repository's pages are not known.
+    pub href: Option<String>,
+}
+
+/// The links of an item's history page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct HistoryLinks {
+    /// The items its texts name.
+    pub references: Vec<LinkedItem>,
+    /// The items whose texts name it.
+    pub referenced_by: Vec<LinkedItem>,
+    /// What its card says ([`card_line`]), if anything.
+    pub line: Option<String>,
+}
+
+impl HistoryLinks {
+    /// The links of the item `id`, its line said as its card says it.
+    pub fn new(id: &str, references: Vec<LinkedItem>, referenced_by: Vec<LinkedItem>) -> Self {
+        let doc_line = card_line(&SignalDoc {
+            id: id.to_string(),
+            referenced_by: referenced_by.iter().map(|l| l.id.clone()).collect(),
+            ..empty_doc()
+        });
+        HistoryLinks {
+            references,
+            referenced_by,
+            line: doc_line,
+        }
+    }
+}
+
+/// An item of a group that items of several other repositories of the
+/// group name: an entry of the group page's section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SharedEntry {
+    /// Its signal id.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// Its URL on the host, when http(s).
+    pub url: Option<String>,
+    /// Its repository's display name.
+    pub repo: String,
+    /// Its history page, relative to the group folder.
+    pub history: String,
+    /// The display names of the other repositories whose items name it.
+    pub from: Vec<String>,
+}
+
+fn empty_doc() -> SignalDoc {
+    SignalDoc {
+        id: String::new(),
+        source: String::new(),
+        group: String::new(),
+        project: String::new(),
+        kind: String::new(),
+        title: String::new(),
+        text: String::new(),
+        url: String::new(),
+        created_at: String::new(),
+        updated_at: String::new(),
+        timestamp: String::new(),
+        metrics: signals_core::dataset::MetricsDoc {
+            reactions: 0,
+            comments: 0,
+        },
+        labels: vec![],
+        author: String::new(),
+        state: String::new(),
+        assignees: vec![],
+        draft: None,
+        merged: None,
+        merged_at: None,
+        tag: None,
+        prerelease: None,
+        published_at: None,
+        change: None,
+        references: vec![],
+        referenced_by: vec![],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(id: &str, by: &[&str]) -> SignalDoc {
+        SignalDoc {
+            id: id.into(),
+            referenced_by: by.iter().map(|s| s.to_string()).collect(),
+            ..empty_doc()
+        }
+    }
+
+    #[test]
+    fn a_card_counts_other_repositories_then_its_own() {
+        let own = "github:o/a:issue:1";
+        assert_eq!(card_line(&doc(own, &[])), None);
+        assert_eq!(
+            card_line(&doc(own, &["github:o/a:issue:2"])).unwrap(),
+            "referenced from 1 other item in this repository"
+        );
+        assert_eq!(
+            card_line(&doc(
+                own,
+                &["github:o/a:issue:2", "github:o/a:pull_request:3"]
+            ))
+            .unwrap(),
+            "referenced from 2 other items in this repository"
+        );
+        assert_eq!(
+            card_line(&doc(own, &["github:o/a:issue:2", "github:o/b:issue:1"])).unwrap(),
+            "referenced from 1 other repository in this group"
+        );
+        assert_eq!(
+            card_line(&doc(
+                own,
+                &[
+                    "github:o/b:issue:1",
+                    "github:o/b:issue:2",
+                    "gitlab:g/c:issue:9"
+                ]
+            ))
+            .unwrap(),
+            "referenced from 2 other repositories in this group"
+        );
+    }
+}

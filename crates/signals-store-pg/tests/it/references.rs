@@ -1,0 +1,30 @@
+//! References (issue 26) on PostgreSQL: a store from before migration
+//! 0011 gets the references of its stored bodies when it is opened.
+
+use signals_store::suite::{commit_referencing_items, links_of_items};
+use signals_store_pg::PgStore;
+
+use crate::cluster;
+
+#[test]
+fn migration_0011_fills_in_the_references_of_stored_bodies() {
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("refs0011").unwrap();
+    let mut store = PgStore::open(&url).unwrap();
+    let items = commit_referencing_items(&mut store);
+    let expected = links_of_items(&store, &items);
+    assert_eq!(expected[0].references.len(), 2, "{expected:?}");
+    assert_eq!(expected[0].referenced_by.len(), 1, "{expected:?}");
+    let version = store.schema_version().unwrap();
+    drop(store);
+    // The store as the version before 0011 left it.
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    c.batch_execute(
+        "DROP TABLE item_keys; DROP TABLE item_refs; DROP TABLE reference_marks;
+         DELETE FROM signals_schema WHERE version = (SELECT max(version) FROM signals_schema);",
+    )
+    .unwrap();
+    let store = PgStore::open(&url).unwrap();
+    assert_eq!(store.schema_version().unwrap(), version);
+    assert_eq!(links_of_items(&store, &items), expected);
+}
