@@ -13,6 +13,7 @@
 
 pub mod dataset;
 pub mod diff;
+pub mod first_response;
 pub mod health;
 pub mod history;
 pub mod hostile;
