@@ -57,6 +57,11 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         include_str!("../migrations/0008_owner_host_id.sql"),
         None,
     ),
+    (
+        "0010_comments",
+        include_str!("../migrations/0010_comments.sql"),
+        None,
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that

@@ -35,6 +35,7 @@
 //! - [`Dump`] (`dump.rs`): every row out and in, for `signals migrate`.
 //! - [`Outbox`] (`outbox.rs`): alerts claimed, settled, digested.
 //! - [`Owners`] (`owners.rs`): owners' listings and their repositories.
+//! - [`CommentStore`] (`comments.rs`): comments and reviews (issue 26).
 //!
 //! Reads take `&self`, writes `&mut self`. Adding a read means one method
 //! on one role here and its implementation in the same module of each
@@ -44,6 +45,7 @@
 #![deny(missing_docs)]
 
 pub mod codec;
+pub mod comments;
 pub mod dump;
 mod error;
 pub mod events;
@@ -61,6 +63,7 @@ mod write;
 
 use std::fmt;
 
+pub use comments::CommentStore;
 pub use dump::Dump;
 pub use error::{DbError, Result, StoreError};
 pub use http::{CachedResponse, HttpState, RateLimit, check_cacheable};
@@ -84,7 +87,16 @@ pub use write::{RequestStats, RunCommit, RunWrites, check_commit};
 /// `Box<dyn Backend>` or `impl Backend`). Implemented for any type that
 /// plays every role.
 pub trait Backend:
-    RunWrites + Reads + StreamReads + PagedReads + TrendReads + HttpState + Dump + Outbox + Owners
+    RunWrites
+    + Reads
+    + StreamReads
+    + PagedReads
+    + TrendReads
+    + HttpState
+    + Dump
+    + Outbox
+    + Owners
+    + CommentStore
 {
 }
 
@@ -98,6 +110,7 @@ impl<T> Backend for T where
         + Dump
         + Outbox
         + Owners
+        + CommentStore
         + ?Sized
 {
 }

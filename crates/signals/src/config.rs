@@ -20,6 +20,7 @@ use signals_core::importance::Weights;
 use signals_core::{Group, RepoName, TrackedRepo};
 use toml::Spanned;
 
+mod conversation;
 pub mod groups;
 pub mod hosts;
 mod load;
@@ -67,6 +68,10 @@ struct RawConfig {
     base_url: Option<Spanned<String>>,
     window_hours: Option<Spanned<i64>>,
     backfill_days: Option<Spanned<i64>>,
+    /// How far a first run reads comments back (issue 26).
+    comments_backfill_days: Option<Spanned<i64>>,
+    /// When an unanswered open item is waiting (issue 26).
+    waiting_days: Option<Spanned<i64>>,
     /// Every how many days a repository's run lists all its items (issue
     /// 20); 0 turns it off.
     reconcile_days: Option<Spanned<i64>>,
@@ -136,6 +141,12 @@ pub struct Config {
     /// How far a repository's first run reaches back, days (`None`: the
     /// window only).
     pub backfill_days: Option<i64>,
+    /// How far a repository's first run reads comments back, days (90 by
+    /// default; issue 26).
+    pub comments_backfill_days: u32,
+    /// An open issue or pull request unanswered for longer than this many
+    /// days is waiting for a reply (2 by default; issue 26).
+    pub waiting_days: u32,
     /// Every how many days a repository's run lists all its items, not
     /// only those updated since (7 by default; 0: never).
     pub reconcile_days: u32,
@@ -200,6 +211,9 @@ impl Config {
         let lease = duration(raw.lease, "lease", DEFAULT_LEASE).map_err(&err)?;
         let backfill_days = backfill_days(raw.backfill_days).map_err(&err)?;
         let reconcile_days = reconcile_days(raw.reconcile_days).map_err(&err)?;
+        let comments_backfill_days =
+            conversation::comments_backfill_days(raw.comments_backfill_days).map_err(&err)?;
+        let waiting_days = conversation::waiting_days(raw.waiting_days).map_err(&err)?;
         let importance = importance(raw.importance).map_err(&err)?;
         let (groups, repo_hosts) = groups::parse(raw.groups, &hosts).map_err(&err)?;
         let notify = notify::parse(raw.notify, &groups).map_err(&err)?;
@@ -210,6 +224,8 @@ impl Config {
             base_url,
             window_hours,
             backfill_days,
+            comments_backfill_days,
+            waiting_days,
             reconcile_days,
             interval,
             lease,

@@ -148,6 +148,9 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
         backfill: config
             .backfill_days
             .map(|d| SignedDuration::from_hours(d * 24)),
+        comments_backfill: SignedDuration::from_hours(
+            i64::from(config.comments_backfill_days) * 24,
+        ),
         alerts: Alerts::of(&config),
         // The demo's two runs are a day apart: none is a reconcile.
         reconcile: Reconcile::default(),
@@ -287,6 +290,7 @@ fn recorded_gitlab(second: bool) -> anyhow::Result<Scenario> {
         issues,
         merge_requests,
         pulls: Vec::new(),
+        ..RepoData::default()
     };
     Ok(scenario(Flavor::Gitlab, data))
 }
@@ -322,6 +326,7 @@ fn recorded_gitea(second: bool) -> anyhow::Result<Scenario> {
         issues,
         merge_requests: Vec::new(),
         pulls: Vec::new(),
+        ..RepoData::default()
     };
     Ok(scenario(Flavor::Forgejo, data))
 }

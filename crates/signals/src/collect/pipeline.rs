@@ -26,6 +26,9 @@ pub struct Window<'a> {
     pub window: SignedDuration,
     /// How far a first run reaches back.
     pub backfill: Option<SignedDuration>,
+    /// How far a first run reads comments back (`comments_backfill_days`,
+    /// issue 26).
+    pub comments_backfill: SignedDuration,
     /// The `[[notify]]` rules whose messages each run commits with it.
     pub alerts: Option<Alerts<'a>>,
     /// When a run lists every item of its repository (issue 20).
@@ -230,10 +233,27 @@ fn run(
     } else {
         stable_since(plan.since)
     };
-    let outcome = client.collect(ask, ask_since, &mut cache)?;
+    let comments_since = if plan.first_run {
+        plan_since(collected_at, window.comments_backfill, None, None)
+    } else {
+        plan.since
+    };
+    let outcome = client.collect_with(ask, ask_since, Some(comments_since), &mut cache)?;
     if let Some(e) = cache.error {
         return Err(e.into());
     }
+    // Comments are an upsert, stored before the run's commit: should the
+    // commit fail, the next run reads the same window again and stores
+    // them once (docs/decisions.md, "Comments and first responses").
+    let comments: Vec<(String, signals_core::Comment)> = outcome
+        .comments
+        .into_iter()
+        .map(|c| {
+            let id = signals_core::signal_id(&repo.source, &repo.repo, c.item_kind, &c.item_key);
+            (id, c)
+        })
+        .collect();
+    store.store_comments(key, &comments)?;
     let mut collected = outcome.collected;
     // The client reports items under the host's name, which differs from
     // the configured one after a rename (or in letter case); signals keep
