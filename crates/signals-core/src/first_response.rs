@@ -9,8 +9,12 @@
 //! creation. docs/decisions.md, "Comments and first responses", names the
 //! edge cases.
 
+use std::collections::HashMap;
+
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
+
+use crate::dataset::{FirstResponseDoc, fmt_seconds};
 
 use crate::model::{CommentKind, ItemKind, ItemSnapshot, ItemState, is_bot_login};
 
@@ -43,6 +47,49 @@ pub struct FirstResponse {
     /// Hours from the item's creation, to two decimals (0 when the reply
     /// is dated before the item, as a host's clock may have it).
     pub hours: f64,
+}
+
+impl FirstResponse {
+    /// The API's and the dataset's form: `{"at", "by", "hours"}`.
+    pub fn doc(&self) -> FirstResponseDoc {
+        FirstResponseDoc {
+            at: fmt_seconds(self.at),
+            by: self.by.clone(),
+            hours: self.hours,
+        }
+    }
+}
+
+/// The replies of a repository's items, by item id, with the group's
+/// `ignore_users`: what gives each item its first response.
+#[derive(Debug, Clone, Default)]
+pub struct Responses {
+    by_item: HashMap<String, Vec<Reply>>,
+    ignore_users: Vec<String>,
+}
+
+impl Responses {
+    /// The replies as the store gives them (item id, reply).
+    pub fn new(replies: Vec<(String, Reply)>, ignore_users: &[String]) -> Responses {
+        let mut by_item: HashMap<String, Vec<Reply>> = HashMap::new();
+        for (id, reply) in replies {
+            by_item.entry(id).or_default().push(reply);
+        }
+        Responses {
+            by_item,
+            ignore_users: ignore_users.to_vec(),
+        }
+    }
+
+    /// The first response to `item` (signal id `id`); `None` for a
+    /// release, and for an item nobody answered.
+    pub fn of(&self, id: &str, item: &ItemSnapshot) -> Option<FirstResponse> {
+        if !matches!(item.kind(), ItemKind::Issue | ItemKind::PullRequest) {
+            return None;
+        }
+        let replies = self.by_item.get(id)?;
+        first_response(&item.author, item.created_at, replies, &self.ignore_users)
+    }
 }
 
 /// True when `reply` counts as a response to an item by `item_author`.

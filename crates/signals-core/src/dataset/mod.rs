@@ -15,8 +15,8 @@ mod doc;
 
 pub use check::{Problem, check_invariants};
 pub use doc::{
-    ContextDoc, Dataset, Document, GroupDoc, LatestReleaseDoc, MetricsDoc, NewsDoc, RepositoryDoc,
-    RunDoc, SignalDoc, UpcomingDoc,
+    ContextDoc, Dataset, Document, FirstResponseDoc, GroupDoc, LatestReleaseDoc, MetricsDoc,
+    NewsDoc, RepositoryDoc, RunDoc, SignalDoc, UpcomingDoc,
 };
 
 use std::collections::HashSet;
@@ -287,6 +287,7 @@ pub fn signal_of(
         prerelease: None,
         published_at: None,
         change,
+        first_response: None,
     };
     match &item.detail {
         ItemDetail::Issue => {}

@@ -6,6 +6,16 @@ use toml::Spanned;
 
 use super::SpanError;
 
+impl super::Config {
+    /// Each group's `ignore_users`, by group id.
+    pub fn ignore_users(&self) -> std::collections::BTreeMap<String, Vec<String>> {
+        self.groups
+            .iter()
+            .map(|g| (g.group.id.clone(), g.ignore_users.clone()))
+            .collect()
+    }
+}
+
 /// How far a repository's first run reads comments back, days.
 pub const DEFAULT_COMMENTS_BACKFILL_DAYS: u32 = 90;
 

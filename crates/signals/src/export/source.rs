@@ -22,6 +22,7 @@ use std::ops::Range;
 
 use jiff::Timestamp;
 use signals_core::dataset::{SignalDoc, signal_of};
+use signals_core::first_response::Responses;
 use signals_core::importance::{RankKey, Score, Weights, score};
 use signals_core::trends::{ItemFacts, WeekTally};
 use signals_core::{EventKind, ItemState, TrackedRepo, TrailEvent};
@@ -64,6 +65,8 @@ pub struct FirstPass {
 /// A repository of the store as the site's [`RepoSource`].
 pub struct Streamed<'s> {
     store: &'s dyn Backend,
+    /// Each item's first response (issue 26).
+    responses: Responses,
     key: RepoKey,
     group: String,
     repo: TrackedRepo,
@@ -100,6 +103,7 @@ impl<'s> Streamed<'s> {
     #[allow(clippy::too_many_arguments)]
     pub fn read<W: Write>(
         store: &'s dyn Backend,
+        responses: Responses,
         key: RepoKey,
         group: &str,
         repo: &TrackedRepo,
@@ -113,6 +117,7 @@ impl<'s> Streamed<'s> {
     ) -> anyhow::Result<(Streamed<'s>, FirstPass)> {
         let mut s = Streamed {
             store,
+            responses,
             key,
             group: group.to_string(),
             repo: repo.clone(),
@@ -154,7 +159,11 @@ impl<'s> Streamed<'s> {
                 let (mut importance, mut updated) = (0, 0);
                 if !item.key.is_empty() {
                     flags |= SIGNAL;
-                    let doc = signal_of(group, repo, item, repo_url, flags & CHANGED != 0);
+                    let mut doc = signal_of(group, repo, item, repo_url, flags & CHANGED != 0);
+                    let first = s.responses.of(&latest.id, item);
+                    pass.tally
+                        .add_response(item.created_at, first.as_ref().map(|f| f.hours));
+                    doc.first_response = first.map(|f| f.doc());
                     dataset.push(&doc)?;
                     pass.signals += 1;
                     importance = score(item, instant, weights).total;
@@ -300,13 +309,14 @@ impl<'s> Streamed<'s> {
                     ))
                 })?;
                 let flags = self.flags[p as usize];
-                let doc = signal_of(
+                let mut doc = signal_of(
                     &self.group,
                     &self.repo,
                     &item,
                     &self.repo_url,
                     flags & CHANGED != 0,
                 );
+                doc.first_response = self.responses.of(id, &item).map(|f| f.doc());
                 Ok((doc, score(&item, self.instant, &self.weights), flags))
             })
             .collect()

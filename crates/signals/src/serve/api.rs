@@ -175,7 +175,12 @@ impl Api<'_> {
             Sort::Importance => &index.by_importance,
             Sort::Updated => &index.by_updated,
         };
-        let mut matched = index.matching(order, &query.filter());
+        let mut filter = query.filter();
+        if query.waiting {
+            let span = signals_core::first_response::waiting_span(self.indexes.waiting_days);
+            filter.waiting_before = Some(jiff::Timestamp::now() - span);
+        }
+        let mut matched = index.matching(order, &filter);
         if let Some(q) = &query.q {
             matched = self.containing(s, &index, matched, q)?;
         }
@@ -220,6 +225,7 @@ impl Api<'_> {
                 "comments": item.metrics.comments,
                 "importance": row.score,
                 "changedInLatest": row.changed,
+                "firstResponse": row.first,
                 "history": format!("/api/signals/{}/history", encode_id(id)),
             }));
         }
@@ -375,6 +381,7 @@ impl Api<'_> {
         match signals_core::history::history(id, &snapshots) {
             Some(h) => {
                 let mut value = serde_json::to_value(&h)?;
+                value["firstResponse"] = self.first_response(&owner, id, snapshots.last())?;
                 value["group"] = owner.group.id.clone().into();
                 value["repo"] = owner.repo.id.clone().into();
                 if let Some(list) = value["observations"].as_array_mut() {
@@ -391,6 +398,33 @@ impl Api<'_> {
             }
             None => Ok(error(404, format!("{id:?} has never been observed"))),
         }
+    }
+
+    /// An item's first response as the API shows it (issue 26): `null`
+    /// when none.
+    fn first_response(
+        &self,
+        owner: &RepoSummary,
+        id: &str,
+        latest: Option<&(jiff::Timestamp, ItemSnapshot)>,
+    ) -> anyhow::Result<Value> {
+        let Some((_, item)) = latest else {
+            return Ok(Value::Null);
+        };
+        let replies: Vec<_> = self
+            .store
+            .replies(owner.key)?
+            .into_iter()
+            .filter(|(i, _)| i == id)
+            .collect();
+        let ignore = self.indexes.ignore_users.get(&owner.group.id);
+        let responses = signals_core::first_response::Responses::new(
+            replies,
+            ignore.map_or(&[][..], Vec::as_slice),
+        );
+        Ok(serde_json::to_value(
+            responses.of(id, item).map(|f| f.doc()),
+        )?)
     }
 
     /// An item's history page, rendered now from the store by the
@@ -509,15 +543,21 @@ struct SignalQuery {
     q: Option<String>,
     sort: Sort,
     page: usize,
+    /// `waiting=true` (issue 26).
+    waiting: bool,
 }
 
 impl SignalQuery {
     fn parse(params: &HashMap<String, String>) -> Result<SignalQuery, String> {
         for key in params.keys() {
-            if !["kind", "state", "label", "author", "q", "sort", "page"].contains(&key.as_str()) {
+            if ![
+                "kind", "state", "label", "author", "q", "sort", "page", "waiting",
+            ]
+            .contains(&key.as_str())
+            {
                 return Err(format!(
-                    "unknown parameter {key:?}: signals take kind, state, label, author, q, sort \
-                     and page"
+                    "unknown parameter {key:?}: signals take kind, state, label, author, q, sort, \
+                     page and waiting"
                 ));
             }
         }
@@ -545,7 +585,13 @@ impl SignalQuery {
             Some("updated") => Sort::Updated,
             Some(other) => return Err(format!("sort {other:?} is not importance or updated")),
         };
+        let waiting = match params.get("waiting").map(String::as_str) {
+            None | Some("" | "false") => false,
+            Some("true") => true,
+            Some(other) => return Err(format!("waiting {other:?} is not true or false")),
+        };
         Ok(SignalQuery {
+            waiting,
             kind,
             state,
             label: nonempty("label"),
@@ -562,6 +608,7 @@ impl SignalQuery {
             state: self.state.as_deref(),
             label: self.label.as_deref(),
             author: self.author.as_deref(),
+            waiting_before: None,
         }
     }
 }
