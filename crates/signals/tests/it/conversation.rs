@@ -225,3 +225,68 @@ fn comments_and_reviews_cost_no_request_per_item_and_quiet_runs_nothing() {
     assert_eq!(got[3].1.as_ref().map(|(by, _)| by.as_str()), Some("maint"));
     assert_eq!(got[2], want[2]);
 }
+
+#[test]
+fn first_responses_reach_the_dataset_and_trends_and_documents_stay_valid() {
+    let host = TestHost::start(scenario()).unwrap();
+    let dir = setup(&host);
+    collect(dir.path());
+    let out = run(dir.path(), &["export"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let site = dir.path().join("site/g/n");
+    let (dataset, trends) = (site.join("dataset.json"), site.join("trends.json"));
+    let out = run(
+        dir.path(),
+        &[
+            "validate",
+            dataset.to_str().unwrap(),
+            trends.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+
+    let doc = crate::support::read_json(&dataset);
+    let mut got: Vec<(String, Value)> = doc["dataset"]["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["id"].as_str().unwrap().to_string(),
+                s["firstResponse"].clone(),
+            )
+        })
+        .collect();
+    got.sort_by(|a, b| a.0.cmp(&b.0));
+    let by = |id: &str| got.iter().find(|(i, _)| i.ends_with(id)).unwrap().1.clone();
+    assert_eq!(by(":issue:2")["by"], "maint");
+    assert_eq!(by(":issue:2")["hours"], 5.0);
+    assert_eq!(by(":pull_request:3")["by"], "dave");
+    assert_eq!(by(":pull_request:6")["hours"], 2.0);
+    assert!(by(":issue:4").is_null());
+    // Every signal has the field, releases too.
+    assert!(
+        doc["dataset"]["signals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s.get("firstResponse").is_some())
+    );
+
+    // The week the items were opened: responses in 2, 5 and 6 hours of
+    // the 6 items opened.
+    let trends = crate::support::read_json(&trends);
+    let week = trends["weeks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| {
+            w["issuesOpened"].as_u64().unwrap_or(0) + w["pullsOpened"].as_u64().unwrap_or(0) > 0
+        })
+        .unwrap()
+        .clone();
+    assert_eq!(week["firstResponseMedianHours"], 5.0, "{week}");
+    assert_eq!(week["firstResponseP90Hours"], 6.0, "{week}");
+    assert_eq!(week["answeredWithin2Days"], 0.5, "{week}");
+}
