@@ -147,6 +147,7 @@ mod health;
 mod history;
 mod index;
 mod news;
+mod response_chart;
 mod source;
 mod trail;
 mod trends;
