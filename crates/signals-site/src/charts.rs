@@ -286,7 +286,11 @@ pub(crate) fn line_chart(
     s
 }
 
-pub(crate) fn week_table(weeks: &[Week], headers: &[&str], cells: impl Fn(&Week) -> Vec<String>) -> Table {
+pub(crate) fn week_table(
+    weeks: &[Week],
+    headers: &[&str],
+    cells: impl Fn(&Week) -> Vec<String>,
+) -> Table {
     Table {
         headers: std::iter::once("Week of")
             .chain(headers.iter().copied())

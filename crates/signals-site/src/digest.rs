@@ -34,6 +34,7 @@ use crate::templates::render;
 use crate::text::http_url;
 use crate::trends::{SMALL_WEEKS, TrendRow, listed, rising_views};
 use crate::views::{HealthView, Layout, TimeView};
+use crate::waiting::{self, WaitingEntry};
 
 /// Signals on a group page, and the most one repository contributes.
 pub const DIGEST_SIGNALS: usize = 50;
@@ -78,6 +79,10 @@ pub struct RepoDigest {
     /// How its collection stood at the export (issue 20).
     #[serde(default)]
     pub(crate) health: HealthNote,
+    /// Its items waiting for a reply (issue 26), links relative to the
+    /// group folder.
+    #[serde(default)]
+    pub(crate) waiting: Vec<WaitingEntry>,
 }
 
 /// A rising item, on the group page.
@@ -238,6 +243,7 @@ impl RepoDigest {
                 })
                 .collect(),
             health: repo.health.clone(),
+            waiting: Vec::new(),
         })
     }
 
@@ -294,6 +300,8 @@ pub struct GroupDigest {
     trends: Vec<(String, String, TrendRow)>,
     /// The group's rising items: the [`RISING`] that grew most.
     rising: Vec<DigestRising>,
+    /// The group's items waiting for a reply, most important first.
+    waiting: Vec<WaitingEntry>,
 }
 
 /// Page order across repositories: importance, then update time (newest
@@ -323,6 +331,7 @@ impl GroupDigest {
             repos: Vec::new(),
             trends: Vec::new(),
             rising: Vec::new(),
+            waiting: Vec::new(),
         }
     }
 
@@ -350,6 +359,7 @@ impl GroupDigest {
         self.rising
             .sort_by(|a, b| b.growth.cmp(&a.growth).then_with(|| a.id.cmp(&b.id)));
         self.rising.truncate(RISING);
+        waiting::merge(&mut self.waiting, d.waiting);
         self.repos.push(RepoNews {
             href: format!("{}/index.html", d.id),
             id: d.id,
@@ -396,6 +406,7 @@ pub fn render_group(
             trail: trail.iter().map(EventView::of).collect(),
             trends: GroupTrends::of(&g.trends),
             group_rising: &g.rising,
+            waiting: &g.waiting,
         },
     )?;
     let index = filter::to_json(
@@ -453,6 +464,7 @@ struct GroupView<'a> {
     trail: Vec<EventView<'a>>,
     trends: GroupTrends,
     group_rising: &'a [DigestRising],
+    waiting: &'a [WaitingEntry],
 }
 
 /// The group's repositories side by side: one row each, its sparklines

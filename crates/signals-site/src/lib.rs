@@ -151,6 +151,7 @@ mod response_chart;
 mod source;
 mod trail;
 mod trends;
+mod waiting;
 
 mod pages;
 mod publish;

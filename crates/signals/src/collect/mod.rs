@@ -18,6 +18,7 @@ mod collection;
 mod owners;
 mod pipeline;
 mod summary;
+mod waiting;
 mod worker;
 
 use std::path::{Path, PathBuf};

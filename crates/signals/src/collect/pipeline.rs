@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use jiff::{SignedDuration, Timestamp};
 use signals_core::diff::Observation;
 use signals_core::importance::Weights;
-use signals_core::notify::{Outgoing, RuleRef, RunInput, messages};
+use signals_core::notify::{Outgoing, RuleRef, RunInput, messages, waiting_messages};
 use signals_core::run::{RunDelta, account, plan_since, stable_since};
 use signals_core::{
     Collected, Group, ItemDetail, ItemSnapshot, News, RepoName, RunRecord, TrackedRepo,
@@ -54,6 +54,9 @@ pub struct Alerts<'a> {
     pub weights: &'a Weights,
     /// The site's address, for links to repository pages.
     pub base_url: Option<&'a str>,
+    /// The configuration, for `ignore_users` and `waiting_days` (the
+    /// `waiting` event, issue 26).
+    pub config: &'a Config,
 }
 
 impl<'a> Alerts<'a> {
@@ -63,6 +66,7 @@ impl<'a> Alerts<'a> {
             rules: &config.notify,
             weights: &config.importance,
             base_url: config.base_url.as_deref(),
+            config,
         })
     }
 
@@ -75,6 +79,7 @@ impl<'a> Alerts<'a> {
         collected_at: Timestamp,
         first_run: bool,
         delta: &RunDelta,
+        crossing: &[ItemSnapshot],
     ) -> Vec<Outgoing> {
         let rules: Vec<RuleRef<'_>> = self
             .rules
@@ -87,20 +92,20 @@ impl<'a> Alerts<'a> {
         let link = self
             .base_url
             .map(|b| format!("{b}{}/{}/index.html", group.id, repo.id));
-        messages(
-            &rules,
-            &RunInput {
-                group,
-                repo,
-                repo_url,
-                collected_at,
-                first_run,
-                events: &delta.events,
-                snapshots: &delta.snapshots,
-                weights: self.weights,
-                link: link.as_deref(),
-            },
-        )
+        let input = RunInput {
+            group,
+            repo,
+            repo_url,
+            collected_at,
+            first_run,
+            events: &delta.events,
+            snapshots: &delta.snapshots,
+            weights: self.weights,
+            link: link.as_deref(),
+        };
+        let mut out = messages(&rules, &input);
+        out.extend(waiting_messages(&rules, &input, crossing));
+        out
     }
 }
 
@@ -204,6 +209,8 @@ pub fn failure_kind(e: &signals_http::Error) -> &'static str {
 /// lists every item (a reconcile), and the start of its window.
 struct Plan {
     first_run: bool,
+    /// The previous successful run's instant.
+    previous: Option<Timestamp>,
     reconcile: bool,
     since: Timestamp,
 }
@@ -287,14 +294,25 @@ fn run(
     // The alerts the run's events call for are committed with the run.
     let messages = match window.alerts {
         None => vec![],
-        Some(alerts) => alerts.messages(
-            group,
-            repo,
-            &collected.context.url,
-            collected_at,
-            plan.first_run,
-            &delta,
-        ),
+        Some(alerts) => {
+            let crossing = super::waiting::crossing(
+                store,
+                key,
+                group,
+                (plan.previous, collected_at),
+                &delta,
+                &alerts,
+            )?;
+            alerts.messages(
+                group,
+                repo,
+                &collected.context.url,
+                collected_at,
+                plan.first_run,
+                &delta,
+                &crossing,
+            )
+        }
     };
     store.commit_run(
         key,
@@ -348,11 +366,12 @@ fn plan(
     let since = plan_since(
         collected_at,
         window.window,
-        previous.map(|r| r.collected_at),
+        previous.as_ref().map(|r| r.collected_at),
         backfill,
     );
     Ok(Plan {
         first_run,
+        previous: previous.as_ref().map(|r| r.collected_at),
         reconcile,
         since,
     })

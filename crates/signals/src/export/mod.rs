@@ -199,9 +199,12 @@ fn export_repo<'s>(
         store.replies(summary.key)?,
         ignore.map_or(&[][..], Vec::as_slice),
     );
+    let waiting_days = options
+        .waiting_days
+        .unwrap_or(signals_core::first_response::DEFAULT_WAITING_DAYS);
     let (mut streamed, pass) = Streamed::read(
         store,
-        responses,
+        (responses, waiting_days),
         summary.key,
         group,
         &outline.summary.repo,

@@ -274,6 +274,21 @@ fn first_responses_reach_the_dataset_and_trends_and_documents_stay_valid() {
             .all(|s| s.get("firstResponse").is_some())
     );
 
+    // #4 waits: open, five days old, answered by its author only. It is
+    // listed on the repository's page and the group's digest.
+    for page in [
+        site.join("index.html"),
+        dir.path().join("site/g/index.html"),
+    ] {
+        let html = std::fs::read_to_string(&page).unwrap();
+        let (_, list) = html
+            .split_once("Waiting for a reply</h2>")
+            .unwrap_or_else(|| panic!("no waiting list in {}", page.display()));
+        let list = list.split("</section>").next().unwrap();
+        assert!(list.contains("Synthetic item 4"), "{list}");
+        assert_eq!(list.matches("<li>").count(), 1, "{list}");
+    }
+
     // The week the items were opened: responses in 2, 5 and 6 hours of
     // the 6 items opened.
     let trends = crate::support::read_json(&trends);
