@@ -249,18 +249,7 @@ fn run(
     if let Some(e) = cache.error {
         return Err(e.into());
     }
-    // Comments are an upsert, stored before the run's commit: should the
-    // commit fail, the next run reads the same window again and stores
-    // them once (docs/decisions.md, "Comments and first responses").
-    let comments: Vec<(String, signals_core::Comment)> = outcome
-        .comments
-        .into_iter()
-        .map(|c| {
-            let id = signals_core::signal_id(&repo.source, &repo.repo, c.item_kind, &c.item_key);
-            (id, c)
-        })
-        .collect();
-    store.store_comments(key, &comments)?;
+    store_comments(store, key, repo, outcome.comments)?;
     let mut collected = outcome.collected;
     // The client reports items under the host's name, which differs from
     // the configured one after a rename (or in letter case); signals keep
@@ -334,6 +323,26 @@ fn run(
         stats: outcome.stats,
         renamed_to: outcome.renamed_to,
     })
+}
+
+/// Stores a run's comments under their items' signal ids. An upsert, before
+/// the run's commit: should the commit fail, the next run reads the same
+/// window again and stores them once (docs/decisions.md, "Comments and
+/// first responses").
+fn store_comments(
+    store: &mut dyn Backend,
+    key: RepoKey,
+    repo: &TrackedRepo,
+    comments: Vec<signals_core::Comment>,
+) -> Result<(), RunError> {
+    let comments: Vec<(String, signals_core::Comment)> = comments
+        .into_iter()
+        .map(|c| {
+            let id = signals_core::signal_id(&repo.source, &repo.repo, c.item_kind, &c.item_key);
+            (id, c)
+        })
+        .collect();
+    Ok(store.store_comments(key, &comments)?)
 }
 
 /// Plans a run from the store: a first run reaches back `backfill`; a

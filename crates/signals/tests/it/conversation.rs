@@ -305,3 +305,63 @@ fn first_responses_reach_the_dataset_and_trends_and_documents_stay_valid() {
     assert_eq!(week["firstResponseP90Hours"], 6.0, "{week}");
     assert_eq!(week["answeredWithin2Days"], 0.5, "{week}");
 }
+
+/// Issue 26: the `waiting` event fires once per item, at the first run
+/// after it crosses `waiting_days` unanswered; an answered item never does.
+#[test]
+fn the_waiting_alert_fires_once_when_an_item_crosses_waiting_days() {
+    use crate::receiver::{Answer, Receiver};
+
+    let rx = Receiver::start(|_, _| Answer::Ok);
+    // Items #2 (an issue) and #3 (a pull request) cross one day 10 seconds
+    // from now; #3 gets an answer before it.
+    let start = Timestamp::now() - SignedDuration::from_hours(24) + SignedDuration::from_secs(10);
+    let mut s = synthetic("o/n", 3, start);
+    let data = s.repos.get_mut("o/n").unwrap();
+    for n in [1usize, 2] {
+        data.issues[n]["created_at"] = json!(fmt(start));
+        data.issues[n]["updated_at"] = json!(fmt(start));
+    }
+    data.comments = vec![comment(
+        1,
+        3,
+        true,
+        "maint",
+        "User",
+        start + SignedDuration::from_secs(1),
+    )];
+    let host = TestHost::start(s).unwrap();
+    let dir = TempDir::new("conversation-waiting");
+    let rules = format!(
+        "waiting_days = 1\n\n[[notify]]\nname = \"waiting\"\nkind = \"webhook\"\nurl = \"{}/w\"\nevents = [\"waiting\"]\ninitial = \"none\"\n",
+        rx.url
+    );
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(&host.api_url(), &["o/n"], &rules),
+    )
+    .unwrap();
+    collect(dir.path());
+    assert!(rx.hits().is_empty());
+    // Before the crossing: nothing yet.
+    collect(dir.path());
+    assert!(rx.hits().is_empty(), "{:?}", rx.hits());
+    while Timestamp::now() < start + SignedDuration::from_hours(24) + SignedDuration::from_secs(1) {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    collect(dir.path());
+    let hits = rx.hits();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    let v: Value = serde_json::from_slice(&hits[0].body).unwrap();
+    let ids: Vec<&str> = v["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["github:o/n:issue:2"], "{v}");
+    assert_eq!(v["signals"][0]["event"], "waiting");
+    // Once: the next run sends nothing more.
+    collect(dir.path());
+    assert_eq!(rx.hits().len(), 1);
+}
