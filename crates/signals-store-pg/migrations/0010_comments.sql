@@ -8,12 +8,12 @@
 -- body is a reference into `texts`, stored once per distinct text.
 CREATE TABLE comments (
     repo        BIGINT NOT NULL REFERENCES repositories (key),
-    kind        SMALLINT NOT NULL CHECK (kind IN (0, 1, 2)), -- comment, review, review comment
+    kind        BIGINT NOT NULL CHECK (kind IN (0, 1, 2)), -- comment, review, review comment
     host_id     TEXT COLLATE "C" NOT NULL,
     item        TEXT COLLATE "C" NOT NULL,     -- the item's signal id
     author      TEXT COLLATE "C" NOT NULL,     -- login, empty for a deleted account
     association TEXT COLLATE "C",              -- GitHub's author_association
-    bot         BOOLEAN NOT NULL,
+    bot         BIGINT NOT NULL CHECK (bot IN (0, 1)), -- integers like SQLite's, for `signals migrate`
     state       TEXT COLLATE "C",              -- a review's state, NULL for comments
     created_s   BIGINT NOT NULL,               -- seconds since the Unix epoch
     updated_s   BIGINT NOT NULL,

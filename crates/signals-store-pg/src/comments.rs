@@ -56,8 +56,8 @@ impl CommentStore for PgStore {
             tx.execute(
                 "INSERT INTO comments (repo, kind, host_id, item, author, association, bot,
                      state, created_s, updated_s, body)
-                 SELECT $1, u.* FROM unnest($2::smallint[], $3::text[], $4::text[], $5::text[],
-                     $6::text[], $7::bool[], $8::text[], $9::bigint[], $10::bigint[], $11::bigint[])
+                 SELECT $1, u.* FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[],
+                     $6::text[], $7::bigint[], $8::text[], $9::bigint[], $10::bigint[], $11::bigint[])
                      AS u(kind, host_id, item, author, association, bot, state, created_s,
                           updated_s, body)
                  ON CONFLICT (repo, kind, host_id) DO UPDATE SET
@@ -88,7 +88,7 @@ impl CommentStore for PgStore {
         let rows: Vec<CommentRow> = self
             .query(
                 "reading the replies",
-                "SELECT item, kind::bigint, author, bot, state, created_s FROM comments
+                "SELECT item, kind, author, bot = 1, state, created_s FROM comments
                  WHERE repo = $1 ORDER BY item, created_s, kind, host_id",
                 &[&repo.raw()],
             )?
@@ -116,27 +116,27 @@ impl CommentStore for PgStore {
 /// one statement. A batch repeating a key keeps its last reading.
 #[derive(Default)]
 struct Columns {
-    kind: Vec<i16>,
+    kind: Vec<i64>,
     host_id: Vec<String>,
     item: Vec<String>,
     author: Vec<String>,
     association: Vec<Option<String>>,
-    bot: Vec<bool>,
+    bot: Vec<i64>,
     state: Vec<Option<String>>,
     created: Vec<i64>,
     updated: Vec<i64>,
     body: Vec<i64>,
-    at: HashMap<(i16, String), usize>,
+    at: HashMap<(i64, String), usize>,
 }
 
 impl Columns {
     fn push(&mut self, item: &str, c: &Comment, body: i64) {
-        let kind = kind_code(c.kind);
+        let kind = i64::from(kind_code(c.kind));
         if let Some(&i) = self.at.get(&(kind, c.host_id.clone())) {
             self.item[i] = item.to_string();
             self.author[i] = c.author.clone();
             self.association[i] = c.association.clone();
-            self.bot[i] = c.bot;
+            self.bot[i] = i64::from(c.bot);
             self.state[i] = c.state.clone();
             self.created[i] = c.created_at.as_second();
             self.updated[i] = c.updated_at.as_second();
@@ -149,7 +149,7 @@ impl Columns {
         self.item.push(item.to_string());
         self.author.push(c.author.clone());
         self.association.push(c.association.clone());
-        self.bot.push(c.bot);
+        self.bot.push(i64::from(c.bot));
         self.state.push(c.state.clone());
         self.created.push(c.created_at.as_second());
         self.updated.push(c.updated_at.as_second());

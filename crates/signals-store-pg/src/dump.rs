@@ -51,6 +51,7 @@ fn identity(table: Table) -> Option<&'static str> {
         | Table::RateLimits
         | Table::Owners
         | Table::OwnerRepos
+        | Table::Comments
         | Table::Events => None,
         Table::Repositories => Some("key"),
         _ => Some("id"),

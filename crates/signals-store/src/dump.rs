@@ -3,8 +3,8 @@
 //! ([`Dump`]) and the tables both schemas share.
 //!
 //! Both backends have the same tables with the same columns (each schema
-//! at its latest migration: SQLite's `0009_owner_host_id`, PostgreSQL's
-//! `0008_owner_host_id`), so a row is its table and its values in
+//! at its latest migration: SQLite's `0011_comments`, PostgreSQL's
+//! `0010_comments`), so a row is its table and its values in
 //! [`Table::columns`] order. Ids are copied as they are: references
 //! between rows stay valid, and the copy's documents are those of the
 //! original.
@@ -64,6 +64,8 @@ pub enum Table {
     Owners,
     /// Repositories found through owners.
     OwnerRepos,
+    /// Comments and reviews (`crate::comments`, issue 26).
+    Comments,
 }
 
 use ColumnType::{Blob, Int, Text};
@@ -71,7 +73,7 @@ use ColumnType::{Blob, Int, Text};
 impl Table {
     /// Every table, in an order that loads: each table after those it
     /// references (`items.latest` is a plain number, not a reference).
-    pub const ALL: [Table; 13] = [
+    pub const ALL: [Table; 14] = [
         Table::Groups,
         Table::Repositories,
         Table::Runs,
@@ -85,6 +87,7 @@ impl Table {
         Table::Outbox,
         Table::Owners,
         Table::OwnerRepos,
+        Table::Comments,
     ];
 
     /// The table's SQL name.
@@ -103,6 +106,7 @@ impl Table {
             Table::Outbox => "outbox",
             Table::Owners => "owners",
             Table::OwnerRepos => "owner_repos",
+            Table::Comments => "comments",
         }
     }
 
@@ -122,6 +126,7 @@ impl Table {
             Table::Outbox => OUTBOX,
             Table::Owners => OWNERS,
             Table::OwnerRepos => OWNER_REPOS,
+            Table::Comments => COMMENTS,
         }
     }
 
@@ -138,6 +143,7 @@ impl Table {
             Table::Owners => "group_id, host, owner",
             Table::OwnerRepos => "group_id, host, owner, repo_id",
             Table::Events => "run, pos",
+            Table::Comments => "repo, kind, host_id",
             _ => "id",
         }
     }
@@ -286,6 +292,19 @@ const OWNER_REPOS: &[Column] = &[
     ("host_id", Int),
     ("tracked_as", Text),
     ("renamed_at", Text),
+];
+const COMMENTS: &[Column] = &[
+    ("repo", Int),
+    ("kind", Int),
+    ("host_id", Text),
+    ("item", Text),
+    ("author", Text),
+    ("association", Text),
+    ("bot", Int),
+    ("state", Text),
+    ("created_s", Int),
+    ("updated_s", Int),
+    ("body", Int),
 ];
 
 /// One row of one table.
