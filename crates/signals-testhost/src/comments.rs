@@ -73,11 +73,10 @@ pub(crate) fn graphql_reviews(scenario: &Scenario, body: &[u8]) -> Option<Respon
     let mut repository = Map::new();
     for part in query.split("pullRequest(number:").skip(1) {
         let number: String = part.chars().take_while(char::is_ascii_digit).collect();
+        let wanted: Option<u64> = number.parse().ok();
         let is_pull = data.issues.iter().any(|i| {
-            i.get("number")
-                .and_then(Value::as_u64)
-                .map(|n| n.to_string())
-                == Some(number.clone())
+            wanted.is_some()
+                && i.get("number").and_then(Value::as_u64) == wanted
                 && i.get("pull_request").is_some()
         });
         let value = if is_pull {

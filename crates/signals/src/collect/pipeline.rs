@@ -240,10 +240,12 @@ fn run(
     } else {
         stable_since(plan.since)
     };
-    let comments_since = if plan.first_run {
-        plan_since(collected_at, window.comments_backfill, None, None)
-    } else {
-        plan.since
+    // Comments since the previous successful run, not the run window: an
+    // item updated in the last day would otherwise count as changed at
+    // every run, and its reviews be asked again (docs/decisions.md).
+    let comments_since = match plan.previous {
+        None => plan_since(collected_at, window.comments_backfill, None, None),
+        Some(previous) => previous,
     };
     let outcome = client.collect_with(ask, ask_since, Some(comments_since), &mut cache)?;
     if let Some(e) = cache.error {
