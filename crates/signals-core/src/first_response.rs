@@ -95,12 +95,13 @@ impl Responses {
 /// True when `reply` counts as a response to an item by `item_author`.
 pub fn counts(reply: &Reply, item_author: &str, ignore_users: &[String]) -> bool {
     let who = reply.author.as_str();
-    !who.is_empty()
-        && !who.eq_ignore_ascii_case(item_author)
-        && !reply.bot
-        && !is_bot_login(who)
-        && !ignore_users.iter().any(|u| u.eq_ignore_ascii_case(who))
-        && !(reply.kind == CommentKind::Review && reply.state.as_deref() == Some("PENDING"))
+    let pending = reply.kind == CommentKind::Review && reply.state.as_deref() == Some("PENDING");
+    let excluded = who.is_empty()
+        || who.eq_ignore_ascii_case(item_author)
+        || reply.bot
+        || is_bot_login(who)
+        || ignore_users.iter().any(|u| u.eq_ignore_ascii_case(who));
+    !excluded && !pending
 }
 
 /// The first response to an item written by `author` at `created_at`,

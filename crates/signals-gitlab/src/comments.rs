@@ -55,7 +55,7 @@ pub(crate) fn comments(
         .filter(|i| i.updated_at >= since)
         .filter(|i| matches!(i.kind(), ItemKind::Issue | ItemKind::PullRequest))
         .collect();
-    changed.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+    changed.sort_by_key(|i| std::cmp::Reverse(i.updated_at));
     let mut out = Vec::new();
     for item in changed.into_iter().take(MAX_NOTED_ITEMS) {
         let list = match item.kind() {

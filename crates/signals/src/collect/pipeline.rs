@@ -78,8 +78,7 @@ impl<'a> Alerts<'a> {
         repo_url: &str,
         collected_at: Timestamp,
         first_run: bool,
-        delta: &RunDelta,
-        crossing: &[ItemSnapshot],
+        (delta, crossing): (&RunDelta, &[ItemSnapshot]),
     ) -> Vec<Outgoing> {
         let rules: Vec<RuleRef<'_>> = self
             .rules
@@ -300,8 +299,7 @@ fn run(
                 &collected.context.url,
                 collected_at,
                 plan.first_run,
-                &delta,
-                &crossing,
+                (&delta, &crossing),
             )
         }
     };
