@@ -199,7 +199,9 @@ fn comments_and_reviews_cost_no_request_per_item_and_quiet_runs_nothing() {
 
     // After changes: a maintainer answers #4, #3 gets a review comment
     // (#3 updated), #6 nothing new.
-    let now = Timestamp::now() - SignedDuration::from_secs(1);
+    // After the previous run began (times are whole seconds).
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let now = Timestamp::now();
     let mut changed = scenario();
     let data = changed.repos.get_mut("o/n").unwrap();
     data.comments
