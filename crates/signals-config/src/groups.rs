@@ -49,6 +49,9 @@ pub(super) struct RawGroup {
     /// Repositories of the owners never tracked: `owner/name` or a name.
     #[serde(default)]
     exclude: Vec<Spanned<String>>,
+    /// Accounts whose comments are no first response (issue 26).
+    #[serde(default)]
+    ignore_users: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -168,6 +171,8 @@ pub struct GroupConfig {
     pub owners: Vec<OwnerConfig>,
     /// What it takes from its owners' listings.
     pub filter: Filter,
+    /// Accounts whose comments are no first response (issue 26).
+    pub ignore_users: Vec<String>,
 }
 
 /// One owner of a group's `orgs`.
@@ -358,6 +363,7 @@ fn group(
             include_forks: g.include_forks,
             exclude,
         },
+        ignore_users: g.ignore_users,
     })
 }
 

@@ -20,6 +20,7 @@ use signals_core::importance::Weights;
 use signals_core::{Group, RepoName, TrackedRepo};
 use toml::Spanned;
 
+mod conversation;
 pub mod groups;
 pub mod hosts;
 pub mod notify;
@@ -76,6 +77,10 @@ struct RawConfig {
     base_url: Option<Spanned<String>>,
     window_hours: Option<Spanned<i64>>,
     backfill_days: Option<Spanned<i64>>,
+    /// How far a first run reads comments back (issue 26).
+    comments_backfill_days: Option<Spanned<i64>>,
+    /// When an unanswered open item is waiting (issue 26).
+    waiting_days: Option<Spanned<i64>>,
     /// Every how many days a repository's run lists all its items (issue
     /// 20); 0 turns it off.
     reconcile_days: Option<Spanned<i64>>,
@@ -148,6 +153,12 @@ pub struct Config {
     /// How far a repository's first run reaches back, days (`None`: the
     /// window only).
     pub backfill_days: Option<i64>,
+    /// How far a repository's first run reads comments back, days (90 by
+    /// default; issue 26).
+    pub comments_backfill_days: u32,
+    /// An open issue or pull request unanswered for longer than this many
+    /// days is waiting for a reply (2 by default; issue 26).
+    pub waiting_days: u32,
     /// Every how many days a repository's run lists all its items, not
     /// only those updated since (7 by default; 0: never).
     pub reconcile_days: u32,
@@ -334,6 +345,12 @@ fn check(raw: RawConfig, problems: &mut Vec<SpanError>) -> Option<Config> {
     .unwrap_or_default();
     let lease = keep(duration(raw.lease, "lease", DEFAULT_LEASE), problems).unwrap_or_default();
     let backfill_days = keep(backfill_days(raw.backfill_days), problems).flatten();
+    let comments_backfill_days = keep(
+        conversation::comments_backfill_days(raw.comments_backfill_days),
+        problems,
+    )
+    .unwrap_or(conversation::DEFAULT_COMMENTS_BACKFILL_DAYS);
+    let waiting_days = keep(conversation::waiting_days(raw.waiting_days), problems).unwrap_or(2);
     let reconcile_days = keep(reconcile_days(raw.reconcile_days), problems).unwrap_or_default();
     let importance = keep(importance(raw.importance), problems).unwrap_or_default();
     let clock = keep(clock(raw.clock), problems).flatten();
@@ -352,6 +369,8 @@ fn check(raw: RawConfig, problems: &mut Vec<SpanError>) -> Option<Config> {
         base_url,
         window_hours,
         backfill_days,
+        comments_backfill_days,
+        waiting_days,
         reconcile_days,
         interval,
         lease,

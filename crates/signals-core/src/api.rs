@@ -77,6 +77,9 @@ pub struct SignalQuery {
     pub sort: Sort,
     /// `page`, from 1.
     pub page: usize,
+    /// `waiting=true` (issue 26): open issues and pull requests without a
+    /// first response, older than the configuration's `waiting_days`.
+    pub waiting: bool,
 }
 
 impl SignalQuery {
@@ -84,10 +87,14 @@ impl SignalQuery {
     /// and what it may be.
     pub fn parse(params: &HashMap<String, String>) -> Result<SignalQuery, String> {
         for key in params.keys() {
-            if !["kind", "state", "label", "author", "q", "sort", "page"].contains(&key.as_str()) {
+            if ![
+                "kind", "state", "label", "author", "q", "sort", "page", "waiting",
+            ]
+            .contains(&key.as_str())
+            {
                 return Err(format!(
-                    "unknown parameter {key:?}: signals take kind, state, label, author, q, sort \
-                     and page"
+                    "unknown parameter {key:?}: signals take kind, state, label, author, q, sort, \
+                     page and waiting"
                 ));
             }
         }
@@ -115,7 +122,13 @@ impl SignalQuery {
             Some("updated") => Sort::Updated,
             Some(other) => return Err(format!("sort {other:?} is not importance or updated")),
         };
+        let waiting = match params.get("waiting").map(String::as_str) {
+            None | Some("" | "false") => false,
+            Some("true") => true,
+            Some(other) => return Err(format!("waiting {other:?} is not true or false")),
+        };
         Ok(SignalQuery {
+            waiting,
             kind,
             state,
             label: nonempty("label"),
@@ -133,6 +146,7 @@ impl SignalQuery {
             state: self.state.as_deref(),
             label: self.label.as_deref(),
             author: self.author.as_deref(),
+            waiting_before: None,
         }
     }
 }
@@ -149,6 +163,9 @@ pub struct Filter<'a> {
     pub label: Option<&'a str>,
     /// An author, exactly.
     pub author: Option<&'a str>,
+    /// Only open issues and pull requests without a first response
+    /// created before this instant (`waiting=true`, issue 26).
+    pub waiting_before: Option<jiff::Timestamp>,
 }
 
 /// `page`: 1 when absent or empty, else a number from 1 to 1,000,000.

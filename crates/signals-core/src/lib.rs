@@ -14,6 +14,7 @@
 pub mod api;
 pub mod dataset;
 pub mod diff;
+pub mod first_response;
 pub mod health;
 pub mod history;
 pub mod hostile;

@@ -97,6 +97,15 @@ pub struct Week {
     /// The median, in hours, of the time from creation to close of the
     /// issues closed in the week; `None` when none was.
     pub median_hours_to_close: Option<f64>,
+    /// The median hours to the first response of the issues and pull
+    /// requests opened in the week that got one (issue 26).
+    pub first_response_median_hours: Option<f64>,
+    /// Their 90th percentile (nearest rank).
+    pub first_response_p90_hours: Option<f64>,
+    /// The share of the issues and pull requests opened in the week
+    /// answered within 48 hours; `None` when none was opened.
+    #[serde(rename = "answeredWithin2Days")]
+    pub answered_within_2_days: Option<f64>,
 }
 
 /// The repository's context at one run.
@@ -243,6 +252,8 @@ struct Counts {
     open_issues_at_end: u64,
     open_pulls_at_end: u64,
     hours_to_close: Vec<f64>,
+    /// Hours to the first response of the week's opened issues and pulls.
+    response_hours: Vec<f64>,
 }
 
 impl WeekTally {
@@ -322,6 +333,14 @@ impl WeekTally {
         }
     }
 
+    /// Counts the first response of an issue or pull request created at
+    /// `created_at` (issue 26): `hours` after it, or none.
+    pub fn add_response(&mut self, created_at: Timestamp, hours: Option<f64>) {
+        if let (Some(w), Some(h)) = (self.week_of(created_at), hours) {
+            self.weeks[w].response_hours.push(h.max(0.0));
+        }
+    }
+
     /// Adds one to the "open at end" counter of every week whose end falls
     /// after `created` and at or before `closed`.
     fn open_between(
@@ -360,6 +379,12 @@ impl WeekTally {
                     open_issues_at_end: known.then_some(c.open_issues_at_end),
                     open_pulls_at_end: known.then_some(c.open_pulls_at_end),
                     median_hours_to_close: median(c.hours_to_close),
+                    first_response_median_hours: median(c.response_hours.clone()),
+                    first_response_p90_hours: p90(c.response_hours.clone()),
+                    answered_within_2_days: answered_share(
+                        &c.response_hours,
+                        c.issues_opened + c.pulls_opened,
+                    ),
                 }
             })
             .collect()
@@ -379,6 +404,25 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
         (values[n / 2 - 1] + values[n / 2]) / 2.0
     };
     Some((m * 10.0).round() / 10.0)
+}
+
+/// The 90th percentile by nearest rank, rounded to a tenth of an hour.
+fn p90(mut values: Vec<f64>) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let rank = (values.len() * 9).div_ceil(10).max(1);
+    Some((values[rank - 1] * 10.0).round() / 10.0)
+}
+
+/// The share of `opened` items answered within 48 hours, to a thousandth.
+fn answered_share(hours: &[f64], opened: u64) -> Option<f64> {
+    if opened == 0 {
+        return None;
+    }
+    let within = hours.iter().filter(|h| **h <= 48.0).count() as f64;
+    Some(((within / opened as f64).min(1.0) * 1000.0).round() / 1000.0)
 }
 
 /// The last point of each UTC day among `runs` (instant, stars, forks, open
@@ -610,5 +654,27 @@ mod tests {
             .map(|i| r(&format!("{i:02}"), 0, 1 + i % 3))
             .collect();
         assert_eq!(rising(many).len(), RISING);
+    }
+
+    #[test]
+    fn first_responses_give_median_p90_and_share_answered_in_two_days() {
+        let instant = ts("2026-11-25T12:00:00Z");
+        let mut tally = WeekTally::new(instant, ts("2026-01-01T00:00:00Z"));
+        let monday = ts("2026-11-23T01:00:00Z");
+        for hours in [Some(1.0), Some(3.0), Some(100.0), None] {
+            tally.add(&ItemFacts {
+                created_at: monday,
+                kind: FactKind::Issue { closed: None },
+            });
+            tally.add_response(monday, hours);
+        }
+        let weeks = tally.finish();
+        let last = weeks.last().unwrap();
+        assert_eq!(last.first_response_median_hours, Some(3.0));
+        assert_eq!(last.first_response_p90_hours, Some(100.0));
+        assert_eq!(last.answered_within_2_days, Some(0.5));
+        let before = &weeks[weeks.len() - 2];
+        assert_eq!(before.first_response_median_hours, None);
+        assert_eq!(before.answered_within_2_days, None);
     }
 }

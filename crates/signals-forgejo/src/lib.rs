@@ -27,7 +27,11 @@
 //! A collection costs `3 + max(1, ceil(items / 50))` requests when nothing
 //! fails, and no per-item request: one issues list holds issues and pull
 //! requests (no `type=` filter), so pull requests cost no pages of their
-//! own. It must not reach into the store or the dataset.
+//! own. Comments, when asked for (issue 26), cost `ceil(comments / 50)`
+//! pages of the repository-wide `issues/comments?since=`, and nothing when
+//! no item changed since `since` (a comment updates its item, and these
+//! servers answer no 304, so an unchanged list would cost its pages). It
+//! must not reach into the store or the dataset.
 
 #![warn(missing_docs)]
 
@@ -93,6 +97,28 @@ impl Host for Forgejo {
             kinds: Kinds::Both,
             disabled: None,
         }]
+    }
+
+    /// The repository-wide comments list, from the start of `since`'s UTC
+    /// day, when some item changed at or after `since`.
+    fn comments(
+        &self,
+        http: &mut signals_http::Client,
+        root: &str,
+        since: jiff::Timestamp,
+        items: &[signals_core::model::ItemSnapshot],
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Vec<signals_core::model::Comment>, Error> {
+        if !items.iter().any(|i| i.updated_at >= since) {
+            return Ok(Vec::new());
+        }
+        let day = signals_core::run::stable_since(since).strftime("%Y-%m-%dT%H:%M:%SZ");
+        let url = format!("{root}/issues/comments?since={day}&limit={LIMIT}");
+        let kind = signals_core::model::CommentKind::Comment;
+        let mut out =
+            signals_http::wire::comment::read_list(http, &url, kind, LIMIT as usize, cache)?;
+        out.retain(|c| c.updated_at >= since);
+        Ok(out)
     }
 
     /// `/orgs/{owner}/repos`, then, when Forgejo knows no such

@@ -65,6 +65,18 @@ impl Host for GitHub {
         }]
     }
 
+    /// See the `comments` module.
+    fn comments(
+        &self,
+        http: &mut Client,
+        root: &str,
+        since: Timestamp,
+        items: &[ItemSnapshot],
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Vec<signals_core::model::Comment>, Error> {
+        crate::comments::comments(http, root, since, items, cache)
+    }
+
     /// `/orgs/{owner}/repos?type=public`, then, when GitHub knows no such
     /// organisation (404), `/users/{owner}/repos?type=owner`:
     /// `max(1, ceil(repositories / 100))` requests, plus one for a user.

@@ -19,17 +19,21 @@
 //! nothing fails (the fourth counts the open pull requests, see
 //! `openIssues`), plus at most `ceil(unknown / 100) + 1` pages of the
 //! pulls list when closed pull requests lack `merged_at` (older servers),
-//! and no per-item request.
+//! and no per-item request. Comments and reviews, when asked for, cost
+//! what `comments` says: two repository-wide lists (304 when unchanged)
+//! and one GraphQL query per 100 changed pull requests.
 //!
 //! It must not reach into the store or the dataset: data flows out of here
 //! as domain values only.
 
 #![warn(missing_docs)]
 
+mod comments;
 mod host;
 mod protocol;
 mod wire;
 
+pub use comments::{REVIEW_BATCH, graphql_url, parse_reviews, reviews_query};
 pub use host::{API_URL, GitHub, PER_PAGE};
 pub use signals_http::{
     CachedResponse, Clock, Collection, Config, Error, Logger, MemoryCache, RateLimit, RequestLog,

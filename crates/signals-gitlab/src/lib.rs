@@ -26,11 +26,14 @@
 //!
 //! A collection costs `3 + M + max(1, ceil(issues / 100)) + max(1,
 //! ceil(merge requests / 100))` requests for `M` active milestones (the
-//! project's and its groups'), and no per-item request. It must not reach
+//! project's and its groups'), and no per-item request. Comments, when
+//! asked for (issue 26), add one request per changed item, at most
+//! [`MAX_NOTED_ITEMS`] (`comments`). It must not reach
 //! into the store or the dataset.
 
 #![warn(missing_docs)]
 
+mod comments;
 mod protocol;
 mod wire;
 
@@ -46,6 +49,8 @@ use crate::wire::{Issuable, IssueStatistics, Project, Release, WireMilestone};
 
 /// The host's display name in messages.
 pub const HOST: &str = "GitLab";
+
+pub use comments::MAX_NOTED_ITEMS;
 
 /// The API root of gitlab.com.
 pub const API_URL: &str = "https://gitlab.com/api/v4";
@@ -152,6 +157,18 @@ impl Host for GitLab {
             ),
             format!("{base}/users/{}/projects?{query}", encode(owner)),
         ]
+    }
+
+    /// See the `comments` module.
+    fn comments(
+        &self,
+        http: &mut signals_http::Client,
+        root: &str,
+        since: jiff::Timestamp,
+        items: &[signals_core::model::ItemSnapshot],
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Vec<signals_core::model::Comment>, Error> {
+        comments::comments(http, root, since, items, cache)
     }
 
     /// GitLab's milestone object has no issue counts: per active

@@ -19,7 +19,9 @@ use std::fmt;
 use sha2::{Digest, Sha256};
 
 use jiff::Timestamp;
-use signals_core::model::{Collected, ItemKind, ItemSnapshot, Milestone, RepoContext, RepoName};
+use signals_core::model::{
+    Collected, Comment, ItemKind, ItemSnapshot, Milestone, RepoContext, RepoName,
+};
 
 use crate::wire::{
     Conventions, Kinds, ListedEntry, Place, WireItem, WireMilestone, WireRelease, WireRepo,
@@ -40,6 +42,9 @@ pub struct Collection {
     pub renamed_to: Option<RepoName>,
     /// Request counters of this collection.
     pub stats: RequestStats,
+    /// The comments and reviews written or edited since the comments'
+    /// `since` (issue 26); empty when none were asked for.
+    pub comments: Vec<Comment>,
 }
 
 /// One list of issues and/or pull requests a collection pages through.
@@ -160,6 +165,22 @@ pub trait Host: Protocol + Clone + 'static {
         Ok(listed.into_iter().map(|m| m.into_milestone(at)).collect())
     }
 
+    /// The comments and reviews written or edited at or after `since`
+    /// (issue 26), at a cost bounded by the host crate (its `comments`
+    /// module); `items` are the collection's items, of which those updated
+    /// at or after `since` are the ones that changed. Default: none.
+    fn comments(
+        &self,
+        http: &mut Client,
+        root: &str,
+        since: Timestamp,
+        items: &[ItemSnapshot],
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Vec<Comment>, Error> {
+        let _ = (http, root, since, items, cache);
+        Ok(Vec::new())
+    }
+
     /// Settles the merge state of the closed pull requests in `unknown`
     /// (by key) among `items`, setting `merged` and `mergedAt` and taking
     /// each settled key out of `unknown`, with a bounded number of
@@ -268,6 +289,19 @@ impl<H: Host> HostClient<H> {
         since: Timestamp,
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error> {
+        self.collect_with(repo, since, None, cache)
+    }
+
+    /// [`HostClient::collect`], and then, when `comments_since` is given,
+    /// the comments and reviews written or edited since then
+    /// ([`Host::comments`], into [`Collection::comments`]).
+    pub fn collect_with(
+        &mut self,
+        repo: &RepoName,
+        since: Timestamp,
+        comments_since: Option<Timestamp>,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Collection, Error> {
         let (http, host) = (&mut self.http, &self.host);
         http.reset_stats();
         let name_of_host = http.host_name();
@@ -339,6 +373,10 @@ impl<H: Host> HostClient<H> {
             host.settle_merges(http, &root, since, &mut items, &mut unknown, cache)?;
             items.retain(|i| !(i.kind() == ItemKind::PullRequest && unknown.contains(&i.key)));
         }
+        let comments = match comments_since {
+            Some(at) => host.comments(http, &root, at, &items, cache)?,
+            None => Vec::new(),
+        };
         Ok(Collection {
             collected: Collected {
                 context,
@@ -348,6 +386,7 @@ impl<H: Host> HostClient<H> {
             },
             renamed_to,
             stats: http.stats(),
+            comments,
         })
     }
 
@@ -418,6 +457,14 @@ pub trait Collect: fmt::Debug + Send {
         since: Timestamp,
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error>;
+    /// See [`HostClient::collect_with`].
+    fn collect_with(
+        &mut self,
+        repo: &RepoName,
+        since: Timestamp,
+        comments_since: Option<Timestamp>,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Collection, Error>;
     /// See [`HostClient::list_owner`].
     fn list_owner(
         &mut self,
@@ -438,6 +485,16 @@ impl<H: Host> Collect for HostClient<H> {
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error> {
         HostClient::collect(self, repo, since, cache)
+    }
+
+    fn collect_with(
+        &mut self,
+        repo: &RepoName,
+        since: Timestamp,
+        comments_since: Option<Timestamp>,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Collection, Error> {
+        HostClient::collect_with(self, repo, since, comments_since, cache)
     }
 
     fn list_owner(

@@ -139,7 +139,7 @@ fn frame(id: &str, title: &str, desc: &str, top: f64, labels: &[(f64, String)]) 
 }
 
 /// The x of the centre of slot `i` of `n`.
-fn slot_x(i: usize, n: usize) -> f64 {
+pub(crate) fn slot_x(i: usize, n: usize) -> f64 {
     let width = (W - LEFT - RIGHT) / n as f64;
     LEFT + width * (i as f64 + 0.5)
 }
@@ -151,7 +151,7 @@ fn y_of(v: f64, top: f64) -> f64 {
 }
 
 /// Date labels for weekly slots: every fourth week, and the last.
-fn week_labels(weeks: &[Week]) -> Vec<(f64, String)> {
+pub(crate) fn week_labels(weeks: &[Week]) -> Vec<(f64, String)> {
     let n = weeks.len();
     weeks
         .iter()
@@ -224,13 +224,13 @@ fn bar_chart(id: &str, title: &str, desc: &str, weeks: &[Week], series: &[Bars<'
 
 /// A series of a line chart: its name, colour class, and points (x, value;
 /// `None` breaks the line).
-struct Line<'a> {
-    name: &'a str,
-    class: &'static str,
-    points: Vec<(f64, Option<f64>)>,
+pub(crate) struct Line<'a> {
+    pub name: &'a str,
+    pub class: &'static str,
+    pub points: Vec<(f64, Option<f64>)>,
 }
 
-fn line_chart(
+pub(crate) fn line_chart(
     id: &str,
     title: &str,
     desc: &str,
@@ -286,7 +286,11 @@ fn line_chart(
     s
 }
 
-fn week_table(weeks: &[Week], headers: &[&str], cells: impl Fn(&Week) -> Vec<String>) -> Table {
+pub(crate) fn week_table(
+    weeks: &[Week],
+    headers: &[&str],
+    cells: impl Fn(&Week) -> Vec<String>,
+) -> Table {
     Table {
         headers: std::iter::once("Week of")
             .chain(headers.iter().copied())

@@ -35,6 +35,7 @@ use crate::templates::render;
 use crate::text::http_url;
 use crate::trends::{SMALL_WEEKS, TrendRow, listed, rising_views};
 use crate::views::{HealthView, Layout, TimeView};
+use crate::waiting::{self, WaitingEntry};
 
 /// Signals on a group page, and the most one repository contributes.
 pub const DIGEST_SIGNALS: usize = 50;
@@ -79,6 +80,10 @@ pub struct RepoDigest {
     /// How its collection stood at the export (issue 20).
     #[serde(default)]
     pub(crate) health: HealthNote,
+    /// Its items waiting for a reply (issue 26), links relative to the
+    /// group folder.
+    #[serde(default)]
+    pub(crate) waiting: Vec<WaitingEntry>,
 }
 
 /// A rising item, on the group page.
@@ -239,6 +244,7 @@ impl RepoDigest {
                 })
                 .collect(),
             health: repo.health.clone(),
+            waiting: Vec::new(),
         })
     }
 
@@ -297,6 +303,8 @@ pub struct GroupDigest {
     rising: Vec<DigestRising>,
     /// The items named from several of its repositories (issue 26).
     shared: Vec<SharedEntry>,
+    /// The group's items waiting for a reply, most important first.
+    waiting: Vec<WaitingEntry>,
 }
 
 /// Page order across repositories: importance, then update time (newest
@@ -327,6 +335,7 @@ impl GroupDigest {
             trends: Vec::new(),
             rising: Vec::new(),
             shared: Vec::new(),
+            waiting: Vec::new(),
         }
     }
 
@@ -360,6 +369,7 @@ impl GroupDigest {
         self.rising
             .sort_by(|a, b| b.growth.cmp(&a.growth).then_with(|| a.id.cmp(&b.id)));
         self.rising.truncate(RISING);
+        waiting::merge(&mut self.waiting, d.waiting);
         self.repos.push(RepoNews {
             href: format!("{}/index.html", d.id),
             id: d.id,
@@ -407,6 +417,7 @@ pub fn render_group(
             trends: GroupTrends::of(&g.trends),
             group_rising: &g.rising,
             shared: &g.shared,
+            waiting: &g.waiting,
         },
     )?;
     let index = filter::to_json(
@@ -465,6 +476,7 @@ struct GroupView<'a> {
     trends: GroupTrends,
     group_rising: &'a [DigestRising],
     shared: &'a [SharedEntry],
+    waiting: &'a [WaitingEntry],
 }
 
 /// The group's repositories side by side: one row each, its sparklines

@@ -148,9 +148,11 @@ mod history;
 mod index;
 mod links;
 mod news;
+mod response_chart;
 mod source;
 mod trail;
 mod trends;
+mod waiting;
 
 mod pages;
 mod publish;

@@ -123,6 +123,7 @@ fn empty_doc() -> SignalDoc {
         published_at: None,
         change: None,
         references: vec![],
+        first_response: None,
         referenced_by: vec![],
     }
 }

@@ -37,6 +37,7 @@ use crate::text::{excerpt, http_url};
 use crate::trail::{TrailItem, TrailView, trail_rows};
 use crate::trends::{self, TRENDS_FILE, TrendsView};
 use crate::views::{HeaderView, Layout, PagerView, TimeView, count, pager};
+use crate::waiting::{self, WAITING_LISTED, WaitingEntry};
 
 /// Latest observation events shown on a repository's first page.
 pub const TRAIL_PREVIEW: usize = 20;
@@ -69,7 +70,12 @@ pub fn render_repo_files(
     out.put(TRENDS_FILE, &trends::trends_json(repo.trends, &label)?)?;
     let top = source.ranked(0..repo.signals.min(DIGEST_SIGNALS))?;
     let (latest, latest_total) = source.latest_run(DIGEST_TRAIL)?;
-    let digest = RepoDigest::of_parts(repo, &top, &latest, latest_total, &newest)?;
+    let mut digest = RepoDigest::of_parts(repo, &top, &latest, latest_total, &newest)?;
+    let prefix = format!("{}/", repo.document.dataset.repository.id);
+    digest.waiting = waiting::entries(&source.waiting(WAITING_LISTED)?, repo.collected_at, &prefix);
+    for w in &mut digest.waiting {
+        w.repo = Some(repo.document.dataset.repository.name.clone());
+    }
     out.put(DIGEST_FILE, &digest.to_json()?)?;
     RepoSummary::of_head(repo)
 }
@@ -96,6 +102,7 @@ pub(crate) fn render_pages(
     let pages = total.div_ceil(PAGE_SIZE).max(1);
     let preview_from = repo.trail_total.saturating_sub(TRAIL_PREVIEW);
     let preview = source.trail(preview_from..repo.trail_total)?;
+    let waiting = waiting::entries(&source.waiting(WAITING_LISTED)?, repo.collected_at, "");
     let mut index = match set {
         PageSet::All => Some(IndexWriter::new(label)),
         PageSet::Html => None,
@@ -114,7 +121,7 @@ pub(crate) fn render_pages(
         let preview = (page == 1).then_some((&preview[..], preview_from));
         out.put(
             &page_file(page),
-            &render_signal_page(repo, page, &cards, preview)?,
+            &render_signal_page(repo, page, &cards, preview, &waiting)?,
         )?;
     }
     if let Some(mut index) = index {
@@ -149,6 +156,8 @@ struct RepoPageView<'a> {
     trail: Option<TrailView<'a>>,
     /// Only on the first page: the charts and what is rising.
     trends: Option<TrendsView>,
+    /// Only on the first page: the items waiting for a reply (issue 26).
+    waiting: &'a [WaitingEntry],
     cards: Vec<CardView<'a>>,
     /// Number of the first card on this page (for `<ol start>`).
     first: usize,
@@ -176,6 +185,7 @@ fn render_signal_page(
     page: usize,
     cards: &[Ranked],
     preview: Option<(&[TrailItem], usize)>,
+    waiting: &[WaitingEntry],
 ) -> Result<String, SiteError> {
     let total = repo.signals;
     let pages = total.div_ceil(PAGE_SIZE).max(1);
@@ -200,6 +210,7 @@ fn render_signal_page(
         },
         news: first_page.then(|| news(repo)),
         trends: first_page.then(|| TrendsView::of(repo.trends)),
+        waiting: if first_page { waiting } else { &[] },
         trail: preview.map(|(items, from)| TrailView {
             rows: trail_rows(items, from),
             start: from + 1,

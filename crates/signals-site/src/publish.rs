@@ -72,6 +72,12 @@ pub struct SiteOptions {
     /// need; pages always link relatively, so the site works from any
     /// folder or host.
     pub base_url: Option<String>,
+    /// Per group id, the accounts whose comments are no first response
+    /// (`ignore_users`, issue 26).
+    pub ignore_users: std::collections::BTreeMap<String, Vec<String>>,
+    /// Days after which an unanswered open item is waiting (`waiting_days`,
+    /// issue 26); `None`: the default, 2.
+    pub waiting_days: Option<u32>,
 }
 /// What an export did: [`Publisher::finish`] (and [`crate::write_site`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

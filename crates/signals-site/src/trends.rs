@@ -53,7 +53,13 @@ impl TrendsView {
     pub(crate) fn of(trends: &Trends) -> TrendsView {
         let first = trends.weeks.first().map(|w| w.start.as_str()).unwrap_or("");
         TrendsView {
-            charts: repo_charts(trends),
+            charts: {
+                let mut charts = repo_charts(trends);
+                // After the time to close, before stars and forks.
+                let at = charts.len().saturating_sub(1);
+                charts.insert(at, crate::response_chart::response_chart(trends));
+                charts
+            },
             rising: rising_views(trends, ""),
             span: format!(
                 "{first} to {}",
@@ -237,6 +243,9 @@ mod tests {
             open_issues_at_end: Some(3),
             open_pulls_at_end: Some(0),
             median_hours_to_close: median,
+            first_response_median_hours: None,
+            first_response_p90_hours: None,
+            answered_within_2_days: None,
         };
         let trends = Trends {
             schema_version: signals_core::trends::TRENDS_SCHEMA_VERSION,

@@ -54,6 +54,7 @@ fn identity(table: Table) -> Option<&'static str> {
         | Table::ItemKeys
         | Table::ItemRefs
         | Table::ReferenceMarks
+        | Table::Comments
         | Table::Events => None,
         Table::Repositories => Some("key"),
         _ => Some("id"),

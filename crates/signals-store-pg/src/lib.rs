@@ -19,6 +19,7 @@
 #![deny(missing_docs)]
 
 pub mod address;
+mod comments;
 mod compact;
 mod dump;
 mod http;

@@ -58,6 +58,11 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         None,
     ),
     (
+        "0010_comments",
+        include_str!("../migrations/0010_comments.sql"),
+        None,
+    ),
+    (
         "0011_references",
         include_str!("../migrations/0011_references.sql"),
         Some(crate::references::migrate),

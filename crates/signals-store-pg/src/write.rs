@@ -190,10 +190,13 @@ impl RunWrites for PgStore {
                 "INSERT INTO purged_texts
              SELECT DISTINCT unnest(ARRAY[head, body, labels, assignees, detail]) FROM snapshots
              WHERE item IN (SELECT id FROM items WHERE repo = $1)
+             UNION SELECT body FROM comments WHERE repo = $1
              ON CONFLICT DO NOTHING",
                 &[&key],
             )
             .map_err(&err)?;
+            tx.execute("DELETE FROM comments WHERE repo = $1", &[&key])
+                .map_err(&err)?;
             tx.execute(
                 "DELETE FROM snapshots WHERE item IN (SELECT id FROM items WHERE repo = $1)",
                 &[&key],
@@ -214,7 +217,8 @@ impl RunWrites for PgStore {
                AND NOT EXISTS (SELECT 1 FROM snapshots WHERE body = t.id)
                AND NOT EXISTS (SELECT 1 FROM snapshots WHERE labels = t.id)
                AND NOT EXISTS (SELECT 1 FROM snapshots WHERE assignees = t.id)
-               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE detail = t.id)",
+               AND NOT EXISTS (SELECT 1 FROM snapshots WHERE detail = t.id)
+               AND NOT EXISTS (SELECT 1 FROM comments WHERE body = t.id)",
                 &[],
             )
             .map_err(&err)?;

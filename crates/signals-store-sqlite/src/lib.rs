@@ -58,6 +58,7 @@
 
 #![deny(missing_docs)]
 
+mod comments;
 mod dump;
 mod error;
 mod http;

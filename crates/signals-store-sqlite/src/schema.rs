@@ -72,6 +72,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         then: None,
     },
     Migration {
+        name: "0011_comments",
+        sql: include_str!("../migrations/0011_comments.sql"),
+        then: None,
+    },
+    Migration {
         name: "0012_references",
         sql: include_str!("../migrations/0012_references.sql"),
         then: Some(crate::references::migrate_0012),
@@ -513,5 +518,47 @@ mod tests {
                 )
                 .is_err()
         );
+    }
+
+    /// 0011_comments: a store from before, with runs and texts, takes
+    /// comments once migrated, and a purge then takes them with it.
+    #[test]
+    fn migration_0011_adds_comments_to_a_store_from_before() {
+        use signals_core::model::{Comment, CommentKind, ItemKind};
+        use signals_store::suite::{group, issue, run_of, tracked, ts};
+        use signals_store::{CommentStore, RunWrites};
+
+        let conn = Connection::open_in_memory().unwrap();
+        let mut store = Store {
+            conn,
+            path: PathBuf::from(":memory:"),
+        };
+        let before = MIGRATIONS
+            .iter()
+            .position(|m| m.name == "0011_comments")
+            .unwrap();
+        store.migrate_with(&MIGRATIONS[..before]).unwrap();
+        let key = store.ensure_repository(&group(), &tracked()).unwrap();
+        let run = run_of(&store, key, ts("2026-11-01T10:00:00Z"), vec![issue("1")], 1);
+        store.commit_run(key, &run).unwrap();
+        store.migrate_with(MIGRATIONS).unwrap();
+        assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
+        let comment = Comment {
+            kind: CommentKind::Comment,
+            host_id: "1".into(),
+            item_kind: ItemKind::Issue,
+            item_key: "1".into(),
+            author: "m".into(),
+            association: None,
+            bot: false,
+            state: None,
+            created_at: ts("2026-11-01T11:00:00Z"),
+            updated_at: ts("2026-11-01T11:00:00Z"),
+            body: "issue 1 body".into(),
+        };
+        store.store_comments(key, &[("i".into(), comment)]).unwrap();
+        assert_eq!(store.replies(key).unwrap().len(), 1);
+        store.purge_repository(key).unwrap();
+        assert!(store.comment_texts(key).unwrap().is_empty());
     }
 }

@@ -119,7 +119,7 @@ impl RunWrites for Store {
             params![repo.raw()],
         )
         .doing(&path, doing)?;
-        for table in ["item_refs", "reference_marks", "items", "failures"] {
+        for table in ["item_refs", "reference_marks", "items", "failures", "comments"] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE repo = ?1"),
                 params![repo.raw()],
@@ -134,7 +134,8 @@ impl RunWrites for Store {
                                  AND id NOT IN (SELECT body FROM snapshots)
                                  AND id NOT IN (SELECT labels FROM snapshots)
                                  AND id NOT IN (SELECT assignees FROM snapshots)
-                                 AND id NOT IN (SELECT detail FROM snapshots)",
+                                 AND id NOT IN (SELECT detail FROM snapshots)
+                                 AND id NOT IN (SELECT body FROM comments)",
             [],
         )
         .doing(&path, doing)?;

@@ -70,6 +70,8 @@ pub enum Table {
     ItemRefs,
     /// Runs that changed a repository's links.
     ReferenceMarks,
+    /// Comments and reviews (`crate::comments`, issue 26).
+    Comments,
 }
 
 use ColumnType::{Blob, Int, Text};
@@ -77,7 +79,7 @@ use ColumnType::{Blob, Int, Text};
 impl Table {
     /// Every table, in an order that loads: each table after those it
     /// references (`items.latest` is a plain number, not a reference).
-    pub const ALL: [Table; 16] = [
+    pub const ALL: [Table; 17] = [
         Table::Groups,
         Table::Repositories,
         Table::Runs,
@@ -94,6 +96,7 @@ impl Table {
         Table::ItemKeys,
         Table::ItemRefs,
         Table::ReferenceMarks,
+        Table::Comments,
     ];
 
     /// The table's SQL name.
@@ -115,6 +118,7 @@ impl Table {
             Table::ItemKeys => "item_keys",
             Table::ItemRefs => "item_refs",
             Table::ReferenceMarks => "reference_marks",
+            Table::Comments => "comments",
         }
     }
 
@@ -137,6 +141,7 @@ impl Table {
             Table::ItemKeys => ITEM_KEYS,
             Table::ItemRefs => ITEM_REFS,
             Table::ReferenceMarks => REFERENCE_MARKS,
+            Table::Comments => COMMENTS,
         }
     }
 
@@ -156,6 +161,7 @@ impl Table {
             Table::ItemKeys => "item",
             Table::ItemRefs => "item, via, target",
             Table::ReferenceMarks => "repo, run",
+            Table::Comments => "repo, kind, host_id",
             _ => "id",
         }
     }
@@ -304,6 +310,19 @@ const OWNER_REPOS: &[Column] = &[
     ("host_id", Int),
     ("tracked_as", Text),
     ("renamed_at", Text),
+];
+const COMMENTS: &[Column] = &[
+    ("repo", Int),
+    ("kind", Int),
+    ("host_id", Text),
+    ("item", Text),
+    ("author", Text),
+    ("association", Text),
+    ("bot", Int),
+    ("state", Text),
+    ("created_s", Int),
+    ("updated_s", Int),
+    ("body", Int),
 ];
 
 const ITEM_KEYS: &[Column] = &[("item", Int), ("key", Text)];

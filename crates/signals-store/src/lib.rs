@@ -36,6 +36,7 @@
 //! - [`Outbox`] (`outbox.rs`): alerts claimed, settled, digested.
 //! - [`Owners`] (`owners.rs`): owners' listings and their repositories.
 //! - [`ReferenceReads`] (`references.rs`): links between items of a group.
+//! - [`CommentStore`] (`comments.rs`): comments and reviews (issue 26).
 //!
 //! Reads take `&self`, writes `&mut self`. Adding a read means one method
 //! on one role here and its implementation in the same module of each
@@ -45,6 +46,7 @@
 #![deny(missing_docs)]
 
 pub mod codec;
+pub mod comments;
 pub mod dump;
 mod error;
 pub mod events;
@@ -63,6 +65,7 @@ mod write;
 
 use std::fmt;
 
+pub use comments::CommentStore;
 pub use dump::Dump;
 pub use error::{DbError, Result, StoreError};
 pub use http::{CachedResponse, HttpState, RateLimit, check_cacheable};
@@ -97,6 +100,7 @@ pub trait Backend:
     + Outbox
     + Owners
     + ReferenceReads
+    + CommentStore
 {
 }
 
@@ -111,6 +115,7 @@ impl<T> Backend for T where
         + Outbox
         + Owners
         + ReferenceReads
+        + CommentStore
         + ?Sized
 {
 }

@@ -33,6 +33,19 @@ pub(crate) fn answer(
     };
     let mut response = match fault_answer(fault, flavor, anonymous) {
         Some(r) => r,
+        // GitHub's GraphQL reviews (issue 26), a request of the budget.
+        None if req.method == "POST" && flavor == Flavor::Github && path == "/graphql" => {
+            match crate::comments::graphql_reviews(&state.scenario, &req.body) {
+                Some(r) if budget.used < limit => {
+                    if let Some(b) = state.budgets.get_mut(&key) {
+                        b.used += 1;
+                    }
+                    r
+                }
+                Some(_) => primary_limit(flavor, anonymous, reset - now),
+                None => Response::json(404, &json!({ "message": "Not Found" })),
+            }
+        }
         None if req.method != "GET" => Response::json(404, &json!({ "message": "Not Found" })),
         None if budget.used >= limit => primary_limit(flavor, anonymous, reset - now),
         None => serve(state, base, req, path, query, &key),

@@ -128,6 +128,9 @@ pub(crate) fn gitlab(scenario: &Scenario, base: &str, path: &str, query: &str) -
             Ok(l) => l,
             Err(r) => return r,
         },
+        [list @ ("issues" | "merge_requests"), iid, "notes"] => {
+            crate::comments::gitlab_notes(&data.notes, list, iid)
+        }
         _ => return gitlab_not_found(""),
     };
     let response = paginate(base, path, &params, &listed, per_page, page);
@@ -226,6 +229,12 @@ pub(crate) fn forgejo(scenario: &Scenario, base: &str, path: &str, query: &str) 
         [] => return Response::json(200, &data.repo),
         ["releases"] => data.releases.clone(),
         ["milestones"] => data.milestones.iter().filter(by_state).cloned().collect(),
+        ["issues", "comments"] => {
+            let mut r = crate::comments::list(&data.comments, base, path, query, limit, page);
+            let total = data.comments.len().to_string();
+            r.headers.push(("X-Total-Count".into(), total));
+            return r;
+        }
         ["issues"] => {
             let since: Option<Timestamp> = match param(&params, "since") {
                 None => None,

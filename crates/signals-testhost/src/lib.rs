@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 mod answer;
+mod comments;
 mod hosts;
 mod owners;
 mod routes;
@@ -32,6 +33,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
+pub use comments::with_comments;
 pub use scenario::{
     Flavor, RepoData, Scenario, synthetic, synthetic_forgejo, synthetic_gitlab, synthetic_many,
     synthetic_shared,
@@ -332,9 +334,11 @@ struct Request {
     method: String,
     target: String,
     headers: Vec<(String, String)>,
+    /// The body (a GraphQL query), up to 1 MiB.
+    body: Vec<u8>,
 }
 
-/// Reads the request line and headers; a body, if any, is read and ignored.
+/// Reads the request line, the headers and the body.
 fn read_request(stream: &TcpStream) -> io::Result<Request> {
     let mut reader = BufReader::new(stream);
     let mut line = String::new();
@@ -366,11 +370,13 @@ fn read_request(stream: &TcpStream) -> io::Result<Request> {
         .find(|(k, _)| k == "content-length")
         .and_then(|(_, v)| v.parse().ok())
         .unwrap_or(0);
-    io::copy(&mut reader.take(len), &mut io::sink())?;
+    let mut body = Vec::new();
+    reader.take(len.min(1 << 20)).read_to_end(&mut body)?;
     Ok(Request {
         method,
         target,
         headers,
+        body,
     })
 }
 

@@ -142,6 +142,12 @@ pub(crate) fn route(
     match rest {
         [] => Response::json(200, &data.repo),
         ["releases"] => paginate(base, path, &params, &data.releases, per_page, page),
+        ["issues", "comments"] => {
+            crate::comments::list(&data.comments, base, path, query, per_page, page)
+        }
+        ["pulls", "comments"] => {
+            crate::comments::list(&data.review_comments, base, path, query, per_page, page)
+        }
         ["milestones"] => {
             let state = param(&params, "state").unwrap_or("open");
             let list: Vec<Value> = data

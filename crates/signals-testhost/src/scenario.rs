@@ -88,6 +88,21 @@ pub struct RepoData {
     /// does not invent one.
     #[serde(default)]
     pub pulls: Vec<Value>,
+    /// GitHub and Forgejo: issue comments (`issues/comments`), on issues
+    /// and pull requests alike (issue 26).
+    #[serde(default)]
+    pub comments: Vec<Value>,
+    /// GitHub only: review comments (`pulls/comments`).
+    #[serde(default)]
+    pub review_comments: Vec<Value>,
+    /// GitHub only: the reviews of each pull request by number, as
+    /// GraphQL review nodes, in order.
+    #[serde(default)]
+    pub reviews: BTreeMap<String, Vec<Value>>,
+    /// GitLab only: the notes of each item by `issues/{iid}` or
+    /// `merge_requests/{iid}`.
+    #[serde(default)]
+    pub notes: BTreeMap<String, Vec<Value>>,
 }
 
 impl RepoData {
@@ -274,6 +289,7 @@ pub fn synthetic(full_name: &str, items: usize, start: Timestamp) -> Scenario {
         issues,
         merge_requests: vec![],
         pulls: vec![],
+        ..RepoData::default()
     };
     let mut scenario = Scenario::default();
     scenario.repos.insert(full_name.to_string(), data);
@@ -469,6 +485,7 @@ pub fn synthetic_gitlab(path: &str, items: usize, start: Timestamp) -> Scenario 
         issues,
         merge_requests: mrs,
         pulls: vec![],
+        ..RepoData::default()
     };
     let mut scenario = Scenario {
         flavor: Flavor::Gitlab,

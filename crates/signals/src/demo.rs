@@ -161,6 +161,9 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
         backfill: config
             .backfill_days
             .map(|d| SignedDuration::from_hours(d * 24)),
+        comments_backfill: SignedDuration::from_hours(
+            i64::from(config.comments_backfill_days) * 24,
+        ),
         alerts: Alerts::of(&config),
         // The demo's two runs are a day apart: none is a reconcile.
         reconcile: Reconcile::default(),
@@ -365,6 +368,7 @@ fn recorded_gitlab(second: bool) -> anyhow::Result<Scenario> {
         issues,
         merge_requests,
         pulls: Vec::new(),
+        ..RepoData::default()
     };
     Ok(scenario(Flavor::Gitlab, data))
 }
@@ -400,6 +404,7 @@ fn recorded_gitea(second: bool) -> anyhow::Result<Scenario> {
         issues,
         merge_requests: Vec::new(),
         pulls: Vec::new(),
+        ..RepoData::default()
     };
     Ok(scenario(Flavor::Forgejo, data))
 }

@@ -245,6 +245,23 @@ pub struct SignalDoc {
     /// when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub referenced_by: Vec<String>,
+    /// The item's first response (issue 26); `null` when none, and for
+    /// releases.
+    #[serde(default)]
+    pub first_response: Option<FirstResponseDoc>,
+}
+
+/// A signal's first response: when, by whom, and the hours from the
+/// item's creation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FirstResponseDoc {
+    /// When it was written.
+    pub at: String,
+    /// Who wrote it.
+    pub by: String,
+    /// Hours from the item's creation.
+    pub hours: f64,
 }
 
 /// Deserializes a field that may be absent (`None`) or present and null

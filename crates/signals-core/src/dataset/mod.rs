@@ -15,8 +15,8 @@ mod doc;
 
 pub use check::{Problem, check_invariants};
 pub use doc::{
-    ContextDoc, Dataset, Document, GroupDoc, LatestReleaseDoc, MetricsDoc, NewsDoc, RepositoryDoc,
-    RunDoc, SignalDoc, UpcomingDoc,
+    ContextDoc, Dataset, Document, FirstResponseDoc, GroupDoc, LatestReleaseDoc, MetricsDoc,
+    NewsDoc, RepositoryDoc, RunDoc, SignalDoc, UpcomingDoc,
 };
 
 use std::collections::HashSet;
@@ -289,6 +289,7 @@ pub fn signal_of(
         change,
         references: Vec::new(),
         referenced_by: Vec::new(),
+        first_response: None,
     };
     match &item.detail {
         ItemDetail::Issue => {}

@@ -19,6 +19,7 @@ mod message;
 mod rule;
 mod schedule;
 mod trigger;
+mod waiting;
 
 pub use digest::digest;
 pub use message::{
@@ -28,6 +29,7 @@ pub use message::{
 pub use rule::{Initial, Keywords, Rule, glob, is_bot};
 pub use schedule::Schedule;
 pub use trigger::{Trigger, triggers};
+pub use waiting::{crossed, waiting_messages};
 
 #[cfg(test)]
 mod tests;

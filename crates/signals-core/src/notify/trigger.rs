@@ -23,18 +23,22 @@ pub enum Trigger {
     Released,
     /// Any tracked change.
     Changed,
+    /// An open issue or pull request crossed `waiting_days` without a
+    /// first response (issue 26); never an observation's trigger.
+    Waiting,
 }
 
 impl Trigger {
     /// Every trigger, most specific first: the order in which an event's
     /// triggers are named (`event` of a signal).
-    pub const ALL: [Trigger; 6] = [
+    pub const ALL: [Trigger; 7] = [
         Trigger::Released,
         Trigger::Merged,
         Trigger::Closed,
         Trigger::Reopened,
         Trigger::Discovered,
         Trigger::Changed,
+        Trigger::Waiting,
     ];
 
     /// The name written in rules and messages.
@@ -46,6 +50,7 @@ impl Trigger {
             Trigger::Merged => "merged",
             Trigger::Released => "released",
             Trigger::Changed => "changed",
+            Trigger::Waiting => "waiting",
         }
     }
 

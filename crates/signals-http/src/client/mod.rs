@@ -229,7 +229,19 @@ impl Client {
 
     /// GETs `url` with the cache, rate limits, retries and redirects.
     pub fn get(&mut self, url: &str, cache: &mut dyn ResponseCache) -> Result<Fetched, Error> {
-        self.get_with(url, cache, true)
+        self.get_with(url, cache, true, None)
+    }
+
+    /// POSTs a JSON `body` to `url` (a GraphQL query), never
+    /// conditionally and without keeping the answer, with the same rate
+    /// limits, retries and token lock as a GET. A redirect is an error.
+    pub fn post_json(
+        &mut self,
+        url: &str,
+        body: &[u8],
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Fetched, Error> {
+        self.get_with(url, cache, false, Some(body))
     }
 
     /// GETs `url` like [`Client::get`], but never conditionally and without
@@ -241,7 +253,7 @@ impl Client {
         url: &str,
         cache: &mut dyn ResponseCache,
     ) -> Result<Fetched, Error> {
-        self.get_with(url, cache, false)
+        self.get_with(url, cache, false, None)
     }
 
     fn get_with(
@@ -249,6 +261,7 @@ impl Client {
         url: &str,
         cache: &mut dyn ResponseCache,
         conditional: bool,
+        post: Option<&[u8]>,
     ) -> Result<Fetched, Error> {
         let host = self.protocol.name();
         let mut url = url.to_string();
@@ -256,11 +269,17 @@ impl Client {
         let mut attempt = 0;
         loop {
             self.wait_for_budget(&url)?;
-            match self.attempt(&url, cache, conditional) {
+            match self.attempt(&url, cache, conditional, post) {
                 Attempt::Done(mut f) => {
                     self.secondary_hits = 0;
                     f.redirected = redirects > 0;
                     return Ok(f);
+                }
+                Attempt::Redirect(_) if post.is_some() => {
+                    return Err(Error::Redirect {
+                        url,
+                        message: "a POST is not redirected".into(),
+                    });
                 }
                 Attempt::Redirect(location) => {
                     redirects += 1;

@@ -14,6 +14,7 @@ use serde::de::DeserializeOwned;
 use signals_core::model::{ItemSnapshot, Milestone, RepoContext, RepoName};
 use signals_core::owners::Listed;
 
+pub mod comment;
 mod listing;
 pub mod v3;
 

@@ -274,3 +274,49 @@ fn the_owner_host_id_migration_keeps_the_owners_rows() {
         .is_err()
     );
 }
+
+/// 0010_comments: a store from before, with a run and its texts, takes
+/// comments once migrated, and a purge takes them with it.
+#[test]
+fn the_comments_migration_takes_a_store_from_before() {
+    use signals_core::model::{Comment, CommentKind, ItemKind};
+    use signals_store::CommentStore;
+
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("comments0010").unwrap();
+    {
+        let mut before = PgStore::open_before(&url, 8).unwrap();
+        let key = before.ensure_repository(&group(), &tracked()).unwrap();
+        let run = run_of(
+            &before,
+            key,
+            ts("2026-11-01T10:00:00Z"),
+            vec![issue("1")],
+            1,
+        );
+        before.commit_run(key, &run).unwrap();
+    }
+    let mut store = PgStore::open(&url).unwrap();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let comment = Comment {
+        kind: CommentKind::Review,
+        host_id: "7".into(),
+        item_kind: ItemKind::PullRequest,
+        item_key: "1".into(),
+        author: "m".into(),
+        association: Some("MEMBER".into()),
+        bot: false,
+        state: Some("APPROVED".into()),
+        created_at: ts("2026-11-01T11:00:00Z"),
+        updated_at: ts("2026-11-01T11:00:00Z"),
+        body: "issue 1 body".into(),
+    };
+    store
+        .store_comments(key, &[("i".into(), comment.clone()), ("i".into(), comment)])
+        .unwrap();
+    let replies = store.replies(key).unwrap();
+    assert_eq!(replies.len(), 1);
+    assert_eq!(replies[0].1.state.as_deref(), Some("APPROVED"));
+    store.purge_repository(key).unwrap();
+    assert!(store.comment_texts(key).unwrap().is_empty());
+}

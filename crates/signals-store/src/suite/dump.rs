@@ -77,6 +77,24 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
             &stats(2, 1),
         )
         .unwrap();
+    // A reply (issue 26), its body a text of its own.
+    let at = ts("2026-11-20T11:00:00Z");
+    let reply = signals_core::model::Comment {
+        kind: signals_core::model::CommentKind::Review,
+        host_id: "9".into(),
+        item_kind: signals_core::ItemKind::Issue,
+        item_key: "1".into(),
+        author: "m".into(),
+        association: Some("MEMBER".into()),
+        bot: true,
+        state: Some("APPROVED".into()),
+        created_at: at,
+        updated_at: at,
+        body: "a reply of its own".into(),
+    };
+    store
+        .store_comments(key, &[(id(&issue("1")), reply)])
+        .unwrap();
 
     let mut rows = Vec::new();
     store
@@ -104,6 +122,11 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
         store.references_mark(key).unwrap()
     );
     assert_eq!(copy.cache_get("https://h/x", "fp").unwrap(), Some(response));
+    assert_eq!(copy.replies(key).unwrap(), store.replies(key).unwrap());
+    assert_eq!(
+        copy.comment_texts(key).unwrap(),
+        store.comment_texts(key).unwrap()
+    );
     assert_eq!(
         copy.owners_status().unwrap(),
         store.owners_status().unwrap()

@@ -10,6 +10,7 @@
 
 #![allow(missing_docs)]
 
+mod comments;
 mod dump;
 mod histories;
 mod http;
@@ -32,6 +33,7 @@ use signals_core::{
 
 use crate::{Backend, RepoKey, RequestStats, RunCommit};
 
+pub use comments::*;
 pub use dump::*;
 pub use histories::*;
 pub use http::*;
@@ -53,6 +55,10 @@ pub type Check = fn(Factory<'_>);
 
 /// Every check, by name.
 pub const CHECKS: &[(&str, Check)] = &[
+    (
+        "comments_upsert_and_read_back_by_repository",
+        comments_upsert_and_read_back_by_repository,
+    ),
     ("commit_run_round_trips", commit_run_round_trips),
     (
         "history_keeps_every_distinct_snapshot",

@@ -15,6 +15,8 @@ pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
     let out = &config.out;
     let options = SiteOptions {
         base_url: config.base_url.clone(),
+        ignore_users: config.ignore_users(),
+        waiting_days: Some(config.waiting_days),
     };
     let report = export_with(
         &*store,

@@ -18,6 +18,7 @@ mod collection;
 mod owners;
 mod pipeline;
 mod summary;
+mod waiting;
 mod worker;
 
 use std::path::{Path, PathBuf};
@@ -115,6 +116,9 @@ pub fn run(config: &Config, options: &Options, verbose: bool) -> anyhow::Result<
         backfill: config
             .backfill_days
             .map(|d| SignedDuration::from_hours(d * 24)),
+        comments_backfill: SignedDuration::from_hours(
+            i64::from(config.comments_backfill_days) * 24,
+        ),
         alerts: Alerts::of(config),
         reconcile: Reconcile {
             days: config.reconcile_days,

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use jiff::{SignedDuration, Timestamp};
 use signals_core::diff::Observation;
 use signals_core::importance::Weights;
-use signals_core::notify::{Outgoing, RuleRef, RunInput, messages};
+use signals_core::notify::{Outgoing, RuleRef, RunInput, messages, waiting_messages};
 use signals_core::run::{RunDelta, account, plan_since, stable_since};
 use signals_core::{
     Collected, Group, ItemDetail, ItemSnapshot, News, RepoName, RunRecord, TrackedRepo,
@@ -26,6 +26,9 @@ pub struct Window<'a> {
     pub window: SignedDuration,
     /// How far a first run reaches back.
     pub backfill: Option<SignedDuration>,
+    /// How far a first run reads comments back (`comments_backfill_days`,
+    /// issue 26).
+    pub comments_backfill: SignedDuration,
     /// The `[[notify]]` rules whose messages each run commits with it.
     pub alerts: Option<Alerts<'a>>,
     /// When a run lists every item of its repository (issue 20).
@@ -51,6 +54,9 @@ pub struct Alerts<'a> {
     pub weights: &'a Weights,
     /// The site's address, for links to repository pages.
     pub base_url: Option<&'a str>,
+    /// The configuration, for `ignore_users` and `waiting_days` (the
+    /// `waiting` event, issue 26).
+    pub config: &'a Config,
 }
 
 impl<'a> Alerts<'a> {
@@ -60,6 +66,7 @@ impl<'a> Alerts<'a> {
             rules: &config.notify,
             weights: &config.importance,
             base_url: config.base_url.as_deref(),
+            config,
         })
     }
 
@@ -71,7 +78,7 @@ impl<'a> Alerts<'a> {
         repo_url: &str,
         collected_at: Timestamp,
         first_run: bool,
-        delta: &RunDelta,
+        (delta, crossing): (&RunDelta, &[ItemSnapshot]),
     ) -> Vec<Outgoing> {
         let rules: Vec<RuleRef<'_>> = self
             .rules
@@ -84,20 +91,20 @@ impl<'a> Alerts<'a> {
         let link = self
             .base_url
             .map(|b| format!("{b}{}/{}/index.html", group.id, repo.id));
-        messages(
-            &rules,
-            &RunInput {
-                group,
-                repo,
-                repo_url,
-                collected_at,
-                first_run,
-                events: &delta.events,
-                snapshots: &delta.snapshots,
-                weights: self.weights,
-                link: link.as_deref(),
-            },
-        )
+        let input = RunInput {
+            group,
+            repo,
+            repo_url,
+            collected_at,
+            first_run,
+            events: &delta.events,
+            snapshots: &delta.snapshots,
+            weights: self.weights,
+            link: link.as_deref(),
+        };
+        let mut out = messages(&rules, &input);
+        out.extend(waiting_messages(&rules, &input, crossing));
+        out
     }
 }
 
@@ -202,6 +209,8 @@ pub fn failure_kind(e: &signals_http::Error) -> &'static str {
 /// lists every item (a reconcile), and the start of its window.
 struct Plan {
     first_run: bool,
+    /// The previous successful run's instant.
+    previous: Option<Timestamp>,
     reconcile: bool,
     since: Timestamp,
 }
@@ -231,10 +240,18 @@ fn run(
     } else {
         stable_since(plan.since)
     };
-    let outcome = client.collect(ask, ask_since, &mut cache)?;
+    // Comments since the previous successful run, not the run window: an
+    // item updated in the last day would otherwise count as changed at
+    // every run, and its reviews be asked again (docs/decisions.md).
+    let comments_since = match plan.previous {
+        None => plan_since(collected_at, window.comments_backfill, None, None),
+        Some(previous) => previous,
+    };
+    let outcome = client.collect_with(ask, ask_since, Some(comments_since), &mut cache)?;
     if let Some(e) = cache.error {
         return Err(e.into());
     }
+    store_comments(store, key, repo, outcome.comments)?;
     let mut collected = outcome.collected;
     // The client reports items under the host's name, which differs from
     // the configured one after a rename (or in letter case); signals keep
@@ -268,14 +285,24 @@ fn run(
     // The alerts the run's events call for are committed with the run.
     let messages = match window.alerts {
         None => vec![],
-        Some(alerts) => alerts.messages(
-            group,
-            repo,
-            &collected.context.url,
-            collected_at,
-            plan.first_run,
-            &delta,
-        ),
+        Some(alerts) => {
+            let crossing = super::waiting::crossing(
+                store,
+                key,
+                group,
+                (plan.previous, collected_at),
+                &delta,
+                &alerts,
+            )?;
+            alerts.messages(
+                group,
+                repo,
+                &collected.context.url,
+                collected_at,
+                plan.first_run,
+                (&delta, &crossing),
+            )
+        }
     };
     // What the new texts name (issue 26): parsed here, no request.
     let references = signals_core::references::of_snapshots(&delta.snapshots);
@@ -300,6 +327,26 @@ fn run(
         stats: outcome.stats,
         renamed_to: outcome.renamed_to,
     })
+}
+
+/// Stores a run's comments under their items' signal ids. An upsert, before
+/// the run's commit: should the commit fail, the next run reads the same
+/// window again and stores them once (docs/decisions.md, "Comments and
+/// first responses").
+fn store_comments(
+    store: &mut dyn Backend,
+    key: RepoKey,
+    repo: &TrackedRepo,
+    comments: Vec<signals_core::Comment>,
+) -> Result<(), RunError> {
+    let comments: Vec<(String, signals_core::Comment)> = comments
+        .into_iter()
+        .map(|c| {
+            let id = signals_core::signal_id(&repo.source, &repo.repo, c.item_kind, &c.item_key);
+            (id, c)
+        })
+        .collect();
+    Ok(store.store_comments(key, &comments)?)
 }
 
 /// Plans a run from the store: a first run reaches back `backfill`; a
@@ -332,11 +379,12 @@ fn plan(
     let since = plan_since(
         collected_at,
         window.window,
-        previous.map(|r| r.collected_at),
+        previous.as_ref().map(|r| r.collected_at),
         backfill,
     );
     Ok(Plan {
         first_run,
+        previous: previous.as_ref().map(|r| r.collected_at),
         reconcile,
         since,
     })

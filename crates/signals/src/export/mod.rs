@@ -19,6 +19,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use signals_core::dataset::{DatasetInput, build_head};
+use signals_core::first_response::Responses;
 use signals_core::importance::Weights;
 use signals_core::trends::{RISING_WINDOW, WeekTally, first_week};
 use signals_site::{
@@ -198,8 +199,17 @@ fn export_repo<'s>(
     let (group, repo) = (&outline.summary.group.id, &outline.summary.repo.id);
     let mut files = publisher.open_repo(group, repo)?;
     let mut dataset = DatasetWriter::begin(Counted::new(files.open("dataset.json")?), &head)?;
+    let ignore = options.ignore_users.get(group.as_str());
+    let responses = Responses::new(
+        store.replies(summary.key)?,
+        ignore.map_or(&[][..], Vec::as_slice),
+    );
+    let waiting_days = options
+        .waiting_days
+        .unwrap_or(signals_core::first_response::DEFAULT_WAITING_DAYS);
     let (mut streamed, pass) = Streamed::read(
         store,
+        (responses, waiting_days),
         summary.key,
         group,
         &outline.summary.repo,
@@ -303,6 +313,8 @@ fn settings(options: &SiteOptions, weights: &Weights) -> String {
         "signals": env!("CARGO_PKG_VERSION"),
         "base_url": options.base_url,
         "weights": weights,
+        "ignore_users": options.ignore_users,
+        "waiting_days": options.waiting_days,
         "site": signals_site::SITE_FORMAT,
     })
     .to_string()

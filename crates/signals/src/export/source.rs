@@ -22,6 +22,7 @@ use std::ops::Range;
 
 use jiff::Timestamp;
 use signals_core::dataset::{SignalDoc, signal_of};
+use signals_core::first_response::{Responses, is_waiting};
 use signals_core::importance::{RankKey, Score, Weights, score};
 use signals_core::trends::{ItemFacts, WeekTally};
 use signals_core::{EventKind, ItemState, TrackedRepo, TrailEvent};
@@ -38,6 +39,8 @@ const SIGNAL: u8 = 1;
 const CHANGED: u8 = 2;
 const NEW: u8 = 4;
 const CLOSED: u8 = 8;
+/// Waiting for a reply at the dataset's instant (issue 26).
+const WAITING: u8 = 16;
 
 /// Event flags.
 const DISCOVERED: u8 = 1;
@@ -64,6 +67,10 @@ pub struct FirstPass {
 /// A repository of the store as the site's [`RepoSource`].
 pub struct Streamed<'s> {
     store: &'s dyn Backend,
+    /// Each item's first response (issue 26).
+    responses: Responses,
+    /// `waiting_days`.
+    waiting_days: u32,
     key: RepoKey,
     group: String,
     repo: TrackedRepo,
@@ -100,6 +107,7 @@ impl<'s> Streamed<'s> {
     #[allow(clippy::too_many_arguments)]
     pub fn read<W: Write>(
         store: &'s dyn Backend,
+        (responses, waiting_days): (Responses, u32),
         key: RepoKey,
         group: &str,
         repo: &TrackedRepo,
@@ -113,6 +121,8 @@ impl<'s> Streamed<'s> {
     ) -> anyhow::Result<(Streamed<'s>, FirstPass)> {
         let mut s = Streamed {
             store,
+            responses,
+            waiting_days,
             key,
             group: group.to_string(),
             repo: repo.clone(),
@@ -158,6 +168,13 @@ impl<'s> Streamed<'s> {
                 if !item.key.is_empty() {
                     flags |= SIGNAL;
                     let mut doc = signal_of(group, repo, item, repo_url, flags & CHANGED != 0);
+                    let first = s.responses.of(&latest.id, item);
+                    if is_waiting(item, first.as_ref(), instant, s.waiting_days) {
+                        flags |= WAITING;
+                    }
+                    pass.tally
+                        .add_response(item.created_at, first.as_ref().map(|f| f.hours));
+                    doc.first_response = first.map(|f| f.doc());
                     with_links(&mut doc, links.remove(&latest.id));
                     dataset.push(&doc)?;
                     pass.signals += 1;
@@ -285,6 +302,29 @@ impl<'s> Streamed<'s> {
             .map(|(i, _)| self.ids.get(i))
     }
 
+    /// The signals at `places` of page order, with their standing.
+    fn ranked_at(&self, places: &[usize]) -> Result<Vec<Ranked>, SiteError> {
+        let positions: Vec<u32> = places.iter().map(|&i| self.order[i]).collect();
+        let signals = self.signals(&positions)?;
+        Ok(signals
+            .into_iter()
+            .zip(places)
+            .map(|((signal, score, flags), &i)| {
+                // Competition ranking: 1 + the number of signals with a
+                // strictly higher importance (page order is by importance).
+                let total = score.total;
+                let place =
+                    1 + self.order[..i].partition_point(|&p| self.scores[p as usize] > total);
+                Ranked {
+                    signal,
+                    score,
+                    new: flags & NEW != 0,
+                    place,
+                }
+            })
+            .collect())
+    }
+
     /// The latest snapshots of the items at `positions`, as signals.
     fn signals(&self, positions: &[u32]) -> Result<Vec<(SignalDoc, Score, u8)>, SiteError> {
         let ids: Vec<String> = positions
@@ -312,6 +352,7 @@ impl<'s> Streamed<'s> {
                     &self.repo_url,
                     flags & CHANGED != 0,
                 );
+                doc.first_response = self.responses.of(id, &item).map(|f| f.doc());
                 with_links(&mut doc, links.remove(id));
                 Ok((doc, score(&item, self.instant, &self.weights), flags))
             })
@@ -320,26 +361,17 @@ impl<'s> Streamed<'s> {
 }
 
 impl RepoSource for Streamed<'_> {
+    fn waiting(&mut self, limit: usize) -> Result<Vec<Ranked>, SiteError> {
+        let places: Vec<usize> = (0..self.order.len())
+            .filter(|&i| self.flags[self.order[i] as usize] & WAITING != 0)
+            .take(limit)
+            .collect();
+        self.ranked_at(&places)
+    }
+
     fn ranked(&mut self, range: Range<usize>) -> Result<Vec<Ranked>, SiteError> {
-        let positions = &self.order[range.clone()];
-        let signals = self.signals(positions)?;
-        Ok(signals
-            .into_iter()
-            .zip(range)
-            .map(|((signal, score, flags), i)| {
-                // Competition ranking: 1 + the number of signals with a
-                // strictly higher importance (page order is by importance).
-                let total = score.total;
-                let place =
-                    1 + self.order[..i].partition_point(|&p| self.scores[p as usize] > total);
-                Ranked {
-                    signal,
-                    score,
-                    new: flags & NEW != 0,
-                    place,
-                }
-            })
-            .collect())
+        let places: Vec<usize> = range.collect();
+        self.ranked_at(&places)
     }
 
     fn trail(&mut self, range: Range<usize>) -> Result<Vec<TrailItem>, SiteError> {

@@ -177,7 +177,12 @@ impl Api<'_> {
             Sort::Importance => &index.by_importance,
             Sort::Updated => &index.by_updated,
         };
-        let mut matched = index.matching(order, &query.filter());
+        let mut filter = query.filter();
+        if query.waiting {
+            let span = signals_core::first_response::waiting_span(self.indexes.waiting_days);
+            filter.waiting_before = Some(jiff::Timestamp::now() - span);
+        }
+        let mut matched = index.matching(order, &filter);
         if let Some(q) = &query.q {
             matched = self.containing(s, &index, matched, q)?;
         }
@@ -223,6 +228,7 @@ impl Api<'_> {
                 "comments": item.metrics.comments,
                 "importance": row.score,
                 "changedInLatest": row.changed,
+                "firstResponse": row.first,
                 "history": history_link(id, &s.group.id),
             }));
             let (references, referenced_by) = link_ids(links.remove(id));
@@ -388,6 +394,7 @@ impl Api<'_> {
         match signals_core::history::history(id, &snapshots) {
             Some(h) => {
                 let mut value = serde_json::to_value(&h)?;
+                value["firstResponse"] = self.first_response(&owner, id, snapshots.last())?;
                 // The group it was reached from (`?group=`, which every
                 // link of the API carries), or the only one holding the
                 // repository; else none, and the groups that do.
@@ -421,6 +428,33 @@ impl Api<'_> {
             }
             None => Ok(error(404, format!("{id:?} has never been observed"))),
         }
+    }
+
+    /// An item's first response as the API shows it (issue 26): `null`
+    /// when none.
+    fn first_response(
+        &self,
+        owner: &RepoSummary,
+        id: &str,
+        latest: Option<&(jiff::Timestamp, ItemSnapshot)>,
+    ) -> anyhow::Result<Value> {
+        let Some((_, item)) = latest else {
+            return Ok(Value::Null);
+        };
+        let replies: Vec<_> = self
+            .store
+            .replies(owner.key)?
+            .into_iter()
+            .filter(|(i, _)| i == id)
+            .collect();
+        let ignore = self.indexes.ignore_users.get(&owner.group.id);
+        let responses = signals_core::first_response::Responses::new(
+            replies,
+            ignore.map_or(&[][..], Vec::as_slice),
+        );
+        Ok(serde_json::to_value(
+            responses.of(id, item).map(|f| f.doc()),
+        )?)
     }
 
     /// An item's history page, rendered now from the store by the

@@ -14,6 +14,8 @@ use std::sync::{Arc, Mutex};
 
 use jiff::Timestamp;
 pub use signals_core::api::Filter;
+use signals_core::dataset::FirstResponseDoc;
+use signals_core::first_response::Responses;
 use signals_core::importance::{Weights, score};
 use signals_core::{ItemDetail, ItemSnapshot};
 use signals_store::{Backend, RepoSummary, TextIds};
@@ -24,6 +26,10 @@ use crate::export::ids::Ids;
 #[derive(Default)]
 pub struct Indexes {
     built: Mutex<HashMap<i64, Arc<RepoIndex>>>,
+    /// Each group's `ignore_users`, by group id (issue 26).
+    pub ignore_users: std::collections::BTreeMap<String, Vec<String>>,
+    /// `waiting_days` (issue 26).
+    pub waiting_days: u32,
 }
 
 /// One item of a repository's index (its id is at the same position in
@@ -42,6 +48,10 @@ pub struct Row {
     pub changed: bool,
     /// Its texts in the store, which text search answers in.
     pub texts: TextIds,
+    /// When it was created.
+    created_at: Timestamp,
+    /// Its first response (issue 26).
+    pub first: Option<FirstResponseDoc>,
 }
 
 /// The API's kinds, as rows code them.
@@ -93,8 +103,10 @@ impl RepoIndex {
         summary: &RepoSummary,
         instant: Timestamp,
         weights: &Weights,
+        ignore_users: &[String],
     ) -> signals_store::Result<RepoIndex> {
         let changed = store.changed_in_latest(summary.key)?;
+        let responses = Responses::new(store.replies(summary.key)?, ignore_users);
         let mut labels: HashMap<Box<str>, u32> = HashMap::new();
         let mut authors: HashMap<Box<str>, u32> = HashMap::new();
         let code = |dictionary: &mut HashMap<Box<str>, u32>, value: &str| {
@@ -117,6 +129,8 @@ impl RepoIndex {
                 score: score(&item, instant, weights).total,
                 changed: changed.contains(&id),
                 texts,
+                created_at: item.created_at,
+                first: responses.of(&id, &item).map(|f| f.doc()),
             });
             ids.push(&id);
             Ok(())
@@ -169,12 +183,31 @@ impl RepoIndex {
                     && c.state.is_none_or(|s| row.state == s)
                     && c.label.is_none_or(|l| row.labels.binary_search(&l).is_ok())
                     && c.author.is_none_or(|a| row.author == a)
+                    && filter.waiting_before.is_none_or(|cut| {
+                        row.kind < 2
+                            && row.state == 0
+                            && row.first.is_none()
+                            && row.created_at < cut
+                    })
             })
             .collect()
     }
 }
 
 impl Indexes {
+    /// No index yet, with the configuration's `ignore_users` and
+    /// `waiting_days`.
+    pub fn new(
+        ignore_users: std::collections::BTreeMap<String, Vec<String>>,
+        waiting_days: u32,
+    ) -> Indexes {
+        Indexes {
+            ignore_users,
+            waiting_days,
+            ..Indexes::default()
+        }
+    }
+
     /// The repository's index at its latest run, built now if it has none
     /// yet or a new run came; `None` before its first successful run.
     pub fn get(
@@ -194,7 +227,9 @@ impl Indexes {
         }
         // Two requests may build the same index at once after a new run;
         // both are right, and the later one stays.
-        let index = Arc::new(RepoIndex::build(store, summary, instant, weights)?);
+        let ignore = self.ignore_users.get(&summary.group.id);
+        let ignore = ignore.map_or(&[][..], Vec::as_slice);
+        let index = Arc::new(RepoIndex::build(store, summary, instant, weights, ignore)?);
         if let Ok(mut built) = self.built.lock() {
             built.insert(key, Arc::clone(&index));
         }

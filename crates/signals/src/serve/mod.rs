@@ -132,7 +132,10 @@ pub fn run(config: &Config, config_path: &Path, args: Settings) -> anyhow::Resul
         .context("cannot start the server's runtime")?;
     let app = Arc::new(App {
         pool,
-        indexes: Arc::default(),
+        indexes: Arc::new(index::Indexes::new(
+            config.ignore_users(),
+            config.waiting_days,
+        )),
         weights: Arc::new(config.importance.clone()),
         interval: config.interval,
         clock: config.clock,

@@ -9,10 +9,11 @@ use std::path::Path;
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
+use signals_core::first_response::{Responses, is_waiting};
 use signals_core::importance::{Weights, score};
-use signals_core::{ItemDetail, ItemSnapshot, ItemState};
+use signals_core::{Comment, CommentKind, ItemDetail, ItemSnapshot, ItemState};
 use signals_store::suite::WholeReads;
-use signals_store::{Backend, RepoView};
+use signals_store::{Backend, CommentStore, RepoView};
 use signals_store_sqlite::Store;
 
 use crate::serve::{get, serve_with};
@@ -45,7 +46,7 @@ fn encode_id(id: &str) -> String {
 fn reference_signals(
     group: &str,
     repo: &str,
-    view: &RepoView,
+    (view, responses): (&RepoView, &Responses),
     params: &[(&str, &str)],
 ) -> Option<Value> {
     let param = |k: &str| {
@@ -64,6 +65,10 @@ fn reference_signals(
         .filter(|(_, i)| param("state").is_none_or(|s| state_of(i) == s))
         .filter(|(_, i)| param("label").is_none_or(|l| i.labels.iter().any(|x| x == l)))
         .filter(|(_, i)| param("author").is_none_or(|a| i.author == a))
+        .filter(|(id, i)| {
+            param("waiting") != Some("true")
+                || is_waiting(i, responses.of(id, i).as_ref(), Timestamp::now(), 2)
+        })
         .filter(|(_, i)| {
             q.as_deref().is_none_or(|q| {
                 i.title.to_lowercase().contains(q) || i.text.to_lowercase().contains(q)
@@ -96,6 +101,7 @@ fn reference_signals(
                 "reactions": item.metrics.reactions, "comments": item.metrics.comments,
                 "importance": importance,
                 "changedInLatest": view.changed_in_latest.contains(*id),
+                "firstResponse": responses.of(id, item).map(|f| f.doc()),
                 "history": format!("/api/signals/{}/history?group={group}", encode_id(id)),
             })
         })
@@ -176,6 +182,7 @@ fn compare(port: u16, store: &dyn Backend) -> usize {
             continue;
         };
         let (g, r) = (summary.group.id.as_str(), summary.repo.id.as_str());
+        let responses = Responses::new(store.replies(summary.key).unwrap(), &[]);
         let labels: BTreeSet<&str> = view
             .items
             .values()
@@ -200,6 +207,8 @@ fn compare(port: u16, store: &dyn Backend) -> usize {
             vec![("author", "nobody at all")],
             vec![("q", "steps to REPRODUCE"), ("sort", "updated")],
             vec![("q", "item 1"), ("state", "open")],
+            vec![("waiting", "true")],
+            vec![("waiting", "true"), ("kind", "issue"), ("sort", "updated")],
         ];
         for l in &labels {
             cases.push(vec![("label", l)]);
@@ -220,7 +229,7 @@ fn compare(port: u16, store: &dyn Backend) -> usize {
                 let target = format!("/api/repos/{g}/{r}/signals?{}", query(&params));
                 let (status, served) = get(port, &target);
                 asked += 1;
-                match reference_signals(g, r, &view, &params) {
+                match reference_signals(g, r, (&view, &responses), &params) {
                     Some(mut expected) => {
                         with_links(store, summary.key, &mut expected);
                         assert_eq!(status, 200, "{target}: {served}");
@@ -282,6 +291,37 @@ fn generated(dir: &Path) {
         })
         .collect();
     synth::commit(&mut store, keys[0], 0, t4, merged);
+    // Replies (issue 26): some items answered by a maintainer, some by
+    // their author only, so `firstResponse` and `waiting` have both kinds.
+    let items = store.latest_snapshots(keys[0]).unwrap();
+    let comments: Vec<(String, Comment)> = items
+        .iter()
+        .filter(|(_, i)| i.kind() != signals_core::ItemKind::Release)
+        .take(120)
+        .enumerate()
+        .map(|(n, (id, i))| {
+            let at = i.created_at + SignedDuration::from_mins(n as i64 * 7 + 1);
+            let comment = Comment {
+                kind: CommentKind::Comment,
+                host_id: n.to_string(),
+                item_kind: i.kind(),
+                item_key: i.key.clone(),
+                author: if n % 3 == 0 {
+                    i.author.clone()
+                } else {
+                    "maint".into()
+                },
+                association: None,
+                bot: false,
+                state: None,
+                created_at: at,
+                updated_at: at,
+                body: format!("reply {n}"),
+            };
+            (id.clone(), comment)
+        })
+        .collect();
+    store.store_comments(keys[0], &comments).unwrap();
 }
 
 /// Serves `store` (a path or address) from `dir` and compares every answer.

@@ -72,17 +72,22 @@ impl Host {
     }
 
     /// The documented budget of a run that sees `items` synthetic entries
-    /// (every third a pull or merge request): GitLab
+    /// changed (every third a pull or merge request): GitLab
     /// `3 + M + pages(issues) + pages(merge requests)` with one active
-    /// milestone; Forgejo `3 + pages(items / 50)`.
+    /// milestone, plus the notes of at most 100 changed items; Forgejo
+    /// `3 + pages(items / 50)`, plus a page of comments when an item
+    /// changed; GitHub's two comment lists (issue 26).
     fn budget(self, items: u64) -> u64 {
         match self.flavor {
             Flavor::Gitlab => {
                 let mrs = items / 3;
-                3 + 1 + (items - mrs).div_ceil(100).max(1) + mrs.div_ceil(100).max(1)
+                3 + 1
+                    + (items - mrs).div_ceil(100).max(1)
+                    + mrs.div_ceil(100).max(1)
+                    + items.min(100)
             }
-            Flavor::Forgejo => 3 + items.div_ceil(50).max(1),
-            Flavor::Github => 4 + items.div_ceil(100).max(1),
+            Flavor::Forgejo => 3 + items.div_ceil(50).max(1) + u64::from(items > 0),
+            Flavor::Github => 4 + items.div_ceil(100).max(1) + 2,
         }
     }
 

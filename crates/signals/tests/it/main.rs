@@ -7,6 +7,7 @@ mod api;
 mod browser;
 mod compact;
 mod deploy;
+mod conversation;
 mod e2e;
 mod everyday;
 mod faults;

@@ -194,6 +194,12 @@ fn expected_weeks(
                 "openPullsAtEnd": open_at_end(true),
                 "medianHoursToClose": median,
             });
+            // Issue 26: the scenario has no comments, so nothing opened
+            // got a first response.
+            let opened = week["issuesOpened"].as_u64().unwrap() + week["pullsOpened"].as_u64().unwrap();
+            week["firstResponseMedianHours"] = Value::Null;
+            week["firstResponseP90Hours"] = Value::Null;
+            week["answeredWithin2Days"] = if opened > 0 { json!(0.0) } else { Value::Null };
             if start < coverage {
                 week["partial"] = json!(true);
             }

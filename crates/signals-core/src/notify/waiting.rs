@@ -1,0 +1,149 @@
+//! The `waiting` alert event (issue 26): an open issue or pull request
+//! with no first response crosses `waiting_days` between two runs of its
+//! repository. It fires once per item, at the first run after the crossing
+//! (a repository's first run sends its summary instead), as a message of
+//! its own per rule (its delivery id names `waiting`).
+
+use jiff::Timestamp;
+
+use crate::dataset::{fmt_collected, signal_of};
+use crate::first_response::{FirstResponse, is_waiting, waiting_span};
+use crate::hostile::http_url;
+use crate::importance::score;
+use crate::model::ItemSnapshot;
+
+use super::{GroupRef, MessageKind, MessageSignal, Outgoing, Payload, RepoRef};
+use super::{MAX_SIGNALS, RuleRef, RunInput, Trigger, delivery_id, rank};
+
+/// True when `item` crossed `waiting_days` in `(previous, now]`: it is
+/// waiting at `now` and was created no earlier than `waiting_days` before
+/// `previous`.
+pub fn crossed(
+    item: &ItemSnapshot,
+    first: Option<&FirstResponse>,
+    previous: Timestamp,
+    now: Timestamp,
+    waiting_days: u32,
+) -> bool {
+    is_waiting(item, first, now, waiting_days)
+        && item.created_at + waiting_span(waiting_days) > previous
+}
+
+/// The `waiting` messages of a run: per rule that asks for `waiting` and
+/// covers the repository, the `crossing` items it selects (those
+/// [`crossed`] says crossed in this run), at most one message per rule.
+pub fn waiting_messages(
+    rules: &[RuleRef<'_>],
+    run: &RunInput<'_>,
+    crossing: &[ItemSnapshot],
+) -> Vec<Outgoing> {
+    if run.first_run || crossing.is_empty() {
+        return Vec::new();
+    }
+    let collected = fmt_collected(run.collected_at);
+    let repo_url = http_url(run.repo_url, "");
+    let mut out = Vec::new();
+    for r in rules {
+        let rule = r.rule;
+        if !rule.events.contains(&Trigger::Waiting) || !rule.covers(run.group, run.repo) {
+            continue;
+        }
+        let mut signals: Vec<MessageSignal> = crossing
+            .iter()
+            .filter_map(|item| {
+                let importance = score(item, run.collected_at, run.weights).total;
+                rule.selects(run.repo, item, importance)
+                    .then(|| MessageSignal {
+                        signal: signal_of(&run.group.id, run.repo, item, &repo_url, false),
+                        importance,
+                        event: Trigger::Waiting,
+                        fields: vec![],
+                    })
+            })
+            .collect();
+        if signals.is_empty() {
+            continue;
+        }
+        rank(&mut signals);
+        let more = signals.len().saturating_sub(MAX_SIGNALS) as u64;
+        signals.truncate(MAX_SIGNALS);
+        out.push(Outgoing {
+            delivery: delivery_id(&[
+                &rule.name,
+                &run.group.id,
+                &run.repo.id,
+                &collected,
+                "waiting",
+            ]),
+            rule: rule.name.clone(),
+            held: r.held,
+            payload: Payload {
+                rule: rule.name.clone(),
+                kind: MessageKind::Alert,
+                group: Some(GroupRef {
+                    id: run.group.id.clone(),
+                    name: run.group.name.clone(),
+                }),
+                repository: Some(RepoRef {
+                    id: run.repo.id.clone(),
+                    repo: run.repo.repo.to_string(),
+                    name: run.repo.name.clone(),
+                }),
+                collected_at: collected.clone(),
+                signals,
+                more,
+                link: run.link.map(str::to_string),
+            },
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::tests::issue;
+    use crate::model::ItemState;
+
+    #[test]
+    fn an_item_crosses_once_between_two_runs() {
+        let mut item = issue("1");
+        item.state = ItemState::Open;
+        item.created_at = "2026-11-01T00:00:00Z".parse().unwrap();
+        let at = |s: &str| -> Timestamp { s.parse().unwrap() };
+        // Waiting days: 2, so it crosses at 2026-11-03T00:00.
+        assert!(!crossed(
+            &item,
+            None,
+            at("2026-11-02T00:00:00Z"),
+            at("2026-11-02T12:00:00Z"),
+            2
+        ));
+        assert!(crossed(
+            &item,
+            None,
+            at("2026-11-02T12:00:00Z"),
+            at("2026-11-03T06:00:00Z"),
+            2
+        ));
+        assert!(!crossed(
+            &item,
+            None,
+            at("2026-11-03T06:00:00Z"),
+            at("2026-11-04T06:00:00Z"),
+            2
+        ));
+        let answered = FirstResponse {
+            at: at("2026-11-02T00:00:00Z"),
+            by: "m".into(),
+            hours: 24.0,
+        };
+        assert!(!crossed(
+            &item,
+            Some(&answered),
+            at("2026-11-02T12:00:00Z"),
+            at("2026-11-03T06:00:00Z"),
+            2
+        ));
+    }
+}

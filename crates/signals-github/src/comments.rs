@@ -1,0 +1,288 @@
+//! Comments and reviews on GitHub (issue 26), never one request per item:
+//!
+//! - `issues/comments?since=` and `pulls/comments?since=`, repository-wide,
+//!   from the start of `since`'s UTC day (like the items list, so a day's
+//!   runs send the same URLs and an unchanged list answers 304, which costs
+//!   no rate limit): `ceil(comments / 100)` pages each, at least one;
+//! - the reviews of the pull requests updated at or after `since` (a
+//!   review updates its pull request), through GraphQL: one query per 100
+//!   such pull requests, each asking the first 100 reviews of each by
+//!   alias, which GitHub prices at one point. No pull request changed: no
+//!   query. Without a token (GraphQL refuses anonymous calls) no reviews
+//!   are read.
+
+use jiff::Timestamp;
+use serde::Deserialize;
+use signals_core::model::{Comment, CommentKind, ItemKind, ItemSnapshot, is_bot_login};
+use signals_core::run::stable_since;
+use signals_http::de::{opt_timestamp, secs, text};
+use signals_http::wire::comment::read_list;
+use signals_http::{Client, Error, ResponseCache, decode};
+
+use crate::HOST;
+use crate::host::PER_PAGE;
+
+/// Pull requests asked in one GraphQL query.
+pub const REVIEW_BATCH: usize = 100;
+
+/// The comments and reviews written or edited at or after `since`; see
+/// the module documentation for the cost.
+pub(crate) fn comments(
+    http: &mut Client,
+    root: &str,
+    since: Timestamp,
+    items: &[ItemSnapshot],
+    cache: &mut dyn ResponseCache,
+) -> Result<Vec<Comment>, Error> {
+    let day = stable_since(since).strftime("%Y-%m-%dT%H:%M:%SZ");
+    let per_page = PER_PAGE as usize;
+    let query = format!("since={day}&per_page={PER_PAGE}");
+    let mut out = read_list(
+        http,
+        &format!("{root}/issues/comments?{query}"),
+        CommentKind::Comment,
+        per_page,
+        cache,
+    )?;
+    out.extend(read_list(
+        http,
+        &format!("{root}/pulls/comments?{query}"),
+        CommentKind::ReviewComment,
+        per_page,
+        cache,
+    )?);
+    out.retain(|c| c.updated_at >= since);
+    let changed: Vec<&str> = items
+        .iter()
+        .filter(|i| i.kind() == ItemKind::PullRequest && i.updated_at >= since)
+        .map(|i| i.key.as_str())
+        .collect();
+    if http.is_authenticated()
+        && let Some((base, owner, name)) = split_root(root)
+    {
+        for batch in changed.chunks(REVIEW_BATCH) {
+            out.extend(reviews(
+                http,
+                &graphql_url(base),
+                (owner, name),
+                batch,
+                cache,
+            )?);
+        }
+    }
+    Ok(out)
+}
+
+/// `{base}/repos/{owner}/{name}` split into its parts.
+fn split_root(root: &str) -> Option<(&str, &str, &str)> {
+    let (base, repo) = root.rsplit_once("/repos/")?;
+    let (owner, name) = repo.split_once('/')?;
+    Some((base, owner, name))
+}
+
+/// The GraphQL endpoint beside a REST base: `https://api.github.com/graphql`,
+/// and on GitHub Enterprise `https://host/api/graphql` for
+/// `https://host/api/v3`.
+pub fn graphql_url(base: &str) -> String {
+    match base.strip_suffix("/api/v3") {
+        Some(host) => format!("{host}/api/graphql"),
+        None => format!("{base}/graphql"),
+    }
+}
+
+/// The query asking the first 100 reviews of each pull request of
+/// `numbers` (each a decimal number, as item keys are).
+pub fn reviews_query(numbers: &[&str]) -> String {
+    let mut q = String::from(
+        "query($owner:String!,$name:String!){rateLimit{cost remaining resetAt}\
+         repository(owner:$owner,name:$name){",
+    );
+    for n in numbers
+        .iter()
+        .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+    {
+        q.push_str(&format!(
+            "p{n}:pullRequest(number:{n}){{number reviews(first:100){{nodes{{\
+             databaseId state body submittedAt createdAt updatedAt authorAssociation \
+             author{{login __typename}}}}}}}}"
+        ));
+    }
+    q.push_str("}}");
+    q
+}
+
+#[derive(Debug, Deserialize)]
+struct Answer {
+    #[serde(default)]
+    data: Option<Data>,
+    #[serde(default)]
+    errors: Vec<GraphError>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GraphError {
+    #[serde(default, deserialize_with = "text")]
+    message: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Data {
+    #[serde(default)]
+    repository: Option<std::collections::HashMap<String, Option<Pull>>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Pull {
+    number: u64,
+    reviews: Reviews,
+}
+
+#[derive(Debug, Deserialize)]
+struct Reviews {
+    #[serde(default)]
+    nodes: Vec<Option<Review>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Review {
+    #[serde(default)]
+    database_id: Option<u64>,
+    #[serde(default, deserialize_with = "text")]
+    state: String,
+    #[serde(default, deserialize_with = "text")]
+    body: String,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    submitted_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    created_at: Option<Timestamp>,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    updated_at: Option<Timestamp>,
+    #[serde(default)]
+    author_association: Option<String>,
+    #[serde(default)]
+    author: Option<Author>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Author {
+    #[serde(default, deserialize_with = "text")]
+    login: String,
+    #[serde(default, rename = "__typename", deserialize_with = "text")]
+    typename: String,
+}
+
+/// One GraphQL query: the reviews of the pull requests `numbers`.
+fn reviews(
+    http: &mut Client,
+    url: &str,
+    (owner, name): (&str, &str),
+    numbers: &[&str],
+    cache: &mut dyn ResponseCache,
+) -> Result<Vec<Comment>, Error> {
+    let body = serde_json::json!({
+        "query": reviews_query(numbers),
+        "variables": {"owner": owner, "name": name},
+    });
+    let body = serde_json::to_vec(&body).unwrap_or_default();
+    // Never kept (a POST has no validators); the cache shares the token's
+    // lock and rate limit.
+    let fetched = http.post_json(url, &body, cache)?;
+    parse_reviews(url, &fetched.body)
+}
+
+/// The reviews in a GraphQL answer; an answer with errors and no data is
+/// an error naming the first.
+pub fn parse_reviews(url: &str, body: &[u8]) -> Result<Vec<Comment>, Error> {
+    let answer: Answer = decode(HOST, url, body)?;
+    let Some(repository) = answer.data.and_then(|d| d.repository) else {
+        let message = answer
+            .errors
+            .first()
+            .map_or("an answer without data".to_string(), |e| e.message.clone());
+        return Err(Error::Http {
+            host: HOST,
+            url: url.to_string(),
+            status: 200,
+            message: format!("GraphQL: {message}"),
+        });
+    };
+    let mut out = Vec::new();
+    for pull in repository.into_values().flatten() {
+        for review in pull.reviews.nodes.into_iter().flatten() {
+            if let Some(c) = review.into_comment(pull.number) {
+                out.push(c);
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl Review {
+    fn into_comment(self, number: u64) -> Option<Comment> {
+        let created_at = secs(self.submitted_at.or(self.created_at)?);
+        let (author, bot) = match self.author {
+            Some(a) => {
+                let bot = a.typename == "Bot" || is_bot_login(&a.login);
+                (a.login, bot)
+            }
+            None => (String::new(), false),
+        };
+        Some(Comment {
+            kind: CommentKind::Review,
+            host_id: self.database_id?.to_string(),
+            item_kind: ItemKind::PullRequest,
+            item_key: number.to_string(),
+            author,
+            association: self.author_association.filter(|a| !a.is_empty()),
+            bot,
+            state: (!self.state.is_empty()).then_some(self.state),
+            created_at,
+            updated_at: self.updated_at.map(secs).unwrap_or(created_at),
+            body: self.body,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn graphql_sits_beside_the_rest_base() {
+        assert_eq!(
+            graphql_url("https://api.github.com"),
+            "https://api.github.com/graphql"
+        );
+        assert_eq!(
+            graphql_url("https://ghe.example/api/v3"),
+            "https://ghe.example/api/graphql"
+        );
+        assert_eq!(
+            split_root("http://h/repos/o/n"),
+            Some(("http://h", "o", "n"))
+        );
+    }
+
+    #[test]
+    fn reviews_decode_and_errors_fail() {
+        let body =
+            br#"{"data":{"rateLimit":null,"repository":{"p4":{"number":4,"reviews":{"nodes":[
+            {"databaseId":9,"state":"APPROVED","body":"","submittedAt":"2024-01-02T00:00:00Z",
+             "createdAt":"2024-01-01T00:00:00Z","updatedAt":"2024-01-02T00:00:00Z",
+             "authorAssociation":"MEMBER","author":{"login":"m","__typename":"User"}},
+            {"databaseId":10,"state":"PENDING","body":"","submittedAt":null,
+             "createdAt":"2024-01-01T00:00:00Z","author":{"login":"x[bot]","__typename":"Bot"}}]}},
+            "p5":null}}}"#;
+        let reviews = parse_reviews("u", body).unwrap();
+        assert_eq!(reviews.len(), 2);
+        let approved = reviews.iter().find(|r| r.host_id == "9").unwrap();
+        assert_eq!(approved.state.as_deref(), Some("APPROVED"));
+        assert_eq!(approved.item_key, "4");
+        assert!(reviews.iter().any(|r| r.bot));
+        let err = parse_reviews("u", br#"{"data":null,"errors":[{"message":"boom"}]}"#);
+        assert!(err.unwrap_err().to_string().contains("boom"));
+        assert!(reviews_query(&["1", "x"]).contains("p1:pullRequest(number:1)"));
+        assert!(!reviews_query(&["x"]).contains("px"));
+    }
+}

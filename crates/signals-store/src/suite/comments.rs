@@ -1,0 +1,95 @@
+//! Checks of [`crate::CommentStore`] (issue 26).
+
+use signals_core::model::{Comment, CommentKind, ItemKind};
+
+use super::*;
+
+fn comment(kind: CommentKind, host_id: &str, key: &str, author: &str, at: &str) -> Comment {
+    Comment {
+        kind,
+        host_id: host_id.into(),
+        item_kind: ItemKind::Issue,
+        item_key: key.into(),
+        author: author.into(),
+        association: Some("MEMBER".into()),
+        bot: false,
+        state: (kind == CommentKind::Review).then(|| "APPROVED".to_string()),
+        created_at: ts(at),
+        updated_at: ts(at),
+        body: format!("body of {host_id}"),
+    }
+}
+
+/// Comments round-trip as replies and texts, an edit replaces its row,
+/// one repository's comments are not another's, and a purge takes them
+/// and their texts while texts another repository uses stay.
+pub fn comments_upsert_and_read_back_by_repository(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let mut other_repo = tracked();
+    other_repo.id = "other".into();
+    other_repo.repo = RepoName::parse("o/other").unwrap();
+    let other = store.ensure_repository(&group(), &other_repo).unwrap();
+    let item = id(&issue("1"));
+    let c1 = comment(
+        CommentKind::Comment,
+        "10",
+        "1",
+        "alice",
+        "2026-11-01T10:00:00Z",
+    );
+    let r1 = comment(
+        CommentKind::Review,
+        "10",
+        "1",
+        "bob",
+        "2026-11-01T09:00:00Z",
+    );
+    store
+        .store_comments(
+            key,
+            &[(item.clone(), c1.clone()), (item.clone(), r1.clone())],
+        )
+        .unwrap();
+    store
+        .store_comments(other, &[("x".into(), c1.clone())])
+        .unwrap();
+    // Read again after an edit: one row, the new body.
+    let mut edited = c1.clone();
+    edited.body = "edited".into();
+    edited.updated_at = ts("2026-11-02T10:00:00Z");
+    store
+        .store_comments(key, &[(item.clone(), edited)])
+        .unwrap();
+    store.store_comments(key, &[]).unwrap();
+
+    let replies = store.replies(key).unwrap();
+    let seen: Vec<(&str, &str, Option<&str>)> = replies
+        .iter()
+        .map(|(i, r)| (i.as_str(), r.author.as_str(), r.state.as_deref()))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (item.as_str(), "bob", Some("APPROVED")),
+            (item.as_str(), "alice", None)
+        ]
+    );
+    assert_eq!(replies[0].1.kind, CommentKind::Review);
+    assert_eq!(replies[1].1.at, ts("2026-11-01T10:00:00Z"));
+    let texts = store.comment_texts(key).unwrap();
+    assert_eq!(
+        texts,
+        vec![
+            (item.clone(), "body of 10".to_string()),
+            (item.clone(), "edited".to_string())
+        ]
+    );
+
+    store.purge_repository(key).unwrap();
+    assert!(store.replies(other).is_ok());
+    assert_eq!(
+        store.comment_texts(other).unwrap(),
+        vec![("x".to_string(), "body of 10".to_string())]
+    );
+}

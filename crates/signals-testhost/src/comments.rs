@@ -1,0 +1,182 @@
+//! Comments and reviews on the fake host (issue 26): GitHub's and
+//! Forgejo's repository-wide `issues/comments?since=`, GitHub's
+//! `pulls/comments?since=`, GitHub's GraphQL reviews of pull requests by
+//! alias (`pN: pullRequest(number: N)`), and GitLab's notes of one issue
+//! or merge request; and [`with_comments`], which gives a scenario's items
+//! comments and reviews for benchmarks.
+//!
+//! The GraphQL endpoint reads only what `signals-github` asks: the
+//! variables `owner` and `name`, and each `pN:pullRequest(number:N)` of the
+//! query; it is no GraphQL parser.
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::{Map, Value, json};
+
+use crate::routes::{Response, paginate, param, parse_query};
+use crate::scenario::{Scenario, fmt_ts};
+
+fn ts(v: &Value, field: &str) -> Option<Timestamp> {
+    v.get(field)
+        .and_then(Value::as_str)
+        .and_then(|s| s.parse().ok())
+}
+
+/// A comments list filtered by `since` (on `updated_at`) and in the order
+/// of creation (ascending id), one page of it.
+pub(crate) fn list(
+    all: &[Value],
+    base: &str,
+    path: &str,
+    query: &str,
+    per_page: usize,
+    page: usize,
+) -> Response {
+    let params = parse_query(query);
+    let since: Option<Timestamp> = match param(&params, "since") {
+        None => None,
+        Some(s) => match s.parse() {
+            Ok(t) => Some(t),
+            Err(_) => {
+                return Response::json(422, &json!({ "message": "since: invalid time" }));
+            }
+        },
+    };
+    let mut out: Vec<&Value> = all
+        .iter()
+        .filter(|c| since.is_none_or(|s| ts(c, "updated_at").is_some_and(|u| u >= s)))
+        .collect();
+    out.sort_by_key(|c| c.get("id").and_then(Value::as_u64));
+    paginate(base, path, &params, &out, per_page, page)
+}
+
+/// GitHub's answer to `POST /graphql` for the reviews of pull requests by
+/// alias; `None` when the request is no such query (the caller answers
+/// 404 then).
+pub(crate) fn graphql_reviews(scenario: &Scenario, body: &[u8]) -> Option<Response> {
+    let request: Value = serde_json::from_slice(body).ok()?;
+    let query = request.get("query")?.as_str()?;
+    let vars = request.get("variables")?;
+    let full = format!(
+        "{}/{}",
+        vars.get("owner")?.as_str()?,
+        vars.get("name")?.as_str()?
+    );
+    let Some((_, data)) = scenario.repo(&full) else {
+        return Some(Response::json(
+            200,
+            &json!({ "data": { "repository": null }, "errors": [{
+                "type": "NOT_FOUND",
+                "message": format!("Could not resolve to a Repository with the name '{full}'."),
+            }]}),
+        ));
+    };
+    let mut repository = Map::new();
+    for part in query.split("pullRequest(number:").skip(1) {
+        let number: String = part.chars().take_while(char::is_ascii_digit).collect();
+        let wanted: Option<u64> = number.parse().ok();
+        let is_pull = data.issues.iter().any(|i| {
+            wanted.is_some()
+                && i.get("number").and_then(Value::as_u64) == wanted
+                && i.get("pull_request").is_some()
+        });
+        let value = if is_pull {
+            let nodes = data.reviews.get(&number).cloned().unwrap_or_default();
+            let first: Vec<Value> = nodes.into_iter().take(100).collect();
+            json!({ "number": number.parse::<u64>().unwrap_or(0), "reviews": { "nodes": first } })
+        } else {
+            Value::Null
+        };
+        repository.insert(format!("p{number}"), value);
+    }
+    Some(Response::json(
+        200,
+        &json!({ "data": {
+            "rateLimit": { "cost": 1, "remaining": 4999, "resetAt": "2100-01-01T00:00:00Z" },
+            "repository": repository,
+        }}),
+    ))
+}
+
+/// GitLab's notes of one issue or merge request (`list` is `issues` or
+/// `merge_requests`), oldest first.
+pub(crate) fn gitlab_notes(
+    notes: &std::collections::BTreeMap<String, Vec<Value>>,
+    list: &str,
+    iid: &str,
+) -> Vec<Value> {
+    let mut out = notes
+        .get(&format!("{list}/{iid}"))
+        .cloned()
+        .unwrap_or_default();
+    out.sort_by_key(|n| (ts(n, "created_at"), n.get("id").and_then(Value::as_u64)));
+    out
+}
+
+/// Gives every issue-list entry of every GitHub repository of `scenario`
+/// `per_item` comments (the first by the item's author, then others'
+/// every hour after its creation), every pull request an approving review
+/// by a maintainer, and every fourth pull request a review comment:
+/// `per_item` times the items comments in all. Comment ids are unique in
+/// the scenario.
+pub fn with_comments(scenario: &mut Scenario, per_item: usize) {
+    let mut id = 1_000_000u64;
+    for (name, data) in scenario.repos.iter_mut() {
+        let web = format!("https://github.com/{name}");
+        for item in &data.issues {
+            let Some(number) = item.get("number").and_then(Value::as_u64) else {
+                continue;
+            };
+            let created = ts(item, "created_at").unwrap_or(Timestamp::UNIX_EPOCH);
+            let updated = ts(item, "updated_at").unwrap_or(created);
+            let author = item["user"]["login"]
+                .as_str()
+                .unwrap_or("someone")
+                .to_string();
+            let pull = item.get("pull_request").is_some();
+            let kind = if pull { "pull" } else { "issues" };
+            for k in 0..per_item {
+                id += 1;
+                let at = (created + SignedDuration::from_secs(k as i64 * 3600)).min(updated);
+                let login = if k == 0 {
+                    author.clone()
+                } else {
+                    format!("user{}", k % 7)
+                };
+                data.comments.push(json!({
+                    "id": id,
+                    "html_url": format!("{web}/{kind}/{number}#issuecomment-{id}"),
+                    "issue_url": format!("https://api.github.com/repos/{name}/issues/{number}"),
+                    "user": { "login": login, "type": "User" },
+                    "author_association": if k == 0 { "NONE" } else { "MEMBER" },
+                    "created_at": fmt_ts(at),
+                    "updated_at": fmt_ts(at),
+                    "body": format!("Comment {k} on #{number}: thanks, looking into it."),
+                }));
+            }
+            if pull {
+                id += 1;
+                data.reviews
+                    .entry(number.to_string())
+                    .or_default()
+                    .push(json!({
+                        "databaseId": id, "state": "APPROVED", "body": "",
+                        "submittedAt": fmt_ts(updated), "createdAt": fmt_ts(updated),
+                        "updatedAt": fmt_ts(updated), "authorAssociation": "MEMBER",
+                        "author": { "login": "maintainer", "__typename": "User" },
+                    }));
+                if number % 4 == 0 {
+                    id += 1;
+                    data.review_comments.push(json!({
+                        "id": id,
+                        "pull_request_url": format!("https://api.github.com/repos/{name}/pulls/{number}"),
+                        "html_url": format!("{web}/pull/{number}#discussion_r{id}"),
+                        "user": { "login": "maintainer", "type": "User" },
+                        "author_association": "MEMBER",
+                        "created_at": fmt_ts(updated), "updated_at": fmt_ts(updated),
+                        "body": "Nit: rename this.",
+                    }));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! Comments, reviews and first responses at scale (issue 26), on the real
+//! binary against the loopback test host:
+//! `cargo bench -p signals --bench conversation` (10,000 items with 30,000
+//! comments); `-- <items>` runs a smaller repository with 3 comments per
+//! item.
+//!
+//! The scenario: one synthetic GitHub repository, its items updated over
+//! the last weeks, 3 comments on every item (the first by its author),
+//! an approving review on every pull request and a review comment on every
+//! fourth; a token, so reviews are read through GraphQL. Run 1 is a first
+//! run (items backfilled, comments back 90 days); then 100 items get a
+//! comment from a maintainer (and so an update); run 2 sees those; run 3
+//! the same day with nothing changed. For each: requests (and of those
+//! GraphQL queries), 304 answers, the requests that spent rate limit, and
+//! the wall time. Then the store's bytes per comment: the comments table
+//! and its index, and the texts only comments use, over the comments.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::{Value, json};
+use signals_testhost::{TestHost, synthetic, with_comments};
+
+const REPO: &str = "bench/talk";
+const COMMENTS_PER_ITEM: usize = 3;
+
+fn main() {
+    let items: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(10_000);
+    let now = Timestamp::now();
+    let start = now - SignedDuration::from_hours(24 * 30);
+    let mut scenario = synthetic(REPO, items, start);
+    with_comments(&mut scenario, COMMENTS_PER_ITEM);
+    let comments = scenario.repos[REPO].comments.len()
+        + scenario.repos[REPO].review_comments.len()
+        + scenario.repos[REPO]
+            .reviews
+            .values()
+            .map(Vec::len)
+            .sum::<usize>();
+    let host = TestHost::start(scenario.clone()).expect("the test host starts");
+    let dir = workdir(items);
+    std::fs::write(
+        dir.join("signals.toml"),
+        format!(
+            "store = \"signals.db\"\nout = \"site\"\nbackfill_days = 60\n\n[host]\napi_url = \"{}\"\n\n[[groups]]\nid = \"bench\"\nname = \"Bench\"\n\n[[groups.repos]]\nrepo = \"{REPO}\"\n",
+            host.base_url()
+        ),
+    )
+    .unwrap();
+
+    println!(
+        "\n{items} items, {comments} comments, reviews and review comments\n\n| run | requests | of which GraphQL | 304 answers | rate limit spent | wall time |\n|---|---|---|---|---|---|"
+    );
+    row(&dir, &host, "1: first run");
+    let data = scenario.repos.get_mut(REPO).unwrap();
+    // Changed after run 1, as a host's items are.
+    let recent = (Timestamp::now() - SignedDuration::from_secs(1))
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
+    let step = (items / 100).max(1);
+    let mut id = 9_000_000_000u64;
+    for i in (0..items).step_by(step).take(100) {
+        let entry = &mut data.issues[i];
+        entry["updated_at"] = json!(recent);
+        let number = entry["number"].as_u64().unwrap();
+        let path = if entry.get("pull_request").is_some() {
+            "pull"
+        } else {
+            "issues"
+        };
+        id += 1;
+        data.comments.push(json!({
+            "id": id,
+            "html_url": format!("https://github.com/{REPO}/{path}/{number}#issuecomment-{id}"),
+            "user": { "login": "maintainer", "type": "User" },
+            "author_association": "MEMBER",
+            "created_at": recent, "updated_at": recent, "body": "A new answer.",
+        }));
+    }
+    host.set_scenario(scenario.clone());
+    row(&dir, &host, "2: after 100 changes");
+    row(&dir, &host, "3: nothing changed");
+
+    let (rows, bytes) = comment_bytes(&dir.join("signals.db"));
+    println!(
+        "\nStore: {rows} comment rows, {bytes} bytes in the comments table, its index and the texts only comments use: {:.0} bytes per comment.",
+        bytes as f64 / rows.max(1) as f64
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// One `collect --json`: its row of the table.
+fn row(dir: &Path, host: &TestHost, label: &str) {
+    host.clear_requests();
+    let started = Instant::now();
+    let out = signals(dir, &["collect", "--json"]);
+    let wall = started.elapsed();
+    assert!(out.status.success(), "collect failed: {out:?}");
+    let summary: Value = serde_json::from_slice(&out.stdout).expect("collect --json prints JSON");
+    let sent = host.requests();
+    let posts = sent.iter().filter(|r| r.method == "POST").count();
+    let not_modified = sent.iter().filter(|r| r.status == Some(304)).count();
+    assert_eq!(summary["requests"].as_u64(), Some(sent.len() as u64));
+    if std::env::var_os("BENCH_VERBOSE").is_some() {
+        for r in sent.iter().filter(|r| r.status != Some(304)) {
+            eprintln!("{label}: {} {} {:?}", r.method, r.path, r.status);
+        }
+    }
+    println!(
+        "| {label} | {} | {posts} | {not_modified} | {} | {} |",
+        sent.len(),
+        sent.len() - not_modified,
+        secs(wall)
+    );
+}
+
+/// The comment rows, and the bytes of the comments table, its index, and
+/// the texts no snapshot uses (SQLite's `dbstat`, and the texts' lengths
+/// plus their 32-byte hash and row overhead).
+fn comment_bytes(db: &Path) -> (u64, u64) {
+    let conn = rusqlite::Connection::open(db).expect("the store opens");
+    let rows: i64 = conn
+        .query_row("SELECT count(*) FROM comments", [], |r| r.get(0))
+        .unwrap();
+    let pages: i64 = conn
+        .query_row(
+            "SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name IN ('comments', 'comments_by_item')",
+            [],
+            |r| r.get(0),
+        )
+        .expect("SQLite with dbstat");
+    let texts: i64 = conn
+        .query_row(
+            "SELECT coalesce(sum(length(CAST(text AS BLOB)) + 32 + 8), 0) FROM texts
+             WHERE id IN (SELECT body FROM comments)
+               AND id NOT IN (SELECT body FROM snapshots)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    (rows as u64, (pages + texts) as u64)
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.2} s", d.as_secs_f64())
+}
+
+/// Runs the `signals` under test in `dir` with a token, and no other
+/// `SIGNALS_*` or `GITHUB_*` variable from the caller's environment.
+fn signals(dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_signals"));
+    cmd.current_dir(dir).args(args);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("SIGNALS_") || k.starts_with("GITHUB_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.env("GITHUB_TOKEN", "bench-token");
+    cmd.output().expect("the signals binary runs")
+}
+
+fn workdir(items: usize) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("bench-conversation-{items}-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

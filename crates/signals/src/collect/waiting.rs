@@ -1,0 +1,61 @@
+//! Which items a run finds crossing `waiting_days` (issue 26), for the
+//! `waiting` alert event: only when some `[[notify]]` rule asks for it,
+//! and not on a repository's first run. It reads the repository's open
+//! items' latest snapshots and its stored replies (no request to the
+//! host): the one read of a run beyond the items it observed, the price of
+//! an event that time, not a host, makes happen (docs/decisions.md).
+
+use std::collections::HashMap;
+
+use jiff::Timestamp;
+use signals_core::first_response::Responses;
+use signals_core::notify::{Trigger, crossed};
+use signals_core::run::RunDelta;
+use signals_core::{Group, ItemSnapshot};
+use signals_store::{Backend, RepoKey};
+
+use super::pipeline::{Alerts, RunError};
+
+/// The items of `repo` that crossed `waiting_days` between the previous
+/// run and `now`, with this run's snapshots; empty when no rule asks for
+/// `waiting` or there was no previous run.
+pub(super) fn crossing(
+    store: &dyn Backend,
+    key: RepoKey,
+    group: &Group,
+    (previous, now): (Option<Timestamp>, Timestamp),
+    delta: &RunDelta,
+    alerts: &Alerts<'_>,
+) -> Result<Vec<ItemSnapshot>, RunError> {
+    let asked = alerts
+        .rules
+        .iter()
+        .any(|r| r.rule.events.contains(&Trigger::Waiting));
+    let Some(previous) = previous.filter(|_| asked) else {
+        return Ok(Vec::new());
+    };
+    let config = alerts.config;
+    let mut items: HashMap<String, ItemSnapshot> = store
+        .latest_snapshots_for(key, &store.open_item_ids(key)?)?
+        .into_iter()
+        .collect();
+    // This run's snapshots win: an item closed now no longer waits.
+    for (id, item) in &delta.snapshots {
+        items.insert(id.clone(), item.clone());
+    }
+    let ignore = config
+        .groups
+        .iter()
+        .find(|g| g.group.id == group.id)
+        .map_or(&[][..], |g| g.ignore_users.as_slice());
+    let responses = Responses::new(store.replies(key)?, ignore);
+    let mut out: Vec<(String, ItemSnapshot)> = items
+        .into_iter()
+        .filter(|(id, item)| {
+            let first = responses.of(id, item);
+            crossed(item, first.as_ref(), previous, now, config.waiting_days)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out.into_iter().map(|(_, item)| item).collect())
+}
