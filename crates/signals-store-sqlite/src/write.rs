@@ -119,7 +119,13 @@ impl RunWrites for Store {
             params![repo.raw()],
         )
         .doing(&path, doing)?;
-        for table in ["item_refs", "reference_marks", "items", "failures", "comments"] {
+        for table in [
+            "item_refs",
+            "reference_marks",
+            "items",
+            "failures",
+            "comments",
+        ] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE repo = ?1"),
                 params![repo.raw()],
