@@ -394,7 +394,7 @@ impl Api<'_> {
         match signals_core::history::history(id, &snapshots) {
             Some(h) => {
                 let mut value = serde_json::to_value(&h)?;
-                value["firstResponse"] = self.first_response(&owner, id, snapshots.last())?;
+                value["firstResponse"] = self.first_response(owner, id, snapshots.last())?;
                 // The group it was reached from (`?group=`, which every
                 // link of the API carries), or the only one holding the
                 // repository; else none, and the groups that do.
