@@ -19,6 +19,7 @@ pub mod answers;
 pub mod api;
 pub mod collect;
 pub mod config;
+pub mod graphql;
 pub mod headers;
 pub mod loopback;
 pub mod notify;
