@@ -58,6 +58,9 @@ pub struct RepoPage<'a> {
     pub collected_at: Timestamp,
     /// How its collection stands (a notice when failing or stale).
     pub health: &'a HealthNote,
+    /// Ids of its signals waiting for a reply (issue 26): open issues and
+    /// pull requests without a first response, older than `waiting_days`.
+    pub waiting: &'a [String],
 }
 
 impl<'a> RepoPage<'a> {
@@ -155,6 +158,7 @@ pub(crate) struct Whole<'a> {
     new: HashSet<&'a str>,
     ordered: Vec<&'a TrailEvent>,
     context: TrailContext<'a>,
+    waiting: HashSet<&'a str>,
 }
 
 impl<'a> Whole<'a> {
@@ -177,22 +181,33 @@ impl<'a> Whole<'a> {
             new: new_in_latest(page),
             ordered: ordered_trail(page.trail),
             context: TrailContext::new(&page.document.dataset.signals, page.trail),
+            waiting: page.waiting.iter().map(String::as_str).collect(),
             page,
         })
+    }
+
+    /// The signal at place `i` of the page order.
+    fn at(&self, i: usize) -> Ranked {
+        let (s, score) = self.ranked[i];
+        Ranked {
+            signal: s.clone(),
+            score: score.clone(),
+            new: self.new.contains(s.id.as_str()),
+            place: self.places[i],
+        }
     }
 }
 
 impl RepoSource for Whole<'_> {
     fn ranked(&mut self, range: Range<usize>) -> Result<Vec<Ranked>, SiteError> {
-        Ok(self.ranked[range.clone()]
-            .iter()
-            .zip(range)
-            .map(|((s, score), i)| Ranked {
-                signal: (*s).clone(),
-                score: (*score).clone(),
-                new: self.new.contains(s.id.as_str()),
-                place: self.places[i],
-            })
+        Ok(range.map(|i| self.at(i)).collect())
+    }
+
+    fn waiting(&mut self, limit: usize) -> Result<Vec<Ranked>, SiteError> {
+        Ok((0..self.ranked.len())
+            .filter(|&i| self.waiting.contains(self.ranked[i].0.id.as_str()))
+            .take(limit)
+            .map(|i| self.at(i))
             .collect())
     }
 

@@ -49,6 +49,7 @@ impl Fixture {
             event_count: self.events,
             collected_at: ts(NOW),
             health: &self.health,
+            waiting: &[],
         }
     }
 }

@@ -13,11 +13,12 @@ use jiff::{SignedDuration, Timestamp};
 use signals_core::dataset::{DatasetInput, build};
 use signals_core::importance::{Score, Weights, score};
 use signals_core::run::account;
-use signals_core::trends::{RISING_WINDOW, first_week};
+use signals_core::first_response::{DEFAULT_WAITING_DAYS, Responses, is_waiting};
+use signals_core::trends::{ItemFacts, RISING_WINDOW, WeekTally, build_from, first_week};
 use signals_core::{ItemDetail, ItemSnapshot, ItemState, News, RequestStats, RunRecord, Source};
 use signals_site::{HealthNote, Publisher, RepoPage, SiteOptions, SiteReport};
 use signals_store::suite::WholeReads;
-use signals_store::{Backend, Owners, Reads, RepoKey, RunCommit, RunWrites};
+use signals_store::{Backend, CommentStore, Owners, Reads, RepoKey, RunCommit, RunWrites};
 use signals_store_sqlite::Store;
 
 use super::{Judge, data_key, export_with, history_page, settings};
@@ -85,6 +86,24 @@ fn reference_export(
             super::source::with_links(s, links.remove(&s.id));
         }
         let instant = view.runs.last().unwrap().collected_at;
+        let first = view.runs.first().unwrap();
+        // First responses, waiting and the weeks' response times (issue
+        // 26), from the whole view and every reply of the repository.
+        let responses = Responses::new(store.replies(summary.key).unwrap(), &[]);
+        let mut tally = WeekTally::new(instant, first.since);
+        for item in view.items.values() {
+            tally.add(&ItemFacts::of(item));
+        }
+        let mut waiting = Vec::new();
+        for s in &mut document.dataset.signals {
+            let item = &view.items[&s.id];
+            let reply = responses.of(&s.id, item);
+            if is_waiting(item, reply.as_ref(), instant, DEFAULT_WAITING_DAYS) {
+                waiting.push(s.id.clone());
+            }
+            tally.add_response(item.created_at, reply.as_ref().map(|f| f.hours));
+            s.first_response = reply.map(|f| f.doc());
+        }
         let scores: HashMap<String, Score> = view
             .items
             .iter()
@@ -97,21 +116,14 @@ fn reference_export(
             .filter(|e| since.is_none_or(|s| e.at > s))
             .map(|e| e.item_id.as_str())
             .collect();
-        let first = view.runs.first().unwrap();
         let contexts = store
             .run_contexts(view.summary.key, first_week(instant))
             .unwrap();
         let growth = store
             .growth_since(view.summary.key, instant - RISING_WINDOW)
             .unwrap();
-        let trends = signals_core::trends::build(
-            view.summary.repo.repo.to_string(),
-            instant,
-            first.since,
-            view.items.values(),
-            &contexts,
-            growth,
-        );
+        let trends =
+            build_from(view.summary.repo.repo.to_string(), tally, &contexts, growth);
         let page = RepoPage {
             document: &document,
             trends: &trends,
@@ -122,6 +134,7 @@ fn reference_export(
             event_count: view.event_count,
             collected_at: instant,
             health: &health,
+            waiting: &waiting,
         };
         publisher.publish(&page, &key).unwrap();
         for id in changed {
