@@ -9,6 +9,7 @@
 //! HTTP layer's plain data), every type re-exported here and at the crate
 //! root.
 
+mod discussion;
 mod http;
 mod item;
 mod names;
@@ -16,6 +17,10 @@ mod news;
 mod repo;
 mod run;
 
+pub use discussion::{
+    COMMUNITY_DISCUSSIONS, CommunityDiscussion, Discussions, DiscussionsOff, GraphqlCost,
+    WATERMARK_MARGIN, watermark,
+};
 pub use http::{CachedResponse, RateLimit, RequestStats};
 pub use item::{ItemDetail, ItemKind, ItemSnapshot, ItemState, Metrics, signal_id};
 pub use names::{RepoName, RepoNameError, Source, SourceId, SourceIdError, is_slug, slugify};
