@@ -19,7 +19,10 @@ use std::fmt;
 use sha2::{Digest, Sha256};
 
 use jiff::Timestamp;
-use signals_core::model::{Collected, ItemKind, ItemSnapshot, Milestone, RepoContext, RepoName};
+use signals_core::model::{
+    Collected, Discussions, DiscussionsOff, ItemKind, ItemSnapshot, Milestone, RepoContext,
+    RepoName,
+};
 
 use crate::wire::{
     Conventions, Kinds, ListedEntry, Place, WireItem, WireMilestone, WireRelease, WireRepo,
@@ -176,6 +179,22 @@ pub trait Host: Protocol + Clone + 'static {
     ) -> Result<(), Error> {
         let _ = (http, root, since, items, unknown, cache);
         Ok(())
+    }
+
+    /// Reads the discussions of `repo` (its current name) updated at or
+    /// after `watermark`, and its most recently updated open ones (issue
+    /// 26). Asked after [`HostClient::collect`], in the same run; what it
+    /// costs is counted apart from REST requests
+    /// ([`Client::graphql_cost`]). Default: the host has none.
+    fn discussions(
+        &self,
+        http: &mut Client,
+        repo: &RepoName,
+        watermark: Timestamp,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Discussions, Error> {
+        let _ = (http, repo, watermark, cache);
+        Ok(Discussions::Off(DiscussionsOff::Unsupported))
     }
 }
 
@@ -351,6 +370,19 @@ impl<H: Host> HostClient<H> {
         })
     }
 
+    /// The discussions of `repo` updated at or after `watermark` (see
+    /// [`Host::discussions`]); the counters of the collection before it
+    /// go on, GraphQL's apart.
+    pub fn discussions(
+        &mut self,
+        repo: &RepoName,
+        watermark: Timestamp,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Discussions, Error> {
+        self.host
+            .discussions(&mut self.http, repo, watermark, cache)
+    }
+
     /// Lists the public repositories of `owner` from the first of
     /// [`Host::owner_urls`] that knows it (see [`Client::list_owner`]).
     pub fn list_owner(
@@ -424,6 +456,13 @@ pub trait Collect: fmt::Debug + Send {
         owner: &str,
         cache: &mut dyn ResponseCache,
     ) -> Result<OwnerListing, Error>;
+    /// See [`HostClient::discussions`].
+    fn discussions(
+        &mut self,
+        repo: &RepoName,
+        watermark: Timestamp,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Discussions, Error>;
     /// The shared HTTP client (logger, stats, rate limits).
     fn http(&mut self) -> &mut Client;
     /// The shared HTTP client, read-only.
@@ -446,6 +485,15 @@ impl<H: Host> Collect for HostClient<H> {
         cache: &mut dyn ResponseCache,
     ) -> Result<OwnerListing, Error> {
         HostClient::list_owner(self, owner, cache)
+    }
+
+    fn discussions(
+        &mut self,
+        repo: &RepoName,
+        watermark: Timestamp,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Discussions, Error> {
+        HostClient::discussions(self, repo, watermark, cache)
     }
 
     fn http(&mut self) -> &mut Client {

@@ -18,6 +18,7 @@
 mod derived;
 mod exchange;
 mod pages;
+mod post;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -30,6 +31,7 @@ use crate::cache::ResponseCache;
 use crate::token::origin;
 use crate::{Config, Error, Protocol, RateLimit, Token};
 use exchange::Attempt;
+pub use post::Posted;
 
 /// Hops of 301/302/307/308 followed for one request before giving up.
 const MAX_REDIRECTS: u32 = 3;
@@ -86,6 +88,7 @@ pub struct Client {
     logger: Option<Logger>,
     stats: RequestStats,
     secondary_hits: u32,
+    graphql: post::GraphqlState,
 }
 
 impl fmt::Debug for Client {
@@ -143,6 +146,7 @@ impl Client {
             logger: None,
             stats: RequestStats::default(),
             secondary_hits: 0,
+            graphql: post::GraphqlState::default(),
         })
     }
 
@@ -179,6 +183,7 @@ impl Client {
     /// Starts new counters (at the start of one repository's collection).
     pub fn reset_stats(&mut self) {
         self.stats = RequestStats::default();
+        self.graphql.reset();
     }
 
     /// The last rate limit seen for the token the next request would use
