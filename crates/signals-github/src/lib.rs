@@ -21,15 +21,25 @@
 //! pulls list when closed pull requests lack `merged_at` (older servers),
 //! and no per-item request.
 //!
+//! Discussions (issue 26) come from GraphQL (`graphql`: the query and
+//! its answer; `discussions`: paging down to the watermark), counted in
+//! points apart from the REST requests above.
+//!
 //! It must not reach into the store or the dataset: data flows out of here
 //! as domain values only.
 
 #![warn(missing_docs)]
 
+mod discussions;
+mod graphql;
 mod host;
 mod protocol;
 mod wire;
 
+pub use graphql::{
+    DISCUSSIONS_PER_PAGE, LABELS_PER_DISCUSSION, QUERY as DISCUSSIONS_QUERY,
+    endpoint as graphql_endpoint,
+};
 pub use host::{API_URL, GitHub, PER_PAGE};
 pub use signals_http::{
     CachedResponse, Clock, Collection, Config, Error, Logger, MemoryCache, RateLimit, RequestLog,

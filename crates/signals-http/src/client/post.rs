@@ -28,6 +28,10 @@ pub struct Posted {
     pub url: String,
     /// The body, as received.
     pub body: Vec<u8>,
+    /// The rate limit its headers report, as the host's protocol reads
+    /// them (GitHub's `x-ratelimit-*`, resource `graphql`); not kept as
+    /// the REST budget.
+    pub limit: Option<crate::RateLimit>,
 }
 
 /// What one POST attempt came to.
@@ -207,13 +211,14 @@ impl Client {
             }
         };
         log.bytes = body.len() as u64;
+        let headers = Headers(resp.headers());
         if status == 200 {
             return Sent::Done(Posted {
                 url: url.to_string(),
                 body,
+                limit: self.protocol.rate_limit(&headers),
             });
         }
-        let headers = Headers(resp.headers());
         let now = (self.config.clock)();
         let retry_after = headers
             .get("retry-after")
@@ -287,5 +292,20 @@ impl GraphqlState {
     pub(super) fn reset(&mut self) {
         self.cost = GraphqlCost::default();
         self.retries = 0;
+    }
+}
+
+impl Client {
+    /// The error of a GraphQL budget still refused after the retries: run
+    /// again after `until`.
+    pub fn graphql_refused(&self, url: &str, until: Option<Timestamp>) -> Error {
+        let now = (self.config.clock)();
+        Error::RateLimited {
+            host: self.protocol.name(),
+            until,
+            wait: until.map_or(self.config.secondary_min_wait, |u| wait_until(now, u)),
+            url: url.to_string(),
+            token: self.token_env(),
+        }
     }
 }
