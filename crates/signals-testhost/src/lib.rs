@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 mod answer;
+mod graphql;
 mod hosts;
 mod owners;
 mod routes;
@@ -32,6 +33,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
+pub use graphql::{GRAPHQL_POINTS, discussion, synthetic_discussions};
 pub use scenario::{
     Flavor, RepoData, Scenario, synthetic, synthetic_forgejo, synthetic_gitlab, synthetic_many,
     synthetic_shared,
@@ -74,6 +76,16 @@ pub enum Fault {
     Reset,
     /// Answer 200 with a body that is not valid JSON.
     Malformed,
+    /// GraphQL only: a 200 whose `errors` say `RATE_LIMITED`, with
+    /// `x-ratelimit-remaining: 0` and a reset `reset_in_secs` away.
+    GraphqlRateLimited {
+        /// Seconds from now until the `x-ratelimit-reset` instant.
+        reset_in_secs: u64,
+    },
+    /// GraphQL only: a 200 whose `errors` say `NOT_FOUND` for the
+    /// repository (`data.repository` null), as for one the token cannot
+    /// see.
+    GraphqlNotFound,
 }
 
 /// One request the host received, and what it answered.
@@ -119,6 +131,8 @@ struct State {
     requests: Vec<RecordedRequest>,
     faults: VecDeque<(Option<String>, Fault)>,
     budgets: HashMap<String, Budget>,
+    /// GraphQL points per token, apart from REST's budget.
+    graphql_budgets: HashMap<String, Budget>,
     limit: u64,
     /// Where `Link` and `Location` URLs point, when not at this host.
     link_base: Option<String>,
@@ -179,6 +193,7 @@ impl TestHost {
                 requests: vec![],
                 faults: VecDeque::new(),
                 budgets: HashMap::new(),
+                graphql_budgets: HashMap::new(),
                 limit: DEFAULT_RATE_LIMIT,
                 link_base: None,
                 drop_link: false,
@@ -332,9 +347,11 @@ struct Request {
     method: String,
     target: String,
     headers: Vec<(String, String)>,
+    /// The body (a GraphQL POST's JSON); empty for a GET.
+    body: Vec<u8>,
 }
 
-/// Reads the request line and headers; a body, if any, is read and ignored.
+/// Reads the request line, headers and body (up to 1 MiB).
 fn read_request(stream: &TcpStream) -> io::Result<Request> {
     let mut reader = BufReader::new(stream);
     let mut line = String::new();
@@ -366,11 +383,13 @@ fn read_request(stream: &TcpStream) -> io::Result<Request> {
         .find(|(k, _)| k == "content-length")
         .and_then(|(_, v)| v.parse().ok())
         .unwrap_or(0);
-    io::copy(&mut reader.take(len), &mut io::sink())?;
+    let mut body = Vec::new();
+    reader.take(len.min(1 << 20)).read_to_end(&mut body)?;
     Ok(Request {
         method,
         target,
         headers,
+        body,
     })
 }
 

@@ -88,6 +88,11 @@ pub struct RepoData {
     /// does not invent one.
     #[serde(default)]
     pub pulls: Vec<Value>,
+    /// GitHub only: discussion nodes as GraphQL answers them (issue 26;
+    /// `crate::discussion` makes one). `None`: the repository has
+    /// discussions turned off.
+    #[serde(default)]
+    pub discussions: Option<Vec<Value>>,
 }
 
 impl RepoData {
@@ -274,6 +279,7 @@ pub fn synthetic(full_name: &str, items: usize, start: Timestamp) -> Scenario {
         issues,
         merge_requests: vec![],
         pulls: vec![],
+        discussions: None,
     };
     let mut scenario = Scenario::default();
     scenario.repos.insert(full_name.to_string(), data);
@@ -469,6 +475,7 @@ pub fn synthetic_gitlab(path: &str, items: usize, start: Timestamp) -> Scenario 
         issues,
         merge_requests: mrs,
         pulls: vec![],
+        discussions: None,
     };
     let mut scenario = Scenario {
         flavor: Flavor::Gitlab,

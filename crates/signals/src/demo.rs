@@ -287,6 +287,7 @@ fn recorded_gitlab(second: bool) -> anyhow::Result<Scenario> {
         issues,
         merge_requests,
         pulls: Vec::new(),
+        discussions: None,
     };
     Ok(scenario(Flavor::Gitlab, data))
 }
@@ -322,6 +323,7 @@ fn recorded_gitea(second: bool) -> anyhow::Result<Scenario> {
         issues,
         merge_requests: Vec::new(),
         pulls: Vec::new(),
+        discussions: None,
     };
     Ok(scenario(Flavor::Forgejo, data))
 }
