@@ -57,6 +57,11 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         include_str!("../migrations/0008_owner_host_id.sql"),
         None,
     ),
+    (
+        "0009_discussions",
+        include_str!("../migrations/0009_discussions.sql"),
+        None,
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that

@@ -71,6 +71,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0009_owner_host_id.sql"),
         then: None,
     },
+    Migration {
+        name: "0010_discussions",
+        sql: include_str!("../migrations/0010_discussions.sql"),
+        then: None,
+    },
 ];
 
 impl Store {
@@ -465,7 +470,7 @@ mod tests {
             )
             .unwrap();
         store.migrate_with(MIGRATIONS).unwrap();
-        assert_eq!(store.schema_version().unwrap(), 9);
+        assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
         let rows = store.owner_repos("g").unwrap();
         let got: Vec<_> = rows
             .iter()

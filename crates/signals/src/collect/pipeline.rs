@@ -10,11 +10,13 @@ use signals_core::importance::Weights;
 use signals_core::notify::{Outgoing, RuleRef, RunInput, messages};
 use signals_core::run::{RunDelta, account, plan_since, stable_since};
 use signals_core::{
-    Collected, Group, ItemDetail, ItemSnapshot, News, RepoName, RunRecord, TrackedRepo,
+    Collected, Group, GraphqlCost, ItemDetail, ItemKind, ItemSnapshot, News, RepoName, RunRecord,
+    TrackedRepo,
 };
 use signals_http::RequestStats;
 use signals_store::{Backend, RepoKey, RunCommit, StoreError};
 
+use super::discussions;
 use crate::cache::StoreCache;
 use crate::config::{Config, NotifyRule};
 use crate::hosts::HostClient;
@@ -30,6 +32,9 @@ pub struct Window<'a> {
     pub alerts: Option<Alerts<'a>>,
     /// When a run lists every item of its repository (issue 20).
     pub reconcile: Reconcile,
+    /// The groups whose discussions are not read (`discussions = false`,
+    /// issue 26), by id.
+    pub discussions_off: &'a [String],
 }
 
 /// When a run is a reconcile: one that lists every item of its repository
@@ -111,6 +116,8 @@ pub struct RunOutcome {
     pub discovered: u64,
     /// Requests, 304s, bytes.
     pub stats: RequestStats,
+    /// GraphQL requests and points (discussions), apart from `stats`.
+    pub graphql: GraphqlCost,
     /// The repository's new name, when the host redirected.
     pub renamed_to: Option<RepoName>,
 }
@@ -197,6 +204,15 @@ pub fn failure_kind(e: &signals_http::Error) -> &'static str {
     }
 }
 
+/// What a run's observation knows of how it was collected: its plan, and
+/// whether the host's discussions were read (else the store's are left
+/// as they are, even by a reconcile).
+#[derive(Clone, Copy)]
+struct Seen<'a> {
+    plan: &'a Plan,
+    discussions: bool,
+}
+
 /// Where a run starts: whether it is the repository's first, whether it
 /// lists every item (a reconcile), and the start of its window.
 struct Plan {
@@ -231,10 +247,21 @@ fn run(
         stable_since(plan.since)
     };
     let outcome = client.collect(ask, ask_since, &mut cache)?;
+    // Discussions (issue 26), under the name the host answered to; a
+    // reconcile reads them all.
+    let name = outcome.renamed_to.clone().unwrap_or_else(|| ask.clone());
+    let watermark = if plan.reconcile {
+        Timestamp::UNIX_EPOCH
+    } else {
+        signals_core::watermark(plan.since)
+    };
+    let off = window.discussions_off.contains(&group.id);
+    let mut discussions = discussions::read(client, &name, watermark, off, &mut cache)?;
     if let Some(e) = cache.error {
         return Err(e.into());
     }
     let mut collected = outcome.collected;
+    collected.items.append(&mut discussions.items);
     // The client reports items under the host's name, which differs from
     // the configured one after a rename (or in letter case); signals keep
     // the configured one (for a repository found through an owner, the
@@ -249,7 +276,11 @@ fn run(
         item.repo = repo.repo.clone();
     }
 
-    let (observed, previous) = observe(store, key, repo, &mut collected, &plan, collected_at)?;
+    let seen = Seen {
+        plan: &plan,
+        discussions: discussions.read(),
+    };
+    let (observed, previous) = observe(store, key, repo, &mut collected, seen, collected_at)?;
     let delta = account(&repo.source, observed, &previous);
 
     let record = RunRecord {
@@ -263,7 +294,9 @@ fn run(
         .iter()
         .filter(|e| matches!(e.observation, Observation::Discovered))
         .count() as u64;
-    let news = News::from_collected(&collected.releases, &collected.milestones);
+    let mut news = News::from_collected(&collected.releases, &collected.milestones);
+    let graphql = discussions.cost;
+    discussions.into_news(&mut news);
     // The alerts the run's events call for are committed with the run.
     let messages = match window.alerts {
         None => vec![],
@@ -294,6 +327,7 @@ fn run(
         run: record,
         discovered,
         stats: outcome.stats,
+        graphql,
         renamed_to: outcome.renamed_to,
     })
 }
@@ -354,10 +388,16 @@ fn observe(
     key: RepoKey,
     repo: &TrackedRepo,
     collected: &mut Collected,
-    plan: &Plan,
+    seen: Seen<'_>,
     collected_at: Timestamp,
 ) -> Result<(Vec<ItemSnapshot>, HashMap<String, ItemSnapshot>), RunError> {
+    let plan = seen.plan;
     let since = plan.since;
+    // Discussions read down to the watermark are observed down to it.
+    let from = |i: &ItemSnapshot| match i.kind() {
+        ItemKind::Discussion => signals_core::watermark(since),
+        _ => since,
+    };
     let listed: Vec<String> = if plan.reconcile {
         collected.items.iter().map(|i| i.id(&repo.source)).collect()
     } else {
@@ -366,7 +406,7 @@ fn observe(
     let known = store.latest_snapshots_for(key, &listed)?;
     let mut observed: Vec<_> = std::mem::take(&mut collected.items)
         .into_iter()
-        .filter(|i| i.updated_at >= since || known.contains_key(&i.id(&repo.source)))
+        .filter(|i| i.updated_at >= from(i) || known.contains_key(&i.id(&repo.source)))
         .collect();
     observed.extend(
         collected
@@ -388,6 +428,7 @@ fn observe(
             .open_item_ids(key)?
             .into_iter()
             .filter(|id| !listed.contains(id.as_str()))
+            .filter(|id| seen.discussions || !id.contains(":discussion:"))
             .collect();
         for (id, last) in store.latest_snapshots_for(key, &missing)? {
             observed.push(signals_core::reconcile::gone(&last, collected_at));

@@ -49,6 +49,8 @@ pub(super) struct RawGroup {
     /// Repositories of the owners never tracked: `owner/name` or a name.
     #[serde(default)]
     exclude: Vec<Spanned<String>>,
+    /// Read the repositories' GitHub Discussions (issue 26; default true).
+    discussions: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -168,6 +170,9 @@ pub struct GroupConfig {
     pub owners: Vec<OwnerConfig>,
     /// What it takes from its owners' listings.
     pub filter: Filter,
+    /// Whether its GitHub repositories' discussions are read
+    /// (`discussions`, default true).
+    pub discussions: bool,
 }
 
 /// One owner of a group's `orgs`.
@@ -345,6 +350,7 @@ fn group(
             include_forks: g.include_forks,
             exclude,
         },
+        discussions: g.discussions.unwrap_or(true),
     })
 }
 
@@ -466,6 +472,7 @@ exclude = ["vllm-project/old", "docs"]
 id = "h"
 name = "H"
 repos = ["a/b"]
+discussions = false
 "#,
         )
         .unwrap();
@@ -487,6 +494,8 @@ repos = ["a/b"]
         assert_eq!(g.filter.exclude, vec!["vllm-project/old", "docs"]);
         assert!(c.groups[1].owners.is_empty());
         assert_eq!(c.groups[1].filter, Default::default());
+        // Discussions are read unless a group says not to (issue 26).
+        assert!(g.discussions && !c.groups[1].discussions);
     }
 
     #[test]

@@ -491,7 +491,7 @@ fn the_compact_migration_keeps_every_history_on_sqlite() {
         tx.commit().unwrap();
     }
     let store = signals_store_sqlite::Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 9);
+    assert_eq!(store.schema_version().unwrap(), 10);
     assert_same(&store, dir.path(), "signals.db", "SQLite");
     goes_on(store);
 }
@@ -536,7 +536,7 @@ fn the_compact_migration_keeps_every_history_on_postgres() {
         tx.commit().unwrap();
     }
     let store = signals_store_pg::PgStore::open(&url).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 8);
+    assert_eq!(store.schema_version().unwrap(), 9);
     let dir = TempDir::new("compact-pg");
     assert_same(&store, dir.path(), &url, "PostgreSQL");
     goes_on(store);
