@@ -72,15 +72,15 @@ impl DiscussionsOff {
     /// The sentence `status` and the page show.
     pub fn note(self) -> &'static str {
         match self {
-            DiscussionsOff::Unsupported => "this host has no discussions",
+            DiscussionsOff::Unsupported => "This host has no discussions",
             DiscussionsOff::NoToken => {
-                "discussions not read: GitHub's GraphQL API needs a token (set GITHUB_TOKEN)"
+                "Discussions not read: GitHub's GraphQL API needs a token (set GITHUB_TOKEN)"
             }
-            DiscussionsOff::Disabled => "discussions are turned off on this repository",
+            DiscussionsOff::Disabled => "Discussions are turned off on this repository",
             DiscussionsOff::NotFound => {
-                "discussions not read: GraphQL did not find the repository with this token"
+                "Discussions not read: GraphQL did not find the repository with this token"
             }
-            DiscussionsOff::Configured => "discussions turned off in the configuration",
+            DiscussionsOff::Configured => "Discussions turned off in the configuration",
         }
     }
 

@@ -233,7 +233,7 @@ fn the_owner_host_id_migration_keeps_the_owners_rows() {
     )
     .unwrap();
     let store = PgStore::open(&url).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 8);
+    assert_eq!(store.schema_version().unwrap(), 9);
     let rows = store.owner_repos("g").unwrap();
     let got: Vec<_> = rows
         .iter()

@@ -10,7 +10,7 @@ use signals_core::importance::Weights;
 use signals_core::notify::{Outgoing, RuleRef, RunInput, messages};
 use signals_core::run::{RunDelta, account, plan_since, stable_since};
 use signals_core::{
-    Collected, Group, GraphqlCost, ItemDetail, ItemKind, ItemSnapshot, News, RepoName, RunRecord,
+    Collected, GraphqlCost, Group, ItemDetail, ItemKind, ItemSnapshot, News, RepoName, RunRecord,
     TrackedRepo,
 };
 use signals_http::RequestStats;
