@@ -69,7 +69,8 @@ pub use owners::{OwnerRef, OwnerRepo, OwnerStatus, Owners};
 pub use paged::{PagedReads, TextIds, TrailSlice, searchable, trail_plan};
 pub use read::{
     Failure, Reads, RepoStatus, RepoSummary, RepoTotals, RepoView, RunRow, RunStatus, Status,
-    SummaryRow, TotalsRow, TrailRow, run_record_from, summary_from, totals_from, trail_event_from,
+    SummaryRow, TotalsRow, TrailRow, discussions_off_from, run_record_from, summary_from,
+    totals_from, trail_event_from,
 };
 pub use snapshots::{
     HEAD_COLUMNS, HEAD_JOINS, Parts, RawParts, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, head_title_url,

@@ -5,6 +5,7 @@
 mod api;
 mod browser;
 mod compact;
+mod discussions;
 mod e2e;
 mod everyday;
 mod faults;
