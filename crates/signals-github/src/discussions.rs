@@ -10,6 +10,12 @@
 //! ([`Client::add_graphql_points`]), and its `remaining` and `resetAt`
 //! kept, so a spent budget is waited for (or stops the run) like REST's.
 //!
+//! The REST repository object, which the collection read just before,
+//! says `has_discussions`: where it says `false`, nothing is asked; where
+//! it does not say (GitHub Enterprise Server before 3.7, which answers
+//! without the field, and recorded answers from before 2022), nothing is
+//! asked either and the host counts as one without discussions.
+//!
 //! Nothing here fails for want of discussions: no token, discussions
 //! turned off, or a repository GraphQL cannot see are
 //! [`Discussions::Off`] with the reason.
@@ -24,10 +30,15 @@ use crate::graphql::{Answer, Data, endpoint, request};
 /// Reads `repo`'s discussions updated at or after `watermark`.
 pub(crate) fn read(
     http: &mut Client,
-    repo: &RepoName,
+    (repo, object): (&RepoName, Option<&[u8]>),
     watermark: Timestamp,
     cache: &mut dyn ResponseCache,
 ) -> Result<Discussions, Error> {
+    match object.and_then(has_discussions) {
+        Some(true) => {}
+        Some(false) => return Ok(Discussions::Off(DiscussionsOff::Disabled)),
+        None => return Ok(Discussions::Off(DiscussionsOff::Unsupported)),
+    }
     if !http.is_authenticated() {
         return Ok(Discussions::Off(DiscussionsOff::NoToken));
     }
@@ -126,5 +137,30 @@ fn ask(
             });
         }
         return Ok(answer.data);
+    }
+}
+
+/// The REST repository object's `has_discussions`, when it has one.
+fn has_discussions(object: &[u8]) -> Option<bool> {
+    #[derive(serde::Deserialize)]
+    struct Flag {
+        has_discussions: Option<bool>,
+    }
+    serde_json::from_slice::<Flag>(object).ok()?.has_discussions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_repository_object_says_whether_to_ask() {
+        assert_eq!(has_discussions(br#"{"has_discussions": true}"#), Some(true));
+        assert_eq!(
+            has_discussions(br#"{"has_discussions": false}"#),
+            Some(false)
+        );
+        assert_eq!(has_discussions(br#"{"id": 1}"#), None);
+        assert_eq!(has_discussions(b"not json"), None);
     }
 }

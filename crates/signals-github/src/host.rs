@@ -79,16 +79,17 @@ impl Host for GitHub {
         ]
     }
 
-    /// GraphQL (`discussions.rs`): no request without a token, one point
-    /// for a quiet repository.
+    /// GraphQL (`discussions.rs`): no request without a token or where
+    /// the repository's object does not say `has_discussions: true`, one
+    /// point for a quiet repository.
     fn discussions(
         &self,
         http: &mut Client,
-        repo: &RepoName,
+        (repo, object): (&RepoName, Option<&[u8]>),
         watermark: Timestamp,
         cache: &mut dyn ResponseCache,
     ) -> Result<Discussions, Error> {
-        crate::discussions::read(http, repo, watermark, cache)
+        crate::discussions::read(http, (repo, object), watermark, cache)
     }
 
     /// `open_issues_count` counts open pull requests too; `openIssues` is

@@ -183,17 +183,18 @@ pub trait Host: Protocol + Clone + 'static {
 
     /// Reads the discussions of `repo` (its current name) updated at or
     /// after `watermark`, and its most recently updated open ones (issue
-    /// 26). Asked after [`HostClient::collect`], in the same run; what it
-    /// costs is counted apart from REST requests
+    /// 26). Asked after [`HostClient::collect`], in the same run, with the
+    /// repository's object as that collection read it (`None` when it did
+    /// not); what it costs is counted apart from REST requests
     /// ([`Client::graphql_cost`]). Default: the host has none.
     fn discussions(
         &self,
         http: &mut Client,
-        repo: &RepoName,
+        (repo, object): (&RepoName, Option<&[u8]>),
         watermark: Timestamp,
         cache: &mut dyn ResponseCache,
     ) -> Result<Discussions, Error> {
-        let _ = (http, repo, watermark, cache);
+        let _ = (http, repo, object, watermark, cache);
         Ok(Discussions::Off(DiscussionsOff::Unsupported))
     }
 }
@@ -204,6 +205,9 @@ pub trait Host: Protocol + Clone + 'static {
 pub struct HostClient<H: Host> {
     http: Client,
     host: H,
+    /// The repository's object as the last collection read it, for the
+    /// discussions step ([`Host::discussions`]).
+    repo_object: Option<Vec<u8>>,
 }
 
 impl<H: Host> fmt::Debug for HostClient<H> {
@@ -227,6 +231,7 @@ impl<H: Host> HostClient<H> {
         Ok(HostClient {
             http: Client::with_default_base(config, H::API_URL, Box::new(host.clone()))?,
             host,
+            repo_object: None,
         })
     }
 
@@ -289,11 +294,13 @@ impl<H: Host> HostClient<H> {
     ) -> Result<Collection, Error> {
         let (http, host) = (&mut self.http, &self.host);
         http.reset_stats();
+        self.repo_object = None;
         let name_of_host = http.host_name();
         let base = http.base().to_string();
         let url = host.repository_url(&base, repo);
         let fetched = http.get_repository(&url, repo, cache)?;
         let wire_repo: H::Repo = decode(name_of_host, &fetched.url, &fetched.body)?;
+        self.repo_object = Some(fetched.body);
         let renamed_to = if fetched.redirected || !H::RENAME_BY_REDIRECT {
             renamed(repo, wire_repo.full_name())
         } else {
@@ -379,8 +386,9 @@ impl<H: Host> HostClient<H> {
         watermark: Timestamp,
         cache: &mut dyn ResponseCache,
     ) -> Result<Discussions, Error> {
+        let object = self.repo_object.as_deref();
         self.host
-            .discussions(&mut self.http, repo, watermark, cache)
+            .discussions(&mut self.http, (repo, object), watermark, cache)
     }
 
     /// Lists the public repositories of `owner` from the first of

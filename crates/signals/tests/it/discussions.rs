@@ -19,14 +19,17 @@ use crate::support::{TempDir, config, read_json, run, show};
 const REPO: &str = "o/talk";
 const TOKEN: (&str, &str) = ("GITHUB_TOKEN", "tok");
 
-/// `REPO` with 6 old issues and `discussions` (`None`: turned off).
+/// `REPO` with 6 old issues and `discussions` (`None`: turned off), its
+/// REST object saying `has_discussions` as GitHub's does.
 fn scenario(discussions: Option<Vec<Value>>) -> Scenario {
     let mut s = synthetic(
         REPO,
         6,
         Timestamp::now() - SignedDuration::from_hours(24 * 40),
     );
-    s.repos.values_mut().next().unwrap().discussions = discussions;
+    let data = s.repos.values_mut().next().unwrap();
+    data.repo["has_discussions"] = discussions.is_some().into();
+    data.discussions = discussions;
     s
 }
 
@@ -202,9 +205,20 @@ fn no_token_discussions_off_and_a_group_that_turns_them_off_fail_nothing() {
         show(&status)
     );
 
-    // Turned off on the repository: one request says so.
+    // Turned off on the repository: its REST object says so, and GraphQL
+    // is not asked.
     let host = TestHost::start(scenario(None)).unwrap();
     let dir = setup("disc-off", &host, "");
+    collect(dir.path(), &[TOKEN]);
+    assert_eq!(posts(&host), 0);
+    export(dir.path());
+    assert!(page(dir.path()).contains("Discussions are turned off on this repository"));
+    // REST says on, GraphQL's `hasDiscussionsEnabled` says off (turned
+    // off between the two): one request, the same note.
+    let mut s = scenario(None);
+    s.repos.values_mut().next().unwrap().repo["has_discussions"] = true.into();
+    let host = TestHost::start(s).unwrap();
+    let dir = setup("disc-off-graphql", &host, "");
     collect(dir.path(), &[TOKEN]);
     assert_eq!(posts(&host), 1);
     export(dir.path());
