@@ -14,7 +14,7 @@ use signals_core::importance::Weights;
 use signals_core::{ItemSnapshot, SourceId};
 use signals_store::{Backend, RepoSummary};
 
-use super::index::{Filter, Indexes, RepoIndex, Row, state_of};
+use super::index::{Filter, Indexes, KINDS, RepoIndex, Row, state_of};
 
 /// Signals per page of `/api/repos/{group}/{repo}/signals`.
 pub const PAGE_SIZE: usize = 50;
@@ -524,9 +524,11 @@ impl SignalQuery {
         let nonempty = |k: &str| params.get(k).filter(|v| !v.is_empty()).cloned();
         let kind = nonempty("kind");
         if let Some(k) = &kind
-            && !["issue", "pull_request", "release"].contains(&k.as_str())
+            && !KINDS.contains(&k.as_str())
         {
-            return Err(format!("kind {k:?} is not issue, pull_request or release"));
+            return Err(format!(
+                "kind {k:?} is not issue, pull_request, release or discussion"
+            ));
         }
         let state = nonempty("state");
         if let Some(s) = &state

@@ -44,7 +44,7 @@ pub struct Row {
 }
 
 /// The API's kinds, as rows code them.
-pub const KINDS: [&str; 3] = ["issue", "pull_request", "release"];
+pub const KINDS: [&str; 4] = ["issue", "pull_request", "release", "discussion"];
 /// The API's states, as rows code them (a merged pull request is `merged`).
 pub const STATES: [&str; 3] = ["open", "closed", "merged"];
 
