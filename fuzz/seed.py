@@ -360,3 +360,84 @@ requests.update({
     "broken-escape": "/api/groups?q=%zz&page=%",
 })
 write("api_request", requests)
+
+# 8. GitHub's GraphQL answers (issue 26): the reviews of pull requests by
+# alias and a page of discussions, in the shapes GitHub documents
+# (docs.github.com/graphql), with the errors a 200 answer may carry.
+REVIEWS = {
+    "rateLimit": {"cost": 1, "remaining": 4999, "resetAt": "2026-11-25T23:00:00Z"},
+    "repository": {
+        "p7": {"number": 7, "reviews": {"nodes": [
+            {"databaseId": 1001, "state": "APPROVED", "body": "Looks good.",
+             "submittedAt": "2026-11-20T10:00:00Z", "createdAt": "2026-11-20T09:59:00Z",
+             "updatedAt": "2026-11-20T10:00:00Z", "authorAssociation": "MEMBER",
+             "author": {"login": "maint", "__typename": "User"}},
+            {"databaseId": 1002, "state": "PENDING", "body": "", "submittedAt": None,
+             "createdAt": "2026-11-21T08:00:00Z", "updatedAt": "2026-11-21T08:00:00Z",
+             "authorAssociation": "NONE", "author": {"login": "ci[bot]", "__typename": "Bot"}},
+            None]}},
+        "p9": None,
+    },
+}
+DISCUSSION = {
+    "number": 12, "title": "RFC: a plugin API", "body": "See #3 and o/other#4.",
+    "url": "https://github.com/o/n/discussions/12", "createdAt": "2026-11-01T08:00:00Z",
+    "updatedAt": "2026-11-20T10:00:00.5Z", "closed": True, "closedAt": "2026-11-20T10:00:00Z",
+    "isAnswered": True, "upvoteCount": 5, "author": {"login": "alice"},
+    "category": {"name": "Ideas"}, "labels": {"nodes": [{"name": "rfc"}]},
+    "comments": {"totalCount": 3},
+}
+OPEN = {key: DISCUSSION[key] for key in
+        ["number", "title", "url", "createdAt", "updatedAt", "isAnswered", "author",
+         "category", "comments"]}
+DISCUSSIONS = {
+    "rateLimit": {"cost": 1, "remaining": 4990, "resetAt": "2026-11-25T23:00:00Z"},
+    "repository": {
+        "hasDiscussionsEnabled": True,
+        "discussions": {"pageInfo": {"hasNextPage": True, "endCursor": "Y3Vyc29yOnYyOjE="},
+                        "nodes": [DISCUSSION, {**DISCUSSION, "number": 13, "author": None,
+                                               "category": None, "closed": False}, None]},
+        "open": {"nodes": [OPEN]},
+    },
+}
+graphql = {
+    "errors": '{"data":null,"errors":[{"type":"RATE_LIMITED","message":"API rate limit exceeded for user ID 1."}]}\n',
+    "not-found": '{"data":{"repository":null},"errors":[{"type":"NOT_FOUND","path":["repository"],"message":"Could not resolve to a Repository with the name \'o/n\'."}]}\n',
+    "reviews": dump({"data": REVIEWS}),
+    "discussions": dump({"data": DISCUSSIONS}),
+    "discussions-off": dump({"data": {"rateLimit": DISCUSSIONS["rateLimit"], "repository": {
+        "hasDiscussionsEnabled": False, "discussions": None}}}),
+}
+write("graphql_answers", graphql)
+
+# 9. Comment lists (issue 26): a page of GitHub's `issues/comments` and
+# `pulls/comments` and of GitLab's notes, in the shapes their API
+# documentation shows, with a bot, a deleted account and a system note.
+ISSUE_COMMENT = {
+    "id": 1, "node_id": "IC_1", "html_url": "https://github.com/o/n/issues/7#issuecomment-1",
+    "issue_url": "https://api.github.com/repos/o/n/issues/7", "body": "Same here, see #3.",
+    "user": {"login": "bob", "id": 2, "type": "User"}, "author_association": "CONTRIBUTOR",
+    "created_at": "2026-11-20T10:00:00Z", "updated_at": "2026-11-20T10:05:00Z",
+}
+REVIEW_COMMENT = {
+    "id": 10, "pull_request_review_id": 100, "diff_hunk": "@@ -1 +1 @@", "path": "src/lib.rs",
+    "html_url": "https://github.com/o/n/pull/8#discussion_r10",
+    "pull_request_url": "https://api.github.com/repos/o/n/pulls/8", "body": "Nit.",
+    "user": {"login": "dependabot[bot]", "id": 3, "type": "Bot"},
+    "author_association": "NONE", "created_at": "2026-11-21T10:00:00Z",
+    "updated_at": "2026-11-21T10:00:00Z",
+}
+NOTE = {
+    "id": 301, "type": None, "body": "Fixed in !4.", "attachment": None,
+    "author": {"id": 1, "username": "root", "name": "Administrator", "state": "active"},
+    "created_at": "2026-11-20T10:00:00.123Z", "updated_at": "2026-11-20T10:00:00.123Z",
+    "system": False, "noteable_id": 377, "noteable_type": "Issue", "noteable_iid": 7,
+}
+comment_lists = {
+    "github-issue-comments": dump([ISSUE_COMMENT, {**ISSUE_COMMENT, "id": 2, "user": None}]),
+    "github-review-comments": dump([REVIEW_COMMENT]),
+    "gitlab-notes": dump([NOTE, {**NOTE, "id": 302, "system": True,
+                                 "body": "changed the milestone"}]),
+    "empty": "[]",
+}
+write("comment_lists", comment_lists)

@@ -18,6 +18,7 @@
 pub mod answers;
 pub mod api;
 pub mod collect;
+pub mod comments;
 pub mod config;
 pub mod graphql;
 pub mod headers;

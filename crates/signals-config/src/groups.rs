@@ -52,6 +52,8 @@ pub(super) struct RawGroup {
     /// Accounts whose comments are no first response (issue 26).
     #[serde(default)]
     ignore_users: Vec<String>,
+    /// Read the repositories' GitHub Discussions (issue 26; default true).
+    discussions: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -173,6 +175,9 @@ pub struct GroupConfig {
     pub filter: Filter,
     /// Accounts whose comments are no first response (issue 26).
     pub ignore_users: Vec<String>,
+    /// Whether its GitHub repositories' discussions are read
+    /// (`discussions`, default true).
+    pub discussions: bool,
 }
 
 /// One owner of a group's `orgs`.
@@ -364,6 +369,7 @@ fn group(
             exclude,
         },
         ignore_users: g.ignore_users,
+        discussions: g.discussions.unwrap_or(true),
     })
 }
 
@@ -485,6 +491,7 @@ exclude = ["vllm-project/old", "docs"]
 id = "h"
 name = "H"
 repos = ["a/b"]
+discussions = false
 "#,
         )
         .unwrap();
@@ -506,6 +513,8 @@ repos = ["a/b"]
         assert_eq!(g.filter.exclude, vec!["vllm-project/old", "docs"]);
         assert!(c.groups[1].owners.is_empty());
         assert_eq!(c.groups[1].filter, Default::default());
+        // Discussions are read unless a group says not to (issue 26).
+        assert!(g.discussions && !c.groups[1].discussions);
     }
 
     #[test]

@@ -22,6 +22,10 @@ pub fn history_path(path: &str) -> Option<(&str, &str, &str)> {
     }
 }
 
+/// The kinds of signal the API knows, as a signal id and `kind=` name
+/// them.
+pub const KINDS: [&str; 4] = ["issue", "pull_request", "release", "discussion"];
+
 /// `(source, owner/name)` of a signal id.
 pub fn parse_id(id: &str) -> Option<(SourceId, &str)> {
     let mut parts = id.splitn(4, ':');
@@ -29,7 +33,7 @@ pub fn parse_id(id: &str) -> Option<(SourceId, &str)> {
     let repo = parts.next()?;
     let kind = parts.next()?;
     let key = parts.next()?;
-    if key.is_empty() || !["issue", "pull_request", "release"].contains(&kind) {
+    if key.is_empty() || !KINDS.contains(&kind) {
         return None;
     }
     let source = SourceId::parse(source).ok()?;
@@ -101,9 +105,11 @@ impl SignalQuery {
         let nonempty = |k: &str| params.get(k).filter(|v| !v.is_empty()).cloned();
         let kind = nonempty("kind");
         if let Some(k) = &kind
-            && !["issue", "pull_request", "release"].contains(&k.as_str())
+            && !KINDS.contains(&k.as_str())
         {
-            return Err(format!("kind {k:?} is not issue, pull_request or release"));
+            return Err(format!(
+                "kind {k:?} is not issue, pull_request, release or discussion"
+            ));
         }
         let state = nonempty("state");
         if let Some(s) = &state

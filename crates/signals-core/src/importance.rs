@@ -67,6 +67,11 @@ pub struct Weights {
     pub release: f64,
     /// Base points of a prerelease.
     pub prerelease: f64,
+    /// Base points of a discussion (issue 26).
+    pub discussion: f64,
+    /// Points for a discussion whose answer is marked (usually negative:
+    /// the question is settled).
+    pub answered: f64,
     /// Bonus while the item is open. Must be >= 0.
     pub open: f64,
     /// Points for a draft pull request (usually negative: not ready yet).
@@ -104,6 +109,8 @@ impl Default for Weights {
             pull_request: 6.0,
             release: 12.0,
             prerelease: 6.0,
+            discussion: 4.0,
+            answered: -2.0,
             open: 4.0,
             draft: -2.0,
             reactions: 3.0,
@@ -164,6 +171,8 @@ impl Weights {
             ("pull_request", self.pull_request),
             ("release", self.release),
             ("prerelease", self.prerelease),
+            ("discussion", self.discussion),
+            ("answered", self.answered),
             ("draft", self.draft),
         ];
         for (key, value) in any_sign {
@@ -227,7 +236,7 @@ fn normalize_label(label: &str) -> String {
 /// Scores one item at collection time `now`.
 ///
 /// Terms, in this order (zero-point terms other than the base are left out):
-/// `kind`, `open`, `draft`, `reactions`, `comments`, `label:<name>` (each
+/// `kind`, `open`, `draft`, `answered`, `reactions`, `comments`, `label:<name>` (each
 /// weighted label once, in the item's order), `recency`. An `updated_at`
 /// after `now` counts as "now".
 ///
@@ -252,6 +261,7 @@ pub fn score(item: &ItemSnapshot, now: Timestamp, weights: &Weights) -> Score {
         ItemDetail::Release {
             prerelease: true, ..
         } => (weights.prerelease, "prerelease"),
+        ItemDetail::Discussion { .. } => (weights.discussion, "discussion"),
     };
     push("kind", base, kind.to_string());
 
@@ -262,6 +272,15 @@ pub fn score(item: &ItemSnapshot, now: Timestamp, weights: &Weights) -> Score {
         && weights.draft != 0.0
     {
         push("draft", weights.draft, "draft pull request".to_string());
+    }
+    if let ItemDetail::Discussion { answered: true, .. } = item.detail
+        && weights.answered != 0.0
+    {
+        push(
+            "answered",
+            weights.answered,
+            "answered discussion".to_string(),
+        );
     }
 
     let counts = [
@@ -422,6 +441,10 @@ mod tests {
                 prerelease,
                 published_at: Timestamp::from_second(NOW).unwrap(),
             }),
+            any::<bool>().prop_map(|answered| ItemDetail::Discussion {
+                category: "Q&A".to_string(),
+                answered,
+            }),
         ]
     }
 
@@ -459,7 +482,7 @@ mod tests {
     // Valid weights: non-negative where the rule needs it, any sign elsewhere.
     prop_compose! {
         fn arb_weights()(
-            bases in prop::array::uniform5(-20.0f64..20.0),
+            bases in prop::array::uniform7(-20.0f64..20.0),
             non_neg in prop::array::uniform4(0.0f64..20.0),
             half_life_hours in 0.1f64..1000.0,
             labels in prop::collection::btree_map("[a-z]{1,8}", -20.0f64..20.0, 0..4),
@@ -470,6 +493,8 @@ mod tests {
                 release: bases[2],
                 prerelease: bases[3],
                 draft: bases[4],
+                discussion: bases[5],
+                answered: bases[6],
                 open: non_neg[0],
                 reactions: non_neg[1],
                 comments: non_neg[2],

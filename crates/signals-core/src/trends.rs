@@ -177,6 +177,9 @@ pub enum FactKind {
         /// When published.
         published: Timestamp,
     },
+    /// A discussion: not in the weekly tallies (trends-v1 has no field
+    /// for them).
+    Discussion,
 }
 
 impl ItemFacts {
@@ -212,6 +215,7 @@ impl ItemFacts {
                 stable: !prerelease,
                 published: published_at,
             },
+            ItemDetail::Discussion { .. } => FactKind::Discussion,
         };
         ItemFacts {
             created_at: s.created_at,
@@ -330,6 +334,7 @@ impl WeekTally {
                     self.weeks[w].releases += 1;
                 }
             }
+            FactKind::Discussion => {}
         }
     }
 

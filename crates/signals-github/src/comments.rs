@@ -19,8 +19,9 @@ use signals_http::de::{opt_timestamp, secs, text};
 use signals_http::wire::comment::read_list;
 use signals_http::{Client, Error, ResponseCache, decode};
 
-use crate::HOST;
+use crate::graphql::endpoint;
 use crate::host::PER_PAGE;
+use crate::{HOST, send};
 
 /// Pull requests asked in one GraphQL query.
 pub const REVIEW_BATCH: usize = 100;
@@ -63,7 +64,7 @@ pub(crate) fn comments(
         for batch in changed.chunks(REVIEW_BATCH) {
             out.extend(reviews(
                 http,
-                &graphql_url(base),
+                &endpoint(base),
                 (owner, name),
                 batch,
                 cache,
@@ -78,16 +79,6 @@ fn split_root(root: &str) -> Option<(&str, &str, &str)> {
     let (base, repo) = root.rsplit_once("/repos/")?;
     let (owner, name) = repo.split_once('/')?;
     Some((base, owner, name))
-}
-
-/// The GraphQL endpoint beside a REST base: `https://api.github.com/graphql`,
-/// and on GitHub Enterprise `https://host/api/graphql` for
-/// `https://host/api/v3`.
-pub fn graphql_url(base: &str) -> String {
-    match base.strip_suffix("/api/v3") {
-        Some(host) => format!("{host}/api/graphql"),
-        None => format!("{base}/graphql"),
-    }
 }
 
 /// The query asking the first 100 reviews of each pull request of
@@ -185,10 +176,9 @@ fn reviews(
         "variables": {"owner": owner, "name": name},
     });
     let body = serde_json::to_vec(&body).unwrap_or_default();
-    // Never kept (a POST has no validators); the cache shares the token's
-    // lock and rate limit.
-    let fetched = http.post_json(url, &body, cache)?;
-    parse_reviews(url, &fetched.body)
+    // Never kept (a POST has no validators); its points are counted.
+    let posted = send::post(http, url, &body, cache)?;
+    parse_reviews(url, &posted.body)
 }
 
 /// The reviews in a GraphQL answer; an answer with errors and no data is
@@ -249,15 +239,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn graphql_sits_beside_the_rest_base() {
-        assert_eq!(
-            graphql_url("https://api.github.com"),
-            "https://api.github.com/graphql"
-        );
-        assert_eq!(
-            graphql_url("https://ghe.example/api/v3"),
-            "https://ghe.example/api/graphql"
-        );
+    fn the_root_splits_into_base_owner_and_name() {
         assert_eq!(
             split_root("http://h/repos/o/n"),
             Some(("http://h", "o", "n"))

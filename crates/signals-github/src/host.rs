@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
-use signals_core::model::{ItemDetail, ItemSnapshot, RepoContext};
+use signals_core::model::{Discussions, ItemDetail, ItemSnapshot, RepoContext, RepoName};
 use signals_http::wire::{Conventions, Kinds, ListedRepo, v3};
 use signals_http::{Client, Error, Host, ItemList, ListsSeen, ResponseCache};
 
@@ -89,6 +89,19 @@ impl Host for GitHub {
             format!("{base}/orgs/{owner}/repos?type=public&{query}"),
             format!("{base}/users/{owner}/repos?type=owner&{query}"),
         ]
+    }
+
+    /// GraphQL (`discussions.rs`): no request without a token or where
+    /// the repository's object does not say `has_discussions: true`, one
+    /// point for a quiet repository.
+    fn discussions(
+        &self,
+        http: &mut Client,
+        (repo, object): (&RepoName, Option<&[u8]>),
+        watermark: Timestamp,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Discussions, Error> {
+        crate::discussions::read(http, (repo, object), watermark, cache)
     }
 
     /// `open_issues_count` counts open pull requests too; `openIssues` is

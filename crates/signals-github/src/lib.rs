@@ -23,17 +23,28 @@
 //! what `comments` says: two repository-wide lists (304 when unchanged)
 //! and one GraphQL query per 100 changed pull requests.
 //!
+//! Discussions (issue 26) come from GraphQL (`graphql`: the query and
+//! its answer; `discussions`: paging down to the watermark), counted in
+//! points apart from the REST requests above.
+//!
 //! It must not reach into the store or the dataset: data flows out of here
 //! as domain values only.
 
 #![warn(missing_docs)]
 
 mod comments;
+mod discussions;
+mod graphql;
 mod host;
 mod protocol;
+mod send;
 mod wire;
 
-pub use comments::{REVIEW_BATCH, graphql_url, parse_reviews, reviews_query};
+pub use comments::{REVIEW_BATCH, parse_reviews, reviews_query};
+pub use graphql::{
+    DISCUSSIONS_PER_PAGE, DiscussionsPage, LABELS_PER_DISCUSSION, QUERY as DISCUSSIONS_QUERY,
+    endpoint as graphql_endpoint, parse_discussions,
+};
 pub use host::{API_URL, GitHub, PER_PAGE};
 pub use signals_http::{
     CachedResponse, Clock, Collection, Config, Error, Logger, MemoryCache, RateLimit, RequestLog,

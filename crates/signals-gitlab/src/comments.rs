@@ -67,15 +67,31 @@ pub(crate) fn comments(
             item.key
         );
         let fetched = http.get(&url, cache)?;
-        let notes: Vec<Note> = decode(HOST, &fetched.url, &fetched.body)?;
-        out.extend(
-            notes
-                .into_iter()
-                .filter(|n| !n.system)
-                .map(|n| n.into_comment(item.kind(), &item.key)),
-        );
+        out.extend(parse_notes(
+            &fetched.url,
+            &fetched.body,
+            item.kind(),
+            &item.key,
+        )?);
     }
     Ok(out)
+}
+
+/// One page of an item's notes (fetched from `url`), without system
+/// notes, as comments on the item `key` of kind `item_kind`. Pure: the
+/// fuzz target `comment_lists` feeds it.
+pub fn parse_notes(
+    url: &str,
+    body: &[u8],
+    item_kind: ItemKind,
+    key: &str,
+) -> Result<Vec<Comment>, Error> {
+    let notes: Vec<Note> = decode(HOST, url, body)?;
+    Ok(notes
+        .into_iter()
+        .filter(|n| !n.system)
+        .map(|n| n.into_comment(item_kind, key))
+        .collect())
 }
 
 impl Note {

@@ -50,7 +50,7 @@ use crate::wire::{Issuable, IssueStatistics, Project, Release, WireMilestone};
 /// The host's display name in messages.
 pub const HOST: &str = "GitLab";
 
-pub use comments::MAX_NOTED_ITEMS;
+pub use comments::{MAX_NOTED_ITEMS, parse_notes};
 
 /// The API root of gitlab.com.
 pub const API_URL: &str = "https://gitlab.com/api/v4";

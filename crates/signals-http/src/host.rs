@@ -20,7 +20,8 @@ use sha2::{Digest, Sha256};
 
 use jiff::Timestamp;
 use signals_core::model::{
-    Collected, Comment, ItemKind, ItemSnapshot, Milestone, RepoContext, RepoName,
+    Collected, Comment, Discussions, DiscussionsOff, ItemKind, ItemSnapshot, Milestone,
+    RepoContext, RepoName,
 };
 
 use crate::wire::{
@@ -198,6 +199,23 @@ pub trait Host: Protocol + Clone + 'static {
         let _ = (http, root, since, items, unknown, cache);
         Ok(())
     }
+
+    /// Reads the discussions of `repo` (its current name) updated at or
+    /// after `watermark`, and its most recently updated open ones (issue
+    /// 26). Asked after [`HostClient::collect`], in the same run, with the
+    /// repository's object as that collection read it (`None` when it did
+    /// not); what it costs is counted apart from REST requests
+    /// ([`Client::graphql_cost`]). Default: the host has none.
+    fn discussions(
+        &self,
+        http: &mut Client,
+        (repo, object): (&RepoName, Option<&[u8]>),
+        watermark: Timestamp,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Discussions, Error> {
+        let _ = (http, repo, object, watermark, cache);
+        Ok(Discussions::Off(DiscussionsOff::Unsupported))
+    }
 }
 
 /// A blocking client of one host: the shared [`Client`] and the host's
@@ -206,6 +224,9 @@ pub trait Host: Protocol + Clone + 'static {
 pub struct HostClient<H: Host> {
     http: Client,
     host: H,
+    /// The repository's object as the last collection read it, for the
+    /// discussions step ([`Host::discussions`]).
+    repo_object: Option<Vec<u8>>,
 }
 
 impl<H: Host> fmt::Debug for HostClient<H> {
@@ -229,6 +250,7 @@ impl<H: Host> HostClient<H> {
         Ok(HostClient {
             http: Client::with_default_base(config, H::API_URL, Box::new(host.clone()))?,
             host,
+            repo_object: None,
         })
     }
 
@@ -304,11 +326,13 @@ impl<H: Host> HostClient<H> {
     ) -> Result<Collection, Error> {
         let (http, host) = (&mut self.http, &self.host);
         http.reset_stats();
+        self.repo_object = None;
         let name_of_host = http.host_name();
         let base = http.base().to_string();
         let url = host.repository_url(&base, repo);
         let fetched = http.get_repository(&url, repo, cache)?;
         let wire_repo: H::Repo = decode(name_of_host, &fetched.url, &fetched.body)?;
+        self.repo_object = Some(fetched.body);
         let renamed_to = if fetched.redirected || !H::RENAME_BY_REDIRECT {
             renamed(repo, wire_repo.full_name())
         } else {
@@ -388,6 +412,20 @@ impl<H: Host> HostClient<H> {
             stats: http.stats(),
             comments,
         })
+    }
+
+    /// The discussions of `repo` updated at or after `watermark` (see
+    /// [`Host::discussions`]); the counters of the collection before it
+    /// go on, GraphQL's apart.
+    pub fn discussions(
+        &mut self,
+        repo: &RepoName,
+        watermark: Timestamp,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Discussions, Error> {
+        let object = self.repo_object.as_deref();
+        self.host
+            .discussions(&mut self.http, (repo, object), watermark, cache)
     }
 
     /// Lists the public repositories of `owner` from the first of
@@ -471,6 +509,13 @@ pub trait Collect: fmt::Debug + Send {
         owner: &str,
         cache: &mut dyn ResponseCache,
     ) -> Result<OwnerListing, Error>;
+    /// See [`HostClient::discussions`].
+    fn discussions(
+        &mut self,
+        repo: &RepoName,
+        watermark: Timestamp,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Discussions, Error>;
     /// The shared HTTP client (logger, stats, rate limits).
     fn http(&mut self) -> &mut Client;
     /// The shared HTTP client, read-only.
@@ -503,6 +548,15 @@ impl<H: Host> Collect for HostClient<H> {
         cache: &mut dyn ResponseCache,
     ) -> Result<OwnerListing, Error> {
         HostClient::list_owner(self, owner, cache)
+    }
+
+    fn discussions(
+        &mut self,
+        repo: &RepoName,
+        watermark: Timestamp,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Discussions, Error> {
+        HostClient::discussions(self, repo, watermark, cache)
     }
 
     fn http(&mut self) -> &mut Client {

@@ -32,7 +32,7 @@ mod token;
 pub mod wire;
 
 pub use cache::{CachedResponse, MemoryCache, ResponseCache, token_fingerprint};
-pub use client::{Client, Fetched, Logger, RequestLog};
+pub use client::{Client, Fetched, Logger, Posted, RequestLog};
 pub use config::{Clock, Config, Sleeper};
 pub use error::{Error, decode};
 pub use host::{Collect, Collection, Host, HostClient, ItemList, ListsSeen};

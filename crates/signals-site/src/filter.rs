@@ -116,6 +116,7 @@ pub(crate) fn entry(
             Some(ItemKind::Issue) => "issue",
             Some(ItemKind::PullRequest) => "pull_request",
             Some(ItemKind::Release) => "release",
+            Some(ItemKind::Discussion) => "discussion",
             None => "other",
         }
         .to_string(),

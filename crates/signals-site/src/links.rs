@@ -121,6 +121,8 @@ fn empty_doc() -> SignalDoc {
         tag: None,
         prerelease: None,
         published_at: None,
+        category: None,
+        answered: None,
         change: None,
         references: vec![],
         first_response: None,

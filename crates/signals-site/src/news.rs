@@ -1,11 +1,12 @@
 //! The news block of a repository's first page: its latest stable
 //! release with its notes, and "Publicly indicated next" (prereleases, then
 //! open milestones by due date), with overdue or inactive milestones set
-//! apart, for they are not what comes next.
+//! apart, for they are not what comes next; and the most recently
+//! updated open GitHub Discussions (issue 26), or why there are none.
 
 use jiff::Timestamp;
 use serde::Serialize;
-use signals_core::ItemDetail;
+use signals_core::{DiscussionsOff, ItemDetail};
 
 use crate::head::RepoHead;
 use crate::text::{http_url, markdown_html};
@@ -23,6 +24,23 @@ pub(crate) struct NewsView<'a> {
     /// Open milestones that are overdue or inactive: set apart, since they
     /// are not what comes next.
     set_apart: Vec<NextView<'a>>,
+    /// `news.communityDiscussions`, newest first.
+    discussions: Vec<DiscussionView<'a>>,
+    /// Why there are none, where the reader should know: no token,
+    /// turned off on the repository, not found.
+    discussions_note: Option<&'static str>,
+}
+
+/// One open discussion of the news.
+#[derive(Serialize)]
+struct DiscussionView<'a> {
+    title: &'a str,
+    url: Option<&'a str>,
+    category: &'a str,
+    author: &'a str,
+    answered: bool,
+    comments: u64,
+    updated_at: TimeView,
 }
 
 #[derive(Serialize)]
@@ -128,10 +146,34 @@ pub(crate) fn news<'a>(repo: &RepoHead<'a>) -> NewsView<'a> {
             next.push(view);
         }
     }
+    let discussions = d
+        .news
+        .community_discussions
+        .iter()
+        .map(|c| DiscussionView {
+            title: &c.title,
+            url: http_url(&c.url),
+            category: &c.category,
+            author: &c.author,
+            answered: c.answered,
+            comments: c.comments,
+            updated_at: TimeView::parse(&c.updated_at),
+        })
+        .collect();
+    // A host without discussions, or a group that turned them off, is
+    // not news; a repository that could have them and shows none is.
+    let discussions_note = repo.news.discussions_off.and_then(|off| match off {
+        DiscussionsOff::NoToken | DiscussionsOff::Disabled | DiscussionsOff::NotFound => {
+            Some(off.note())
+        }
+        DiscussionsOff::Unsupported | DiscussionsOff::Configured => None,
+    });
     NewsView {
         latest,
         next,
         set_apart,
+        discussions,
+        discussions_note,
     }
 }
 

@@ -381,6 +381,9 @@ fn card<'a>(
     if s.prerelease == Some(true) {
         flags.push("prerelease");
     }
+    if s.answered == Some(true) {
+        flags.push("answered");
+    }
     let url = http_url(&s.url);
     let key = s.tag.as_deref().unwrap_or_else(|| id_parts(&s.id).1);
     CardView {
@@ -394,6 +397,7 @@ fn card<'a>(
             Some(ItemKind::Issue) => "issue",
             Some(ItemKind::PullRequest) => "pull-request",
             Some(ItemKind::Release) => "release",
+            Some(ItemKind::Discussion) => "discussion",
             None => "other",
         },
         title: &s.title,

@@ -59,6 +59,7 @@ fn item(repo: &RepoName, key: &str, updated: &str, detail: ItemDetail) -> ItemSn
         ItemDetail::Issue => "issues",
         ItemDetail::PullRequest { .. } => "pull",
         ItemDetail::Release { .. } => "releases/tag",
+        ItemDetail::Discussion { .. } => "discussions",
     };
     ItemSnapshot {
         repo: repo.clone(),

@@ -7,11 +7,12 @@
 use std::collections::HashMap;
 
 use jiff::Timestamp;
-use signals_core::{ItemSnapshot, RunRecord};
+use signals_core::{DiscussionsOff, ItemSnapshot, RunRecord};
 use signals_store::codec::{ts_parse, ts_text, uint};
 use signals_store::{
     Failure, Parts, Reads, RepoKey, RepoStatus, RepoSummary, RequestStats, Result, RunStatus,
-    SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, Status, StoreError, run_record_from, summary_from,
+    SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, Status, StoreError, discussions_off_from, run_record_from,
+    summary_from,
 };
 
 use crate::PgStore;
@@ -97,6 +98,27 @@ impl Reads for PgStore {
                 .transpose()
         };
         Ok((parse(row.get(0))?, parse(row.get(1))?))
+    }
+
+    fn discussions_off(&self) -> Result<Vec<(RepoKey, DiscussionsOff)>> {
+        let path = self.path();
+        self.query(
+            "reading why discussions were not read",
+            "SELECT r.repo, (r.news::jsonb)->>'discussions_off' FROM runs r
+             JOIN (SELECT repo, max(id) AS id FROM runs GROUP BY repo) l ON l.id = r.id
+             WHERE (r.news::jsonb) ? 'discussions_off'
+             ORDER BY r.repo",
+            &[],
+        )?
+        .iter()
+        .map(|r| {
+            let off: String = r.get(1);
+            Ok((
+                RepoKey::from_raw(r.get(0)),
+                discussions_off_from(&path, &off)?,
+            ))
+        })
+        .collect()
     }
 
     fn open_item_ids(&self, repo: RepoKey) -> Result<Vec<String>> {

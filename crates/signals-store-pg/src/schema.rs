@@ -58,6 +58,11 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         None,
     ),
     (
+        "0009_discussions",
+        include_str!("../migrations/0009_discussions.sql"),
+        None,
+    ),
+    (
         "0010_comments",
         include_str!("../migrations/0010_comments.sql"),
         None,

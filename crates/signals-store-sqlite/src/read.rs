@@ -6,12 +6,12 @@ use std::collections::HashMap;
 
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Row, params};
-use signals_core::{ItemSnapshot, RunRecord};
+use signals_core::{DiscussionsOff, ItemSnapshot, RunRecord};
 use signals_store::codec::{ts_parse, ts_text, uint};
 use signals_store::{
     Failure, Parts, Reads, RepoKey, RepoStatus, RepoSummary, RequestStats, Result, RunRow,
     RunStatus, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, Status, StoreError, SummaryRow, TrailRow,
-    run_record_from, summary_from, totals_from,
+    discussions_off_from, run_record_from, summary_from, totals_from,
 };
 
 use crate::Store;
@@ -82,6 +82,32 @@ impl Reads for Store {
                 .transpose()
         };
         Ok((parse(first)?, parse(last)?))
+    }
+
+    fn discussions_off(&self) -> Result<Vec<(RepoKey, DiscussionsOff)>> {
+        let doing = "reading why discussions were not read";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT r.repo, json_extract(r.news, '$.discussions_off') FROM runs r
+                 JOIN (SELECT repo, max(id) AS id FROM runs GROUP BY repo) l ON l.id = r.id
+                 WHERE json_extract(r.news, '$.discussions_off') IS NOT NULL
+                 ORDER BY r.repo",
+            )
+            .doing(&self.path, doing)?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+            .doing(&self.path, doing)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .doing(&self.path, doing)?;
+        rows.into_iter()
+            .map(|(key, off)| {
+                Ok((
+                    RepoKey::from_raw(key),
+                    discussions_off_from(&self.path, &off)?,
+                ))
+            })
+            .collect()
     }
 
     fn open_item_ids(&self, repo: RepoKey) -> Result<Vec<String>> {

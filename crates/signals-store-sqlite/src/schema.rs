@@ -72,6 +72,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         then: None,
     },
     Migration {
+        name: "0010_discussions",
+        sql: include_str!("../migrations/0010_discussions.sql"),
+        then: None,
+    },
+    Migration {
         name: "0011_comments",
         sql: include_str!("../migrations/0011_comments.sql"),
         then: None,

@@ -74,7 +74,8 @@ pub use owners::{OwnerRef, OwnerRepo, OwnerStatus, Owners};
 pub use paged::{PagedReads, TextIds, TrailSlice, searchable, trail_plan};
 pub use read::{
     Failure, Reads, RepoStatus, RepoSummary, RepoTotals, RepoView, RunRow, RunStatus, Status,
-    SummaryRow, TotalsRow, TrailRow, run_record_from, summary_from, totals_from, trail_event_from,
+    SummaryRow, TotalsRow, TrailRow, discussions_off_from, run_record_from, summary_from,
+    totals_from, trail_event_from,
 };
 pub use references::{Linked, Links, ReferenceReads, SharedItem};
 pub use snapshots::{

@@ -11,7 +11,8 @@ use std::path::Path;
 
 use jiff::Timestamp;
 use signals_core::{
-    Group, ItemSnapshot, News, RepoContext, RepoName, RunRecord, SourceId, TrackedRepo, TrailEvent,
+    DiscussionsOff, Group, ItemSnapshot, News, RepoContext, RepoName, RunRecord, SourceId,
+    TrackedRepo, TrailEvent,
 };
 
 use crate::codec::{from_json, ts_parse, uint};
@@ -235,6 +236,16 @@ pub trait Reads {
     /// the totals; and the rate limits last seen. What `signals status`
     /// shows.
     fn status(&self) -> Result<Status>;
+
+    /// Per repository whose latest run read no discussions, why (issue
+    /// 26): the latest run's `news.discussions_off`, in key order. What
+    /// `signals status` says once.
+    fn discussions_off(&self) -> Result<Vec<(RepoKey, DiscussionsOff)>>;
+}
+
+/// A run's `discussions_off`, as the JSON text of its news holds it.
+pub fn discussions_off_from(path: &Path, text: &str) -> Result<DiscussionsOff> {
+    from_json(path, "runs.news (discussions_off)", &format!("\"{text}\""))
 }
 
 /// A [`RepoSummary`] from its columns (for backends: both read the same

@@ -31,21 +31,10 @@ pub(crate) fn answer(
         Some(Fault::PrimaryLimit { reset_in_secs }) => now + *reset_in_secs as i64,
         _ => budget.reset,
     };
+    let graphql = req.method == "POST" && path == "/graphql" && flavor == Flavor::Github;
     let mut response = match fault_answer(fault, flavor, anonymous) {
         Some(r) => r,
-        // GitHub's GraphQL reviews (issue 26), a request of the budget.
-        None if req.method == "POST" && flavor == Flavor::Github && path == "/graphql" => {
-            match crate::comments::graphql_reviews(&state.scenario, &req.body) {
-                Some(r) if budget.used < limit => {
-                    if let Some(b) = state.budgets.get_mut(&key) {
-                        b.used += 1;
-                    }
-                    r
-                }
-                Some(_) => primary_limit(flavor, anonymous, reset - now),
-                None => Response::json(404, &json!({ "message": "Not Found" })),
-            }
-        }
+        None if graphql => return crate::graphql::answer(state, req, fault),
         None if req.method != "GET" => Response::json(404, &json!({ "message": "Not Found" })),
         None if budget.used >= limit => primary_limit(flavor, anonymous, reset - now),
         None => serve(state, base, req, path, query, &key),
@@ -134,6 +123,7 @@ fn fault_answer(fault: Option<&Fault>, flavor: Flavor, anonymous: bool) -> Optio
             body: br#"{"message": "this is not valid JSON", "items": [1, 2,"#.to_vec(),
         },
         Fault::Delay(_) | Fault::Truncate | Fault::Reset => return None,
+        Fault::GraphqlRateLimited { .. } | Fault::GraphqlNotFound => return None,
     })
 }
 

@@ -13,7 +13,7 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::{Map, Value, json};
 
 use crate::routes::{Response, paginate, param, parse_query};
-use crate::scenario::{Scenario, fmt_ts};
+use crate::scenario::{RepoData, Scenario, fmt_ts};
 
 fn ts(v: &Value, field: &str) -> Option<Timestamp> {
     v.get(field)
@@ -49,30 +49,23 @@ pub(crate) fn list(
     paginate(base, path, &params, &out, per_page, page)
 }
 
-/// GitHub's answer to `POST /graphql` for the reviews of pull requests by
-/// alias; `None` when the request is no such query (the caller answers
-/// 404 then).
-pub(crate) fn graphql_reviews(scenario: &Scenario, body: &[u8]) -> Option<Response> {
-    let request: Value = serde_json::from_slice(body).ok()?;
-    let query = request.get("query")?.as_str()?;
-    let vars = request.get("variables")?;
-    let full = format!(
-        "{}/{}",
-        vars.get("owner")?.as_str()?,
-        vars.get("name")?.as_str()?
-    );
-    let Some((_, data)) = scenario.repo(&full) else {
-        return Some(Response::json(
-            200,
-            &json!({ "data": { "repository": null }, "errors": [{
-                "type": "NOT_FOUND",
-                "message": format!("Could not resolve to a Repository with the name '{full}'."),
-            }]}),
-        ));
-    };
+/// The numbers of the pull requests a reviews query asks by alias
+/// (`pN:pullRequest(number:N)`); `None` when `query` asks no reviews.
+pub(crate) fn reviews_asked(query: &str) -> Option<Vec<String>> {
+    let numbers: Vec<String> = query
+        .split("pullRequest(number:")
+        .skip(1)
+        .map(|part| part.chars().take_while(char::is_ascii_digit).collect())
+        .collect();
+    (!numbers.is_empty() && query.contains("reviews(")).then_some(numbers)
+}
+
+/// The `repository` of GitHub's answer to a reviews query for `numbers`:
+/// each alias `pN` holds the pull request's first 100 reviews, or null
+/// when `N` is no pull request of `data`.
+pub(crate) fn reviews_of(data: &RepoData, numbers: &[String]) -> Value {
     let mut repository = Map::new();
-    for part in query.split("pullRequest(number:").skip(1) {
-        let number: String = part.chars().take_while(char::is_ascii_digit).collect();
+    for number in numbers {
         let wanted: Option<u64> = number.parse().ok();
         let is_pull = data.issues.iter().any(|i| {
             wanted.is_some()
@@ -80,21 +73,15 @@ pub(crate) fn graphql_reviews(scenario: &Scenario, body: &[u8]) -> Option<Respon
                 && i.get("pull_request").is_some()
         });
         let value = if is_pull {
-            let nodes = data.reviews.get(&number).cloned().unwrap_or_default();
+            let nodes = data.reviews.get(number).cloned().unwrap_or_default();
             let first: Vec<Value> = nodes.into_iter().take(100).collect();
-            json!({ "number": number.parse::<u64>().unwrap_or(0), "reviews": { "nodes": first } })
+            json!({ "number": wanted.unwrap_or(0), "reviews": { "nodes": first } })
         } else {
             Value::Null
         };
         repository.insert(format!("p{number}"), value);
     }
-    Some(Response::json(
-        200,
-        &json!({ "data": {
-            "rateLimit": { "cost": 1, "remaining": 4999, "resetAt": "2100-01-01T00:00:00Z" },
-            "repository": repository,
-        }}),
-    ))
+    Value::Object(repository)
 }
 
 /// GitLab's notes of one issue or merge request (`list` is `issues` or

@@ -20,6 +20,7 @@
 
 mod answer;
 mod comments;
+mod graphql;
 mod hosts;
 mod owners;
 mod routes;
@@ -34,6 +35,7 @@ use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 pub use comments::with_comments;
+pub use graphql::{GRAPHQL_POINTS, discussion, synthetic_discussions};
 pub use scenario::{
     Flavor, RepoData, Scenario, synthetic, synthetic_forgejo, synthetic_gitlab, synthetic_many,
     synthetic_shared,
@@ -76,6 +78,16 @@ pub enum Fault {
     Reset,
     /// Answer 200 with a body that is not valid JSON.
     Malformed,
+    /// GraphQL only: a 200 whose `errors` say `RATE_LIMITED`, with
+    /// `x-ratelimit-remaining: 0` and a reset `reset_in_secs` away.
+    GraphqlRateLimited {
+        /// Seconds from now until the `x-ratelimit-reset` instant.
+        reset_in_secs: u64,
+    },
+    /// GraphQL only: a 200 whose `errors` say `NOT_FOUND` for the
+    /// repository (`data.repository` null), as for one the token cannot
+    /// see.
+    GraphqlNotFound,
 }
 
 /// One request the host received, and what it answered.
@@ -121,6 +133,8 @@ struct State {
     requests: Vec<RecordedRequest>,
     faults: VecDeque<(Option<String>, Fault)>,
     budgets: HashMap<String, Budget>,
+    /// GraphQL points per token, apart from REST's budget.
+    graphql_budgets: HashMap<String, Budget>,
     limit: u64,
     /// Where `Link` and `Location` URLs point, when not at this host.
     link_base: Option<String>,
@@ -181,6 +195,7 @@ impl TestHost {
                 requests: vec![],
                 faults: VecDeque::new(),
                 budgets: HashMap::new(),
+                graphql_budgets: HashMap::new(),
                 limit: DEFAULT_RATE_LIMIT,
                 link_base: None,
                 drop_link: false,
@@ -334,11 +349,11 @@ struct Request {
     method: String,
     target: String,
     headers: Vec<(String, String)>,
-    /// The body (a GraphQL query), up to 1 MiB.
+    /// The body (a GraphQL POST's JSON); empty for a GET.
     body: Vec<u8>,
 }
 
-/// Reads the request line, the headers and the body.
+/// Reads the request line, headers and body (up to 1 MiB).
 fn read_request(stream: &TcpStream) -> io::Result<Request> {
     let mut reader = BufReader::new(stream);
     let mut line = String::new();

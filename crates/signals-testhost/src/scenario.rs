@@ -103,6 +103,11 @@ pub struct RepoData {
     /// `merge_requests/{iid}`.
     #[serde(default)]
     pub notes: BTreeMap<String, Vec<Value>>,
+    /// GitHub only: discussion nodes as GraphQL answers them (issue 26;
+    /// `crate::discussion` makes one). `None`: the repository has
+    /// discussions turned off.
+    #[serde(default)]
+    pub discussions: Option<Vec<Value>>,
 }
 
 impl RepoData {

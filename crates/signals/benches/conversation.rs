@@ -1,19 +1,23 @@
-//! Comments, reviews and first responses at scale (issue 26), on the real
-//! binary against the loopback test host:
-//! `cargo bench -p signals --bench conversation` (10,000 items with 30,000
-//! comments); `-- <items>` runs a smaller repository with 3 comments per
-//! item.
+//! The conversation at scale (issue 26), on the real binary against the
+//! loopback test host: `cargo bench -p signals --bench conversation`
+//! (10,000 items with 30,000 comments, reviews and review comments, and
+//! 1,000 discussions); `-- <items>` runs a smaller repository with 3
+//! comments per item and a tenth as many discussions.
 //!
-//! The scenario: one synthetic GitHub repository, its items updated over
-//! the last weeks, 3 comments on every item (the first by its author),
-//! an approving review on every pull request and a review comment on every
-//! fourth; a token, so reviews are read through GraphQL. Run 1 is a first
-//! run (items backfilled, comments back 90 days); then 100 items get a
-//! comment from a maintainer (and so an update); run 2 sees those; run 3
-//! the same day with nothing changed. For each: requests (and of those
-//! GraphQL queries), 304 answers, the requests that spent rate limit, and
-//! the wall time. Then the store's bytes per comment: the comments table
-//! and its index, and the texts only comments use, over the comments.
+//! The scenario: one synthetic GitHub repository with discussions on, its
+//! items updated over the last weeks, 3 comments on every item (the first
+//! by its author), an approving review on every pull request and a review
+//! comment on every fourth, and its discussions; a token, so reviews and
+//! discussions are read through GraphQL. Run 1 is a first run (items
+//! backfilled, comments back 90 days, every discussion); then 100 changes
+//! come: 50 items get a comment from a maintainer (and so an update) and
+//! 50 discussions change; run 2 sees those; run 3 the same day with
+//! nothing changed. For each: REST requests, their 304 answers and the
+//! requests that spent rate limit; GraphQL requests and points, as
+//! `collect --json` counts them and as the host saw them (they must agree,
+//! or this program panics); the wall time. Then the store's bytes per
+//! comment: the comments table and its index, and the texts only comments
+//! use, over the comments.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,10 +25,14 @@ use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
-use signals_testhost::{TestHost, synthetic, with_comments};
+use signals_testhost::{
+    Scenario, TestHost, discussion, synthetic, synthetic_discussions, with_comments,
+};
 
 const REPO: &str = "bench/talk";
 const COMMENTS_PER_ITEM: usize = 3;
+/// Items commented on, and discussions changed, between runs 1 and 2.
+const CHANGED: usize = 50;
 
 fn main() {
     let items: usize = std::env::args()
@@ -35,13 +43,16 @@ fn main() {
     let start = now - SignedDuration::from_hours(24 * 30);
     let mut scenario = synthetic(REPO, items, start);
     with_comments(&mut scenario, COMMENTS_PER_ITEM);
-    let comments = scenario.repos[REPO].comments.len()
-        + scenario.repos[REPO].review_comments.len()
-        + scenario.repos[REPO]
-            .reviews
-            .values()
-            .map(Vec::len)
-            .sum::<usize>();
+    let discussions = (items / 10) as u64;
+    {
+        let data = scenario.repos.get_mut(REPO).expect("the repository");
+        data.repo["has_discussions"] = true.into();
+        data.discussions = Some(synthetic_discussions(REPO, discussions, start));
+    }
+    let data = &scenario.repos[REPO];
+    let comments = data.comments.len()
+        + data.review_comments.len()
+        + data.reviews.values().map(Vec::len).sum::<usize>();
     let host = TestHost::start(scenario.clone()).expect("the test host starts");
     let dir = workdir(items);
     std::fs::write(
@@ -54,17 +65,33 @@ fn main() {
     .unwrap();
 
     println!(
-        "\n{items} items, {comments} comments, reviews and review comments\n\n| run | requests | of which GraphQL | 304 answers | rate limit spent | wall time |\n|---|---|---|---|---|---|"
+        "\n{items} items, {comments} comments, reviews and review comments, {discussions} discussions\n\n| run | REST requests | 304 answers | rate limit spent | GraphQL requests | GraphQL points | wall time |\n|---|---|---|---|---|---|---|"
     );
     row(&dir, &host, "1: first run");
+    change(&mut scenario, items, now);
+    host.set_scenario(scenario.clone());
+    row(&dir, &host, "2: after 100 changes");
+    row(&dir, &host, "3: nothing changed");
+
+    let (rows, bytes) = comment_bytes(&dir.join("signals.db"));
+    println!(
+        "\nStore: {rows} comment rows, {bytes} bytes in the comments table, its index and the texts only comments use: {:.0} bytes per comment.",
+        bytes as f64 / rows.max(1) as f64
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The 100 changes between runs 1 and 2: [`CHANGED`] items, spread over
+/// the repository, get a maintainer's comment (which updates them), and
+/// as many discussions get a comment.
+fn change(scenario: &mut Scenario, items: usize, now: Timestamp) {
     let data = scenario.repos.get_mut(REPO).unwrap();
-    // Changed after run 1, as a host's items are.
     let recent = (Timestamp::now() - SignedDuration::from_secs(1))
         .strftime("%Y-%m-%dT%H:%M:%SZ")
         .to_string();
-    let step = (items / 100).max(1);
+    let step = (items / CHANGED).max(1);
     let mut id = 9_000_000_000u64;
-    for i in (0..items).step_by(step).take(100) {
+    for i in (0..items).step_by(step).take(CHANGED) {
         let entry = &mut data.issues[i];
         entry["updated_at"] = json!(recent);
         let number = entry["number"].as_u64().unwrap();
@@ -82,16 +109,22 @@ fn main() {
             "created_at": recent, "updated_at": recent, "body": "A new answer.",
         }));
     }
-    host.set_scenario(scenario.clone());
-    row(&dir, &host, "2: after 100 changes");
-    row(&dir, &host, "3: nothing changed");
-
-    let (rows, bytes) = comment_bytes(&dir.join("signals.db"));
-    println!(
-        "\nStore: {rows} comment rows, {bytes} bytes in the comments table, its index and the texts only comments use: {:.0} bytes per comment.",
-        bytes as f64 / rows.max(1) as f64
-    );
-    std::fs::remove_dir_all(&dir).ok();
+    let all = data.discussions.as_mut().expect("discussions");
+    let step = (all.len() / CHANGED).max(1);
+    for (i, d) in all.iter_mut().enumerate().filter(|(i, _)| i % step == 0) {
+        let category = d["category"]["name"]
+            .as_str()
+            .unwrap_or("Ideas")
+            .to_string();
+        let comments = d["comments"]["totalCount"].as_u64().unwrap_or(0);
+        *d = discussion(
+            REPO,
+            i as u64 + 1,
+            now - SignedDuration::from_mins(5),
+            &category,
+        );
+        d["comments"]["totalCount"] = (comments + 1).into();
+    }
 }
 
 /// One `collect --json`: its row of the table.
@@ -102,19 +135,32 @@ fn row(dir: &Path, host: &TestHost, label: &str) {
     let wall = started.elapsed();
     assert!(out.status.success(), "collect failed: {out:?}");
     let summary: Value = serde_json::from_slice(&out.stdout).expect("collect --json prints JSON");
+    let n = |v: &Value| v.as_u64().expect("a count");
     let sent = host.requests();
-    let posts = sent.iter().filter(|r| r.method == "POST").count();
-    let not_modified = sent.iter().filter(|r| r.status == Some(304)).count();
-    assert_eq!(summary["requests"].as_u64(), Some(sent.len() as u64));
+    let (posts, gets): (Vec<_>, Vec<_>) = sent.iter().partition(|r| r.method == "POST");
+    let not_modified = gets.iter().filter(|r| r.status == Some(304)).count();
+    let points: u64 = posts
+        .iter()
+        .filter_map(|r| serde_json::from_slice::<Value>(&r.body).ok())
+        .filter_map(|b| b["data"]["rateLimit"]["cost"].as_u64())
+        .sum();
+    assert_eq!(n(&summary["requests"]), gets.len() as u64, "REST counts agree");
+    assert_eq!(
+        n(&summary["graphqlRequests"]),
+        posts.len() as u64,
+        "GraphQL counts agree"
+    );
+    assert_eq!(n(&summary["graphqlPoints"]), points, "points agree");
     if std::env::var_os("BENCH_VERBOSE").is_some() {
         for r in sent.iter().filter(|r| r.status != Some(304)) {
             eprintln!("{label}: {} {} {:?}", r.method, r.path, r.status);
         }
     }
     println!(
-        "| {label} | {} | {posts} | {not_modified} | {} | {} |",
-        sent.len(),
-        sent.len() - not_modified,
+        "| {label} | {} | {not_modified} | {} | {} | {points} | {} |",
+        gets.len(),
+        gets.len() - not_modified,
+        posts.len(),
         secs(wall)
     );
 }

@@ -156,6 +156,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
         .map(|h| crate::hosts::build(h, |_| None, verbose))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut store = signals_store_sqlite::Store::open(&store_path)?;
+    let discussions_off = crate::collect::discussions_off(&config);
     let window = Window {
         window: SignedDuration::from_hours(config.window_hours),
         backfill: config
@@ -167,6 +168,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
         alerts: Alerts::of(&config),
         // The demo's two runs are a day apart: none is a reconcile.
         reconcile: Reconcile::default(),
+        discussions_off: &discussions_off,
     };
 
     let mut lines = Vec::new();

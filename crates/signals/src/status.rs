@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use jiff::Timestamp;
 use serde_json::{Value, json};
+use signals_core::DiscussionsOff;
 use signals_core::dataset::fmt_collected;
 use signals_core::owners::{Known, State};
 use signals_store::{OwnerStatus, RepoStatus, RuleOutbox, Status};
@@ -52,6 +53,8 @@ pub struct Report {
     owners: Vec<OwnerStatus>,
     /// On PostgreSQL: the workers, the leases and how many are due.
     queue: Option<QueueStatus>,
+    /// Why the latest run of a repository read no discussions (issue 26).
+    discussions: Vec<(signals_store::RepoKey, DiscussionsOff)>,
     /// The collection interval, against which health is judged.
     interval: Duration,
     now: Timestamp,
@@ -66,6 +69,7 @@ impl Report {
         let status = store.status()?;
         let alerts = store.outbox_status()?;
         let owners = store.owners_status()?;
+        let discussions = store.discussions_off()?;
         let queue = match store {
             Opened::Postgres(pg) => Some(pg.queue_status(interval)?),
             Opened::Sqlite(_) => None,
@@ -74,6 +78,7 @@ impl Report {
             status,
             alerts,
             owners,
+            discussions,
             queue,
             interval,
             now,
@@ -137,6 +142,7 @@ impl Report {
                 "repo": k.full_name.to_string(),
                 "renamed": renamed_json(k),
             })),
+            "discussionsOff": self.discussions_off(r).map(DiscussionsOff::as_str),
             "totals": {
                 "items": r.totals.items,
                 "events": r.totals.events,
@@ -161,6 +167,7 @@ impl Report {
         for r in &self.status.repositories {
             self.write_repository(out, r, &owned)?;
         }
+        self.write_discussions(out)?;
         for o in &self.owners {
             write_owner(out, o)?;
         }
@@ -192,6 +199,37 @@ impl Report {
                 out,
                 "the store has no repositories yet: run `signals collect`"
             )?;
+        }
+        Ok(())
+    }
+
+    /// Why `r`'s latest run read no discussions, if it did not.
+    fn discussions_off(&self, r: &RepoStatus) -> Option<DiscussionsOff> {
+        self.discussions
+            .iter()
+            .find(|(k, _)| *k == r.summary.key)
+            .map(|(_, off)| *off)
+    }
+
+    /// Once per reason, the repositories whose discussions were not read
+    /// (hosts without discussions are not named: nothing is missed).
+    fn write_discussions(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        for reason in [
+            DiscussionsOff::NoToken,
+            DiscussionsOff::Disabled,
+            DiscussionsOff::NotFound,
+            DiscussionsOff::Configured,
+        ] {
+            let names: Vec<String> = self
+                .status
+                .repositories
+                .iter()
+                .filter(|r| self.discussions_off(r) == Some(reason))
+                .map(|r| format!("{}/{}", r.summary.group.id, r.summary.repo.id))
+                .collect();
+            if !names.is_empty() {
+                writeln!(out, "{}: {}", reason.note(), names.join(", "))?;
+            }
         }
         Ok(())
     }

@@ -4,7 +4,6 @@
 //! strictly (`deny_unknown_fields`), so a round trip is lossless.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// The top level of a dataset document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -104,8 +103,36 @@ pub struct NewsDoc {
     pub latest_release: Option<LatestReleaseDoc>,
     /// Open milestones.
     pub upcoming: Vec<UpcomingDoc>,
-    /// Always empty in v3.
-    pub community_discussions: Vec<Value>,
+    /// The most recently updated open discussions (issue 26), newest
+    /// first; empty where the host has none or they were not read.
+    pub community_discussions: Vec<CommunityDiscussionDoc>,
+}
+
+/// An element of `dataset.news.communityDiscussions` (docs/decisions.md,
+/// "Discussions (issue 26)").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CommunityDiscussionDoc {
+    /// `<owner>/<name>`.
+    pub repository: String,
+    /// The discussion's number.
+    pub number: u64,
+    /// Title.
+    pub title: String,
+    /// Web URL.
+    pub url: String,
+    /// The category's name.
+    pub category: String,
+    /// Author handle.
+    pub author: String,
+    /// Creation time.
+    pub created_at: String,
+    /// Last update.
+    pub updated_at: String,
+    /// An answer is marked.
+    pub answered: bool,
+    /// Comments.
+    pub comments: u64,
 }
 
 /// `dataset.news.latestRelease`.
@@ -234,6 +261,12 @@ pub struct SignalDoc {
     /// Releases only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub published_at: Option<String>,
+    /// Discussions only: the category's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// Discussions only: an answer is marked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered: Option<bool>,
     /// `updated` on signals changed in the latest run; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<String>,

@@ -15,7 +15,8 @@ mod doc;
 
 pub use check::{Problem, check_invariants};
 pub use doc::{
-    ContextDoc, Dataset, Document, FirstResponseDoc, GroupDoc, LatestReleaseDoc, MetricsDoc,
+    CommunityDiscussionDoc, ContextDoc, Dataset, Document, FirstResponseDoc, GroupDoc, LatestReleaseDoc,
+    MetricsDoc,
     NewsDoc, RepositoryDoc, RunDoc, SignalDoc, UpcomingDoc,
 };
 
@@ -25,8 +26,8 @@ use crate::hostile::http_url;
 use jiff::{Timestamp, tz::TimeZone};
 
 use crate::model::{
-    Group, ItemDetail, ItemSnapshot, Milestone, News, RepoContext, RunRecord, TrackedRepo,
-    highlights,
+    CommunityDiscussion, Group, ItemDetail, ItemSnapshot, Milestone, News, RepoContext, RunRecord,
+    TrackedRepo, highlights,
 };
 
 /// The `schemaVersion` and `dataset.version` this crate writes.
@@ -152,7 +153,11 @@ pub fn build_head(input: &DatasetInput<'_>, repo_url: &str) -> Option<Document> 
                     .iter()
                     .map(|m| upcoming_doc(&repo_name, m, &repo_url))
                     .collect(),
-                community_discussions: Vec::new(),
+                community_discussions: news
+                    .discussions
+                    .iter()
+                    .map(|d| community_doc(&repo_name, d, &repo_url))
+                    .collect(),
             },
             runs: input
                 .runs
@@ -240,6 +245,21 @@ fn upcoming_doc(repo: &str, m: &Milestone, repo_url: &str) -> UpcomingDoc {
     }
 }
 
+fn community_doc(repo: &str, d: &CommunityDiscussion, repo_url: &str) -> CommunityDiscussionDoc {
+    CommunityDiscussionDoc {
+        repository: repo.to_string(),
+        number: d.number,
+        title: d.title.clone(),
+        url: http_url(&d.url, repo_url),
+        category: d.category.clone(),
+        author: d.author.clone(),
+        created_at: fmt_seconds(d.created_at),
+        updated_at: fmt_seconds(d.updated_at),
+        answered: d.answered,
+        comments: d.comments,
+    }
+}
+
 fn signal_doc(input: &DatasetInput<'_>, item: &ItemSnapshot, repo_url: &str) -> SignalDoc {
     let changed = input
         .changed_in_latest
@@ -286,6 +306,8 @@ pub fn signal_of(
         tag: None,
         prerelease: None,
         published_at: None,
+        category: None,
+        answered: None,
         change,
         references: Vec::new(),
         referenced_by: Vec::new(),
@@ -309,6 +331,10 @@ pub fn signal_of(
             doc.tag = Some(item.key.clone());
             doc.prerelease = Some(*prerelease);
             doc.published_at = Some(fmt_seconds(*published_at));
+        }
+        ItemDetail::Discussion { category, answered } => {
+            doc.category = Some(category.clone());
+            doc.answered = Some(*answered);
         }
     }
     doc

@@ -18,15 +18,18 @@ pub enum ItemKind {
     PullRequest,
     /// A published release.
     Release,
+    /// A GitHub Discussion (issue 26).
+    Discussion,
 }
 
 impl ItemKind {
-    /// The JSON form: `issue`, `pull_request`, `release`.
+    /// The JSON form: `issue`, `pull_request`, `release`, `discussion`.
     pub fn as_str(self) -> &'static str {
         match self {
             ItemKind::Issue => "issue",
             ItemKind::PullRequest => "pull_request",
             ItemKind::Release => "release",
+            ItemKind::Discussion => "discussion",
         }
     }
 
@@ -36,6 +39,7 @@ impl ItemKind {
             ItemKind::Issue => "issue",
             ItemKind::PullRequest => "pull request",
             ItemKind::Release => "release",
+            ItemKind::Discussion => "discussion",
         }
     }
 
@@ -45,6 +49,7 @@ impl ItemKind {
             "issue" => Some(ItemKind::Issue),
             "pull_request" => Some(ItemKind::PullRequest),
             "release" => Some(ItemKind::Release),
+            "discussion" => Some(ItemKind::Discussion),
             _ => None,
         }
     }
@@ -108,6 +113,13 @@ pub enum ItemDetail {
         /// When it was published.
         published_at: Timestamp,
     },
+    /// A GitHub Discussion; its key is its number.
+    Discussion {
+        /// The category's name (`Q&A`, `Ideas`, ...).
+        category: String,
+        /// An answer is marked (only categories that take answers have one).
+        answered: bool,
+    },
 }
 
 /// One item (issue, pull request or release) as the host showed it at one
@@ -157,6 +169,7 @@ impl ItemSnapshot {
             ItemDetail::Issue => ItemKind::Issue,
             ItemDetail::PullRequest { .. } => ItemKind::PullRequest,
             ItemDetail::Release { .. } => ItemKind::Release,
+            ItemDetail::Discussion { .. } => ItemKind::Discussion,
         }
     }
 

@@ -10,6 +10,7 @@
 //! root.
 
 mod comment;
+mod discussion;
 mod http;
 mod item;
 mod names;
@@ -18,6 +19,10 @@ mod repo;
 mod run;
 
 pub use comment::{Comment, CommentKind, is_bot_login};
+pub use discussion::{
+    COMMUNITY_DISCUSSIONS, CommunityDiscussion, Discussions, DiscussionsOff, GraphqlCost,
+    WATERMARK_MARGIN, watermark,
+};
 pub use http::{CachedResponse, RateLimit, RequestStats};
 pub use item::{ItemDetail, ItemKind, ItemSnapshot, ItemState, Metrics, signal_id};
 pub use names::{RepoName, RepoNameError, Source, SourceId, SourceIdError, is_slug, slugify};

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ItemDetail, ItemSnapshot, Milestone};
+use super::{CommunityDiscussion, DiscussionsOff, ItemDetail, ItemSnapshot, Milestone};
 
 /// Project news at one collection: the latest stable release and the public
 /// plans after it.
@@ -16,6 +16,13 @@ pub struct News {
     pub next_prereleases: Vec<ItemSnapshot>,
     /// Open milestones, in the host's order.
     pub milestones: Vec<Milestone>,
+    /// The most recently updated open discussions, newest first (issue
+    /// 26); empty in runs stored before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub discussions: Vec<CommunityDiscussion>,
+    /// Why the run read no discussions, when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discussions_off: Option<DiscussionsOff>,
 }
 
 impl News {
@@ -53,6 +60,8 @@ impl News {
             latest_release,
             next_prereleases,
             milestones: milestones.to_vec(),
+            discussions: Vec::new(),
+            discussions_off: None,
         }
     }
 }

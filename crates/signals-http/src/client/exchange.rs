@@ -80,7 +80,6 @@ impl Client {
         url: &str,
         cache: &mut dyn ResponseCache,
         conditional: bool,
-        post: Option<&[u8]>,
     ) -> Attempt {
         let (idx, token) = self.pick_token();
         // The token goes only to the base URL's origin: a `Link` or
@@ -98,19 +97,16 @@ impl Client {
             self.limits.insert(idx, shared);
             return Attempt::Spent;
         }
-        let cached = if conditional && post.is_none() {
+        let cached = if conditional {
             cache.get(url, &fingerprint)
         } else {
             None
         };
+        let req = self.request(url, token.as_ref(), cached.as_ref());
         let started = Instant::now();
-        let sent = match post {
-            None => self.request(url, token.as_ref(), cached.as_ref()).call(),
-            Some(body) => self.post_request(url, token.as_ref()).send(body),
-        };
         self.stats.requests += 1;
         let mut log = RequestLog {
-            method: if post.is_some() { "POST" } else { "GET" },
+            method: "GET",
             url: url.to_string(),
             status: None,
             bytes: 0,
@@ -126,7 +122,7 @@ impl Client {
             keep: conditional,
             fingerprint: &fingerprint,
         };
-        let result = self.exchange(sent, asked, cache, &mut log);
+        let result = self.exchange(req, asked, cache, &mut log);
         if let Some(seen) = self.limits.get(&idx)
             && before.as_ref() != Some(seen)
         {
@@ -171,37 +167,15 @@ impl Client {
         req
     }
 
-    /// A POST of JSON to `url` with the host's headers and the token's
-    /// auth header.
-    fn post_request(
-        &self,
-        url: &str,
-        token: Option<&Token>,
-    ) -> ureq::RequestBuilder<ureq::typestate::WithBody> {
-        let mut req = self
-            .agent
-            .post(url)
-            .header("User-Agent", &self.config.user_agent)
-            .header("Content-Type", "application/json");
-        for (name, value) in self.protocol.request_headers() {
-            req = req.header(*name, *value);
-        }
-        if let Some(t) = token {
-            let (name, value) = self.protocol.auth_header(t.secret());
-            req = req.header(name, &value);
-        }
-        req
-    }
-
-    /// Reads the answer to a request sent into what the loop does next.
+    /// Sends `req` and reads its answer into what the loop does next.
     fn exchange(
         &mut self,
-        sent: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+        req: Request,
         asked: Asked<'_>,
         cache: &mut dyn ResponseCache,
         log: &mut RequestLog,
     ) -> Attempt {
-        let mut resp = match sent {
+        let mut resp = match req.call() {
             Ok(r) => r,
             Err(e) => return self.transport_failure(asked.url, e),
         };

@@ -18,6 +18,7 @@
 mod derived;
 mod exchange;
 mod pages;
+mod post;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -30,6 +31,7 @@ use crate::cache::ResponseCache;
 use crate::token::origin;
 use crate::{Config, Error, Protocol, RateLimit, Token};
 use exchange::Attempt;
+pub use post::Posted;
 
 /// Hops of 301/302/307/308 followed for one request before giving up.
 const MAX_REDIRECTS: u32 = 3;
@@ -86,6 +88,7 @@ pub struct Client {
     logger: Option<Logger>,
     stats: RequestStats,
     secondary_hits: u32,
+    graphql: post::GraphqlState,
 }
 
 impl fmt::Debug for Client {
@@ -143,6 +146,7 @@ impl Client {
             logger: None,
             stats: RequestStats::default(),
             secondary_hits: 0,
+            graphql: post::GraphqlState::default(),
         })
     }
 
@@ -179,6 +183,7 @@ impl Client {
     /// Starts new counters (at the start of one repository's collection).
     pub fn reset_stats(&mut self) {
         self.stats = RequestStats::default();
+        self.graphql.reset();
     }
 
     /// The last rate limit seen for the token the next request would use
@@ -229,19 +234,7 @@ impl Client {
 
     /// GETs `url` with the cache, rate limits, retries and redirects.
     pub fn get(&mut self, url: &str, cache: &mut dyn ResponseCache) -> Result<Fetched, Error> {
-        self.get_with(url, cache, true, None)
-    }
-
-    /// POSTs a JSON `body` to `url` (a GraphQL query), never
-    /// conditionally and without keeping the answer, with the same rate
-    /// limits, retries and token lock as a GET. A redirect is an error.
-    pub fn post_json(
-        &mut self,
-        url: &str,
-        body: &[u8],
-        cache: &mut dyn ResponseCache,
-    ) -> Result<Fetched, Error> {
-        self.get_with(url, cache, false, Some(body))
+        self.get_with(url, cache, true)
     }
 
     /// GETs `url` like [`Client::get`], but never conditionally and without
@@ -253,7 +246,7 @@ impl Client {
         url: &str,
         cache: &mut dyn ResponseCache,
     ) -> Result<Fetched, Error> {
-        self.get_with(url, cache, false, None)
+        self.get_with(url, cache, false)
     }
 
     fn get_with(
@@ -261,7 +254,6 @@ impl Client {
         url: &str,
         cache: &mut dyn ResponseCache,
         conditional: bool,
-        post: Option<&[u8]>,
     ) -> Result<Fetched, Error> {
         let host = self.protocol.name();
         let mut url = url.to_string();
@@ -269,17 +261,11 @@ impl Client {
         let mut attempt = 0;
         loop {
             self.wait_for_budget(&url)?;
-            match self.attempt(&url, cache, conditional, post) {
+            match self.attempt(&url, cache, conditional) {
                 Attempt::Done(mut f) => {
                     self.secondary_hits = 0;
                     f.redirected = redirects > 0;
                     return Ok(f);
-                }
-                Attempt::Redirect(_) if post.is_some() => {
-                    return Err(Error::Redirect {
-                        url,
-                        message: "a POST is not redirected".into(),
-                    });
                 }
                 Attempt::Redirect(location) => {
                     redirects += 1;

@@ -102,6 +102,27 @@ fn last_number(url: &str) -> Option<String> {
     (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then(|| n.to_string())
 }
 
+/// One page of a repository-wide comments list (GitHub's and Forgejo's
+/// `issues/comments`, GitHub's `pulls/comments`), fetched from `url` on
+/// `host`, as comments of kind `kind` (entries naming no item are
+/// skipped), with the number of entries the page held. Pure: `read_list`
+/// pages with it, and the fuzz target `comment_lists` feeds it.
+pub fn parse_list(
+    host: &'static str,
+    url: &str,
+    body: &[u8],
+    kind: CommentKind,
+) -> Result<(Vec<Comment>, usize), Error> {
+    let page = decode::<Vec<V3Comment>>(host, url, body)?;
+    let n = page.len();
+    Ok((
+        page.into_iter()
+            .filter_map(|c| c.into_comment(kind))
+            .collect(),
+        n,
+    ))
+}
+
 /// Every page of a repository-wide comments list from `first`, as
 /// comments of kind `kind` (entries naming no item are skipped).
 pub fn read_list(
@@ -114,9 +135,8 @@ pub fn read_list(
     let host = http.host_name();
     let mut out = Vec::new();
     http.get_pages(first, cache, per_page, None, |fetched| {
-        let page = decode::<Vec<V3Comment>>(host, &fetched.url, &fetched.body)?;
-        let n = page.len();
-        out.extend(page.into_iter().filter_map(|c| c.into_comment(kind)));
+        let (page, n) = parse_list(host, &fetched.url, &fetched.body, kind)?;
+        out.extend(page);
         Ok(n)
     })?;
     Ok(out)

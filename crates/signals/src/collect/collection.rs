@@ -215,10 +215,12 @@ impl Collection {
         self.last_host = Some(host);
         let result = collect_one(client, store, (group, repo, ask), at, window, &prefix);
         // Count what every attempt cost, failed ones included.
-        let stats = match &result {
-            Ok(outcome) => outcome.stats,
-            Err(_) => client.http_ref().stats(),
+        let (stats, graphql) = match &result {
+            Ok(outcome) => (outcome.stats, outcome.graphql),
+            Err(_) => (client.http_ref().stats(), client.http_ref().graphql_cost()),
         };
+        summary.graphql.requests += graphql.requests;
+        summary.graphql.points += graphql.points;
         summary.requests += stats.requests;
         summary.not_modified += stats.not_modified;
         summary.bytes += stats.bytes_received;

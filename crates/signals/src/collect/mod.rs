@@ -15,6 +15,8 @@
 //! (a lock file), on PostgreSQL a worker.
 
 mod collection;
+mod comments;
+mod discussions;
 mod owners;
 mod pipeline;
 mod summary;
@@ -111,6 +113,7 @@ pub fn run(config: &Config, options: &Options, verbose: bool) -> anyhow::Result<
              every `reconcile_days` on its own; run `signals collect --reconcile` once instead"
         );
     }
+    let discussions_off = discussions_off(config);
     let window = Window {
         window: SignedDuration::from_hours(config.window_hours),
         backfill: config
@@ -124,6 +127,7 @@ pub fn run(config: &Config, options: &Options, verbose: bool) -> anyhow::Result<
             days: config.reconcile_days,
             force: options.reconcile,
         },
+        discussions_off: &discussions_off,
     };
     let mut opened = crate::store::open(&config.store, true)?;
     let (mut summary, store): (Summary, &dyn Backend) = match &mut opened {
@@ -273,4 +277,15 @@ fn prune_cache(store: &dyn Backend) {
     if let Err(e) = store.cache_prune(before) {
         eprintln!("warning: could not prune the HTTP cache: {e}");
     }
+}
+
+/// The ids of the groups whose discussions are not read (`discussions =
+/// false`, issue 26).
+pub fn discussions_off(config: &Config) -> Vec<String> {
+    config
+        .groups
+        .iter()
+        .filter(|g| !g.discussions)
+        .map(|g| g.group.id.clone())
+        .collect()
 }

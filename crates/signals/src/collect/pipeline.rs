@@ -10,11 +10,13 @@ use signals_core::importance::Weights;
 use signals_core::notify::{Outgoing, RuleRef, RunInput, messages, waiting_messages};
 use signals_core::run::{RunDelta, account, plan_since, stable_since};
 use signals_core::{
-    Collected, Group, ItemDetail, ItemSnapshot, News, RepoName, RunRecord, TrackedRepo,
+    Collected, GraphqlCost, Group, ItemDetail, ItemKind, ItemSnapshot, News, RepoName, RunRecord,
+    TrackedRepo,
 };
 use signals_http::RequestStats;
 use signals_store::{Backend, RepoKey, RunCommit, StoreError};
 
+use super::discussions;
 use crate::cache::StoreCache;
 use crate::config::{Config, NotifyRule};
 use crate::hosts::HostClient;
@@ -33,6 +35,9 @@ pub struct Window<'a> {
     pub alerts: Option<Alerts<'a>>,
     /// When a run lists every item of its repository (issue 20).
     pub reconcile: Reconcile,
+    /// The groups whose discussions are not read (`discussions = false`,
+    /// issue 26), by id.
+    pub discussions_off: &'a [String],
 }
 
 /// When a run is a reconcile: one that lists every item of its repository
@@ -118,6 +123,8 @@ pub struct RunOutcome {
     pub discovered: u64,
     /// Requests, 304s, bytes.
     pub stats: RequestStats,
+    /// GraphQL requests and points (discussions), apart from `stats`.
+    pub graphql: GraphqlCost,
     /// The repository's new name, when the host redirected.
     pub renamed_to: Option<RepoName>,
 }
@@ -205,6 +212,15 @@ pub fn failure_kind(e: &signals_http::Error) -> &'static str {
     }
 }
 
+/// What a run's observation knows of how it was collected: its plan, and
+/// whether the host's discussions were read (else the store's are left
+/// as they are, even by a reconcile).
+#[derive(Clone, Copy)]
+struct Seen<'a> {
+    plan: &'a Plan,
+    discussions: bool,
+}
+
 /// Where a run starts: whether it is the repository's first, whether it
 /// lists every item (a reconcile), and the start of its window.
 struct Plan {
@@ -248,11 +264,21 @@ fn run(
         Some(previous) => previous,
     };
     let outcome = client.collect_with(ask, ask_since, Some(comments_since), &mut cache)?;
+    // Discussions (issue 26), under the name the host answered to; a
+    // reconcile reads them all.
+    let name = outcome.renamed_to.clone().unwrap_or_else(|| ask.clone());
+    let watermark = if plan.reconcile {
+        Timestamp::UNIX_EPOCH
+    } else {
+        signals_core::watermark(plan.since)
+    };
+    let off = window.discussions_off.contains(&group.id);
+    let mut discussions = discussions::read(client, &name, watermark, off, &mut cache)?;
     if let Some(e) = cache.error {
         return Err(e.into());
     }
-    store_comments(store, key, repo, outcome.comments)?;
     let mut collected = outcome.collected;
+    collected.items.append(&mut discussions.items);
     // The client reports items under the host's name, which differs from
     // the configured one after a rename (or in letter case); signals keep
     // the configured one (for a repository found through an owner, the
@@ -266,8 +292,19 @@ fn run(
     {
         item.repo = repo.repo.clone();
     }
+    let comment_references = super::comments::store(
+        store,
+        key,
+        repo,
+        (&collected.context.url, &collected.items),
+        outcome.comments,
+    )?;
 
-    let (observed, previous) = observe(store, key, repo, &mut collected, &plan, collected_at)?;
+    let seen = Seen {
+        plan: &plan,
+        discussions: discussions.read(),
+    };
+    let (observed, previous) = observe(store, key, repo, &mut collected, seen, collected_at)?;
     let delta = account(&repo.source, observed, &previous);
 
     let record = RunRecord {
@@ -281,7 +318,9 @@ fn run(
         .iter()
         .filter(|e| matches!(e.observation, Observation::Discovered))
         .count() as u64;
-    let news = News::from_collected(&collected.releases, &collected.milestones);
+    let mut news = News::from_collected(&collected.releases, &collected.milestones);
+    let graphql = discussions.cost;
+    discussions.into_news(&mut news);
     // The alerts the run's events call for are committed with the run.
     let messages = match window.alerts {
         None => vec![],
@@ -305,7 +344,8 @@ fn run(
         }
     };
     // What the new texts name (issue 26): parsed here, no request.
-    let references = signals_core::references::of_snapshots(&delta.snapshots);
+    let mut references = signals_core::references::of_snapshots(&delta.snapshots);
+    references.extend(comment_references);
     store.commit_run(
         key,
         &RunCommit {
@@ -325,28 +365,9 @@ fn run(
         run: record,
         discovered,
         stats: outcome.stats,
+        graphql,
         renamed_to: outcome.renamed_to,
     })
-}
-
-/// Stores a run's comments under their items' signal ids. An upsert, before
-/// the run's commit: should the commit fail, the next run reads the same
-/// window again and stores them once (docs/decisions.md, "Comments and
-/// first responses").
-fn store_comments(
-    store: &mut dyn Backend,
-    key: RepoKey,
-    repo: &TrackedRepo,
-    comments: Vec<signals_core::Comment>,
-) -> Result<(), RunError> {
-    let comments: Vec<(String, signals_core::Comment)> = comments
-        .into_iter()
-        .map(|c| {
-            let id = signals_core::signal_id(&repo.source, &repo.repo, c.item_kind, &c.item_key);
-            (id, c)
-        })
-        .collect();
-    Ok(store.store_comments(key, &comments)?)
 }
 
 /// Plans a run from the store: a first run reaches back `backfill`; a
@@ -406,10 +427,16 @@ fn observe(
     key: RepoKey,
     repo: &TrackedRepo,
     collected: &mut Collected,
-    plan: &Plan,
+    seen: Seen<'_>,
     collected_at: Timestamp,
 ) -> Result<(Vec<ItemSnapshot>, HashMap<String, ItemSnapshot>), RunError> {
+    let plan = seen.plan;
     let since = plan.since;
+    // Discussions read down to the watermark are observed down to it.
+    let from = |i: &ItemSnapshot| match i.kind() {
+        ItemKind::Discussion => signals_core::watermark(since),
+        _ => since,
+    };
     let listed: Vec<String> = if plan.reconcile {
         collected.items.iter().map(|i| i.id(&repo.source)).collect()
     } else {
@@ -418,7 +445,7 @@ fn observe(
     let known = store.latest_snapshots_for(key, &listed)?;
     let mut observed: Vec<_> = std::mem::take(&mut collected.items)
         .into_iter()
-        .filter(|i| i.updated_at >= since || known.contains_key(&i.id(&repo.source)))
+        .filter(|i| i.updated_at >= from(i) || known.contains_key(&i.id(&repo.source)))
         .collect();
     observed.extend(
         collected
@@ -440,6 +467,7 @@ fn observe(
             .open_item_ids(key)?
             .into_iter()
             .filter(|id| !listed.contains(id.as_str()))
+            .filter(|id| seen.discussions || !id.contains(":discussion:"))
             .collect();
         for (id, last) in store.latest_snapshots_for(key, &missing)? {
             observed.push(signals_core::reconcile::gone(&last, collected_at));

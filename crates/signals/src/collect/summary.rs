@@ -99,6 +99,9 @@ pub struct Summary {
     pub not_modified: u64,
     /// Body bytes received.
     pub bytes: u64,
+    /// GraphQL requests and points (discussions, issue 26), counted apart
+    /// from `requests`: GitHub charges them to a budget of their own.
+    pub graphql: signals_core::GraphqlCost,
     /// The rate limit after the last request: (remaining, limit, reset);
     /// the reset is `None` when the host did not say.
     pub rate_limit: Option<(u64, u64, Option<Timestamp>)>,
@@ -233,6 +236,12 @@ impl Summary {
             self.not_modified,
             self.bytes.div_ceil(1024)
         ));
+        if self.graphql.requests > 0 {
+            line.push_str(&format!(
+                "; {} GraphQL requests, {} points",
+                self.graphql.requests, self.graphql.points
+            ));
+        }
         if let Some((remaining, limit, reset)) = self.rate_limit {
             line.push_str(&format!(
                 "; rate limit {remaining}/{limit} left, {}",
@@ -440,6 +449,8 @@ impl Summary {
             "requests": self.requests,
             "notModified": self.not_modified,
             "bytesReceived": self.bytes,
+            "graphqlRequests": self.graphql.requests,
+            "graphqlPoints": self.graphql.points,
             "rateLimit": self.rate_limit.map(|(remaining, limit, reset)| json!({
                 "remaining": remaining, "limit": limit,
                 "reset": reset.map(signals_core::dataset::fmt_seconds),

@@ -18,7 +18,7 @@ use signals_core::trends::{ItemFacts, RISING_WINDOW, WeekTally, build_from, firs
 use signals_core::{ItemDetail, ItemSnapshot, ItemState, News, RequestStats, RunRecord, Source};
 use signals_site::{HealthNote, Publisher, RepoPage, SiteOptions, SiteReport};
 use signals_store::suite::WholeReads;
-use signals_store::{Backend, CommentStore, Owners, Reads, RepoKey, RunCommit, RunWrites};
+use signals_store::{Backend, Owners, Reads, RepoKey, RunCommit, RunWrites};
 use signals_store_sqlite::Store;
 
 use super::{Judge, data_key, export_with, history_page, settings};

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use jiff::Timestamp;
-pub use signals_core::api::Filter;
+pub use signals_core::api::{Filter, KINDS};
 use signals_core::dataset::FirstResponseDoc;
 use signals_core::first_response::Responses;
 use signals_core::importance::{Weights, score};
@@ -54,8 +54,6 @@ pub struct Row {
     pub first: Option<FirstResponseDoc>,
 }
 
-/// The API's kinds, as rows code them.
-pub const KINDS: [&str; 3] = ["issue", "pull_request", "release"];
 /// The API's states, as rows code them (a merged pull request is `merged`).
 pub const STATES: [&str; 3] = ["open", "closed", "merged"];
 

@@ -203,6 +203,12 @@ fn compare(port: u16, store: &dyn Backend) -> usize {
             vec![("state", "merged"), ("kind", "pull_request")],
             vec![("kind", "issue"), ("state", "closed"), ("sort", "updated")],
             vec![("kind", "release")],
+            vec![("kind", "discussion")],
+            vec![
+                ("kind", "discussion"),
+                ("state", "open"),
+                ("sort", "updated"),
+            ],
             vec![("label", "no such label")],
             vec![("author", "nobody at all")],
             vec![("q", "steps to REPRODUCE"), ("sort", "updated")],
@@ -322,6 +328,23 @@ fn generated(dir: &Path) {
         })
         .collect();
     store.store_comments(keys[0], &comments).unwrap();
+    // Issue 26: discussions, some closed, filtered by their own kind.
+    let t5 = t4 + SignedDuration::from_hours(6);
+    let discussions = (1..=30)
+        .map(|k| {
+            let mut i = synth::item(0, k * 11, 300, t1);
+            i.detail = ItemDetail::Discussion {
+                category: "Q&A".into(),
+                answered: k % 2 == 0,
+            };
+            if k % 3 == 0 {
+                i.state = ItemState::Closed;
+            }
+            i.updated_at = t5;
+            i
+        })
+        .collect();
+    synth::commit(&mut store, keys[0], 0, t5, discussions);
 }
 
 /// Serves `store` (a path or address) from `dir` and compares every answer.

@@ -8,6 +8,7 @@ mod browser;
 mod compact;
 mod conversation;
 mod deploy;
+mod discussions;
 mod e2e;
 mod everyday;
 mod faults;

@@ -1,0 +1,341 @@
+//! GitHub Discussions (issue 26) on the test host: paging down to the
+//! watermark, a discussion that changes between runs, answered and
+//! unanswered ones, a repository with discussions off, no token, a group
+//! that turns them off, and GraphQL's errors (`RATE_LIMITED` and
+//! `NOT_FOUND` in 200 answers, a 502). Every dataset validates against
+//! the v3 schema, and discussions never add a REST request.
+
+use std::path::Path;
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::Value;
+use signals_core::ItemKind;
+use signals_store::Backend;
+use signals_store::suite::{group, issue, run_of, tracked};
+use signals_testhost::{Fault, Scenario, TestHost, discussion, synthetic, synthetic_discussions};
+
+use crate::support::{TempDir, config, read_json, run, show};
+
+const REPO: &str = "o/talk";
+const TOKEN: (&str, &str) = ("GITHUB_TOKEN", "tok");
+
+/// `REPO` with 6 old issues and `discussions` (`None`: turned off), its
+/// REST object saying `has_discussions` as GitHub's does.
+fn scenario(discussions: Option<Vec<Value>>) -> Scenario {
+    let mut s = synthetic(
+        REPO,
+        6,
+        Timestamp::now() - SignedDuration::from_hours(24 * 40),
+    );
+    let data = s.repos.values_mut().next().unwrap();
+    data.repo["has_discussions"] = discussions.is_some().into();
+    data.discussions = discussions;
+    s
+}
+
+/// 250 discussions updated 30 days ago (three pages).
+fn many() -> Vec<Value> {
+    synthetic_discussions(
+        REPO,
+        250,
+        Timestamp::now() - SignedDuration::from_hours(24 * 30),
+    )
+}
+
+fn setup(name: &str, host: &TestHost, extra_group: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    let text = config(host.base_url(), &[REPO], "").replace(
+        "name = \"Group\"\n",
+        &format!("name = \"Group\"\n{extra_group}"),
+    );
+    std::fs::write(dir.path().join("signals.toml"), text).unwrap();
+    dir
+}
+
+fn collect(dir: &Path, env: &[(&str, &str)]) -> Value {
+    let out = run(dir, &["collect", "--json"], env);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Exports, validates every dataset against the v3 schema, and returns
+/// the repository's document.
+fn export(dir: &Path) -> Value {
+    let out = run(dir, &["export"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let doc = dir.join("site/g/talk/dataset.json");
+    let out = run(dir, &["validate", doc.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    read_json(&doc)
+}
+
+fn posts(host: &TestHost) -> usize {
+    host.requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path == "/graphql")
+        .count()
+}
+
+fn discussions_of(doc: &Value) -> Vec<&Value> {
+    doc["dataset"]["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "discussion")
+        .collect()
+}
+
+fn page(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("site/g/talk/index.html")).unwrap()
+}
+
+#[test]
+fn discussions_are_paged_then_changed_then_quiet() {
+    let host = TestHost::start(scenario(Some(many()))).unwrap();
+    let dir = setup("disc-runs", &host, "");
+
+    // First run: three pages of 100, one point each; no REST request more.
+    let summary = collect(dir.path(), &[TOKEN]);
+    assert_eq!(posts(&host), 3);
+    assert_eq!(
+        (&summary["graphqlRequests"], &summary["graphqlPoints"]),
+        (&Value::from(3), &Value::from(3)),
+        "{summary}"
+    );
+    let rest = host.requests().iter().filter(|r| r.method == "GET").count();
+    assert_eq!(summary["requests"], rest, "{summary}");
+    let doc = export(dir.path());
+    let found = discussions_of(&doc);
+    assert_eq!(found.len(), 250);
+    let d3 = found
+        .iter()
+        .find(|s| s["id"] == "github:o/talk:discussion:3")
+        .unwrap();
+    assert_eq!(
+        (&d3["category"], &d3["answered"]),
+        (&"Q&A".into(), &false.into())
+    );
+    assert_eq!(d3["url"], "https://github.com/o/talk/discussions/3");
+    let d4 = found
+        .iter()
+        .find(|s| s["id"] == "github:o/talk:discussion:4")
+        .unwrap();
+    assert_eq!(
+        (&d4["category"], &d4["answered"]),
+        (&"Ideas".into(), &false.into())
+    );
+    assert_eq!(d4["metrics"]["reactions"], 4, "upvotes, as reactions");
+    // The news: the ten most recently updated open ones, newest first.
+    let news = doc["dataset"]["news"]["communityDiscussions"]
+        .as_array()
+        .unwrap();
+    let numbers: Vec<u64> = news.iter().map(|d| d["number"].as_u64().unwrap()).collect();
+    assert_eq!(numbers, (241..=250).rev().collect::<Vec<_>>());
+    assert_eq!(news[0]["repository"], REPO);
+    let html = page(dir.path());
+    assert!(html.contains("Community discussions"), "{html}");
+    assert!(html.contains("href=\"https://github.com/o/talk/discussions/250\""));
+
+    // Second run: discussion 3 is answered and commented now; one page.
+    let mut changed = many();
+    let now = Timestamp::now() - SignedDuration::from_mins(1);
+    changed[2] = discussion(REPO, 3, now, "Q&A");
+    changed[2]["isAnswered"] = true.into();
+    changed[2]["comments"]["totalCount"] = 5.into();
+    host.set_scenario(scenario(Some(changed.clone())));
+    host.clear_requests();
+    let summary = collect(dir.path(), &[TOKEN]);
+    assert_eq!(posts(&host), 1);
+    assert_eq!(summary["graphqlPoints"], 1, "{summary}");
+    assert_eq!(summary["changedCount"], 1, "{summary}");
+    let doc = export(dir.path());
+    let d3 = discussions_of(&doc)
+        .into_iter()
+        .find(|s| s["id"] == "github:o/talk:discussion:3")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (&d3["answered"], &d3["change"]),
+        (&true.into(), &"updated".into())
+    );
+    assert_eq!(d3["metrics"]["comments"], 5);
+    let news = &doc["dataset"]["news"]["communityDiscussions"];
+    assert_eq!(news[0]["number"], 3, "{news}");
+    assert_eq!(news[0]["answered"], true);
+    assert!(page(dir.path()).contains("answered"));
+
+    // A quiet run: one request, one point, nothing changed.
+    host.clear_requests();
+    let summary = collect(dir.path(), &[TOKEN]);
+    assert_eq!(posts(&host), 1);
+    assert_eq!(
+        (&summary["graphqlPoints"], &summary["changedCount"]),
+        (&Value::from(1), &Value::from(0)),
+        "{summary}"
+    );
+    assert_eq!(
+        discussions_of(&export(dir.path())).len(),
+        250,
+        "history keeps them all"
+    );
+}
+
+#[test]
+fn no_token_discussions_off_and_a_group_that_turns_them_off_fail_nothing() {
+    // Without a token: no GraphQL request, a note on the page.
+    let host = TestHost::start(scenario(Some(many()))).unwrap();
+    let dir = setup("disc-anon", &host, "");
+    let summary = collect(dir.path(), &[]);
+    assert_eq!(
+        (posts(&host), &summary["graphqlRequests"]),
+        (0, &Value::from(0))
+    );
+    let doc = export(dir.path());
+    assert!(discussions_of(&doc).is_empty());
+    assert_eq!(
+        doc["dataset"]["news"]["communityDiscussions"],
+        Value::Array(vec![])
+    );
+    assert!(page(dir.path()).contains("GraphQL API needs a token"));
+    let status = run(dir.path(), &["status"], &[]);
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        text.contains("GraphQL API needs a token"),
+        "{}",
+        show(&status)
+    );
+
+    // Turned off on the repository: its REST object says so, and GraphQL
+    // is not asked.
+    let host = TestHost::start(scenario(None)).unwrap();
+    let dir = setup("disc-off", &host, "");
+    collect(dir.path(), &[TOKEN]);
+    assert_eq!(posts(&host), 0);
+    export(dir.path());
+    assert!(page(dir.path()).contains("Discussions are turned off on this repository"));
+    // REST says on, GraphQL's `hasDiscussionsEnabled` says off (turned
+    // off between the two): one request, the same note.
+    let mut s = scenario(None);
+    s.repos.values_mut().next().unwrap().repo["has_discussions"] = true.into();
+    let host = TestHost::start(s).unwrap();
+    let dir = setup("disc-off-graphql", &host, "");
+    collect(dir.path(), &[TOKEN]);
+    assert_eq!(posts(&host), 1);
+    export(dir.path());
+    assert!(page(dir.path()).contains("Discussions are turned off on this repository"));
+
+    // Turned off in the group: not asked.
+    let host = TestHost::start(scenario(Some(many()))).unwrap();
+    let dir = setup("disc-config", &host, "discussions = false\n");
+    collect(dir.path(), &[TOKEN]);
+    assert_eq!(posts(&host), 0);
+    assert!(discussions_of(&export(dir.path())).is_empty());
+}
+
+#[test]
+fn graphql_errors_are_waited_out_retried_or_said() {
+    // RATE_LIMITED in a 200: the reset (a second away) is waited for.
+    let host = TestHost::start(scenario(Some(many()))).unwrap();
+    let dir = setup("disc-limited", &host, "");
+    host.inject_for("/graphql", Fault::GraphqlRateLimited { reset_in_secs: 1 });
+    let summary = collect(dir.path(), &[TOKEN]);
+    assert_eq!(posts(&host), 4, "one refused, three pages");
+    assert_eq!(summary["graphqlPoints"], 3, "{summary}");
+    assert_eq!(discussions_of(&export(dir.path())).len(), 250);
+
+    // A 502: retried.
+    let host = TestHost::start(scenario(Some(many()))).unwrap();
+    let dir = setup("disc-502", &host, "");
+    host.inject_for("/graphql", Fault::Status(502));
+    collect(dir.path(), &[TOKEN]);
+    assert_eq!(posts(&host), 4, "one 502, three pages");
+    assert_eq!(discussions_of(&export(dir.path())).len(), 250);
+
+    // NOT_FOUND: no discussions, said, the run stands.
+    let host = TestHost::start(scenario(Some(many()))).unwrap();
+    let dir = setup("disc-notfound", &host, "");
+    host.inject_for("/graphql", Fault::GraphqlNotFound);
+    let summary = collect(dir.path(), &[TOKEN]);
+    assert_eq!(
+        summary["repositories"][0]["status"], "collected",
+        "{summary}"
+    );
+    let doc = export(dir.path());
+    assert!(discussions_of(&doc).is_empty());
+    assert!(page(dir.path()).contains("GraphQL did not find the repository"));
+
+    // A budget spent for longer than the client waits: the run stops like
+    // a REST rate limit, and the next one covers its window.
+    let host = TestHost::start(scenario(Some(many()))).unwrap();
+    let dir = setup("disc-spent", &host, "");
+    host.inject_for(
+        "/graphql",
+        Fault::GraphqlRateLimited {
+            reset_in_secs: 7200,
+        },
+    );
+    let out = run(dir.path(), &["collect", "--json"], &[TOKEN]);
+    assert_ne!(out.status.code(), Some(0), "{}", show(&out));
+    let summary = collect(dir.path(), &[TOKEN]);
+    assert_eq!(summary["graphqlRequests"], 3, "{summary}");
+    assert_eq!(discussions_of(&export(dir.path())).len(), 250);
+}
+
+/// A store from before issue 26 (SQLite schema 9) takes discussions.
+#[test]
+fn a_store_from_before_takes_discussions_on_sqlite() {
+    let dir = TempDir::new("disc-migrate");
+    let path = dir.path().join("signals.db");
+    let mut store = signals_store_sqlite::Store::open_before(&path, 9).unwrap();
+    an_issue_before(&mut store);
+    drop(store);
+    let mut store = signals_store_sqlite::Store::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), 10);
+    goes_on_with_a_discussion(&mut store);
+}
+
+/// The same on PostgreSQL (schema 8).
+#[test]
+fn a_store_from_before_takes_discussions_on_postgres() {
+    let Some(cluster) = crate::workers::cluster() else {
+        return;
+    };
+    let url = cluster.create_database("discussions").unwrap();
+    let mut store = signals_store_pg::PgStore::open_before(&url, 8).unwrap();
+    an_issue_before(&mut store);
+    drop(store);
+    let mut store = signals_store_pg::PgStore::open(&url).unwrap();
+    assert_eq!(store.schema_version().unwrap(), 9);
+    goes_on_with_a_discussion(&mut store);
+}
+
+fn at(hours: i64) -> Timestamp {
+    "2026-01-01T00:00:00Z".parse::<Timestamp>().unwrap() + SignedDuration::from_hours(hours)
+}
+
+/// Commits a run with an issue on the old schema.
+fn an_issue_before(store: &mut dyn Backend) {
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let commit = run_of(&*store, key, at(0), vec![issue("1")], 1);
+    store.commit_run(key, &commit).unwrap();
+}
+
+fn goes_on_with_a_discussion(store: &mut dyn Backend) {
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let mut d = issue("2");
+    d.detail = signals_core::ItemDetail::Discussion {
+        category: "Q&A".into(),
+        answered: true,
+    };
+    assert_eq!(d.kind(), ItemKind::Discussion);
+    let commit = run_of(&*store, key, at(1), vec![d.clone()], 1);
+    store.commit_run(key, &commit).unwrap();
+    let ids = [
+        issue("1").id(signals_core::Source::Github),
+        d.id(signals_core::Source::Github),
+    ];
+    let got = store.latest_snapshots_for(key, &ids).unwrap();
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[&ids[1]], d);
+    assert!(ids[1].ends_with(":discussion:2"));
+}
