@@ -116,6 +116,26 @@ pub fn place_of(url: &str) -> Option<Place> {
     parse_url(url.trim()).map(|p| p.place)
 }
 
+/// The place of a repository from its web URL (`https://host/owner/name`,
+/// `https://host/group/sub/project`, a Forgejo under a sub-path): its host
+/// and whole path, lower-cased; `None` for anything else. For a text
+/// whose item's own URL is not at hand.
+pub fn place_of_repo(url: &str) -> Option<Place> {
+    let lower = url.trim().to_ascii_lowercase();
+    let rest = lower
+        .strip_prefix("https://")
+        .or_else(|| lower.strip_prefix("http://"))?;
+    let rest = rest.split(['?', '#']).next().unwrap_or("");
+    let (host, path) = rest.split_once('/')?;
+    let path = path.trim_end_matches('/');
+    let segments = path.split('/').count();
+    let usable = !host.is_empty() && !host.contains('@') && host.is_ascii();
+    (usable && segments >= 2 && !path.split('/').any(str::is_empty)).then(|| Place {
+        host: host.to_string(),
+        repo: path.to_string(),
+    })
+}
+
 /// The distinct keys `text` names, sorted, read against `place`.
 pub fn extract(text: &str, place: &Place) -> Vec<String> {
     let mut end = text.len().min(MAX_SCAN);

@@ -225,3 +225,19 @@ mod props {
         }
     }
 }
+
+#[test]
+fn a_repository_url_gives_its_place() {
+    let place = |url| place_of_repo(url).map(|p| (p.host, p.repo));
+    assert_eq!(
+        place("https://GitHub.com/O/n/"),
+        Some(("github.com".into(), "o/n".into()))
+    );
+    assert_eq!(
+        place("https://gitlab.example/g/sub/p?x=1"),
+        Some(("gitlab.example".into(), "g/sub/p".into()))
+    );
+    for url in ["", "https://github.com/o", "ftp://h/o/n", "https://u@h/o/n", "https://h//n"] {
+        assert_eq!(place(url), None, "{url}");
+    }
+}

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use signals_core::references::{ItemReferences, of_text};
+use signals_core::references::{ItemReferences, extract, of_text, place_of_repo};
 use signals_core::{Comment, ItemKind, ItemSnapshot, TrackedRepo, signal_id};
 use signals_store::{Backend, RepoKey};
 
@@ -48,18 +48,24 @@ fn references(
         .iter()
         .map(|i| ((i.kind(), i.key.as_str()), i.url.as_str()))
         .collect();
+    let place = place_of_repo(repo_url);
     comments
         .iter()
         .map(|c| {
             let id = signal_id(&repo.source, &repo.repo, c.item_kind, &c.item_key);
-            let url = urls
-                .get(&(c.item_kind, c.item_key.as_str()))
-                .copied()
-                .unwrap_or(repo_url);
             let tag = format!("comment:{}:{}", c.kind.as_str(), c.host_id);
-            let mut found = of_text(&id, url, &tag, &c.body);
-            found.own = None;
-            found
+            match urls.get(&(c.item_kind, c.item_key.as_str())) {
+                Some(url) => ItemReferences {
+                    own: None,
+                    ..of_text(&id, url, &tag, &c.body)
+                },
+                None => ItemReferences {
+                    item_id: id,
+                    own: None,
+                    text: tag,
+                    targets: extract(&c.body, &place.clone().unwrap_or_default()),
+                },
+            }
         })
         .collect()
 }
