@@ -13,7 +13,7 @@ use signals_core::{
     Collected, GraphqlCost, Group, ItemDetail, ItemKind, ItemSnapshot, News, RepoName, RunRecord,
     TrackedRepo,
 };
-use signals_http::RequestStats;
+use signals_http::{Collection, RequestStats};
 use signals_store::{Backend, RepoKey, RunCommit, StoreError};
 
 use super::discussions;
@@ -244,54 +244,15 @@ fn run(
     rate_prefix: &str,
 ) -> Result<RunOutcome, RunError> {
     let plan = plan(store, key, (group, repo), collected_at, &window)?;
-
-    // The host is asked from the start of `since`'s UTC day, so the URLs of
-    // a day's runs are the same and an unchanged list answers 304; the
-    // items updated before `since` that this brings are dropped below (the
-    // runs before saw them).
-    let mut cache = StoreCache::new(store, rate_prefix.to_string());
-    // A reconcile asks for every item, from the beginning of time.
-    let ask_since = if plan.reconcile {
-        Timestamp::UNIX_EPOCH
-    } else {
-        stable_since(plan.since)
-    };
-    // Comments since the previous successful run, not the run window: an
-    // item updated in the last day would otherwise count as changed at
-    // every run, and its reviews be asked again (docs/decisions.md).
-    let comments_since = match plan.previous {
-        None => plan_since(collected_at, window.comments_backfill, None, None),
-        Some(previous) => previous,
-    };
-    let outcome = client.collect_with(ask, ask_since, Some(comments_since), &mut cache)?;
-    // Discussions (issue 26), under the name the host answered to; a
-    // reconcile reads them all.
-    let name = outcome.renamed_to.clone().unwrap_or_else(|| ask.clone());
-    let watermark = if plan.reconcile {
-        Timestamp::UNIX_EPOCH
-    } else {
-        signals_core::watermark(plan.since)
-    };
-    let off = window.discussions_off.contains(&group.id);
-    let mut discussions = discussions::read(client, &name, watermark, off, &mut cache)?;
-    if let Some(e) = cache.error {
-        return Err(e.into());
-    }
+    let (outcome, discussions) = ask_host(
+        client,
+        store,
+        &plan,
+        (group, repo, ask),
+        (collected_at, &window),
+        rate_prefix,
+    )?;
     let mut collected = outcome.collected;
-    collected.items.append(&mut discussions.items);
-    // The client reports items under the host's name, which differs from
-    // the configured one after a rename (or in letter case); signals keep
-    // the configured one (for a repository found through an owner, the
-    // name it was first tracked under, though the host is asked under its
-    // current one), so their ids stay stable and match the dataset's
-    // `project` (docs/decisions.md).
-    for item in collected
-        .items
-        .iter_mut()
-        .chain(collected.releases.iter_mut())
-    {
-        item.repo = repo.repo.clone();
-    }
     let comment_references = super::comments::store(
         store,
         key,
@@ -368,6 +329,68 @@ fn run(
         graphql,
         renamed_to: outcome.renamed_to,
     })
+}
+
+/// The host's part of a run: the collection (items, releases, context,
+/// comments) and the discussions, which join its items, every item under
+/// the configured name.
+fn ask_host(
+    client: &mut HostClient,
+    store: &mut dyn Backend,
+    plan: &Plan,
+    (group, repo, ask): (&Group, &TrackedRepo, &RepoName),
+    (collected_at, window): (Timestamp, &Window),
+    rate_prefix: &str,
+) -> Result<(Collection, discussions::Read), RunError> {
+    // The host is asked from the start of `since`'s UTC day, so the URLs of
+    // a day's runs are the same and an unchanged list answers 304; the
+    // items updated before `since` that this brings are dropped below (the
+    // runs before saw them).
+    let mut cache = StoreCache::new(store, rate_prefix.to_string());
+    // A reconcile asks for every item, from the beginning of time.
+    let ask_since = if plan.reconcile {
+        Timestamp::UNIX_EPOCH
+    } else {
+        stable_since(plan.since)
+    };
+    // Comments since the previous successful run, not the run window: an
+    // item updated in the last day would otherwise count as changed at
+    // every run, and its reviews be asked again (docs/decisions.md).
+    let comments_since = match plan.previous {
+        None => plan_since(collected_at, window.comments_backfill, None, None),
+        Some(previous) => previous,
+    };
+    let outcome = client.collect_with(ask, ask_since, Some(comments_since), &mut cache)?;
+    // Discussions (issue 26), under the name the host answered to; a
+    // reconcile reads them all.
+    let name = outcome.renamed_to.clone().unwrap_or_else(|| ask.clone());
+    let watermark = if plan.reconcile {
+        Timestamp::UNIX_EPOCH
+    } else {
+        signals_core::watermark(plan.since)
+    };
+    let off = window.discussions_off.contains(&group.id);
+    let mut discussions = discussions::read(client, &name, watermark, off, &mut cache)?;
+    if let Some(e) = cache.error {
+        return Err(e.into());
+    }
+    let mut outcome = outcome;
+    outcome.collected.items.append(&mut discussions.items);
+    // The client reports items under the host's name, which differs from
+    // the configured one after a rename (or in letter case); signals keep
+    // the configured one (for a repository found through an owner, the
+    // name it was first tracked under, though the host is asked under its
+    // current one), so their ids stay stable and match the dataset's
+    // `project` (docs/decisions.md).
+    let collected = &mut outcome.collected;
+    for item in collected
+        .items
+        .iter_mut()
+        .chain(collected.releases.iter_mut())
+    {
+        item.repo = repo.repo.clone();
+    }
+    Ok((outcome, discussions))
 }
 
 /// Plans a run from the store: a first run reaches back `backfill`; a
