@@ -6,6 +6,6 @@
 pub use signals_config::*;
 
 mod load;
-pub use load::{for_command, load_with_env};
 #[cfg(test)]
 pub(crate) use load::Load;
+pub use load::{for_command, load_with_env};
