@@ -62,13 +62,7 @@ pub(crate) fn comments(
         && let Some((base, owner, name)) = split_root(root)
     {
         for batch in changed.chunks(REVIEW_BATCH) {
-            out.extend(reviews(
-                http,
-                &endpoint(base),
-                (owner, name),
-                batch,
-                cache,
-            )?);
+            out.extend(reviews(http, &endpoint(base), (owner, name), batch, cache)?);
         }
     }
     Ok(out)

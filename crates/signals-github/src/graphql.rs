@@ -13,11 +13,11 @@
 use jiff::Timestamp;
 use serde::Deserialize;
 use serde_json::json;
-use signals_http::{Error, decode};
 use signals_core::model::{
     COMMUNITY_DISCUSSIONS, CommunityDiscussion, ItemDetail, ItemSnapshot, ItemState, Metrics,
     RepoName,
 };
+use signals_http::{Error, decode};
 
 use crate::HOST;
 
@@ -278,9 +278,13 @@ pub fn parse_discussions(
     Ok(Some(DiscussionsPage {
         enabled: repository.has_discussions_enabled,
         items,
-        open: repository
-            .open
-            .map(|o| o.nodes.into_iter().flatten().map(|n| n.into_news()).collect()),
+        open: repository.open.map(|o| {
+            o.nodes
+                .into_iter()
+                .flatten()
+                .map(|n| n.into_news())
+                .collect()
+        }),
         next,
     }))
 }

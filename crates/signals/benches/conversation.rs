@@ -144,7 +144,11 @@ fn row(dir: &Path, host: &TestHost, label: &str) {
         .filter_map(|r| serde_json::from_slice::<Value>(&r.body).ok())
         .filter_map(|b| b["data"]["rateLimit"]["cost"].as_u64())
         .sum();
-    assert_eq!(n(&summary["requests"]), gets.len() as u64, "REST counts agree");
+    assert_eq!(
+        n(&summary["requests"]),
+        gets.len() as u64,
+        "REST counts agree"
+    );
     assert_eq!(
         n(&summary["graphqlRequests"]),
         posts.len() as u64,

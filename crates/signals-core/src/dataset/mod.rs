@@ -15,9 +15,8 @@ mod doc;
 
 pub use check::{Problem, check_invariants};
 pub use doc::{
-    CommunityDiscussionDoc, ContextDoc, Dataset, Document, FirstResponseDoc, GroupDoc, LatestReleaseDoc,
-    MetricsDoc,
-    NewsDoc, RepositoryDoc, RunDoc, SignalDoc, UpcomingDoc,
+    CommunityDiscussionDoc, ContextDoc, Dataset, Document, FirstResponseDoc, GroupDoc,
+    LatestReleaseDoc, MetricsDoc, NewsDoc, RepositoryDoc, RunDoc, SignalDoc, UpcomingDoc,
 };
 
 use std::collections::HashSet;

@@ -237,7 +237,13 @@ fn a_repository_url_gives_its_place() {
         place("https://gitlab.example/g/sub/p?x=1"),
         Some(("gitlab.example".into(), "g/sub/p".into()))
     );
-    for url in ["", "https://github.com/o", "ftp://h/o/n", "https://u@h/o/n", "https://h//n"] {
+    for url in [
+        "",
+        "https://github.com/o",
+        "ftp://h/o/n",
+        "https://u@h/o/n",
+        "https://h//n",
+    ] {
         assert_eq!(place(url), None, "{url}");
     }
 }

@@ -26,7 +26,12 @@ pub(super) fn store(
     let references = references(repo, repo_url, items, &comments);
     let comments: Vec<(String, Comment)> = comments
         .into_iter()
-        .map(|c| (signal_id(&repo.source, &repo.repo, c.item_kind, &c.item_key), c))
+        .map(|c| {
+            (
+                signal_id(&repo.source, &repo.repo, c.item_kind, &c.item_key),
+                c,
+            )
+        })
         .collect();
     store.store_comments(key, &comments)?;
     Ok(references)
@@ -103,7 +108,10 @@ mod tests {
             keywords: vec![],
         };
         let comments = [
-            comment("1", "same as other/x#7 and #2 (and #1: itself, left to the store)"),
+            comment(
+                "1",
+                "same as other/x#7 and #2 (and #1: itself, left to the store)",
+            ),
             comment("9", "see #3"),
         ];
         let found = references(&repo, "https://github.com/o/n", &[], &comments);
@@ -111,7 +119,11 @@ mod tests {
         assert_eq!(found[0].item_id, "github:o/n:issue:1");
         assert_eq!(found[0].text, "comment:comment:c1");
         assert_eq!(found[0].own, None);
-        assert!(found[0].targets.contains(&"github.com/other/x#7".to_string()));
+        assert!(
+            found[0]
+                .targets
+                .contains(&"github.com/other/x#7".to_string())
+        );
         assert!(found[0].targets.contains(&"github.com/o/n#2".to_string()));
         assert_eq!(found[1].targets, vec!["github.com/o/n#3".to_string()]);
     }

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::dataset::{DatasetInput, build};
+use signals_core::first_response::{DEFAULT_WAITING_DAYS, Responses, is_waiting};
 use signals_core::importance::{Score, Weights, score};
 use signals_core::run::account;
-use signals_core::first_response::{DEFAULT_WAITING_DAYS, Responses, is_waiting};
 use signals_core::trends::{ItemFacts, RISING_WINDOW, WeekTally, build_from, first_week};
 use signals_core::{ItemDetail, ItemSnapshot, ItemState, News, RequestStats, RunRecord, Source};
 use signals_site::{HealthNote, Publisher, RepoPage, SiteOptions, SiteReport};
@@ -122,8 +122,7 @@ fn reference_export(
         let growth = store
             .growth_since(view.summary.key, instant - RISING_WINDOW)
             .unwrap();
-        let trends =
-            build_from(view.summary.repo.repo.to_string(), tally, &contexts, growth);
+        let trends = build_from(view.summary.repo.repo.to_string(), tally, &contexts, growth);
         let page = RepoPage {
             document: &document,
             trends: &trends,
