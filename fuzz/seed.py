@@ -77,6 +77,13 @@ REGRESSIONS = {
             "l", answer(429, [("RateLimit-Remaining", "3"), ("Retry-After", "99999999999999")],
                         "Retry later")),
     },
+    "graphql_answers": {
+        # A review without a `state`: read as a submitted one, it would
+        # have counted as a first response.
+        "review-without-a-state": '{"data":{"repository":{"p7":{"number":7,"reviews":{"nodes":['
+                                  '{"databaseId":1002,"body":"","createdAt":"2026-11-21T08:00:00Z",'
+                                  '"author":{"login":"m","__typename":"User"}}]}}}}}',
+    },
 }
 
 

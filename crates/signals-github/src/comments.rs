@@ -204,6 +204,11 @@ pub fn parse_reviews(url: &str, body: &[u8]) -> Result<Vec<Comment>, Error> {
 
 impl Review {
     fn into_comment(self, number: u64) -> Option<Comment> {
+        // A review without a state cannot be told from a pending one,
+        // which is no response: it is left out.
+        if self.state.is_empty() {
+            return None;
+        }
         let created_at = secs(self.submitted_at.or(self.created_at)?);
         let (author, bot) = match self.author {
             Some(a) => {
@@ -220,7 +225,7 @@ impl Review {
             author,
             association: self.author_association.filter(|a| !a.is_empty()),
             bot,
-            state: (!self.state.is_empty()).then_some(self.state),
+            state: Some(self.state),
             created_at,
             updated_at: self.updated_at.map(secs).unwrap_or(created_at),
             body: self.body,
@@ -256,6 +261,10 @@ mod tests {
         assert_eq!(approved.state.as_deref(), Some("APPROVED"));
         assert_eq!(approved.item_key, "4");
         assert!(reviews.iter().any(|r| r.bot));
+        // Found by fuzzing: a review without a state is left out.
+        let stateless = br#"{"data":{"repository":{"p7":{"number":7,"reviews":{"nodes":[
+            {"databaseId":1002,"body":"","createdAt":"2026-11-21T08:00:00Z"}]}}}}}"#;
+        assert!(parse_reviews("u", stateless).unwrap().is_empty());
         let err = parse_reviews("u", br#"{"data":null,"errors":[{"message":"boom"}]}"#);
         assert!(err.unwrap_err().to_string().contains("boom"));
         assert!(reviews_query(&["1", "x"]).contains("p1:pullRequest(number:1)"));
