@@ -415,6 +415,13 @@ graphql = {
     "discussions-off": dump({"data": {"rateLimit": DISCUSSIONS["rateLimit"], "repository": {
         "hasDiscussionsEnabled": False, "discussions": None}}}),
 }
+graphql["heads"] = dump({"data": {
+    "rateLimit": {"cost": 1, "remaining": 4999, "resetAt": "2026-11-25T23:00:00Z"},
+    "r0": {"hasDiscussionsEnabled": True,
+           "discussions": {"nodes": [{"updatedAt": "2026-11-20T10:00:00Z"}]}},
+    "r1": None,
+    "r2": {"hasDiscussionsEnabled": False, "discussions": {"nodes": []}}},
+    "errors": [{"type": "NOT_FOUND", "path": ["r1"], "message": "Could not resolve"}]})
 write("graphql_answers", graphql)
 
 # 9. Comment lists (issue 26): a page of GitHub's `issues/comments` and

@@ -1,9 +1,10 @@
 //! GitHub's GraphQL answers (issue 26): the reviews of the pull requests a
-//! run saw change (`signals_github::parse_reviews`) and a page of a
-//! repository's discussions (`signals_github::parse_discussions`). An
+//! run saw change (`signals_github::parse_reviews`), a page of a
+//! repository's discussions (`signals_github::parse_discussions`) and the
+//! round's heads of many repositories (`signals_github::parse_heads`). An
 //! answer is a POST's body, so nothing but these parsers stands between
 //! it and the store. Both read the same bytes: each answer shape is a
-//! valid input of the other, which must refuse it or read nothing.
+//! valid input of the others, which must refuse it or read nothing.
 
 use jiff::Timestamp;
 use signals_core::{CommentKind, ItemDetail, ItemKind, RepoName};
@@ -11,10 +12,28 @@ use signals_core::{CommentKind, ItemDetail, ItemKind, RepoName};
 /// The URL the answers are said to come from (named in errors only).
 const URL: &str = "https://api.github.com/graphql";
 
-/// Decodes `body` as a reviews answer and as a discussions page.
+/// Decodes `body` as a reviews answer, a discussions page and a heads
+/// answer.
 pub fn answers(body: &[u8]) {
     reviews(body);
     discussions(body);
+    heads(body);
+}
+
+/// Decodes `body` as the answer to a heads query for three repositories:
+/// at most one head each, keyed by a name asked.
+pub fn heads(body: &[u8]) {
+    let repos: Vec<RepoName> = ["o/a", "o/b", "O/C"]
+        .iter()
+        .map(|n| RepoName::parse(n).expect("a valid name"))
+        .collect();
+    let Ok(heads) = signals_github::parse_heads(URL, body, &repos) else {
+        return;
+    };
+    assert!(heads.len() <= repos.len());
+    for key in heads.keys() {
+        assert!(["o/a", "o/b", "o/c"].contains(&key.as_str()), "{key}");
+    }
 }
 
 /// Decodes `body` as a reviews answer. What a review becomes promises a

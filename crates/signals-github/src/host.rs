@@ -6,7 +6,9 @@ use std::collections::HashSet;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
-use signals_core::model::{Discussions, ItemDetail, ItemSnapshot, RepoContext, RepoName};
+use signals_core::model::{
+    DiscussionHead, Discussions, ItemDetail, ItemSnapshot, RepoContext, RepoName,
+};
 use signals_http::wire::{Conventions, Kinds, ListedRepo, v3};
 use signals_http::{Client, Error, Host, ItemList, ListsSeen, ResponseCache};
 
@@ -102,6 +104,17 @@ impl Host for GitHub {
         cache: &mut dyn ResponseCache,
     ) -> Result<Discussions, Error> {
         crate::discussions::read(http, (repo, object), watermark, cache)
+    }
+
+    /// One GraphQL point per 100 repositories (`heads.rs`); nothing
+    /// without a token.
+    fn discussion_heads(
+        &self,
+        http: &mut Client,
+        repos: &[RepoName],
+        cache: &mut dyn ResponseCache,
+    ) -> Result<std::collections::HashMap<String, DiscussionHead>, Error> {
+        crate::heads::heads(http, repos, cache)
     }
 
     /// `open_issues_count` counts open pull requests too; `openIssues` is

@@ -35,6 +35,7 @@
 mod comments;
 mod discussions;
 mod graphql;
+mod heads;
 mod host;
 mod protocol;
 mod send;
@@ -45,6 +46,7 @@ pub use graphql::{
     DISCUSSIONS_PER_PAGE, DiscussionsPage, LABELS_PER_DISCUSSION, QUERY as DISCUSSIONS_QUERY,
     endpoint as graphql_endpoint, parse_discussions,
 };
+pub use heads::{heads_request, parse_heads};
 pub use host::{API_URL, GitHub, PER_PAGE};
 pub use signals_http::{
     CachedResponse, Clock, Collection, Config, Error, Logger, MemoryCache, RateLimit, RequestLog,

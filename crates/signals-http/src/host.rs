@@ -20,8 +20,8 @@ use sha2::{Digest, Sha256};
 
 use jiff::Timestamp;
 use signals_core::model::{
-    Collected, Comment, Discussions, DiscussionsOff, ItemKind, ItemSnapshot, Milestone,
-    RepoContext, RepoName,
+    Collected, Comment, DiscussionHead, Discussions, DiscussionsOff, ItemKind, ItemSnapshot,
+    Milestone, RepoContext, RepoName, WATERMARK_MARGIN,
 };
 
 use crate::wire::{
@@ -216,7 +216,25 @@ pub trait Host: Protocol + Clone + 'static {
         let _ = (http, repo, object, watermark, cache);
         Ok(Discussions::Off(DiscussionsOff::Unsupported))
     }
+
+    /// Asks, for many repositories at once (at most [`HEADS_PER_QUERY`]),
+    /// whether their discussions are on and when the newest changed
+    /// (issue 26), by lower-cased `owner/name`; a repository left out is
+    /// asked as before. Default: nothing (the host has no discussions).
+    fn discussion_heads(
+        &self,
+        http: &mut Client,
+        repos: &[RepoName],
+        cache: &mut dyn ResponseCache,
+    ) -> Result<HashMap<String, DiscussionHead>, Error> {
+        let _ = (http, repos, cache);
+        Ok(HashMap::new())
+    }
 }
+
+/// Repositories whose discussions' heads one query asks
+/// ([`Host::discussion_heads`]): GitHub charges one point for 100.
+pub const HEADS_PER_QUERY: usize = 100;
 
 /// A blocking client of one host: the shared [`Client`] and the host's
 /// [`Host`]. Each host crate names it `Client`
@@ -227,6 +245,11 @@ pub struct HostClient<H: Host> {
     /// The repository's object as the last collection read it, for the
     /// discussions step ([`Host::discussions`]).
     repo_object: Option<Vec<u8>>,
+    /// The round's repositories whose discussions may be asked by heads
+    /// ([`HostClient::plan_discussion_heads`]), lower-cased, in order.
+    round: Vec<RepoName>,
+    /// Heads asked in this round, with when they were asked.
+    heads: HashMap<String, (DiscussionHead, Timestamp)>,
 }
 
 impl<H: Host> fmt::Debug for HostClient<H> {
@@ -251,6 +274,8 @@ impl<H: Host> HostClient<H> {
             http: Client::with_default_base(config, H::API_URL, Box::new(host.clone()))?,
             host,
             repo_object: None,
+            round: Vec::new(),
+            heads: HashMap::new(),
         })
     }
 
@@ -416,16 +441,77 @@ impl<H: Host> HostClient<H> {
 
     /// The discussions of `repo` updated at or after `watermark` (see
     /// [`Host::discussions`]); the counters of the collection before it
-    /// go on, GraphQL's apart.
+    /// go on, GraphQL's apart. When `may_skip` (the previous run read
+    /// them) and the head of `repo` ([`HostClient::head_of`]) shows
+    /// nothing changed since `watermark`, nothing more is asked:
+    /// [`Discussions::Unchanged`].
     pub fn discussions(
         &mut self,
         repo: &RepoName,
         watermark: Timestamp,
+        may_skip: bool,
         cache: &mut dyn ResponseCache,
     ) -> Result<Discussions, Error> {
+        if may_skip
+            && self
+                .head_of(repo, cache)
+                .is_some_and(|h| h.unchanged_since(watermark))
+        {
+            return Ok(Discussions::Unchanged);
+        }
         let object = self.repo_object.as_deref();
         self.host
             .discussions(&mut self.http, (repo, object), watermark, cache)
+    }
+
+    /// Names the round's repositories whose discussions may be asked
+    /// by heads ([`Host::discussion_heads`]), in the order they will be
+    /// collected; forgets the heads of the round before. Asks nothing.
+    pub fn plan_discussion_heads(&mut self, repos: &[RepoName]) {
+        self.round = repos.to_vec();
+        self.heads.clear();
+    }
+
+    /// The head of `repo`'s discussions, asked when it has none fresh:
+    /// one query for `repo` and the round's next repositories, at most
+    /// [`HEADS_PER_QUERY`] (its cost is the run's). A head older than the
+    /// watermark's margin is not used: a discussion changed after it was
+    /// asked would be missed by the next run too ([`WATERMARK_MARGIN`]).
+    /// `None` when `repo` is not in the round, is its last repository (its
+    /// own query costs what a head would), or the query failed.
+    fn head_of(
+        &mut self,
+        repo: &RepoName,
+        cache: &mut dyn ResponseCache,
+    ) -> Option<DiscussionHead> {
+        let key = repo.to_string().to_lowercase();
+        let now = (self.http.config().clock)();
+        let fresh = |at: Timestamp| now.duration_since(at) <= WATERMARK_MARGIN;
+        if let Some(&(head, at)) = self.heads.get(&key)
+            && fresh(at)
+        {
+            return Some(head);
+        }
+        let at = self
+            .round
+            .iter()
+            .position(|r| r.to_string().eq_ignore_ascii_case(&key))?;
+        let chunk: Vec<RepoName> = self.round[at..]
+            .iter()
+            .take(HEADS_PER_QUERY)
+            .cloned()
+            .collect();
+        if chunk.len() < 2 {
+            return None;
+        }
+        let heads = self
+            .host
+            .discussion_heads(&mut self.http, &chunk, cache)
+            .ok()?;
+        for (name, head) in heads {
+            self.heads.insert(name, (head, now));
+        }
+        self.heads.get(&key).map(|&(head, _)| head)
     }
 
     /// Lists the public repositories of `owner` from the first of
@@ -514,8 +600,11 @@ pub trait Collect: fmt::Debug + Send {
         &mut self,
         repo: &RepoName,
         watermark: Timestamp,
+        may_skip: bool,
         cache: &mut dyn ResponseCache,
     ) -> Result<Discussions, Error>;
+    /// See [`HostClient::plan_discussion_heads`].
+    fn plan_discussion_heads(&mut self, repos: &[RepoName]);
     /// The shared HTTP client (logger, stats, rate limits).
     fn http(&mut self) -> &mut Client;
     /// The shared HTTP client, read-only.
@@ -554,9 +643,14 @@ impl<H: Host> Collect for HostClient<H> {
         &mut self,
         repo: &RepoName,
         watermark: Timestamp,
+        may_skip: bool,
         cache: &mut dyn ResponseCache,
     ) -> Result<Discussions, Error> {
-        HostClient::discussions(self, repo, watermark, cache)
+        HostClient::discussions(self, repo, watermark, may_skip, cache)
+    }
+
+    fn plan_discussion_heads(&mut self, repos: &[RepoName]) {
+        HostClient::plan_discussion_heads(self, repos)
     }
 
     fn http(&mut self) -> &mut Client {

@@ -35,7 +35,7 @@ pub use cache::{CachedResponse, MemoryCache, ResponseCache, token_fingerprint};
 pub use client::{Client, Fetched, Logger, Posted, RequestLog};
 pub use config::{Clock, Config, Sleeper};
 pub use error::{Error, decode};
-pub use host::{Collect, Collection, Host, HostClient, ItemList, ListsSeen};
+pub use host::{Collect, Collection, HEADS_PER_QUERY, Host, HostClient, ItemList, ListsSeen};
 pub use links::{link_next, link_rel, retry_after_secs};
 pub use owner::OwnerListing;
 pub use protocol::{Headers, Protocol, Refusal, body_start};

@@ -5,10 +5,15 @@
 //! server (`signals_testhost`'s Forgejo flavor), with the same requests
 //! the Forgejo crate sends.
 
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use jiff::{SignedDuration, Timestamp};
-use signals_core::model::{ItemDetail, ItemKind, RepoName};
+use signals_core::model::{
+    DiscussionHead, Discussions, DiscussionsOff, ItemDetail, ItemKind, RepoName,
+};
 use signals_http::wire::{Conventions, Kinds, ListedRepo, v3};
 use signals_http::{
     Config, Error, Headers, Host, HostClient, ItemList, MemoryCache, Protocol, RateLimit,
@@ -83,6 +88,32 @@ impl Host for Fourth {
             format!("{base}/users/{owner}/repos?limit=50"),
         ]
     }
+    /// Heads without a server: every repository's newest discussion is
+    /// [`OLD`]; each call is counted.
+    fn discussion_heads(
+        &self,
+        _: &mut signals_http::Client,
+        repos: &[RepoName],
+        _: &mut dyn signals_http::ResponseCache,
+    ) -> Result<HashMap<String, DiscussionHead>, Error> {
+        HEADS_ASKED.fetch_add(1, Ordering::SeqCst);
+        Ok(repos
+            .iter()
+            .map(|r| {
+                (
+                    r.to_string().to_lowercase(),
+                    DiscussionHead::Enabled(Some(old())),
+                )
+            })
+            .collect())
+    }
+}
+
+/// Heads queries the fourth host answered.
+static HEADS_ASKED: AtomicUsize = AtomicUsize::new(0);
+
+fn old() -> Timestamp {
+    "2026-01-01T00:00:00Z".parse().unwrap()
 }
 
 #[test]
@@ -151,4 +182,59 @@ fn fuzz_retry_after_past_the_year_9999() {
             other => panic!("{other:?}"),
         }
     }
+}
+
+/// Issue 26: the round's heads are asked a hundred repositories at a
+/// time, when a run may skip its discussions, and used only while fresh
+/// (the watermark's margin); the last repository of a round asks its own.
+#[test]
+fn discussion_heads_are_asked_for_the_round_and_used_while_fresh() {
+    let now = Arc::new(Mutex::new(old() + SignedDuration::from_hours(2)));
+    let clock = {
+        let now = now.clone();
+        Arc::new(move || *now.lock().unwrap())
+    };
+    let mut client = HostClient::<Fourth>::new(Config {
+        base_url: "http://127.0.0.1:9/api/v1".into(),
+        clock,
+        ..Config::default()
+    })
+    .unwrap();
+    let names: Vec<RepoName> = ["o/a", "o/B", "o/c"]
+        .iter()
+        .map(|n| RepoName::parse(n).unwrap())
+        .collect();
+    let cache = &mut MemoryCache::new();
+    let watermark = old() + SignedDuration::from_hours(1);
+    let asked = || HEADS_ASKED.load(Ordering::SeqCst);
+    let not_skipped = Discussions::Off(DiscussionsOff::Unsupported);
+    client.plan_discussion_heads(&names);
+    let before = asked();
+    // One query for the three; nothing changed since the watermark.
+    for name in &names[..2] {
+        let got = client.discussions(name, watermark, true, cache).unwrap();
+        assert_eq!(got, Discussions::Unchanged);
+    }
+    assert_eq!(asked(), before + 1);
+    // A run that may not skip (its previous run did not read them) asks.
+    let got = client.discussions(&names[2], watermark, false, cache);
+    assert_eq!(got.unwrap(), not_skipped);
+    // A head changed after the watermark: asked.
+    let got = client.discussions(&names[2], old(), true, cache);
+    assert_eq!(got.unwrap(), not_skipped);
+    assert_eq!(asked(), before + 1);
+    // Eleven minutes on, the heads are stale: asked again, from c on, and
+    // c alone is the round's last, which asks its own.
+    *now.lock().unwrap() += SignedDuration::from_mins(11);
+    let got = client.discussions(&names[2], watermark, true, cache);
+    assert_eq!(got.unwrap(), not_skipped);
+    assert_eq!(asked(), before + 1);
+    let got = client.discussions(&names[1], watermark, true, cache);
+    assert_eq!(got.unwrap(), Discussions::Unchanged);
+    assert_eq!(asked(), before + 2);
+    // Not in the round: asked as before.
+    let other = RepoName::parse("x/y").unwrap();
+    let got = client.discussions(&other, watermark, true, cache);
+    assert_eq!(got.unwrap(), not_skipped);
+    assert_eq!(asked(), before + 2);
 }

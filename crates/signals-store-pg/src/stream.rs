@@ -49,6 +49,17 @@ impl StreamReads for PgStore {
         }))
     }
 
+    fn latest_news(&self, repo: RepoKey) -> Result<Option<News>> {
+        let path = self.path();
+        self.query_opt(
+            "reading the latest run's news",
+            "SELECT news FROM runs WHERE repo = $1 ORDER BY id DESC LIMIT 1",
+            &[&repo.raw()],
+        )?
+        .map(|row| from_json(&path, "runs.news", row.get(0)))
+        .transpose()
+    }
+
     fn latest_items_after(
         &self,
         repo: RepoKey,

@@ -56,6 +56,20 @@ impl StreamReads for Store {
         }))
     }
 
+    fn latest_news(&self, repo: RepoKey) -> Result<Option<News>> {
+        let path = &self.path;
+        let news: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT news FROM runs WHERE repo = ?1 ORDER BY id DESC LIMIT 1",
+                [repo.raw()],
+                |r| r.get(0),
+            )
+            .optional()
+            .doing(path, "reading the latest run's news")?;
+        news.map(|n| from_json(path, "runs.news", &n)).transpose()
+    }
+
     fn latest_items_after(
         &self,
         repo: RepoKey,

@@ -57,6 +57,11 @@ pub trait StreamReads {
     /// [`crate::StoreError::UnknownRepository`] for a key the store does not have.
     fn repository_outline(&self, repo: RepoKey) -> Result<Option<RepoOutline>>;
 
+    /// The news of `repo`'s latest successful run, `None` before its
+    /// first: one row read, whatever the number of runs (a run whose
+    /// discussions did not change keeps the previous run's, issue 26).
+    fn latest_news(&self, repo: RepoKey) -> Result<Option<News>>;
+
     /// At most `limit` latest snapshots of `repo`'s items, bodies
     /// included, in signal id order (byte order) after the id `after`
     /// (from the first when `None`), each with its event of the latest

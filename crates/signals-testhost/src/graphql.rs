@@ -16,7 +16,7 @@ use jiff::Timestamp;
 use serde_json::{Value, json};
 
 use crate::routes::Response;
-use crate::scenario::{RepoData, fmt_ts};
+use crate::scenario::{RepoData, Scenario, fmt_ts};
 use crate::{Budget, Fault, Request, State};
 
 /// GraphQL points per token and hour, as on GitHub.
@@ -51,15 +51,19 @@ pub(crate) fn answer(state: &mut State, req: &Request, fault: Option<&Fault>) ->
     let query = request["query"].as_str().unwrap_or_default();
     let asked = if request["operationName"] == "Discussions" {
         Asked::Discussions
+    } else if request["operationName"] == "DiscussionHeads" {
+        Asked::Heads
     } else if let Some(numbers) = crate::comments::reviews_asked(query) {
         Asked::Reviews(numbers)
     } else {
-        let message = "Parse error: the test host answers only the Discussions and reviews queries";
+        let message = "Parse error: the test host answers only the Discussions, DiscussionHeads \
+                       and reviews queries";
         return Response::json(200, &json!({ "errors": [{ "message": message }] }));
     };
     let vars = &request["variables"];
     let cost = match &asked {
         Asked::Discussions => cost(vars),
+        Asked::Heads => charge(heads_asked(vars).len() as u64),
         Asked::Reviews(numbers) => charge(numbers.len() as u64),
     };
     let (mut r, reset, remaining) = match fault {
@@ -75,28 +79,9 @@ pub(crate) fn answer(state: &mut State, req: &Request, fault: Option<&Fault>) ->
                 "remaining": remaining,
                 "resetAt": fmt_ts(Timestamp::from_second(budget.reset).unwrap_or_default()),
             });
-            let found = (fault != Some(&Fault::GraphqlNotFound))
-                .then(|| {
-                    let full = format!(
-                        "{}/{}",
-                        vars["owner"].as_str().unwrap_or_default(),
-                        vars["name"].as_str().unwrap_or_default()
-                    );
-                    state.scenario.repo(&full).map(|(_, d)| d.clone())
-                })
-                .flatten();
-            let r = match found {
-                Some(data) => {
-                    let repository = match &asked {
-                        Asked::Discussions => repository(&data, vars),
-                        Asked::Reviews(numbers) => crate::comments::reviews_of(&data, numbers),
-                    };
-                    Response::json(
-                        200,
-                        &json!({ "data": { "rateLimit": rate, "repository": repository } }),
-                    )
-                }
-                None => not_found(vars, rate),
+            let r = match &asked {
+                Asked::Heads => heads(&state.scenario, vars, rate),
+                _ => one_repository(&state.scenario, &asked, vars, fault, rate),
             };
             (r, budget.reset, remaining)
         }
@@ -116,10 +101,97 @@ pub(crate) fn answer(state: &mut State, req: &Request, fault: Option<&Fault>) ->
     r
 }
 
-/// The two queries the client sends.
+/// The answer to a query of one repository (`owner`, `name`): its
+/// discussions or the reviews of its pull requests, with `rate`.
+fn one_repository(
+    scenario: &Scenario,
+    asked: &Asked,
+    vars: &Value,
+    fault: Option<&Fault>,
+    rate: Value,
+) -> Response {
+    let found = (fault != Some(&Fault::GraphqlNotFound))
+        .then(|| {
+            let full = format!(
+                "{}/{}",
+                vars["owner"].as_str().unwrap_or_default(),
+                vars["name"].as_str().unwrap_or_default()
+            );
+            scenario.repo(&full).map(|(_, d)| d.clone())
+        })
+        .flatten();
+    let Some(data) = found else {
+        return not_found(vars, rate);
+    };
+    let repository = match asked {
+        Asked::Reviews(numbers) => crate::comments::reviews_of(&data, numbers),
+        _ => repository(&data, vars),
+    };
+    Response::json(
+        200,
+        &json!({ "data": { "rateLimit": rate, "repository": repository } }),
+    )
+}
+
+/// The `(owner, name)` pairs of a `DiscussionHeads` query, from its
+/// variables `o<i>` and `n<i>`, in order.
+fn heads_asked(vars: &Value) -> Vec<(String, String)> {
+    (0..)
+        .map_while(|i| {
+            let owner = vars[format!("o{i}")].as_str()?;
+            let name = vars[format!("n{i}")].as_str()?;
+            Some((owner.to_string(), name.to_string()))
+        })
+        .collect()
+}
+
+/// The answer to a `DiscussionHeads` query: for each alias `r<i>`, whether
+/// the repository has discussions and its most recently updated one, or
+/// null and a `NOT_FOUND` error naming the alias, as GitHub answers.
+fn heads(scenario: &Scenario, vars: &Value, rate: Value) -> Response {
+    let mut data = serde_json::Map::new();
+    data.insert("rateLimit".into(), rate);
+    let mut errors = Vec::new();
+    for (i, (owner, name)) in heads_asked(vars).into_iter().enumerate() {
+        let alias = format!("r{i}");
+        let full = format!("{owner}/{name}");
+        let head = match scenario.repo(&full) {
+            None => {
+                errors.push(json!({
+                    "type": "NOT_FOUND",
+                    "path": [alias],
+                    "message": format!("Could not resolve to a Repository with the name '{full}'."),
+                }));
+                Value::Null
+            }
+            Some((_, d)) => match &d.discussions {
+                None => json!({ "hasDiscussionsEnabled": false, "discussions": empty() }),
+                Some(all) => {
+                    let newest = all
+                        .iter()
+                        .filter_map(|d| d["updatedAt"].as_str())
+                        .max()
+                        .map(|at| json!([{ "updatedAt": at }]))
+                        .unwrap_or_else(|| json!([]));
+                    json!({ "hasDiscussionsEnabled": true, "discussions": { "nodes": newest } })
+                }
+            },
+        };
+        data.insert(alias, head);
+    }
+    let mut body = json!({ "data": data });
+    if !errors.is_empty() {
+        body["errors"] = json!(errors);
+    }
+    Response::json(200, &body)
+}
+
+/// The queries the client sends.
 enum Asked {
     /// The `Discussions` query, by its variables.
     Discussions,
+    /// The `DiscussionHeads` query, by its variables.
+    Heads,
     /// The reviews of these pull requests, by alias.
     Reviews(Vec<String>),
 }

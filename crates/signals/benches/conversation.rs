@@ -17,7 +17,10 @@
 //! `collect --json` counts them and as the host saw them (they must agree,
 //! or this program panics); the wall time. Then the store's bytes per
 //! comment: the comments table and its index, and the texts only comments
-//! use, over the comments.
+//! use, over the comments. Last, a round of 250 small repositories with
+//! discussions: a first round, a quiet one (their discussions asked by
+//! heads, 100 repositories a GraphQL point), and one with a single
+//! discussion changed.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -78,6 +81,55 @@ fn main() {
         "\nStore: {rows} comment rows, {bytes} bytes in the comments table, its index and the texts only comments use: {:.0} bytes per comment.",
         bytes as f64 / rows.max(1) as f64
     );
+    std::fs::remove_dir_all(&dir).ok();
+    round_of_many(ROUND, start, now);
+}
+
+/// Repositories of the round measured by [`round_of_many`].
+const ROUND: usize = 250;
+
+/// A round of `repos` small repositories with discussions on one host
+/// (3 issues and 5 discussions each): a first round, then two quiet ones
+/// (the first of them sends new URLs: its windows no longer reach back to
+/// the backfill), then one where a single discussion changed. The quiet repositories are
+/// asked by their heads, 100 a query.
+fn round_of_many(repos: usize, start: Timestamp, now: Timestamp) {
+    let (mut scenario, names) = signals_testhost::synthetic_many("round", repos, 3, start);
+    for (name, data) in scenario.repos.iter_mut() {
+        for issue in &mut data.issues {
+            if let Some(entry) = issue.as_object_mut() {
+                entry.remove("pull_request");
+            }
+        }
+        data.pulls.clear();
+        data.repo["has_discussions"] = true.into();
+        data.discussions = Some(synthetic_discussions(name, 5, start));
+    }
+    let host = TestHost::start(scenario.clone()).expect("the test host starts");
+    let dir = workdir(repos + 1);
+    let list: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    std::fs::write(
+        dir.join("signals.toml"),
+        format!(
+            "store = \"signals.db\"\nout = \"site\"\nbackfill_days = 60\n\n[host]\napi_url = \"{}\"\n\n[[groups]]\nid = \"bench\"\nname = \"Bench\"\nrepos = [{}]\n",
+            host.base_url(),
+            list.join(", ")
+        ),
+    )
+    .unwrap();
+    println!(
+        "\nA round of {repos} repositories with discussions (3 issues, 5 discussions each)\n\n| run | REST requests | 304 answers | rate limit spent | GraphQL requests | GraphQL points | wall time |\n|---|---|---|---|---|---|---|"
+    );
+    row(&dir, &host, "1: first round");
+    // The windows' URLs move on from the first round's backfill once.
+    row(&dir, &host, "2: nothing changed, second round");
+    row(&dir, &host, "3: nothing changed");
+    let changed = &names[repos / 2];
+    let data = scenario.repos.get_mut(changed.as_str()).unwrap();
+    data.discussions.as_mut().unwrap()[0] =
+        discussion(changed, 1, now - SignedDuration::from_mins(5), "Ideas");
+    host.set_scenario(scenario);
+    row(&dir, &host, "4: one discussion changed");
     std::fs::remove_dir_all(&dir).ok();
 }
 

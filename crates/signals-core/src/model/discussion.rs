@@ -121,6 +121,34 @@ pub enum Discussions {
     },
     /// Not read, and why.
     Off(DiscussionsOff),
+    /// Not asked: the round's heads query ([`DiscussionHead`]) showed no
+    /// discussion updated since the watermark, and the previous run read
+    /// them, so what it kept stands.
+    Unchanged,
+}
+
+/// What a round's one query for many repositories at once said of one
+/// repository's discussions (issue 26): enough to leave a quiet one
+/// unasked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiscussionHead {
+    /// Discussions are on; when the most recently updated one changed
+    /// (`None`: it has none).
+    Enabled(Option<Timestamp>),
+    /// Discussions are turned off.
+    Disabled,
+}
+
+impl DiscussionHead {
+    /// True when no discussion changed at or after `watermark`: then a
+    /// run that read them before need not ask again.
+    pub fn unchanged_since(self, watermark: Timestamp) -> bool {
+        match self {
+            DiscussionHead::Enabled(None) => true,
+            DiscussionHead::Enabled(Some(newest)) => newest < watermark,
+            DiscussionHead::Disabled => false,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -135,6 +163,17 @@ mod tests {
             "2026-01-01T23:50:00Z".parse::<Timestamp>().unwrap()
         );
         assert_eq!(watermark(Timestamp::MIN), Timestamp::MIN);
+    }
+
+    #[test]
+    fn a_head_is_unchanged_only_before_the_watermark() {
+        let at = |s: &str| s.parse::<Timestamp>().unwrap();
+        let mark = at("2026-01-02T00:00:00Z");
+        let newest = |s| DiscussionHead::Enabled(Some(at(s)));
+        assert!(newest("2026-01-01T23:59:59Z").unchanged_since(mark));
+        assert!(!newest("2026-01-02T00:00:00Z").unchanged_since(mark));
+        assert!(DiscussionHead::Enabled(None).unchanged_since(mark));
+        assert!(!DiscussionHead::Disabled.unchanged_since(mark));
     }
 
     #[test]

@@ -20,8 +20,8 @@ mod run;
 
 pub use comment::{Comment, CommentKind, is_bot_login};
 pub use discussion::{
-    COMMUNITY_DISCUSSIONS, CommunityDiscussion, Discussions, DiscussionsOff, GraphqlCost,
-    WATERMARK_MARGIN, watermark,
+    COMMUNITY_DISCUSSIONS, CommunityDiscussion, DiscussionHead, Discussions, DiscussionsOff,
+    GraphqlCost, WATERMARK_MARGIN, watermark,
 };
 pub use http::{CachedResponse, RateLimit, RequestStats};
 pub use item::{ItemDetail, ItemKind, ItemSnapshot, ItemState, Metrics, signal_id};

@@ -24,6 +24,7 @@ pub fn batched_reads_equal_the_whole_view(make: Factory<'_>) {
         let mut store = (make.borrow_mut())();
         let key = store.ensure_repository(&group(), &tracked()).unwrap();
         prop_assert!(store.repository_outline(key).unwrap().is_none());
+        prop_assert!(store.latest_news(key).unwrap().is_none());
         commit_histories(&mut *store, key, &runs);
         let view = store.repository_view(key).unwrap().unwrap();
         let outline = store.repository_outline(key).unwrap().unwrap();
@@ -31,6 +32,7 @@ pub fn batched_reads_equal_the_whole_view(make: Factory<'_>) {
         prop_assert_eq!(&outline.runs, &view.runs);
         prop_assert_eq!(&outline.context, &view.context);
         prop_assert_eq!(&outline.news, &view.news);
+        prop_assert_eq!(store.latest_news(key).unwrap(), Some(view.news.clone()));
         prop_assert_eq!(&outline.license, &view.license);
 
         let latest_run: HashMap<&str, EventKind> = view

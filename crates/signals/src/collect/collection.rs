@@ -85,6 +85,7 @@ pub fn collect_with(
     window: Window,
     progress: bool,
 ) -> anyhow::Result<Summary> {
+    super::discussions::plan_heads(hosts, targets, window.discussions_off);
     let bar = progress_bar(progress, targets.len() as u64);
     for &target in targets {
         bar.set_message(target.3.unwrap_or(&target.1.repo).to_string());

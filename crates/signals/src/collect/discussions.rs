@@ -8,7 +8,8 @@ use jiff::Timestamp;
 use signals_core::{Discussions, DiscussionsOff, GraphqlCost, ItemSnapshot, News, RepoName};
 use signals_http::ResponseCache;
 
-use crate::hosts::HostClient;
+use super::collection::Target;
+use crate::hosts::{HostClient, HostEntry};
 
 /// What the step brought to the run.
 #[derive(Debug, Default)]
@@ -35,17 +36,21 @@ impl Read {
         match self.news {
             Some(Discussions::Read { open, .. }) => news.discussions = open,
             Some(Discussions::Off(off)) => news.discussions_off = Some(off),
-            None => {}
+            // `read` turns it into the previous run's open discussions.
+            Some(Discussions::Unchanged) | None => {}
         }
     }
 }
 
 /// Asks the host for `name`'s discussions updated at or after
 /// `watermark`, unless `off` (the group's `discussions = false`).
+/// `previous` is the news of the repository's previous run: when it read
+/// the discussions and the round's head shows none changed since, nothing
+/// is asked and its open discussions stand.
 pub fn read(
     client: &mut HostClient,
     name: &RepoName,
-    watermark: Timestamp,
+    (watermark, previous): (Timestamp, Option<News>),
     off: bool,
     cache: &mut dyn ResponseCache,
 ) -> Result<Read, signals_http::Error> {
@@ -56,7 +61,8 @@ pub fn read(
             ..Read::default()
         });
     }
-    let result = client.discussions(name, watermark, cache);
+    let read_before = previous.as_ref().filter(|n| n.discussions_off.is_none());
+    let result = client.discussions(name, watermark, read_before.is_some(), cache);
     let cost = client.http_ref().graphql_cost();
     Ok(match result? {
         Discussions::Read { items, open } => Read {
@@ -67,10 +73,35 @@ pub fn read(
             }),
             cost,
         },
+        Discussions::Unchanged => Read {
+            items: Vec::new(),
+            news: Some(Discussions::Read {
+                items: Vec::new(),
+                open: read_before
+                    .map(|n| n.discussions.clone())
+                    .unwrap_or_default(),
+            }),
+            cost,
+        },
         off @ Discussions::Off(_) => Read {
             items: Vec::new(),
             news: Some(off),
             cost,
         },
     })
+}
+
+/// Names to each host the round's repositories on it whose group reads
+/// discussions (issue 26), so a run asks their heads a hundred at a time
+/// (one GraphQL point) and a quiet repository's run asks nothing more.
+/// Asks nothing itself.
+pub fn plan_heads(hosts: &mut [HostEntry], targets: &[Target<'_>], discussions_off: &[String]) {
+    for (h, host) in hosts.iter_mut().enumerate() {
+        let names: Vec<RepoName> = targets
+            .iter()
+            .filter(|(group, _, at, _)| *at == h && !discussions_off.contains(&group.id))
+            .map(|(_, repo, _, ask)| ask.unwrap_or(&repo.repo).clone())
+            .collect();
+        host.client.plan_discussion_heads(&names);
+    }
 }

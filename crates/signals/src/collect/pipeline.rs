@@ -246,7 +246,7 @@ fn run(
     let plan = plan(store, key, (group, repo), collected_at, &window)?;
     let (outcome, discussions) = ask_host(
         client,
-        store,
+        (&mut *store, key),
         &plan,
         (group, repo, ask),
         (collected_at, &window),
@@ -336,12 +336,17 @@ fn run(
 /// the configured name.
 fn ask_host(
     client: &mut HostClient,
-    store: &mut dyn Backend,
+    (store, key): (&mut dyn Backend, RepoKey),
     plan: &Plan,
     (group, repo, ask): (&Group, &TrackedRepo, &RepoName),
     (collected_at, window): (Timestamp, &Window),
     rate_prefix: &str,
 ) -> Result<(Collection, discussions::Read), RunError> {
+    // The previous run's news: its discussions stand when none changed.
+    let previous = match plan.first_run {
+        true => None,
+        false => store.latest_news(key)?,
+    };
     // The host is asked from the start of `since`'s UTC day, so the URLs of
     // a day's runs are the same and an unchanged list answers 304; the
     // items updated before `since` that this brings are dropped below (the
@@ -370,7 +375,7 @@ fn ask_host(
         signals_core::watermark(plan.since)
     };
     let off = window.discussions_off.contains(&group.id);
-    let mut discussions = discussions::read(client, &name, watermark, off, &mut cache)?;
+    let mut discussions = discussions::read(client, &name, (watermark, previous), off, &mut cache)?;
     if let Some(e) = cache.error {
         return Err(e.into());
     }

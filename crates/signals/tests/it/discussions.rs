@@ -188,6 +188,101 @@ fn discussions_are_paged_then_changed_then_quiet() {
     );
 }
 
+/// Three repositories with discussions on one host, as `scenario` makes
+/// `REPO`; the second has 120 of them.
+fn three(second: Vec<Value>) -> Scenario {
+    let mut all = scenario(Some(vec![]));
+    for (name, discussions) in [("o/b", second), ("o/c", vec![])] {
+        let mut s = synthetic(
+            name,
+            3,
+            Timestamp::now() - SignedDuration::from_hours(24 * 40),
+        );
+        let data = s.repos.values_mut().next().unwrap();
+        for issue in &mut data.issues {
+            if let Some(entry) = issue.as_object_mut() {
+                entry.remove("pull_request");
+            }
+        }
+        data.pulls.clear();
+        data.repo["has_discussions"] = true.into();
+        data.discussions = Some(discussions);
+        all.repos.extend(s.repos);
+    }
+    all
+}
+
+/// The names of the repositories each POST of `host` asked for: the
+/// heads query's are `heads`, a discussions page's its `owner/name`.
+fn asked(host: &TestHost) -> Vec<String> {
+    host.requests()
+        .iter()
+        .filter(|r| r.method == "POST")
+        .map(|r| {
+            let body: Value = serde_json::from_slice(&r.body).unwrap_or_default();
+            match body["data"]["repository"]["discussions"].is_object() {
+                true => "page".to_string(),
+                false => "heads".to_string(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_quiet_round_asks_every_repository_at_once_for_one_point() {
+    let at = Timestamp::now() - SignedDuration::from_hours(24 * 30);
+    let second = synthetic_discussions("o/b", 120, at);
+    let host = TestHost::start(three(second.clone())).unwrap();
+    let dir = TempDir::new("disc-heads");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(host.base_url(), &[REPO, "o/b", "o/c"], ""),
+    )
+    .unwrap();
+
+    // First runs: no heads (nothing read before to keep), each its own
+    // pages: o/b's two, one each for the others.
+    let summary = collect(dir.path(), &[TOKEN]);
+    assert_eq!(asked(&host), ["page", "page", "page", "page"]);
+    assert_eq!(summary["graphqlPoints"], 4, "{summary}");
+    let news = |dir: &Path| {
+        let out = run(dir, &["export"], &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        read_json(&dir.join("site/g/b/dataset.json"))["dataset"]["news"]["communityDiscussions"]
+            .clone()
+    };
+    let first = news(dir.path());
+    assert_eq!(first.as_array().unwrap().len(), 10);
+
+    // A quiet round: one request, one point, for the three; the news
+    // keeps the open discussions the last read found.
+    host.clear_requests();
+    let summary = collect(dir.path(), &[TOKEN]);
+    assert_eq!(asked(&host), ["heads"]);
+    assert_eq!(
+        (&summary["graphqlRequests"], &summary["graphqlPoints"]),
+        (&Value::from(1), &Value::from(1)),
+        "{summary}"
+    );
+    assert_eq!(news(dir.path()), first);
+
+    // One discussion of o/b changes: the heads, then o/b's first page.
+    let mut changed = second;
+    changed[4] = discussion(
+        "o/b",
+        5,
+        Timestamp::now() - SignedDuration::from_mins(1),
+        "Ideas",
+    );
+    let s = three(changed);
+    host.set_scenario(s);
+    host.clear_requests();
+    let summary = collect(dir.path(), &[TOKEN]);
+    assert_eq!(asked(&host), ["heads", "page"]);
+    assert_eq!(summary["changedCount"], 1, "{summary}");
+    assert_eq!(news(dir.path())[0]["number"], 5);
+}
+
 #[test]
 fn no_token_discussions_off_and_a_group_that_turns_them_off_fail_nothing() {
     // Without a token: no GraphQL request, a note on the page.
