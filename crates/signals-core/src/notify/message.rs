@@ -210,26 +210,37 @@ pub fn messages(rules: &[RuleRef<'_>], run: &RunInput<'_>) -> Vec<Outgoing> {
             delivery: delivery_id(&[&rule.name, &run.group.id, &run.repo.id, &collected]),
             rule: rule.name.clone(),
             held: r.held,
-            payload: Payload {
-                rule: rule.name.clone(),
-                kind,
-                group: Some(GroupRef {
-                    id: run.group.id.clone(),
-                    name: run.group.name.clone(),
-                }),
-                repository: Some(RepoRef {
-                    id: run.repo.id.clone(),
-                    repo: run.repo.repo.to_string(),
-                    name: run.repo.name.clone(),
-                }),
-                collected_at: collected.clone(),
-                signals,
-                more,
-                link: run.link.map(str::to_string),
-            },
+            payload: run_payload(&rule.name, kind, run, (signals, more)),
         });
     }
     out
+}
+
+/// The payload of a rule's message about one repository's run: its
+/// `signals` (and how many `more` were left out).
+pub(super) fn run_payload(
+    rule: &str,
+    kind: MessageKind,
+    run: &RunInput<'_>,
+    (signals, more): (Vec<MessageSignal>, u64),
+) -> Payload {
+    Payload {
+        rule: rule.to_string(),
+        kind,
+        group: Some(GroupRef {
+            id: run.group.id.clone(),
+            name: run.group.name.clone(),
+        }),
+        repository: Some(RepoRef {
+            id: run.repo.id.clone(),
+            repo: run.repo.repo.to_string(),
+            name: run.repo.name.clone(),
+        }),
+        collected_at: fmt_collected(run.collected_at),
+        signals,
+        more,
+        link: run.link.map(str::to_string),
+    }
 }
 
 fn signal(

@@ -12,8 +12,8 @@ use crate::hostile::http_url;
 use crate::importance::score;
 use crate::model::ItemSnapshot;
 
-use super::{GroupRef, MessageKind, MessageSignal, Outgoing, Payload, RepoRef};
 use super::{MAX_SIGNALS, RuleRef, RunInput, Trigger, delivery_id, rank};
+use super::{MessageKind, MessageSignal, Outgoing};
 
 /// True when `item` crossed `waiting_days` in `(previous, now]`: it is
 /// waiting at `now` and was created no earlier than `waiting_days` before
@@ -77,23 +77,12 @@ pub fn waiting_messages(
             ]),
             rule: rule.name.clone(),
             held: r.held,
-            payload: Payload {
-                rule: rule.name.clone(),
-                kind: MessageKind::Alert,
-                group: Some(GroupRef {
-                    id: run.group.id.clone(),
-                    name: run.group.name.clone(),
-                }),
-                repository: Some(RepoRef {
-                    id: run.repo.id.clone(),
-                    repo: run.repo.repo.to_string(),
-                    name: run.repo.name.clone(),
-                }),
-                collected_at: collected.clone(),
-                signals,
-                more,
-                link: run.link.map(str::to_string),
-            },
+            payload: super::message::run_payload(
+                &rule.name,
+                MessageKind::Alert,
+                run,
+                (signals, more),
+            ),
         });
     }
     out

@@ -29,6 +29,13 @@ fn scenario(discussions: Option<Vec<Value>>) -> Scenario {
         6,
         Timestamp::now() - SignedDuration::from_hours(24 * 40),
     );
+    with_discussions(&mut s, discussions);
+    s
+}
+
+/// Makes the one repository of `s` hold issues only and `discussions`
+/// (`None`: turned off), its REST object saying so.
+fn with_discussions(s: &mut Scenario, discussions: Option<Vec<Value>>) {
     let data = s.repos.values_mut().next().unwrap();
     for issue in &mut data.issues {
         if let Some(entry) = issue.as_object_mut() {
@@ -38,7 +45,6 @@ fn scenario(discussions: Option<Vec<Value>>) -> Scenario {
     data.pulls.clear();
     data.repo["has_discussions"] = discussions.is_some().into();
     data.discussions = discussions;
-    s
 }
 
 /// 250 discussions updated 30 days ago (three pages).
@@ -198,15 +204,7 @@ fn three(second: Vec<Value>) -> Scenario {
             3,
             Timestamp::now() - SignedDuration::from_hours(24 * 40),
         );
-        let data = s.repos.values_mut().next().unwrap();
-        for issue in &mut data.issues {
-            if let Some(entry) = issue.as_object_mut() {
-                entry.remove("pull_request");
-            }
-        }
-        data.pulls.clear();
-        data.repo["has_discussions"] = true.into();
-        data.discussions = Some(discussions);
+        with_discussions(&mut s, Some(discussions));
         all.repos.extend(s.repos);
     }
     all
