@@ -13,6 +13,8 @@
 //!   replaced (docs/decisions.md).
 //! - [`clamp_timestamp`]: timestamps before year 0 or after 9999 cannot be
 //!   written as `YYYY-MM-DDThh:mm:ssZ`; they are clamped into that range.
+//! - [`html_text`]: text written into HTML by hand (outside the site's
+//!   templates, which escape on their own) stays text.
 
 use std::borrow::Cow;
 
@@ -115,6 +117,25 @@ pub fn http_url(url: &str, fallback: &str) -> String {
 /// A homepage as the schema allows it: an http(s) URL, or empty.
 pub fn homepage(url: &str) -> String {
     http_url(url.trim(), "")
+}
+
+/// Text for HTML element content and quoted attribute values: `&`, `<`,
+/// `>`, `"` and `'` escaped, control characters other than a newline and
+/// a tab dropped (a title has no place for a NUL or an escape).
+pub fn html_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if c.is_control() && c != '\n' && c != '\t' => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// `ts` clamped to `0000-01-01T00:00:00Z ..= 9999-12-31T23:59:59Z`, the

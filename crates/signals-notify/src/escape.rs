@@ -1,23 +1,10 @@
 //! Escaping for the two markups messages are written in. Host values
 //! (titles, labels, handles) are hostile: they must stay text.
 
-/// Text for HTML element content and quoted attribute values.
+/// Text for HTML element content and quoted attribute values
+/// ([`signals_core::hostile::html_text`]).
 pub fn html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            // Control characters have no place in a title; a newline
-            // would be harmless, but a NUL or an escape is not.
-            c if c.is_control() && c != '\n' && c != '\t' => {}
-            c => out.push(c),
-        }
-    }
-    out
+    signals_core::hostile::html_text(text)
 }
 
 /// Text for Slack's mrkdwn: `&`, `<` and `>` escaped as Slack documents,

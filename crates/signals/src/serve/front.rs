@@ -71,25 +71,9 @@ pub fn page_not_found(path: &str) -> Answer {
          <h1>Page not found</h1>\n<p>This site has no page at <code>{}</code>.</p>\n\
          <p><a href=\"/\">The index</a> lists every group and repository; \
          the JSON API is under <a href=\"/api/\">/api/</a>.</p>\n</main>\n</body>\n</html>\n",
-        escape(path)
+        signals_core::hostile::html_text(path)
     );
     (404, "text/html; charset=utf-8", html.into_bytes())
-}
-
-/// `text` safe inside an HTML element.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
