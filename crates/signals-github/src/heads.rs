@@ -166,7 +166,7 @@ mod tests {
         );
         assert_eq!(heads["o/b"], DiscussionHead::Enabled(None));
         assert_eq!(heads["o/d"], DiscussionHead::Disabled);
-        assert!(parse_heads("u", b"[]", &repos()).is_err());
+        assert!(parse_heads("u", b"not json", &repos()).is_err());
         assert!(
             parse_heads("u", br#"{"data":null}"#, &repos())
                 .unwrap()
