@@ -192,7 +192,12 @@ pub fn run(config: &Config, config_path: &Path, args: Settings) -> anyhow::Resul
                 ""
             }
         );
-        let router = axum::Router::new().fallback(handle).with_state(app);
+        // Answers are gzipped for a client that accepts it (issue 28):
+        // pages, JSON, the filter index (docs/decisions.md, "Compression").
+        let router = axum::Router::new()
+            .fallback(handle)
+            .with_state(app)
+            .layer(tower_http::compression::CompressionLayer::new());
         net::serve(listener, router, limits, stopped()).await;
         anyhow::Ok(())
     })?;

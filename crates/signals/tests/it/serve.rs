@@ -98,6 +98,13 @@ pub(crate) fn raw(port: u16, method: &str, target: &str) -> (u16, Vec<u8>) {
 
 /// [`raw`] with more header lines (each ending in `\r\n`).
 fn raw_with(port: u16, method: &str, target: &str, headers: &str) -> (u16, Vec<u8>) {
+    let (head, body) = exchange(port, method, target, headers);
+    (head.split(' ').nth(1).unwrap().parse().unwrap(), body)
+}
+
+/// [`raw_with`], returning the answer's head (status line and headers)
+/// and its body, dechunked.
+fn exchange(port: u16, method: &str, target: &str, headers: &str) -> (String, Vec<u8>) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(
         s,
@@ -108,7 +115,6 @@ fn raw_with(port: u16, method: &str, target: &str, headers: &str) -> (u16, Vec<u
     s.read_to_end(&mut all).unwrap();
     let split = all.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
     let head = String::from_utf8_lossy(&all[..split]).to_string();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
     let mut body = all[split + 4..].to_vec();
     if head
         .to_ascii_lowercase()
@@ -116,7 +122,7 @@ fn raw_with(port: u16, method: &str, target: &str, headers: &str) -> (u16, Vec<u
     {
         body = dechunk(&body);
     }
-    (status, body)
+    (head, body)
 }
 
 fn dechunk(mut b: &[u8]) -> Vec<u8> {
@@ -643,4 +649,37 @@ fn the_read_token_is_required_accepted_and_never_logged() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("SIGNALS_READ_TOKEN"), "{err}");
+}
+
+/// Issue 28: answers are gzipped for a client that accepts it, and only
+/// then; they decode to what an uncompressed request gets.
+#[test]
+fn answers_are_gzipped_when_the_client_accepts_it() {
+    let dir = TempDir::new("serve-gzip");
+    store(dir.path());
+    let s = serve(dir.path());
+    for target in [
+        "/api/repos/g/r0/signals",
+        "/g/r0/index.html",
+        "/g/r0/dataset.json",
+    ] {
+        let (head, plain) = exchange(s.port, "GET", target, "");
+        let lower = head.to_ascii_lowercase();
+        assert!(lower.starts_with("http/1.1 200"), "{target}: {head}");
+        assert!(!lower.contains("content-encoding"), "{target}: {head}");
+        let (head, zipped) = exchange(s.port, "GET", target, "Accept-Encoding: gzip\r\n");
+        let lower = head.to_ascii_lowercase();
+        assert!(lower.contains("content-encoding: gzip"), "{target}: {head}");
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(&zipped[..])
+            .read_to_end(&mut out)
+            .unwrap();
+        assert_eq!(out, plain, "{target}");
+        assert!(
+            zipped.len() * 3 < plain.len(),
+            "{target}: {} bytes gzipped of {}",
+            zipped.len(),
+            plain.len()
+        );
+    }
 }
