@@ -232,6 +232,11 @@ pub trait Host: Protocol + Clone + 'static {
     }
 }
 
+/// `owner/name` lower-cased: how heads are keyed.
+fn lowercase_name(repo: &RepoName) -> String {
+    repo.to_string().to_lowercase()
+}
+
 /// Repositories whose discussions' heads one query asks
 /// ([`Host::discussion_heads`]): GitHub charges one point for 100.
 pub const HEADS_PER_QUERY: usize = 100;
@@ -246,10 +251,16 @@ pub struct HostClient<H: Host> {
     /// discussions step ([`Host::discussions`]).
     repo_object: Option<Vec<u8>>,
     /// The round's repositories whose discussions may be asked by heads
-    /// ([`HostClient::plan_discussion_heads`]), lower-cased, in order.
+    /// ([`HostClient::plan_discussion_heads`]), in order, and the place of
+    /// each by lower-cased name.
     round: Vec<RepoName>,
+    round_at: HashMap<String, usize>,
     /// Heads asked in this round, with when they were asked.
     heads: HashMap<String, (DiscussionHead, Timestamp)>,
+    /// When a heads query last failed: none is asked again within the
+    /// watermark's margin, so a failing GraphQL costs the round one
+    /// failed query, not one per repository.
+    heads_failed: Option<Timestamp>,
 }
 
 impl<H: Host> fmt::Debug for HostClient<H> {
@@ -275,7 +286,9 @@ impl<H: Host> HostClient<H> {
             host,
             repo_object: None,
             round: Vec::new(),
+            round_at: HashMap::new(),
             heads: HashMap::new(),
+            heads_failed: None,
         })
     }
 
@@ -469,7 +482,12 @@ impl<H: Host> HostClient<H> {
     /// collected; forgets the heads of the round before. Asks nothing.
     pub fn plan_discussion_heads(&mut self, repos: &[RepoName]) {
         self.round = repos.to_vec();
+        self.round_at.clear();
+        for (at, repo) in repos.iter().enumerate().rev() {
+            self.round_at.insert(lowercase_name(repo), at);
+        }
         self.heads.clear();
+        self.heads_failed = None;
     }
 
     /// The head of `repo`'s discussions, asked when it has none fresh:
@@ -478,13 +496,14 @@ impl<H: Host> HostClient<H> {
     /// watermark's margin is not used: a discussion changed after it was
     /// asked would be missed by the next run too ([`WATERMARK_MARGIN`]).
     /// `None` when `repo` is not in the round, is its last repository (its
-    /// own query costs what a head would), or the query failed.
+    /// own query costs what a head would), or a heads query failed within
+    /// the margin.
     fn head_of(
         &mut self,
         repo: &RepoName,
         cache: &mut dyn ResponseCache,
     ) -> Option<DiscussionHead> {
-        let key = repo.to_string().to_lowercase();
+        let key = lowercase_name(repo);
         let now = (self.http.config().clock)();
         let fresh = |at: Timestamp| now.duration_since(at) <= WATERMARK_MARGIN;
         if let Some(&(head, at)) = self.heads.get(&key)
@@ -492,22 +511,15 @@ impl<H: Host> HostClient<H> {
         {
             return Some(head);
         }
-        let at = self
-            .round
-            .iter()
-            .position(|r| r.to_string().eq_ignore_ascii_case(&key))?;
-        let chunk: Vec<RepoName> = self.round[at..]
-            .iter()
-            .take(HEADS_PER_QUERY)
-            .cloned()
-            .collect();
-        if chunk.len() < 2 {
+        let at = *self.round_at.get(&key)?;
+        let chunk = &self.round[at..(at + HEADS_PER_QUERY).min(self.round.len())];
+        if chunk.len() < 2 || self.heads_failed.is_some_and(fresh) {
             return None;
         }
-        let heads = self
-            .host
-            .discussion_heads(&mut self.http, &chunk, cache)
-            .ok()?;
+        let Ok(heads) = self.host.discussion_heads(&mut self.http, chunk, cache) else {
+            self.heads_failed = Some(now);
+            return None;
+        };
         for (name, head) in heads {
             self.heads.insert(name, (head, now));
         }

@@ -66,7 +66,7 @@ impl HistoryLinks {
         let doc_line = card_line(&SignalDoc {
             id: id.to_string(),
             referenced_by: referenced_by.iter().map(|l| l.id.clone()).collect(),
-            ..empty_doc()
+            ..SignalDoc::default()
         });
         HistoryLinks {
             references,
@@ -94,42 +94,6 @@ pub struct SharedEntry {
     pub from: Vec<String>,
 }
 
-fn empty_doc() -> SignalDoc {
-    SignalDoc {
-        id: String::new(),
-        source: String::new(),
-        group: String::new(),
-        project: String::new(),
-        kind: String::new(),
-        title: String::new(),
-        text: String::new(),
-        url: String::new(),
-        created_at: String::new(),
-        updated_at: String::new(),
-        timestamp: String::new(),
-        metrics: signals_core::dataset::MetricsDoc {
-            reactions: 0,
-            comments: 0,
-        },
-        labels: vec![],
-        author: String::new(),
-        state: String::new(),
-        assignees: vec![],
-        draft: None,
-        merged: None,
-        merged_at: None,
-        tag: None,
-        prerelease: None,
-        published_at: None,
-        category: None,
-        answered: None,
-        change: None,
-        references: vec![],
-        first_response: None,
-        referenced_by: vec![],
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,7 +102,7 @@ mod tests {
         SignalDoc {
             id: id.into(),
             referenced_by: by.iter().map(|s| s.to_string()).collect(),
-            ..empty_doc()
+            ..SignalDoc::default()
         }
     }
 

@@ -194,7 +194,7 @@ pub struct RunDoc {
 }
 
 /// `metrics` of a signal.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MetricsDoc {
     /// Reactions.
@@ -204,7 +204,7 @@ pub struct MetricsDoc {
 }
 
 /// An element of `dataset.signals`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SignalDoc {
     /// `<source>:<owner>/<name>:<kind>:<key>`.
