@@ -25,6 +25,7 @@ pub mod owners;
 pub mod reconcile;
 pub mod references;
 pub mod run;
+pub mod search;
 pub mod trends;
 
 pub use diff::{Observation, TrackedField, observe};

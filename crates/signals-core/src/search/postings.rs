@@ -1,0 +1,250 @@
+//! The word index's posting lists (issue 28): for each term, the documents
+//! holding it, cut into blocks of [`BLOCK_DOCS`] document numbers so that
+//! a changed item rewrites one block of each of its terms, never a whole
+//! list. The store keeps the blocks as opaque bytes (one row per term and
+//! block, both backends alike) and the static site writes the same bytes
+//! into its shards, so the browser decodes what the API decodes.
+//!
+//! A block is `varint(count)` then per document, in increasing document
+//! order: `varint(doc - previous doc)` (the first from 0), `varint(len)`
+//! (the document's weighted length, [`super::rank`]), `varint(title_tf)`,
+//! `varint(positions)` and each position as a `varint` difference from the
+//! previous one. Varints are LEB128, unsigned, at most 5 bytes.
+
+/// Document numbers per block.
+pub const BLOCK_DOCS: u32 = 4096;
+
+/// The block a document's entries go to.
+pub fn block_of(doc: u32) -> u32 {
+    doc / BLOCK_DOCS
+}
+
+/// One document's entry in a term's list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The document's number (per repository).
+    pub doc: u32,
+    /// The document's weighted length.
+    pub len: u32,
+    /// How often the term is in the title.
+    pub title_tf: u32,
+    /// How often the term is in the document, title included.
+    pub tf: u32,
+    /// Where the term is, in increasing order: all `tf` of them, or none
+    /// when the block was read without positions.
+    pub positions: Vec<u32>,
+}
+
+/// A block that cannot be read; the store's copy is damaged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a block of the word index is damaged at byte {at}: {what}; rebuild the index")]
+pub struct BlockError {
+    /// Where reading stopped.
+    pub at: usize,
+    /// What was wrong.
+    pub what: &'static str,
+}
+
+fn put(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn get(&mut self) -> Result<u32, BlockError> {
+        let mut v: u64 = 0;
+        for shift in (0..35).step_by(7) {
+            let Some(&b) = self.bytes.get(self.at) else {
+                return Err(BlockError {
+                    at: self.at,
+                    what: "it ends inside a number",
+                });
+            };
+            self.at += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return u32::try_from(v).map_err(|_| BlockError {
+                    at: self.at,
+                    what: "a number is too large",
+                });
+            }
+        }
+        Err(BlockError {
+            at: self.at,
+            what: "a number is longer than 5 bytes",
+        })
+    }
+}
+
+/// The bytes of a block of `entries` (in increasing document order).
+pub fn encode(entries: &[Entry]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(entries.len() * 6);
+    put(&mut out, entries.len() as u32);
+    let mut prev = 0;
+    for e in entries {
+        put(&mut out, e.doc - prev);
+        prev = e.doc;
+        put(&mut out, e.len);
+        put(&mut out, e.title_tf);
+        put(&mut out, e.tf);
+        let mut last = 0;
+        for &p in &e.positions {
+            put(&mut out, p - last);
+            last = p;
+        }
+    }
+    out
+}
+
+/// A block's entries, read into `out` (appended); positions are kept only
+/// when `positions` is set (a phrase needs them, a word does not).
+pub fn decode(bytes: &[u8], positions: bool, out: &mut Vec<Entry>) -> Result<(), BlockError> {
+    let mut r = Reader { bytes, at: 0 };
+    let count = r.get()?;
+    // Each entry takes at least 4 bytes: a count beyond that is damage,
+    // caught before anything is reserved for it.
+    if count as usize > bytes.len() / 4 {
+        return Err(BlockError {
+            at: 0,
+            what: "it counts more entries than it has bytes",
+        });
+    }
+    out.reserve(count as usize);
+    let mut doc: u32 = 0;
+    for i in 0..count {
+        let delta = r.get()?;
+        if i > 0 && delta == 0 {
+            return Err(BlockError {
+                at: r.at,
+                what: "a document appears twice",
+            });
+        }
+        doc = doc.checked_add(delta).ok_or(BlockError {
+            at: r.at,
+            what: "a document number is too large",
+        })?;
+        let len = r.get()?;
+        let title_tf = r.get()?;
+        let tf = r.get()?;
+        if title_tf > tf || tf == 0 || tf as usize > bytes.len() - r.at {
+            return Err(BlockError {
+                at: r.at,
+                what: "an entry's counts do not fit its positions",
+            });
+        }
+        let mut list = Vec::with_capacity(if positions { tf as usize } else { 0 });
+        let mut p: u32 = 0;
+        for j in 0..tf {
+            let step = r.get()?;
+            if j > 0 && step == 0 {
+                return Err(BlockError {
+                    at: r.at,
+                    what: "a position appears twice",
+                });
+            }
+            p = p.checked_add(step).ok_or(BlockError {
+                at: r.at,
+                what: "a position is too large",
+            })?;
+            if positions {
+                list.push(p);
+            }
+        }
+        out.push(Entry {
+            doc,
+            len,
+            title_tf,
+            tf,
+            positions: list,
+        });
+    }
+    if r.at != bytes.len() {
+        return Err(BlockError {
+            at: r.at,
+            what: "bytes follow the last entry",
+        });
+    }
+    Ok(())
+}
+
+/// `block` (entries in document order) without the documents of `remove`
+/// and with `add` (entries of documents not in `remove` must not be in
+/// `block` already), in document order.
+pub fn merge(block: Vec<Entry>, remove: &[u32], mut add: Vec<Entry>) -> Vec<Entry> {
+    let mut out: Vec<Entry> = block
+        .into_iter()
+        .filter(|e| remove.binary_search(&e.doc).is_err())
+        .collect();
+    out.append(&mut add);
+    out.sort_by_key(|e| e.doc);
+    out.dedup_by_key(|e| e.doc);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(doc: u32, positions: &[u32], title_tf: u32) -> Entry {
+        Entry {
+            doc,
+            len: 10 + doc,
+            title_tf,
+            tf: positions.len() as u32,
+            positions: positions.to_vec(),
+        }
+    }
+
+    #[test]
+    fn blocks_read_back_what_was_written() {
+        let entries = vec![
+            entry(0, &[0, 5], 1),
+            entry(7, &[300], 0),
+            entry(4095, &[1, 2, 3, 1_000_000], 2),
+        ];
+        let bytes = encode(&entries);
+        let mut back = Vec::new();
+        decode(&bytes, true, &mut back).unwrap();
+        assert_eq!(back, entries);
+        let mut bare = Vec::new();
+        decode(&bytes, false, &mut bare).unwrap();
+        assert_eq!(bare.iter().map(|e| e.tf).collect::<Vec<_>>(), [2, 1, 4]);
+        assert!(bare.iter().all(|e| e.positions.is_empty()));
+    }
+
+    #[test]
+    fn damaged_blocks_are_errors_not_panics() {
+        let bytes = encode(&[entry(1, &[0, 5], 1), entry(2, &[1], 0)]);
+        for cut in 0..bytes.len() {
+            let mut out = Vec::new();
+            assert!(decode(&bytes[..cut], true, &mut out).is_err(), "{cut}");
+        }
+        let mut out = Vec::new();
+        assert!(decode(&[0xff, 0xff, 0xff, 0xff, 0x7f], true, &mut out).is_err());
+        assert!(decode(&[1, 0, 1, 2, 1, 0], true, &mut out).is_err());
+        let mut long = bytes.clone();
+        long.push(0);
+        assert!(decode(&long, true, &mut out).is_err());
+    }
+
+    #[test]
+    fn merging_replaces_changed_documents() {
+        let block = vec![entry(1, &[0], 0), entry(3, &[0], 0), entry(5, &[0], 0)];
+        let merged = merge(block, &[3, 5], vec![entry(5, &[9], 0), entry(2, &[1], 0)]);
+        assert_eq!(
+            merged
+                .iter()
+                .map(|e| (e.doc, e.positions[0]))
+                .collect::<Vec<_>>(),
+            [(1, 0), (2, 1), (5, 9)]
+        );
+    }
+}

@@ -1,0 +1,237 @@
+//! Answering a query from posting lists (issue 28): which documents match
+//! ([`super::query`]'s rules) and how well, by BM25 over the weighted
+//! document ([`super::doc`]): `k1` = 1.2, `b` = 0.75, a term's frequency
+//! counting its title occurrences [`TITLE_WEIGHT`] times. A phrase scores
+//! as its words; a prefix as every term it stands for that the document
+//! holds. Scores are rounded to millionths ([`Hit::score`]) so that the
+//! browser's script, doing the same sums in the same order on the same
+//! doubles, ranks exactly as the API; ties are for the caller to break (by
+//! importance, then id).
+//!
+//! [`scan`] answers the same question from a document's text alone, with
+//! no index: the reference that recall is checked against.
+
+use super::doc::{DocText, TITLE_WEIGHT, index};
+use super::postings::Entry;
+use super::query::{Clause, Part, Query};
+
+/// BM25's `k1`.
+pub const K1: f64 = 1.2;
+/// BM25's `b`.
+pub const B: f64 = 0.75;
+
+/// What BM25 needs of the whole index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stats {
+    /// Documents in the index.
+    pub docs: u64,
+    /// The sum of their weighted lengths.
+    pub total_len: u64,
+}
+
+/// A matching document and its score in millionths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hit {
+    /// The document's number.
+    pub doc: u32,
+    /// BM25, × 1,000,000, rounded.
+    pub score: i64,
+}
+
+/// Where posting lists come from: the store, or a test's documents.
+pub trait Source {
+    /// Why a list could not be read.
+    type Error;
+    /// Every entry of `term`, in document order (with positions when
+    /// asked).
+    fn entries(&mut self, term: &str, positions: bool) -> Result<Vec<Entry>, Self::Error>;
+    /// Every indexed term that starts with `prefix`, sorted.
+    fn expand(&mut self, prefix: &str) -> Result<Vec<String>, Self::Error>;
+}
+
+/// A term's inverse document frequency.
+pub fn idf(stats: Stats, df: usize) -> f64 {
+    let (n, df) = (stats.docs as f64, df as f64);
+    ((n - df + 0.5) / (df + 0.5)).ln_1p()
+}
+
+/// One entry's share of a score, given its term's idf.
+pub fn term_score(stats: Stats, idf: f64, e: &Entry) -> f64 {
+    let avg = if stats.docs == 0 {
+        1.0
+    } else {
+        stats.total_len as f64 / stats.docs as f64
+    };
+    let tf = f64::from(e.tf + (TITLE_WEIGHT - 1) * e.title_tf);
+    let norm = K1 * (1.0 - B + B * f64::from(e.len) / avg);
+    idf * (tf * (K1 + 1.0)) / (tf + norm)
+}
+
+/// Matching documents of one clause, in document order, with the clause's
+/// score for each.
+fn clause<S: Source>(
+    c: &Clause,
+    stats: Stats,
+    source: &mut S,
+) -> Result<Vec<(u32, f64)>, S::Error> {
+    match c {
+        Clause::Phrase(parts) if parts.len() == 1 => {
+            let list = source.entries(&parts[0].term, false)?;
+            let idf = idf(stats, list.len());
+            Ok(list
+                .iter()
+                .map(|e| (e.doc, term_score(stats, idf, e)))
+                .collect())
+        }
+        Clause::Phrase(parts) => phrase(parts, stats, source),
+        Clause::Prefix(prefix) => {
+            let mut all: Vec<(u32, f64)> = Vec::new();
+            for term in source.expand(prefix)? {
+                let list = source.entries(&term, false)?;
+                let idf = idf(stats, list.len());
+                all.extend(list.iter().map(|e| (e.doc, term_score(stats, idf, e))));
+            }
+            // Sum each document's terms in term order (stable sort), so
+            // the sums are the same wherever they are computed.
+            all.sort_by_key(|(doc, _)| *doc);
+            let mut out: Vec<(u32, f64)> = Vec::new();
+            for (doc, score) in all {
+                match out.last_mut() {
+                    Some((d, s)) if *d == doc => *s += score,
+                    _ => out.push((doc, score)),
+                }
+            }
+            Ok(out)
+        }
+    }
+}
+
+fn phrase<S: Source>(
+    parts: &[Part],
+    stats: Stats,
+    source: &mut S,
+) -> Result<Vec<(u32, f64)>, S::Error> {
+    let mut lists = Vec::with_capacity(parts.len());
+    for p in parts {
+        let list = source.entries(&p.term, true)?;
+        let idf = idf(stats, list.len());
+        lists.push((list, idf));
+    }
+    let mut cursors = vec![0usize; lists.len()];
+    let mut out = Vec::new();
+    'docs: for e in &lists[0].0 {
+        let mut entries = Vec::with_capacity(lists.len());
+        for (i, (list, _)) in lists.iter().enumerate() {
+            let c = &mut cursors[i];
+            while *c < list.len() && list[*c].doc < e.doc {
+                *c += 1;
+            }
+            match list.get(*c) {
+                Some(found) if found.doc == e.doc => entries.push(found),
+                _ => continue 'docs,
+            }
+        }
+        let at = |start: u32| {
+            parts.iter().zip(&entries).all(|(p, entry)| {
+                let want = start.checked_add(p.offset);
+                want.is_some_and(|w| entry.positions.binary_search(&w).is_ok())
+            })
+        };
+        let first = parts[0].offset;
+        if e.positions.iter().any(|&p| p >= first && at(p - first)) {
+            let score = entries
+                .iter()
+                .zip(&lists)
+                .map(|(entry, (_, idf))| term_score(stats, *idf, entry))
+                .fold(0.0, |a, b| a + b);
+            out.push((e.doc, score));
+        }
+    }
+    Ok(out)
+}
+
+/// The documents matching `query`, with their scores, in document order.
+pub fn evaluate<S: Source>(
+    query: &Query,
+    stats: Stats,
+    source: &mut S,
+) -> Result<Vec<Hit>, S::Error> {
+    let mut matched: Option<Vec<(u32, f64)>> = None;
+    for c in &query.include {
+        let found = clause(c, stats, source)?;
+        matched = Some(match matched {
+            None => found,
+            Some(so_far) => {
+                let mut out = Vec::with_capacity(so_far.len().min(found.len()));
+                let mut j = 0;
+                for (doc, score) in so_far {
+                    while j < found.len() && found[j].0 < doc {
+                        j += 1;
+                    }
+                    if let Some(&(d, s)) = found.get(j)
+                        && d == doc
+                    {
+                        out.push((doc, score + s));
+                    }
+                }
+                out
+            }
+        });
+        if matched.as_ref().is_some_and(Vec::is_empty) {
+            break;
+        }
+    }
+    let mut matched = matched.unwrap_or_default();
+    for c in &query.exclude {
+        if matched.is_empty() {
+            break;
+        }
+        let found = clause(c, stats, source)?;
+        let mut j = 0;
+        matched.retain(|(doc, _)| {
+            while j < found.len() && found[j].0 < *doc {
+                j += 1;
+            }
+            found.get(j).is_none_or(|(d, _)| d != doc)
+        });
+    }
+    Ok(matched
+        .into_iter()
+        .map(|(doc, score)| Hit {
+            doc,
+            score: (score * 1_000_000.0).round() as i64,
+        })
+        .collect())
+}
+
+/// Whether `doc` matches `query`, from its text alone (no index, no
+/// ranking): the reference for recall.
+pub fn scan(query: &Query, doc: &DocText<'_>) -> bool {
+    let indexed = index(doc);
+    let holds = |c: &Clause| match c {
+        Clause::Prefix(prefix) => indexed
+            .terms
+            .range::<str, _>((
+                std::ops::Bound::Included(prefix.as_str()),
+                std::ops::Bound::Unbounded,
+            ))
+            .next()
+            .is_some_and(|(t, _)| t.starts_with(prefix.as_str())),
+        Clause::Phrase(parts) => {
+            let Some(first) = indexed.terms.get(&parts[0].term) else {
+                return false;
+            };
+            first.positions.iter().any(|&p| {
+                p >= parts[0].offset
+                    && parts.iter().all(|part| {
+                        indexed.terms.get(&part.term).is_some_and(|o| {
+                            o.positions
+                                .binary_search(&(p - parts[0].offset + part.offset))
+                                .is_ok()
+                        })
+                    })
+            })
+        }
+    };
+    query.include.iter().all(holds) && !query.exclude.iter().any(holds)
+}
