@@ -30,6 +30,7 @@ pub mod queue;
 mod read;
 mod references;
 mod schema;
+mod search;
 mod stream;
 mod trends;
 mod write;

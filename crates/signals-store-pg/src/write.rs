@@ -207,7 +207,13 @@ impl RunWrites for PgStore {
                 &[&key],
             )
             .map_err(&err)?;
-            for table in ["item_refs", "reference_marks"] {
+            for table in [
+                "item_refs",
+                "reference_marks",
+                "search_postings",
+                "search_docs",
+                "search_state",
+            ] {
                 tx.execute(&format!("DELETE FROM {table} WHERE repo = $1"), &[&key])
                     .map_err(&err)?;
             }

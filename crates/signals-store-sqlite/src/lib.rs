@@ -40,6 +40,8 @@
 //! - `item_keys`, `item_refs`, `reference_marks`: links between items
 //!   (issue 26, `references.rs`): each item's own reference key, the keys
 //!   its texts name, and the runs that changed a repository's links.
+//! - `search_postings`, `search_docs`, `search_state`: the word index
+//!   (issue 28, `search.rs`), derived from the latest snapshots.
 //! - `failures`: one row per failed attempt; a failure writes nothing else.
 //! - `http_cache`, `rate_limits`: keyed by a token *fingerprint* the caller
 //!   computes; a token is never stored.
@@ -68,6 +70,7 @@ mod paged;
 mod read;
 mod references;
 mod schema;
+mod search;
 mod snapshots;
 mod stream;
 mod trends;

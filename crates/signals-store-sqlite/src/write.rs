@@ -125,6 +125,9 @@ impl RunWrites for Store {
             "items",
             "failures",
             "comments",
+            "search_postings",
+            "search_docs",
+            "search_state",
         ] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE repo = ?1"),

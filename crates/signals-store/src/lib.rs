@@ -37,6 +37,7 @@
 //! - [`Owners`] (`owners.rs`): owners' listings and their repositories.
 //! - [`ReferenceReads`] (`references.rs`): links between items of a group.
 //! - [`CommentStore`] (`comments.rs`): comments and reviews (issue 26).
+//! - [`SearchIndex`] (`search.rs`): the word index (issue 28).
 //!
 //! Reads take `&self`, writes `&mut self`. Adding a read means one method
 //! on one role here and its implementation in the same module of each
@@ -56,6 +57,7 @@ pub mod owners;
 mod paged;
 mod read;
 pub mod references;
+pub mod search;
 mod snapshots;
 mod stream;
 #[cfg(feature = "suite")]
@@ -78,6 +80,7 @@ pub use read::{
     totals_from, trail_event_from,
 };
 pub use references::{Linked, Links, ReferenceReads, SharedItem};
+pub use search::{SearchIndex, SearchState, SearchUpdate};
 pub use snapshots::{
     HEAD_COLUMNS, HEAD_JOINS, Parts, RawParts, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, head_title_url,
     state_code,
@@ -102,6 +105,7 @@ pub trait Backend:
     + Owners
     + ReferenceReads
     + CommentStore
+    + SearchIndex
 {
 }
 
@@ -117,6 +121,7 @@ impl<T> Backend for T where
         + Owners
         + ReferenceReads
         + CommentStore
+        + SearchIndex
         + ?Sized
 {
 }

@@ -17,4 +17,4 @@ mod tests;
 pub use doc::{DocText, Indexed, index};
 pub use postings::{BLOCK_DOCS, BlockError, Entry, block_of};
 pub use query::{Clause, Query, QueryError};
-pub use rank::{Hit, Source, Stats, evaluate, scan};
+pub use rank::{Hit, MAX_EXPANSION, SearchFailure, Source, Stats, evaluate, scan};

@@ -38,6 +38,9 @@ pub struct Hit {
     pub score: i64,
 }
 
+/// The most terms a prefix may stand for.
+pub const MAX_EXPANSION: usize = 1000;
+
 /// Where posting lists come from: the store, or a test's documents.
 pub trait Source {
     /// Why a list could not be read.
@@ -45,8 +48,19 @@ pub trait Source {
     /// Every entry of `term`, in document order (with positions when
     /// asked).
     fn entries(&mut self, term: &str, positions: bool) -> Result<Vec<Entry>, Self::Error>;
-    /// Every indexed term that starts with `prefix`, sorted.
-    fn expand(&mut self, prefix: &str) -> Result<Vec<String>, Self::Error>;
+    /// The first `limit` indexed terms that start with `prefix`, sorted.
+    fn expand(&mut self, prefix: &str, limit: usize) -> Result<Vec<String>, Self::Error>;
+}
+
+/// Why a query could not be answered.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchFailure<E> {
+    /// The source failed.
+    #[error(transparent)]
+    Source(E),
+    /// A prefix stands for too many terms to look up at once.
+    #[error("more than {MAX_EXPANSION} different words start with {0:?}: make the prefix longer")]
+    TooManyTerms(String),
 }
 
 /// A term's inverse document frequency.
@@ -73,21 +87,31 @@ fn clause<S: Source>(
     c: &Clause,
     stats: Stats,
     source: &mut S,
-) -> Result<Vec<(u32, f64)>, S::Error> {
+) -> Result<Vec<(u32, f64)>, SearchFailure<S::Error>> {
     match c {
         Clause::Phrase(parts) if parts.len() == 1 => {
-            let list = source.entries(&parts[0].term, false)?;
+            let list = source
+                .entries(&parts[0].term, false)
+                .map_err(SearchFailure::Source)?;
             let idf = idf(stats, list.len());
             Ok(list
                 .iter()
                 .map(|e| (e.doc, term_score(stats, idf, e)))
                 .collect())
         }
-        Clause::Phrase(parts) => phrase(parts, stats, source),
+        Clause::Phrase(parts) => phrase(parts, stats, source).map_err(SearchFailure::Source),
         Clause::Prefix(prefix) => {
             let mut all: Vec<(u32, f64)> = Vec::new();
-            for term in source.expand(prefix)? {
-                let list = source.entries(&term, false)?;
+            let terms = source
+                .expand(prefix, MAX_EXPANSION + 1)
+                .map_err(SearchFailure::Source)?;
+            if terms.len() > MAX_EXPANSION {
+                return Err(SearchFailure::TooManyTerms(format!("{prefix}*")));
+            }
+            for term in terms {
+                let list = source
+                    .entries(&term, false)
+                    .map_err(SearchFailure::Source)?;
                 let idf = idf(stats, list.len());
                 all.extend(list.iter().map(|e| (e.doc, term_score(stats, idf, e))));
             }
@@ -155,7 +179,7 @@ pub fn evaluate<S: Source>(
     query: &Query,
     stats: Stats,
     source: &mut S,
-) -> Result<Vec<Hit>, S::Error> {
+) -> Result<Vec<Hit>, SearchFailure<S::Error>> {
     let mut matched: Option<Vec<(u32, f64)>> = None;
     for c in &query.include {
         let found = clause(c, stats, source)?;

@@ -45,7 +45,7 @@ impl Source for Memory {
         }
         Ok(out)
     }
-    fn expand(&mut self, prefix: &str) -> Result<Vec<String>, Infallible> {
+    fn expand(&mut self, prefix: &str, limit: usize) -> Result<Vec<String>, Infallible> {
         let mut out: Vec<String> = self
             .blocks
             .range((prefix.to_string(), 0)..)
@@ -53,6 +53,7 @@ impl Source for Memory {
             .take_while(|t| t.starts_with(prefix))
             .collect();
         out.dedup();
+        out.truncate(limit);
         Ok(out)
     }
 }

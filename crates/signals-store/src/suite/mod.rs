@@ -19,6 +19,7 @@ mod owners;
 mod paged;
 mod reads;
 mod references;
+mod search;
 mod stream;
 mod trends;
 mod whole;
@@ -42,6 +43,7 @@ pub use owners::*;
 pub use paged::*;
 pub use reads::*;
 pub use references::*;
+pub use search::*;
 pub use stream::*;
 pub use trends::*;
 pub use whole::WholeReads;
@@ -144,6 +146,10 @@ pub const CHECKS: &[(&str, Check)] = &[
     (
         "references_link_items_within_their_group",
         references_link_items_within_their_group,
+    ),
+    (
+        "the_word_index_follows_the_latest_snapshots",
+        the_word_index_follows_the_latest_snapshots,
     ),
 ];
 

@@ -1,0 +1,219 @@
+//! The word index on PostgreSQL (issue 28, migration 0012): reads by
+//! primary key or key range (terms compare as bytes), and one transaction
+//! per update that locks the repository's state row and checks it is the
+//! one the update was computed from; blocks and documents are written with
+//! one statement each.
+
+use std::collections::HashMap;
+
+use signals_core::search::Stats;
+use signals_store::search::{IndexedDoc, PendingItem, SearchUpdate, prefix_end};
+use signals_store::{RepoKey, Result, SearchIndex, SearchState};
+
+use crate::PgStore;
+
+fn state_of(r: &postgres::Row) -> SearchState {
+    SearchState {
+        through: r.get(0),
+        next_doc: r.get::<_, i64>(1) as u32,
+        stats: Stats {
+            docs: r.get::<_, i64>(2) as u64,
+            total_len: r.get::<_, i64>(3) as u64,
+        },
+    }
+}
+
+impl SearchIndex for PgStore {
+    fn search_state(&self, repo: RepoKey) -> Result<SearchState> {
+        Ok(self
+            .query_opt(
+                "reading the word index's state",
+                "SELECT through, next_doc, docs, total_len FROM search_state WHERE repo = $1",
+                &[&repo.raw()],
+            )?
+            .map(|r| state_of(&r))
+            .unwrap_or_default())
+    }
+
+    fn search_blocks(&self, repo: RepoKey, term: &str) -> Result<Vec<Vec<u8>>> {
+        Ok(self
+            .query(
+                "reading the word index",
+                "SELECT data FROM search_postings WHERE repo = $1 AND term = $2 ORDER BY block",
+                &[&repo.raw(), &term],
+            )?
+            .iter()
+            .map(|r| r.get(0))
+            .collect())
+    }
+
+    fn search_blocks_at(
+        &self,
+        repo: RepoKey,
+        keys: &[(String, u32)],
+    ) -> Result<HashMap<(String, u32), Vec<u8>>> {
+        let terms: Vec<&str> = keys.iter().map(|(t, _)| t.as_str()).collect();
+        let blocks: Vec<i64> = keys.iter().map(|(_, b)| i64::from(*b)).collect();
+        Ok(self
+            .query(
+                "reading the word index's blocks",
+                "SELECT p.term, p.block, p.data
+                 FROM unnest($2::text[], $3::bigint[]) AS k(term, block)
+                 JOIN search_postings p ON p.repo = $1 AND p.term = k.term AND p.block = k.block",
+                &[&repo.raw(), &terms, &blocks],
+            )?
+            .iter()
+            .map(|r| ((r.get(0), r.get::<_, i64>(1) as u32), r.get(2)))
+            .collect())
+    }
+
+    fn search_expand(&self, repo: RepoKey, prefix: &str, limit: usize) -> Result<Vec<String>> {
+        Ok(self
+            .query(
+                "looking up a prefix in the word index",
+                "SELECT DISTINCT term FROM search_postings
+                 WHERE repo = $1 AND term >= $2 AND term < $3 ORDER BY term LIMIT $4",
+                &[&repo.raw(), &prefix, &prefix_end(prefix), &(limit as i64)],
+            )?
+            .iter()
+            .map(|r| r.get(0))
+            .collect())
+    }
+
+    fn search_docs(&self, repo: RepoKey) -> Result<Vec<(String, u32)>> {
+        let mut out = Vec::new();
+        self.each_row(
+            "reading the word index's documents",
+            "SELECT item_id, doc FROM search_docs WHERE repo = $1",
+            &[&repo.raw()],
+            |r| {
+                out.push((r.get(0), r.get::<_, i64>(1) as u32));
+                Ok(())
+            },
+        )?;
+        Ok(out)
+    }
+
+    fn search_pending(
+        &self,
+        repo: RepoKey,
+        through: i64,
+        limit: usize,
+    ) -> Result<Vec<PendingItem>> {
+        Ok(self
+            .query(
+                "finding the items the word index has not read",
+                "SELECT i.item_id, i.latest, d.doc, d.len, d.terms
+                 FROM items i LEFT JOIN search_docs d ON d.repo = i.repo AND d.item_id = i.item_id
+                 WHERE i.repo = $1 AND i.latest > $2 ORDER BY i.latest LIMIT $3",
+                &[&repo.raw(), &through, &(limit as i64)],
+            )?
+            .iter()
+            .map(|r| PendingItem {
+                id: r.get(0),
+                latest: r.get(1),
+                indexed: r.get::<_, Option<i64>>(2).map(|doc| IndexedDoc {
+                    doc: doc as u32,
+                    len: r.get::<_, i64>(3) as u32,
+                    terms: r.get(4),
+                }),
+            })
+            .collect())
+    }
+
+    fn search_comments(
+        &self,
+        repo: RepoKey,
+        ids: &[String],
+    ) -> Result<HashMap<String, Vec<String>>> {
+        let mut out: HashMap<String, Vec<String>> = HashMap::new();
+        for r in self.query(
+            "reading comments for the word index",
+            "SELECT c.item, t.text FROM comments c JOIN texts t ON t.id = c.body
+             WHERE c.repo = $1 AND c.item = ANY($2)
+             ORDER BY c.item, c.created_s, c.kind, c.host_id",
+            &[&repo.raw(), &ids],
+        )? {
+            out.entry(r.get(0)).or_default().push(r.get(1));
+        }
+        Ok(out)
+    }
+
+    fn search_apply(&mut self, repo: RepoKey, update: &SearchUpdate) -> Result<bool> {
+        let err = self.err("writing the word index");
+        let key = repo.raw();
+        let (mut put_terms, mut put_blocks, mut put_data) = (vec![], vec![], vec![]);
+        let (mut gone_terms, mut gone_blocks) = (vec![], vec![]);
+        for (term, block, data) in &update.blocks {
+            if data.is_empty() {
+                gone_terms.push(term.as_str());
+                gone_blocks.push(i64::from(*block));
+            } else {
+                put_terms.push(term.as_str());
+                put_blocks.push(i64::from(*block));
+                put_data.push(data.as_slice());
+            }
+        }
+        let ids: Vec<&str> = update.docs.iter().map(|(id, _)| id.as_str()).collect();
+        let docs: Vec<i64> = update.docs.iter().map(|(_, d)| i64::from(d.doc)).collect();
+        let lens: Vec<i64> = update.docs.iter().map(|(_, d)| i64::from(d.len)).collect();
+        let terms: Vec<&str> = update.docs.iter().map(|(_, d)| d.terms.as_str()).collect();
+        self.retrying(|client, _| {
+            let mut tx = client.transaction().map_err(&err)?;
+            // The state row, locked: another indexer of this repository
+            // waits here, then finds the state moved.
+            tx.execute(
+                "INSERT INTO search_state (repo, through, next_doc, docs, total_len)
+                 VALUES ($1, 0, 0, 0, 0) ON CONFLICT (repo) DO NOTHING",
+                &[&key],
+            )
+            .map_err(&err)?;
+            let stored = tx
+                .query_one(
+                    "SELECT through, next_doc, docs, total_len FROM search_state
+                     WHERE repo = $1 FOR UPDATE",
+                    &[&key],
+                )
+                .map_err(&err)?;
+            if state_of(&stored) != update.from {
+                return Ok(false);
+            }
+            tx.execute(
+                "DELETE FROM search_postings p USING unnest($2::text[], $3::bigint[]) AS k(term, block)
+                 WHERE p.repo = $1 AND p.term = k.term AND p.block = k.block",
+                &[&key, &gone_terms, &gone_blocks],
+            )
+            .map_err(&err)?;
+            tx.execute(
+                "INSERT INTO search_postings (repo, term, block, data)
+                 SELECT $1, k.* FROM unnest($2::text[], $3::bigint[], $4::bytea[]) AS k
+                 ON CONFLICT (repo, term, block) DO UPDATE SET data = excluded.data",
+                &[&key, &put_terms, &put_blocks, &put_data],
+            )
+            .map_err(&err)?;
+            tx.execute(
+                "INSERT INTO search_docs (repo, item_id, doc, len, terms)
+                 SELECT $1, k.* FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::text[]) AS k
+                 ON CONFLICT (repo, item_id) DO UPDATE
+                 SET doc = excluded.doc, len = excluded.len, terms = excluded.terms",
+                &[&key, &ids, &docs, &lens, &terms],
+            )
+            .map_err(&err)?;
+            let to = update.to;
+            tx.execute(
+                "UPDATE search_state SET through = $2, next_doc = $3, docs = $4, total_len = $5
+                 WHERE repo = $1",
+                &[
+                    &key,
+                    &to.through,
+                    &i64::from(to.next_doc),
+                    &(to.stats.docs as i64),
+                    &(to.stats.total_len as i64),
+                ],
+            )
+            .map_err(&err)?;
+            tx.commit().map_err(&err)?;
+            Ok(true)
+        })
+    }
+}

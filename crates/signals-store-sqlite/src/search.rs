@@ -1,0 +1,231 @@
+//! The word index on SQLite (issue 28, migration 0013): reads by primary
+//! key or key range, and one `BEGIN IMMEDIATE` transaction per update that
+//! first checks the stored state is the one the update was computed from.
+
+use std::collections::HashMap;
+
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use signals_core::search::Stats;
+use signals_store::search::{IndexedDoc, PendingItem, SearchUpdate, prefix_end};
+use signals_store::{RepoKey, Result, SearchIndex, SearchState};
+
+use crate::Store;
+use crate::error::DbContext;
+
+fn state_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SearchState> {
+    Ok(SearchState {
+        through: r.get(0)?,
+        next_doc: r.get(1)?,
+        stats: Stats {
+            docs: r.get::<_, i64>(2)? as u64,
+            total_len: r.get::<_, i64>(3)? as u64,
+        },
+    })
+}
+
+impl SearchIndex for Store {
+    fn search_state(&self, repo: RepoKey) -> Result<SearchState> {
+        let doing = "reading the word index's state";
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT through, next_doc, docs, total_len FROM search_state WHERE repo = ?1",
+            )
+            .doing(&self.path, doing)?
+            .query_row([repo.raw()], state_row)
+            .optional()
+            .doing(&self.path, doing)?
+            .unwrap_or_default())
+    }
+
+    fn search_blocks(&self, repo: RepoKey, term: &str) -> Result<Vec<Vec<u8>>> {
+        let doing = "reading the word index";
+        self.conn
+            .prepare_cached(
+                "SELECT data FROM search_postings WHERE repo = ?1 AND term = ?2 ORDER BY block",
+            )
+            .doing(&self.path, doing)?
+            .query_map(params![repo.raw(), term], |r| r.get(0))
+            .doing(&self.path, doing)?
+            .collect::<rusqlite::Result<Vec<Vec<u8>>>>()
+            .doing(&self.path, doing)
+    }
+
+    fn search_blocks_at(
+        &self,
+        repo: RepoKey,
+        keys: &[(String, u32)],
+    ) -> Result<HashMap<(String, u32), Vec<u8>>> {
+        let doing = "reading the word index's blocks";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT data FROM search_postings WHERE repo = ?1 AND term = ?2 AND block = ?3",
+            )
+            .doing(&self.path, doing)?;
+        let mut out = HashMap::new();
+        for (term, block) in keys {
+            let data: Option<Vec<u8>> = stmt
+                .query_row(params![repo.raw(), term, block], |r| r.get(0))
+                .optional()
+                .doing(&self.path, doing)?;
+            if let Some(data) = data {
+                out.insert((term.clone(), *block), data);
+            }
+        }
+        Ok(out)
+    }
+
+    fn search_expand(&self, repo: RepoKey, prefix: &str, limit: usize) -> Result<Vec<String>> {
+        let doing = "looking up a prefix in the word index";
+        self.conn
+            .prepare_cached(
+                "SELECT DISTINCT term FROM search_postings
+                 WHERE repo = ?1 AND term >= ?2 AND term < ?3 ORDER BY term LIMIT ?4",
+            )
+            .doing(&self.path, doing)?
+            .query_map(
+                params![repo.raw(), prefix, prefix_end(prefix), limit as i64],
+                |r| r.get(0),
+            )
+            .doing(&self.path, doing)?
+            .collect::<rusqlite::Result<Vec<String>>>()
+            .doing(&self.path, doing)
+    }
+
+    fn search_docs(&self, repo: RepoKey) -> Result<Vec<(String, u32)>> {
+        let doing = "reading the word index's documents";
+        self.conn
+            .prepare_cached("SELECT item_id, doc FROM search_docs WHERE repo = ?1")
+            .doing(&self.path, doing)?
+            .query_map([repo.raw()], |r| Ok((r.get(0)?, r.get(1)?)))
+            .doing(&self.path, doing)?
+            .collect::<rusqlite::Result<Vec<(String, u32)>>>()
+            .doing(&self.path, doing)
+    }
+
+    fn search_pending(
+        &self,
+        repo: RepoKey,
+        through: i64,
+        limit: usize,
+    ) -> Result<Vec<PendingItem>> {
+        let doing = "finding the items the word index has not read";
+        self.conn
+            .prepare_cached(
+                "SELECT i.item_id, i.latest, d.doc, d.len, d.terms
+                 FROM items i LEFT JOIN search_docs d ON d.repo = i.repo AND d.item_id = i.item_id
+                 WHERE i.repo = ?1 AND i.latest > ?2 ORDER BY i.latest LIMIT ?3",
+            )
+            .doing(&self.path, doing)?
+            .query_map(params![repo.raw(), through, limit as i64], |r| {
+                let doc: Option<u32> = r.get(2)?;
+                Ok(PendingItem {
+                    id: r.get(0)?,
+                    latest: r.get(1)?,
+                    indexed: match doc {
+                        Some(doc) => Some(IndexedDoc {
+                            doc,
+                            len: r.get(3)?,
+                            terms: r.get(4)?,
+                        }),
+                        None => None,
+                    },
+                })
+            })
+            .doing(&self.path, doing)?
+            .collect::<rusqlite::Result<Vec<PendingItem>>>()
+            .doing(&self.path, doing)
+    }
+
+    fn search_comments(
+        &self,
+        repo: RepoKey,
+        ids: &[String],
+    ) -> Result<HashMap<String, Vec<String>>> {
+        let doing = "reading comments for the word index";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT t.text FROM comments c JOIN texts t ON t.id = c.body
+                 WHERE c.repo = ?1 AND c.item = ?2 ORDER BY c.created_s, c.kind, c.host_id",
+            )
+            .doing(&self.path, doing)?;
+        let mut out = HashMap::new();
+        for id in ids {
+            let bodies = stmt
+                .query_map(params![repo.raw(), id], |r| r.get(0))
+                .doing(&self.path, doing)?
+                .collect::<rusqlite::Result<Vec<String>>>()
+                .doing(&self.path, doing)?;
+            if !bodies.is_empty() {
+                out.insert(id.clone(), bodies);
+            }
+        }
+        Ok(out)
+    }
+
+    fn search_apply(&mut self, repo: RepoKey, update: &SearchUpdate) -> Result<bool> {
+        let doing = "writing the word index";
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .doing(&path, doing)?;
+        let stored = tx
+            .prepare_cached(
+                "SELECT through, next_doc, docs, total_len FROM search_state WHERE repo = ?1",
+            )
+            .doing(&path, doing)?
+            .query_row([repo.raw()], state_row)
+            .optional()
+            .doing(&path, doing)?
+            .unwrap_or_default();
+        if stored != update.from {
+            return Ok(false);
+        }
+        for (term, block, data) in &update.blocks {
+            if data.is_empty() {
+                tx.prepare_cached(
+                    "DELETE FROM search_postings WHERE repo = ?1 AND term = ?2 AND block = ?3",
+                )
+                .doing(&path, doing)?
+                .execute(params![repo.raw(), term, block])
+                .doing(&path, doing)?;
+            } else {
+                tx.prepare_cached(
+                    "INSERT OR REPLACE INTO search_postings (repo, term, block, data)
+                     VALUES (?1, ?2, ?3, ?4)",
+                )
+                .doing(&path, doing)?
+                .execute(params![repo.raw(), term, block, data])
+                .doing(&path, doing)?;
+            }
+        }
+        for (id, d) in &update.docs {
+            tx.prepare_cached(
+                "INSERT OR REPLACE INTO search_docs (repo, item_id, doc, len, terms)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .doing(&path, doing)?
+            .execute(params![repo.raw(), id, d.doc, d.len, d.terms])
+            .doing(&path, doing)?;
+        }
+        let to = update.to;
+        tx.prepare_cached(
+            "INSERT OR REPLACE INTO search_state (repo, through, next_doc, docs, total_len)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )
+        .doing(&path, doing)?
+        .execute(params![
+            repo.raw(),
+            to.through,
+            to.next_doc,
+            to.stats.docs as i64,
+            to.stats.total_len as i64
+        ])
+        .doing(&path, doing)?;
+        tx.commit().doing(&path, doing)?;
+        Ok(true)
+    }
+}

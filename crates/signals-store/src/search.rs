@@ -1,0 +1,278 @@
+//! The word index (issue 28) as both stores keep it: posting blocks by
+//! `(repository, term, block)` ([`signals_core::search::postings`]), each
+//! item's document number, weighted length and terms (to take it out
+//! again), and per repository the index's statistics and how far it has
+//! read (`through`: every item whose latest snapshot id is at most this is
+//! indexed as of that snapshot).
+//!
+//! The index is derived data, kept apart from a run's commit: after a run
+//! commits, [`catch_up`] reads the items whose latest snapshot is newer
+//! than `through` (a chunk at a time, by an index on `items (repo,
+//! latest)`: it costs what changed), indexes each with its comments,
+//! rewrites the blocks of the terms that came or went, and commits that
+//! with the new `through` in one transaction ([`SearchIndex::search_apply`]),
+//! which refuses a state that moved meanwhile. A process killed between
+//! a run's commit and its indexing leaves `through` behind, and the next
+//! catch-up (the next `collect`, even a quiet one) completes it. A store
+//! from before the index starts at `through` = 0 and is indexed whole by
+//! its first catch-up. `signals migrate` copies no index row: the copy is
+//! indexed from its snapshots.
+
+use std::collections::{BTreeMap, HashMap};
+
+use signals_core::search::postings::{self, Entry, block_of};
+use signals_core::search::{DocText, Stats, index};
+
+use crate::{RepoKey, Result, StoreError};
+
+/// Items indexed per transaction.
+pub const CHUNK: usize = 2000;
+
+/// A repository's index as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SearchState {
+    /// Every item whose latest snapshot id is at most this is indexed.
+    pub through: i64,
+    /// The next document number to give.
+    pub next_doc: u32,
+    /// Documents and their total weighted length.
+    pub stats: Stats,
+}
+
+/// What the index holds of one item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedDoc {
+    /// Its document number.
+    pub doc: u32,
+    /// Its weighted length.
+    pub len: u32,
+    /// Its distinct terms, sorted, joined by `\n`.
+    pub terms: String,
+}
+
+/// An item to (re)index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingItem {
+    /// The signal id.
+    pub id: String,
+    /// Its latest snapshot's id.
+    pub latest: i64,
+    /// What the index holds of it, if anything.
+    pub indexed: Option<IndexedDoc>,
+}
+
+/// One transaction of the index: the blocks to write (empty bytes: delete
+/// the block), the documents to write, and the new state, applied only if
+/// the stored state is still `from`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SearchUpdate {
+    /// The state this update was computed from.
+    pub from: SearchState,
+    /// The state after it.
+    pub to: SearchState,
+    /// `(term, block, bytes)`.
+    pub blocks: Vec<(String, u32, Vec<u8>)>,
+    /// `(signal id, document)`.
+    pub docs: Vec<(String, IndexedDoc)>,
+}
+
+/// The word index's reads and its one write, both backends alike.
+pub trait SearchIndex {
+    /// The repository's index state (all zero before its first catch-up).
+    fn search_state(&self, repo: RepoKey) -> Result<SearchState>;
+
+    /// The blocks of `term`, in block order.
+    fn search_blocks(&self, repo: RepoKey, term: &str) -> Result<Vec<Vec<u8>>>;
+
+    /// The blocks of each `(term, block)` that exists.
+    fn search_blocks_at(
+        &self,
+        repo: RepoKey,
+        keys: &[(String, u32)],
+    ) -> Result<HashMap<(String, u32), Vec<u8>>>;
+
+    /// The first `limit` terms starting with `prefix`, sorted by bytes.
+    fn search_expand(&self, repo: RepoKey, prefix: &str, limit: usize) -> Result<Vec<String>>;
+
+    /// Every indexed item's signal id and document number.
+    fn search_docs(&self, repo: RepoKey) -> Result<Vec<(String, u32)>>;
+
+    /// Up to `limit` items whose latest snapshot id is above `through`, in
+    /// that id's order, with what the index holds of each.
+    fn search_pending(&self, repo: RepoKey, through: i64, limit: usize)
+    -> Result<Vec<PendingItem>>;
+
+    /// The bodies of the comments of each of `ids`, oldest first.
+    fn search_comments(
+        &self,
+        repo: RepoKey,
+        ids: &[String],
+    ) -> Result<HashMap<String, Vec<String>>>;
+
+    /// Applies `update` in one transaction if the stored state is still
+    /// `update.from`; `Ok(false)` (nothing written) if it moved.
+    fn search_apply(&mut self, repo: RepoKey, update: &SearchUpdate) -> Result<bool>;
+}
+
+/// The upper bound of the terms starting with `prefix` in byte order:
+/// `prefix` followed by the largest character.
+pub fn prefix_end(prefix: &str) -> String {
+    format!("{prefix}\u{10FFFF}")
+}
+
+/// Indexes every item of `repo` that changed since the last catch-up, a
+/// chunk at a time; returns how many items were (re)indexed.
+pub fn catch_up<S>(store: &mut S, repo: RepoKey) -> Result<u64>
+where
+    S: SearchIndex + crate::Reads + ?Sized,
+{
+    let mut done = 0u64;
+    let mut moved = 0;
+    loop {
+        let state = store.search_state(repo)?;
+        let pending = store.search_pending(repo, state.through, CHUNK)?;
+        if pending.is_empty() {
+            return Ok(done);
+        }
+        let update = plan(&*store, repo, state, &pending)?;
+        if store.search_apply(repo, &update)? {
+            done += pending.len() as u64;
+        } else {
+            moved += 1;
+            if moved > 3 {
+                return Err(StoreError::Corrupt {
+                    path: format!("repository {repo}").into(),
+                    what: "the word index's state kept moving while it was being updated; \
+                           is another process indexing the same store?"
+                        .into(),
+                });
+            }
+        }
+    }
+}
+
+/// The update that indexes `pending` on top of `state`.
+fn plan<S>(
+    store: &S,
+    repo: RepoKey,
+    state: SearchState,
+    pending: &[PendingItem],
+) -> Result<SearchUpdate>
+where
+    S: SearchIndex + crate::Reads + ?Sized,
+{
+    let ids: Vec<String> = pending.iter().map(|p| p.id.clone()).collect();
+    let snapshots = store.latest_snapshots_for(repo, &ids)?;
+    let comments = store.search_comments(repo, &ids)?;
+    let mut to = state;
+    to.through = pending
+        .iter()
+        .map(|p| p.latest)
+        .max()
+        .unwrap_or(state.through);
+    // Per (term, block): the documents to take out, the entries to put in.
+    let mut changes: BTreeMap<(String, u32), (Vec<u32>, Vec<Entry>)> = BTreeMap::new();
+    let mut docs = Vec::with_capacity(pending.len());
+    for item in pending {
+        let doc = match &item.indexed {
+            Some(old) => {
+                for term in old.terms.split('\n').filter(|t| !t.is_empty()) {
+                    let key = (term.to_string(), block_of(old.doc));
+                    changes.entry(key).or_default().0.push(old.doc);
+                }
+                to.stats.docs = to.stats.docs.saturating_sub(1);
+                to.stats.total_len = to.stats.total_len.saturating_sub(u64::from(old.len));
+                old.doc
+            }
+            None => {
+                to.next_doc += 1;
+                to.next_doc - 1
+            }
+        };
+        let Some(snapshot) = snapshots.get(&item.id) else {
+            continue;
+        };
+        let bodies = comments.get(&item.id);
+        let text = DocText {
+            title: &snapshot.title,
+            labels: snapshot.labels.iter().map(String::as_str).collect(),
+            author: &snapshot.author,
+            body: &snapshot.text,
+            comments: bodies
+                .map(|b| b.iter().map(String::as_str).collect())
+                .unwrap_or_default(),
+        };
+        let indexed = index(&text);
+        for term in indexed.terms.keys() {
+            let key = (term.clone(), block_of(doc));
+            if let Some(entry) = indexed.entry(doc, term) {
+                changes.entry(key).or_default().1.push(entry);
+            }
+        }
+        to.stats.docs += 1;
+        to.stats.total_len += u64::from(indexed.len);
+        docs.push((
+            item.id.clone(),
+            crate::search::IndexedDoc {
+                doc,
+                len: indexed.len,
+                terms: indexed.term_list(),
+            },
+        ));
+    }
+    let keys: Vec<(String, u32)> = changes.keys().cloned().collect();
+    let mut stored = store.search_blocks_at(repo, &keys)?;
+    let mut blocks = Vec::with_capacity(changes.len());
+    for (key, (mut remove, add)) in changes {
+        let mut entries = Vec::new();
+        if let Some(bytes) = stored.remove(&key) {
+            postings::decode(&bytes, true, &mut entries).map_err(|e| StoreError::Corrupt {
+                path: format!("repository {repo}").into(),
+                what: format!("the word index's block {} of {:?}: {e}", key.1, key.0),
+            })?;
+        }
+        remove.sort_unstable();
+        remove.dedup();
+        let merged = postings::merge(entries, &remove, add);
+        let bytes = if merged.is_empty() {
+            Vec::new()
+        } else {
+            postings::encode(&merged)
+        };
+        blocks.push((key.0, key.1, bytes));
+    }
+    Ok(SearchUpdate {
+        from: state,
+        to,
+        blocks,
+        docs,
+    })
+}
+
+/// A repository's posting lists, read from its store as a query asks for
+/// them: what `signals serve` and the suite answer queries from.
+pub struct Postings<'a, S: ?Sized> {
+    /// The store.
+    pub store: &'a S,
+    /// The repository.
+    pub repo: RepoKey,
+}
+
+impl<S: SearchIndex + ?Sized> signals_core::search::Source for Postings<'_, S> {
+    type Error = StoreError;
+
+    fn entries(&mut self, term: &str, positions: bool) -> Result<Vec<Entry>> {
+        let mut out = Vec::new();
+        for bytes in self.store.search_blocks(self.repo, term)? {
+            postings::decode(&bytes, positions, &mut out).map_err(|e| StoreError::Corrupt {
+                path: format!("repository {}", self.repo).into(),
+                what: format!("the word index's list of {term:?}: {e}"),
+            })?;
+        }
+        Ok(out)
+    }
+
+    fn expand(&mut self, prefix: &str, limit: usize) -> Result<Vec<String>> {
+        self.store.search_expand(self.repo, prefix, limit)
+    }
+}

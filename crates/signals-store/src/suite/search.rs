@@ -1,0 +1,133 @@
+//! Checks of [`crate::SearchIndex`] (issue 28): the word index follows the
+//! latest snapshots and their comments, costs what changed, refuses a
+//! state that moved, keeps repositories apart, and orders terms by bytes.
+
+use std::collections::HashMap;
+
+use signals_core::model::{Comment, CommentKind, ItemKind};
+use signals_core::search::{Query, evaluate};
+
+use super::*;
+use crate::search::{Postings, SearchUpdate, catch_up};
+
+fn found(store: &dyn Backend, key: RepoKey, q: &str) -> Vec<String> {
+    let docs: HashMap<u32, String> = store
+        .search_docs(key)
+        .unwrap()
+        .into_iter()
+        .map(|(id, doc)| (doc, id))
+        .collect();
+    let stats = store.search_state(key).unwrap().stats;
+    let query = Query::parse(q).unwrap();
+    let mut source = Postings { store, repo: key };
+    let mut ids: Vec<String> = evaluate(&query, stats, &mut source)
+        .unwrap()
+        .iter()
+        .map(|h| docs[&h.doc].clone())
+        .collect();
+    ids.sort();
+    ids
+}
+
+fn titled(key: &str, title: &str, body: &str) -> ItemSnapshot {
+    let mut item = issue(key);
+    item.title = title.into();
+    item.text = body.into();
+    item
+}
+
+/// The index follows the latest snapshots and comments, a second catch-up
+/// reads nothing, a changed item loses its old words, prefixes expand in
+/// byte order, a stale update is refused, and a purge takes the index.
+pub fn the_word_index_follows_the_latest_snapshots(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let mut other_repo = tracked();
+    other_repo.id = "other".into();
+    let other = store.ensure_repository(&group(), &other_repo).unwrap();
+    let items = vec![
+        titled("1", "Crash on start", "segfault in torch.compile"),
+        titled("2", "Über slow build", "修复内存泄漏"),
+        titled("3", "Docs", "typo"),
+    ];
+    let commit = run_of(&*store, key, ts("2026-11-20T10:00:00Z"), items, 1);
+    store.commit_run(key, &commit).unwrap();
+    let comment = Comment {
+        kind: CommentKind::Comment,
+        host_id: "c1".into(),
+        item_kind: ItemKind::Issue,
+        item_key: "3".into(),
+        author: "bob".into(),
+        association: None,
+        bot: false,
+        state: None,
+        created_at: ts("2026-11-20T09:00:00Z"),
+        updated_at: ts("2026-11-20T09:00:00Z"),
+        body: "also a CUDA_VISIBLE_DEVICES problem".into(),
+    };
+    store
+        .store_comments(key, &[(id(&issue("3")), comment)])
+        .unwrap();
+    assert_eq!(catch_up(&mut *store, key).unwrap(), 3);
+    assert_eq!(catch_up(&mut *store, key).unwrap(), 0, "nothing changed");
+    let (one, two, three) = (id(&issue("1")), id(&issue("2")), id(&issue("3")));
+    assert_eq!(found(&*store, key, "crash"), [one.clone()]);
+    assert_eq!(found(&*store, key, "uber"), [two.clone()]);
+    assert_eq!(found(&*store, key, "内存"), [two.clone()]);
+    assert_eq!(found(&*store, key, "compile"), [one.clone()]);
+    assert_eq!(found(&*store, key, "cuda_visible_devices"), [three.clone()]);
+    assert_eq!(
+        found(&*store, key, "alice"),
+        [one.clone(), two.clone(), three.clone()]
+    );
+    assert_eq!(
+        found(&*store, key, "bug -crash"),
+        [two.clone(), three.clone()]
+    );
+    assert_eq!(
+        store.search_expand(key, "se", 10).unwrap(),
+        ["segfault"],
+        "a prefix is a key range"
+    );
+    let mut expanded = store.search_expand(key, "", 100).unwrap();
+    let mut sorted = expanded.clone();
+    sorted.sort();
+    assert_eq!(expanded, sorted, "terms come in byte order");
+    expanded.dedup();
+    assert_eq!(expanded.len(), sorted.len(), "each term once");
+    let before = store.search_state(key).unwrap();
+    assert_eq!(before.stats.docs, 3);
+
+    // Item 1 changes: its old words go, its new ones come; item 4 is new.
+    let items = vec![
+        titled("1", "Hang on start", "deadlock"),
+        titled("4", "Crash again", "crash"),
+    ];
+    let commit = run_of(&*store, key, ts("2026-11-21T10:00:00Z"), items, 1);
+    store.commit_run(key, &commit).unwrap();
+    assert_eq!(catch_up(&mut *store, key).unwrap(), 2, "only what changed");
+    assert_eq!(found(&*store, key, "crash"), [id(&issue("4"))]);
+    assert_eq!(found(&*store, key, "deadlock"), [one.clone()]);
+    assert!(found(&*store, key, "segfault").is_empty());
+    let after = store.search_state(key).unwrap();
+    assert_eq!(after.stats.docs, 4);
+    assert_eq!(after.next_doc, 4, "a changed item keeps its number");
+    assert!(after.through > before.through);
+
+    // A state that moved is refused, and nothing is written.
+    let stale = SearchUpdate {
+        from: before,
+        to: before,
+        blocks: vec![("crash".into(), 0, Vec::new())],
+        docs: vec![],
+    };
+    assert!(!store.search_apply(key, &stale).unwrap());
+    assert_eq!(found(&*store, key, "crash"), [id(&issue("4"))]);
+
+    // The other repository has its own index; a purge takes this one.
+    assert!(store.search_blocks(other, "crash").unwrap().is_empty());
+    store.purge_repository(key).unwrap();
+    assert!(store.search_blocks(key, "crash").unwrap().is_empty());
+    assert!(store.search_docs(key).unwrap().is_empty());
+    assert_eq!(store.search_state(key).unwrap(), Default::default());
+}
