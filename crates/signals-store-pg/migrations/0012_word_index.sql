@@ -6,13 +6,19 @@
 -- no row here and is indexed whole by its first catch-up. Terms compare by
 -- bytes (COLLATE "C"), as in SQLite, so a prefix is a key range and both
 -- stores expand it to the same terms.
+-- `written` is the `through` of the update that last wrote a block; a block
+-- left without documents stays, empty, so an incremental export of the
+-- static site's index sees which terms changed since it wrote them.
 CREATE TABLE search_postings (
     repo  BIGINT NOT NULL REFERENCES repositories (key),
     term  TEXT COLLATE "C" NOT NULL,
     block BIGINT NOT NULL CHECK (block >= 0),
     data  BYTEA NOT NULL,
+    written BIGINT NOT NULL,
     PRIMARY KEY (repo, term, block)
 );
+
+CREATE INDEX search_postings_by_written ON search_postings (repo, written);
 
 CREATE TABLE search_docs (
     repo    BIGINT NOT NULL REFERENCES repositories (key),

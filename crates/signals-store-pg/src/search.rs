@@ -39,7 +39,8 @@ impl SearchIndex for PgStore {
         Ok(self
             .query(
                 "reading the word index",
-                "SELECT data FROM search_postings WHERE repo = $1 AND term = $2 ORDER BY block",
+                "SELECT data FROM search_postings
+                 WHERE repo = $1 AND term = $2 AND length(data) > 0 ORDER BY block",
                 &[&repo.raw(), &term],
             )?
             .iter()
@@ -72,12 +73,40 @@ impl SearchIndex for PgStore {
             .query(
                 "looking up a prefix in the word index",
                 "SELECT DISTINCT term FROM search_postings
-                 WHERE repo = $1 AND term >= $2 AND term < $3 ORDER BY term LIMIT $4",
+                 WHERE repo = $1 AND term >= $2 AND term < $3 AND length(data) > 0
+                 ORDER BY term LIMIT $4",
                 &[&repo.raw(), &prefix, &prefix_end(prefix), &(limit as i64)],
             )?
             .iter()
             .map(|r| r.get(0))
             .collect())
+    }
+
+    fn search_terms_written(&self, repo: RepoKey, after: i64) -> Result<Vec<String>> {
+        Ok(self
+            .query(
+                "finding the words the index changed",
+                "SELECT DISTINCT term FROM search_postings
+                 WHERE repo = $1 AND written > $2 ORDER BY term",
+                &[&repo.raw(), &after],
+            )?
+            .iter()
+            .map(|r| r.get(0))
+            .collect())
+    }
+
+    fn search_each_block(
+        &self,
+        repo: RepoKey,
+        each: &mut dyn FnMut(&str, u32, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        self.each_row(
+            "reading the word index",
+            "SELECT term, block, data FROM search_postings
+             WHERE repo = $1 AND length(data) > 0 ORDER BY term, block",
+            &[&repo.raw()],
+            |r| each(r.get(0), r.get::<_, i64>(1) as u32, r.get(2)),
+        )
     }
 
     fn search_docs(&self, repo: RepoKey) -> Result<Vec<(String, u32)>> {
@@ -142,18 +171,13 @@ impl SearchIndex for PgStore {
     fn search_apply(&mut self, repo: RepoKey, update: &SearchUpdate) -> Result<bool> {
         let err = self.err("writing the word index");
         let key = repo.raw();
-        let (mut put_terms, mut put_blocks, mut put_data) = (vec![], vec![], vec![]);
-        let (mut gone_terms, mut gone_blocks) = (vec![], vec![]);
-        for (term, block, data) in &update.blocks {
-            if data.is_empty() {
-                gone_terms.push(term.as_str());
-                gone_blocks.push(i64::from(*block));
-            } else {
-                put_terms.push(term.as_str());
-                put_blocks.push(i64::from(*block));
-                put_data.push(data.as_slice());
-            }
-        }
+        let put_terms: Vec<&str> = update.blocks.iter().map(|(t, _, _)| t.as_str()).collect();
+        let put_blocks: Vec<i64> = update
+            .blocks
+            .iter()
+            .map(|(_, b, _)| i64::from(*b))
+            .collect();
+        let put_data: Vec<&[u8]> = update.blocks.iter().map(|(_, _, d)| d.as_slice()).collect();
         let ids: Vec<&str> = update.docs.iter().map(|(id, _)| id.as_str()).collect();
         let docs: Vec<i64> = update.docs.iter().map(|(_, d)| i64::from(d.doc)).collect();
         let lens: Vec<i64> = update.docs.iter().map(|(_, d)| i64::from(d.len)).collect();
@@ -179,16 +203,11 @@ impl SearchIndex for PgStore {
                 return Ok(false);
             }
             tx.execute(
-                "DELETE FROM search_postings p USING unnest($2::text[], $3::bigint[]) AS k(term, block)
-                 WHERE p.repo = $1 AND p.term = k.term AND p.block = k.block",
-                &[&key, &gone_terms, &gone_blocks],
-            )
-            .map_err(&err)?;
-            tx.execute(
-                "INSERT INTO search_postings (repo, term, block, data)
-                 SELECT $1, k.* FROM unnest($2::text[], $3::bigint[], $4::bytea[]) AS k
-                 ON CONFLICT (repo, term, block) DO UPDATE SET data = excluded.data",
-                &[&key, &put_terms, &put_blocks, &put_data],
+                "INSERT INTO search_postings (repo, term, block, data, written)
+                 SELECT $1, k.*, $5 FROM unnest($2::text[], $3::bigint[], $4::bytea[]) AS k
+                 ON CONFLICT (repo, term, block)
+                 DO UPDATE SET data = excluded.data, written = excluded.written",
+                &[&key, &put_terms, &put_blocks, &put_data, &update.to.through],
             )
             .map_err(&err)?;
             tx.execute(

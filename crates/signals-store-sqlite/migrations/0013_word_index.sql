@@ -14,13 +14,19 @@
 -- snapshot id is at most `through` is indexed), the next document number,
 -- and the statistics BM25 needs. `items_by_latest` finds the items changed
 -- since `through` without reading the others.
+-- `written` is the `through` of the update that last wrote a block; a block
+-- left without documents stays, empty, so an incremental export of the
+-- static site's index sees which terms changed since it wrote them.
 CREATE TABLE search_postings (
     repo  INTEGER NOT NULL REFERENCES repositories (key),
     term  TEXT NOT NULL,
     block INTEGER NOT NULL CHECK (block >= 0),
     data  BLOB NOT NULL,
+    written INTEGER NOT NULL,
     PRIMARY KEY (repo, term, block)
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX search_postings_by_written ON search_postings (repo, written);
 
 CREATE TABLE search_docs (
     repo    INTEGER NOT NULL REFERENCES repositories (key),

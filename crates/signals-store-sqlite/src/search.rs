@@ -42,7 +42,8 @@ impl SearchIndex for Store {
         let doing = "reading the word index";
         self.conn
             .prepare_cached(
-                "SELECT data FROM search_postings WHERE repo = ?1 AND term = ?2 ORDER BY block",
+                "SELECT data FROM search_postings
+                 WHERE repo = ?1 AND term = ?2 AND length(data) > 0 ORDER BY block",
             )
             .doing(&self.path, doing)?
             .query_map(params![repo.raw(), term], |r| r.get(0))
@@ -81,7 +82,8 @@ impl SearchIndex for Store {
         self.conn
             .prepare_cached(
                 "SELECT DISTINCT term FROM search_postings
-                 WHERE repo = ?1 AND term >= ?2 AND term < ?3 ORDER BY term LIMIT ?4",
+                 WHERE repo = ?1 AND term >= ?2 AND term < ?3 AND length(data) > 0
+                 ORDER BY term LIMIT ?4",
             )
             .doing(&self.path, doing)?
             .query_map(
@@ -91,6 +93,43 @@ impl SearchIndex for Store {
             .doing(&self.path, doing)?
             .collect::<rusqlite::Result<Vec<String>>>()
             .doing(&self.path, doing)
+    }
+
+    fn search_terms_written(&self, repo: RepoKey, after: i64) -> Result<Vec<String>> {
+        let doing = "finding the words the index changed";
+        self.conn
+            .prepare_cached(
+                "SELECT DISTINCT term FROM search_postings
+                 WHERE repo = ?1 AND written > ?2 ORDER BY term",
+            )
+            .doing(&self.path, doing)?
+            .query_map(params![repo.raw(), after], |r| r.get(0))
+            .doing(&self.path, doing)?
+            .collect::<rusqlite::Result<Vec<String>>>()
+            .doing(&self.path, doing)
+    }
+
+    fn search_each_block(
+        &self,
+        repo: RepoKey,
+        each: &mut dyn FnMut(&str, u32, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let doing = "reading the word index";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT term, block, data FROM search_postings
+                 WHERE repo = ?1 AND length(data) > 0 ORDER BY term, block",
+            )
+            .doing(&self.path, doing)?;
+        let mut rows = stmt.query([repo.raw()]).doing(&self.path, doing)?;
+        while let Some(r) = rows.next().doing(&self.path, doing)? {
+            let term: String = r.get(0).doing(&self.path, doing)?;
+            let block: u32 = r.get(1).doing(&self.path, doing)?;
+            let data: Vec<u8> = r.get(2).doing(&self.path, doing)?;
+            each(&term, block, &data)?;
+        }
+        Ok(())
     }
 
     fn search_docs(&self, repo: RepoKey) -> Result<Vec<(String, u32)>> {
@@ -185,22 +224,13 @@ impl SearchIndex for Store {
             return Ok(false);
         }
         for (term, block, data) in &update.blocks {
-            if data.is_empty() {
-                tx.prepare_cached(
-                    "DELETE FROM search_postings WHERE repo = ?1 AND term = ?2 AND block = ?3",
-                )
-                .doing(&path, doing)?
-                .execute(params![repo.raw(), term, block])
-                .doing(&path, doing)?;
-            } else {
-                tx.prepare_cached(
-                    "INSERT OR REPLACE INTO search_postings (repo, term, block, data)
-                     VALUES (?1, ?2, ?3, ?4)",
-                )
-                .doing(&path, doing)?
-                .execute(params![repo.raw(), term, block, data])
-                .doing(&path, doing)?;
-            }
+            tx.prepare_cached(
+                "INSERT OR REPLACE INTO search_postings (repo, term, block, data, written)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .doing(&path, doing)?
+            .execute(params![repo.raw(), term, block, data, update.to.through])
+            .doing(&path, doing)?;
         }
         for (id, d) in &update.docs {
             tx.prepare_cached(

@@ -16,7 +16,10 @@
 //! catch-up (the next `collect`, even a quiet one) completes it. A store
 //! from before the index starts at `through` = 0 and is indexed whole by
 //! its first catch-up. `signals migrate` copies no index row: the copy is
-//! indexed from its snapshots.
+//! indexed from its snapshots. Each block row carries the `through` of the
+//! update that last wrote it (`written`), and a block left without
+//! documents stays as an empty row, so an export knows which terms changed
+//! since it last wrote them ([`SearchIndex::search_terms_written`]).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -61,8 +64,9 @@ pub struct PendingItem {
     pub indexed: Option<IndexedDoc>,
 }
 
-/// One transaction of the index: the blocks to write (empty bytes: delete
-/// the block), the documents to write, and the new state, applied only if
+/// One transaction of the index: the blocks to write (empty bytes: the
+/// block has no document left; its row stays, empty, so an incremental
+/// export sees that the term changed), the documents to write, and the new state, applied only if
 /// the stored state is still `from`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SearchUpdate {
@@ -81,7 +85,7 @@ pub trait SearchIndex {
     /// The repository's index state (all zero before its first catch-up).
     fn search_state(&self, repo: RepoKey) -> Result<SearchState>;
 
-    /// The blocks of `term`, in block order.
+    /// The non-empty blocks of `term`, in block order.
     fn search_blocks(&self, repo: RepoKey, term: &str) -> Result<Vec<Vec<u8>>>;
 
     /// The blocks of each `(term, block)` that exists.
@@ -91,8 +95,21 @@ pub trait SearchIndex {
         keys: &[(String, u32)],
     ) -> Result<HashMap<(String, u32), Vec<u8>>>;
 
-    /// The first `limit` terms starting with `prefix`, sorted by bytes.
+    /// The first `limit` terms starting with `prefix` that some document
+    /// holds, sorted by bytes.
     fn search_expand(&self, repo: RepoKey, prefix: &str, limit: usize) -> Result<Vec<String>>;
+
+    /// The terms whose blocks an update after `after` (a `through`) wrote
+    /// or emptied, sorted: what an incremental export rewrites.
+    fn search_terms_written(&self, repo: RepoKey, after: i64) -> Result<Vec<String>>;
+
+    /// Every non-empty block of the repository, in term then block order,
+    /// handed to `each` one at a time.
+    fn search_each_block(
+        &self,
+        repo: RepoKey,
+        each: &mut dyn FnMut(&str, u32, &[u8]) -> Result<()>,
+    ) -> Result<()>;
 
     /// Every indexed item's signal id and document number.
     fn search_docs(&self, repo: RepoKey) -> Result<Vec<(String, u32)>>;
@@ -225,7 +242,7 @@ where
     let mut blocks = Vec::with_capacity(changes.len());
     for (key, (mut remove, add)) in changes {
         let mut entries = Vec::new();
-        if let Some(bytes) = stored.remove(&key) {
+        if let Some(bytes) = stored.remove(&key).filter(|b| !b.is_empty()) {
             postings::decode(&bytes, true, &mut entries).map_err(|e| StoreError::Corrupt {
                 path: format!("repository {repo}").into(),
                 what: format!("the word index's block {} of {:?}: {e}", key.1, key.0),

@@ -113,6 +113,26 @@ pub fn the_word_index_follows_the_latest_snapshots(make: Factory<'_>) {
     assert_eq!(found(&*store, key, "deadlock"), [one.as_str()]);
     assert!(found(&*store, key, "segfault").is_empty());
     let after = store.search_state(key).unwrap();
+    let changed = store.search_terms_written(key, before.through).unwrap();
+    assert!(
+        changed.iter().any(|t| t == "segfault"),
+        "emptied: {changed:?}"
+    );
+    assert!(changed.iter().any(|t| t == "deadlock"), "new: {changed:?}");
+    assert!(
+        !changed.iter().any(|t| t == "uber"),
+        "untouched: {changed:?}"
+    );
+    let mut blocks = Vec::new();
+    store
+        .search_each_block(key, &mut |term, block, data| {
+            blocks.push((term.to_string(), block, data.len()));
+            Ok(())
+        })
+        .unwrap();
+    assert!(blocks.windows(2).all(|w| w[0].0 < w[1].0), "term order");
+    assert!(blocks.iter().all(|b| b.2 > 0), "no empty block");
+    assert!(!blocks.iter().any(|b| b.0 == "segfault"));
     assert_eq!(after.stats.docs, 4);
     assert_eq!(after.next_doc, 4, "a changed item keeps its number");
     assert!(after.through > before.through);
