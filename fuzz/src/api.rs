@@ -71,7 +71,12 @@ fn signals(params: &std::collections::HashMap<String, String>) {
     if let Some(q) = &query.q {
         let given = &params["q"];
         assert!(given.chars().count() <= MAX_Q);
-        assert_eq!(*q, given.to_lowercase());
+        assert_eq!(q, given);
+        // A query the API accepts has something to look for, and every
+        // term fits the index.
+        let search = query.search.as_ref().expect("q is parsed");
+        assert!(!search.include.is_empty());
+        assert!(search.terms().iter().all(|t| !t.is_empty() && t.len() <= 64));
     }
 }
 

@@ -58,7 +58,11 @@ pub fn encode_id(id: &str) -> String {
 /// The order of the signals list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sort {
-    /// Highest importance first (`sort=importance`, the default).
+    /// Best match first, ties by importance then id (`sort=relevance`, the
+    /// default with `q`; issue 28).
+    Relevance,
+    /// Highest importance first (`sort=importance`, the default without
+    /// `q`).
     Importance,
     /// Latest update first (`sort=updated`).
     Updated,
@@ -75,8 +79,10 @@ pub struct SignalQuery {
     pub label: Option<String>,
     /// `author`, exactly.
     pub author: Option<String>,
-    /// `q`, lower-cased: text the title or body contains.
+    /// `q`, as given.
     pub q: Option<String>,
+    /// `q` parsed by the search language (docs/api.md, "Search").
+    pub search: Option<crate::search::Query>,
     /// `sort`.
     pub sort: Sort,
     /// `page`, from 1.
@@ -123,10 +129,22 @@ impl SignalQuery {
         {
             return Err(format!("q is longer than {MAX_Q} characters"));
         }
-        let sort = match nonempty("sort").as_deref() {
-            None | Some("importance") => Sort::Importance,
-            Some("updated") => Sort::Updated,
-            Some(other) => return Err(format!("sort {other:?} is not importance or updated")),
+        let search = match &q {
+            None => None,
+            Some(q) => Some(crate::search::Query::parse(q).map_err(|e| format!("q {q:?}: {e}"))?),
+        };
+        let sort = match (nonempty("sort").as_deref(), &search) {
+            (None, Some(_)) | (Some("relevance"), Some(_)) => Sort::Relevance,
+            (None | Some("importance"), _) => Sort::Importance,
+            (Some("updated"), _) => Sort::Updated,
+            (Some("relevance"), None) => {
+                return Err("sort \"relevance\" needs a search: give q too".into());
+            }
+            (Some(other), _) => {
+                return Err(format!(
+                    "sort {other:?} is not relevance, importance or updated"
+                ));
+            }
         };
         let waiting = match params.get("waiting").map(String::as_str) {
             None | Some("" | "false") => false,
@@ -139,7 +157,8 @@ impl SignalQuery {
             state,
             label: nonempty("label"),
             author: nonempty("author"),
-            q: q.map(|q| q.to_lowercase()),
+            q,
+            search,
             sort,
             page: page_param(params)?,
         })
@@ -261,12 +280,20 @@ mod tests {
         let parsed = SignalQuery::parse(&q).unwrap();
         assert_eq!(parsed.page, 2);
         assert_eq!(parsed.q.as_deref(), Some("crash on"));
+        assert_eq!(parsed.sort, Sort::Relevance);
+        assert_eq!(parsed.search.map(|s| s.include.len()), Some(2));
+        let plain = SignalQuery::parse(&parse_query("sort=updated&q=crash").unwrap()).unwrap();
+        assert_eq!(plain.sort, Sort::Updated);
+        let err = SignalQuery::parse(&parse_query("q=...").unwrap()).unwrap_err();
+        assert!(err.contains("no word to look for"), "{err}");
         for bad in [
             "page=0",
             "page=x",
             "kind=commit",
             "state=draft",
             "sort=stars",
+            "sort=relevance",
+            "q=ab*",
             "bogus=1",
         ] {
             assert!(

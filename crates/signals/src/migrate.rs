@@ -5,6 +5,9 @@
 //! and page the export writes from the copy is compared, byte for byte,
 //! with those written from the original.
 //!
+//! The word index (issue 28) is not copied: the copy indexes its own
+//! snapshots once the rows are in.
+//!
 //! Rows stream from one store to the other through a bounded channel (the
 //! source is read on its own thread), so memory stays flat whatever the
 //! size of the store.
@@ -69,6 +72,12 @@ pub fn copy(from: &Path, to: &Path) -> anyhow::Result<Copied> {
         bail!(
             "the copy in {to_shown} does not have the rows of {from_shown}: {copied:?} against {counts:?}"
         );
+    }
+    // The word index is derived data that no dump carries (issue 28): the
+    // copy builds its own from the snapshots it now holds.
+    for summary in target.repositories()? {
+        signals_store::search::catch_up(&mut *target, summary.key)
+            .with_context(|| format!("indexing the words of the copy in {to_shown}"))?;
     }
     Ok(Copied {
         source,

@@ -162,7 +162,14 @@ pub fn collect_one(
         collected_at,
         window,
         rate_prefix,
-    );
+    )
+    .and_then(|outcome| {
+        // The word index reads what the run committed (issue 28); should
+        // this fail, the run stays committed and the next catch-up, at the
+        // next run, indexes it.
+        signals_store::search::catch_up(store, key)?;
+        Ok(outcome)
+    });
     // A failed attempt leaves a note for `signals status`, nothing else. A
     // lost connection is not the repository's failure (the worker waits for
     // the store and collects it again), nor is a lease another worker took.

@@ -14,7 +14,7 @@ use signals_core::ItemSnapshot;
 use signals_core::importance::Weights;
 use signals_store::{Backend, RepoSummary};
 
-use super::index::{Indexes, RepoIndex, Row, state_of};
+use super::index::{Indexes, Row, state_of};
 use signals_core::api::{SignalQuery, Sort, encode_id, page_param, parse_id};
 pub(super) use signals_core::api::{history_path, parse_query, percent_decode};
 
@@ -174,7 +174,7 @@ impl Api<'_> {
             ));
         };
         let order = match query.sort {
-            Sort::Importance => &index.by_importance,
+            Sort::Importance | Sort::Relevance => &index.by_importance,
             Sort::Updated => &index.by_updated,
         };
         let mut filter = query.filter();
@@ -183,8 +183,27 @@ impl Api<'_> {
             filter.waiting_before = Some(jiff::Timestamp::now() - span);
         }
         let mut matched = index.matching(order, &filter);
-        if let Some(q) = &query.q {
-            matched = self.containing(s, &index, matched, q)?;
+        if let Some(search) = &query.search {
+            let rows = match super::search::search(self.store, s, &index, search)? {
+                super::search::Searched::Rows(rows) => rows,
+                super::search::Searched::Refused(message) => {
+                    return Ok(error(
+                        400,
+                        format!("q {:?}: {message}", query.q.unwrap_or_default()),
+                    ));
+                }
+                super::search::Searched::NotIndexed => {
+                    return Ok(error(
+                        503,
+                        format!(
+                            "the word index of {}/{} is not built yet: run `signals collect` \
+                             (it indexes what is stored), then search again",
+                            s.group.id, s.repo.id
+                        ),
+                    ));
+                }
+            };
+            matched = super::search::order(&index, rows, &matched, query.sort == Sort::Relevance);
         }
         let total = matched.len();
         let pages = total.div_ceil(PAGE_SIZE);
@@ -245,40 +264,6 @@ impl Api<'_> {
                 "signals": signals,
             }),
         ))
-    }
-
-    /// The rows of `matched` (kept in their order) whose item's title or
-    /// body contains `q` (lower-cased), case-insensitively. The store's
-    /// text index narrows them to candidates when it can; each candidate's
-    /// texts are then read (a chunk at a time) and checked exactly.
-    fn containing(
-        &self,
-        s: &RepoSummary,
-        index: &RepoIndex,
-        mut matched: Vec<u32>,
-        q: &str,
-    ) -> anyhow::Result<Vec<u32>> {
-        const CHUNK: usize = 500;
-        if let Some(texts) = self.store.texts_matching(q)? {
-            matched.retain(|&p| {
-                let t = index.rows[p as usize].texts;
-                texts.contains(&t.head) || texts.contains(&t.body)
-            });
-        }
-        let mut out = Vec::new();
-        for chunk in matched.chunks(CHUNK) {
-            let ids: Vec<String> = chunk
-                .iter()
-                .map(|&p| index.ids.get(p as usize).to_string())
-                .collect();
-            let items = self.store.latest_snapshots_for(s.key, &ids)?;
-            for (&p, id) in chunk.iter().zip(&ids) {
-                if items.get(id).is_some_and(|item| contains(item, q)) {
-                    out.push(p);
-                }
-            }
-        }
-        Ok(out)
     }
 
     /// The repository's trends: the document export writes as
@@ -538,9 +523,4 @@ fn unknown_repo(group: &str, repo: &str) -> Answer {
         404,
         format!("no repository {repo:?} in group {group:?} (see /api/groups)"),
     )
-}
-
-/// Whether an item's title or body contains `q`, already lower-cased.
-fn contains(item: &ItemSnapshot, q: &str) -> bool {
-    item.title.to_lowercase().contains(q) || item.text.to_lowercase().contains(q)
 }

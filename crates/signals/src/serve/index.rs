@@ -18,7 +18,7 @@ use signals_core::dataset::FirstResponseDoc;
 use signals_core::first_response::Responses;
 use signals_core::importance::{Weights, score};
 use signals_core::{ItemDetail, ItemSnapshot};
-use signals_store::{Backend, RepoSummary, TextIds};
+use signals_store::{Backend, RepoSummary};
 
 use crate::export::ids::Ids;
 
@@ -46,8 +46,6 @@ pub struct Row {
     pub score: u32,
     /// Whether the latest run recorded a `changed` event for it.
     pub changed: bool,
-    /// Its texts in the store, which text search answers in.
-    pub texts: TextIds,
     /// When it was created.
     created_at: Timestamp,
     /// Its first response (issue 26).
@@ -71,6 +69,16 @@ pub struct RepoIndex {
     pub by_updated: Vec<u32>,
     labels: HashMap<Box<str>, u32>,
     authors: HashMap<Box<str>, u32>,
+    /// The word index's documents' rows, as of the word index's
+    /// `through` they were read at.
+    documents: std::sync::RwLock<Documents>,
+}
+
+/// Each word index document's row (`u32::MAX`: none), by document number,
+/// read at the word index's `through`.
+struct Documents {
+    through: i64,
+    rows: Vec<u32>,
 }
 
 /// A filter coded against one index: `None` when it cannot match anything
@@ -113,7 +121,7 @@ impl RepoIndex {
         };
         let mut rows = Vec::new();
         let mut ids = Ids::default();
-        store.each_latest_head(summary.key, &mut |id, item, texts| {
+        store.each_latest_head(summary.key, &mut |id, item, _texts| {
             let mut item_labels: Vec<u32> =
                 item.labels.iter().map(|l| code(&mut labels, l)).collect();
             item_labels.sort_unstable();
@@ -126,7 +134,6 @@ impl RepoIndex {
                 updated_at: item.updated_at,
                 score: score(&item, instant, weights).total,
                 changed: changed.contains(&id),
-                texts,
                 created_at: item.created_at,
                 first: responses.of(&id, &item).map(|f| f.doc()),
             });
@@ -143,6 +150,7 @@ impl RepoIndex {
                 .updated_at
                 .cmp(&rows[a as usize].updated_at)
         });
+        let documents = std::sync::RwLock::new(document_rows(store, summary, &ids)?);
         Ok(RepoIndex {
             built_at: (summary.run_count, instant),
             rows,
@@ -151,7 +159,17 @@ impl RepoIndex {
             by_updated,
             labels,
             authors,
+            documents,
         })
+    }
+
+    /// The rows of word index documents, by document number (`u32::MAX`:
+    /// none), handed to `with`.
+    pub fn with_document_rows<T>(&self, with: impl FnOnce(&[u32]) -> T) -> T {
+        match self.documents.read() {
+            Ok(d) => with(&d.rows),
+            Err(poisoned) => with(&poisoned.into_inner().rows),
+        }
     }
 
     fn code(&self, filter: &Filter<'_>) -> Option<Coded> {
@@ -192,6 +210,29 @@ impl RepoIndex {
     }
 }
 
+/// The word index's `through` and each of its documents' row in `ids`.
+fn document_rows(
+    store: &dyn Backend,
+    summary: &RepoSummary,
+    ids: &Ids,
+) -> signals_store::Result<Documents> {
+    let through = store.search_state(summary.key)?.through;
+    let mut docs: Vec<u32> = Vec::new();
+    for (id, doc) in store.search_docs(summary.key)? {
+        if let Some(row) = ids.find(&id) {
+            let doc = doc as usize;
+            if docs.len() <= doc {
+                docs.resize(doc + 1, u32::MAX);
+            }
+            docs[doc] = row as u32;
+        }
+    }
+    Ok(Documents {
+        through,
+        rows: docs,
+    })
+}
+
 impl Indexes {
     /// No index yet, with the configuration's `ignore_users` and
     /// `waiting_days`.
@@ -221,6 +262,16 @@ impl Indexes {
         if let Some(index) = self.lookup(key)
             && index.built_at == (summary.run_count, instant)
         {
+            // The word index catches up after a run commits: its new
+            // documents get rows when it moves (one key lookup).
+            let through = store.search_state(summary.key)?.through;
+            let read_at = index.documents.read().map_or(i64::MIN, |d| d.through);
+            if through != read_at {
+                let documents = document_rows(store, summary, &index.ids)?;
+                if let Ok(mut d) = index.documents.write() {
+                    *d = documents;
+                }
+            }
             return Ok(Some(index));
         }
         // Two requests may build the same index at once after a new run;

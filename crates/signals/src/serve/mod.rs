@@ -29,6 +29,7 @@ mod front;
 mod index;
 mod net;
 mod pool;
+mod search;
 mod site;
 
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! here to check against), on the demo's store and on a generated
 //! repository, on SQLite and on PostgreSQL.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use jiff::{SignedDuration, Timestamp};
@@ -46,7 +46,7 @@ fn encode_id(id: &str) -> String {
 fn reference_signals(
     group: &str,
     repo: &str,
-    (view, responses): (&RepoView, &Responses),
+    (view, responses, comments): (&RepoView, &Responses, &HashMap<String, Vec<String>>),
     params: &[(&str, &str)],
 ) -> Option<Value> {
     let param = |k: &str| {
@@ -57,7 +57,20 @@ fn reference_signals(
     };
     let instant = view.runs.last().unwrap().collected_at;
     let weights = Weights::default();
-    let q = param("q").map(str::to_lowercase);
+    // Issue 28: what the word index finds, ranked, by the reference.
+    let searched = match param("q") {
+        None => None,
+        Some(q) => match crate::search::reference_search(&view.items, comments, q, instant) {
+            Ok(ids) => Some(ids),
+            Err(_) => return None,
+        },
+    };
+    let rank: HashMap<&str, usize> = searched
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(n, id)| (id.as_str(), n))
+        .collect();
     let mut matched: Vec<(u32, &String, &ItemSnapshot)> = view
         .items
         .iter()
@@ -69,15 +82,13 @@ fn reference_signals(
             param("waiting") != Some("true")
                 || is_waiting(i, responses.of(id, i).as_ref(), Timestamp::now(), 2)
         })
-        .filter(|(_, i)| {
-            q.as_deref().is_none_or(|q| {
-                i.title.to_lowercase().contains(q) || i.text.to_lowercase().contains(q)
-            })
-        })
+        .filter(|(id, _)| searched.is_none() || rank.contains_key(id.as_str()))
         .map(|(id, i)| (score(i, instant, &weights).total, id, i))
         .collect();
     if param("sort") == Some("updated") {
         matched.sort_by(|a, b| b.2.updated_at.cmp(&a.2.updated_at).then(a.1.cmp(b.1)));
+    } else if searched.is_some() && param("sort") != Some("importance") {
+        matched.sort_by_key(|m| rank[m.1.as_str()]);
     } else {
         matched.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
     }
@@ -183,6 +194,10 @@ fn compare(port: u16, store: &dyn Backend) -> usize {
         };
         let (g, r) = (summary.group.id.as_str(), summary.repo.id.as_str());
         let responses = Responses::new(store.replies(summary.key).unwrap(), &[]);
+        let mut comments: HashMap<String, Vec<String>> = HashMap::new();
+        for (item, body) in store.comment_texts(summary.key).unwrap() {
+            comments.entry(item).or_default().push(body);
+        }
         let labels: BTreeSet<&str> = view
             .items
             .values()
@@ -213,6 +228,10 @@ fn compare(port: u16, store: &dyn Backend) -> usize {
             vec![("author", "nobody at all")],
             vec![("q", "steps to REPRODUCE"), ("sort", "updated")],
             vec![("q", "item 1"), ("state", "open")],
+            vec![("q", "\"steps to\" -reproduce")],
+            vec![("q", "repro*"), ("sort", "importance")],
+            vec![("q", "reply")],
+            vec![("q", "..."), ("kind", "issue")],
             vec![("waiting", "true")],
             vec![("waiting", "true"), ("kind", "issue"), ("sort", "updated")],
         ];
@@ -235,7 +254,7 @@ fn compare(port: u16, store: &dyn Backend) -> usize {
                 let target = format!("/api/repos/{g}/{r}/signals?{}", query(&params));
                 let (status, served) = get(port, &target);
                 asked += 1;
-                match reference_signals(g, r, (&view, &responses), &params) {
+                match reference_signals(g, r, (&view, &responses, &comments), &params) {
                     Some(mut expected) => {
                         with_links(store, summary.key, &mut expected);
                         assert_eq!(status, 200, "{target}: {served}");

@@ -25,6 +25,7 @@ mod reconcile;
 mod references;
 mod resilience;
 mod scale;
+mod search;
 mod serve;
 mod support;
 mod synth;

@@ -132,6 +132,8 @@ pub fn commit(
             },
         )
         .unwrap();
+    // The word index reads what the run committed, as after a collection.
+    signals_store::search::catch_up(store, key).unwrap();
 }
 
 /// Adds repositories `0..repos` with `items` items each, one first run
