@@ -38,3 +38,8 @@ CREATE TABLE search_state (
 );
 
 CREATE INDEX items_by_latest ON items (repo, latest);
+
+-- The trigram index of 0004_text_search (where pg_trgm made it) is replaced
+-- by the word index: no read uses it, and every stored text no longer pays
+-- for it. The extension stays: other databases may use it.
+DROP INDEX IF EXISTS texts_trigrams;

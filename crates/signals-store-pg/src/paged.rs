@@ -1,15 +1,13 @@
 //! `signals serve`'s reads that cost what they return, on PostgreSQL
 //! (`signals_store::PagedReads`): the same queries as the SQLite store's,
-//! with the shared trail planning and row decoding, and text search by the
-//! pg_trgm index of `0004_text_search.sql` when the database has it.
+//! with the shared trail planning and row decoding.
 
 use std::collections::HashSet;
 
 use signals_core::{ItemSnapshot, TrailEvent};
 use signals_store::codec::uint;
 use signals_store::{
-    HEAD_COLUMNS, HEAD_JOINS, PagedReads, Parts, RepoKey, Result, TextIds, searchable,
-    trail_event_from, trail_plan,
+    HEAD_COLUMNS, HEAD_JOINS, PagedReads, Parts, RepoKey, Result, trail_event_from, trail_plan,
 };
 
 use crate::PgStore;
@@ -19,54 +17,22 @@ impl PagedReads for PgStore {
     fn each_latest_head(
         &self,
         repo: RepoKey,
-        each: &mut dyn FnMut(String, ItemSnapshot, TextIds) -> Result<()>,
+        each: &mut dyn FnMut(String, ItemSnapshot) -> Result<()>,
     ) -> Result<()> {
         let path = self.path();
         self.each_row(
             "reading the latest snapshots' heads",
             &format!(
-                "SELECT i.item_id, i.item_key, s.head, s.body, {HEAD_COLUMNS}
+                "SELECT i.item_id, i.item_key, {HEAD_COLUMNS}
                  FROM items i JOIN snapshots s ON s.id = i.latest {HEAD_JOINS}
                  WHERE i.repo = $1 ORDER BY i.item_id"
             ),
             &[&repo.raw()],
             |r| {
                 let key: String = r.get(1);
-                let texts = TextIds {
-                    head: r.get(2),
-                    body: r.get(3),
-                };
-                each(r.get(0), Parts::join(&path, &key, raw_parts(r, 4))?, texts)
+                each(r.get(0), Parts::join(&path, &key, raw_parts(r, 2))?)
             },
         )
-    }
-
-    /// Candidates by the pg_trgm index of migration 0004 when the
-    /// database has it (`lower(text) LIKE`, so `%`, `_` and a backslash in the
-    /// query are escaped); `None` without it, or for a query it cannot
-    /// narrow.
-    fn texts_matching(&self, q: &str) -> Result<Option<HashSet<i64>>> {
-        if !searchable(q) || !self.has_trigram_index()? {
-            return Ok(None);
-        }
-        let mut pattern = String::from("%");
-        for c in q.chars() {
-            if matches!(c, '%' | '_' | '\\') {
-                pattern.push('\\');
-            }
-            pattern.push(c);
-        }
-        pattern.push('%');
-        Ok(Some(
-            self.query(
-                "searching the texts",
-                "SELECT id FROM texts WHERE lower(text) LIKE $1",
-                &[&pattern],
-            )?
-            .iter()
-            .map(|r| r.get(0))
-            .collect(),
-        ))
     }
 
     fn changed_in_latest(&self, repo: RepoKey) -> Result<HashSet<String>> {
@@ -119,18 +85,5 @@ impl PagedReads for PgStore {
             }
         }
         Ok((total, out))
-    }
-}
-
-impl PgStore {
-    fn has_trigram_index(&self) -> Result<bool> {
-        Ok(self
-            .query(
-                "looking for the text search index",
-                "SELECT to_regclass('texts_trigrams') IS NOT NULL",
-                &[],
-            )?
-            .first()
-            .is_some_and(|r| r.get(0)))
     }
 }

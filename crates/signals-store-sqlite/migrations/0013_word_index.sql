@@ -46,3 +46,9 @@ CREATE TABLE search_state (
 ) STRICT;
 
 CREATE INDEX items_by_latest ON items (repo, latest);
+
+-- The trigram index of 0005_text_search is replaced by the word index: no
+-- read uses it, and every stored text no longer pays for it.
+DROP TRIGGER texts_trigrams_insert;
+DROP TRIGGER texts_trigrams_delete;
+DROP TABLE texts_trigrams;

@@ -1,6 +1,4 @@
-//! `signals serve`'s reads on SQLite, and its text search: candidates
-//! from the FTS5 trigram index of migration 0005 (`texts_trigrams`, over
-//! `texts`, kept by triggers).
+//! `signals serve`'s reads on SQLite.
 
 use std::collections::HashSet;
 
@@ -8,8 +6,7 @@ use rusqlite::params;
 use signals_core::{ItemSnapshot, TrailEvent};
 use signals_store::codec::uint;
 use signals_store::{
-    HEAD_COLUMNS, HEAD_JOINS, PagedReads, Parts, RepoKey, Result, TextIds, searchable,
-    trail_event_from, trail_plan,
+    HEAD_COLUMNS, HEAD_JOINS, PagedReads, Parts, RepoKey, Result, trail_event_from, trail_plan,
 };
 
 use crate::Store;
@@ -21,13 +18,13 @@ impl PagedReads for Store {
     fn each_latest_head(
         &self,
         repo: RepoKey,
-        each: &mut dyn FnMut(String, ItemSnapshot, TextIds) -> Result<()>,
+        each: &mut dyn FnMut(String, ItemSnapshot) -> Result<()>,
     ) -> Result<()> {
         let doing = "reading the latest snapshots' heads";
         let mut stmt = self
             .conn
             .prepare_cached(&format!(
-                "SELECT i.item_id, i.item_key, s.head, s.body, {HEAD_COLUMNS}
+                "SELECT i.item_id, i.item_key, {HEAD_COLUMNS}
                  FROM items i JOIN snapshots s ON s.id = i.latest {HEAD_JOINS}
                  WHERE i.repo = ?1 ORDER BY i.item_id"
             ))
@@ -36,47 +33,10 @@ impl PagedReads for Store {
         while let Some(r) = rows.next().doing(&self.path, doing)? {
             let id: String = r.get(0).doing(&self.path, doing)?;
             let key: String = r.get(1).doing(&self.path, doing)?;
-            let texts = TextIds {
-                head: r.get(2).doing(&self.path, doing)?,
-                body: r.get(3).doing(&self.path, doing)?,
-            };
-            let raw = raw_parts(r, 4).doing(&self.path, doing)?;
-            each(id, Parts::join(&self.path, &key, raw)?, texts)?;
+            let raw = raw_parts(r, 2).doing(&self.path, doing)?;
+            each(id, Parts::join(&self.path, &key, raw)?)?;
         }
         Ok(())
-    }
-
-    /// Candidates from the FTS5 trigram index of migration 0005
-    /// (`texts_trigrams`, kept by triggers on `texts`); the caller checks
-    /// each exactly.
-    fn texts_matching(&self, q: &str) -> Result<Option<HashSet<i64>>> {
-        if !searchable(q) {
-            return Ok(None);
-        }
-        let doing = "searching the texts";
-        // Every trigram of the query, each a quoted FTS5 string (quotes
-        // doubled), all required: with `detail=none` the index knows which
-        // texts hold a trigram, not where, so this is a superset of the
-        // texts holding the query.
-        let mut trigrams: Vec<&str> = (0..=q.len() - 3).map(|i| &q[i..i + 3]).collect();
-        trigrams.sort_unstable();
-        trigrams.dedup();
-        let phrase = trigrams
-            .iter()
-            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
-            .collect::<Vec<_>>()
-            .join(" AND ");
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT rowid FROM texts_trigrams WHERE texts_trigrams MATCH ?1")
-            .doing(&self.path, doing)?;
-        let rows = stmt
-            .query_map([phrase], |r| r.get::<_, i64>(0))
-            .doing(&self.path, doing)?;
-        Ok(Some(
-            rows.collect::<rusqlite::Result<HashSet<i64>>>()
-                .doing(&self.path, doing)?,
-        ))
     }
 
     fn changed_in_latest(&self, repo: RepoKey) -> Result<HashSet<String>> {

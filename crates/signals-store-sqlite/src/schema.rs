@@ -573,4 +573,62 @@ mod tests {
         store.purge_repository(key).unwrap();
         assert!(store.comment_texts(key).unwrap().is_empty());
     }
+
+    #[test]
+    fn migration_0013_indexes_a_store_from_before_and_drops_the_trigrams() {
+        use signals_core::search::{Query, evaluate};
+        use signals_store::search::{Postings, catch_up};
+        use signals_store::suite::{group, issue, run_of, tracked, ts};
+        use signals_store::{RunWrites, SearchIndex};
+
+        let conn = Connection::open_in_memory().unwrap();
+        let mut store = Store {
+            conn,
+            path: PathBuf::from(":memory:"),
+        };
+        let before = MIGRATIONS
+            .iter()
+            .position(|m| m.name == "0013_word_index")
+            .unwrap();
+        store.migrate_with(&MIGRATIONS[..before]).unwrap();
+        let key = store.ensure_repository(&group(), &tracked()).unwrap();
+        let mut crash = issue("1");
+        crash.text = "It crashes on start".into();
+        let run = run_of(
+            &store,
+            key,
+            ts("2026-11-01T10:00:00Z"),
+            vec![crash, issue("2")],
+            1,
+        );
+        store.commit_run(key, &run).unwrap();
+        store.migrate_with(MIGRATIONS).unwrap();
+        let trigrams: i64 = store
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name LIKE 'texts_trigrams%'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(trigrams, 0, "the trigram index and its triggers are gone");
+        assert_eq!(
+            store.search_state(key).unwrap().through,
+            0,
+            "not indexed yet"
+        );
+        assert_eq!(catch_up(&mut store, key).unwrap(), 2);
+        let query = Query::parse("crashes").unwrap();
+        let stats = store.search_state(key).unwrap().stats;
+        let hits = evaluate(
+            &query,
+            stats,
+            &mut Postings {
+                store: &store,
+                repo: key,
+            },
+        )
+        .unwrap();
+        assert_eq!(hits.len(), 1);
+    }
 }

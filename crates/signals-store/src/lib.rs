@@ -29,7 +29,7 @@
 //! - [`StreamReads`] (`stream.rs`): what `signals export` streams in
 //!   batches.
 //! - [`PagedReads`] (`paged.rs`): what `signals serve` reads a page at a
-//!   time, and text search.
+//!   time.
 //! - [`TrendReads`] (`trends.rs`): the runs' contexts and items' growth.
 //! - [`HttpState`] (`http.rs`): the HTTP cache, rate limits, token locks.
 //! - [`Dump`] (`dump.rs`): every row out and in, for `signals migrate`.
@@ -73,7 +73,7 @@ pub use error::{DbError, Result, StoreError};
 pub use http::{CachedResponse, HttpState, RateLimit, check_cacheable};
 pub use outbox::{MessageState, Outbox, OutboxMessage, RuleOutbox, Settle};
 pub use owners::{OwnerRef, OwnerRepo, OwnerStatus, Owners};
-pub use paged::{PagedReads, TextIds, TrailSlice, searchable, trail_plan};
+pub use paged::{PagedReads, TrailSlice, trail_plan};
 pub use read::{
     Failure, Reads, RepoStatus, RepoSummary, RepoTotals, RepoView, RunRow, RunStatus, Status,
     SummaryRow, TotalsRow, TrailRow, discussions_off_from, run_record_from, summary_from,

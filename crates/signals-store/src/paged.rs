@@ -1,7 +1,6 @@
 //! What `signals serve` reads (issue 17), each costing what it returns or
 //! streaming what it reads, instead of reading a repository whole: the
-//! latest heads of a repository one at a time (without bodies), the texts
-//! that may contain a query, the items changed in the latest run, and one
+//! latest heads of a repository one at a time (without bodies), the items changed in the latest run, and one
 //! page of the trail ([`PagedReads`]).
 //!
 //! The trail is paged by run: each run's `changed_count` is the number of
@@ -10,27 +9,13 @@
 //! only that page's events are read, by the events' primary key `(run,
 //! pos)` (`pos` numbers a run's events in signal id order).
 //!
-//! Text search answers with candidates from an index, a superset of the
-//! texts that contain the query case-insensitively; the caller checks each
-//! candidate exactly (Rust's lower-casing, as the API always did), so
-//! answers do not depend on the index. For a query the index cannot narrow
-//! ([`searchable`]) the caller looks at every item.
+//! Text search is the word index's (`crate::search`, issue 28).
 
 use std::collections::HashSet;
 
 use signals_core::{ItemSnapshot, TrailEvent};
 
 use crate::{RepoKey, Result};
-
-/// The texts a latest snapshot refers to (`texts.id`), which
-/// [`PagedReads::texts_matching`] answers in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TextIds {
-    /// The head (JSON with the title).
-    pub head: i64,
-    /// The body.
-    pub body: i64,
-}
 
 /// One run's share of a trail page: the run's row id, how many of its
 /// events (newest item id first) to skip, and how many to take.
@@ -68,25 +53,17 @@ pub fn trail_plan(runs: &[(i64, u64)], offset: u64, limit: u64) -> (u64, Vec<Tra
 }
 
 /// What `signals serve` reads (issue 17), each costing what it returns or
-/// streaming what it reads: the latest heads one at a time, the texts that
-/// may hold a query, the items changed in the latest run, one page of the
-/// trail.
+/// streaming what it reads: the latest heads one at a time, the items
+/// changed in the latest run, one page of the trail.
 pub trait PagedReads {
     /// The latest snapshot of every item of `repo`, in signal id order
     /// (byte order), each without its body (`text` is empty), handed to
-    /// `each` one at a time with its texts' ids: memory does not grow with
-    /// the repository.
+    /// `each` one at a time: memory does not grow with the repository.
     fn each_latest_head(
         &self,
         repo: RepoKey,
-        each: &mut dyn FnMut(String, ItemSnapshot, TextIds) -> Result<()>,
+        each: &mut dyn FnMut(String, ItemSnapshot) -> Result<()>,
     ) -> Result<()>;
-
-    /// The ids of the texts that may contain `q` (lower-cased),
-    /// case-insensitively: a superset of those that do, from a text index;
-    /// `None` when the store cannot narrow the search (no index, or a
-    /// query it cannot use: see [`searchable`]).
-    fn texts_matching(&self, q: &str) -> Result<Option<HashSet<i64>>>;
 
     /// The ids of the items with a `changed` event in the repository's
     /// latest run.
@@ -96,13 +73,6 @@ pub trait PagedReads {
     /// first (latest run first, then item ids in descending order: the
     /// reverse of the trail's order), reading only those.
     fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<(u64, Vec<TrailEvent>)>;
-}
-
-/// Whether a text index can narrow a search for `q` (lower-cased): three
-/// characters or more (a trigram), all ASCII (SQLite folds case by its
-/// own Unicode tables, which may differ from Rust's outside ASCII).
-pub fn searchable(q: &str) -> bool {
-    q.len() >= 3 && q.is_ascii()
 }
 
 #[cfg(test)]

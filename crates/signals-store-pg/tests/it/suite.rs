@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use signals_store::suite::{self, group, issue, run_of, tracked, ts};
-use signals_store::{Dump, HttpState, Owners, PagedReads, RunWrites, StoreError};
+use signals_store::{Dump, HttpState, Owners, RunWrites, StoreError};
 use signals_store_pg::PgStore;
 
 use crate::cluster;
@@ -175,44 +175,6 @@ fn bad_addresses_and_foreign_databases_are_refused_with_advice() {
     );
 }
 
-/// Issue 17: with pg_trgm available (it is where these tests run), the
-/// migration builds the trigram index and text search narrows by it; the
-/// suite's check then holds with candidates, not only without.
-#[test]
-fn text_search_uses_the_trigram_index_when_pg_trgm_is_there() {
-    let Some(cluster) = cluster() else { return };
-    let mut store = fresh(&cluster);
-    let key = store.ensure_repository(&group(), &tracked()).unwrap();
-    let mut crash = issue("1");
-    crash.text = "Crash when loading a Q4 model".into();
-    let commit = run_of(
-        &store,
-        key,
-        ts("2026-11-20T10:00:00Z"),
-        vec![crash, issue("2")],
-        1,
-    );
-    store.commit_run(key, &commit).unwrap();
-    let found = store
-        .texts_matching("q4 model")
-        .unwrap()
-        .expect("the trigram index narrows a search");
-    let mut bodies = Vec::new();
-    store
-        .each_latest_head(key, &mut |id, _, texts| {
-            bodies.push((id, texts.body));
-            Ok(())
-        })
-        .unwrap();
-    let expected: Vec<i64> = bodies
-        .iter()
-        .filter(|(id, _)| id.ends_with(":1"))
-        .map(|(_, b)| *b)
-        .collect();
-    assert_eq!(found.into_iter().collect::<Vec<_>>(), expected);
-    assert_eq!(store.texts_matching("q4").unwrap(), None, "too short");
-}
-
 /// 0008_owner_host_id: the rows of an owner stored before are kept,
 /// without a host id until the next listing names them; a rename onto a
 /// gone repository's name then fits beside it.
@@ -322,4 +284,58 @@ fn the_comments_migration_takes_a_store_from_before() {
     assert_eq!(replies[0].1.state.as_deref(), Some("APPROVED"));
     store.purge_repository(key).unwrap();
     assert!(store.comment_texts(key).unwrap().is_empty());
+}
+
+/// 0012_word_index: a store from before gets an empty word index, which
+/// its first catch-up fills from the stored snapshots; the trigram index is
+/// gone.
+#[test]
+fn the_word_index_migration_indexes_a_store_from_before() {
+    use signals_core::search::{Query, evaluate};
+    use signals_store::SearchIndex;
+    use signals_store::search::{Postings, catch_up};
+
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("words0012").unwrap();
+    {
+        // Schema 11: through 0011_references, before 0012_word_index.
+        let mut before = PgStore::open_before(&url, 11).unwrap();
+        let key = before.ensure_repository(&group(), &tracked()).unwrap();
+        let mut crash = issue("1");
+        crash.text = "It crashes on start".into();
+        let run = run_of(
+            &before,
+            key,
+            ts("2026-11-01T10:00:00Z"),
+            vec![crash, issue("2")],
+            1,
+        );
+        before.commit_run(key, &run).unwrap();
+    }
+    let mut store = PgStore::open(&url).unwrap();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    assert_eq!(
+        store.search_state(key).unwrap().through,
+        0,
+        "not indexed yet"
+    );
+    assert_eq!(catch_up(&mut store, key).unwrap(), 2);
+    let stats = store.search_state(key).unwrap().stats;
+    let query = Query::parse("crashes").unwrap();
+    let hits = evaluate(
+        &query,
+        stats,
+        &mut Postings {
+            store: &store,
+            repo: key,
+        },
+    )
+    .unwrap();
+    assert_eq!(hits.len(), 1);
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let trigrams: bool = c
+        .query_one("SELECT to_regclass('texts_trigrams') IS NOT NULL", &[])
+        .unwrap()
+        .get(0);
+    assert!(!trigrams, "the trigram index is gone");
 }

@@ -128,10 +128,6 @@ pub const CHECKS: &[(&str, Check)] = &[
         batched_reads_equal_the_whole_view,
     ),
     (
-        "text_search_candidates_hold_every_match",
-        text_search_candidates_hold_every_match,
-    ),
-    (
         "reconcile_marks_and_open_items_plan_a_reconcile",
         reconcile_marks_and_open_items_plan_a_reconcile,
     ),

@@ -203,7 +203,9 @@ impl Api<'_> {
                     ));
                 }
             };
-            matched = super::search::order(&index, rows, &matched, query.sort == Sort::Relevance);
+            let shown = query.page.saturating_mul(PAGE_SIZE);
+            let relevance = query.sort == Sort::Relevance;
+            matched = super::search::order(&index, rows, &matched, (relevance, shown));
         }
         let total = matched.len();
         let pages = total.div_ceil(PAGE_SIZE);
@@ -456,13 +458,12 @@ impl Api<'_> {
         let mut id = decode_history_file(&summary, file);
         if id.is_none() {
             // The heads one at a time, without bodies: memory stays flat.
-            self.store
-                .each_latest_head(summary.key, &mut |item, _, _| {
-                    if id.is_none() && signals_site::history_file(&item) == file {
-                        id = Some(item);
-                    }
-                    Ok(())
-                })?;
+            self.store.each_latest_head(summary.key, &mut |item, _| {
+                if id.is_none() && signals_site::history_file(&item) == file {
+                    id = Some(item);
+                }
+                Ok(())
+            })?;
         }
         let page = match id {
             Some(id) => crate::export::history_page(self.store, &summary, &id)?,

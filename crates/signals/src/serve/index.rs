@@ -121,7 +121,7 @@ impl RepoIndex {
         };
         let mut rows = Vec::new();
         let mut ids = Ids::default();
-        store.each_latest_head(summary.key, &mut |id, item, _texts| {
+        store.each_latest_head(summary.key, &mut |id, item| {
             let mut item_labels: Vec<u32> =
                 item.labels.iter().map(|l| code(&mut labels, l)).collect();
             item_labels.sort_unstable();

@@ -52,12 +52,14 @@ pub fn search(
 
 /// `rows` (matching rows with their scores) kept where `allowed` (the
 /// filters' rows, in the asked order) has them: in `allowed`'s order, or
-/// best score first (ties by importance, then id) for relevance.
+/// best score first (ties by importance, then id) for relevance, of which
+/// only the first `shown` are put in order (the pages up to the one asked
+/// for; the rest only count).
 pub fn order(
     index: &RepoIndex,
     rows: Vec<(u32, i64)>,
     allowed: &[u32],
-    relevance: bool,
+    (relevance, shown): (bool, usize),
 ) -> Vec<u32> {
     let mut score: Vec<Option<i64>> = vec![None; index.rows.len()];
     for (row, s) in rows {
@@ -72,10 +74,16 @@ pub fn order(
         .collect();
     if relevance {
         // Rows are in id order, so ties by id are by position.
-        out.sort_by(|&a, &b| {
+        let best_first = |a: &u32, b: &u32| {
             let key = |p: u32| (score[p as usize], index.rows[p as usize].score);
-            key(b).cmp(&key(a)).then(a.cmp(&b))
-        });
+            key(*b).cmp(&key(*a)).then(a.cmp(b))
+        };
+        if out.len() > shown {
+            out.select_nth_unstable_by(shown, best_first);
+            out[..shown].sort_by(best_first);
+        } else {
+            out.sort_by(best_first);
+        }
     }
     out
 }

@@ -1,0 +1,563 @@
+//! Issue 28's figures for text search: `cargo bench -p signals --bench
+//! search`, then the tables go into docs/performance.md.
+//!
+//! A repository of 10,000 and one of 100,000 items (`SIGNALS_SEARCH_BIG`
+//! chooses the big size) is generated through the store API: titles of
+//! 6-10 words and bodies of 80-150 words drawn from a Zipf distribution
+//! over 20,000 words (as natural text is), 10% of bodies saying "out of
+//! memory", 1% naming `CUDA_VISIBLE_DEVICES`. Each is indexed as
+//! `signals collect` does (after each run of 10,000 items), then served by
+//! the release binary on loopback, on SQLite and, after `signals migrate`,
+//! on PostgreSQL (when the server's programs are installed).
+//!
+//! 1. p50 and p99 of 200 first-page requests per query: the most common
+//!    word, a rare word, two words, a phrase, a one-letter word, a prefix.
+//! 2. Throughput of the most common word with 1 client and with 8.
+//! 3. Beside them, on the same texts: a plain FTS5 table (`unicode61`,
+//!    bm25 with the title weighted 3, the first 50 and the count), queried
+//!    in process; and Datasette's `_search=` over the same table, when
+//!    `datasette` is on the PATH (`pip install datasette`).
+//! 4. The index's size per item, and the indexing time.
+
+#[path = "../tests/it/synth.rs"]
+#[allow(dead_code)]
+mod synth;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use jiff::{SignedDuration, Timestamp};
+use signals_core::ItemSnapshot;
+use signals_store::RunWrites;
+use signals_store_sqlite::Store;
+
+const VOCABULARY: usize = 20_000;
+
+/// A keep-alive HTTP/1.1 connection.
+struct Client(BufReader<TcpStream>);
+
+impl Client {
+    fn connect(port: u16) -> Client {
+        let s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.set_nodelay(true).unwrap();
+        Client(BufReader::new(s))
+    }
+
+    fn get(&mut self, target: &str) -> (u16, Vec<u8>) {
+        write!(
+            self.0.get_mut(),
+            "GET {target} HTTP/1.1\r\nHost: bench\r\n\r\n"
+        )
+        .unwrap();
+        let mut line = String::new();
+        self.0.read_line(&mut line).unwrap();
+        let status: u16 = line.split(' ').nth(1).unwrap().parse().unwrap();
+        let mut length = 0;
+        let mut chunked = false;
+        loop {
+            line.clear();
+            self.0.read_line(&mut line).unwrap();
+            if line == "\r\n" {
+                break;
+            }
+            let lower = line.to_ascii_lowercase();
+            if let Some(v) = lower.strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap();
+            }
+            if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
+                chunked = true;
+            }
+        }
+        if !chunked {
+            let mut body = vec![0; length];
+            self.0.read_exact(&mut body).unwrap();
+            return (status, body);
+        }
+        let mut body = Vec::new();
+        loop {
+            line.clear();
+            self.0.read_line(&mut line).unwrap();
+            let n = usize::from_str_radix(line.trim(), 16).unwrap();
+            let mut chunk = vec![0; n + 2];
+            self.0.read_exact(&mut chunk).unwrap();
+            if n == 0 {
+                break;
+            }
+            body.extend_from_slice(&chunk[..n]);
+        }
+        (status, body)
+    }
+}
+
+struct Served(Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(self.0.id() as libc::pid_t, libc::SIGTERM) };
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn wait_for(port: u16, child: &mut Child, what: &str) {
+    let started = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("{what} stopped ({status})");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "{what} did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn serve(dir: &Path, store: &str) -> (Served, u16) {
+    let port = free_port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_signals"))
+        .current_dir(dir)
+        .args(["serve", "--store", store, "--port", &port.to_string()])
+        .env("TMPDIR", dir)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(dir.join("serve.log")).unwrap())
+        .spawn()
+        .unwrap();
+    wait_for(port, &mut child, "serve");
+    (Served(child), port)
+}
+
+/// The `n`th word of the vocabulary: syllables, so words look like words
+/// and share prefixes as real ones do.
+fn word(mut n: usize) -> String {
+    const SYLLABLES: [&str; 24] = [
+        "ka", "lo", "mi", "ne", "ru", "ta", "so", "vi", "de", "po", "gu", "fa", "ri", "mo", "sa",
+        "te", "bo", "ni", "la", "ze", "ko", "pu", "he", "ja",
+    ];
+    let mut out = String::new();
+    loop {
+        out.push_str(SYLLABLES[n % 24]);
+        n /= 24;
+        if n == 0 {
+            break;
+        }
+    }
+    out
+}
+
+/// Zipf: word ranks with probability ∝ 1/rank.
+struct Zipf {
+    cumulative: Vec<f64>,
+    rng: fastrand::Rng,
+}
+
+impl Zipf {
+    fn new(seed: u64) -> Zipf {
+        let mut total = 0.0;
+        let cumulative = (1..=VOCABULARY)
+            .map(|r| {
+                total += 1.0 / r as f64;
+                total
+            })
+            .collect();
+        Zipf {
+            cumulative,
+            rng: fastrand::Rng::with_seed(seed),
+        }
+    }
+
+    fn rank(&mut self) -> usize {
+        let last = *self.cumulative.last().unwrap();
+        let x = self.rng.f64() * last;
+        self.cumulative.partition_point(|&c| c < x)
+    }
+
+    fn words(&mut self, n: usize) -> String {
+        (0..n)
+            .map(|_| word(self.rank()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+fn items(count: usize, at: Timestamp) -> impl Iterator<Item = ItemSnapshot> {
+    let mut zipf = Zipf::new(28);
+    (1..=count).map(move |k| {
+        let mut item = synth::item(0, k, 16, at);
+        let title_len = 6 + zipf.rng.usize(0..5);
+        item.title = zipf.words(title_len);
+        let body_len = 80 + zipf.rng.usize(0..71);
+        let mut body = zipf.words(body_len);
+        if k % 10 == 0 {
+            body.push_str(" and then it ran out of memory");
+        }
+        if k % 100 == 0 {
+            body.push_str(" with CUDA_VISIBLE_DEVICES=1 set");
+        }
+        item.text = body;
+        item
+    })
+}
+
+/// A store of one repository of `count` items in `dir`, committed in runs
+/// of 10,000 items, each indexed after its commit as `collect` does;
+/// returns the whole time.
+fn build(dir: &Path, count: usize) -> Duration {
+    std::fs::remove_dir_all(dir).ok();
+    std::fs::create_dir_all(dir).unwrap();
+    let mut store = Store::open(dir.join("signals.db")).unwrap();
+    let t1: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
+    let key = store
+        .ensure_repository(&synth::group(), &synth::tracked(0))
+        .unwrap();
+    let started = Instant::now();
+    let mut all = items(count, t1).peekable();
+    let mut run = 0;
+    while all.peek().is_some() {
+        let batch: Vec<ItemSnapshot> = all.by_ref().take(10_000).collect();
+        // synth::commit indexes what it committed, as `collect` does.
+        synth::commit(
+            &mut store,
+            key,
+            0,
+            t1 + SignedDuration::from_secs(run),
+            batch,
+        );
+        run += 1;
+    }
+    started.elapsed()
+}
+
+/// Rebuilds the word index of the store in `dir` from nothing and times
+/// it: the cost of indexing `count` items once.
+fn reindex(dir: &Path) -> Duration {
+    let db = dir.join("signals.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "DELETE FROM search_postings; DELETE FROM search_docs; DELETE FROM search_state;",
+    )
+    .unwrap();
+    drop(conn);
+    let mut store = Store::open(&db).unwrap();
+    let key = store.repositories().unwrap()[0].key;
+    let started = Instant::now();
+    signals_store::search::catch_up(&mut store, key).unwrap();
+    started.elapsed()
+}
+
+fn index_bytes(dir: &Path) -> (u64, u64) {
+    let conn = rusqlite::Connection::open(dir.join("signals.db")).unwrap();
+    let postings: i64 = conn
+        .query_row(
+            "SELECT sum(length(data)) + sum(length(term)) FROM search_postings",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let docs: i64 = conn
+        .query_row(
+            "SELECT sum(length(terms)) + count(*) * 16 FROM search_docs",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    (postings as u64, docs as u64)
+}
+
+fn percent(q: &str) -> String {
+    q.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'*' | b'_' | b'.' | b'-' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn queries() -> Vec<(&'static str, String)> {
+    vec![
+        ("most common word", word(0)),
+        ("rare word", word(15_000)),
+        ("two words", format!("{} {}", word(0), word(40))),
+        ("phrase", "\"out of memory\"".to_string()),
+        ("one letter", "a".to_string()),
+        ("prefix", format!("{}*", &word(30)[..3])),
+        ("identifier", "CUDA_VISIBLE_DEVICES".to_string()),
+    ]
+}
+
+/// p50 and p99 in ms of `n` requests, and the answer's total.
+fn latency(port: u16, target: &str, n: usize) -> (f64, f64, u64) {
+    let mut client = Client::connect(port);
+    let (status, body) = client.get(target);
+    assert_eq!(status, 200, "{target}: {}", String::from_utf8_lossy(&body));
+    let total = serde_json::from_slice::<serde_json::Value>(&body).unwrap()["total"]
+        .as_u64()
+        .unwrap_or(0);
+    let mut times: Vec<f64> = (0..n)
+        .map(|_| {
+            let t = Instant::now();
+            assert_eq!(client.get(target).0, 200);
+            t.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    (times[n / 2], times[n * 99 / 100], total)
+}
+
+fn throughput(port: u16, target: &str, clients: usize, time: Duration) -> f64 {
+    let end = Instant::now() + time;
+    let handles: Vec<_> = (0..clients)
+        .map(|_| {
+            let target = target.to_string();
+            std::thread::spawn(move || {
+                let mut client = Client::connect(port);
+                let mut n = 0u64;
+                while Instant::now() < end {
+                    assert_eq!(client.get(&target).0, 200);
+                    n += 1;
+                }
+                n
+            })
+        })
+        .collect();
+    let total: u64 = handles.into_iter().map(|h| h.join().unwrap()).sum();
+    total as f64 / time.as_secs_f64()
+}
+
+fn api_rows(label: &str, port: u16, count: usize) {
+    for (what, q) in queries() {
+        let target = format!("/api/repos/g/r0/signals?q={}", percent(&q));
+        let (p50, p99, total) = latency(port, &target, 200);
+        println!("| {label} | {count} | {what} (`{q}`) | {total} | {p50:.2} ms | {p99:.2} ms |");
+    }
+}
+
+/// The same texts in a plain FTS5 table (`fts.db`, with a `signals` table
+/// and its `signals_fts`, as sqlite-utils makes them for Datasette).
+fn fts5(dir: &Path, count: usize) -> PathBuf {
+    let path = dir.join("fts.db");
+    std::fs::remove_file(&path).ok();
+    let mut conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE signals (id INTEGER PRIMARY KEY, title TEXT, body TEXT);
+         CREATE VIRTUAL TABLE signals_fts USING fts5(title, body, content='signals', content_rowid='id');",
+    )
+    .unwrap();
+    let tx = conn.transaction().unwrap();
+    let t1: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
+    for (k, item) in items(count, t1).enumerate() {
+        tx.execute(
+            "INSERT INTO signals (id, title, body) VALUES (?1, ?2, ?3)",
+            rusqlite::params![k as i64 + 1, item.title, item.text],
+        )
+        .unwrap();
+    }
+    tx.execute_batch("INSERT INTO signals_fts (signals_fts) VALUES ('rebuild');")
+        .unwrap();
+    tx.commit().unwrap();
+    path
+}
+
+fn fts5_rows(path: &Path, count: usize) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    for (what, q) in queries() {
+        // FTS5's own syntax for the same query, as close as it goes.
+        let fts_q = match what {
+            "phrase" => "\"out of memory\"".to_string(),
+            "identifier" => "\"CUDA_VISIBLE_DEVICES\"".to_string(),
+            _ => q.clone(),
+        };
+        let mut times = Vec::new();
+        let mut total = 0i64;
+        for _ in 0..50 {
+            let t = Instant::now();
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT rowid FROM signals_fts WHERE signals_fts MATCH ?1
+                     ORDER BY bm25(signals_fts, 3.0, 1.0) LIMIT 50",
+                )
+                .unwrap();
+            let rows: Vec<i64> = stmt
+                .query_map([&fts_q], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            total = conn
+                .query_row(
+                    "SELECT count(*) FROM signals_fts WHERE signals_fts MATCH ?1",
+                    [&fts_q],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert!(rows.len() as i64 <= total);
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        times.sort_by(f64::total_cmp);
+        println!(
+            "| FTS5 in process | {count} | {what} (`{fts_q}`) | {total} | {:.2} ms | {:.2} ms |",
+            times[25], times[49]
+        );
+    }
+}
+
+fn datasette_rows(dir: &Path, path: &Path, count: usize) {
+    if Command::new("datasette").arg("--version").output().is_err() {
+        println!("| Datasette | {count} | not installed (`pip install datasette`) | | | |");
+        return;
+    }
+    let port = free_port();
+    let mut child = Command::new("datasette")
+        .args(["serve", "--port", &port.to_string()])
+        .arg(path)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(port, &mut child, "datasette");
+    let served = Served(child);
+    for (what, q) in queries() {
+        let fts_q = match what {
+            "phrase" => "\"out of memory\"".to_string(),
+            _ => q.clone(),
+        };
+        let target = format!(
+            "/fts/signals.json?_search={}&_size=50&_shape=objects",
+            percent(&fts_q)
+        );
+        let mut client = Client::connect(port);
+        let (status, body) = client.get(&target);
+        if status != 200 {
+            println!(
+                "| Datasette | {count} | {what} | status {status}: {} | | |",
+                String::from_utf8_lossy(&body)
+                    .chars()
+                    .take(80)
+                    .collect::<String>()
+            );
+            continue;
+        }
+        let total = serde_json::from_slice::<serde_json::Value>(&body).unwrap()
+            ["filtered_table_rows_count"]
+            .as_u64()
+            .unwrap_or(0);
+        let mut times: Vec<f64> = (0..50)
+            .map(|_| {
+                let t = Instant::now();
+                assert_eq!(client.get(&target).0, 200);
+                t.elapsed().as_secs_f64() * 1000.0
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        println!(
+            "| Datasette `_search=` | {count} | {what} (`{fts_q}`) | {total} | {:.2} ms | {:.2} ms |",
+            times[25], times[49]
+        );
+    }
+    drop(served);
+}
+
+fn main() {
+    let big: usize = std::env::var("SIGNALS_SEARCH_BIG")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-search");
+    let cluster = signals_testpg::Cluster::start().ok().flatten();
+    let mut sizes = Vec::new();
+    println!("## Text search, first page (50), 200 requests each\n");
+    println!("| store | items | query | total | p50 | p99 |");
+    println!("|---|---:|---|---:|---:|---:|");
+    for count in [10_000, big] {
+        let dir = base.join(format!("items-{count}"));
+        let built = build(&dir, count);
+        let indexing = reindex(&dir);
+        sizes.push((count, index_bytes(&dir), indexing, built));
+        let (served, port) = serve(&dir, "signals.db");
+        api_rows("SQLite", port, count);
+        let one = throughput(
+            port,
+            &format!("/api/repos/g/r0/signals?q={}", word(0)),
+            1,
+            Duration::from_secs(3),
+        );
+        let eight = throughput(
+            port,
+            &format!("/api/repos/g/r0/signals?q={}", word(0)),
+            8,
+            Duration::from_secs(3),
+        );
+        println!(
+            "| SQLite | {count} | most common word, 1 client → 8 | {one:.0} → {eight:.0} requests/s ({:.2}×) | | |",
+            eight / one
+        );
+        drop(served);
+        if let Some(cluster) = &cluster {
+            let url = cluster.create_database(&format!("search{count}")).unwrap();
+            let out = Command::new(env!("CARGO_BIN_EXE_signals"))
+                .current_dir(&dir)
+                .args(["migrate", "--from", "signals.db", "--to", &url])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let (served, port) = serve(&dir, &url);
+            api_rows("PostgreSQL", port, count);
+            let one = throughput(
+                port,
+                &format!("/api/repos/g/r0/signals?q={}", word(0)),
+                1,
+                Duration::from_secs(3),
+            );
+            let eight = throughput(
+                port,
+                &format!("/api/repos/g/r0/signals?q={}", word(0)),
+                8,
+                Duration::from_secs(3),
+            );
+            println!(
+                "| PostgreSQL | {count} | most common word, 1 client → 8 | {one:.0} → {eight:.0} requests/s ({:.2}×) | | |",
+                eight / one
+            );
+            drop(served);
+        } else {
+            println!(
+                "| PostgreSQL | {count} | not measured: no PostgreSQL server programs | | | |"
+            );
+        }
+        let fts = fts5(&dir, count);
+        fts5_rows(&fts, count);
+        datasette_rows(&dir, &fts, count);
+    }
+    println!("\n## The word index's size and build time (SQLite)\n");
+    println!(
+        "| items | posting blocks + terms | documents | per item | indexing from nothing | store built and indexed |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|");
+    for (count, (postings, docs), indexing, built) in sizes {
+        println!(
+            "| {count} | {:.1} MB | {:.1} MB | {:.0} bytes | {:.1} s | {:.1} s |",
+            postings as f64 / 1e6,
+            docs as f64 / 1e6,
+            (postings + docs) as f64 / count as f64,
+            indexing.as_secs_f64(),
+            built.as_secs_f64()
+        );
+    }
+}
