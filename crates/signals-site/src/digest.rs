@@ -553,7 +553,12 @@ impl<'a> ChangedView<'a> {
         let mut releases: Vec<(jiff::Timestamp, &RepoNews)> = repos
             .iter()
             .filter_map(|r| {
-                let at = r.release.as_ref()?.published_at.parse::<jiff::Timestamp>().ok()?;
+                let at = r
+                    .release
+                    .as_ref()?
+                    .published_at
+                    .parse::<jiff::Timestamp>()
+                    .ok()?;
                 (Some(at) >= since).then_some((at, r))
             })
             .collect();

@@ -59,9 +59,9 @@ use crate::digest::{DIGEST_FILE, GroupDigest, RepoDigest, render_group};
 use crate::error::SiteError;
 use crate::feed::{FeedEntry, keep_newest, render_site_feed_from};
 use crate::files::RepoFiles;
-use crate::roster::render_lists;
 use crate::index::{FILTER_SCRIPT, RepoSummary, STYLESHEET, render_importance, render_index};
 use crate::paths::repo_dir;
+use crate::roster::render_lists;
 use crate::whole::{RepoPage, render_whole};
 use crate::write::write_content;
 

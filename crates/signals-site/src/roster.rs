@@ -94,7 +94,10 @@ fn list_pages(
             list_pager: pager(page, pages, repos_file),
             recent_weeks: RECENT_WEEKS,
         };
-        out.push((PathBuf::from(repos_file(page)), render("repos.html", &view)?));
+        out.push((
+            PathBuf::from(repos_file(page)),
+            render("repos.html", &view)?,
+        ));
     }
     Ok(out)
 }

@@ -167,11 +167,10 @@ pub(crate) fn recent_activity(row: &TrendRow) -> u64 {
 
 /// The order of the ranked tables and lists: the most recent activity
 /// first, then by name, then by id, so the order is total and stable.
-pub(crate) fn by_activity(
-    a: (u64, &str, &str),
-    b: (u64, &str, &str),
-) -> std::cmp::Ordering {
-    b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)).then_with(|| a.2.cmp(b.2))
+pub(crate) fn by_activity(a: (u64, &str, &str), b: (u64, &str, &str)) -> std::cmp::Ordering {
+    b.0.cmp(&a.0)
+        .then_with(|| a.1.cmp(b.1))
+        .then_with(|| a.2.cmp(b.2))
 }
 
 /// Values as a sparkline's label lists them.

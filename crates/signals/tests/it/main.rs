@@ -26,6 +26,7 @@ mod references;
 mod resilience;
 mod scale;
 mod serve;
+mod sites;
 mod support;
 mod synth;
 mod trends;
