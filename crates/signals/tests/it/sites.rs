@@ -195,15 +195,8 @@ fn a_group_of_1000_repositories_reads_well_with_and_without_javascript() {
     let tmp = TempDir::new("sites-1000");
     let dir = tmp.path();
     let mut store = Store::open(dir.join("signals.db")).unwrap();
-    let started = std::time::Instant::now();
     populate(&mut store);
     drop(store);
-    let _ = writeln!(
-        std::io::stderr(),
-        "store of {} repositories: {:?}",
-        BIG + SMALL,
-        started.elapsed()
-    );
     let out = run(
         dir,
         &["export", "--store", "signals.db", "--out", "site"],
