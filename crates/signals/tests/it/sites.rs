@@ -88,7 +88,7 @@ fn rows(html: &str) -> Vec<(String, u64)> {
         .map(|part| {
             let activity = part.split('"').next().unwrap().parse().unwrap();
             let href = part
-                .split("<th scope=\"row\"><a href=\"")
+                .split("<a href=\"")
                 .nth(1)
                 .unwrap()
                 .split('"')
