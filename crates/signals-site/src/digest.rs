@@ -1,8 +1,11 @@
 //! The group digest: one page per group (`<out>/<group>/index.html`) with
-//! what matters across its repositories: the top signals by importance
-//! (each naming its repository), the observation trail of the latest runs,
-//! and every repository's releases and "Publicly indicated next" side by
-//! side; with its own Atom feed and filter index.
+//! what matters across its repositories, in this order (issue 27): what
+//! its latest runs changed, what is rising, the top signals by importance
+//! (each naming its repository), then the [`TOP_REPOS`] most active
+//! repositories side by side with their releases and "Publicly indicated
+//! next" (every repository is on the paged list, `roster.rs`), and the
+//! observation trail of the latest runs; with its own Atom feed and
+//! filter index. Its size does not grow with the number of repositories.
 //!
 //! Memory is bounded whatever the number of repositories: each repository
 //! contributes a small [`RepoDigest`] (its [`DIGEST_SIGNALS`] best signals,
@@ -29,11 +32,16 @@ use crate::filter::{self, FILTER_INDEX_VERSION, FilterEntry, GroupIndex};
 use crate::head::{HealthNote, RepoHead};
 use crate::health;
 use crate::links::SharedEntry;
-use crate::paths::{FILTER_INDEX_FILE, document_dir, history_file, id_parts, item_number, slug};
+use crate::paths::{
+    FILTER_INDEX_FILE, LIST_PAGE_SIZE, TOP_REPOS, document_dir, history_file, id_parts,
+    item_number, slug,
+};
 use crate::source::Ranked;
 use crate::templates::render;
 use crate::text::http_url;
-use crate::trends::{SMALL_WEEKS, TrendRow, listed, rising_views};
+use crate::trends::{
+    RECENT_WEEKS, SMALL_WEEKS, TrendRow, by_activity, listed, recent_activity, rising_views,
+};
 use crate::views::{HealthView, Layout, TimeView};
 use crate::waiting::{self, WaitingEntry};
 
@@ -280,6 +288,8 @@ struct RepoNews {
     next_more: usize,
     /// Events of its latest run.
     latest_events: usize,
+    /// Its recent activity (`trends::recent_activity`).
+    activity: u64,
     /// A notice when its collection is failing or its data stale.
     health: Option<HealthView>,
 }
@@ -363,6 +373,7 @@ impl GroupDigest {
         self.trail.truncate(DIGEST_TRAIL);
         self.feed.extend(d.feed);
         keep_newest(&mut self.feed);
+        let activity = recent_activity(&d.trend);
         self.trends
             .push((d.name.clone(), format!("{}/index.html", d.id), d.trend));
         self.rising.extend(d.rising);
@@ -371,6 +382,7 @@ impl GroupDigest {
         self.rising.truncate(RISING);
         waiting::merge(&mut self.waiting, d.waiting);
         self.repos.push(RepoNews {
+            activity,
             href: format!("{}/index.html", d.id),
             id: d.id,
             name: d.name,
@@ -396,7 +408,9 @@ pub fn render_group(
 ) -> Result<Vec<(PathBuf, String)>, SiteError> {
     let dir = PathBuf::from(slug("group", &g.id)?);
     let mut repos = g.repos.clone();
-    repos.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+    repos.sort_by(|a, b| by_activity((a.activity, &a.name, &a.id), (b.activity, &b.name, &b.id)));
+    let changed = ChangedView::of(&repos);
+    let top = &repos[..repos.len().min(TOP_REPOS)];
     let mut trail = g.trail.clone();
     trail.reverse();
     let html = render(
@@ -410,7 +424,9 @@ pub fn render_group(
             },
             name: &g.name,
             id: &g.id,
-            repos: &repos,
+            repos_total: g.repos.len(),
+            repos: top,
+            changed,
             cards: g.signals.iter().map(CardView::of).collect(),
             signals_total: g.signals_total,
             trail: trail.iter().map(EventView::of).collect(),
@@ -418,8 +434,13 @@ pub fn render_group(
             group_rising: &g.rising,
             shared: &g.shared,
             waiting: &g.waiting,
+            list_pages: g.repos.len().div_ceil(LIST_PAGE_SIZE).max(1),
+            recent_weeks: RECENT_WEEKS,
         },
     )?;
+    // The filter index names every repository's part, by name.
+    let mut repos = g.repos.clone();
+    repos.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
     let index = filter::to_json(
         &GroupIndex {
             version: FILTER_INDEX_VERSION,
@@ -469,7 +490,14 @@ struct GroupView<'a> {
     layout: Layout,
     name: &'a str,
     id: &'a str,
+    /// Its repositories in all.
+    repos_total: usize,
+    /// The [`TOP_REPOS`] most active, for the news.
     repos: &'a [RepoNews],
+    changed: ChangedView<'a>,
+    /// Pages of its list of repositories (`repos-<n>.html`).
+    list_pages: usize,
+    recent_weeks: usize,
     cards: Vec<CardView<'a>>,
     signals_total: usize,
     trail: Vec<EventView<'a>>,
@@ -477,6 +505,76 @@ struct GroupView<'a> {
     group_rising: &'a [DigestRising],
     shared: &'a [SharedEntry],
     waiting: &'a [WaitingEntry],
+}
+
+/// Repositories named in "What changed", and releases listed there.
+const CHANGED_LISTED: usize = 10;
+/// How recent a release is to be listed in "What changed", before the
+/// group's latest collection.
+const RECENT_RELEASE_DAYS: i64 = 7;
+
+/// The top of a group page (issue 27): what its latest runs found, in a
+/// few lines whatever the size of the group.
+#[derive(Serialize)]
+struct ChangedView<'a> {
+    /// The group's latest collection.
+    latest: Option<TimeView>,
+    /// Observation events of the latest runs, summed.
+    events: usize,
+    /// Repositories whose latest run found something.
+    repos: usize,
+    /// The [`CHANGED_LISTED`] repositories whose latest run found most
+    /// (then by name).
+    most: Vec<&'a RepoNews>,
+    /// Releases published in the [`RECENT_RELEASE_DAYS`] days before the
+    /// latest collection, newest first, at most [`CHANGED_LISTED`].
+    releases: Vec<&'a RepoNews>,
+    /// Such releases in all.
+    releases_total: usize,
+    release_days: i64,
+}
+
+impl<'a> ChangedView<'a> {
+    fn of(repos: &'a [RepoNews]) -> ChangedView<'a> {
+        let latest = repos
+            .iter()
+            .filter_map(|r| r.collected_at.parse::<jiff::Timestamp>().ok())
+            .max();
+        let mut most: Vec<&RepoNews> = repos.iter().filter(|r| r.latest_events > 0).collect();
+        let changed = most.len();
+        most.sort_by(|a, b| {
+            b.latest_events
+                .cmp(&a.latest_events)
+                .then_with(|| a.name.cmp(&b.name))
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        most.truncate(CHANGED_LISTED);
+        let since = latest.map(|t| t - jiff::SignedDuration::from_hours(24 * RECENT_RELEASE_DAYS));
+        let mut releases: Vec<(jiff::Timestamp, &RepoNews)> = repos
+            .iter()
+            .filter_map(|r| {
+                let at = r
+                    .release
+                    .as_ref()?
+                    .published_at
+                    .parse::<jiff::Timestamp>()
+                    .ok()?;
+                (Some(at) >= since).then_some((at, r))
+            })
+            .collect();
+        let releases_total = releases.len();
+        releases.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+        releases.truncate(CHANGED_LISTED);
+        ChangedView {
+            latest: latest.map(TimeView::of),
+            events: repos.iter().map(|r| r.latest_events).sum(),
+            repos: changed,
+            most,
+            releases: releases.into_iter().map(|(_, r)| r).collect(),
+            releases_total,
+            release_days: RECENT_RELEASE_DAYS,
+        }
+    }
 }
 
 /// The group's repositories side by side: one row each, its sparklines
@@ -507,8 +605,12 @@ struct TrendRowView {
 
 impl GroupTrends {
     fn of(rows: &[(String, String, TrendRow)]) -> GroupTrends {
-        let mut rows: Vec<&(String, String, TrendRow)> = rows.iter().collect();
-        rows.sort_by(|a, b| a.0.cmp(&b.0));
+        // Ranked as the group's list is; the ids are in the links.
+        let mut rows: Vec<(u64, &(String, String, TrendRow))> =
+            rows.iter().map(|r| (recent_activity(&r.2), r)).collect();
+        rows.sort_by(|(x, a), (y, b)| by_activity((*x, &a.0, &a.1), (*y, &b.0, &b.1)));
+        rows.truncate(TOP_REPOS);
+        let rows: Vec<&(String, String, TrendRow)> = rows.into_iter().map(|(_, r)| r).collect();
         let top = |f: &dyn Fn(&TrendRow) -> Vec<Option<u64>>| {
             nice_max(
                 rows.iter()

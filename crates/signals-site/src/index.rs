@@ -13,10 +13,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::SiteError;
 use crate::head::{HealthNote, RepoHead};
 use crate::health;
-use crate::paths::document_dir;
+use crate::paths::{LIST_PAGE_SIZE, TOP_REPOS, document_dir};
 use crate::templates::render;
 use crate::text::{http_url, markdown_html};
-use crate::trends::{TrendRow, index_sparkline};
+use crate::trends::{RECENT_WEEKS, TrendRow, by_activity, index_sparkline, recent_activity};
 use crate::views::{HealthView, Layout, TimeView};
 
 /// The filter script, written once as `<out>/filter.js`.
@@ -101,23 +101,45 @@ impl RepoSummary {
 #[derive(Serialize)]
 struct IndexView<'a> {
     layout: Layout,
-    groups: Vec<IndexGroup<'a>>,
+    groups: Vec<GroupRow<'a>>,
+    /// The [`TOP_REPOS`] most active repositories of the site.
+    top: Vec<IndexRepo<'a>>,
     repositories: usize,
+    /// Pages of the list of every repository (`repos-<n>.html`).
+    list_pages: usize,
+    recent_weeks: usize,
 }
 
+/// A group on the index: its latest activity in one row.
 #[derive(Serialize)]
-struct IndexGroup<'a> {
+struct GroupRow<'a> {
     id: &'a str,
     name: &'a str,
-    repos: Vec<IndexRepo<'a>>,
+    repos: usize,
+    /// Its latest collection.
+    #[serde(skip)]
+    at: Timestamp,
+    latest: Option<TimeView>,
+    /// Items first seen and changed in its repositories' latest runs.
+    new: usize,
+    changed: u64,
+    /// Repositories whose latest run found something.
+    changed_repos: usize,
+    /// Its repositories' recent activity, summed.
+    activity: u64,
+    /// Its repositories flagged failing or stale.
+    flagged: usize,
 }
 
+/// One repository's row on the index and on the paged lists.
 #[derive(Serialize)]
-struct IndexRepo<'a> {
+pub(crate) struct IndexRepo<'a> {
     href: String,
     id: &'a str,
     name: &'a str,
     repo: &'a str,
+    group_name: &'a str,
+    group_href: String,
     description: &'a str,
     signals: usize,
     events: u64,
@@ -131,6 +153,8 @@ struct IndexRepo<'a> {
     release_url: Option<&'a str>,
     release_at: Option<TimeView>,
     feed: String,
+    /// Its recent activity ([`recent_activity`]).
+    activity: u64,
     /// Its activity over the last weeks, drawn (escaped SVG, labelled
     /// with its numbers).
     sparkline: String,
@@ -138,43 +162,88 @@ struct IndexRepo<'a> {
     health: Option<HealthView>,
 }
 
-/// The site index: groups by name (then id), each with its repositories by
-/// name (then id), their signal and event counts and last collection time.
-pub fn render_index(repos: &[RepoSummary]) -> Result<String, SiteError> {
-    let mut groups: Vec<IndexGroup<'_>> = Vec::new();
-    for r in repos {
-        let entry = IndexRepo {
+impl<'a> IndexRepo<'a> {
+    /// The row of `r` on a page at `root` (`""` at the site's folder,
+    /// `"../"` in a group's).
+    pub(crate) fn of(r: &'a RepoSummary, root: &str) -> IndexRepo<'a> {
+        IndexRepo {
             new: r.new,
             changed: r.changed,
             release_tag: r.release.as_ref().map(|(tag, _, _)| tag.as_str()),
             release_url: r.release.as_ref().and_then(|(_, url, _)| url.as_deref()),
             release_at: r.release.as_ref().map(|(_, _, at)| TimeView::parse(at)),
-            feed: format!("{}/{}/feed.atom", r.group_id, r.id),
-            href: format!("{}/{}/index.html", r.group_id, r.id),
+            feed: format!("{root}{}/{}/feed.atom", r.group_id, r.id),
+            href: format!("{root}{}/{}/index.html", r.group_id, r.id),
             id: &r.id,
             name: &r.name,
             repo: &r.repo,
+            group_name: &r.group_name,
+            group_href: format!("{root}{}/index.html", r.group_id),
             description: &r.description,
             signals: r.signals,
             events: r.events,
             collected_at: TimeView::of(r.collected_at),
+            activity: recent_activity(&r.trend),
             sparkline: index_sparkline(&r.trend),
             health: health::view(&r.health),
-        };
-        match groups.iter_mut().find(|g| g.id == r.group_id) {
-            Some(g) => g.repos.push(entry),
-            None => groups.push(IndexGroup {
-                id: &r.group_id,
-                name: &r.group_name,
-                repos: vec![entry],
-            }),
         }
+    }
+}
+
+/// `repos` in the order of the ranked tables and lists ([`by_activity`]).
+pub(crate) fn ranked(repos: &[RepoSummary]) -> Vec<&RepoSummary> {
+    let mut all: Vec<(u64, &RepoSummary)> = repos
+        .iter()
+        .map(|r| (recent_activity(&r.trend), r))
+        .collect();
+    all.sort_by(|(x, a), (y, b)| by_activity((*x, &a.name, &a.id), (*y, &b.name, &b.id)));
+    all.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The site index (issue 27): every group in one row with its latest
+/// activity (by name, then id); the [`TOP_REPOS`] most active repositories
+/// of the site (by recent activity, [`by_activity`]); and a link to the
+/// paged list of every repository (`repos-<n>.html`, `roster.rs`). Its size
+/// grows with the number of groups only.
+pub fn render_index(repos: &[RepoSummary]) -> Result<String, SiteError> {
+    let mut groups: Vec<GroupRow<'_>> = Vec::new();
+    for r in repos {
+        let i = match groups.iter().position(|g| g.id == r.group_id) {
+            Some(i) => i,
+            None => {
+                groups.push(GroupRow {
+                    id: &r.group_id,
+                    name: &r.group_name,
+                    repos: 0,
+                    at: r.collected_at,
+                    latest: None,
+                    new: 0,
+                    changed: 0,
+                    changed_repos: 0,
+                    activity: 0,
+                    flagged: 0,
+                });
+                groups.len() - 1
+            }
+        };
+        let g = &mut groups[i];
+        g.repos += 1;
+        g.at = g.at.max(r.collected_at);
+        g.new += r.new;
+        g.changed += r.changed;
+        g.changed_repos += usize::from(r.new > 0 || r.changed > 0);
+        g.activity += recent_activity(&r.trend);
+        g.flagged += usize::from(health::view(&r.health).is_some());
     }
     groups.sort_by(|a, b| a.name.cmp(b.name).then(a.id.cmp(b.id)));
     for g in &mut groups {
-        g.repos
-            .sort_by(|a, b| a.name.cmp(b.name).then(a.id.cmp(b.id)));
+        g.latest = Some(TimeView::of(g.at));
     }
+    let top = ranked(repos)
+        .into_iter()
+        .take(TOP_REPOS)
+        .map(|r| IndexRepo::of(r, ""))
+        .collect();
     render(
         "index.html",
         &IndexView {
@@ -185,7 +254,10 @@ pub fn render_index(repos: &[RepoSummary]) -> Result<String, SiteError> {
                 filter_index: None,
             },
             groups,
+            top,
             repositories: repos.len(),
+            list_pages: repos.len().div_ceil(LIST_PAGE_SIZE).max(1),
+            recent_weeks: RECENT_WEEKS,
         },
     )
 }

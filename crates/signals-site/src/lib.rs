@@ -50,14 +50,16 @@
 //! - What each file shows: `charts`, `health`, `trends`, `news`, `trail`,
 //!   `source` ([`RepoSource`], what feeds the recipe), `feed`, `filter`,
 //!   `dataset`, `links` (links between items), `history`, `index` (the index and importance pages,
-//!   [`RepoSummary`]), `digest` (the group pages).
+//!   [`RepoSummary`]), `roster` (the paged lists of repositories),
+//!   `digest` (the group pages).
 //! - The recipe: `pages` (a repository's folder), `whole` (a repository in
 //!   memory, [`RepoPage`]) and `publish` (the site, [`Publisher`]).
 //!
 //! Layout under `<out>`:
 //!
 //! ```text
-//! index.html                      all groups and their repositories
+//! index.html                      the groups, the most active repositories
+//! repos-<n>.html                  every repository, 100 a page, by activity
 //! feed.atom                       the newest signals of every repository
 //! importance.html                 the importance rule (docs/importance.md)
 //! style.css                       the one stylesheet, linked relatively
@@ -72,7 +74,8 @@
 //! <group>/<repo>/signals-text-<n>.json  its excerpts, 1,000 signals a part
 //! <group>/<repo>/digest.json      what the repository gives its group page
 //! <group>/<repo>/history/<kind>-<key>.html  each item's history
-//! <group>/index.html              the group digest (top signals, news, latest runs)
+//! <group>/index.html              the group digest (what changed, top signals, …)
+//! <group>/repos-<n>.html          its repositories, 100 a page, by activity
 //! <group>/feed.atom               the group's newest signals
 //! <group>/signals.json            the filter index of the group page
 //! filter.js                       the filter script, the site's only script
@@ -149,6 +152,7 @@ mod index;
 mod links;
 mod news;
 mod response_chart;
+mod roster;
 mod source;
 mod trail;
 mod trends;
@@ -181,12 +185,14 @@ pub use index::{
 pub use links::{HistoryLinks, LinkedItem, SharedEntry};
 pub use news::STALE_MILESTONE_DAYS;
 pub use pages::{TRAIL_PREVIEW, render_repo_files};
-pub use paths::{FILTER_INDEX_FILE, PAGE_SIZE, TRAIL_PAGE_SIZE, history_file};
+pub use paths::{
+    FILTER_INDEX_FILE, LIST_PAGE_SIZE, PAGE_SIZE, TOP_REPOS, TRAIL_PAGE_SIZE, history_file,
+};
 pub use publish::{Publisher, SiteOptions, SiteReport};
 pub use source::{Ranked, RepoSource};
 pub use text::{EXCERPT_CHARS, excerpt};
 pub use trail::{TRAIL_FOLD_MIN, TrailItem, changes_state, trail_key_parts};
-pub use trends::{SMALL_WEEKS, TRENDS_FILE, TrendRow};
+pub use trends::{RECENT_WEEKS, SMALL_WEEKS, TRENDS_FILE, TrendRow};
 pub use whole::{
     RepoPage, render_feed, render_feed_at, render_filter_index, render_repo, render_repo_at,
     render_repo_pages, render_site_feed, render_trends,

@@ -15,8 +15,21 @@ use signals_core::dataset::Document;
 pub const PAGE_SIZE: usize = 50;
 /// Observation events per trail page.
 pub const TRAIL_PAGE_SIZE: usize = 200;
+/// Repositories in the "most active" table of the index and of a group
+/// page (issue 27); the rest are on the paged lists.
+pub const TOP_REPOS: usize = 25;
+/// Repositories per page of a paged list (`repos-<n>.html`, issue 27).
+pub const LIST_PAGE_SIZE: usize = 100;
 /// Name of the filter index beside a page with signals.
 pub const FILTER_INDEX_FILE: &str = "signals.json";
+
+/// Page `n` of a paged list of repositories: `repos-<n>.html`, from 1, in
+/// the site's folder (every repository) or a group's (its repositories).
+/// The dot keeps it apart from any group or repository folder: ids are
+/// slugs, which have none.
+pub(crate) fn repos_file(n: usize) -> String {
+    format!("repos-{n}.html")
+}
 
 /// `index.html` for page 1, `page-<n>.html` after.
 pub(crate) fn page_file(n: usize) -> String {

@@ -61,6 +61,7 @@ use crate::feed::{FeedEntry, keep_newest, render_site_feed_from};
 use crate::files::RepoFiles;
 use crate::index::{FILTER_SCRIPT, RepoSummary, STYLESHEET, render_importance, render_index};
 use crate::paths::repo_dir;
+use crate::roster::render_lists;
 use crate::whole::{RepoPage, render_whole};
 use crate::write::write_content;
 
@@ -383,6 +384,11 @@ impl Publisher {
             .map(|e| e.summary.clone())
             .collect();
         let index = render_index(&summaries)?;
+        for (path, content) in render_lists(&summaries)? {
+            write_content(&self.gen_dir, &path, content.as_bytes())?;
+            self.report.files += 1;
+            self.report.bytes += content.len() as u64;
+        }
         drop(summaries);
         // The site feed is the newest entries of the group feeds, gathered
         // while the group pages are written (one group at a time).

@@ -40,6 +40,7 @@ static ENV: LazyLock<Environment<'static>> = LazyLock::new(|| {
         ("repo.html", include_str!("../templates/repo.html")),
         ("trail.html", include_str!("../templates/trail.html")),
         ("index.html", include_str!("../templates/index.html")),
+        ("repos.html", include_str!("../templates/repos.html")),
         (
             "importance.html",
             include_str!("../templates/importance.html"),

@@ -153,6 +153,26 @@ impl TrendRow {
     }
 }
 
+/// Weeks of a repository's recent activity, the measure that ranks the
+/// repositories of the index and of a group page (issue 27).
+pub const RECENT_WEEKS: usize = 4;
+
+/// A repository's recent activity: items opened plus items closed or
+/// merged over its last [`RECENT_WEEKS`] weeks (the current week
+/// included), from the same row as its sparkline.
+pub(crate) fn recent_activity(row: &TrendRow) -> u64 {
+    let skip = row.activity.len().saturating_sub(RECENT_WEEKS);
+    row.activity[skip..].iter().sum()
+}
+
+/// The order of the ranked tables and lists: the most recent activity
+/// first, then by name, then by id, so the order is total and stable.
+pub(crate) fn by_activity(a: (u64, &str, &str), b: (u64, &str, &str)) -> std::cmp::Ordering {
+    b.0.cmp(&a.0)
+        .then_with(|| a.1.cmp(b.1))
+        .then_with(|| a.2.cmp(b.2))
+}
+
 /// Values as a sparkline's label lists them.
 pub(crate) fn listed(values: impl Iterator<Item = Option<u64>>) -> String {
     values

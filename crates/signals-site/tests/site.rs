@@ -1073,6 +1073,7 @@ fn write_site_lays_out_files_atomically_and_removes_stale_pages() {
             "/g/n/signals.json",
             "/g/n/trail.html",
             "/g/n/trends.json",
+            "/g/repos-1.html",
             "/g/signals.json",
             "/importance.html",
             "/index.html",
@@ -1086,7 +1087,9 @@ fn write_site_lays_out_files_atomically_and_removes_stale_pages() {
             "/inference-engines/llama-cpp/signals.json",
             "/inference-engines/llama-cpp/trail.html",
             "/inference-engines/llama-cpp/trends.json",
+            "/inference-engines/repos-1.html",
             "/inference-engines/signals.json",
+            "/repos-1.html",
             "/style.css",
         ]
     );

@@ -326,8 +326,9 @@ fn make_digests(
                 continue;
             }
         }
-        let payloads: Vec<Payload> = held.iter().map(|m| m.payload.clone()).collect();
-        let ids: Vec<i64> = held.iter().map(|m| m.id).collect();
+        // Moved, not copied: the held messages are the digest's memory.
+        let (ids, payloads): (Vec<i64>, Vec<Payload>) =
+            held.into_iter().map(|m| (m.id, m.payload)).unzip();
         if let Some(d) = digest(name, &payloads, top, now)
             && store.outbox_digest(&ids, &d, now)?
         {

@@ -1099,7 +1099,7 @@ fn png_size(png: &[u8]) -> Option<(u32, u32)> {
 /// A static file server on 127.0.0.1 for one folder, with a log of every
 /// request and the status it got. Each connection gets its own thread:
 /// Chromium opens connections ahead of need and may leave one idle.
-struct Server {
+pub(crate) struct Server {
     addr: SocketAddr,
     log: Arc<Mutex<Vec<(String, u16)>>>,
     stop: Arc<AtomicBool>,
@@ -1198,7 +1198,7 @@ function copy() {
 
 impl Chromium {
     /// The DOM of `page` (a site path with its query) with scripts off.
-    fn dom_without_script(
+    pub(crate) fn dom_without_script(
         &self,
         scratch: &TempDir,
         server: &Server,
@@ -1367,7 +1367,7 @@ fn check_layout_and_contrast(
 }
 
 impl Server {
-    fn start(root: &Path) -> Server {
+    pub(crate) fn start(root: &Path) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let log = Arc::new(Mutex::new(Vec::new()));
@@ -1390,7 +1390,7 @@ impl Server {
         format!("http://{}{path}", self.addr)
     }
 
-    fn requests(&self) -> Vec<(String, u16)> {
+    pub(crate) fn requests(&self) -> Vec<(String, u16)> {
         self.log.lock().unwrap().clone()
     }
 }
@@ -1510,7 +1510,7 @@ fn content_type(path: &Path) -> &'static str {
 /// The DOM as Chromium serializes it (`--dump-dom`): a tree of elements and
 /// text. Enough HTML for that output, not a general parser: Chromium always
 /// quotes attribute values and closes every non-void element.
-struct Dom {
+pub(crate) struct Dom {
     nodes: Vec<Node>,
 }
 
@@ -1531,7 +1531,7 @@ const VOID: &[&str] = &[
 ];
 
 impl Dom {
-    fn parse(html: &str) -> Dom {
+    pub(crate) fn parse(html: &str) -> Dom {
         let mut nodes = vec![Node {
             name: "#document".to_string(),
             attrs: HashMap::new(),
@@ -1592,12 +1592,12 @@ impl Dom {
         0
     }
 
-    fn elements(&self) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn elements(&self) -> impl Iterator<Item = usize> + '_ {
         1..self.nodes.len()
     }
 
     /// Every element inside `id`, in document order.
-    fn descendants(&self, id: usize) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn descendants(&self, id: usize) -> impl Iterator<Item = usize> + '_ {
         let mut stack: Vec<usize> = self.element_children(id).rev().collect();
         std::iter::from_fn(move || {
             let next = stack.pop()?;
@@ -1613,11 +1613,11 @@ impl Dom {
         })
     }
 
-    fn name(&self, id: usize) -> &str {
+    pub(crate) fn name(&self, id: usize) -> &str {
         &self.nodes[id].name
     }
 
-    fn attr(&self, id: usize, name: &str) -> Option<&str> {
+    pub(crate) fn attr(&self, id: usize, name: &str) -> Option<&str> {
         self.nodes[id].attrs.get(name).map(String::as_str)
     }
 
@@ -1653,7 +1653,7 @@ impl Dom {
     }
 
     /// The text content, with runs of whitespace folded to one space.
-    fn text(&self, id: usize) -> String {
+    pub(crate) fn text(&self, id: usize) -> String {
         fn collect(dom: &Dom, id: usize, out: &mut String) {
             for child in &dom.nodes[id].children {
                 match child {

@@ -27,6 +27,7 @@ mod resilience;
 mod scale;
 mod search;
 mod serve;
+mod sites;
 mod support;
 mod synth;
 mod trends;
