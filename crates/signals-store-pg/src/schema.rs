@@ -72,6 +72,11 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         include_str!("../migrations/0011_references.sql"),
         Some(crate::references::migrate),
     ),
+    (
+        "0012_open_pulls",
+        include_str!("../migrations/0012_open_pulls.sql"),
+        None,
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that

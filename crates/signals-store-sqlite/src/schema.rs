@@ -86,6 +86,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0012_references.sql"),
         then: Some(crate::references::migrate_0012),
     },
+    Migration {
+        name: "0013_open_pulls",
+        sql: include_str!("../migrations/0013_open_pulls.sql"),
+        then: None,
+    },
 ];
 
 impl Store {

@@ -18,6 +18,7 @@ mod health;
 mod hosts;
 mod house;
 mod notify;
+mod open_pulls;
 mod orgs;
 mod readme;
 mod receiver;
