@@ -13,6 +13,7 @@ mod e2e;
 mod everyday;
 mod faults;
 mod first_hour;
+mod first_kill;
 mod full_disk;
 mod health;
 mod hosts;
