@@ -6,9 +6,7 @@ use std::collections::HashSet;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
-use signals_core::model::{
-    DiscussionHead, Discussions, ItemDetail, ItemSnapshot, RepoContext, RepoName,
-};
+use signals_core::model::{DiscussionHead, Discussions, ItemDetail, ItemSnapshot, RepoName};
 use signals_http::wire::{Conventions, Kinds, ListedRepo, v3};
 use signals_http::{Client, Error, Host, ItemList, ListsSeen, ResponseCache};
 
@@ -31,6 +29,8 @@ impl Host for GitHub {
     const PER_PAGE: u32 = PER_PAGE;
     /// The kept count of open pull requests needs the lists' digest.
     const DIGESTS_LISTS: bool = true;
+    /// `open_issues_count` counts open pull requests too.
+    const OPEN_ISSUES_HOLD_PULLS: bool = true;
     /// GitHub shows deleted accounts as `ghost`; its drafts always carry
     /// `draft`, so no title prefix means one.
     const CONVENTIONS: Conventions = Conventions {
@@ -131,15 +131,16 @@ impl Host for GitHub {
     /// without a request. A quiet run so costs no rate limit, and a run
     /// that saw changes costs one request more. With the issues list
     /// turned off (410) pull requests are not seen there, so they are
-    /// always counted.
-    fn complete_context(
+    /// always counted. None of this is asked when the collector counts
+    /// them from a store that holds the repository's whole history
+    /// (issue 27, docs/decisions.md).
+    fn open_pulls(
         &self,
         http: &mut Client,
         root: &str,
-        context: &mut RepoContext,
         lists: &ListsSeen,
         cache: &mut dyn ResponseCache,
-    ) -> Result<(), Error> {
+    ) -> Result<u64, Error> {
         let url = format!("{root}/pulls?state=open&per_page=1");
         let open_pulls = match &lists.digest {
             None => count_open_pulls(http, &url, cache)?,
@@ -165,8 +166,7 @@ impl Host for GitHub {
                 }
             }
         };
-        context.open_issues = context.open_issues.saturating_sub(open_pulls);
-        Ok(())
+        Ok(open_pulls)
     }
 
     /// Settles closed pull requests whose issue-list entry lacks

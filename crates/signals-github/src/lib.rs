@@ -49,8 +49,8 @@ pub use graphql::{
 pub use heads::{heads_request, parse_heads};
 pub use host::{API_URL, GitHub, PER_PAGE};
 pub use signals_http::{
-    CachedResponse, Clock, Collection, Config, Error, Logger, MemoryCache, RateLimit, RequestLog,
-    RequestStats, ResponseCache, Sleeper, Token, token_fingerprint,
+    CachedResponse, Clock, Collection, Config, Error, Logger, MemoryCache, OpenPulls, Owed,
+    RateLimit, RequestLog, RequestStats, ResponseCache, Sleeper, Token, token_fingerprint,
 };
 
 /// A blocking GitHub REST client: `Client::new(config)`.

@@ -84,6 +84,15 @@ pub fn opt_timestamp<'de, D: serde::Deserializer<'de>>(
     }
 }
 
+/// An optional timestamp that is left out, not refused, when it is no
+/// timestamp: for a value nothing depends on but an optimisation.
+pub fn lenient_timestamp<'de, D: serde::Deserializer<'de>>(
+    de: D,
+) -> Result<Option<Timestamp>, D::Error> {
+    let value = Option::<serde_json::Value>::deserialize(de)?;
+    Ok(value.as_ref().and_then(|v| v.as_str()).and_then(parse_ts))
+}
+
 /// Whole seconds: the domain keeps second precision.
 pub fn secs(ts: Timestamp) -> Timestamp {
     Timestamp::from_second(ts.as_second()).unwrap_or(ts)

@@ -6,9 +6,10 @@
 //! A collection asks, in this order: the repository's object; the releases
 //! list (first page); the open milestones (first page) and the host's
 //! completion of them ([`Host::milestones`]); every page of each items
-//! list ([`Host::item_lists`]); the host's extra context step
-//! ([`Host::complete_context`]), which can tell from the lists'
-//! [`ListsSeen`] whether anything it counts may have changed; and, when
+//! list ([`Host::item_lists`]); the open pull requests the object's open
+//! issue count holds ([`Host::open_pulls`]), unless the caller counts them
+//! from its store ([`OpenPulls`]; the host can tell from the lists'
+//! [`ListsSeen`] whether its kept count may have changed); and, when
 //! some closed pull request's merge state was not given, the host's
 //! [`Host::settle_merges`]. A pull request still unsettled is left out of
 //! the run, never reported as not merged: its next update brings it back.
@@ -21,15 +22,15 @@ use sha2::{Digest, Sha256};
 use jiff::Timestamp;
 use signals_core::model::{
     Collected, Comment, DiscussionHead, Discussions, DiscussionsOff, ItemKind, ItemSnapshot,
-    Milestone, RepoContext, RepoName, WATERMARK_MARGIN,
+    Milestone, RepoName, WATERMARK_MARGIN,
 };
 
 use crate::wire::{
     Conventions, Kinds, ListedEntry, Place, WireItem, WireMilestone, WireRelease, WireRepo,
 };
 use crate::{
-    Client, Config, Error, Logger, OwnerListing, Protocol, RateLimit, RequestStats, ResponseCache,
-    decode,
+    Client, Config, Error, Logger, OpenPulls, Owed, OwnerListing, Protocol, RateLimit,
+    RequestStats, ResponseCache, decode,
 };
 
 /// What one host client's `collect` of one repository produced, the same
@@ -46,6 +47,14 @@ pub struct Collection {
     /// The comments and reviews written or edited since the comments'
     /// `since` (issue 26); empty when none were asked for.
     pub comments: Vec<Comment>,
+    /// Whether the open pull requests were taken off `openIssues`, or
+    /// are owed by the caller (issue 27).
+    pub open_pulls: OpenPulls,
+    /// When the repository was created, when its object says.
+    pub created_at: Option<Timestamp>,
+    /// True when some closed pull request whose merge state stayed
+    /// unknown was left out of the items.
+    pub pulls_left_out: bool,
 }
 
 /// One list of issues and/or pull requests a collection pages through.
@@ -63,7 +72,7 @@ pub struct ItemList {
 
 /// What a collection's item lists answered, for a step that needs to know
 /// whether anything in them changed since it last looked
-/// ([`Host::complete_context`]).
+/// ([`Host::open_pulls`]).
 ///
 /// Every issue and pull request opened, closed, reopened or merged since
 /// the window's start is in the lists with its new `updated_at` and state,
@@ -99,10 +108,14 @@ pub trait Host: Protocol + Clone + 'static {
     /// when the host answers an old path with the object under its new
     /// name (GitLab): every answer whose name differs is a rename.
     const RENAME_BY_REDIRECT: bool = true;
-    /// True when [`Host::complete_context`] reads [`ListsSeen::digest`]:
+    /// True when [`Host::open_pulls`] reads [`ListsSeen::digest`]:
     /// only then are the item pages hashed as they are read (it costs
     /// about 0.7 ms of CPU per 1,000 items).
     const DIGESTS_LISTS: bool = false;
+    /// True when the repository object's open issue count holds the open
+    /// pull requests too (GitHub), which [`Host::open_pulls`] counts, so
+    /// that `openIssues` means issues on every host.
+    const OPEN_ISSUES_HOLD_PULLS: bool = false;
 
     /// The repository's object.
     type Repo: WireRepo;
@@ -137,19 +150,18 @@ pub trait Host: Protocol + Clone + 'static {
     /// host answers 404 (an organisation, then a user).
     fn owner_urls(&self, base: &str, owner: &str) -> Vec<String>;
 
-    /// Completes the context with what the repository's object does not
-    /// say as `openIssues` means it, after the item lists were read
-    /// (`lists`). Default: nothing to do.
-    fn complete_context(
+    /// The open pull requests to take off the object's open issue count
+    /// ([`Host::OPEN_ISSUES_HOLD_PULLS`]), after the item lists were read
+    /// (`lists`). Default: none, nothing asked.
+    fn open_pulls(
         &self,
         http: &mut Client,
         root: &str,
-        context: &mut RepoContext,
         lists: &ListsSeen,
         cache: &mut dyn ResponseCache,
-    ) -> Result<(), Error> {
-        let _ = (http, root, context, lists, cache);
-        Ok(())
+    ) -> Result<u64, Error> {
+        let _ = (http, root, lists, cache);
+        Ok(0)
     }
 
     /// The milestones of the list's entries. Default: each entry as it
@@ -349,17 +361,20 @@ impl<H: Host> HostClient<H> {
         since: Timestamp,
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error> {
-        self.collect_with(repo, since, None, cache)
+        self.collect_with(repo, since, (None, false), cache)
     }
 
     /// [`HostClient::collect`], and then, when `comments_since` is given,
     /// the comments and reviews written or edited since then
-    /// ([`Host::comments`], into [`Collection::comments`]).
+    /// ([`Host::comments`], into [`Collection::comments`]). When
+    /// `count_pulls` (the caller can count the open pull requests from
+    /// its store), they are not asked of the host but left owed
+    /// ([`OpenPulls::Owed`]).
     pub fn collect_with(
         &mut self,
         repo: &RepoName,
         since: Timestamp,
-        comments_since: Option<Timestamp>,
+        (comments_since, count_pulls): (Option<Timestamp>, bool),
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error> {
         let (http, host) = (&mut self.http, &self.host);
@@ -382,6 +397,7 @@ impl<H: Host> HostClient<H> {
         // The host's spelling of the name (its case), unless it is no
         // valid `owner/name`.
         let repository = RepoName::parse(wire_repo.full_name()).unwrap_or_else(|_| name.clone());
+        let created_at = wire_repo.created_at();
         let mut context = wire_repo.into_context(repository);
         let at = Place {
             repo: &name,
@@ -429,11 +445,24 @@ impl<H: Host> HostClient<H> {
         let lists = ListsSeen {
             digest: digest.map(|d| crate::cache::hex(&d.finalize())),
         };
-        host.complete_context(http, &root, &mut context, &lists, cache)?;
+        let open_pulls = if !H::OPEN_ISSUES_HOLD_PULLS {
+            OpenPulls::NotHeld
+        } else if count_pulls {
+            OpenPulls::Owed(Owed {
+                root: root.clone(),
+                lists,
+            })
+        } else {
+            let count = host.open_pulls(http, &root, &lists, cache)?;
+            context.open_issues = context.open_issues.saturating_sub(count);
+            OpenPulls::Asked(count)
+        };
         let (mut items, mut unknown) = items.finish();
+        let mut pulls_left_out = false;
         if !unknown.is_empty() {
             host.settle_merges(http, &root, since, &mut items, &mut unknown, cache)?;
             items.retain(|i| !(i.kind() == ItemKind::PullRequest && unknown.contains(&i.key)));
+            pulls_left_out = !unknown.is_empty();
         }
         let comments = match comments_since {
             Some(at) => host.comments(http, &root, at, &items, cache)?,
@@ -449,7 +478,21 @@ impl<H: Host> HostClient<H> {
             renamed_to,
             stats: http.stats(),
             comments,
+            open_pulls,
+            created_at,
+            pulls_left_out,
         })
+    }
+
+    /// Asks the host for the open pull requests a collection left owed
+    /// ([`OpenPulls::Owed`]); the request joins the client's counters.
+    pub fn ask_open_pulls(
+        &mut self,
+        owed: &Owed,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<u64, Error> {
+        self.host
+            .open_pulls(&mut self.http, &owed.root, &owed.lists, cache)
     }
 
     /// The discussions of `repo` updated at or after `watermark` (see
@@ -598,9 +641,11 @@ pub trait Collect: fmt::Debug + Send {
         &mut self,
         repo: &RepoName,
         since: Timestamp,
-        comments_since: Option<Timestamp>,
+        asked: (Option<Timestamp>, bool),
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error>;
+    /// See [`HostClient::ask_open_pulls`].
+    fn ask_open_pulls(&mut self, owed: &Owed, cache: &mut dyn ResponseCache) -> Result<u64, Error>;
     /// See [`HostClient::list_owner`].
     fn list_owner(
         &mut self,
@@ -637,10 +682,14 @@ impl<H: Host> Collect for HostClient<H> {
         &mut self,
         repo: &RepoName,
         since: Timestamp,
-        comments_since: Option<Timestamp>,
+        asked: (Option<Timestamp>, bool),
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error> {
-        HostClient::collect_with(self, repo, since, comments_since, cache)
+        HostClient::collect_with(self, repo, since, asked, cache)
+    }
+
+    fn ask_open_pulls(&mut self, owed: &Owed, cache: &mut dyn ResponseCache) -> Result<u64, Error> {
+        HostClient::ask_open_pulls(self, owed, cache)
     }
 
     fn list_owner(

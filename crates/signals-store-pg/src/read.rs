@@ -100,6 +100,27 @@ impl Reads for PgStore {
         Ok((parse(row.get(0))?, parse(row.get(1))?))
     }
 
+    fn kept_pulls(&self, repo: RepoKey) -> Result<signals_store::PullsKept> {
+        let path = self.path();
+        let row = self
+            .query_opt(
+                "reading the kept count of open pull requests",
+                "SELECT open_pulls, open_pulls_differed FROM repositories WHERE key = $1",
+                &[&repo.raw()],
+            )?
+            .ok_or_else(|| signals_store::StoreError::UnknownRepository {
+                path: path.clone(),
+                key: repo,
+            })?;
+        let count: Option<i64> = row.get(0);
+        Ok(signals_store::PullsKept {
+            count: count
+                .map(|n| uint(&path, "repositories.open_pulls", n))
+                .transpose()?,
+            differed: row.get(1),
+        })
+    }
+
     fn discussions_off(&self) -> Result<Vec<(RepoKey, DiscussionsOff)>> {
         let path = self.path();
         self.query(

@@ -73,8 +73,13 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         Some(crate::references::migrate),
     ),
     (
-        "0012_word_index",
-        include_str!("../migrations/0012_word_index.sql"),
+        "0012_open_pulls",
+        include_str!("../migrations/0012_open_pulls.sql"),
+        None,
+    ),
+    (
+        "0013_word_index",
+        include_str!("../migrations/0013_word_index.sql"),
         None,
     ),
 ];

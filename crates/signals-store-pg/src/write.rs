@@ -12,8 +12,8 @@ use postgres::{Client, GenericClient, Transaction};
 use signals_core::{Group, ItemSnapshot, TrackedRepo};
 use signals_store::codec::{int, to_json, ts_parse, ts_text};
 use signals_store::{
-    Parts, RepoKey, Result, RunCommit, RunWrites, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, StoreError,
-    check_commit,
+    KeptPulls, Parts, RepoKey, Result, RunCommit, RunWrites, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS,
+    StoreError, check_commit,
 };
 
 use crate::{PgStore, TEXTS_LOCK};
@@ -318,6 +318,19 @@ impl PgStore {
             ],
         )
         .map_err(&err)?;
+        if c.run.open_pulls != KeptPulls::Unknown {
+            tx.execute(
+                "UPDATE repositories
+                 SET open_pulls = $2, open_pulls_differed = COALESCE($3, open_pulls_differed)
+                 WHERE key = $1",
+                &[
+                    &c.repo.raw(),
+                    &c.run.open_pulls.count().map(|n| n as i64),
+                    &c.run.open_pulls.differed(c.at),
+                ],
+            )
+            .map_err(&err)?;
+        }
         tx.commit().map_err(&err)?;
         Ok(true)
     }

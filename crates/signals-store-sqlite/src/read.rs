@@ -84,6 +84,31 @@ impl Reads for Store {
         Ok((parse(first)?, parse(last)?))
     }
 
+    fn kept_pulls(&self, repo: RepoKey) -> Result<signals_store::PullsKept> {
+        let doing = "reading the kept count of open pull requests";
+        let row: Option<(Option<i64>, Option<String>)> = self
+            .conn
+            .query_row(
+                "SELECT open_pulls, open_pulls_differed FROM repositories WHERE key = ?1",
+                [repo.raw()],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .doing(&self.path, doing)?;
+        let Some((count, differed)) = row else {
+            return Err(signals_store::StoreError::UnknownRepository {
+                path: self.path.clone(),
+                key: repo,
+            });
+        };
+        Ok(signals_store::PullsKept {
+            count: count
+                .map(|n| uint(&self.path, "repositories.open_pulls", n))
+                .transpose()?,
+            differed,
+        })
+    }
+
     fn discussions_off(&self) -> Result<Vec<(RepoKey, DiscussionsOff)>> {
         let doing = "reading why discussions were not read";
         let mut stmt = self

@@ -296,14 +296,18 @@ mod tests {
         let expected = links_of_items(&store, &items);
         assert_eq!(expected[0].references.len(), 2, "{expected:?}");
         assert_eq!(expected[0].referenced_by.len(), 1, "{expected:?}");
-        // The store as the version before 0012 left it.
+        // The store as the version before 0012 left it (and before 0013
+        // and 0014).
         store
             .conn
-            .execute_batch(&format!(
+            .execute_batch(
                 "DROP TABLE item_keys; DROP TABLE item_refs; DROP TABLE reference_marks;
-                 PRAGMA user_version = {};",
-                MIGRATIONS.len() - 1
-            ))
+                 ALTER TABLE repositories DROP COLUMN open_pulls;
+                 ALTER TABLE repositories DROP COLUMN open_pulls_differed;
+                 DROP TABLE search_postings; DROP TABLE search_docs; DROP TABLE search_state;
+                 DROP INDEX items_by_latest;
+                 PRAGMA user_version = 11;",
+            )
             .unwrap();
         drop(store);
         let store = Store::open(&path).unwrap();

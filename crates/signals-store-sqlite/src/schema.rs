@@ -87,8 +87,13 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         then: Some(crate::references::migrate_0012),
     },
     Migration {
-        name: "0013_word_index",
-        sql: include_str!("../migrations/0013_word_index.sql"),
+        name: "0013_open_pulls",
+        sql: include_str!("../migrations/0013_open_pulls.sql"),
+        then: None,
+    },
+    Migration {
+        name: "0014_word_index",
+        sql: include_str!("../migrations/0014_word_index.sql"),
         then: None,
     },
 ];
@@ -575,7 +580,7 @@ mod tests {
     }
 
     #[test]
-    fn migration_0013_indexes_a_store_from_before_and_drops_the_trigrams() {
+    fn migration_0014_indexes_a_store_from_before_and_drops_the_trigrams() {
         use signals_core::search::{Query, evaluate};
         use signals_store::search::{Postings, catch_up};
         use signals_store::suite::{group, issue, run_of, tracked, ts};
@@ -588,7 +593,7 @@ mod tests {
         };
         let before = MIGRATIONS
             .iter()
-            .position(|m| m.name == "0013_word_index")
+            .position(|m| m.name == "0014_word_index")
             .unwrap();
         store.migrate_with(&MIGRATIONS[..before]).unwrap();
         let key = store.ensure_repository(&group(), &tracked()).unwrap();

@@ -1,4 +1,4 @@
-//! The word index on SQLite (issue 28, migration 0013): reads by primary
+//! The word index on SQLite (issue 28, migration 0014): reads by primary
 //! key or key range, and one `BEGIN IMMEDIATE` transaction per update that
 //! first checks the stored state is the one the update was computed from.
 

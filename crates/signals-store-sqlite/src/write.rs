@@ -11,7 +11,7 @@ use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 use signals_core::{Group, TrackedRepo};
 use signals_store::codec::{int, to_json, ts_parse, ts_text};
-use signals_store::{RepoKey, Result, RunCommit, RunWrites, StoreError, check_commit};
+use signals_store::{KeptPulls, RepoKey, Result, RunCommit, RunWrites, StoreError, check_commit};
 
 use crate::Store;
 use crate::error::DbContext;
@@ -204,6 +204,19 @@ impl Store {
             params![repo.raw(), run.renamed_to.as_ref().map(|n| n.to_string())],
         )
         .doing(&path, "updating the repository after a run")?;
+        if run.open_pulls != KeptPulls::Unknown {
+            tx.execute(
+                "UPDATE repositories
+                 SET open_pulls = ?2, open_pulls_differed = COALESCE(?3, open_pulls_differed)
+                 WHERE key = ?1",
+                params![
+                    repo.raw(),
+                    run.open_pulls.count().map(|n| n as i64),
+                    run.open_pulls.differed(at),
+                ],
+            )
+            .doing(&path, "keeping the count of open pull requests")?;
+        }
         tx.commit().doing(&path, "committing a run")
     }
 }
@@ -397,6 +410,7 @@ mod tests {
             renamed_to: None,
             messages: vec![],
             reconciled: false,
+            open_pulls: Default::default(),
         }
     }
 

@@ -193,6 +193,8 @@ const REPOSITORIES: &[Column] = &[
     ("host_name", Text),
     ("missing", Int),
     ("last_error", Text),
+    ("open_pulls", Int),
+    ("open_pulls_differed", Text),
 ];
 const RUNS: &[Column] = &[
     ("id", Int),

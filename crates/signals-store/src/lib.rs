@@ -87,7 +87,7 @@ pub use snapshots::{
 };
 pub use stream::{LatestItem, RepoOutline, StreamReads, TrailKey};
 pub use trends::{ContextRow, GrowthRow, TrendReads, contexts_from, growth_from};
-pub use write::{RequestStats, RunCommit, RunWrites, check_commit};
+pub use write::{KeptPulls, PullsKept, RequestStats, RunCommit, RunWrites, check_commit};
 
 /// A store of repositories, runs, snapshots, events, failures, HTTP state,
 /// alerts and owners: every role at once, what the binary holds (as

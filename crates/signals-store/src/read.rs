@@ -202,6 +202,11 @@ pub trait Reads {
     /// its first run and of its latest reconcile run.
     fn reconcile_marks(&self, repo: RepoKey) -> Result<(Option<Timestamp>, Option<Timestamp>)>;
 
+    /// The repository's kept count of open pull requests and the last
+    /// difference a reconcile found (issue 27): one row read, whatever
+    /// the repository's size.
+    fn kept_pulls(&self, repo: RepoKey) -> Result<crate::PullsKept>;
+
     /// The signal ids of the items of a repository whose latest snapshot is
     /// open, in id order (a reconcile looks for those the host no longer
     /// lists).

@@ -51,6 +51,61 @@ pub struct RunCommit {
     /// Whether the run listed every item of the repository (a reconcile,
     /// issue 20), not only those updated since its `since`.
     pub reconciled: bool,
+    /// The open pull requests the store holds after the run, when it
+    /// holds the repository's whole history (issue 27).
+    pub open_pulls: KeptPulls,
+}
+
+/// What a run leaves of the store's count of its repository's open pull
+/// requests (issue 27): the collector computes it (from the previous
+/// count and the run's items), the store keeps it on the repository.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum KeptPulls {
+    /// No count kept by this run (the store does not hold the whole
+    /// history, the count was found wrong before, or the host's open
+    /// issues are issues only): the host is asked, and the repository's
+    /// row is not written. A count is only ever ended by
+    /// [`KeptPulls::Differed`].
+    #[default]
+    Unknown,
+    /// The open pull requests in the store after the run.
+    Count(u64),
+    /// A reconcile found the kept count differing from the host's: the
+    /// difference is recorded and the count is unknown from then on.
+    Differed {
+        /// The count the store would have kept.
+        kept: u64,
+        /// The host's count.
+        host: u64,
+    },
+}
+
+/// A repository's kept count of open pull requests and the last
+/// difference a reconcile recorded ([`crate::Reads::kept_pulls`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PullsKept {
+    /// The count, when known ([`KeptPulls::Count`] of the last run).
+    pub count: Option<u64>,
+    /// The difference a reconcile found, as `kept K, host H at T`.
+    pub differed: Option<String>,
+}
+
+impl KeptPulls {
+    /// The count to keep, when known.
+    pub fn count(self) -> Option<u64> {
+        match self {
+            KeptPulls::Count(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The difference to record, as [`PullsKept::differed`] says it.
+    pub fn differed(self, at: Timestamp) -> Option<String> {
+        match self {
+            KeptPulls::Differed { kept, host } => Some(format!("kept {kept}, host {host} at {at}")),
+            _ => None,
+        }
+    }
 }
 
 /// The writes of collection: registering a repository, committing a run

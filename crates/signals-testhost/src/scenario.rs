@@ -284,6 +284,7 @@ pub fn synthetic(full_name: &str, items: usize, start: Timestamp) -> Scenario {
             "open_issues_count": (0..items).filter(|i| i % 4 != 0).count() as u64,
             "archived": false,
             "license": { "key": "mit", "spdx_id": "MIT", "name": "MIT License" },
+            "created_at": at(0),
             "updated_at": at(items as i64 * 60),
         }),
         releases: vec![

@@ -14,9 +14,17 @@
 //!    adds when 1,000 items changed only their reaction counts, against the
 //!    size of their bodies.
 //!
-//! `SIGNALS_SCALE_REPOS=100,1000` and `SIGNALS_SCALE_BIG=100000` choose the
-//! sizes (smaller ones make a quick check).
+//! 4. First collections (issue 27): the release `signals collect` of one
+//!    repository of 3,000, 30,000 and 100,000 items from the loopback test
+//!    host, under `/usr/bin/time` for its wall time and peak RSS.
+//!
+//! `SIGNALS_SCALE_REPOS=100,1000`, `SIGNALS_SCALE_BIG=100000` and
+//! `SIGNALS_SCALE_FIRST=3000,30000,100000` choose the sizes (smaller ones
+//! make a quick check); `SIGNALS_SCALE_TABLES=export,run,storage,first`
+//! which tables are made (all by default).
 
+#[path = "support/first_runs.rs"]
+mod first_runs;
 #[path = "../tests/it/synth.rs"]
 mod synth;
 #[path = "support/timed.rs"]
@@ -48,9 +56,26 @@ fn main() {
     let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-scale");
     std::fs::create_dir_all(&base).unwrap();
     let first: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
-    export_table(&base, &repos, first);
-    run_cost_table(&base, big, first);
-    storage_table(&base, first);
+    let first_sizes: Vec<usize> = std::env::var("SIGNALS_SCALE_FIRST")
+        .unwrap_or_else(|_| "3000,30000,100000".into())
+        .split(',')
+        .map(|n| n.trim().parse().expect("SIGNALS_SCALE_FIRST: numbers"))
+        .collect();
+    let tables =
+        std::env::var("SIGNALS_SCALE_TABLES").unwrap_or_else(|_| "export,run,storage,first".into());
+    let wanted = |t: &str| tables.split(',').any(|w| w.trim() == t);
+    if wanted("export") {
+        export_table(&base, &repos, first);
+    }
+    if wanted("run") {
+        run_cost_table(&base, big, first);
+    }
+    if wanted("storage") {
+        storage_table(&base, first);
+    }
+    if wanted("first") {
+        first_runs::first_runs_table(&base, &first_sizes);
+    }
 }
 
 /// Table 1: a full export of `repos` repositories, then after one new run,

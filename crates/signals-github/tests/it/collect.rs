@@ -362,3 +362,44 @@ fn logger_sees_every_request_without_the_token() {
             .is_none()
     );
 }
+
+/// A caller that counts the open pull requests itself (issue 27) is left
+/// them owed: no count request, `openIssues` still holds them, and the
+/// repository's creation is reported; asked for afterwards, the count is
+/// the host's, in one request.
+#[test]
+fn the_open_pull_count_is_owed_to_a_caller_that_counts() {
+    let mut s = scenario(40);
+    let (issues, pulls) = open_counts(&s);
+    let data = s.repos.get_mut("o/n").unwrap();
+    data.repo["open_issues_count"] = (issues + pulls).into();
+    data.repo["created_at"] = "2024-06-01T00:00:00Z".into();
+    let host = TestHost::start(s).unwrap();
+    let (mut c, _) = client(&host, &[("T", "tok")]);
+    let mut cache = MemoryCache::new();
+    let since = ts("2024-12-31T00:00:00Z");
+    let owed = c
+        .collect_with(&name("o/n"), since, (None, true), &mut cache)
+        .unwrap();
+    let counted = |host: &TestHost| {
+        host.requests()
+            .iter()
+            .filter(|r| r.path.contains("/pulls?state=open&per_page=1"))
+            .count()
+    };
+    assert_eq!(counted(&host), 0);
+    assert_eq!(owed.collected.context.open_issues, issues + pulls);
+    assert_eq!(owed.created_at, Some(ts("2024-06-01T00:00:00Z")));
+    let signals_github::OpenPulls::Owed(debt) = &owed.open_pulls else {
+        panic!("not owed: {:?}", owed.open_pulls);
+    };
+    let before = host.requests().len();
+    assert_eq!(c.ask_open_pulls(debt, &mut cache).unwrap(), pulls);
+    assert_eq!((counted(&host), host.requests().len()), (1, before + 1));
+    // Not counting: asked, as before issue 27.
+    let asked = c
+        .collect_with(&name("o/n"), since, (None, false), &mut cache)
+        .unwrap();
+    assert_eq!(asked.open_pulls, signals_github::OpenPulls::Asked(pulls));
+    assert_eq!(asked.collected.context.open_issues, issues);
+}

@@ -96,6 +96,9 @@ pub struct Repository {
     open_issues_count: u64,
     #[serde(default)]
     archived: bool,
+    /// When the repository was created (GitHub, Forgejo and Gitea alike).
+    #[serde(default, deserialize_with = "crate::de::lenient_timestamp")]
+    created_at: Option<Timestamp>,
     license: Option<License>,
     /// SPDX identifiers detected in the repository (Gitea 1.22+).
     licenses: Option<Vec<String>>,
@@ -108,6 +111,10 @@ impl WireRepo for Repository {
 
     fn web_url(&self) -> &str {
         &self.html_url
+    }
+
+    fn created_at(&self) -> Option<Timestamp> {
+        self.created_at
     }
 
     fn into_context(self, repository: RepoName) -> RepoContext {

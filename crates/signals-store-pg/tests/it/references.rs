@@ -18,12 +18,15 @@ fn migration_0011_fills_in_the_references_of_stored_bodies() {
     let version = store.schema_version().unwrap();
     drop(store);
     // The store as the version before 0011 left it: without 0011's tables
-    // and those of the migrations after it (0012, the word index).
+    // and those of the migrations after it (0012, the open pull request
+    // count; 0013, the word index).
     let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     c.batch_execute(
         "DROP TABLE item_keys; DROP TABLE item_refs; DROP TABLE reference_marks;
          DROP TABLE search_postings; DROP TABLE search_docs; DROP TABLE search_state;
          DROP INDEX items_by_latest;
+         ALTER TABLE repositories DROP COLUMN open_pulls;
+         ALTER TABLE repositories DROP COLUMN open_pulls_differed;
          DELETE FROM signals_schema WHERE version >= 11;",
     )
     .unwrap();

@@ -286,7 +286,7 @@ fn the_comments_migration_takes_a_store_from_before() {
     assert!(store.comment_texts(key).unwrap().is_empty());
 }
 
-/// 0012_word_index: a store from before gets an empty word index, which
+/// 0013_word_index: a store from before gets an empty word index, which
 /// its first catch-up fills from the stored snapshots; the trigram index is
 /// gone.
 #[test]
@@ -298,8 +298,8 @@ fn the_word_index_migration_indexes_a_store_from_before() {
     let Some(cluster) = cluster() else { return };
     let url = cluster.create_database("words0012").unwrap();
     {
-        // Schema 11: through 0011_references, before 0012_word_index.
-        let mut before = PgStore::open_before(&url, 11).unwrap();
+        // Schema 12: through 0012_open_pulls, before 0013_word_index.
+        let mut before = PgStore::open_before(&url, 12).unwrap();
         let key = before.ensure_repository(&group(), &tracked()).unwrap();
         let mut crash = issue("1");
         crash.text = "It crashes on start".into();

@@ -22,7 +22,9 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
     // A reference (issue 26): keys, references and a mark to copy.
     changed.text = "duplicate of #2".into();
     let t2 = ts("2026-11-21T10:00:00Z");
-    let run = alerting_run(&*store, key, t2, vec![changed], &rules);
+    let mut run = alerting_run(&*store, key, t2, vec![changed], &rules);
+    // The kept count of open pull requests and a difference (issue 27).
+    run.open_pulls = crate::KeptPulls::Differed { kept: 2, host: 3 };
     store.commit_run(key, &run).unwrap();
     // Alerts: one delivered, one pending, two held folded into a digest
     // (which references its parts' digest row, made after them).
@@ -123,6 +125,11 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
     );
     assert_eq!(copy.cache_get("https://h/x", "fp").unwrap(), Some(response));
     assert_eq!(copy.replies(key).unwrap(), store.replies(key).unwrap());
+    assert!(store.kept_pulls(key).unwrap().differed.is_some());
+    assert_eq!(
+        copy.kept_pulls(key).unwrap(),
+        store.kept_pulls(key).unwrap()
+    );
     assert_eq!(
         copy.comment_texts(key).unwrap(),
         store.comment_texts(key).unwrap()

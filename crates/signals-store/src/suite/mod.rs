@@ -132,6 +132,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         reconcile_marks_and_open_items_plan_a_reconcile,
     ),
     (
+        "the_kept_count_of_open_pulls_is_written_by_runs",
+        the_kept_count_of_open_pulls_is_written_by_runs,
+    ),
+    (
         "owners_keep_their_repositories_and_are_claimed_once_per_interval",
         owners_keep_their_repositories_and_are_claimed_once_per_interval,
     ),
@@ -265,5 +269,6 @@ pub fn run_of(
         renamed_to: None,
         messages: vec![],
         reconciled: false,
+        open_pulls: Default::default(),
     }
 }

@@ -96,3 +96,61 @@ pub fn reconcile_marks_and_open_items_plan_a_reconcile(make: Factory<'_>) {
     let status = store.status().unwrap();
     assert_eq!(status.repositories[0].last_reconcile, Some(t2));
 }
+
+/// The kept count of open pull requests (issue 27): none until a run
+/// keeps one; each run's count replaces it and a run that keeps none
+/// leaves it; a difference a reconcile found is recorded and ends it,
+/// and stays recorded after later runs. Another repository's count is
+/// its own.
+pub fn the_kept_count_of_open_pulls_is_written_by_runs(make: Factory<'_>) {
+    use crate::{KeptPulls, PullsKept};
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let other = store
+        .ensure_repository(
+            &group(),
+            &TrackedRepo {
+                id: "other".into(),
+                repo: RepoName::parse("o/other").unwrap(),
+                ..tracked()
+            },
+        )
+        .unwrap();
+    assert_eq!(store.kept_pulls(key).unwrap(), PullsKept::default());
+    let at = |h: u32| ts(&format!("2026-11-20T{h:02}:00:00Z"));
+    let mut run = run_of(&*store, key, at(1), vec![issue("1")], 1);
+    run.open_pulls = KeptPulls::Count(7);
+    store.commit_run(key, &run).unwrap();
+    assert_eq!(store.kept_pulls(key).unwrap().count, Some(7));
+    let mut run = run_of(&*store, key, at(2), vec![], 1);
+    run.open_pulls = KeptPulls::Count(0);
+    store.commit_run(key, &run).unwrap();
+    assert_eq!(store.kept_pulls(key).unwrap().count, Some(0));
+    let mut run = run_of(&*store, key, at(3), vec![], 1);
+    run.open_pulls = KeptPulls::Count(3);
+    store.commit_run(key, &run).unwrap();
+    // A run that keeps none leaves the count as it was.
+    store
+        .commit_run(key, &run_of(&*store, key, at(4), vec![], 1))
+        .unwrap();
+    assert_eq!(store.kept_pulls(key).unwrap().count, Some(3));
+    assert_eq!(store.kept_pulls(other).unwrap(), PullsKept::default());
+    let mut reconcile = run_of(&*store, key, at(5), vec![], 1);
+    reconcile.reconciled = true;
+    reconcile.open_pulls = KeptPulls::Differed { kept: 3, host: 4 };
+    store.commit_run(key, &reconcile).unwrap();
+    let differed = PullsKept {
+        count: None,
+        differed: Some(format!("kept 3, host 4 at {}", at(5))),
+    };
+    assert_eq!(store.kept_pulls(key).unwrap(), differed);
+    store
+        .commit_run(key, &run_of(&*store, key, at(6), vec![], 1))
+        .unwrap();
+    assert_eq!(store.kept_pulls(key).unwrap(), differed);
+    // A run refused leaves the count as it was.
+    let mut late = run_of(&*store, key, at(6), vec![], 1);
+    late.open_pulls = KeptPulls::Count(9);
+    assert!(store.commit_run(key, &late).is_err());
+    assert_eq!(store.kept_pulls(key).unwrap(), differed);
+}

@@ -17,6 +17,7 @@
 mod collection;
 mod comments;
 mod discussions;
+mod open_pulls;
 mod owners;
 mod pipeline;
 mod summary;

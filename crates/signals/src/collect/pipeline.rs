@@ -17,6 +17,7 @@ use signals_http::{Collection, RequestStats};
 use signals_store::{Backend, RepoKey, RunCommit, StoreError};
 
 use super::discussions;
+use super::open_pulls::{self, Counting};
 use crate::cache::StoreCache;
 use crate::config::{Config, NotifyRule};
 use crate::hosts::HostClient;
@@ -236,6 +237,8 @@ struct Plan {
     previous: Option<Timestamp>,
     reconcile: bool,
     since: Timestamp,
+    /// The store's count of open pull requests (issue 27).
+    counting: Counting,
 }
 
 /// The recipe of one run: plan, ask the host, choose the observed items,
@@ -260,6 +263,7 @@ fn run(
         rate_prefix,
     )?;
     let mut collected = outcome.collected;
+    let mut stats = outcome.stats;
     let comment_references = super::comments::store(
         store,
         key,
@@ -273,6 +277,18 @@ fn run(
         discussions: discussions.read(),
     };
     let (observed, previous) = observe(store, key, repo, &mut collected, seen, collected_at)?;
+    let open_pulls = open_pulls::settle(
+        (client, &*store),
+        (plan.counting, plan.since, &repo.source, rate_prefix),
+        open_pulls::Collected {
+            open_pulls: &outcome.open_pulls,
+            created_at: outcome.created_at,
+            pulls_left_out: outcome.pulls_left_out,
+            context: &mut collected.context,
+            stats: &mut stats,
+        },
+        (&observed, &previous),
+    )?;
     let delta = account(&repo.source, observed, &previous);
 
     let record = RunRecord {
@@ -323,16 +339,17 @@ fn run(
             snapshots: delta.snapshots,
             events: delta.events,
             references,
-            stats: outcome.stats,
+            stats,
             renamed_to: outcome.renamed_to.clone(),
             messages,
             reconciled: plan.reconcile,
+            open_pulls,
         },
     )?;
     Ok(RunOutcome {
         run: record,
         discovered,
-        stats: outcome.stats,
+        stats,
         graphql,
         renamed_to: outcome.renamed_to,
     })
@@ -372,7 +389,8 @@ fn ask_host(
         None => plan_since(collected_at, window.comments_backfill, None, None),
         Some(previous) => previous,
     };
-    let outcome = client.collect_with(ask, ask_since, Some(comments_since), &mut cache)?;
+    let asked = (Some(comments_since), plan.counting.may_count());
+    let outcome = client.collect_with(ask, ask_since, asked, &mut cache)?;
     // Discussions (issue 26), under the name the host answered to; a
     // reconcile reads them all.
     let name = outcome.renamed_to.clone().unwrap_or_else(|| ask.clone());
@@ -443,6 +461,7 @@ fn plan(
         previous: previous.as_ref().map(|r| r.collected_at),
         reconcile,
         since,
+        counting: Counting::plan(store, key, first_run, reconcile)?,
     })
 }
 

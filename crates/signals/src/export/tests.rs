@@ -276,6 +276,7 @@ fn commit(
                 renamed_to: None,
                 messages: vec![],
                 reconciled: false,
+                open_pulls: Default::default(),
             },
         )
         .unwrap();

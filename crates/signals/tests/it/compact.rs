@@ -277,6 +277,7 @@ fn build(store: &mut dyn Backend) -> Vec<(RepoKey, String)> {
                         renamed_to: None,
                         messages: vec![],
                         reconciled: reconcile,
+                        open_pulls: Default::default(),
                     },
                 )
                 .unwrap();
@@ -591,6 +592,7 @@ fn goes_on(mut store: impl Backend) {
                 renamed_to: None,
                 messages: vec![],
                 reconciled: false,
+                open_pulls: Default::default(),
             },
         )
         .unwrap();

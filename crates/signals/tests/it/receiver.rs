@@ -222,6 +222,7 @@ pub fn commit_alerting(
                 renamed_to: None,
                 messages: out.clone(),
                 reconciled: false,
+                open_pulls: Default::default(),
             },
         )
         .unwrap();

@@ -129,6 +129,7 @@ pub fn commit(
                 renamed_to: None,
                 messages: vec![],
                 reconciled: false,
+                open_pulls: Default::default(),
             },
         )
         .unwrap();

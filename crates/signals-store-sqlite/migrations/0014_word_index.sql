@@ -1,4 +1,4 @@
--- 0013_word_index: the word index of `signals serve`'s `q` and the static
+-- 0014_word_index: the word index of `signals serve`'s `q` and the static
 -- site's search (issue 28, signals_store::search).
 --
 -- Never edit this file once merged. Derived data, rebuilt from snapshots:
@@ -49,6 +49,6 @@ CREATE INDEX items_by_latest ON items (repo, latest);
 
 -- The trigram index of 0005_text_search is replaced by the word index: no
 -- read uses it, and every stored text no longer pays for it.
-DROP TRIGGER texts_trigrams_insert;
-DROP TRIGGER texts_trigrams_delete;
-DROP TABLE texts_trigrams;
+DROP TRIGGER IF EXISTS texts_trigrams_insert;
+DROP TRIGGER IF EXISTS texts_trigrams_delete;
+DROP TABLE IF EXISTS texts_trigrams;

@@ -1,0 +1,100 @@
+//! First collections as the repository grows (issue 27, part 2): the
+//! release `signals collect` of one synthetic GitHub repository of `n`
+//! issues and pull requests, from the loopback test host (served by this
+//! process), under `/usr/bin/time` for its wall time and peak RSS; then
+//! a normal incremental run of the same repository (nothing in its
+//! window), whose peak RSS should not depend on the repository's size.
+
+use std::path::Path;
+use std::process::Command;
+
+use jiff::{SignedDuration, Timestamp};
+use signals_testhost::{TestHost, synthetic};
+
+/// Wall time, peak RSS and requests of one first collection, and the
+/// wall time and peak RSS of the incremental run after it.
+pub struct FirstRun {
+    pub items: usize,
+    pub wall: f64,
+    pub rss_kib: u64,
+    pub requests: usize,
+    pub next_wall: f64,
+    pub next_rss_kib: u64,
+}
+
+/// `signals collect --quiet` in `dir` under `/usr/bin/time`: wall
+/// seconds and peak RSS in KiB.
+fn timed_collect(dir: &Path) -> (f64, u64) {
+    let out = Command::new("/usr/bin/time")
+        .current_dir(dir)
+        .args(["-f", "%e %M", env!("CARGO_BIN_EXE_signals")])
+        .args(["collect", "--quiet"])
+        .env_remove("GITHUB_TOKEN")
+        .output()
+        .expect("/usr/bin/time runs (Debian package `time`)");
+    assert!(out.status.success(), "collect failed: {out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let mut parts = stderr.lines().last().unwrap_or_default().split_whitespace();
+    let wall = parts
+        .next()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(f64::NAN);
+    (wall, parts.next().and_then(|m| m.parse().ok()).unwrap_or(0))
+}
+
+/// A first collection of `items` into a fresh store under `base`.
+pub fn first_run(base: &Path, items: usize) -> FirstRun {
+    let repo = "bench/first";
+    let start = Timestamp::now() - SignedDuration::from_hours(24 * 200);
+    let host = TestHost::start(synthetic(repo, items, start)).expect("the test host starts");
+    let dir = base.join(format!("first-{items}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("signals.toml"),
+        format!(
+            "store = \"signals.db\"\nout = \"site\"\nbackfill_days = 3650\n\n[host]\napi_url = \"{}\"\n\n[[groups]]\nid = \"g\"\nname = \"G\"\n\n[[groups.repos]]\nrepo = \"{repo}\"\n",
+            host.api_url()
+        ),
+    )
+    .unwrap();
+    let (wall, rss_kib) = timed_collect(&dir);
+    let requests = host.request_count();
+    let (next_wall, next_rss_kib) = timed_collect(&dir);
+    let run = FirstRun {
+        items,
+        wall,
+        rss_kib,
+        requests,
+        next_wall,
+        next_rss_kib,
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    run
+}
+
+/// The table: one first collection per size, and each size's peak RSS
+/// against the smallest's.
+pub fn first_runs_table(base: &Path, sizes: &[usize]) {
+    println!("## First collections (one repository, release `signals collect`)\n");
+    println!(
+        "| items | requests | wall | peak RSS | RSS against the smallest | next run: wall | next run: peak RSS |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|");
+    let mut smallest = None;
+    for &n in sizes {
+        let run = first_run(base, n);
+        let base_rss = *smallest.get_or_insert(run.rss_kib);
+        println!(
+            "| {} | {} | {:.2} s | {:.1} MiB | {:.2}× | {:.2} s | {:.1} MiB |",
+            run.items,
+            run.requests,
+            run.wall,
+            run.rss_kib as f64 / 1024.0,
+            run.rss_kib as f64 / base_rss.max(1) as f64,
+            run.next_wall,
+            run.next_rss_kib as f64 / 1024.0
+        );
+    }
+    println!();
+}

@@ -1,0 +1,210 @@
+//! The open pull requests GitHub's open issue count holds, counted from
+//! the store when it holds the repository's whole history (issue 27,
+//! docs/decisions.md), else asked of the host.
+//!
+//! The store keeps the count on the repository, and each run moves it by
+//! what the run's items changed: +1 for a pull request that is open now
+//! and was not in the store or not open there, −1 for one that was open
+//! and is not now. It costs what the run observed, never a count over the
+//! repository's items. It is trusted when the first run's window reached
+//! the repository's creation (every later run covers its window from the
+//! previous one's instant, `plan_since`); a reconcile asks the host all
+//! the same and compares: a difference is recorded, and from then on the
+//! host is asked.
+
+use std::collections::HashMap;
+
+use jiff::Timestamp;
+use signals_core::{ItemKind, ItemSnapshot, ItemState, RepoContext, SourceId};
+use signals_http::{OpenPulls, RequestStats};
+use signals_store::{Backend, KeptPulls, RepoKey};
+
+use super::pipeline::RunError;
+use crate::cache::StoreCache;
+use crate::hosts::HostClient;
+
+/// What the run knows before asking the host: the store's count of open
+/// pull requests, when it may be trusted.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Counting {
+    /// The store's count before the run: `Some(0)` for a first run (to be
+    /// trusted only if its window reaches the repository's creation).
+    before: Option<u64>,
+    first_run: bool,
+    /// The run asks the host whatever it knows (a reconcile checks).
+    check: bool,
+}
+
+impl Counting {
+    /// From the store: a first run starts from nothing; a later one from
+    /// the kept count, when there is one; a reconcile asks to compare.
+    pub(super) fn plan(
+        store: &dyn Backend,
+        key: RepoKey,
+        first_run: bool,
+        reconcile: bool,
+    ) -> Result<Counting, RunError> {
+        let before = match first_run {
+            true => Some(0),
+            false => store.kept_pulls(key)?.count,
+        };
+        Ok(Counting {
+            before,
+            first_run,
+            check: reconcile,
+        })
+    }
+
+    /// Whether the host client may leave the count owed
+    /// (`collect_with`'s `count_pulls`).
+    pub(super) fn may_count(&self) -> bool {
+        self.before.is_some() && !self.check
+    }
+}
+
+/// The parts of a collection the count needs and settles.
+pub(super) struct Collected<'a> {
+    pub open_pulls: &'a OpenPulls,
+    pub created_at: Option<Timestamp>,
+    pub pulls_left_out: bool,
+    pub context: &'a mut RepoContext,
+    pub stats: &'a mut RequestStats,
+}
+
+/// Settles the run's count of open pull requests: takes the local count
+/// off `openIssues` when it is owed and known, else asks the host (one
+/// request, added to `stats`); compares with the host's count when it
+/// was asked. Returns what the store keeps.
+pub(super) fn settle(
+    (client, store): (&mut HostClient, &dyn Backend),
+    (counting, since, source, rate_prefix): (Counting, Timestamp, &SourceId, &str),
+    collected: Collected<'_>,
+    (observed, previous): (&[ItemSnapshot], &HashMap<String, ItemSnapshot>),
+) -> Result<KeptPulls, RunError> {
+    // A first run knows every item only when its window reached the
+    // repository's creation.
+    let whole = !counting.first_run || collected.created_at.is_some_and(|c| since <= c);
+    let local = counting
+        .before
+        .filter(|_| whole)
+        .map(|before| moved(before, observed, previous, source));
+    // A closed pull request left out (its merge unknown) may still be
+    // open in the store: the count stays the store's, the host is asked.
+    let trusted = local.filter(|_| !collected.pulls_left_out);
+    let context = collected.context;
+    match (collected.open_pulls, trusted) {
+        (OpenPulls::NotHeld, _) => Ok(KeptPulls::Unknown),
+        (OpenPulls::Owed(_), Some(n)) => {
+            context.open_issues = context.open_issues.saturating_sub(n);
+            Ok(KeptPulls::Count(n))
+        }
+        (OpenPulls::Owed(owed), None) => {
+            let mut cache = StoreCache::new(store, rate_prefix.to_string());
+            let asked_before = client.http_ref().stats();
+            let n = client.ask_open_pulls(owed, &mut cache);
+            add(collected.stats, asked_before, client.http_ref().stats());
+            if let Some(e) = cache.error {
+                return Err(e.into());
+            }
+            let n = n?;
+            context.open_issues = context.open_issues.saturating_sub(n);
+            Ok(local.map_or(KeptPulls::Unknown, KeptPulls::Count))
+        }
+        (OpenPulls::Asked(host), _) => Ok(match local {
+            None => KeptPulls::Unknown,
+            Some(kept) if kept == *host || collected.pulls_left_out => KeptPulls::Count(kept),
+            Some(kept) => {
+                eprintln!(
+                    "warning: {}: the store counts {kept} open pull requests, the host {host}; \
+                     the count is asked of the host from now on",
+                    context.repository
+                );
+                KeptPulls::Differed { kept, host: *host }
+            }
+        }),
+    }
+}
+
+/// The count `before` moved by the run's items against their previous
+/// snapshots.
+fn moved(
+    before: u64,
+    observed: &[ItemSnapshot],
+    previous: &HashMap<String, ItemSnapshot>,
+    source: &SourceId,
+) -> u64 {
+    let open = |i: &ItemSnapshot| i.kind() == ItemKind::PullRequest && i.state == ItemState::Open;
+    let (mut up, mut down) = (0u64, 0u64);
+    for item in observed {
+        let was = previous.get(&item.id(source)).is_some_and(open);
+        match (was, open(item)) {
+            (false, true) => up += 1,
+            (true, false) => down += 1,
+            _ => {}
+        }
+    }
+    (before + up).saturating_sub(down)
+}
+
+/// `into` plus what the client counted between `before` and `after`.
+fn add(into: &mut RequestStats, before: RequestStats, after: RequestStats) {
+    into.requests += after.requests.saturating_sub(before.requests);
+    into.not_modified += after.not_modified.saturating_sub(before.not_modified);
+    into.bytes_received += after.bytes_received.saturating_sub(before.bytes_received);
+    into.retries += after.retries.saturating_sub(before.retries);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use signals_core::{ItemDetail, Metrics, RepoName, Source};
+
+    fn pull(key: &str, state: ItemState) -> ItemSnapshot {
+        ItemSnapshot {
+            repo: RepoName::parse("o/n").unwrap(),
+            key: key.into(),
+            url: format!("https://github.com/o/n/pull/{key}"),
+            title: "t".into(),
+            text: String::new(),
+            created_at: Timestamp::UNIX_EPOCH,
+            updated_at: Timestamp::UNIX_EPOCH,
+            metrics: Metrics::default(),
+            labels: vec![],
+            author: "a".into(),
+            state,
+            closed_at: None,
+            assignees: vec![],
+            detail: ItemDetail::PullRequest {
+                draft: false,
+                merged: false,
+                merged_at: None,
+            },
+        }
+    }
+
+    #[test]
+    fn the_count_moves_by_what_changed_state() {
+        let source: SourceId = Source::Github.into();
+        let (open, closed) = (ItemState::Open, ItemState::Closed);
+        let previous: HashMap<String, ItemSnapshot> = [pull("1", open), pull("2", closed)]
+            .into_iter()
+            .chain([pull("3", open)])
+            .map(|p| (p.id(&source), p))
+            .collect();
+        // 1 closes, 2 reopens, 3 stays open, 4 is new and open, 5 new
+        // and closed.
+        let observed = [
+            pull("1", closed),
+            pull("2", open),
+            pull("3", open),
+            pull("4", open),
+            pull("5", closed),
+        ];
+        assert_eq!(moved(10, &observed, &previous, &source), 11);
+        assert_eq!(moved(0, &[], &previous, &source), 0);
+        // An issue does not count.
+        let mut issue = pull("6", open);
+        issue.detail = ItemDetail::Issue;
+        assert_eq!(moved(2, &[issue], &previous, &source), 2);
+    }
+}
