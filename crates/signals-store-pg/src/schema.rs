@@ -72,6 +72,12 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         include_str!("../migrations/0011_references.sql"),
         Some(crate::references::migrate),
     ),
+    // Numbered 0015: 0012 to 0014 are other parts of issue 27.
+    (
+        "0015_due_leases",
+        include_str!("../migrations/0015_due_leases.sql"),
+        None,
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that
