@@ -2,7 +2,7 @@
 //!
 //! A worker claims a due repository with one statement: it picks the row
 //! of the repository least recently attempted among those it may collect
-//! that are due and not leased (`FOR UPDATE SKIP LOCKED`, so two workers
+//! that are due and not leased (in the order of the index `leases_due`) (`FOR UPDATE SKIP LOCKED`, so two workers
 //! never pick the same row, and neither waits for the other), and sets its
 //! lease (`worker`, `lease_until`). The run's commit releases the lease in
 //! the same transaction ([`crate::PgStore`]'s `commit_run`), and refuses
@@ -97,6 +97,13 @@ impl PgStore {
     /// round collects a repository at most once). `None` when nothing is
     /// due. The lease is remembered: the next commit or failure of that
     /// repository by this store releases it.
+    ///
+    /// Its cost does not grow with the repositories (issue 27): it walks
+    /// the index `leases_due` (migration 0014) from the least recently
+    /// attempted due row and stops at the first free one among `keys`
+    /// (which the server hashes once), skipping only the rows other
+    /// workers hold; "due" bounds the walk, so a claim that finds nothing
+    /// reads nothing.
     pub fn claim(
         &self,
         worker: &str,
@@ -110,12 +117,12 @@ impl PgStore {
             "claiming a repository",
             "WITH next AS (
                  SELECT repo FROM leases
-                 WHERE repo = ANY($2)
+                 WHERE coalesce(last_attempt, '-infinity'::timestamptz)
+                         < least(now() - make_interval(secs => $3),
+                                 coalesce($4::text::timestamptz, 'infinity'::timestamptz))
                    AND (lease_until IS NULL OR lease_until < now())
-                   AND (last_attempt IS NULL
-                        OR (last_attempt < now() - make_interval(secs => $3)
-                            AND ($4::text IS NULL OR last_attempt < $4::text::timestamptz)))
-                 ORDER BY last_attempt NULLS FIRST, repo
+                   AND repo = ANY($2)
+                 ORDER BY coalesce(last_attempt, '-infinity'::timestamptz), repo
                  LIMIT 1
                  FOR UPDATE SKIP LOCKED)
              UPDATE leases l SET worker = $1, lease_until = now() + make_interval(secs => $5)

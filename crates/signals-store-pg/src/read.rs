@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use jiff::Timestamp;
 use signals_core::{DiscussionsOff, ItemSnapshot, RunRecord};
-use signals_store::codec::{ts_parse, ts_text, uint};
+use signals_store::codec::{ts_parse, uint};
 use signals_store::{
     Failure, Parts, Reads, RepoKey, RepoStatus, RepoSummary, RequestStats, Result, RunStatus,
     SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, Status, StoreError, discussions_off_from, run_record_from,
@@ -125,10 +125,13 @@ impl Reads for PgStore {
         let path = self.path();
         self.query(
             "reading why discussions were not read",
-            "SELECT r.repo, (r.news::jsonb)->>'discussions_off' FROM runs r
-             JOIN (SELECT repo, max(id) AS id FROM runs GROUP BY repo) l ON l.id = r.id
-             WHERE (r.news::jsonb) ? 'discussions_off'
-             ORDER BY r.repo",
+            // Each repository's last run by the `(repo, id)` index: a
+            // `GROUP BY` over all runs grew with the history (issue 27).
+            "SELECT r.key, (l.news::jsonb)->>'discussions_off' FROM repositories r
+             CROSS JOIN LATERAL (SELECT news FROM runs WHERE repo = r.key
+                                 ORDER BY id DESC LIMIT 1) l
+             WHERE (l.news::jsonb) ? 'discussions_off'
+             ORDER BY r.key",
             &[],
         )?
         .iter()
@@ -227,77 +230,104 @@ impl Reads for PgStore {
         .collect()
     }
 
+    /// One statement for every repository (issue 27): each repository's
+    /// last run, last failure, totals and last reconcile come from
+    /// `LATERAL` subqueries on the `(repo, id)` indexes, where one query
+    /// per repository and per value cost 5 round trips a repository.
     fn status(&self) -> Result<Status> {
         let path = self.path();
-        let mut repositories = Vec::new();
-        for summary in self.repositories()? {
-            let key = summary.key.raw();
-            let last_run = match self.query_opt(
-                "reading the last run",
-                &format!(
-                    "SELECT {RUN_COLUMNS}, requests, not_modified, bytes_received, retries
-                     FROM runs WHERE repo = $1 ORDER BY id DESC LIMIT 1"
-                ),
-                &[&key],
-            )? {
-                None => None,
-                Some(r) => Some(RunStatus {
-                    record: run_record_from(&path, run_row(&r))?,
-                    stats: RequestStats {
-                        requests: uint(&path, "runs.requests", r.get(4))?,
-                        not_modified: uint(&path, "runs.not_modified", r.get(5))?,
-                        bytes_received: uint(&path, "runs.bytes_received", r.get(6))?,
-                        retries: uint(&path, "runs.retries", r.get(7))?,
-                    },
-                }),
-            };
-            let last_failure = match self.query_opt(
-                "reading the last failure",
-                "SELECT at, kind, message FROM failures WHERE repo = $1 ORDER BY id DESC LIMIT 1",
-                &[&key],
-            )? {
-                None => None,
-                Some(r) => Some(Failure {
-                    at: ts_parse(&path, "failures.at", r.get(0))?,
-                    kind: r.get(1),
-                    message: r.get(2),
-                }),
-            };
-            let since = last_run.as_ref().map(|l| ts_text(l.record.collected_at));
-            let r = self
-                .query_opt(
-                    "adding up the runs and failures",
-                    "SELECT (SELECT count(*) FROM items WHERE repo = $1),
-                            coalesce(sum(changed_count), 0)::bigint,
-                            coalesce(sum(requests), 0)::bigint,
-                            coalesce(sum(not_modified), 0)::bigint,
-                            coalesce(sum(bytes_received), 0)::bigint,
-                            coalesce(sum(retries), 0)::bigint,
-                            (SELECT count(*) FROM failures WHERE repo = $1),
-                            (SELECT count(*) FROM failures WHERE repo = $1 AND ($2::text IS NULL
-                                OR at::timestamptz > $2::text::timestamptz))
-                     FROM runs WHERE repo = $1",
-                    &[&key, &since],
-                )?
-                .ok_or_else(|| self.corrupt("an aggregate answered no row".into()))?;
-            let mut row = [0i64; 8];
-            for (i, v) in row.iter_mut().enumerate() {
-                *v = r.get(i);
-            }
-            let last_reconcile = self.reconcile_marks(summary.key)?.1;
-            repositories.push(RepoStatus {
-                summary,
-                last_run,
-                last_failure,
-                totals: signals_store::totals_from(&path, row)?,
-                last_reconcile,
-            });
+        let rows = self.query(
+            "reading the status of the repositories",
+            &format!("{STATUS_SQL} ORDER BY r.group_id, r.repo_id"),
+            &[],
+        )?;
+        let mut repositories = Vec::with_capacity(rows.len());
+        for r in &rows {
+            repositories.push(status_from(&path, r)?);
         }
         Ok(Status {
             repositories,
             rate_limits: self.all_rate_limits()?,
         })
     }
+}
+
+/// [`SUMMARY_SQL`]'s 13 columns, then the last run (13-20), the last
+/// failure (21-23), the totals (24-31) and the last reconcile (32). Each
+/// table is read once per repository: the runs' count and sums in one
+/// aggregate, the failures' two counts in another.
+const STATUS_SQL: &str = "
+    SELECT r.key, r.group_id, g.name, r.repo_id, r.source, r.full_name, r.display_name,
+           r.keywords, r.host_name, r.missing, r.last_error,
+           t.runs,
+           lr.collected_at,
+           lr.collected_at, lr.since, lr.observed_count, lr.changed_count,
+           lr.requests, lr.not_modified, lr.bytes_received, lr.retries,
+           lf.at, lf.kind, lf.message,
+           (SELECT count(*) FROM items WHERE repo = r.key),
+           coalesce(t.changed, 0)::bigint, coalesce(t.requests, 0)::bigint,
+           coalesce(t.not_modified, 0)::bigint, coalesce(t.bytes, 0)::bigint,
+           coalesce(t.retries, 0)::bigint,
+           f.failures, f.since_last_run,
+           (SELECT collected_at FROM runs WHERE repo = r.key AND reconciled = 1
+            ORDER BY id DESC LIMIT 1)
+    FROM repositories r JOIN groups g ON g.id = r.group_id
+    LEFT JOIN LATERAL (
+        SELECT collected_at, since, observed_count, changed_count,
+               requests, not_modified, bytes_received, retries
+        FROM runs WHERE repo = r.key ORDER BY id DESC LIMIT 1) lr ON true
+    LEFT JOIN LATERAL (
+        SELECT at, kind, message FROM failures WHERE repo = r.key
+        ORDER BY id DESC LIMIT 1) lf ON true
+    CROSS JOIN LATERAL (
+        SELECT count(*) AS runs, sum(changed_count) AS changed, sum(requests) AS requests,
+               sum(not_modified) AS not_modified, sum(bytes_received) AS bytes,
+               sum(retries) AS retries
+        FROM runs WHERE repo = r.key) t
+    CROSS JOIN LATERAL (
+        SELECT count(*) AS failures,
+               count(*) FILTER (WHERE lr.collected_at IS NULL
+                   OR at::timestamptz > lr.collected_at::timestamptz) AS since_last_run
+        FROM failures WHERE repo = r.key) f";
+
+/// A row of [`STATUS_SQL`].
+fn status_from(path: &std::path::Path, r: &postgres::Row) -> Result<RepoStatus> {
+    let summary = summary_from(path, summary_row(r))?;
+    let last_run = match r.get::<_, Option<String>>(13) {
+        None => None,
+        Some(at) => Some(RunStatus {
+            record: run_record_from(path, (at, r.get(14), r.get(15), r.get(16)))?,
+            stats: RequestStats {
+                requests: uint(path, "runs.requests", r.get(17))?,
+                not_modified: uint(path, "runs.not_modified", r.get(18))?,
+                bytes_received: uint(path, "runs.bytes_received", r.get(19))?,
+                retries: uint(path, "runs.retries", r.get(20))?,
+            },
+        }),
+    };
+    let last_failure = match r.get::<_, Option<String>>(21) {
+        None => None,
+        Some(at) => Some(Failure {
+            at: ts_parse(path, "failures.at", &at)?,
+            kind: r.get(22),
+            message: r.get(23),
+        }),
+    };
+    let mut totals = [0i64; 8];
+    for (i, v) in totals.iter_mut().enumerate() {
+        *v = r.get(24 + i);
+    }
+    let last_reconcile = r
+        .get::<_, Option<String>>(32)
+        .map(|t| ts_parse(path, "runs.collected_at", &t))
+        .transpose()?;
+    Ok(RepoStatus {
+        summary,
+        last_run,
+        last_failure,
+        totals: signals_store::totals_from(path, totals)?,
+        last_reconcile,
+    })
 }
 
 impl PgStore {

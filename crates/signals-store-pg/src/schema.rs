@@ -82,6 +82,11 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         include_str!("../migrations/0013_word_index.sql"),
         None,
     ),
+    (
+        "0014_due_leases",
+        include_str!("../migrations/0014_due_leases.sql"),
+        None,
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that

@@ -54,10 +54,17 @@ impl RunWrites for PgStore {
         }
         self.retrying(|client, _| {
             let mut tx = client.transaction().map_err(&err)?;
+            // Neither statement locks the group's row unless its name
+            // changes: an upsert's `DO UPDATE` locked it even when its
+            // `WHERE` was false, so workers registering a new group's
+            // repositories at once waited for one another (issue 27).
             tx.execute(
-                "INSERT INTO groups (id, name) VALUES ($1, $2)
-             ON CONFLICT (id) DO UPDATE SET name = excluded.name
-             WHERE groups.name IS DISTINCT FROM excluded.name",
+                "INSERT INTO groups (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING",
+                &[&group.id, &group.name],
+            )
+            .map_err(&err)?;
+            tx.execute(
+                "UPDATE groups SET name = $2 WHERE id = $1 AND name IS DISTINCT FROM $2",
                 &[&group.id, &group.name],
             )
             .map_err(&err)?;

@@ -36,6 +36,18 @@ pub const REQUIRE_VAR: &str = "SIGNALS_REQUIRE_POSTGRES";
 /// between the check and the server's bind (another test, another cluster).
 const PORT_ATTEMPTS: usize = 3;
 
+/// What a caller may ask of a cluster beyond the defaults of
+/// [`Cluster::start`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Loads `pg_stat_statements` at start (`shared_preload_libraries`,
+    /// which only a start can set), tracking top-level statements: a
+    /// benchmark or test then runs `CREATE EXTENSION pg_stat_statements`
+    /// in its database and reads the `pg_stat_statements` view. Debian's
+    /// `postgresql` package ships the module.
+    pub stat_statements: bool,
+}
+
 /// A running throwaway PostgreSQL server.
 #[derive(Debug)]
 pub struct Cluster {
@@ -155,6 +167,11 @@ impl Cluster {
     /// the command, its exit status, what it printed and the server log's
     /// last lines).
     pub fn start() -> Result<Option<Cluster>, String> {
+        Cluster::start_with(&Options::default())
+    }
+
+    /// [`Cluster::start`] with `options` (the server's extra settings).
+    pub fn start_with(options: &Options) -> Result<Option<Cluster>, String> {
         let Some(bin) = server_bin() else {
             return not_installed(required());
         };
@@ -162,7 +179,7 @@ impl Cluster {
         let as_postgres = unsafe { libc::geteuid() } == 0;
         let mut last = String::new();
         for _ in 0..PORT_ATTEMPTS {
-            match Cluster::start_once(&bin, as_postgres, free_port()?) {
+            match Cluster::start_once(&bin, as_postgres, free_port()?, options) {
                 Ok(cluster) => return Ok(Some(cluster)),
                 // The port was free when picked but taken before the server
                 // bound it: try another one.
@@ -175,7 +192,12 @@ impl Cluster {
 
     /// One attempt on `port`; the error's flag says whether the port was
     /// taken.
-    fn start_once(bin: &Path, as_postgres: bool, port: u16) -> Result<Cluster, (String, bool)> {
+    fn start_once(
+        bin: &Path,
+        as_postgres: bool,
+        port: u16,
+        options: &Options,
+    ) -> Result<Cluster, (String, bool)> {
         let fail = |e: String| (e, false);
         let dir = std::env::temp_dir().join(format!(
             "signals-pg-{}-{port}-{}",
@@ -211,19 +233,25 @@ impl Cluster {
         }
         // Settings for a throwaway server: durability off (the data dies with
         // the test), enough connections for several workers with pools.
-        let options = format!(
+        let mut settings = format!(
             "-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={} \
              -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
              -c max_connections=200",
             cluster.dir.display()
         );
+        if options.stat_statements {
+            settings.push_str(
+                " -c shared_preload_libraries=pg_stat_statements \
+                 -c pg_stat_statements.track=top -c pg_stat_statements.max=10000",
+            );
+        }
         let log = cluster.dir.join("server.log");
         let out = cluster
             .server_command("pg_ctl")
             .arg("-D")
             .arg(&data)
             .arg("-o")
-            .arg(options)
+            .arg(settings)
             .arg("-l")
             .arg(&log)
             .args(["-w", "-t", "60", "start"])
@@ -535,6 +563,35 @@ mod tests {
     }
 
     #[test]
+    fn a_cluster_may_load_pg_stat_statements() {
+        let options = Options {
+            stat_statements: true,
+        };
+        let Some(cluster) = Cluster::start_with(&options).unwrap() else {
+            return;
+        };
+        let url = cluster.create_database("s").unwrap();
+        assert_eq!(
+            psql(&cluster, &url, "show shared_preload_libraries"),
+            "pg_stat_statements"
+        );
+        psql(&cluster, &url, "create extension pg_stat_statements");
+        psql(&cluster, &url, "select 40 + 2 as counted_once");
+        let calls = psql(
+            &cluster,
+            &url,
+            "select calls from pg_stat_statements where query like '%counted_once%'",
+        );
+        assert_eq!(calls, "1");
+        // Without the option, the module is not loaded.
+        let plain = Cluster::start().unwrap().expect("installed, as just seen");
+        assert_eq!(
+            psql(&plain, &plain.admin_url(), "show shared_preload_libraries"),
+            ""
+        );
+    }
+
+    #[test]
     fn two_clusters_run_side_by_side() {
         let Some(one) = Cluster::start().unwrap() else {
             return;
@@ -624,7 +681,8 @@ mod tests {
         script(&bin.join("pg_ctl"), "exit 0");
         // SAFETY: geteuid has no preconditions.
         let as_postgres = unsafe { libc::geteuid() } == 0;
-        let (err, port_taken) = Cluster::start_once(&bin, as_postgres, 1).unwrap_err();
+        let (err, port_taken) =
+            Cluster::start_once(&bin, as_postgres, 1, &Options::default()).unwrap_err();
         assert!(!port_taken);
         assert!(
             err.starts_with("initdb failed (exit status: 7)") && err.contains("broken on purpose"),
@@ -639,7 +697,8 @@ mod tests {
         let as_postgres = unsafe { libc::geteuid() } == 0;
         let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = taken.local_addr().unwrap().port();
-        let (err, port_taken) = Cluster::start_once(&bin, as_postgres, port).unwrap_err();
+        let (err, port_taken) =
+            Cluster::start_once(&bin, as_postgres, port, &Options::default()).unwrap_err();
         assert!(port_taken, "{err}");
         assert!(
             err.starts_with(&format!("pg_ctl start on port {port} failed")),

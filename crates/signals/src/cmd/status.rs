@@ -17,12 +17,14 @@ pub fn run(
 ) -> anyhow::Result<u8> {
     let store = crate::store::open(store_path, false)?;
     let report = Report::read(&store, interval, now)?;
-    let mut out = std::io::stdout().lock();
+    // Buffered: a line per repository, thousands of them (issue 27).
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if as_json {
         serde_json::to_writer_pretty(&mut out, &report.to_json())?;
         writeln!(out)?;
     } else {
         report.write_text(&mut out)?;
     }
+    out.flush()?;
     Ok(crate::exit::OK)
 }

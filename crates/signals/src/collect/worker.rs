@@ -109,7 +109,15 @@ impl Worker {
     ) -> anyhow::Result<Summary> {
         install_signal_handlers();
         let mut by_key: HashMap<RepoKey, Found> = HashMap::new();
-        for &(group, repo, host, ask) in targets {
+        // Each worker registers from its own place in the list (its
+        // process id, spread: workers started together have ids in a
+        // row): workers started together then mostly find the
+        // repositories another one registered, instead of inserting the
+        // same ones in step and waiting on each other's row locks
+        // (issue 27).
+        let spread = u64::from(std::process::id()).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+        let from = (spread % targets.len().max(1) as u64) as usize;
+        for &(group, repo, host, ask) in targets[from..].iter().chain(&targets[..from]) {
             let key = store.ensure_repository(group, repo)?;
             let ask = ask.unwrap_or(&repo.repo).clone();
             by_key.insert(key, (group.clone(), repo.clone(), host, ask));

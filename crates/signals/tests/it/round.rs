@@ -1,0 +1,166 @@
+//! A round of many repositories on PostgreSQL (issue 27, part 4): four
+//! one-shot workers collect every repository exactly once, and what
+//! PostgreSQL ran for it, counted by `pg_stat_statements`, grows no faster
+//! than the number of repositories: each statement is called a fixed
+//! number of times per repository, plus a fixed number per worker.
+//!
+//! CI runs it at 100 repositories (50 then 100); `SIGNALS_ROUND_REPOS`
+//! sets another size. The full size, 2,000 repositories with 100 ms per
+//! request, is the benchmark's (`cargo bench -p signals --bench round`).
+
+use std::collections::BTreeMap;
+use std::process::{Command, Stdio};
+
+use jiff::Timestamp;
+use signals_testhost::{TestHost, synthetic_many};
+
+use crate::statements::{self, Statement};
+use crate::support::{TempDir, signals_bin};
+use crate::workers::config;
+
+/// Calls a statement may make beyond its share per repository: a fixed
+/// number per worker (opening the store, reporting it, the claim that
+/// finds nothing), and the odd retry of a conflict.
+const SLACK: i64 = 12;
+
+const WORKERS: i64 = 4;
+
+/// The statements that register a configured repository
+/// (`ensure_repository`): each worker runs them for every repository of
+/// its configuration, and the run once more for its own, so they are
+/// called at most `WORKERS + 1` times per repository (the writes fewer,
+/// depending on how the workers' starts interleave).
+const REGISTRATION: [&str; 5] = [
+    "SELECT r.key FROM repositories r JOIN groups g",
+    "INSERT INTO groups",
+    "UPDATE groups SET name",
+    "INSERT INTO repositories",
+    "INSERT INTO leases (repo)",
+];
+
+fn registers(s: &Statement) -> bool {
+    REGISTRATION.iter().any(|r| s.query.contains(r))
+}
+
+/// One round of `repos` by four workers into a new database `db`.
+fn round(
+    cluster: &signals_testpg::Cluster,
+    host: &TestHost,
+    repos: &[String],
+    db: &str,
+) -> Vec<Statement> {
+    let url = cluster.create_database(db).unwrap();
+    let dir = TempDir::new(&format!("round-{db}"));
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(&url, &host.api_url(), repos),
+    )
+    .unwrap();
+    // The schema first: its statements are not the round's.
+    drop(signals_store_pg::PgStore::open(&url).unwrap());
+    statements::reset(&url);
+    let workers: Vec<_> = (0..4)
+        .map(|i| {
+            Command::new(signals_bin())
+                .current_dir(dir.path())
+                .args(["collect", "--quiet", "--interval", "0s"])
+                .env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("GITHUB_TOKEN", format!("token-{i}"))
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("the signals binary starts")
+        })
+        .collect();
+    for w in workers {
+        let out = w.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "a worker failed: {:?}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let seen = statements::read(&url);
+    statements::assert_each_once(&url, repos.len());
+    seen
+}
+
+#[test]
+fn a_round_of_many_repositories_collects_each_once_in_statements_per_repository() {
+    let options = signals_testpg::Options {
+        stat_statements: true,
+    };
+    let Some(cluster) =
+        signals_testpg::Cluster::start_with(&options).unwrap_or_else(|e| panic!("{e}"))
+    else {
+        return;
+    };
+    let n: usize = std::env::var("SIGNALS_ROUND_REPOS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100)
+        .max(20);
+    let half = n / 2;
+    let start: Timestamp = "2026-10-01T00:00:00Z".parse().unwrap();
+    let (scenario, names) = synthetic_many("o", n, 20, start);
+    let host = TestHost::start(scenario).unwrap();
+
+    let small = round(&cluster, &host, &names[..half], "half");
+    let big = round(&cluster, &host, &names, "full");
+
+    // Each statement of the larger round is called at most its calls per
+    // repository in the smaller one times the repositories, plus a fixed
+    // slack: none grows faster than the repositories.
+    // Registration is bounded by the workers instead.
+    let before: BTreeMap<&str, i64> = statements::calls(&small);
+    let mut grown = Vec::new();
+    for s in &big {
+        let was = before.get(s.query.as_str()).copied().unwrap_or(0);
+        let bound = if registers(s) {
+            (WORKERS + 1) * n as i64 + SLACK
+        } else {
+            (was as f64 * n as f64 / half as f64).ceil() as i64 + SLACK
+        };
+        if s.calls > bound {
+            grown.push(format!(
+                "{} calls at {n} repositories, {was} at {half}: {}",
+                s.calls,
+                statements::short(&s.query, 120)
+            ));
+        }
+    }
+    assert!(
+        grown.is_empty(),
+        "statements called more often per repository in the larger round:\n{}",
+        grown.join("\n")
+    );
+    // And the whole, registration apart: statements per repository do not
+    // rise with the size.
+    let total = |all: &[Statement]| {
+        all.iter()
+            .filter(|s| !registers(s))
+            .map(|s| s.calls)
+            .sum::<i64>()
+    };
+    let (per_small, per_big) = (
+        total(&small) as f64 / half as f64,
+        total(&big) as f64 / n as f64,
+    );
+    assert!(
+        per_big <= per_small + SLACK as f64 / half as f64,
+        "{per_big:.2} statements per repository at {n}, {per_small:.2} at {half}"
+    );
+    // The round's claim is among them, once per repository and once more
+    // per worker (the claim that finds nothing due).
+    let claims: i64 = big
+        .iter()
+        .filter(|s| s.query.contains("UPDATE leases l SET worker"))
+        .map(|s| s.calls)
+        .sum();
+    assert!(
+        (n as i64..=n as i64 + SLACK).contains(&claims),
+        "{claims} claims for {n} repositories"
+    );
+}
