@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::ItemSnapshot;
-use signals_store::RunWrites;
+use signals_store::{Reads, RunWrites};
 use signals_store_sqlite::Store;
 
 const VOCABULARY: usize = 20_000;
