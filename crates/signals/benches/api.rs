@@ -24,6 +24,8 @@
 //! (table 5), and then `SIGNALS_API_KEEP=1` keeps its stores (under
 //! `target/release/tmp/bench-api`) for a closer look.
 
+#[path = "support/client.rs"]
+mod client;
 #[path = "support/index_bytes.rs"]
 mod index_bytes;
 #[path = "../tests/it/synth.rs"]
@@ -31,56 +33,17 @@ mod synth;
 #[path = "support/timed.rs"]
 mod timed;
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use client::Client;
 use jiff::{SignedDuration, Timestamp};
 use signals_store::RunWrites;
 use signals_store_sqlite::Store;
 
 const BODY: usize = 1000;
-
-/// A keep-alive HTTP/1.1 connection.
-struct Client(BufReader<TcpStream>);
-
-impl Client {
-    fn connect(port: u16) -> Client {
-        let s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        s.set_nodelay(true).unwrap();
-        Client(BufReader::new(s))
-    }
-
-    /// Sends one GET, reads the whole answer; returns the status and the
-    /// body's length.
-    fn get(&mut self, target: &str) -> (u16, usize) {
-        write!(
-            self.0.get_mut(),
-            "GET {target} HTTP/1.1\r\nHost: bench\r\n\r\n"
-        )
-        .unwrap();
-        let mut line = String::new();
-        self.0.read_line(&mut line).unwrap();
-        let status: u16 = line.split(' ').nth(1).unwrap().parse().unwrap();
-        let mut length = 0;
-        loop {
-            line.clear();
-            self.0.read_line(&mut line).unwrap();
-            if line == "\r\n" {
-                break;
-            }
-            let lower = line.to_ascii_lowercase();
-            if let Some(v) = lower.strip_prefix("content-length:") {
-                length = v.trim().parse().unwrap();
-            }
-        }
-        let mut body = vec![0; length];
-        self.0.read_exact(&mut body).unwrap();
-        (status, length)
-    }
-}
 
 struct Served {
     child: Child,
@@ -221,7 +184,8 @@ fn export_table(base: &Path, big: usize) {
 /// p50 and p99 of `n` requests of `target`, in milliseconds.
 fn latency(port: u16, target: &str, n: usize) -> (f64, f64, usize) {
     let mut client = Client::connect(port);
-    let (status, bytes) = client.get(target);
+    let (status, body) = client.get(target);
+    let bytes = body.len();
     assert_eq!(status, 200, "{target}");
     let mut times: Vec<f64> = (0..n)
         .map(|_| {

@@ -19,15 +19,18 @@
 //!    `datasette` is on the PATH (`pip install datasette`).
 //! 4. The index's size per item, and the indexing time.
 
+#[path = "support/client.rs"]
+mod client;
 #[path = "../tests/it/synth.rs"]
 #[allow(dead_code)]
 mod synth;
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+use client::Client;
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::ItemSnapshot;
@@ -35,62 +38,6 @@ use signals_store::{Reads, RunWrites};
 use signals_store_sqlite::Store;
 
 const VOCABULARY: usize = 20_000;
-
-/// A keep-alive HTTP/1.1 connection.
-struct Client(BufReader<TcpStream>);
-
-impl Client {
-    fn connect(port: u16) -> Client {
-        let s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        s.set_nodelay(true).unwrap();
-        Client(BufReader::new(s))
-    }
-
-    fn get(&mut self, target: &str) -> (u16, Vec<u8>) {
-        write!(
-            self.0.get_mut(),
-            "GET {target} HTTP/1.1\r\nHost: bench\r\n\r\n"
-        )
-        .unwrap();
-        let mut line = String::new();
-        self.0.read_line(&mut line).unwrap();
-        let status: u16 = line.split(' ').nth(1).unwrap().parse().unwrap();
-        let mut length = 0;
-        let mut chunked = false;
-        loop {
-            line.clear();
-            self.0.read_line(&mut line).unwrap();
-            if line == "\r\n" {
-                break;
-            }
-            let lower = line.to_ascii_lowercase();
-            if let Some(v) = lower.strip_prefix("content-length:") {
-                length = v.trim().parse().unwrap();
-            }
-            if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
-                chunked = true;
-            }
-        }
-        if !chunked {
-            let mut body = vec![0; length];
-            self.0.read_exact(&mut body).unwrap();
-            return (status, body);
-        }
-        let mut body = Vec::new();
-        loop {
-            line.clear();
-            self.0.read_line(&mut line).unwrap();
-            let n = usize::from_str_radix(line.trim(), 16).unwrap();
-            let mut chunk = vec![0; n + 2];
-            self.0.read_exact(&mut chunk).unwrap();
-            if n == 0 {
-                break;
-            }
-            body.extend_from_slice(&chunk[..n]);
-        }
-        (status, body)
-    }
-}
 
 struct Served(Child);
 

@@ -6,6 +6,7 @@
 //! the browser; none of them decides what matches.
 
 pub mod doc;
+pub mod memory;
 pub mod postings;
 pub mod query;
 pub mod rank;
@@ -15,6 +16,7 @@ pub mod tokens;
 mod tests;
 
 pub use doc::{DocText, Indexed, index};
+pub use memory::Memory;
 pub use postings::{BLOCK_DOCS, BlockError, Entry, block_of};
 pub use query::{Clause, Query, QueryError};
 pub use rank::{Hit, MAX_EXPANSION, SearchFailure, Source, Stats, evaluate, scan};

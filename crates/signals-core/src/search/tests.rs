@@ -1,62 +1,9 @@
 //! The index path against the reference scan, on generated documents and
 //! queries, and the ranking's promises.
 
-use std::collections::BTreeMap;
-use std::convert::Infallible;
-
 use proptest::prelude::*;
 
-use super::postings::{block_of, decode, encode, merge};
 use super::*;
-
-/// An index in memory, kept as the stores keep it: encoded blocks by
-/// `(term, block)`.
-#[derive(Default)]
-struct Memory {
-    blocks: BTreeMap<(String, u32), Vec<u8>>,
-    stats: Stats,
-}
-
-impl Memory {
-    fn add(&mut self, doc: u32, indexed: &Indexed) {
-        for term in indexed.terms.keys() {
-            let key = (term.clone(), block_of(doc));
-            let mut entries = Vec::new();
-            if let Some(bytes) = self.blocks.get(&key) {
-                decode(bytes, true, &mut entries).unwrap();
-            }
-            let entries = merge(entries, &[doc], vec![indexed.entry(doc, term).unwrap()]);
-            self.blocks.insert(key, encode(&entries));
-        }
-        self.stats.docs += 1;
-        self.stats.total_len += u64::from(indexed.len);
-    }
-}
-
-impl Source for Memory {
-    type Error = Infallible;
-    fn entries(&mut self, term: &str, positions: bool) -> Result<Vec<Entry>, Infallible> {
-        let mut out = Vec::new();
-        for ((t, _), bytes) in self.blocks.range((term.to_string(), 0)..) {
-            if t != term {
-                break;
-            }
-            decode(bytes, positions, &mut out).unwrap();
-        }
-        Ok(out)
-    }
-    fn expand(&mut self, prefix: &str, limit: usize) -> Result<Vec<String>, Infallible> {
-        let mut out: Vec<String> = self
-            .blocks
-            .range((prefix.to_string(), 0)..)
-            .map(|((t, _), _)| t.clone())
-            .take_while(|t| t.starts_with(prefix))
-            .collect();
-        out.dedup();
-        out.truncate(limit);
-        Ok(out)
-    }
-}
 
 const WORDS: &[&str] = &[
     "crash",

@@ -6,51 +6,17 @@
 //! the same answers; what cannot be answered is a 400 that says why.
 
 use std::collections::{BTreeMap, HashMap};
-use std::convert::Infallible;
 
 use jiff::Timestamp;
 use serde_json::Value;
 use signals_core::ItemSnapshot;
 use signals_core::importance::{Weights, score};
-use signals_core::search::postings::{block_of, decode, encode, merge};
-use signals_core::search::{DocText, Entry, Query, Source, Stats, evaluate, index, scan};
+use signals_core::search::{DocText, Memory, Query, evaluate, index, scan};
 use signals_store_sqlite::Store;
 
 use crate::serve::{get, serve_with};
 use crate::support::{TempDir, run, show};
 use crate::synth;
-
-/// An index in memory, built from texts the way the stores build theirs.
-#[derive(Default)]
-struct Memory {
-    blocks: BTreeMap<(String, u32), Vec<u8>>,
-    stats: Stats,
-}
-
-impl Source for Memory {
-    type Error = Infallible;
-    fn entries(&mut self, term: &str, positions: bool) -> Result<Vec<Entry>, Infallible> {
-        let mut out = Vec::new();
-        for ((t, _), bytes) in self.blocks.range((term.to_string(), 0)..) {
-            if t != term {
-                break;
-            }
-            decode(bytes, positions, &mut out).unwrap();
-        }
-        Ok(out)
-    }
-    fn expand(&mut self, prefix: &str, limit: usize) -> Result<Vec<String>, Infallible> {
-        let mut out: Vec<String> = self
-            .blocks
-            .range((prefix.to_string(), 0)..)
-            .map(|((t, _), _)| t.clone())
-            .take_while(|t| t.starts_with(prefix))
-            .collect();
-        out.dedup();
-        out.truncate(limit);
-        Ok(out)
-    }
-}
 
 fn text_of<'a>(item: &'a ItemSnapshot, comments: &'a [String]) -> DocText<'a> {
     DocText {
