@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use signals_core::search::Stats;
-use signals_store::search::{IndexedDoc, PendingItem, SearchUpdate, prefix_end};
+use signals_store::search::{EachBlock, IndexedDoc, PendingItem, SearchUpdate, prefix_end};
 use signals_store::{RepoKey, Result, SearchIndex, SearchState};
 
 use crate::PgStore;
@@ -95,11 +95,7 @@ impl SearchIndex for PgStore {
             .collect())
     }
 
-    fn search_each_block(
-        &self,
-        repo: RepoKey,
-        each: &mut dyn FnMut(&str, u32, &[u8]) -> Result<()>,
-    ) -> Result<()> {
+    fn search_each_block(&self, repo: RepoKey, each: &mut EachBlock<'_>) -> Result<()> {
         self.each_row(
             "reading the word index",
             "SELECT term, block, data FROM search_postings

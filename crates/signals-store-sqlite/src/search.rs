@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use signals_core::search::Stats;
-use signals_store::search::{IndexedDoc, PendingItem, SearchUpdate, prefix_end};
+use signals_store::search::{EachBlock, IndexedDoc, PendingItem, SearchUpdate, prefix_end};
 use signals_store::{RepoKey, Result, SearchIndex, SearchState};
 
 use crate::Store;
@@ -109,11 +109,7 @@ impl SearchIndex for Store {
             .doing(&self.path, doing)
     }
 
-    fn search_each_block(
-        &self,
-        repo: RepoKey,
-        each: &mut dyn FnMut(&str, u32, &[u8]) -> Result<()>,
-    ) -> Result<()> {
+    fn search_each_block(&self, repo: RepoKey, each: &mut EachBlock<'_>) -> Result<()> {
         let doing = "reading the word index";
         let mut stmt = self
             .conn

@@ -80,6 +80,10 @@ pub struct SearchUpdate {
     pub docs: Vec<(String, IndexedDoc)>,
 }
 
+/// What [`SearchIndex::search_each_block`] hands each block to: its term,
+/// its number and its bytes.
+pub type EachBlock<'a> = dyn FnMut(&str, u32, &[u8]) -> Result<()> + 'a;
+
 /// The word index's reads and its one write, both backends alike.
 pub trait SearchIndex {
     /// The repository's index state (all zero before its first catch-up).
@@ -105,11 +109,7 @@ pub trait SearchIndex {
 
     /// Every non-empty block of the repository, in term then block order,
     /// handed to `each` one at a time.
-    fn search_each_block(
-        &self,
-        repo: RepoKey,
-        each: &mut dyn FnMut(&str, u32, &[u8]) -> Result<()>,
-    ) -> Result<()>;
+    fn search_each_block(&self, repo: RepoKey, each: &mut EachBlock<'_>) -> Result<()>;
 
     /// Every indexed item's signal id and document number.
     fn search_docs(&self, repo: RepoKey) -> Result<Vec<(String, u32)>>;
