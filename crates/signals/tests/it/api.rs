@@ -41,12 +41,18 @@ fn encode_id(id: &str) -> String {
     out
 }
 
+/// Each item's comment bodies.
+type Comments = HashMap<String, Vec<String>>;
+
+/// The reference's searches of one repository, by query, made once.
+type Searches = std::cell::RefCell<HashMap<String, Result<Vec<String>, String>>>;
+
 /// `/signals` by the reference: every latest snapshot filtered, scored at
 /// the latest run, sorted and paged; `None` for a page past the last.
 fn reference_signals(
     group: &str,
     repo: &str,
-    (view, responses, comments): (&RepoView, &Responses, &HashMap<String, Vec<String>>),
+    (view, responses, comments, searches): (&RepoView, &Responses, &Comments, &Searches),
     params: &[(&str, &str)],
 ) -> Option<Value> {
     let param = |k: &str| {
@@ -60,10 +66,16 @@ fn reference_signals(
     // Issue 28: what the word index finds, ranked, by the reference.
     let searched = match param("q") {
         None => None,
-        Some(q) => match crate::search::reference_search(&view.items, comments, q, instant) {
-            Ok(ids) => Some(ids),
-            Err(_) => return None,
-        },
+        Some(q) => {
+            let mut cache = searches.borrow_mut();
+            let found = cache.entry(q.to_string()).or_insert_with(|| {
+                crate::search::reference_search(&view.items, comments, q, instant)
+            });
+            match found {
+                Ok(ids) => Some(ids.clone()),
+                Err(_) => return None,
+            }
+        }
     };
     let rank: HashMap<&str, usize> = searched
         .iter()
@@ -198,6 +210,7 @@ fn compare(port: u16, store: &dyn Backend) -> usize {
         for (item, body) in store.comment_texts(summary.key).unwrap() {
             comments.entry(item).or_default().push(body);
         }
+        let searches = Searches::default();
         let labels: BTreeSet<&str> = view
             .items
             .values()
@@ -254,7 +267,8 @@ fn compare(port: u16, store: &dyn Backend) -> usize {
                 let target = format!("/api/repos/{g}/{r}/signals?{}", query(&params));
                 let (status, served) = get(port, &target);
                 asked += 1;
-                match reference_signals(g, r, (&view, &responses, &comments), &params) {
+                let texts = (&view, &responses, &comments, &searches);
+                match reference_signals(g, r, texts, &params) {
                     Some(mut expected) => {
                         with_links(store, summary.key, &mut expected);
                         assert_eq!(status, 200, "{target}: {served}");
