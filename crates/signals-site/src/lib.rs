@@ -149,6 +149,7 @@ mod index;
 mod links;
 mod news;
 mod response_chart;
+mod search;
 mod source;
 mod trail;
 mod trends;
@@ -183,6 +184,10 @@ pub use news::STALE_MILESTONE_DAYS;
 pub use pages::{TRAIL_PREVIEW, render_repo_files};
 pub use paths::{FILTER_INDEX_FILE, PAGE_SIZE, TRAIL_PAGE_SIZE, history_file};
 pub use publish::{Publisher, SiteOptions, SiteReport};
+pub use search::{
+    Manifest as SearchManifest, SEARCH_DIR, SEARCH_MANIFEST, SEARCH_VERSION, SearchWriter,
+    card as search_card, previous_manifest, shard_files,
+};
 pub use source::{Ranked, RepoSource};
 pub use text::{EXCERPT_CHARS, excerpt};
 pub use trail::{TRAIL_FOLD_MIN, TrailItem, changes_state, trail_key_parts};

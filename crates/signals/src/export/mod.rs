@@ -12,6 +12,7 @@
 
 pub mod ids;
 mod links;
+mod search;
 mod source;
 
 use std::collections::HashSet;
@@ -252,6 +253,15 @@ fn export_repo<'s>(
         &page,
         &mut streamed,
         options.base_url.as_deref(),
+        &mut files,
+    )?;
+    let previous = publisher.previous_dir(group, repo);
+    search::write(
+        store,
+        outline.summary.key,
+        pass.signals,
+        &mut streamed,
+        previous,
         &mut files,
     )?;
     publisher.close_repo(files, summary, key)?;
