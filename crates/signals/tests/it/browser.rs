@@ -32,7 +32,7 @@ use crate::support::{self, TempDir};
 /// Headless Chromium runs the page's timers and fetches within this much
 /// virtual time before it dumps or shoots, so the filter script has loaded
 /// its index.
-const VIRTUAL_TIME: &str = "--virtual-time-budget=10000";
+pub(crate) const VIRTUAL_TIME: &str = "--virtual-time-budget=10000";
 
 /// Longest a single Chromium run may take before it is killed.
 const CHROMIUM_DEADLINE: Duration = Duration::from_secs(90);
@@ -365,7 +365,7 @@ fn check_cards(label: &str, dom: &Dom, expect: &Expected, page: usize) -> Vec<(S
 }
 
 /// A query-string value, percent-encoded.
-fn query_value(s: &str) -> String {
+pub(crate) fn query_value(s: &str) -> String {
     s.bytes()
         .map(|b| {
             if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
@@ -379,7 +379,7 @@ fn query_value(s: &str) -> String {
 
 /// The script's results on a filtered page: the ids shown and the status
 /// line.
-fn filter_results(dom: &Dom) -> (Vec<String>, String) {
+pub(crate) fn filter_results(dom: &Dom) -> (Vec<String>, String) {
     let ids = dom
         .elements()
         .filter_map(|e| dom.attr(e, "data-result-id"))
@@ -882,7 +882,7 @@ fn filter_of_a_large_repository_in_headless_chromium() {
 
 /// Asserts that the browser's console stayed empty and that the server
 /// answered every request the pages made.
-fn assert_clean(console: &[String], server: &Server) {
+pub(crate) fn assert_clean(console: &[String], server: &Server) {
     assert!(
         console.is_empty(),
         "the browser console is not clean:\n{}",
@@ -969,18 +969,18 @@ pub(crate) fn find_chromium() -> Option<Chromium> {
 pub(crate) struct Chromium(pub(crate) PathBuf);
 
 /// What one Chromium run left.
-struct Run {
-    stdout: String,
+pub(crate) struct Run {
+    pub(crate) stdout: String,
     stderr: String,
     /// Console messages of the page (`...:CONSOLE...] "message", source: ...`).
-    console: Vec<String>,
+    pub(crate) console: Vec<String>,
 }
 
 impl Chromium {
     /// Loads `url` once with `extra` flags, in a fresh profile, and waits at
     /// most [`CHROMIUM_DEADLINE`]; a hung browser is killed with its whole
     /// process group and fails the test.
-    fn run(&self, scratch: &TempDir, extra: &[&str], url: &str) -> Run {
+    pub(crate) fn run(&self, scratch: &TempDir, extra: &[&str], url: &str) -> Run {
         use std::os::unix::process::CommandExt;
         static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = N.fetch_add(1, Ordering::SeqCst);
@@ -1099,7 +1099,7 @@ fn png_size(png: &[u8]) -> Option<(u32, u32)> {
 /// A static file server on 127.0.0.1 for one folder, with a log of every
 /// request and the status it got. Each connection gets its own thread:
 /// Chromium opens connections ahead of need and may leave one idle.
-struct Server {
+pub(crate) struct Server {
     addr: SocketAddr,
     log: Arc<Mutex<Vec<(String, u16)>>>,
     stop: Arc<AtomicBool>,
@@ -1367,7 +1367,7 @@ fn check_layout_and_contrast(
 }
 
 impl Server {
-    fn start(root: &Path) -> Server {
+    pub(crate) fn start(root: &Path) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let log = Arc::new(Mutex::new(Vec::new()));
@@ -1386,11 +1386,11 @@ impl Server {
         Server { addr, log, stop }
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
 
-    fn requests(&self) -> Vec<(String, u16)> {
+    pub(crate) fn requests(&self) -> Vec<(String, u16)> {
         self.log.lock().unwrap().clone()
     }
 }
@@ -1510,7 +1510,7 @@ fn content_type(path: &Path) -> &'static str {
 /// The DOM as Chromium serializes it (`--dump-dom`): a tree of elements and
 /// text. Enough HTML for that output, not a general parser: Chromium always
 /// quotes attribute values and closes every non-void element.
-struct Dom {
+pub(crate) struct Dom {
     nodes: Vec<Node>,
 }
 
@@ -1531,7 +1531,7 @@ const VOID: &[&str] = &[
 ];
 
 impl Dom {
-    fn parse(html: &str) -> Dom {
+    pub(crate) fn parse(html: &str) -> Dom {
         let mut nodes = vec![Node {
             name: "#document".to_string(),
             attrs: HashMap::new(),

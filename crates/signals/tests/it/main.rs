@@ -26,6 +26,7 @@ mod references;
 mod resilience;
 mod scale;
 mod serve;
+mod site_search;
 mod support;
 mod synth;
 mod trends;
