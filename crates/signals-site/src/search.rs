@@ -20,10 +20,13 @@
 //!   per term, in the shard's order, `varint(term bytes)`, the term,
 //!   `varint(bytes)`, then per entry its `tf` positions as `varint`
 //!   differences.
-//! - `search/r-<k>.bin`, documents `k × 4096 ..`: per document two
+//! - `search/r-<k>.bin`, documents `k × RANK_DOCS ..`: per document a
 //!   little-endian `u32`, its rank by (importance desc, id asc), the API's
-//!   tie-break, and its position in page order (`u32::MAX` for a document
-//!   the site does not show). Read for the documents tied on score.
+//!   tie-break (`u32::MAX` for a document the site does not show). Read
+//!   only for documents tied on score with another of the page.
+//! - `search/o-<k>.bin`, documents `k × 4096 ..`: per document its
+//!   position in page order (a little-endian `u32`, `u32::MAX` if not
+//!   shown), read only when a query is combined with filters.
 //! - `search/t-<c>.json`: the cards of documents `c × TEXT_DOCS ..`
 //!   ([`FilterEntry`], `null` where none), read only for shown results.
 //!
@@ -57,8 +60,11 @@ pub const SEARCH_DIR: &str = "search";
 /// A shard is closed once it holds this many bytes.
 pub const SHARD_BYTES: usize = 24 * 1024;
 
-/// Documents per text file.
-pub const TEXT_DOCS: u32 = 16;
+/// Documents per text file: 4 cards, about 2.5 KB.
+pub const TEXT_DOCS: u32 = 4;
+
+/// Documents per rank file: 4 KB.
+pub const RANK_DOCS: u32 = 1024;
 
 /// `search.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,6 +78,8 @@ pub struct Manifest {
     /// Their total weighted length.
     pub total_len: u64,
     /// Documents per `r-<k>.bin`.
+    pub rank: u32,
+    /// Documents per `o-<k>.bin`.
     pub block: u32,
     /// Documents per `t-<c>.json`.
     pub text: u32,
@@ -335,6 +343,7 @@ impl SearchWriter {
             through: self.through,
             docs: self.stats.docs,
             total_len: self.stats.total_len,
+            rank: RANK_DOCS,
             block: BLOCK_DOCS,
             text: TEXT_DOCS,
             shards: self.shards,
@@ -386,13 +395,13 @@ fn write_docs(mut docs: Vec<(u32, FilterEntry)>, out: &mut RepoFiles) -> Result<
     for (doc, p) in place {
         pairs[doc as usize].1 = p;
     }
-    for (k, chunk) in pairs.chunks(BLOCK_DOCS as usize).enumerate() {
-        let mut bytes = Vec::with_capacity(chunk.len() * 8);
-        for (r, p) in chunk {
-            bytes.extend_from_slice(&r.to_le_bytes());
-            bytes.extend_from_slice(&p.to_le_bytes());
-        }
+    for (k, chunk) in pairs.chunks(RANK_DOCS as usize).enumerate() {
+        let bytes: Vec<u8> = chunk.iter().flat_map(|(r, _)| r.to_le_bytes()).collect();
         write_bytes(out, &format!("{SEARCH_DIR}/r-{k}.bin"), &bytes)?;
+    }
+    for (k, chunk) in pairs.chunks(BLOCK_DOCS as usize).enumerate() {
+        let bytes: Vec<u8> = chunk.iter().flat_map(|(_, p)| p.to_le_bytes()).collect();
+        write_bytes(out, &format!("{SEARCH_DIR}/o-{k}.bin"), &bytes)?;
     }
     docs.sort_by_key(|(doc, _)| *doc);
     let mut at = 0;

@@ -30,7 +30,7 @@
   // The word index (search.js), on a repository page: a text query is
   // answered from it, ranked as the API ranks; a query alone (no other
   // filter, default sort) never reads signals.json.
-  var words = null, seq = 0, deferred = false;
+  var words = null, seq = 0, deferred = false, SEARCH_STEP = 50, shownSearch = SEARCH_STEP;
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -264,21 +264,21 @@
     words.evaluate(query).then(function (hits) {
       if (mine !== seq) return;
       if (searchOnly(f)) {
-        return words.ordered(hits, shown).then(function (top) {
+        return words.ordered(hits, shownSearch).then(function (top) {
           return words.cards(top.map(function (h) { return h.doc; }));
         }).then(function (cards) {
           if (mine === seq) showSearch(f, cards.filter(Boolean), hits.length, '');
         });
       }
       return Promise.all([load(params), words.ordered(hits, hits.length)]).then(function (r) {
-        return words.rankOf(r[1].map(function (h) { return h.doc; })).then(function (at) {
+        return words.placeOf(r[1].map(function (h) { return h.doc; })).then(function (at) {
           if (mine !== seq || !index) return;
           var g = {}; for (var k in f) g[k] = f[k];
           g.q = '';
           var keep = {};
           matches(g).forEach(function (s) { keep[s.id] = true; });
           var found = [];
-          r[1].forEach(function (h) { var s = index.signals[(at[h.doc] || [])[1]]; if (s && keep[s.id]) found.push(s); });
+          r[1].forEach(function (h) { var s = index.signals[at[h.doc]]; if (s && keep[s.id]) found.push(s); });
           if (f.sort === 'updated') found = byUpdated(found);
           show(f, found);
         });
@@ -434,9 +434,9 @@
   box.addEventListener('toggle', function () { if (box.open && !deferred) load(params); });
   form.addEventListener('focusin', function () { deferred = false; load(params); });
   form.addEventListener('submit', function (e) { e.preventDefault(); apply(true); });
-  form.addEventListener('input', function () { shown = STEP; apply(true); });
-  form.addEventListener('change', function () { shown = STEP; apply(true); });
-  more.addEventListener('click', function () { shown += STEP; apply(false); });
+  form.addEventListener('input', function () { shown = STEP; shownSearch = SEARCH_STEP; apply(true); });
+  form.addEventListener('change', function () { shown = STEP; shownSearch = SEARCH_STEP; apply(true); });
+  more.addEventListener('click', function () { shown += STEP; shownSearch += SEARCH_STEP; apply(false); });
   clear.addEventListener('click', function () {
     form.reset();
     Array.prototype.forEach.call(form.querySelectorAll('select'), function (s) { s.selectedIndex = 0; });

@@ -316,25 +316,24 @@ var SignalsSearch = (function () {
       });
     });
   };
-  // Rank and page position of docs: reads r-<k>.bin of their blocks.
+  // One u32 per document from files `kind-<k>.bin` of `per` documents.
+  Index.prototype.u32s = function (kind, per, docs) {
+    var self = this, cache = kind === 'r' ? this.ranks : this.places32 || (this.places32 = {}), out = {};
+    return Promise.all(docs.map(function (d) {
+      var k = Math.floor(d / per);
+      if (!cache[k]) cache[k] = self.bin(self.base + 'search/' + kind + '-' + k + '.bin').then(function (b) { return new DataView(b.buffer, b.byteOffset, b.byteLength); });
+      return cache[k].then(function (v) { var at = (d % per) * 4; out[d] = at + 4 <= v.byteLength ? v.getUint32(at, true) : 4294967295; });
+    })).then(function () { return out; });
+  };
+  // Docs' ranks by (importance desc, id asc).
   Index.prototype.rankOf = function (docs) {
     var self = this;
-    return this.manifest().then(function (m) {
-      var blocks = {};
-      docs.forEach(function (d) { blocks[Math.floor(d / m.block)] = true; });
-      return Promise.all(Object.keys(blocks).map(function (k) {
-        if (!self.ranks[k]) self.ranks[k] = self.bin(self.base + 'search/r-' + k + '.bin').then(function (b) { return new DataView(b.buffer, b.byteOffset, b.byteLength); });
-        return self.ranks[k];
-      })).then(function () {
-        var out = {};
-        return Promise.all(docs.map(function (d) {
-          return self.ranks[Math.floor(d / m.block)].then(function (v) {
-            var at = (d % m.block) * 8;
-            out[d] = at + 8 <= v.byteLength ? [v.getUint32(at, true), v.getUint32(at + 4, true)] : [4294967295, 4294967295];
-          });
-        })).then(function () { return out; });
-      });
-    });
+    return this.manifest().then(function (m) { return self.u32s('r', m.rank, docs); });
+  };
+  // Docs' positions in page order.
+  Index.prototype.placeOf = function (docs) {
+    var self = this;
+    return this.manifest().then(function (m) { return self.u32s('o', m.block, docs); });
   };
   // The hits in the API's order, the first `limit` exactly (all when
   // limit is Infinity): score desc, then importance desc, id asc (rank).
@@ -351,7 +350,7 @@ var SignalsSearch = (function () {
     var tied = need.filter(function (h, i) { return (i > 0 && need[i - 1].score === h.score) || (i + 1 < hits.length && hits[i + 1].score === h.score); });
     return this.rankOf(tied.map(function (h) { return h.doc; })).then(function (r) {
       return need.slice().sort(function (a, b) {
-        return b.score - a.score || ((r[a.doc] || [0])[0] - (r[b.doc] || [0])[0]) || a.doc - b.doc;
+        return b.score - a.score || (r[a.doc] || 0) - (r[b.doc] || 0) || a.doc - b.doc;
       }).slice(0, limit);
     });
   };
