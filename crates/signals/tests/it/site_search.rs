@@ -330,7 +330,18 @@ fn site_search_incremental_export_rewrites_only_changed_shards() {
     let dir = TempDir::new("site-search-incremental");
     let t1: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
     let t2 = t1 + SignedDuration::from_hours(1);
-    let items = (1..=2000).map(|k| wordy(k, VOCAB, t1)).collect();
+    // Items 1 to 10, the ones that change, have short texts of a few
+    // shared words, so their terms fall in a few shards.
+    let short = |k: usize| crate::synth::item(0, k, 40, t1);
+    let items = (1..=2000)
+        .map(|k| {
+            if k <= 10 {
+                short(k)
+            } else {
+                wordy(k, VOCAB, t1)
+            }
+        })
+        .collect();
     let key = store_with(dir.path(), items, t1);
     export(dir.path());
     let repo = dir.path().join("site/g/r0");
@@ -348,7 +359,7 @@ fn site_search_incremental_export_rewrites_only_changed_shards() {
         let mut store = Store::open(dir.path().join("signals.db")).unwrap();
         let changed = (1..=10)
             .map(|k| {
-                let mut i = wordy(k, VOCAB, t1);
+                let mut i = short(k);
                 i.text.push_str(" zebracorn");
                 i.updated_at = t2;
                 i
