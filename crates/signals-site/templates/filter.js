@@ -299,6 +299,8 @@
     results.hidden = false;
     while (results.firstChild) results.removeChild(results.firstChild);
     cards.forEach(function (s) { results.appendChild(card(s)); });
+    // When the results came, for the benchmark (ms since navigation).
+    if (window.performance) results.setAttribute('data-search-ms', String(Math.round(performance.now())));
     status.textContent = error ? 'The search cannot be answered: ' + error + '.' :
       total + (total === 1 ? ' signal matches' : ' signals match') + (cards.length < total ? ' · first ' + cards.length + ' shown' : '') + ', by relevance';
     more.hidden = error !== '' || cards.length >= total;

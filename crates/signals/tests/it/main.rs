@@ -30,4 +30,5 @@ mod site_search;
 mod support;
 mod synth;
 mod trends;
+mod wordy;
 mod workers;
