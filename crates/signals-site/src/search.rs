@@ -10,13 +10,13 @@
 //!   (documents, total weighted length: the BM25 of the API), and the
 //!   shards: the first term of each (shards hold sorted, contiguous term
 //!   ranges, the first one from the empty term) and its file's name.
-//! - `search/w-<through>-<n>.bin`, a shard: per term, in byte order,
+//! - `search/w-<through>-<n>.bin`, a shard, gzipped: per term, in byte order,
 //!   `varint(term bytes)`, the term (UTF-8), `varint(entry bytes)`, then
 //!   `varint(count)` and per document in increasing order
 //!   `varint(doc - previous)`, `varint(len)`, `varint(title_tf)`,
 //!   `varint(tf)`: what BM25 needs, no positions. A shard is cut after the
 //!   term that takes it past [`SHARD_BYTES`].
-//! - `search/p-<through>-<n>.bin`, its positions, read only for a phrase:
+//! - `search/p-<through>-<n>.bin`, its positions, gzipped, read only for a phrase:
 //!   per term, in the shard's order, `varint(term bytes)`, the term,
 //!   `varint(bytes)`, then per entry its `tf` positions as `varint`
 //!   differences.
@@ -309,8 +309,16 @@ impl SearchWriter {
             return Ok(());
         };
         let stem = format!("{}-{}", self.through, self.shards.len());
-        write_bytes(out, &format!("{SEARCH_DIR}/w-{stem}.bin"), &open.words)?;
-        write_bytes(out, &format!("{SEARCH_DIR}/p-{stem}.bin"), &open.positions)?;
+        write_bytes(
+            out,
+            &format!("{SEARCH_DIR}/w-{stem}.bin"),
+            &gzip(&open.words),
+        )?;
+        write_bytes(
+            out,
+            &format!("{SEARCH_DIR}/p-{stem}.bin"),
+            &gzip(&open.positions),
+        )?;
         self.shards.push((open.first, stem));
         self.written += 1;
         Ok(())
@@ -353,6 +361,17 @@ impl SearchWriter {
         out.put(SEARCH_MANIFEST, &json)?;
         Ok((manifest, self.written, self.linked))
     }
+}
+
+/// `bytes` gzipped (the best level: written once, read often). Shards are
+/// sent as they are, whatever the server; the script inflates them
+/// (`DecompressionStream`). A common word's list of small document gaps
+/// shrinks about twofold.
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use flate2::{Compression, write::GzEncoder};
+    let mut enc = GzEncoder::new(Vec::with_capacity(bytes.len() / 2), Compression::best());
+    enc.write_all(bytes).expect("writing to memory");
+    enc.finish().expect("writing to memory")
 }
 
 fn write_bytes(out: &mut RepoFiles, rel: &str, bytes: &[u8]) -> Result<(), SiteError> {

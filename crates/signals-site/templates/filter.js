@@ -299,8 +299,6 @@
     results.hidden = false;
     while (results.firstChild) results.removeChild(results.firstChild);
     cards.forEach(function (s) { results.appendChild(card(s)); });
-    // When the results came, for the benchmark (ms since navigation).
-    if (window.performance) results.setAttribute('data-search-ms', String(Math.round(performance.now())));
     status.textContent = error ? 'The search cannot be answered: ' + error + '.' :
       total + (total === 1 ? ' signal matches' : ' signals match') + (cards.length < total ? ' · first ' + cards.length + ' shown' : '') + ', by relevance';
     more.hidden = error !== '' || cards.length >= total;
@@ -420,7 +418,7 @@
   var params = fromUrl();
   var wanted = ['q', 'kind', 'state', 'run', 'sort', 'author', 'label', 'repo'].some(function (k) { return params.has(k); });
   var at = section.getAttribute('data-filter-index') || '';
-  if (window.SignalsSearch && window.TextEncoder && section.hasAttribute('data-search')) {
+  if (window.SignalsSearch && window.TextEncoder && window.DecompressionStream && section.hasAttribute('data-search')) {
     words = new SignalsSearch.Index(folder(at), function (u) {
       return fetch(u, { credentials: 'same-origin' }).then(function (r) {
         if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + u);

@@ -186,7 +186,7 @@ var SignalsSearch = (function () {
   // Shard i: {terms: [..], lists: {term: bytes}} (entries not yet decoded).
   Index.prototype.shard = function (m, i) {
     var self = this;
-    if (!this.shards[i]) this.shards[i] = this.bin(this.base + 'search/w-' + m.shards[i][1] + '.bin').then(function (b) {
+    if (!this.shards[i]) this.shards[i] = this.bin(this.base + 'search/w-' + m.shards[i][1] + '.bin').then(inflate).then(function (b) {
       var r = new Reader(b), terms = [], lists = {};
       while (r.at < b.length) { var t = r.str(), n = r.get(); terms.push(t); lists[t] = b.subarray(r.at, r.at + n); r.at += n; }
       return { terms: terms, lists: lists };
@@ -195,13 +195,18 @@ var SignalsSearch = (function () {
   };
   Index.prototype.positionsOf = function (m, i) {
     var self = this;
-    if (!this.places[i]) this.places[i] = this.bin(this.base + 'search/p-' + m.shards[i][1] + '.bin').then(function (b) {
+    if (!this.places[i]) this.places[i] = this.bin(this.base + 'search/p-' + m.shards[i][1] + '.bin').then(inflate).then(function (b) {
       var r = new Reader(b), lists = {};
       while (r.at < b.length) { var t = r.str(), n = r.get(); lists[t] = b.subarray(r.at, r.at + n); r.at += n; }
       return lists;
     });
     return this.places[i];
   };
+  // A gzipped shard, inflated.
+  function inflate(b) {
+    var s = new Blob([b]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return new Response(s).arrayBuffer().then(function (a) { return new Uint8Array(a); });
+  }
   function decode(bytes) {
     var r = new Reader(bytes), n = r.get(), out = new Array(n), doc = 0;
     for (var i = 0; i < n; i++) { doc += r.get(); out[i] = { doc: doc, len: r.get(), title_tf: r.get(), tf: r.get() }; }
