@@ -110,6 +110,35 @@ impl RepoFiles {
         }
     }
 
+    /// Puts the file `from` (of a previous version folder) at `rel` as a
+    /// hard link: the same bytes, nothing written. In memory, its text is
+    /// read and kept.
+    pub fn link(&mut self, rel: &str, from: &Path) -> Result<(), SiteError> {
+        self.files += 1;
+        let failed = |source| SiteError::Io {
+            action: "link",
+            path: from.to_path_buf(),
+            source,
+        };
+        match &mut self.dest {
+            Dest::Dir(dir) => {
+                let to = dir.join(rel);
+                if let Some(parent) = to.parent() {
+                    std::fs::create_dir_all(parent).map_err(failed)?;
+                }
+                std::fs::hard_link(from, &to).map_err(failed)
+            }
+            Dest::Memory { prefix, files } => {
+                let bytes = std::fs::read(from).map_err(failed)?;
+                files.push((
+                    prefix.join(rel),
+                    String::from_utf8_lossy(&bytes).into_owned(),
+                ));
+                Ok(())
+            }
+        }
+    }
+
     /// Starts the file `rel`, to be written a part at a time and ended
     /// with [`RepoFiles::close`].
     pub fn open(&mut self, rel: &str) -> Result<RepoFile, SiteError> {

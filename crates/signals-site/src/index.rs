@@ -20,7 +20,10 @@ use crate::trends::{RECENT_WEEKS, TrendRow, by_activity, index_sparkline, recent
 use crate::views::{HealthView, Layout, TimeView};
 
 /// The filter script, written once as `<out>/filter.js`.
-pub const FILTER_SCRIPT: &str = include_str!("../templates/filter.js");
+pub const FILTER_SCRIPT: &str = concat!(
+    include_str!("../templates/search.js"),
+    include_str!("../templates/filter.js")
+);
 /// The stylesheet, written once as `<out>/style.css`.
 pub const STYLESHEET: &str = include_str!("../templates/style.css");
 /// The importance rule as published with the code (`docs/importance.md`);

@@ -153,6 +153,7 @@ mod links;
 mod news;
 mod response_chart;
 mod roster;
+mod search;
 mod source;
 mod trail;
 mod trends;
@@ -189,6 +190,10 @@ pub use paths::{
     FILTER_INDEX_FILE, LIST_PAGE_SIZE, PAGE_SIZE, TOP_REPOS, TRAIL_PAGE_SIZE, history_file,
 };
 pub use publish::{Publisher, SiteOptions, SiteReport};
+pub use search::{
+    Manifest as SearchManifest, SEARCH_DIR, SEARCH_MANIFEST, SEARCH_VERSION, SearchWriter,
+    card as search_card, previous_manifest, shard_files,
+};
 pub use source::{Ranked, RepoSource};
 pub use text::{EXCERPT_CHARS, excerpt};
 pub use trail::{TRAIL_FOLD_MIN, TrailItem, changes_state, trail_key_parts};

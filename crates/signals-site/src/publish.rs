@@ -346,6 +346,15 @@ impl Publisher {
             .map(|e| e.summary.collected_at)
     }
 
+    /// The folder of `group/repo`'s version as the previous export
+    /// published it, when it is still there (the search index links its
+    /// unchanged shards from it).
+    pub fn previous_dir(&self, group: &str, repo: &str) -> Option<PathBuf> {
+        let entry = self.previous.repos.get(&format!("{group}/{repo}"))?;
+        let dir = self.root.join(version_dir(group, repo, entry.version));
+        dir.is_dir().then_some(dir)
+    }
+
     /// Writes (replaces) one history page of `group/repo`: `file` from
     /// [`crate::history_file`].
     pub fn write_history(

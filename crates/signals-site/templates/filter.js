@@ -27,6 +27,10 @@
   // One source per repository index: its decoded entries in page order,
   // its text parts and the reads of them (promises) so far.
   var sources = [], texts = null, textsDone = false, textsFailed = '';
+  // The word index (search.js), on a repository page: a text query is
+  // answered from it, ranked as the API ranks; a query alone (no other
+  // filter, default sort) never reads signals.json.
+  var words = null, seq = 0, deferred = false, SEARCH_STEP = 50, shownSearch = SEARCH_STEP;
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -165,13 +169,15 @@
       }
       return true;
     });
-    if (f.sort === 'updated') {
-      // Stable: equal times keep the importance order of the index.
-      out = out.map(function (s, i) { return [s, i]; }).sort(function (a, b) {
-        return a[0].updated < b[0].updated ? 1 : a[0].updated > b[0].updated ? -1 : a[1] - b[1];
-      }).map(function (p) { return p[0]; });
-    }
+    if (f.sort === 'updated') out = byUpdated(out);
     return out;
+  }
+
+  // Stable: equal times keep the order given.
+  function byUpdated(out) {
+    return out.map(function (s, i) { return [s, i]; }).sort(function (a, b) {
+      return a[0].updated < b[0].updated ? 1 : a[0].updated > b[0].updated ? -1 : a[1] - b[1];
+    }).map(function (p) { return p[0]; });
   }
 
   function when(iso) {
@@ -226,8 +232,8 @@
     for (var i = 0; i < n; i++) results.appendChild(card(found[i]));
     status.textContent = found.length + (found.length === 1 ? ' signal matches' : ' signals match') +
       ' of ' + index.signals.length + (n < found.length ? ' · first ' + n + ' shown' : '') +
-      (f.sort === 'updated' ? ', newest first' : ', by importance') +
-      (!f.q || textsDone ? '' : textsFailed ? ' · the texts could not be read (' + textsFailed + '): titles and numbers only'
+      (f.sort === 'updated' ? ', newest first' : words && f.q ? ', by relevance' : ', by importance') +
+      (!f.q || textsDone || words ? '' : textsFailed ? ' · the texts could not be read (' + textsFailed + '): titles and numbers only'
         : ' · so far in titles, numbers and the texts read; reading the other texts…');
     more.hidden = n >= found.length;
   }
@@ -242,10 +248,67 @@
       function (e) { textsFailed = e.message; apply(false); });
   }
 
+  function searchOnly(f) {
+    return !!(words && f.q && !f.kind && !f.state && !f.run && !f.author && !f.repo && !f.labels.length && f.sort === 'importance');
+  }
+
+  // A text query from the word index: parsed as the API parses it (its
+  // errors shown as the API words them), ranked, the first `shown` cards
+  // read from the text files. With other filters, or sorted by update
+  // time, the matches are taken from the full index in the rank order.
+  function search(f, push) {
+    var mine = ++seq, query;
+    if (push) history.replaceState(null, '', location.pathname + toQuery(f) + location.hash);
+    try { query = SignalsSearch.parse(f.q); } catch (e) { showSearch(f, [], 0, e.message); return; }
+    status.textContent = 'Searching…';
+    words.evaluate(query).then(function (hits) {
+      if (mine !== seq) return;
+      if (searchOnly(f)) {
+        return words.ordered(hits, shownSearch).then(function (top) {
+          return words.cards(top.map(function (h) { return h.doc; }));
+        }).then(function (cards) {
+          if (mine === seq) showSearch(f, cards.filter(Boolean), hits.length, '');
+        });
+      }
+      return Promise.all([load(params), words.ordered(hits, hits.length)]).then(function (r) {
+        return words.placeOf(r[1].map(function (h) { return h.doc; })).then(function (at) {
+          if (mine !== seq || !index) return;
+          var g = {}; for (var k in f) g[k] = f[k];
+          g.q = '';
+          var keep = {};
+          matches(g).forEach(function (s) { keep[s.id] = true; });
+          var found = [];
+          r[1].forEach(function (h) { var s = index.signals[at[h.doc]]; if (s && keep[s.id]) found.push(s); });
+          if (f.sort === 'updated') found = byUpdated(found);
+          show(f, found);
+        });
+      });
+    }).catch(function (e) {
+      if (mine !== seq) return;
+      // No word index beside the page (a site written without a store):
+      // the texts are searched as before.
+      if (e.manifest) { words = null; deferred = false; load(params); return; }
+      showSearch(f, [], 0, e.message);
+    });
+  }
+
+  function showSearch(f, cards, total, error) {
+    if (list) list.hidden = true;
+    if (counter) counter.hidden = true;
+    Array.prototype.forEach.call(section.querySelectorAll('.pager'), function (p) { p.hidden = true; });
+    results.hidden = false;
+    while (results.firstChild) results.removeChild(results.firstChild);
+    cards.forEach(function (s) { results.appendChild(card(s)); });
+    status.textContent = error ? 'The search cannot be answered: ' + error + '.' :
+      total + (total === 1 ? ' signal matches' : ' signals match') + (cards.length < total ? ' · first ' + cards.length + ' shown' : '') + ', by relevance';
+    more.hidden = error !== '' || cards.length >= total;
+  }
+
   function apply(push) {
-    if (!index) return;
     var f = current();
-    if (f.q && !textsDone) allTexts();
+    if (words && f.q) { search(f, push); return; }
+    if (!index) return;
+    if (f.q && !textsDone && !words) allTexts();
     show(f, matches(f));
     if (push) history.replaceState(null, '', location.pathname + toQuery(f) + location.hash);
   }
@@ -354,17 +417,32 @@
 
   var params = fromUrl();
   var wanted = ['q', 'kind', 'state', 'run', 'sort', 'author', 'label', 'repo'].some(function (k) { return params.has(k); });
-  box.addEventListener('toggle', function () { if (box.open) load(params); });
-  form.addEventListener('focusin', function () { load(params); });
+  var at = section.getAttribute('data-filter-index') || '';
+  if (window.SignalsSearch && window.TextEncoder && window.DecompressionStream && section.hasAttribute('data-search')) {
+    words = new SignalsSearch.Index(folder(at), function (u) {
+      return fetch(u, { credentials: 'same-origin' }).then(function (r) {
+        if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + u);
+        return r.arrayBuffer();
+      }).then(function (b) { return new Uint8Array(b); });
+    }, function (u) {
+      return fetch(u, { credentials: 'same-origin' }).then(function (r) {
+        if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + u);
+        return r.json();
+      });
+    });
+  }
+  box.addEventListener('toggle', function () { if (box.open && !deferred) load(params); });
+  form.addEventListener('focusin', function () { deferred = false; load(params); });
   form.addEventListener('submit', function (e) { e.preventDefault(); apply(true); });
-  form.addEventListener('input', function () { shown = STEP; apply(true); });
-  form.addEventListener('change', function () { shown = STEP; apply(true); });
-  more.addEventListener('click', function () { shown += STEP; apply(false); });
+  form.addEventListener('input', function () { shown = STEP; shownSearch = SEARCH_STEP; apply(true); });
+  form.addEventListener('change', function () { shown = STEP; shownSearch = SEARCH_STEP; apply(true); });
+  more.addEventListener('click', function () { shown += STEP; shownSearch += SEARCH_STEP; apply(false); });
   clear.addEventListener('click', function () {
     form.reset();
     Array.prototype.forEach.call(form.querySelectorAll('select'), function (s) { s.selectedIndex = 0; });
     shown = STEP;
     apply(true);
   });
-  if (wanted) { box.open = true; load(params); }
+  if (wanted && searchOnly(current())) { deferred = true; box.open = true; apply(false); }
+  else if (wanted) { box.open = true; load(params); }
 })();

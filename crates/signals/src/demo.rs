@@ -206,6 +206,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
             .parse()
             .expect("fixed instants parse"),
     };
+    crate::export::index_all(&mut store)?;
     let report = crate::export::export(&store, &site, &config.importance, judge)?;
     check_datasets(&config, &site)?;
     let demo_config = write_config(out)?;

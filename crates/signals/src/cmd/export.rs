@@ -11,7 +11,8 @@ use crate::export::{Judge, export_with};
 
 /// Exports every repository of the store that has at least one run.
 pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
-    let store = crate::store::open(&config.store, false)?;
+    let mut store = crate::store::open(&config.store, false)?;
+    crate::export::index_all(&mut *store)?;
     let out = &config.out;
     let options = SiteOptions {
         base_url: config.base_url.clone(),
@@ -49,7 +50,8 @@ pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
 
 /// `signals export --serve-site`: the private site of `signals serve`.
 pub fn serve_site(config: &Config) -> anyhow::Result<u8> {
-    let store = crate::store::open(&config.store, false)?;
+    let mut store = crate::store::open(&config.store, false)?;
+    crate::export::index_all(&mut *store)?;
     export_with(
         &*store,
         &config.out,

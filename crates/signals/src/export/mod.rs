@@ -12,6 +12,7 @@
 
 pub mod ids;
 mod links;
+mod search;
 mod source;
 
 use std::collections::HashSet;
@@ -52,6 +53,24 @@ impl Judge {
             now: config.now(),
         }
     }
+}
+
+/// Brings the word index of every repository up to date
+/// (`signals_store::search::catch_up`), so that an export never publishes
+/// a search index behind its pages: after a run that `collect` could not
+/// index (killed between its commit and the indexing), or a store from
+/// before the index. Cheap when nothing is pending: one read per
+/// repository.
+pub fn index_all(store: &mut dyn Backend) -> anyhow::Result<()> {
+    for summary in store.repositories()? {
+        signals_store::search::catch_up(store, summary.key).with_context(|| {
+            format!(
+                "cannot bring the word index of {}/{} up to date",
+                summary.group.id, summary.repo.id
+            )
+        })?;
+    }
+    Ok(())
 }
 
 /// Builds the documents and writes the site, rendering every repository.
@@ -252,6 +271,15 @@ fn export_repo<'s>(
         &page,
         &mut streamed,
         options.base_url.as_deref(),
+        &mut files,
+    )?;
+    let previous = publisher.previous_dir(group, repo);
+    search::write(
+        store,
+        outline.summary.key,
+        pass.signals,
+        &mut streamed,
+        previous,
         &mut files,
     )?;
     publisher.close_repo(files, summary, key)?;

@@ -1,0 +1,455 @@
+//! The static site's word index (issue 28): the store's word index
+//! ([`signals_core::search`]) cut into files the page's script fetches one
+//! at a time, so a first one-word query reads a few hundred kilobytes at
+//! 100,000 signals, never the whole index.
+//!
+//! Per repository (format [`SEARCH_VERSION`], docs/decisions.md "Search in
+//! the static site (issue 28)"):
+//!
+//! - `search.json`, the manifest: the index's `through`, its statistics
+//!   (documents, total weighted length: the BM25 of the API), and the
+//!   shards: the first term of each (shards hold sorted, contiguous term
+//!   ranges, the first one from the empty term) and its file's name.
+//! - `search/w-<through>-<n>.bin`, a shard, gzipped: per term, in byte order,
+//!   `varint(term bytes)`, the term (UTF-8), `varint(entry bytes)`, then
+//!   `varint(count)` and per document in increasing order
+//!   `varint(doc - previous)`, `varint(len)`, `varint(title_tf)`,
+//!   `varint(tf)`: what BM25 needs, no positions. A shard is cut after the
+//!   term that takes it past [`SHARD_BYTES`].
+//! - `search/p-<through>-<n>.bin`, its positions, gzipped, read only for a phrase:
+//!   per term, in the shard's order, `varint(term bytes)`, the term,
+//!   `varint(bytes)`, then per entry its `tf` positions as `varint`
+//!   differences.
+//! - `search/r-<k>.bin`, documents `k × RANK_DOCS ..`: per document a
+//!   little-endian `u32`, its rank by (importance desc, id asc), the API's
+//!   tie-break (`u32::MAX` for a document the site does not show). Read
+//!   only for documents tied on score with another of the page.
+//! - `search/o-<k>.bin`, documents `k × 4096 ..`: per document its
+//!   position in page order (a little-endian `u32`, `u32::MAX` if not
+//!   shown), read only when a query is combined with filters.
+//! - `search/t-<c>.json`: the cards of documents `c × TEXT_DOCS ..`
+//!   ([`FilterEntry`], `null` where none), read only for shown results.
+//!
+//! An export with a previous version of the repository's files rewrites
+//! only the shards whose term range holds a term written since the
+//! previous manifest's `through`; the others are hard links to the
+//! previous version's files (named by the `through` they were written at).
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use signals_core::search::postings::{self, Entry};
+use signals_core::search::{BLOCK_DOCS, Stats};
+
+use crate::error::SiteError;
+use crate::files::RepoFiles;
+use crate::filter::{FilterEntry, entry, push_json};
+use crate::source::Ranked;
+
+/// Version of the search index format; the script refuses others.
+pub const SEARCH_VERSION: u32 = 1;
+
+/// The manifest's file name, beside `signals.json`.
+pub const SEARCH_MANIFEST: &str = "search.json";
+
+/// The folder of the index's other files.
+pub const SEARCH_DIR: &str = "search";
+
+/// A shard is closed once it holds this many bytes.
+pub const SHARD_BYTES: usize = 24 * 1024;
+
+/// Documents per text file: 4 cards, about 2.5 KB.
+pub const TEXT_DOCS: u32 = 4;
+
+/// Documents per rank file: 4 KB.
+pub const RANK_DOCS: u32 = 1024;
+
+/// `search.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// [`SEARCH_VERSION`].
+    pub version: u32,
+    /// The store's index was complete through this snapshot id.
+    pub through: i64,
+    /// Documents in the index.
+    pub docs: u64,
+    /// Their total weighted length.
+    pub total_len: u64,
+    /// Documents per `r-<k>.bin`.
+    pub rank: u32,
+    /// Documents per `o-<k>.bin`.
+    pub block: u32,
+    /// Documents per `t-<c>.json`.
+    pub text: u32,
+    /// `[first term, file stem]` of each shard, in term order: the shard
+    /// is `search/w-<stem>.bin`, its positions `search/p-<stem>.bin`.
+    pub shards: Vec<(String, String)>,
+}
+
+impl Manifest {
+    /// The statistics BM25 reads.
+    pub fn stats(&self) -> Stats {
+        Stats {
+            docs: self.docs,
+            total_len: self.total_len,
+        }
+    }
+}
+
+/// The manifest of a previous version folder, if it has a readable one of
+/// this format (anything else: the index is written whole).
+pub fn previous_manifest(dir: &Path) -> Option<Manifest> {
+    let text = std::fs::read_to_string(dir.join(SEARCH_MANIFEST)).ok()?;
+    serde_json::from_str::<Manifest>(&text)
+        .ok()
+        .filter(|m| m.version == SEARCH_VERSION)
+}
+
+fn put(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    put(out, bytes.len() as u32);
+    out.extend_from_slice(bytes);
+}
+
+/// The shard being written: its first term, its stem, and its two files.
+struct Open {
+    first: String,
+    words: Vec<u8>,
+    positions: Vec<u8>,
+}
+
+/// Writes a repository's search index from the store's blocks, fed in
+/// term order ([`SearchWriter::block`]), then its documents
+/// ([`SearchWriter::finish`]).
+pub struct SearchWriter {
+    through: i64,
+    stats: Stats,
+    /// The previous version folder and its manifest, and the terms written
+    /// since (sorted), when the export is incremental.
+    previous: Option<(PathBuf, Manifest, Vec<String>)>,
+    /// The range of the previous manifest the current term falls in.
+    range: usize,
+    /// Whether that range is rewritten.
+    rewrite: bool,
+    shards: Vec<(String, String)>,
+    open: Option<Open>,
+    /// The current term and its entries so far.
+    term: Option<(String, Vec<Entry>)>,
+    /// Shards written (not linked), for the report.
+    pub written: usize,
+    /// Shards linked from the previous version.
+    pub linked: usize,
+}
+
+impl SearchWriter {
+    /// A writer for an index through `through` with `stats`; `previous`:
+    /// the previous version folder, its manifest and the terms the store
+    /// wrote after that manifest's `through`.
+    pub fn new(
+        through: i64,
+        stats: Stats,
+        previous: Option<(PathBuf, Manifest, Vec<String>)>,
+    ) -> SearchWriter {
+        let mut w = SearchWriter {
+            through,
+            stats,
+            previous,
+            range: 0,
+            rewrite: true,
+            shards: Vec::new(),
+            open: None,
+            term: None,
+            written: 0,
+            linked: 0,
+        };
+        w.rewrite = w.range_changed(0);
+        w
+    }
+
+    /// The term range `i` of the previous manifest: `[first, next first)`.
+    fn bounds(&self, i: usize) -> Option<(&str, Option<&str>)> {
+        let (_, m, _) = self.previous.as_ref()?;
+        let first = if i == 0 {
+            ""
+        } else {
+            m.shards.get(i)?.0.as_str()
+        };
+        Some((first, m.shards.get(i + 1).map(|s| s.0.as_str())))
+    }
+
+    fn range_changed(&self, i: usize) -> bool {
+        let Some((first, end)) = self.bounds(i) else {
+            return true;
+        };
+        let Some((_, _, changed)) = &self.previous else {
+            return true;
+        };
+        let from = changed.partition_point(|t| t.as_str() < first);
+        changed
+            .get(from)
+            .is_some_and(|t| end.is_none_or(|e| t.as_str() < e))
+    }
+
+    /// The range index of `term` in the previous manifest.
+    fn range_of(&self, term: &str) -> usize {
+        match &self.previous {
+            Some((_, m, _)) => m.shards[1..].partition_point(|s| s.0.as_str() <= term),
+            None => 0,
+        }
+    }
+
+    /// One block of the store's index (`bytes` of `term`), in term then
+    /// block order.
+    pub fn block(
+        &mut self,
+        term: &str,
+        bytes: &[u8],
+        out: &mut RepoFiles,
+    ) -> Result<(), SiteError> {
+        if self.term.as_ref().is_none_or(|(t, _)| t != term) {
+            self.end_term(out)?;
+            self.move_to(self.range_of(term), out)?;
+            self.term = Some((term.to_string(), Vec::new()));
+        }
+        if !self.rewrite {
+            return Ok(());
+        }
+        let (_, entries) = self.term.as_mut().expect("a term");
+        postings::decode(bytes, true, entries).map_err(|e| SiteError::Source(Box::new(e)))
+    }
+
+    /// Moves to range `to` of the previous manifest, linking the unchanged
+    /// ranges passed (and `to` itself when unchanged).
+    fn move_to(&mut self, to: usize, out: &mut RepoFiles) -> Result<(), SiteError> {
+        while self.range < to {
+            self.leave_range(out)?;
+            self.range += 1;
+            self.rewrite = self.range_changed(self.range);
+        }
+        Ok(())
+    }
+
+    /// Ends the current range: closes its open shard or links its files.
+    fn leave_range(&mut self, out: &mut RepoFiles) -> Result<(), SiteError> {
+        if self.rewrite {
+            return self.close_shard(out);
+        }
+        let Some((dir, m, _)) = &self.previous else {
+            return Ok(());
+        };
+        let (first, stem) = m.shards[self.range].clone();
+        for kind in ["w", "p"] {
+            let rel = format!("{SEARCH_DIR}/{kind}-{stem}.bin");
+            out.link(&rel, &dir.join(&rel))?;
+        }
+        self.shards.push((first, stem));
+        self.linked += 1;
+        Ok(())
+    }
+
+    fn end_term(&mut self, out: &mut RepoFiles) -> Result<(), SiteError> {
+        let Some((term, entries)) = self.term.take() else {
+            return Ok(());
+        };
+        if !self.rewrite || entries.is_empty() {
+            return Ok(());
+        }
+        let first = match (&self.open, self.bounds(self.range)) {
+            (Some(_), _) => String::new(),
+            // The first shard of a rewritten range keeps the range's first
+            // term, so the ranges before it still end where they did.
+            (None, Some((start, _))) if self.shards.last().is_none_or(|s| s.0.as_str() < start) => {
+                start.to_string()
+            }
+            (None, _) if self.shards.is_empty() => String::new(),
+            (None, _) => term.clone(),
+        };
+        let open = self.open.get_or_insert_with(|| Open {
+            first,
+            words: Vec::new(),
+            positions: Vec::new(),
+        });
+        let mut list = Vec::with_capacity(entries.len() * 5);
+        let mut places = Vec::new();
+        put(&mut list, entries.len() as u32);
+        let mut prev = 0;
+        for e in &entries {
+            put(&mut list, e.doc - prev);
+            prev = e.doc;
+            put(&mut list, e.len);
+            put(&mut list, e.title_tf);
+            put(&mut list, e.tf);
+            let mut last = 0;
+            for &p in &e.positions {
+                put(&mut places, p - last);
+                last = p;
+            }
+        }
+        put_bytes(&mut open.words, term.as_bytes());
+        put_bytes(&mut open.words, &list);
+        put_bytes(&mut open.positions, term.as_bytes());
+        put_bytes(&mut open.positions, &places);
+        if open.words.len() >= SHARD_BYTES {
+            self.close_shard(out)?;
+        }
+        Ok(())
+    }
+
+    fn close_shard(&mut self, out: &mut RepoFiles) -> Result<(), SiteError> {
+        let Some(open) = self.open.take() else {
+            return Ok(());
+        };
+        let stem = format!("{}-{}", self.through, self.shards.len());
+        write_bytes(
+            out,
+            &format!("{SEARCH_DIR}/w-{stem}.bin"),
+            &gzip(&open.words),
+        )?;
+        write_bytes(
+            out,
+            &format!("{SEARCH_DIR}/p-{stem}.bin"),
+            &gzip(&open.positions),
+        )?;
+        self.shards.push((open.first, stem));
+        self.written += 1;
+        Ok(())
+    }
+
+    /// Ends the terms (linking the unchanged ranges left), then writes the
+    /// documents' files and the manifest. `docs`: each shown signal's
+    /// document number, its card, and its position in page order.
+    pub fn finish(
+        mut self,
+        docs: Vec<(u32, FilterEntry)>,
+        out: &mut RepoFiles,
+    ) -> Result<(Manifest, usize, usize), SiteError> {
+        self.end_term(out)?;
+        let last = self.previous.as_ref().map_or(0, |(_, m, _)| m.shards.len());
+        self.move_to(last.saturating_sub(1), out)?;
+        self.leave_range(out)?;
+        if self.shards.is_empty() {
+            // An empty index still has its one (empty) shard.
+            self.open = Some(Open {
+                first: String::new(),
+                words: Vec::new(),
+                positions: Vec::new(),
+            });
+            self.close_shard(out)?;
+        }
+        write_docs(docs, out)?;
+        let manifest = Manifest {
+            version: SEARCH_VERSION,
+            through: self.through,
+            docs: self.stats.docs,
+            total_len: self.stats.total_len,
+            rank: RANK_DOCS,
+            block: BLOCK_DOCS,
+            text: TEXT_DOCS,
+            shards: self.shards,
+        };
+        let mut json = String::new();
+        push_json(&mut json, &manifest, SEARCH_MANIFEST)?;
+        out.put(SEARCH_MANIFEST, &json)?;
+        Ok((manifest, self.written, self.linked))
+    }
+}
+
+/// `bytes` gzipped (the best level: written once, read often). Shards are
+/// sent as they are, whatever the server; the script inflates them
+/// (`DecompressionStream`). A common word's list of small document gaps
+/// shrinks about twofold.
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use flate2::{Compression, write::GzEncoder};
+    let mut enc = GzEncoder::new(Vec::with_capacity(bytes.len() / 2), Compression::best());
+    enc.write_all(bytes).expect("writing to memory");
+    enc.finish().expect("writing to memory")
+}
+
+fn write_bytes(out: &mut RepoFiles, rel: &str, bytes: &[u8]) -> Result<(), SiteError> {
+    let mut file = out.open(rel)?;
+    file.write_all(bytes).map_err(|source| SiteError::Io {
+        action: "write",
+        path: PathBuf::from(rel),
+        source,
+    })?;
+    out.close(file, bytes.len() as u64)
+}
+
+/// The rank and text files of `docs` (`(doc, card)`, cards in page order).
+fn write_docs(mut docs: Vec<(u32, FilterEntry)>, out: &mut RepoFiles) -> Result<(), SiteError> {
+    // Page order first: a document's position.
+    let mut place: Vec<(u32, u32)> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, (doc, _))| (*doc, i as u32))
+        .collect();
+    // Then the API's tie-break: importance desc, id asc.
+    docs.sort_by(|a, b| {
+        b.1.importance
+            .cmp(&a.1.importance)
+            .then(a.1.id.cmp(&b.1.id))
+    });
+    let rank: Vec<(u32, u32)> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, (doc, _))| (*doc, i as u32))
+        .collect();
+    let Some(max) = docs.iter().map(|(d, _)| *d).max() else {
+        return Ok(());
+    };
+    let mut pairs = vec![(u32::MAX, u32::MAX); max as usize + 1];
+    for (doc, r) in rank {
+        pairs[doc as usize].0 = r;
+    }
+    place.sort_unstable();
+    for (doc, p) in place {
+        pairs[doc as usize].1 = p;
+    }
+    for (k, chunk) in pairs.chunks(RANK_DOCS as usize).enumerate() {
+        let bytes: Vec<u8> = chunk.iter().flat_map(|(r, _)| r.to_le_bytes()).collect();
+        write_bytes(out, &format!("{SEARCH_DIR}/r-{k}.bin"), &bytes)?;
+    }
+    for (k, chunk) in pairs.chunks(BLOCK_DOCS as usize).enumerate() {
+        let bytes: Vec<u8> = chunk.iter().flat_map(|(_, p)| p.to_le_bytes()).collect();
+        write_bytes(out, &format!("{SEARCH_DIR}/o-{k}.bin"), &bytes)?;
+    }
+    docs.sort_by_key(|(doc, _)| *doc);
+    let mut at = 0;
+    while at < docs.len() {
+        let c = docs[at].0 / TEXT_DOCS;
+        let mut slots: Vec<Option<&FilterEntry>> = vec![None; TEXT_DOCS as usize];
+        while at < docs.len() && docs[at].0 / TEXT_DOCS == c {
+            slots[(docs[at].0 % TEXT_DOCS) as usize] = Some(&docs[at].1);
+            at += 1;
+        }
+        let mut json = String::new();
+        push_json(&mut json, &slots, "search text")?;
+        out.put(&format!("{SEARCH_DIR}/t-{c}.json"), &json)?;
+    }
+    Ok(())
+}
+
+/// The card of `r`, the `position`-th signal in page order, as the text
+/// files hold it.
+pub fn card(r: &Ranked, position: usize) -> FilterEntry {
+    entry(&r.signal, &r.score, r.new, position, "")
+}
+
+/// The files a repository's index needs from a previous version, for
+/// tests: every shard file its manifest names.
+pub fn shard_files(manifest: &Manifest) -> BTreeSet<String> {
+    manifest
+        .shards
+        .iter()
+        .flat_map(|(_, stem)| ["w", "p"].map(|k| format!("{SEARCH_DIR}/{k}-{stem}.bin")))
+        .collect()
+}
