@@ -22,7 +22,6 @@
 #[path = "support/client.rs"]
 mod client;
 #[path = "../tests/it/synth.rs"]
-#[allow(dead_code)]
 mod synth;
 
 use std::net::TcpStream;

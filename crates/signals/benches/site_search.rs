@@ -49,9 +49,13 @@ fn store(dir: &Path, items: usize) {
     signals_store::search::catch_up(&mut store, key).unwrap();
 }
 
+/// The requests a static server answered: each path with the bytes of its
+/// body.
+type Fetched = Arc<Mutex<Vec<(String, u64)>>>;
+
 /// A static server on loopback: every file under `root`, each request
 /// logged with the bytes of its body.
-fn serve(root: PathBuf) -> (String, Arc<Mutex<Vec<(String, u64)>>>) {
+fn serve(root: PathBuf) -> (String, Fetched) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let log = Arc::new(Mutex::new(Vec::new()));

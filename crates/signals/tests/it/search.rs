@@ -42,20 +42,10 @@ pub fn reference_search(
     let ids: Vec<&String> = items.keys().collect();
     let none = Vec::new();
     for (doc, (id, item)) in items.iter().enumerate() {
-        let indexed = index(&text_of(item, comments.get(id).unwrap_or(&none)));
-        for term in indexed.terms.keys() {
-            let key = (term.clone(), block_of(doc as u32));
-            let mut entries = Vec::new();
-            if let Some(bytes) = memory.blocks.get(&key) {
-                decode(bytes, true, &mut entries).unwrap();
-            }
-            let entry = indexed.entry(doc as u32, term).unwrap();
-            memory
-                .blocks
-                .insert(key, encode(&merge(entries, &[], vec![entry])));
-        }
-        memory.stats.docs += 1;
-        memory.stats.total_len += u64::from(indexed.len);
+        memory.add(
+            doc as u32,
+            &index(&text_of(item, comments.get(id).unwrap_or(&none))),
+        );
     }
     let hits = evaluate(&query, memory.stats, &mut memory).map_err(|e| e.to_string())?;
     let scanned: Vec<u32> = items
