@@ -24,3 +24,4 @@ pub mod graphql;
 pub mod headers;
 pub mod loopback;
 pub mod notify;
+pub mod search;
