@@ -39,6 +39,15 @@ CREATE TABLE search_state (
 
 CREATE INDEX items_by_latest ON items (repo, latest);
 
+-- Items whose comments were stored since the index last read them: a
+-- comment (or an edit of one) that did not give its item a new snapshot
+-- still reaches the index at the next catch-up.
+CREATE TABLE search_dirty (
+    repo BIGINT NOT NULL REFERENCES repositories (key),
+    item TEXT NOT NULL,
+    PRIMARY KEY (repo, item)
+);
+
 -- The trigram index of 0004_text_search (where pg_trgm made it) is replaced
 -- by the word index: no read uses it, and every stored text no longer pays
 -- for it. The extension stays: other databases may use it.

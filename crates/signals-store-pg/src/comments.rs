@@ -80,6 +80,17 @@ impl CommentStore for PgStore {
                 ],
             )
             .map_err(&err)?;
+            // The word index reads these items again (issue 28), in one
+            // order, so concurrent writers cannot deadlock on the marks.
+            let mut marked: Vec<&str> = comments.iter().map(|(item, _)| item.as_str()).collect();
+            marked.sort_unstable();
+            marked.dedup();
+            tx.execute(
+                "INSERT INTO search_dirty (repo, item) SELECT $1, u.item
+                 FROM unnest($2::text[]) AS u(item) ON CONFLICT DO NOTHING",
+                &[&repo.raw(), &marked],
+            )
+            .map_err(&err)?;
             tx.commit().map_err(&err)
         })
     }

@@ -129,8 +129,11 @@ impl SearchIndex for PgStore {
             .query(
                 "finding the items the word index has not read",
                 "SELECT i.item_id, i.latest, d.doc, d.len, d.terms
-                 FROM items i LEFT JOIN search_docs d ON d.repo = i.repo AND d.item_id = i.item_id
-                 WHERE i.repo = $1 AND i.latest > $2 ORDER BY i.latest LIMIT $3",
+                 FROM (SELECT item_id FROM items WHERE repo = $1 AND latest > $2
+                       UNION SELECT item FROM search_dirty WHERE repo = $1) p
+                 JOIN items i ON i.repo = $1 AND i.item_id = p.item_id
+                 LEFT JOIN search_docs d ON d.repo = i.repo AND d.item_id = i.item_id
+                 ORDER BY i.latest LIMIT $3",
                 &[&repo.raw(), &through, &(limit as i64)],
             )?
             .iter()
@@ -178,6 +181,7 @@ impl SearchIndex for PgStore {
         let docs: Vec<i64> = update.docs.iter().map(|(_, d)| i64::from(d.doc)).collect();
         let lens: Vec<i64> = update.docs.iter().map(|(_, d)| i64::from(d.len)).collect();
         let terms: Vec<&str> = update.docs.iter().map(|(_, d)| d.terms.as_str()).collect();
+        let read: Vec<&str> = update.read.iter().map(String::as_str).collect();
         self.retrying(|client, _| {
             let mut tx = client.transaction().map_err(&err)?;
             // The state row, locked: another indexer of this repository
@@ -212,6 +216,11 @@ impl SearchIndex for PgStore {
                  ON CONFLICT (repo, item_id) DO UPDATE
                  SET doc = excluded.doc, len = excluded.len, terms = excluded.terms",
                 &[&key, &ids, &docs, &lens, &terms],
+            )
+            .map_err(&err)?;
+            tx.execute(
+                "DELETE FROM search_dirty WHERE repo = $1 AND item = ANY($2)",
+                &[&key, &read],
             )
             .map_err(&err)?;
             let to = update.to;

@@ -220,6 +220,7 @@ impl RunWrites for PgStore {
                 "search_postings",
                 "search_docs",
                 "search_state",
+                "search_dirty",
             ] {
                 tx.execute(&format!("DELETE FROM {table} WHERE repo = $1"), &[&key])
                     .map_err(&err)?;

@@ -47,6 +47,15 @@ CREATE TABLE search_state (
 
 CREATE INDEX items_by_latest ON items (repo, latest);
 
+-- Items whose comments were stored since the index last read them: a
+-- comment (or an edit of one) that did not give its item a new snapshot
+-- still reaches the index at the next catch-up.
+CREATE TABLE search_dirty (
+    repo INTEGER NOT NULL REFERENCES repositories (key),
+    item TEXT NOT NULL,
+    PRIMARY KEY (repo, item)
+) STRICT, WITHOUT ROWID;
+
 -- The trigram index of 0005_text_search is replaced by the word index: no
 -- read uses it, and every stored text no longer pays for it.
 DROP TRIGGER IF EXISTS texts_trigrams_insert;

@@ -45,6 +45,11 @@ impl CommentStore for Store {
                 body,
             ])
             .doing(&path, doing)?;
+            // The word index reads the item again (issue 28).
+            tx.prepare_cached("INSERT OR IGNORE INTO search_dirty (repo, item) VALUES (?1, ?2)")
+                .doing(&path, doing)?
+                .execute(params![repo.raw(), item])
+                .doing(&path, doing)?;
         }
         tx.commit().doing(&path, doing)
     }

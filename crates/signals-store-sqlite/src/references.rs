@@ -305,6 +305,7 @@ mod tests {
                  ALTER TABLE repositories DROP COLUMN open_pulls;
                  ALTER TABLE repositories DROP COLUMN open_pulls_differed;
                  DROP TABLE search_postings; DROP TABLE search_docs; DROP TABLE search_state;
+                 DROP TABLE search_dirty;
                  DROP INDEX items_by_latest;
                  PRAGMA user_version = 11;",
             )

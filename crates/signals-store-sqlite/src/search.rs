@@ -149,8 +149,11 @@ impl SearchIndex for Store {
         self.conn
             .prepare_cached(
                 "SELECT i.item_id, i.latest, d.doc, d.len, d.terms
-                 FROM items i LEFT JOIN search_docs d ON d.repo = i.repo AND d.item_id = i.item_id
-                 WHERE i.repo = ?1 AND i.latest > ?2 ORDER BY i.latest LIMIT ?3",
+                 FROM (SELECT item_id FROM items WHERE repo = ?1 AND latest > ?2
+                       UNION SELECT item FROM search_dirty WHERE repo = ?1) p
+                 JOIN items i ON i.repo = ?1 AND i.item_id = p.item_id
+                 LEFT JOIN search_docs d ON d.repo = i.repo AND d.item_id = i.item_id
+                 ORDER BY i.latest LIMIT ?3",
             )
             .doing(&self.path, doing)?
             .query_map(params![repo.raw(), through, limit as i64], |r| {
@@ -236,6 +239,12 @@ impl SearchIndex for Store {
             .doing(&path, doing)?
             .execute(params![repo.raw(), id, d.doc, d.len, d.terms])
             .doing(&path, doing)?;
+        }
+        for id in &update.read {
+            tx.prepare_cached("DELETE FROM search_dirty WHERE repo = ?1 AND item = ?2")
+                .doing(&path, doing)?
+                .execute(params![repo.raw(), id])
+                .doing(&path, doing)?;
         }
         let to = update.to;
         tx.prepare_cached(

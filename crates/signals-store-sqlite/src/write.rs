@@ -128,6 +128,7 @@ impl RunWrites for Store {
             "search_postings",
             "search_docs",
             "search_state",
+            "search_dirty",
         ] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE repo = ?1"),

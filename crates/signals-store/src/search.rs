@@ -8,7 +8,9 @@
 //! The index is derived data, kept apart from a run's commit: after a run
 //! commits, [`catch_up`] reads the items whose latest snapshot is newer
 //! than `through` (a chunk at a time, by an index on `items (repo,
-//! latest)`: it costs what changed), indexes each with its comments,
+//! latest)`: it costs what changed) and those whose comments were stored
+//! since (`search_dirty`, marked by the comments' store in its own
+//! transaction), indexes each with its comments,
 //! rewrites the blocks of the terms that came or went, and commits that
 //! with the new `through` in one transaction ([`SearchIndex::search_apply`]),
 //! which refuses a state that moved meanwhile. A process killed between
@@ -78,6 +80,8 @@ pub struct SearchUpdate {
     pub blocks: Vec<(String, u32, Vec<u8>)>,
     /// `(signal id, document)`.
     pub docs: Vec<(String, IndexedDoc)>,
+    /// Every item this update read (their marks of stored comments go).
+    pub read: Vec<String>,
 }
 
 /// What [`SearchIndex::search_each_block`] hands each block to: its term,
@@ -114,8 +118,9 @@ pub trait SearchIndex {
     /// Every indexed item's signal id and document number.
     fn search_docs(&self, repo: RepoKey) -> Result<Vec<(String, u32)>>;
 
-    /// Up to `limit` items whose latest snapshot id is above `through`, in
-    /// that id's order, with what the index holds of each.
+    /// Up to `limit` items whose latest snapshot id is above `through` or
+    /// whose comments were stored since they were indexed, in latest
+    /// snapshot id order, with what the index holds of each.
     fn search_pending(&self, repo: RepoKey, through: i64, limit: usize)
     -> Result<Vec<PendingItem>>;
 
@@ -182,11 +187,13 @@ where
     let snapshots = store.latest_snapshots_for(repo, &ids)?;
     let comments = store.search_comments(repo, &ids)?;
     let mut to = state;
+    // Items marked for their comments may be older than `through`.
     to.through = pending
         .iter()
         .map(|p| p.latest)
         .max()
-        .unwrap_or(state.through);
+        .unwrap_or(state.through)
+        .max(state.through);
     // Per (term, block): the documents to take out, the entries to put in.
     let mut changes: BTreeMap<(String, u32), (Vec<u32>, Vec<Entry>)> = BTreeMap::new();
     let mut docs = Vec::with_capacity(pending.len());
@@ -263,6 +270,7 @@ where
         to,
         blocks,
         docs,
+        read: ids,
     })
 }
 

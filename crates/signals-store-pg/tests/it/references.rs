@@ -25,6 +25,7 @@ fn migration_0011_fills_in_the_references_of_stored_bodies() {
     c.batch_execute(
         "DROP TABLE item_keys; DROP TABLE item_refs; DROP TABLE reference_marks;
          DROP TABLE search_postings; DROP TABLE search_docs; DROP TABLE search_state;
+         DROP TABLE search_dirty;
          DROP INDEX items_by_latest;
          ALTER TABLE repositories DROP COLUMN open_pulls;
          ALTER TABLE repositories DROP COLUMN open_pulls_differed;

@@ -137,12 +137,38 @@ pub fn the_word_index_follows_the_latest_snapshots(make: Factory<'_>) {
     assert_eq!(after.next_doc, 4, "a changed item keeps its number");
     assert!(after.through > before.through);
 
+    // A comment stored on its own (an edit: no new snapshot of its item)
+    // reaches the index at the next catch-up, and only its item is read.
+    let edit = Comment {
+        kind: CommentKind::Comment,
+        host_id: "c2".into(),
+        item_kind: ItemKind::Issue,
+        item_key: "2".into(),
+        author: "carol".into(),
+        association: None,
+        bot: false,
+        state: None,
+        created_at: ts("2026-11-21T11:00:00Z"),
+        updated_at: ts("2026-11-21T11:00:00Z"),
+        body: "a kernel panic too".into(),
+    };
+    store.store_comments(key, &[(two.clone(), edit)]).unwrap();
+    assert_eq!(catch_up(&mut *store, key).unwrap(), 1, "the commented item");
+    assert_eq!(found(&*store, key, "panic"), [two.as_str()]);
+    assert_eq!(
+        found(&*store, key, "uber"),
+        [two.as_str()],
+        "its own words stay"
+    );
+    assert_eq!(catch_up(&mut *store, key).unwrap(), 0, "the mark is gone");
+
     // A state that moved is refused, and nothing is written.
     let stale = SearchUpdate {
         from: before,
         to: before,
         blocks: vec![("crash".into(), 0, Vec::new())],
         docs: vec![],
+        read: vec![],
     };
     assert!(!store.search_apply(key, &stale).unwrap());
     assert_eq!(found(&*store, key, "crash"), [id(&issue("4")).as_str()]);
