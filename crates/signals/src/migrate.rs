@@ -119,7 +119,13 @@ fn compare_exports(
     };
     crate::export::export(source, &a, weights, judge)?;
     crate::export::export(target, &b, weights, judge)?;
-    let (left, right) = (files(&a)?, files(&b)?);
+    let (mut left, mut right) = (files(&a)?, files(&b)?);
+    // The static word index numbers documents in the order each store
+    // indexed them (the original run by run, the copy at once), so its
+    // files differ in bytes while answering the same (docs/decisions.md,
+    // "The word index (issue 28)"): they are left out of the comparison.
+    left.retain(|name, _| !word_index_file(name));
+    right.retain(|name, _| !word_index_file(name));
     if left.len() != right.len() || !left.keys().eq(right.keys()) {
         bail!(
             "the exports differ in their files ({} against {}): the copy is not faithful",
@@ -137,6 +143,17 @@ fn compare_exports(
         }
     }
     Ok(left.len())
+}
+
+/// Whether `name` (relative to the site) is a file of a repository's static
+/// word index: `<group>/<repo>/search.json` or under `<group>/<repo>/search/`.
+fn word_index_file(name: &Path) -> bool {
+    let parts: Vec<&std::ffi::OsStr> = name.iter().collect();
+    match parts.as_slice() {
+        [_, _, file] => *file == "search.json",
+        [_, _, dir, _, ..] => *dir == "search",
+        _ => false,
+    }
 }
 
 /// Every file under `root` (following its symbolic links), by path
