@@ -147,7 +147,7 @@ fn compare_exports(
 
 /// Whether `name` (relative to the site) is a file of a repository's static
 /// word index: `<group>/<repo>/search.json` or under `<group>/<repo>/search/`.
-fn word_index_file(name: &Path) -> bool {
+pub(crate) fn word_index_file(name: &Path) -> bool {
     let parts: Vec<&std::ffi::OsStr> = name.iter().collect();
     match parts.as_slice() {
         [_, _, file] => *file == "search.json",

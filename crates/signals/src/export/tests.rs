@@ -173,10 +173,27 @@ fn both_ways(store: &dyn Backend, dir: &Path, all: bool, judge: Judge) {
     let new = dir.join("new");
     let reference = dir.join("reference");
     let options = SiteOptions::default();
-    let a = export_with(store, &new, &options, &weights, all, true, judge).unwrap();
+    let mut a = export_with(store, &new, &options, &weights, all, true, judge).unwrap();
     let b = reference_export(store, &reference, &weights, all, judge);
+    let (mut new, reference) = (files(&new), files(&reference));
+    // The static word index (issue 28) is written by the streamed export
+    // only, from the store's index, and checked by its own tests
+    // (`tests/it/site_search.rs`): it is left out here.
+    let search: Vec<PathBuf> = new
+        .keys()
+        .filter(|p| crate::migrate::word_index_file(p))
+        .cloned()
+        .collect();
+    for path in search {
+        new.remove(&path);
+        a.files -= 1;
+    }
+    // The report counts the bytes written, and an incremental export links
+    // the search shards it keeps instead of writing them: the bytes of the
+    // rest are compared file by file below.
+    assert!(a.bytes >= b.bytes, "{a:?} against {b:?}");
+    a.bytes = b.bytes;
     assert_eq!(a, b, "the reports differ");
-    let (new, reference) = (files(&new), files(&reference));
     assert_eq!(
         new.keys().collect::<Vec<_>>(),
         reference.keys().collect::<Vec<_>>(),
