@@ -76,7 +76,12 @@ fn signals(params: &std::collections::HashMap<String, String>) {
         // term fits the index.
         let search = query.search.as_ref().expect("q is parsed");
         assert!(!search.include.is_empty());
-        assert!(search.terms().iter().all(|t| !t.is_empty() && t.len() <= 64));
+        assert!(
+            search
+                .terms()
+                .iter()
+                .all(|t| !t.is_empty() && t.len() <= 64)
+        );
     }
 }
 

@@ -55,7 +55,12 @@ fn query(body: &str, q: &str) {
         ..DocText::default()
     };
     let indexed = index(&doc);
-    assert!(indexed.terms.keys().all(|t| !t.is_empty() && t.len() <= MAX_TERM));
+    assert!(
+        indexed
+            .terms
+            .keys()
+            .all(|t| !t.is_empty() && t.len() <= MAX_TERM)
+    );
     let mut memory = Memory::default();
     memory.add(0, &indexed);
     let found = match evaluate(&query, memory.stats, &mut memory) {
