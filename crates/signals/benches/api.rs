@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use client::Client;
+use client::{Client, throughput};
 use jiff::{SignedDuration, Timestamp};
 use signals_store::RunWrites;
 use signals_store_sqlite::Store;
@@ -197,27 +197,6 @@ fn latency(port: u16, target: &str, n: usize) -> (f64, f64, usize) {
         .collect();
     times.sort_by(f64::total_cmp);
     (times[n / 2], times[n * 99 / 100], bytes)
-}
-
-/// Requests per second of `clients` threads asking `target` for `time`.
-fn throughput(port: u16, target: &str, clients: usize, time: Duration) -> f64 {
-    let end = Instant::now() + time;
-    let handles: Vec<_> = (0..clients)
-        .map(|_| {
-            let target = target.to_string();
-            std::thread::spawn(move || {
-                let mut client = Client::connect(port);
-                let mut n = 0u64;
-                while Instant::now() < end {
-                    assert_eq!(client.get(&target).0, 200);
-                    n += 1;
-                }
-                n
-            })
-        })
-        .collect();
-    let total: u64 = handles.into_iter().map(|h| h.join().unwrap()).sum();
-    total as f64 / time.as_secs_f64()
 }
 
 fn main() {

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use client::Client;
+use client::{Client, throughput};
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::ItemSnapshot;
@@ -261,26 +261,6 @@ fn latency(port: u16, target: &str, n: usize) -> (f64, f64, u64) {
         .collect();
     times.sort_by(f64::total_cmp);
     (times[n / 2], times[n * 99 / 100], total)
-}
-
-fn throughput(port: u16, target: &str, clients: usize, time: Duration) -> f64 {
-    let end = Instant::now() + time;
-    let handles: Vec<_> = (0..clients)
-        .map(|_| {
-            let target = target.to_string();
-            std::thread::spawn(move || {
-                let mut client = Client::connect(port);
-                let mut n = 0u64;
-                while Instant::now() < end {
-                    assert_eq!(client.get(&target).0, 200);
-                    n += 1;
-                }
-                n
-            })
-        })
-        .collect();
-    let total: u64 = handles.into_iter().map(|h| h.join().unwrap()).sum();
-    total as f64 / time.as_secs_f64()
 }
 
 fn api_rows(label: &str, port: u16, count: usize) {

@@ -4,6 +4,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::time::{Duration, Instant};
 
 /// A keep-alive HTTP/1.1 connection.
 pub struct Client(BufReader<TcpStream>);
@@ -61,4 +62,26 @@ impl Client {
         }
         (status, body)
     }
+}
+
+/// Requests per second of `clients` threads asking `target` (each must
+/// answer 200) on their own keep-alive connections for `time`.
+pub fn throughput(port: u16, target: &str, clients: usize, time: Duration) -> f64 {
+    let end = Instant::now() + time;
+    let handles: Vec<_> = (0..clients)
+        .map(|_| {
+            let target = target.to_string();
+            std::thread::spawn(move || {
+                let mut client = Client::connect(port);
+                let mut n = 0u64;
+                while Instant::now() < end {
+                    assert_eq!(client.get(&target).0, 200);
+                    n += 1;
+                }
+                n
+            })
+        })
+        .collect();
+    let total: u64 = handles.into_iter().map(|h| h.join().unwrap()).sum();
+    total as f64 / time.as_secs_f64()
 }
