@@ -164,12 +164,26 @@ impl RepoIndex {
     }
 
     /// The rows of word index documents, by document number (`u32::MAX`:
-    /// none), handed to `with`.
-    pub fn with_document_rows<T>(&self, with: impl FnOnce(&[u32]) -> T) -> T {
-        match self.documents.read() {
+    /// none), handed to `with`. The word index catches up after a run
+    /// commits, so when its `through` (the search's own read of it) moved
+    /// since they were read, they are read again first: a search pays for
+    /// it, a plain list never does.
+    pub fn with_document_rows<T>(
+        &self,
+        (store, summary, through): (&dyn Backend, &RepoSummary, i64),
+        with: impl FnOnce(&[u32]) -> T,
+    ) -> signals_store::Result<T> {
+        let read_at = self.documents.read().map_or(i64::MIN, |d| d.through);
+        if read_at != through {
+            let documents = document_rows(store, summary, &self.ids)?;
+            if let Ok(mut d) = self.documents.write() {
+                *d = documents;
+            }
+        }
+        Ok(match self.documents.read() {
             Ok(d) => with(&d.rows),
             Err(poisoned) => with(&poisoned.into_inner().rows),
-        }
+        })
     }
 
     fn code(&self, filter: &Filter<'_>) -> Option<Coded> {
@@ -262,16 +276,6 @@ impl Indexes {
         if let Some(index) = self.lookup(key)
             && index.built_at == (summary.run_count, instant)
         {
-            // The word index catches up after a run commits: its new
-            // documents get rows when it moves (one key lookup).
-            let through = store.search_state(summary.key)?.through;
-            let read_at = index.documents.read().map_or(i64::MIN, |d| d.through);
-            if through != read_at {
-                let documents = document_rows(store, summary, &index.ids)?;
-                if let Ok(mut d) = index.documents.write() {
-                    *d = documents;
-                }
-            }
             return Ok(Some(index));
         }
         // Two requests may build the same index at once after a new run;

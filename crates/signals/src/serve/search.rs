@@ -35,14 +35,17 @@ pub fn search(
     }
     let mut source = Postings { store, repo: s.key };
     match evaluate(query, state.stats, &mut source) {
-        Ok(hits) => Ok(Searched::Rows(index.with_document_rows(|rows| {
-            hits.iter()
-                .filter_map(|h| {
-                    let row = *rows.get(h.doc as usize)?;
-                    (row != u32::MAX).then_some((row, h.score))
-                })
-                .collect()
-        }))),
+        Ok(hits) => Ok(Searched::Rows(index.with_document_rows(
+            (store, s, state.through),
+            |rows| {
+                hits.iter()
+                    .filter_map(|h| {
+                        let row = *rows.get(h.doc as usize)?;
+                        (row != u32::MAX).then_some((row, h.score))
+                    })
+                    .collect()
+            },
+        )?)),
         Err(SearchFailure::TooManyTerms(prefix)) => Ok(Searched::Refused(format!(
             "more than {MAX_EXPANSION} different words start with {prefix:?}: make the prefix longer"
         ))),
