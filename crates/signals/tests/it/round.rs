@@ -63,7 +63,11 @@ fn round(
         .map(|i| {
             Command::new(signals_bin())
                 .current_dir(dir.path())
-                .args(["collect", "--quiet", "--interval", "0s"])
+                // An hour, as a schedule would: every repository is new,
+                // so due once. With `0s`, a worker that starts after
+                // another committed a repository finds it due again (its
+                // round began later), which is what `0s` asks for.
+                .args(["collect", "--quiet", "--interval", "1h"])
                 .env_clear()
                 .env("PATH", std::env::var_os("PATH").unwrap_or_default())
                 .env("GITHUB_TOKEN", format!("token-{i}"))
