@@ -84,6 +84,31 @@ impl Reader<'_> {
     }
 }
 
+impl Reader<'_> {
+    /// Moves past `n` numbers without reading them.
+    fn skip(&mut self, n: u32) -> Result<(), BlockError> {
+        let mut left = n;
+        while left > 0 {
+            let rest = &self.bytes[self.at..];
+            let Some(end) = rest.iter().position(|b| b & 0x80 == 0) else {
+                return Err(BlockError {
+                    at: self.bytes.len(),
+                    what: "it ends inside a number",
+                });
+            };
+            if end >= 5 {
+                return Err(BlockError {
+                    at: self.at + end,
+                    what: "a number is longer than 5 bytes",
+                });
+            }
+            self.at += end + 1;
+            left -= 1;
+        }
+        Ok(())
+    }
+}
+
 /// The bytes of a block of `entries` (in increasing document order).
 pub fn encode(entries: &[Entry]) -> Vec<u8> {
     let mut out = Vec::with_capacity(entries.len() * 6);
@@ -106,6 +131,9 @@ pub fn encode(entries: &[Entry]) -> Vec<u8> {
 
 /// A block's entries, read into `out` (appended); positions are kept only
 /// when `positions` is set (a phrase needs them, a word does not).
+/// Without them, positions are skipped by their bytes, not checked: a
+/// block that decodes with positions decodes without, not always the
+/// other way round.
 pub fn decode(bytes: &[u8], positions: bool, out: &mut Vec<Entry>) -> Result<(), BlockError> {
     let mut r = Reader { bytes, at: 0 };
     let count = r.get()?;
@@ -140,7 +168,21 @@ pub fn decode(bytes: &[u8], positions: bool, out: &mut Vec<Entry>) -> Result<(),
                 what: "an entry's counts do not fit its positions",
             });
         }
-        let mut list = Vec::with_capacity(if positions { tf as usize } else { 0 });
+        if !positions {
+            // Skipped, not read: a position's last byte is the one
+            // without the high bit. A word in every document spends most
+            // of its block here.
+            r.skip(tf)?;
+            out.push(Entry {
+                doc,
+                len,
+                title_tf,
+                tf,
+                positions: Vec::new(),
+            });
+            continue;
+        }
+        let mut list = Vec::with_capacity(tf as usize);
         let mut p: u32 = 0;
         for j in 0..tf {
             let step = r.get()?;
@@ -154,9 +196,7 @@ pub fn decode(bytes: &[u8], positions: bool, out: &mut Vec<Entry>) -> Result<(),
                 at: r.at,
                 what: "a position is too large",
             })?;
-            if positions {
-                list.push(p);
-            }
+            list.push(p);
         }
         out.push(Entry {
             doc,
@@ -226,6 +266,7 @@ mod tests {
         for cut in 0..bytes.len() {
             let mut out = Vec::new();
             assert!(decode(&bytes[..cut], true, &mut out).is_err(), "{cut}");
+            assert!(decode(&bytes[..cut], false, &mut out).is_err(), "{cut}");
         }
         let mut out = Vec::new();
         assert!(decode(&[0xff, 0xff, 0xff, 0xff, 0x7f], true, &mut out).is_err());
