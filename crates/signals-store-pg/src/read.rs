@@ -218,6 +218,16 @@ impl Reads for PgStore {
         Ok(out)
     }
 
+    fn repository(&self, group: &str, repo: &str) -> Result<Option<RepoSummary>> {
+        let row = self.query_opt(
+            "reading a repository",
+            &format!("{SUMMARY_SQL} WHERE r.group_id = $1 AND r.repo_id = $2"),
+            &[&group, &repo],
+        )?;
+        row.map(|r| summary_from(&self.path(), summary_row(&r)))
+            .transpose()
+    }
+
     fn repositories(&self) -> Result<Vec<RepoSummary>> {
         let path = self.path();
         self.query(

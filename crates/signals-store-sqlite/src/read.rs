@@ -218,6 +218,20 @@ impl Reads for Store {
         Ok(out)
     }
 
+    fn repository(&self, group: &str, repo: &str) -> Result<Option<RepoSummary>> {
+        let doing = "reading a repository";
+        let row = self
+            .conn
+            .prepare_cached(&format!(
+                "{SUMMARY_SQL} WHERE r.group_id = ?1 AND r.repo_id = ?2"
+            ))
+            .doing(&self.path, doing)?
+            .query_row([group, repo], summary_row)
+            .optional()
+            .doing(&self.path, doing)?;
+        row.map(|row| summary_from(&self.path, row)).transpose()
+    }
+
     fn repositories(&self) -> Result<Vec<RepoSummary>> {
         let doing = "listing the repositories";
         let mut stmt = self

@@ -237,6 +237,11 @@ pub trait Reads {
     /// order).
     fn repositories(&self) -> Result<Vec<RepoSummary>>;
 
+    /// One repository by its group's and its own id, `None` when the store
+    /// has no such repository: what a request for one repository reads,
+    /// whatever the number of repositories.
+    fn repository(&self, group: &str, repo: &str) -> Result<Option<RepoSummary>>;
+
     /// Per repository: the last run and what it cost, the last failure and
     /// the totals; and the rate limits last seen. What `signals status`
     /// shows.

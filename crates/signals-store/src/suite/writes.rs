@@ -378,6 +378,27 @@ pub fn ensure_repository_keeps_its_key_and_updates_display_fields(make: Factory<
     }
     let list = store.repositories().unwrap();
     assert_eq!(list.len(), 2);
+    // One repository by its ids is the list's entry, and a purged or
+    // unknown one is none.
+    for s in &list {
+        let one = store.repository(&s.group.id, &s.repo.id).unwrap();
+        assert_eq!(
+            one.map(|o| (o.key, o.group, o.repo)),
+            Some((s.key, s.group.clone(), s.repo.clone()))
+        );
+    }
+    assert!(
+        store
+            .repository(&list[0].group.id, "Zed")
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        store
+            .repository("no-such-group", &list[0].repo.id)
+            .unwrap()
+            .is_none()
+    );
     // Ordered by group id, then repository id.
     assert_eq!(list[0].repo, other);
     assert_eq!(list[1].repo, repo);

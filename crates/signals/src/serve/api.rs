@@ -120,11 +120,7 @@ impl Api<'_> {
     }
 
     fn repo(&self, group: &str, repo: &str) -> anyhow::Result<Option<RepoSummary>> {
-        Ok(self
-            .store
-            .repositories()?
-            .into_iter()
-            .find(|s| s.group.id == group && s.repo.id == repo))
+        Ok(self.store.repository(group, repo)?)
     }
 
     fn groups(&self) -> anyhow::Result<Answer> {
@@ -183,6 +179,9 @@ impl Api<'_> {
             filter.waiting_before = Some(jiff::Timestamp::now() - span);
         }
         let mut matched = index.matching(order, &filter);
+        // With a search, `matched` may hold only the pages up to the one
+        // asked for; `total` counts them all.
+        let mut total = matched.len();
         if let Some(search) = &query.search {
             let rows = match super::search::search(self.store, s, &index, search)? {
                 super::search::Searched::Rows(rows) => rows,
@@ -205,9 +204,11 @@ impl Api<'_> {
             };
             let shown = query.page.saturating_mul(PAGE_SIZE);
             let relevance = query.sort == Sort::Relevance;
-            matched = super::search::order(&index, rows, &matched, (relevance, shown));
+            let (found, all) =
+                super::search::order(index.rows.len(), rows, &matched, (relevance, shown));
+            matched = found;
+            total = all;
         }
-        let total = matched.len();
         let pages = total.div_ceil(PAGE_SIZE);
         if query.page > pages.max(1) {
             return Ok(error(

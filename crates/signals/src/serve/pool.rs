@@ -21,6 +21,26 @@ pub struct Pool {
     free: Semaphore,
 }
 
+impl Drop for Pool {
+    /// Closes the connections on a thread of their own: the pool is
+    /// dropped inside the server's runtime when it stops, and the
+    /// PostgreSQL client closes its session by blocking on a runtime of its
+    /// own, which tokio refuses inside another ("Cannot start a runtime
+    /// from within a runtime", a panic on every stop of `serve` on
+    /// PostgreSQL).
+    fn drop(&mut self) {
+        let idle = match self.idle.get_mut() {
+            Ok(idle) => std::mem::take(idle),
+            Err(poisoned) => std::mem::take(poisoned.into_inner()),
+        };
+        if idle.is_empty() {
+            return;
+        }
+        let closing = std::thread::spawn(move || drop(idle));
+        let _ = closing.join();
+    }
+}
+
 impl Pool {
     /// Opens `size` connections to the configured store.
     pub fn open(store: &Path, size: usize) -> anyhow::Result<Pool> {

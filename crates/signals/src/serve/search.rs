@@ -9,17 +9,27 @@ use signals_core::search::{MAX_EXPANSION, Query, SearchFailure, evaluate};
 use signals_store::search::Postings;
 use signals_store::{Backend, RepoSummary};
 
-use super::index::RepoIndex;
+use super::index::{DocRow, RepoIndex};
 
 /// What a search found.
 pub enum Searched {
-    /// The matching rows and their scores (millionths), in row order of the
-    /// index's documents.
-    Rows(Vec<(u32, i64)>),
+    /// The matching rows, in the order of the word index's documents.
+    Rows(Vec<Match>),
     /// The search cannot be answered; the message says why (a 400).
     Refused(String),
     /// The repository's word index has not been built yet (a 503).
     NotIndexed,
+}
+
+/// A matching row.
+#[derive(Debug, Clone, Copy)]
+pub struct Match {
+    /// Its position in the index.
+    pub row: u32,
+    /// Its score, in millionths.
+    pub score: i64,
+    /// Its importance.
+    pub importance: u32,
 }
 
 /// The rows of `index` that `query` matches, with their scores.
@@ -37,11 +47,15 @@ pub fn search(
     match evaluate(query, state.stats, &mut source) {
         Ok(hits) => Ok(Searched::Rows(index.with_document_rows(
             (store, s, state.through),
-            |rows| {
+            |docs: &[DocRow]| {
                 hits.iter()
                     .filter_map(|h| {
-                        let row = *rows.get(h.doc as usize)?;
-                        (row != u32::MAX).then_some((row, h.score))
+                        let d = docs.get(h.doc as usize)?;
+                        (d.row != DocRow::NONE.row).then_some(Match {
+                            row: d.row,
+                            score: h.score,
+                            importance: d.importance,
+                        })
                     })
                     .collect()
             },
@@ -53,34 +67,37 @@ pub fn search(
     }
 }
 
-/// `rows` (matching rows with their scores) kept where `allowed` (the
-/// filters' rows, in the asked order) has them: in `allowed`'s order, or
-/// best score first (ties by importance, then id) for relevance, of which
-/// only the first `shown` are put in order (the pages up to the one asked
-/// for; the rest only count).
+/// `matches` kept where `allowed` (the filters' rows of an index of `n`
+/// rows, in the asked order) has them, and how many: in `allowed`'s
+/// order, or best score first (ties by importance, then id) for
+/// relevance. For relevance only the first `shown` (the pages up to the
+/// one asked for) are returned, the rest only counted.
 ///
-/// Relevance orders compact keys (score, importance, row), not row
-/// positions looked up in the index at each comparison: with a word in
-/// every one of 100,000 items, the lookups were most of a request's time.
+/// Relevance keeps the best `shown` of compact keys (score, importance,
+/// row) taken from the matches alone, in a heap: each match is compared
+/// with the worst kept one, and no row of the index is visited (with a
+/// word in every one of 100,000 items, visiting the rows and ordering all
+/// matches were most of a request's time).
 pub fn order(
-    index: &RepoIndex,
-    rows: Vec<(u32, i64)>,
+    n: usize,
+    matches: Vec<Match>,
     allowed: &[u32],
     (relevance, shown): (bool, usize),
-) -> Vec<u32> {
-    let n = index.rows.len();
+) -> (Vec<u32>, usize) {
     if !relevance {
         let mut hit = vec![false; n];
-        for (p, _) in &rows {
-            if let Some(slot) = hit.get_mut(*p as usize) {
+        for m in &matches {
+            if let Some(slot) = hit.get_mut(m.row as usize) {
                 *slot = true;
             }
         }
-        return allowed
+        let rows: Vec<u32> = allowed
             .iter()
             .copied()
             .filter(|&p| hit[p as usize])
             .collect();
+        let total = rows.len();
+        return (rows, total);
     }
     // `allowed` holds each row at most once: as many as there are rows is
     // every row (no filter), and then no pass over all rows is needed.
@@ -92,18 +109,26 @@ pub fn order(
             ok[p as usize] = true;
         }
     }
-    // Best first: the highest score, then importance; ties by id, which
-    // is row order.
-    let mut keyed: Vec<(std::cmp::Reverse<(i64, u32)>, u32)> = rows
-        .into_iter()
-        .filter(|&(p, _)| (p as usize) < n && (everything || ok[p as usize]))
-        .map(|(p, s)| (std::cmp::Reverse((s, index.rows[p as usize].score)), p))
-        .collect();
-    if keyed.len() > shown {
-        keyed.select_nth_unstable(shown);
-        keyed[..shown].sort_unstable();
-    } else {
-        keyed.sort_unstable();
+    // Best first is smallest first: the highest score, then importance;
+    // ties by id, which is row order.
+    type Key = (std::cmp::Reverse<(i64, u32)>, u32);
+    let mut best: std::collections::BinaryHeap<Key> =
+        std::collections::BinaryHeap::with_capacity(shown + 1);
+    let mut total = 0;
+    for m in matches {
+        if (m.row as usize) >= n || !(everything || ok[m.row as usize]) {
+            continue;
+        }
+        total += 1;
+        let key = (std::cmp::Reverse((m.score, m.importance)), m.row);
+        if best.len() < shown {
+            best.push(key);
+        } else if let Some(mut worst) = best.peek_mut()
+            && key < *worst
+        {
+            *worst = key;
+        }
     }
-    keyed.into_iter().map(|(_, p)| p).collect()
+    let rows = best.into_sorted_vec().into_iter().map(|(_, p)| p).collect();
+    (rows, total)
 }

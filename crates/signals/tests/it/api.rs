@@ -415,5 +415,12 @@ fn the_api_equals_the_reference_on_postgresql() {
     );
     assert!(out.status.success(), "{}", show(&out));
     let store = signals_store_pg::PgStore::open(&url).unwrap();
-    assert!(serve_and_compare(dir.path(), &url, &store) > 100);
+    let mut s = serve_with(dir.path(), &["--store", &url], &[]);
+    assert!(compare(s.port, &store) > 100);
+    // It stops cleanly: its PostgreSQL sessions close outside the
+    // server's runtime (closing them inside it panicked).
+    let status = s.terminate();
+    let log = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
+    assert_eq!(status.and_then(|s| s.code()), Some(0), "{log}");
+    assert!(!log.contains("panicked"), "{log}");
 }

@@ -23,7 +23,7 @@ pub(crate) struct Served {
 
 impl Served {
     /// Sends SIGTERM and waits (up to 10 s) for the exit status.
-    fn terminate(&mut self) -> Option<std::process::ExitStatus> {
+    pub(crate) fn terminate(&mut self) -> Option<std::process::ExitStatus> {
         // SAFETY: kill(2) on our own child's pid.
         unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
         let end = Instant::now() + Duration::from_secs(10);
