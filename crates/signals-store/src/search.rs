@@ -26,7 +26,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use signals_core::search::postings::{self, Entry, block_of};
-use signals_core::search::{DocText, Stats, index};
+use signals_core::search::{DocText, Stats, index, rank};
 
 use crate::{RepoKey, Result, StoreError};
 
@@ -283,21 +283,47 @@ pub struct Postings<'a, S: ?Sized> {
     pub repo: RepoKey,
 }
 
+/// The error of a damaged block of `term`'s list.
+fn damaged(repo: RepoKey, term: &str) -> impl Fn(postings::BlockError) -> StoreError + '_ {
+    move |e| StoreError::Corrupt {
+        path: format!("repository {repo}").into(),
+        what: format!("the word index's list of {term:?}: {e}"),
+    }
+}
+
 impl<S: SearchIndex + ?Sized> signals_core::search::Source for Postings<'_, S> {
     type Error = StoreError;
 
     fn entries(&mut self, term: &str, positions: bool) -> Result<Vec<Entry>> {
         let mut out = Vec::new();
         for bytes in self.store.search_blocks(self.repo, term)? {
-            postings::decode(&bytes, positions, &mut out).map_err(|e| StoreError::Corrupt {
-                path: format!("repository {}", self.repo).into(),
-                what: format!("the word index's list of {term:?}: {e}"),
-            })?;
+            postings::decode(&bytes, positions, &mut out).map_err(damaged(self.repo, term))?;
         }
         Ok(out)
     }
 
     fn expand(&mut self, prefix: &str, limit: usize) -> Result<Vec<String>> {
         self.store.search_expand(self.repo, prefix, limit)
+    }
+
+    /// Scores as it reads: the blocks' counts give the idf first, then
+    /// each entry is scored where it is decoded, and no list of entries
+    /// is kept (a word in every one of 100,000 items made 100,000).
+    fn scored(&mut self, term: &str, stats: Stats) -> Result<Vec<(u32, f64)>> {
+        let damaged = damaged(self.repo, term);
+        let blocks = self.store.search_blocks(self.repo, term)?;
+        let mut df = 0usize;
+        for bytes in &blocks {
+            df += postings::count(bytes).map_err(&damaged)? as usize;
+        }
+        let idf = rank::idf(stats, df);
+        let mut out = Vec::with_capacity(df);
+        for bytes in &blocks {
+            postings::each(bytes, false, |e| {
+                out.push((e.doc, rank::term_score(stats, idf, &e)));
+            })
+            .map_err(&damaged)?;
+        }
+        Ok(out)
     }
 }

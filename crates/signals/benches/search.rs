@@ -18,6 +18,10 @@
 //!    in process; and Datasette's `_search=` over the same table, when
 //!    `datasette` is on the PATH (`pip install datasette`).
 //! 4. The index's size per item, and the indexing time.
+//!
+//! `SIGNALS_SEARCH_SERVE=<store>` measures 1, 2 and 4 (size: SQLite
+//! only) on a store an earlier run left, with `SIGNALS_SEARCH_FTS=1` 3 as
+//! well, without generating a store (see `serve_only`).
 
 #[path = "support/client.rs"]
 mod client;
@@ -203,7 +207,11 @@ fn reindex(dir: &Path) -> Duration {
 }
 
 fn index_bytes(dir: &Path) -> (u64, u64) {
-    let conn = rusqlite::Connection::open(dir.join("signals.db")).unwrap();
+    index_bytes_of(&dir.join("signals.db"))
+}
+
+fn index_bytes_of(db: &Path) -> (u64, u64) {
+    let conn = rusqlite::Connection::open(db).unwrap();
     let postings: i64 = conn
         .query_row(
             "SELECT sum(length(data)) + sum(length(term)) FROM search_postings",
@@ -237,6 +245,10 @@ fn queries() -> Vec<(&'static str, String)> {
         ("most common word", word(0)),
         ("rare word", word(15_000)),
         ("two words", format!("{} {}", word(0), word(40))),
+        (
+            "three words",
+            format!("{} {} {}", word(0), word(40), word(30)),
+        ),
         ("phrase", "\"out of memory\"".to_string()),
         ("one letter", "a".to_string()),
         ("prefix", format!("{}*", &word(30)[..3])),
@@ -368,7 +380,8 @@ fn datasette_rows(dir: &Path, path: &Path, count: usize) {
         // with `_search`).
         let fts_q = fts5_query(what, &q);
         let target = format!(
-            "/fts/signals.json?_search={}&_searchmode=raw&_size=50&_shape=objects",
+            "/{}/signals.json?_search={}&_searchmode=raw&_size=50&_shape=objects",
+            path.file_stem().and_then(|s| s.to_str()).unwrap_or("fts"),
             percent(&fts_q)
         );
         let mut client = Client::connect(port);
@@ -403,7 +416,64 @@ fn datasette_rows(dir: &Path, path: &Path, count: usize) {
     drop(served);
 }
 
+/// `SIGNALS_SEARCH_SERVE=<store>` (a SQLite file by its absolute path, or
+/// a `postgres://` address, holding the bench's repository `g/r0`, from
+/// an earlier run of this bench or its `signals migrate`): only the API rows and the
+/// throughput, served from that store, with no store generated. A store
+/// of 100,000 items takes minutes to generate and, on PostgreSQL, most of
+/// an hour to migrate and verify; this measures the served code alone.
+fn serve_only(store: &str) {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-search-serve");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (served, port) = serve(&dir, store);
+    let label = if store.starts_with("postgres") {
+        "PostgreSQL"
+    } else {
+        "SQLite"
+    };
+    let mut client = Client::connect(port);
+    let (_, body) = client.get("/api/repos/g/r0/signals");
+    let count = serde_json::from_slice::<serde_json::Value>(&body).unwrap()["total"]
+        .as_u64()
+        .unwrap_or(0) as usize;
+    println!("| store | items | query | total | p50 | p99 |");
+    println!("|---|---:|---|---:|---:|---:|");
+    api_rows(label, port, count);
+    let target = format!("/api/repos/g/r0/signals?q={}", word(0));
+    let one = throughput(port, &target, 1, Duration::from_secs(3));
+    let eight = throughput(port, &target, 8, Duration::from_secs(3));
+    println!(
+        "| {label} | {count} | most common word, 1 client → 8 | {one:.0} → {eight:.0} requests/s ({:.2}×) | | |",
+        eight / one
+    );
+    drop(served);
+    if label == "SQLite" {
+        let (postings, docs) = index_bytes_of(Path::new(store));
+        println!(
+            "\n| items | posting blocks + terms | documents | per item |\n|---:|---:|---:|---:|\n| {count} | {:.1} MB | {:.1} MB | {:.0} bytes |",
+            postings as f64 / 1e6,
+            docs as f64 / 1e6,
+            (postings + docs) as f64 / count.max(1) as f64
+        );
+    }
+    // `SIGNALS_SEARCH_FTS=1`: the same generated texts (as many items as
+    // the store serves) in an FTS5 table beside it, in process and through
+    // Datasette.
+    if std::env::var_os("SIGNALS_SEARCH_FTS").is_some() {
+        let fts = fts5(&dir, count);
+        println!();
+        println!("| store | items | query | total | p50 | p99 |");
+        println!("|---|---:|---|---:|---:|---:|");
+        fts5_rows(&fts, count);
+        datasette_rows(&dir, &fts, count);
+    }
+}
+
 fn main() {
+    if let Ok(store) = std::env::var("SIGNALS_SEARCH_SERVE") {
+        serve_only(&store);
+        return;
+    }
     let big: usize = std::env::var("SIGNALS_SEARCH_BIG")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -142,14 +142,9 @@ pub fn encode(entries: &[Entry]) -> Vec<u8> {
     out
 }
 
-/// A block's entries, read into `out` (appended); positions are kept only
-/// when `positions` is set (a phrase needs them, a word does not).
-/// Without them, positions are skipped by their bytes, not checked: a
-/// block that decodes with positions decodes without, not always the
-/// other way round.
-pub fn decode(bytes: &[u8], positions: bool, out: &mut Vec<Entry>) -> Result<(), BlockError> {
-    let mut r = Reader { bytes, at: 0 };
-    let count = r.get()?;
+/// How many entries a block holds, from its first number alone.
+pub fn count(bytes: &[u8]) -> Result<u32, BlockError> {
+    let count = Reader { bytes, at: 0 }.get()?;
     // Each entry takes at least 4 bytes: a count beyond that is damage,
     // caught before anything is reserved for it.
     if count as usize > bytes.len() / 4 {
@@ -158,7 +153,26 @@ pub fn decode(bytes: &[u8], positions: bool, out: &mut Vec<Entry>) -> Result<(),
             what: "it counts more entries than it has bytes",
         });
     }
-    out.reserve(count as usize);
+    Ok(count)
+}
+
+/// A block's entries, read into `out` (appended); positions are kept only
+/// when `positions` is set (a phrase needs them, a word does not).
+/// Without them, positions are skipped by their bytes, not checked: a
+/// block that decodes with positions decodes without, not always the
+/// other way round.
+pub fn decode(bytes: &[u8], positions: bool, out: &mut Vec<Entry>) -> Result<(), BlockError> {
+    out.reserve(count(bytes)? as usize);
+    each(bytes, positions, |e| out.push(e))
+}
+
+/// Each entry of a block handed to `f` in document order, as [`decode`]
+/// reads them, without collecting them: a caller that scores entries as
+/// they come keeps no list of them.
+pub fn each(bytes: &[u8], positions: bool, mut f: impl FnMut(Entry)) -> Result<(), BlockError> {
+    let count = count(bytes)?;
+    let mut r = Reader { bytes, at: 0 };
+    r.get()?;
     let mut doc: u32 = 0;
     for i in 0..count {
         let delta = r.get()?;
@@ -186,7 +200,7 @@ pub fn decode(bytes: &[u8], positions: bool, out: &mut Vec<Entry>) -> Result<(),
             // without the high bit. A word in every document spends most
             // of its block here.
             r.skip(tf)?;
-            out.push(Entry {
+            f(Entry {
                 doc,
                 len,
                 title_tf,
@@ -211,7 +225,7 @@ pub fn decode(bytes: &[u8], positions: bool, out: &mut Vec<Entry>) -> Result<(),
             })?;
             list.push(p);
         }
-        out.push(Entry {
+        f(Entry {
             doc,
             len,
             title_tf,

@@ -50,6 +50,19 @@ pub trait Source {
     fn entries(&mut self, term: &str, positions: bool) -> Result<Vec<Entry>, Self::Error>;
     /// The first `limit` indexed terms that start with `prefix`, sorted.
     fn expand(&mut self, prefix: &str, limit: usize) -> Result<Vec<String>, Self::Error>;
+    /// Every document of `term`, in document order, with its BM25 share
+    /// ([`term_score`], the idf from the list's length): what a word or a
+    /// prefix needs. The default reads [`Source::entries`]; a source that
+    /// can count a list before reading it may score as it reads, with the
+    /// same result.
+    fn scored(&mut self, term: &str, stats: Stats) -> Result<Vec<(u32, f64)>, Self::Error> {
+        let list = self.entries(term, false)?;
+        let idf = idf(stats, list.len());
+        Ok(list
+            .iter()
+            .map(|e| (e.doc, term_score(stats, idf, e)))
+            .collect())
+    }
 }
 
 /// Why a query could not be answered.
@@ -89,16 +102,9 @@ fn clause<S: Source>(
     source: &mut S,
 ) -> Result<Vec<(u32, f64)>, SearchFailure<S::Error>> {
     match c {
-        Clause::Phrase(parts) if parts.len() == 1 => {
-            let list = source
-                .entries(&parts[0].term, false)
-                .map_err(SearchFailure::Source)?;
-            let idf = idf(stats, list.len());
-            Ok(list
-                .iter()
-                .map(|e| (e.doc, term_score(stats, idf, e)))
-                .collect())
-        }
+        Clause::Phrase(parts) if parts.len() == 1 => source
+            .scored(&parts[0].term, stats)
+            .map_err(SearchFailure::Source),
         Clause::Phrase(parts) => phrase(parts, stats, source).map_err(SearchFailure::Source),
         Clause::Prefix(prefix) => {
             let mut all: Vec<(u32, f64)> = Vec::new();
@@ -109,11 +115,7 @@ fn clause<S: Source>(
                 return Err(SearchFailure::TooManyTerms(format!("{prefix}*")));
             }
             for term in terms {
-                let list = source
-                    .entries(&term, false)
-                    .map_err(SearchFailure::Source)?;
-                let idf = idf(stats, list.len());
-                all.extend(list.iter().map(|e| (e.doc, term_score(stats, idf, e))));
+                all.extend(source.scored(&term, stats).map_err(SearchFailure::Source)?);
             }
             // Sum each document's terms in term order (stable sort), so
             // the sums are the same wherever they are computed.
