@@ -267,10 +267,10 @@
         return words.ordered(hits, shownSearch).then(function (top) {
           return words.cards(top.map(function (h) { return h.doc; }));
         }).then(function (cards) {
-          if (mine === seq) showSearch(f, cards.filter(Boolean), hits.length, '');
+          if (mine === seq) showSearch(f, cards.filter(Boolean), hits.n, '');
         });
       }
-      return Promise.all([load(params), words.ordered(hits, hits.length)]).then(function (r) {
+      return Promise.all([load(params), words.ordered(hits, hits.n)]).then(function (r) {
         return words.placeOf(r[1].map(function (h) { return h.doc; })).then(function (at) {
           if (mine !== seq || !index) return;
           var g = {}; for (var k in f) g[k] = f[k];
@@ -278,7 +278,12 @@
           var keep = {};
           matches(g).forEach(function (s) { keep[s.id] = true; });
           var found = [];
-          r[1].forEach(function (h) { var s = index.signals[at[h.doc]]; if (s && keep[s.id]) found.push(s); });
+          var byBase = {};
+          sources.forEach(function (src) { byBase[src.base] = src; });
+          r[1].forEach(function (h) {
+            var p = at.get(h.doc), src = p && byBase[p[0]], s = src && src.entries[p[1]];
+            if (s && keep[s.id]) found.push(s);
+          });
           if (f.sort === 'updated') found = byUpdated(found);
           show(f, found);
         });
