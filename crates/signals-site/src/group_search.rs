@@ -263,13 +263,16 @@ fn entries(list: &[u8], places: &[u8], base: u32) -> Option<Vec<Entry>> {
     Some(out)
 }
 
-/// Every term of a repository's shards `stems` (all when `None`), with
+/// Terms with their list and positions.
+type Lists = BTreeMap<String, (Vec<u8>, Vec<u8>)>;
+
+/// Every term of a repository's shards but those named in `skip`, with
 /// its list and positions.
 fn terms_of(
     dir: &Path,
     manifest: &Manifest,
     skip: &BTreeSet<&str>,
-) -> Result<BTreeMap<String, (Vec<u8>, Vec<u8>)>, SiteError> {
+) -> Result<Lists, SiteError> {
     let mut out = BTreeMap::new();
     for (_, stem) in &manifest.shards {
         if skip.contains(stem.as_str()) {

@@ -30,7 +30,7 @@
   // The word index (search.js), on a repository page: a text query is
   // answered from it, ranked as the API ranks; a query alone (no other
   // filter, default sort) never reads signals.json.
-  var words = null, seq = 0, deferred = false, SEARCH_STEP = 50, shownSearch = SEARCH_STEP;
+  var words = null, seq = 0, deferred = false, SEARCH_STEP = 50, shownSearch = SEARCH_STEP, FIRST_CARDS = 10;
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -265,7 +265,14 @@
       if (mine !== seq) return;
       if (searchOnly(f)) {
         return words.ordered(hits, shownSearch).then(function (top) {
-          return words.cards(top.map(function (h) { return h.doc; }));
+          // Every card file is asked for at once, in result order; the
+          // first results are shown as soon as their cards have come.
+          var docs = top.map(function (h) { return h.doc; }), all = words.cards(docs);
+          if (docs.length <= FIRST_CARDS) return all;
+          return words.cards(docs.slice(0, FIRST_CARDS)).then(function (cards) {
+            if (mine === seq) showSearch(f, cards.filter(Boolean), hits.n, '', true);
+            return all;
+          });
         }).then(function (cards) {
           if (mine === seq) showSearch(f, cards.filter(Boolean), hits.n, '');
         });
@@ -297,7 +304,7 @@
     });
   }
 
-  function showSearch(f, cards, total, error) {
+  function showSearch(f, cards, total, error, partial) {
     if (list) list.hidden = true;
     if (counter) counter.hidden = true;
     Array.prototype.forEach.call(section.querySelectorAll('.pager'), function (p) { p.hidden = true; });
@@ -305,8 +312,9 @@
     while (results.firstChild) results.removeChild(results.firstChild);
     cards.forEach(function (s) { results.appendChild(card(s)); });
     status.textContent = error ? 'The search cannot be answered: ' + error + '.' :
-      total + (total === 1 ? ' signal matches' : ' signals match') + (cards.length < total ? ' · first ' + cards.length + ' shown' : '') + ', by relevance';
-    more.hidden = error !== '' || cards.length >= total;
+      total + (total === 1 ? ' signal matches' : ' signals match') + (cards.length < total ? ' · first ' + cards.length + ' shown' : '') + ', by relevance' +
+      (partial ? '; reading the next ones…' : '');
+    more.hidden = !!partial || error !== '' || cards.length >= total;
   }
 
   function apply(push) {

@@ -71,6 +71,7 @@ fn serve(root: PathBuf) -> (String, Fetched) {
 }
 
 fn answer(root: &Path, mut conn: TcpStream, log: &Mutex<Vec<(String, u64, Instant)>>) {
+    conn.set_nodelay(true).ok();
     let mut reader = BufReader::new(conn.try_clone().unwrap());
     loop {
         let mut line = String::new();
@@ -110,7 +111,11 @@ fn answer(root: &Path, mut conn: TcpStream, log: &Mutex<Vec<(String, u64, Instan
             "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\r\n",
             body.len()
         );
-        if conn.write_all(head.as_bytes()).is_err() || conn.write_all(&body).is_err() {
+        // One write, no Nagle delay: as a static server (nginx) sends, not
+        // 40 ms of delayed acknowledgement per small file.
+        let mut answer = head.into_bytes();
+        answer.extend_from_slice(&body);
+        if conn.write_all(&answer).is_err() {
             return;
         }
     }
