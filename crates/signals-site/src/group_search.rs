@@ -24,7 +24,6 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use signals_core::search::Stats;
 use signals_core::search::postings::Entry;
 
@@ -32,24 +31,9 @@ use crate::error::SiteError;
 use crate::files::RepoFiles;
 use crate::filter::push_json;
 use crate::search::{
-    Manifest, RANK_DOCS, RANK_LIST, SEARCH_DIR, SEARCH_MANIFEST, SearchWriter, previous_manifest,
-    write_bytes, write_order,
+    Manifest, Part, RANK_DOCS, RANK_LIST, SEARCH_DIR, SEARCH_MANIFEST, SearchWriter,
+    previous_manifest, write_bytes, write_order,
 };
-
-/// One repository of a group's index.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Part {
-    /// Its first document number in the group.
-    pub base: u32,
-    /// The numbers kept for it: `base .. base + room`.
-    pub room: u32,
-    /// Its folder beside the group page (`<repo id>/`).
-    pub prefix: String,
-    /// Its name, shown on its results.
-    pub name: String,
-    /// Its version folder's name (`v<n>`): the same name, the same files.
-    pub version: String,
-}
 
 /// A repository of the group as this export publishes it.
 pub struct Member {
@@ -268,11 +252,7 @@ type Lists = BTreeMap<String, (Vec<u8>, Vec<u8>)>;
 
 /// Every term of a repository's shards but those named in `skip`, with
 /// its list and positions.
-fn terms_of(
-    dir: &Path,
-    manifest: &Manifest,
-    skip: &BTreeSet<&str>,
-) -> Result<Lists, SiteError> {
+fn terms_of(dir: &Path, manifest: &Manifest, skip: &BTreeSet<&str>) -> Result<Lists, SiteError> {
     let mut out = BTreeMap::new();
     for (_, stem) in &manifest.shards {
         if skip.contains(stem.as_str()) {

@@ -112,7 +112,22 @@ pub struct Manifest {
     /// A group's index only: its repositories, by their first document
     /// (`group_search.rs`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub repos: Vec<crate::group_search::Part>,
+    pub repos: Vec<Part>,
+}
+
+/// One repository of a group's index (`group_search.rs`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Part {
+    /// Its first document number in the group.
+    pub base: u32,
+    /// The numbers kept for it: `base .. base + room`.
+    pub room: u32,
+    /// Its folder beside the group page (`<repo id>/`).
+    pub prefix: String,
+    /// Its name, shown on its results.
+    pub name: String,
+    /// Its version folder's name (`v<n>`): the same name, the same files.
+    pub version: String,
 }
 
 impl Manifest {
