@@ -35,6 +35,11 @@ use crate::search::{
     previous_manifest, write_bytes, write_order,
 };
 
+/// The folder of a group's index beside its page: `_` is in no
+/// repository's id (a slug), so no repository's folder can be it. The
+/// manifest is `_search/search.json`, the other files `_search/search/`.
+pub const GROUP_SEARCH_DIR: &str = "_search";
+
 /// A repository of the group as this export publishes it.
 pub struct Member {
     /// Its id (its folder's name beside the group page).

@@ -59,7 +59,7 @@ use crate::digest::{DIGEST_FILE, GroupDigest, RepoDigest, render_group};
 use crate::error::SiteError;
 use crate::feed::{FeedEntry, keep_newest, render_site_feed_from};
 use crate::files::RepoFiles;
-use crate::group_search::{self, Member};
+use crate::group_search::{self, GROUP_SEARCH_DIR, Member};
 use crate::index::{FILTER_SCRIPT, RepoSummary, STYLESHEET, render_importance, render_index};
 use crate::paths::repo_dir;
 use crate::roster::render_lists;
@@ -503,8 +503,8 @@ impl Publisher {
                 })
             })
             .collect();
-        let previous = self.out.join(g.id());
-        let mut files = RepoFiles::dir(self.gen_dir.join(g.id()));
+        let previous = self.out.join(g.id()).join(GROUP_SEARCH_DIR);
+        let mut files = RepoFiles::dir(self.gen_dir.join(g.id()).join(GROUP_SEARCH_DIR));
         group_search::write(
             &members,
             previous.is_dir().then_some(previous.as_path()),

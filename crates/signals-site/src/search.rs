@@ -35,6 +35,9 @@
 //! - `search/o-<k>.bin`, documents `k × 4096 ..`: per document its
 //!   position in page order (a little-endian `u32`, `u32::MAX` if not
 //!   shown), read only when a query is combined with filters.
+//! - `search/ranks.json` ([`RANK_LIST`]): the shown documents in rank
+//!   order with their importance and id, read by the group's index
+//!   (`group_search.rs`), never by the page.
 //! - `search/t-<c>.json`: the cards of documents `c × TEXT_DOCS ..`
 //!   ([`FilterEntry`], `null` where none), read only for shown results.
 //!
@@ -122,7 +125,8 @@ pub struct Part {
     pub base: u32,
     /// The numbers kept for it: `base .. base + room`.
     pub room: u32,
-    /// Its folder beside the group page (`<repo id>/`).
+    /// Its folder beside the group page (`<repo id>/`), relative to the
+    /// page (not to the group's index folder).
     pub prefix: String,
     /// Its name, shown on its results.
     pub name: String,

@@ -432,7 +432,7 @@
   var wanted = ['q', 'kind', 'state', 'run', 'sort', 'author', 'label', 'repo'].some(function (k) { return params.has(k); });
   var at = section.getAttribute('data-filter-index') || '';
   if (window.SignalsSearch && window.TextEncoder && window.DecompressionStream && section.hasAttribute('data-search')) {
-    words = new SignalsSearch.Index(folder(at), function (u) {
+    words = new SignalsSearch.Index(folder(section.getAttribute('data-search')), function (u) {
       return fetch(u, { credentials: 'same-origin' }).then(function (r) {
         if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + u);
         return r.arrayBuffer();

@@ -362,13 +362,13 @@ var SignalsSearch = (function () {
     while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (r[mid].base <= d) lo = mid; else hi = mid - 1; }
     return r[lo];
   }
-  // One u32 per document from the files `<prefix>search/<kind>-<k>.bin`
-  // of `per` documents (missing ones: u32::MAX); items: [doc, prefix,
-  // number in that folder's files]. A Map by doc.
+  // One u32 per document from the files `<folder>search/<kind>-<k>.bin`
+  // of `per` documents (missing ones: u32::MAX); items: [doc, folder
+  // (relative to the page), number in that folder's files]. A Map by doc.
   Index.prototype.u32s = function (kind, per, items) {
     var self = this, cache = kind === 'r' ? this.ranks : this.places32 || (this.places32 = {}), out = new Map();
     return Promise.all(items.map(function (it) {
-      var k = Math.floor(it[2] / per), u = self.base + it[1] + 'search/' + kind + '-' + k + '.bin';
+      var k = Math.floor(it[2] / per), u = it[1] + 'search/' + kind + '-' + k + '.bin';
       if (!cache[u]) cache[u] = self.bin(u).then(function (b) { return new DataView(b.buffer, b.byteOffset, b.byteLength); });
       return cache[u].then(function (v) { var at = (it[2] % per) * 4; out.set(it[0], at + 4 <= v.byteLength ? v.getUint32(at, true) : 4294967295); });
     })).then(function () { return out; });
@@ -376,14 +376,14 @@ var SignalsSearch = (function () {
   // Docs' ranks by (importance desc, id asc) in the index: a Map.
   Index.prototype.rankOf = function (docs) {
     var self = this;
-    return this.manifest().then(function (m) { return self.u32s('r', m.rank, docs.map(function (d) { return [d, '', d]; })); });
+    return this.manifest().then(function (m) { return self.u32s('r', m.rank, docs.map(function (d) { return [d, self.base, d]; })); });
   };
   // Docs' places in page order: a Map of [folder prefix, position in its
   // repository's page order].
   Index.prototype.placeOf = function (docs) {
     var self = this;
     return this.manifest().then(function (m) {
-      var items = docs.map(function (d) { var p = partOf(m, d); return p ? [d, p.prefix, d - p.base] : [d, '', d]; });
+      var items = docs.map(function (d) { var p = partOf(m, d); return p ? [d, p.prefix, d - p.base] : [d, self.base, d]; });
       return self.u32s('o', m.block, items).then(function (at) {
         var out = new Map();
         items.forEach(function (it) { out.set(it[0], [it[1], at.get(it[0])]); });
@@ -489,8 +489,8 @@ var SignalsSearch = (function () {
     var self = this;
     return this.manifest().then(function (m) {
       return Promise.all(docs.map(function (d) {
-        var part = partOf(m, d), prefix = part ? part.prefix : '', local = part ? d - part.base : d;
-        var u = self.base + prefix + 'search/t-' + Math.floor(local / m.text) + '.json';
+        var part = partOf(m, d), prefix = part ? part.prefix : self.base, local = part ? d - part.base : d;
+        var u = prefix + 'search/t-' + Math.floor(local / m.text) + '.json';
         if (!self.texts[u]) self.texts[u] = self.json(u);
         return self.texts[u].then(function (list) {
           var card = list[local % m.text] || null;

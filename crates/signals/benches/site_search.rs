@@ -350,8 +350,8 @@ fn main() {
         let label = format!(
             "group of {repos} repositories | {} | {} (group shards) / {} (group)",
             repos * per_repo,
-            size(&dir.join("site/g/search"), "w-") / (repos * per_repo) as u64,
-            size(&dir.join("site/g/search"), "p-") / (repos * per_repo) as u64,
+            size(&dir.join("site/g/_search/search"), "w-") / (repos * per_repo) as u64,
+            size(&dir.join("site/g/_search/search"), "p-") / (repos * per_repo) as u64,
         );
         rows(&dir, &url, &log, "/g/index.html", &label);
         if !keep {

@@ -106,7 +106,7 @@ impl signals_core::search::Source for Group<'_> {
 /// ranks them, ties by importance (the repositories' cards) then id.
 fn ranked(dir: &Path, keys: &BTreeMap<String, RepoKey>, q: &str, limit: usize) -> Vec<String> {
     let store = Store::open(dir.join("signals.db")).unwrap();
-    let manifest = support::read_json(&dir.join("site/g/search.json"));
+    let manifest = support::read_json(&dir.join("site/g/_search/search.json"));
     let mut parts = Vec::new();
     let mut ids: BTreeMap<u32, String> = BTreeMap::new();
     let mut importance: BTreeMap<String, u64> = BTreeMap::new();
@@ -243,7 +243,7 @@ fn site_search_group_page_ranks_over_the_group_and_stays_incremental() {
 
     // One repository changes 10 items: the group's shards holding none of
     // its changed terms are kept (hard links to the previous ones).
-    let group = site.join("g");
+    let group = site.join("g/_search");
     let before: Value = support::read_json(&group.join("search.json"));
     let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
     let old: BTreeMap<String, u64> = before["shards"]
