@@ -327,6 +327,11 @@ fn by_importance(a: &FilterEntry, b: &FilterEntry) -> std::cmp::Ordering {
 }
 
 impl GroupDigest {
+    /// Its repositories' ids and names.
+    pub(crate) fn members(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.repos.iter().map(|r| (r.id.as_str(), r.name.as_str()))
+    }
+
     /// The group's newest feed entries, links relative to the group folder.
     pub(crate) fn feed(&self) -> &[FeedEntry] {
         &self.feed

@@ -146,6 +146,7 @@ mod dataset;
 mod digest;
 mod feed;
 mod filter;
+mod group_search;
 mod health;
 mod history;
 mod index;

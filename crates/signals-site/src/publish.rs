@@ -59,6 +59,7 @@ use crate::digest::{DIGEST_FILE, GroupDigest, RepoDigest, render_group};
 use crate::error::SiteError;
 use crate::feed::{FeedEntry, keep_newest, render_site_feed_from};
 use crate::files::RepoFiles;
+use crate::group_search::{self, GROUP_SEARCH_DIR, Member};
 use crate::index::{FILTER_SCRIPT, RepoSummary, STYLESHEET, render_importance, render_index};
 use crate::paths::repo_dir;
 use crate::roster::render_lists;
@@ -490,6 +491,28 @@ impl Publisher {
             self.report.files += 1;
             self.report.bytes += content.len() as u64;
         }
+        // The group's word index, from its repositories' (issue 28).
+        let members: Vec<Member> = g
+            .members()
+            .filter_map(|(id, name)| {
+                let e = self.next.repos.get(&format!("{}/{id}", g.id()))?;
+                Some(Member {
+                    id: id.to_string(),
+                    name: name.to_string(),
+                    dir: self.root.join(version_dir(g.id(), id, e.version)),
+                })
+            })
+            .collect();
+        let previous = self.out.join(g.id()).join(GROUP_SEARCH_DIR);
+        let mut files = RepoFiles::dir(self.gen_dir.join(g.id()).join(GROUP_SEARCH_DIR));
+        group_search::write(
+            &members,
+            previous.is_dir().then_some(previous.as_path()),
+            self.next.generation as i64,
+            &mut files,
+        )?;
+        self.report.files += files.files;
+        self.report.bytes += files.bytes;
         Ok(())
     }
 

@@ -12,9 +12,12 @@
 //!   ranges, the first one from the empty term) and its file's name.
 //! - `search/w-<through>-<n>.bin`, a shard, gzipped: per term, in byte order,
 //!   `varint(term bytes)`, the term (UTF-8), `varint(entry bytes)`, then
-//!   `varint(count)` and per document in increasing order
-//!   `varint(doc - previous)`, `varint(len)`, `varint(title_tf)`,
-//!   `varint(tf)`: what BM25 needs, no positions. A shard is cut after the
+//!   `varint(count)` and, in columns over the documents in increasing
+//!   order, every `varint(doc - previous)`, then every `varint(len)`,
+//!   every `varint(title_tf)`, every `varint(tf)`: what BM25 needs, no
+//!   positions. Columns compress better than rows (a common word's gaps
+//!   are nearly all 1): at 100,000 signals the most common word's list
+//!   is about 1.6 bytes a document gzipped. A shard is cut after the
 //!   term that takes it past [`SHARD_BYTES`].
 //! - `search/p-<through>-<n>.bin`, its positions, gzipped, read only for a phrase:
 //!   per term, in the shard's order, `varint(term bytes)`, the term,
@@ -24,9 +27,17 @@
 //!   little-endian `u32`, its rank by (importance desc, id asc), the API's
 //!   tie-break (`u32::MAX` for a document the site does not show). Read
 //!   only for documents tied on score with another of the page.
+//! - `search/q-<k>.bin`, the shown documents in that rank order, ranks
+//!   `k × ORDER_DOCS ..`, a little-endian `u32` each: when more documents
+//!   share the score at the page's edge than the page has room for, the
+//!   script walks these until it has the best-ranked, if that reads fewer
+//!   bytes than their rank files.
 //! - `search/o-<k>.bin`, documents `k × 4096 ..`: per document its
 //!   position in page order (a little-endian `u32`, `u32::MAX` if not
 //!   shown), read only when a query is combined with filters.
+//! - `search/ranks.json` ([`RANK_LIST`]): the shown documents in rank
+//!   order with their importance and id, read by the group's index
+//!   (`group_search.rs`), never by the page.
 //! - `search/t-<c>.json`: the cards of documents `c × TEXT_DOCS ..`
 //!   ([`FilterEntry`], `null` where none), read only for shown results.
 //!
@@ -49,7 +60,7 @@ use crate::filter::{FilterEntry, entry, push_json};
 use crate::source::Ranked;
 
 /// Version of the search index format; the script refuses others.
-pub const SEARCH_VERSION: u32 = 1;
+pub const SEARCH_VERSION: u32 = 2;
 
 /// The manifest's file name, beside `signals.json`.
 pub const SEARCH_MANIFEST: &str = "search.json";
@@ -63,8 +74,16 @@ pub const SHARD_BYTES: usize = 24 * 1024;
 /// Documents per text file: 4 cards, about 2.5 KB.
 pub const TEXT_DOCS: u32 = 4;
 
-/// Documents per rank file: 4 KB.
-pub const RANK_DOCS: u32 = 1024;
+/// Documents per rank file: 1 KB, so the ranks of a page's few tied
+/// results read little.
+pub const RANK_DOCS: u32 = 256;
+
+/// A repository's shown documents in rank order, `[doc, importance, id]`
+/// each: what its group's index orders its ties by.
+pub const RANK_LIST: &str = "ranks.json";
+
+/// Documents per file of the rank order: 16 KB.
+pub const ORDER_DOCS: u32 = 4096;
 
 /// `search.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,6 +98,13 @@ pub struct Manifest {
     pub total_len: u64,
     /// Documents per `r-<k>.bin`.
     pub rank: u32,
+    /// Documents per `q-<k>.bin`.
+    pub order: u32,
+    /// Documents in the rank order (the shown ones).
+    pub ranked: u64,
+    /// One more than the highest document number.
+    #[serde(default)]
+    pub limit: u32,
     /// Documents per `o-<k>.bin`.
     pub block: u32,
     /// Documents per `t-<c>.json`.
@@ -86,6 +112,26 @@ pub struct Manifest {
     /// `[first term, file stem]` of each shard, in term order: the shard
     /// is `search/w-<stem>.bin`, its positions `search/p-<stem>.bin`.
     pub shards: Vec<(String, String)>,
+    /// A group's index only: its repositories, by their first document
+    /// (`group_search.rs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repos: Vec<Part>,
+}
+
+/// One repository of a group's index (`group_search.rs`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Part {
+    /// Its first document number in the group.
+    pub base: u32,
+    /// The numbers kept for it: `base .. base + room`.
+    pub room: u32,
+    /// Its folder beside the group page (`<repo id>/`), relative to the
+    /// page (not to the group's index folder).
+    pub prefix: String,
+    /// Its name, shown on its results.
+    pub name: String,
+    /// Its version folder's name (`v<n>`): the same name, the same files.
+    pub version: String,
 }
 
 impl Manifest {
@@ -148,6 +194,8 @@ pub struct SearchWriter {
     pub written: usize,
     /// Shards linked from the previous version.
     pub linked: usize,
+    /// One more than the highest document number (the manifest's).
+    pub limit: u32,
 }
 
 impl SearchWriter {
@@ -170,6 +218,7 @@ impl SearchWriter {
             term: None,
             written: 0,
             linked: 0,
+            limit: 0,
         };
         w.rewrite = w.range_changed(0);
         w
@@ -215,16 +264,30 @@ impl SearchWriter {
         bytes: &[u8],
         out: &mut RepoFiles,
     ) -> Result<(), SiteError> {
+        if !self.enter(term, out)? {
+            return Ok(());
+        }
+        let (_, entries) = self.term.as_mut().expect("a term");
+        postings::decode(bytes, true, entries).map_err(|e| SiteError::Source(Box::new(e)))
+    }
+
+    /// Moves to `term` (terms come in byte order, a term's entries in
+    /// document order); whether its range is written again, so its
+    /// entries are wanted ([`SearchWriter::push`]).
+    pub fn enter(&mut self, term: &str, out: &mut RepoFiles) -> Result<bool, SiteError> {
         if self.term.as_ref().is_none_or(|(t, _)| t != term) {
             self.end_term(out)?;
             self.move_to(self.range_of(term), out)?;
             self.term = Some((term.to_string(), Vec::new()));
         }
-        if !self.rewrite {
-            return Ok(());
+        Ok(self.rewrite)
+    }
+
+    /// Entries of the current term, after those pushed before.
+    pub fn push(&mut self, entries: impl IntoIterator<Item = Entry>) {
+        if let Some((_, list)) = self.term.as_mut() {
+            list.extend(entries);
         }
-        let (_, entries) = self.term.as_mut().expect("a term");
-        postings::decode(bytes, true, entries).map_err(|e| SiteError::Source(Box::new(e)))
     }
 
     /// Moves to range `to` of the previous manifest, linking the unchanged
@@ -285,14 +348,20 @@ impl SearchWriter {
         for e in &entries {
             put(&mut list, e.doc - prev);
             prev = e.doc;
-            put(&mut list, e.len);
-            put(&mut list, e.title_tf);
-            put(&mut list, e.tf);
             let mut last = 0;
             for &p in &e.positions {
                 put(&mut places, p - last);
                 last = p;
             }
+        }
+        for e in &entries {
+            put(&mut list, e.len);
+        }
+        for e in &entries {
+            put(&mut list, e.title_tf);
+        }
+        for e in &entries {
+            put(&mut list, e.tf);
         }
         put_bytes(&mut open.words, term.as_bytes());
         put_bytes(&mut open.words, &list);
@@ -332,6 +401,37 @@ impl SearchWriter {
         docs: Vec<(u32, FilterEntry)>,
         out: &mut RepoFiles,
     ) -> Result<(Manifest, usize, usize), SiteError> {
+        self.end_shards(out)?;
+        let ranked = docs.len() as u64;
+        write_docs(docs, out)?;
+        let manifest = self.manifest(ranked);
+        let mut json = String::new();
+        push_json(&mut json, &manifest, SEARCH_MANIFEST)?;
+        out.put(SEARCH_MANIFEST, &json)?;
+        Ok((manifest, self.written, self.linked))
+    }
+
+    /// The manifest of what was written, `ranked` documents in rank order.
+    pub(crate) fn manifest(&self, ranked: u64) -> Manifest {
+        Manifest {
+            version: SEARCH_VERSION,
+            through: self.through,
+            docs: self.stats.docs,
+            total_len: self.stats.total_len,
+            rank: RANK_DOCS,
+            order: ORDER_DOCS,
+            ranked,
+            limit: self.limit,
+            block: BLOCK_DOCS,
+            text: TEXT_DOCS,
+            shards: self.shards.clone(),
+            repos: Vec::new(),
+        }
+    }
+
+    /// Ends the terms: the last shard closed, the unchanged ranges left
+    /// linked.
+    pub(crate) fn end_shards(&mut self, out: &mut RepoFiles) -> Result<(), SiteError> {
         self.end_term(out)?;
         let last = self.previous.as_ref().map_or(0, |(_, m, _)| m.shards.len());
         self.move_to(last.saturating_sub(1), out)?;
@@ -345,21 +445,7 @@ impl SearchWriter {
             });
             self.close_shard(out)?;
         }
-        write_docs(docs, out)?;
-        let manifest = Manifest {
-            version: SEARCH_VERSION,
-            through: self.through,
-            docs: self.stats.docs,
-            total_len: self.stats.total_len,
-            rank: RANK_DOCS,
-            block: BLOCK_DOCS,
-            text: TEXT_DOCS,
-            shards: self.shards,
-        };
-        let mut json = String::new();
-        push_json(&mut json, &manifest, SEARCH_MANIFEST)?;
-        out.put(SEARCH_MANIFEST, &json)?;
-        Ok((manifest, self.written, self.linked))
+        Ok(())
     }
 }
 
@@ -367,14 +453,14 @@ impl SearchWriter {
 /// sent as they are, whatever the server; the script inflates them
 /// (`DecompressionStream`). A common word's list of small document gaps
 /// shrinks about twofold.
-fn gzip(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn gzip(bytes: &[u8]) -> Vec<u8> {
     use flate2::{Compression, write::GzEncoder};
     let mut enc = GzEncoder::new(Vec::with_capacity(bytes.len() / 2), Compression::best());
     enc.write_all(bytes).expect("writing to memory");
     enc.finish().expect("writing to memory")
 }
 
-fn write_bytes(out: &mut RepoFiles, rel: &str, bytes: &[u8]) -> Result<(), SiteError> {
+pub(crate) fn write_bytes(out: &mut RepoFiles, rel: &str, bytes: &[u8]) -> Result<(), SiteError> {
     let mut file = out.open(rel)?;
     file.write_all(bytes).map_err(|source| SiteError::Io {
         action: "write",
@@ -403,6 +489,15 @@ fn write_docs(mut docs: Vec<(u32, FilterEntry)>, out: &mut RepoFiles) -> Result<
         .enumerate()
         .map(|(i, (doc, _))| (*doc, i as u32))
         .collect();
+    write_order(&rank, out)?;
+    // The rank order with what orders it, for the group's index.
+    let order: Vec<(u32, u32, &str)> = docs
+        .iter()
+        .map(|(doc, c)| (*doc, c.importance, c.id.as_str()))
+        .collect();
+    let mut json = String::new();
+    push_json(&mut json, &order, RANK_LIST)?;
+    out.put(&format!("{SEARCH_DIR}/{RANK_LIST}"), &json)?;
     let Some(max) = docs.iter().map(|(d, _)| *d).max() else {
         return Ok(());
     };
@@ -434,6 +529,15 @@ fn write_docs(mut docs: Vec<(u32, FilterEntry)>, out: &mut RepoFiles) -> Result<
         let mut json = String::new();
         push_json(&mut json, &slots, "search text")?;
         out.put(&format!("{SEARCH_DIR}/t-{c}.json"), &json)?;
+    }
+    Ok(())
+}
+
+/// The `q-<k>.bin` files of `rank` (`(doc, rank)` in rank order).
+pub(crate) fn write_order(rank: &[(u32, u32)], out: &mut RepoFiles) -> Result<(), SiteError> {
+    for (k, chunk) in rank.chunks(ORDER_DOCS as usize).enumerate() {
+        let bytes: Vec<u8> = chunk.iter().flat_map(|(d, _)| d.to_le_bytes()).collect();
+        write_bytes(out, &format!("{SEARCH_DIR}/q-{k}.bin"), &bytes)?;
     }
     Ok(())
 }

@@ -30,7 +30,7 @@
   // The word index (search.js), on a repository page: a text query is
   // answered from it, ranked as the API ranks; a query alone (no other
   // filter, default sort) never reads signals.json.
-  var words = null, seq = 0, deferred = false, SEARCH_STEP = 50, shownSearch = SEARCH_STEP;
+  var words = null, seq = 0, deferred = false, SEARCH_STEP = 50, shownSearch = SEARCH_STEP, FIRST_CARDS = 10;
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -265,12 +265,19 @@
       if (mine !== seq) return;
       if (searchOnly(f)) {
         return words.ordered(hits, shownSearch).then(function (top) {
-          return words.cards(top.map(function (h) { return h.doc; }));
+          // Every card file is asked for at once, in result order; the
+          // first results are shown as soon as their cards have come.
+          var docs = top.map(function (h) { return h.doc; }), all = words.cards(docs);
+          if (docs.length <= FIRST_CARDS) return all;
+          return words.cards(docs.slice(0, FIRST_CARDS)).then(function (cards) {
+            if (mine === seq) showSearch(f, cards.filter(Boolean), hits.n, '', true);
+            return all;
+          });
         }).then(function (cards) {
-          if (mine === seq) showSearch(f, cards.filter(Boolean), hits.length, '');
+          if (mine === seq) showSearch(f, cards.filter(Boolean), hits.n, '');
         });
       }
-      return Promise.all([load(params), words.ordered(hits, hits.length)]).then(function (r) {
+      return Promise.all([load(params), words.ordered(hits, hits.n)]).then(function (r) {
         return words.placeOf(r[1].map(function (h) { return h.doc; })).then(function (at) {
           if (mine !== seq || !index) return;
           var g = {}; for (var k in f) g[k] = f[k];
@@ -278,7 +285,12 @@
           var keep = {};
           matches(g).forEach(function (s) { keep[s.id] = true; });
           var found = [];
-          r[1].forEach(function (h) { var s = index.signals[at[h.doc]]; if (s && keep[s.id]) found.push(s); });
+          var byBase = {};
+          sources.forEach(function (src) { byBase[src.base] = src; });
+          r[1].forEach(function (h) {
+            var p = at.get(h.doc), src = p && byBase[p[0]], s = src && src.entries[p[1]];
+            if (s && keep[s.id]) found.push(s);
+          });
           if (f.sort === 'updated') found = byUpdated(found);
           show(f, found);
         });
@@ -292,7 +304,7 @@
     });
   }
 
-  function showSearch(f, cards, total, error) {
+  function showSearch(f, cards, total, error, partial) {
     if (list) list.hidden = true;
     if (counter) counter.hidden = true;
     Array.prototype.forEach.call(section.querySelectorAll('.pager'), function (p) { p.hidden = true; });
@@ -300,8 +312,9 @@
     while (results.firstChild) results.removeChild(results.firstChild);
     cards.forEach(function (s) { results.appendChild(card(s)); });
     status.textContent = error ? 'The search cannot be answered: ' + error + '.' :
-      total + (total === 1 ? ' signal matches' : ' signals match') + (cards.length < total ? ' · first ' + cards.length + ' shown' : '') + ', by relevance';
-    more.hidden = error !== '' || cards.length >= total;
+      total + (total === 1 ? ' signal matches' : ' signals match') + (cards.length < total ? ' · first ' + cards.length + ' shown' : '') + ', by relevance' +
+      (partial ? '; reading the next ones…' : '');
+    more.hidden = !!partial || error !== '' || cards.length >= total;
   }
 
   function apply(push) {
@@ -419,7 +432,7 @@
   var wanted = ['q', 'kind', 'state', 'run', 'sort', 'author', 'label', 'repo'].some(function (k) { return params.has(k); });
   var at = section.getAttribute('data-filter-index') || '';
   if (window.SignalsSearch && window.TextEncoder && window.DecompressionStream && section.hasAttribute('data-search')) {
-    words = new SignalsSearch.Index(folder(at), function (u) {
+    words = new SignalsSearch.Index(folder(section.getAttribute('data-search')), function (u) {
       return fetch(u, { credentials: 'same-origin' }).then(function (r) {
         if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + u);
         return r.arrayBuffer();

@@ -24,6 +24,7 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use jiff::{SignedDuration, Timestamp};
 use signals_store::RunWrites;
@@ -50,8 +51,8 @@ fn store(dir: &Path, items: usize) {
 }
 
 /// The requests a static server answered: each path with the bytes of its
-/// body.
-type Fetched = Arc<Mutex<Vec<(String, u64)>>>;
+/// body and when it came.
+type Fetched = Arc<Mutex<Vec<(String, u64, Instant)>>>;
 
 /// A static server on loopback: every file under `root`, each request
 /// logged with the bytes of its body.
@@ -69,7 +70,8 @@ fn serve(root: PathBuf) -> (String, Fetched) {
     (url, log)
 }
 
-fn answer(root: &Path, mut conn: TcpStream, log: &Mutex<Vec<(String, u64)>>) {
+fn answer(root: &Path, mut conn: TcpStream, log: &Mutex<Vec<(String, u64, Instant)>>) {
+    conn.set_nodelay(true).ok();
     let mut reader = BufReader::new(conn.try_clone().unwrap());
     loop {
         let mut line = String::new();
@@ -77,6 +79,7 @@ fn answer(root: &Path, mut conn: TcpStream, log: &Mutex<Vec<(String, u64)>>) {
             return;
         }
         let path = line.split(' ').nth(1).unwrap_or("/").to_string();
+        let came = Instant::now();
         loop {
             let mut h = String::new();
             if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
@@ -101,23 +104,75 @@ fn answer(root: &Path, mut conn: TcpStream, log: &Mutex<Vec<(String, u64)>>) {
             Some("json") => "application/json",
             _ => "application/octet-stream",
         };
-        log.lock().unwrap().push((path.clone(), body.len() as u64));
+        log.lock()
+            .unwrap()
+            .push((path.clone(), body.len() as u64, came));
         let head = format!(
             "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\r\n",
             body.len()
         );
-        if conn.write_all(head.as_bytes()).is_err() || conn.write_all(&body).is_err() {
+        // One write, no Nagle delay: as a static server (nginx) sends, not
+        // 40 ms of delayed acknowledgement per small file.
+        let mut answer = head.into_bytes();
+        answer.extend_from_slice(&body);
+        if conn.write_all(&answer).is_err() {
             return;
         }
     }
 }
 
-/// Opens `url` in a fresh headless Chromium until the page is idle; the
-/// wall time of the whole run and the page's status line.
-fn open(scratch: &Path, url: &str) -> (f64, String) {
+/// The probe page the bench writes beside the site: it opens `page` in a
+/// frame and, once the frame shows results (or its search status says it
+/// cannot), or, for a page without a query, once the frame has loaded,
+/// requests `/__done`. The server's clock gives the time from the page's
+/// request to that one: the page's load, its fetches, the search and the
+/// results in the DOM, without the browser's start.
+const PROBE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>probe</title></head>
+<body><iframe id="f" style="width:1200px;height:900px"></iframe><script>
+var f = document.getElementById('f'), page = decodeURIComponent(location.hash.slice(1)), sent = false;
+function done() { if (!sent) { sent = true; fetch('/__done', { cache: 'no-store' }); } }
+if (page.indexOf('?q=') < 0) f.addEventListener('load', done);
+setInterval(function () {
+  var d = f.contentDocument, r = d && d.querySelector('ol.filter-results:not([hidden]) > li'),
+    st = d && d.querySelector('.filter-status');
+  if (r || (st && /cannot|unavailable/.test(st.textContent))) done();
+}, 2);
+f.src = page;
+</script></body></html>"#;
+
+/// Opens `page` (a path of the site) through the probe in a fresh headless
+/// Chromium; the time from the page's request to the probe's `/__done`,
+/// and the page's status line. `None` for the time when the probe did not
+/// report.
+fn open(scratch: &Path, url: &str, page: &str, log: &Fetched) -> Option<f64> {
     let profile = scratch.join("profile");
     std::fs::remove_dir_all(&profile).ok();
-    let start = std::time::Instant::now();
+    let from = log.lock().unwrap().len();
+    Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--virtual-time-budget=10000",
+            &format!("--user-data-dir={}", profile.display()),
+            "--dump-dom",
+            &format!("{url}/__probe.html#{}", page.replace('%', "%25")),
+        ])
+        .output()
+        .expect("chromium runs");
+    let sent = log.lock().unwrap()[from..].to_vec();
+    let path = page.split('#').next().unwrap_or(page);
+    let start = sent.iter().find(|(p, _, _)| p == path).map(|r| r.2);
+    let end = sent.iter().find(|(p, _, _)| p == "/__done").map(|r| r.2);
+    Some(end?.duration_since(start?).as_secs_f64() * 1000.0)
+}
+
+/// The page's status line after a plain headless run of `url`.
+fn status_of(scratch: &Path, url: &str) -> String {
+    let profile = scratch.join("profile");
+    std::fs::remove_dir_all(&profile).ok();
     let out = Command::new("chromium")
         .args([
             "--headless",
@@ -132,16 +187,13 @@ fn open(scratch: &Path, url: &str) -> (f64, String) {
         ])
         .output()
         .expect("chromium runs");
-    let wall = start.elapsed().as_secs_f64() * 1000.0;
     let dom = String::from_utf8_lossy(&out.stdout).to_string();
-    let status = dom
-        .split("class=\"filter-status\"")
+    dom.split("class=\"filter-status\"")
         .nth(1)
         .and_then(|r| r.split('>').nth(1))
         .and_then(|r| r.split('<').next())
         .unwrap_or("")
-        .to_string();
-    (wall, status)
+        .to_string()
 }
 
 fn size(dir: &Path, prefix: &str) -> u64 {
@@ -153,23 +205,21 @@ fn size(dir: &Path, prefix: &str) -> u64 {
         .sum()
 }
 
-fn main() {
-    let big: usize = std::env::var("SIGNALS_SEARCH_BIG")
-        .ok()
-        .map(|n| n.parse().expect("SIGNALS_SEARCH_BIG: a number"))
-        .unwrap_or(100_000);
-    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-site-search");
-    println!("## Search in the static site: a first query in headless Chromium\n");
-    println!(
-        "| signals | index per signal (words / positions / ranks+places / cards) | query | matches | index fetched | result text fetched | cold Chromium run to results shown |"
-    );
-    println!("|---:|---|---|---|---:|---:|---:|");
-    for items in [10_000, big] {
-        let dir = base.join(format!("one-{items}"));
-        store(&dir, items);
+/// Best of 3 probe runs of `page`, in ms (`None`: no run reported).
+fn best(scratch: &Path, url: &str, page: &str, log: &Fetched) -> Option<f64> {
+    (0..3)
+        .filter_map(|_| open(scratch, url, page, log))
+        .min_by(f64::total_cmp)
+}
+
+/// Exports the store in `dir` into `dir/site` (unless kept from a run
+/// before) and writes the probe beside it.
+fn export(dir: &Path, keep: bool, fill: impl FnOnce(&Path)) {
+    if !(keep && dir.join("site/index.html").is_file()) {
+        fill(dir);
         let out = Command::new(env!("CARGO_BIN_EXE_signals"))
             .args(["export", "--store", "signals.db", "--out", "site"])
-            .current_dir(&dir)
+            .current_dir(dir)
             .output()
             .unwrap();
         assert!(
@@ -177,58 +227,135 @@ fn main() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let repo = dir.join("site/g/r0");
-        let s = repo.join("search");
-        let per = |b: u64| b as f64 / items as f64;
-        let sizes = format!(
-            "{:.0} B / {:.0} B / {:.0} B / {:.0} B",
-            per(size(&s, "w-")),
-            per(size(&s, "p-")),
-            per(size(&s, "r-") + size(&s, "o-")),
-            per(size(&s, "t-"))
-        );
-        let (url, log) = serve(dir.join("site"));
-        // The same page without a query: Chromium's start and the page's
-        // own load, for comparison (best of 3 each).
-        let best = |u: &str| {
-            (0..3)
-                .map(|_| open(&dir, u))
-                .min_by(|a, b| a.0.total_cmp(&b.0))
-                .unwrap()
+    }
+    std::fs::write(dir.join("site/__probe.html"), PROBE).unwrap();
+}
+
+/// The index's size per signal of the search folder `s`.
+fn sizes(s: &Path, items: usize) -> String {
+    let per = |b: u64| b as f64 / items as f64;
+    format!(
+        "{:.0} B / {:.0} B / {:.0} B / {:.0} B",
+        per(size(s, "w-")),
+        per(size(s, "p-")),
+        per(size(s, "r-") + size(s, "o-") + size(s, "q-")),
+        per(size(s, "t-"))
+    )
+}
+
+/// One table row per query of the page `page` (a path of the site
+/// served at `url`): matches, bytes fetched, time to the first results.
+fn rows(dir: &Path, url: &str, log: &Fetched, page: &str, label: &str) {
+    let plain = best(dir, url, page, log);
+    for (q, what) in [
+        (wordy::word(0), "most common"),
+        (wordy::word(VOCAB / 3), "rare"),
+    ] {
+        let page = format!("{page}?q={q}");
+        let from = log.lock().unwrap().len();
+        let status = status_of(dir, &format!("{url}{page}"));
+        let sent: Vec<(String, u64)> = log.lock().unwrap()[from..]
+            .iter()
+            .map(|(p, b, _)| (p.clone(), *b))
+            .collect();
+        let shown = best(dir, url, &page, log);
+        let of = |f: &dyn Fn(&str) -> bool| -> (u64, usize) {
+            let hits: Vec<u64> = sent.iter().filter(|(p, _)| f(p)).map(|(_, b)| *b).collect();
+            (hits.iter().sum(), hits.len())
         };
-        let (plain, _) = best(&format!("{url}/g/r0/index.html"));
-        for (q, what) in [
-            (wordy::word(0), "most common"),
-            (wordy::word(VOCAB / 3), "rare"),
-        ] {
-            let from = log.lock().unwrap().len();
-            // The first run's bytes (a fresh profile every run: nothing
-            // cached), the best of 3 runs' time.
-            let (first, status) = open(&dir, &format!("{url}/g/r0/index.html?q={q}"));
-            let sent: Vec<(String, u64)> = log.lock().unwrap()[from..].to_vec();
-            let (again, _) = best(&format!("{url}/g/r0/index.html?q={q}"));
-            let wall = first.min(again);
-            let of = |f: &dyn Fn(&str) -> bool| -> u64 {
-                sent.iter().filter(|(p, _)| f(p)).map(|(_, b)| b).sum()
-            };
-            let text = of(&|p| p.contains("/search/t-"));
-            let index = of(&|p| p.contains("/search/") || p.ends_with("/search.json")) - text;
-            assert!(
-                !sent.iter().any(|(p, _)| p.ends_with("signals.json")),
-                "a query alone reads no filter index"
-            );
-            println!(
-                "| {items} | {sizes} | {what} (`{q}`) | {} | {:.0} KB | {:.0} KB | {} |",
-                status.split(" signal").next().unwrap_or("?"),
-                index as f64 / 1000.0,
-                text as f64 / 1000.0,
-                if status.contains("match") {
-                    format!("{wall:.0} ms (page alone {plain:.0} ms)")
-                } else {
-                    format!("not shown ({status})")
-                },
-            );
+        let (text, texts) = of(&|p| p.contains("/search/t-"));
+        let (all, files) = of(&|p| p.contains("/search/") || p.ends_with("/search.json"));
+        assert!(
+            !sent.iter().any(|(p, _)| p.ends_with("signals.json")),
+            "a query alone reads no filter index"
+        );
+        let ms = |t: Option<f64>| t.map_or("not reported".into(), |t| format!("{t:.0} ms"));
+        println!(
+            "| {label} | {what} (`{q}`) | {} | {:.0} KB ({} files) | {:.0} KB ({texts}) | {} ({}) |",
+            status.split(" signal").next().unwrap_or("?"),
+            (all - text) as f64 / 1000.0,
+            files - texts,
+            text as f64 / 1000.0,
+            if status.contains("match") {
+                ms(shown)
+            } else {
+                format!("not shown ({status})")
+            },
+            ms(plain),
+        );
+    }
+}
+
+/// A store at `dir` with a group of `repos` repositories of `items`
+/// generated signals each, indexed.
+fn group_store(dir: &Path, repos: usize, items: usize) {
+    std::fs::remove_dir_all(dir).ok();
+    std::fs::create_dir_all(dir).unwrap();
+    let mut store = Store::open(dir.join("signals.db")).unwrap();
+    let t1: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
+    for n in 0..repos {
+        let key = store
+            .ensure_repository(&synth::group(), &synth::tracked(n))
+            .unwrap();
+        let observed = (1..=items)
+            .map(|k| wordy::wordy_in(n, k, VOCAB, t1))
+            .collect();
+        synth::commit(&mut store, key, n, t1, observed);
+        signals_store::search::catch_up(&mut store, key).unwrap();
+    }
+}
+
+fn main() {
+    let env = |name: &str, default: usize| -> usize {
+        std::env::var(name)
+            .ok()
+            .map(|n| n.parse().unwrap_or_else(|_| panic!("{name}: a number")))
+            .unwrap_or(default)
+    };
+    let big = env("SIGNALS_SEARCH_BIG", 100_000);
+    // SIGNALS_SEARCH_GROUP repositories of SIGNALS_SEARCH_GROUP_ITEMS
+    // signals each make the group page's row (0: none).
+    let (repos, per_repo) = (
+        env("SIGNALS_SEARCH_GROUP", 1000),
+        env("SIGNALS_SEARCH_GROUP_ITEMS", 20),
+    );
+    // SIGNALS_SEARCH_KEEP=1 keeps each size's store and site, and uses
+    // them again when present (to measure a changed script: copy it over
+    // `site/filter.js`).
+    let keep = std::env::var("SIGNALS_SEARCH_KEEP").as_deref() == Ok("1");
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-site-search");
+    println!("## Search in the static site: a first query in headless Chromium\n");
+    println!(
+        "| page | signals | index per signal (words / positions / ranks+order / cards) | query | matches | index fetched | result text fetched (files) | first results shown (page alone) |"
+    );
+    println!("|---|---:|---|---|---|---:|---:|---:|");
+    let sizes_one: Vec<usize> = if big == 0 { vec![] } else { vec![10_000, big] };
+    for items in sizes_one {
+        let dir = base.join(format!("one-{items}"));
+        export(&dir, keep, |d| store(d, items));
+        let (url, log) = serve(dir.join("site"));
+        let label = format!(
+            "repository | {items} | {}",
+            sizes(&dir.join("site/g/r0/search"), items)
+        );
+        rows(&dir, &url, &log, "/g/r0/index.html", &label);
+        if !keep {
+            std::fs::remove_dir_all(&dir).ok();
         }
-        std::fs::remove_dir_all(&dir).ok();
+    }
+    if repos > 0 {
+        let dir = base.join(format!("group-{repos}x{per_repo}"));
+        export(&dir, keep, |d| group_store(d, repos, per_repo));
+        let (url, log) = serve(dir.join("site"));
+        let label = format!(
+            "group of {repos} repositories | {} | {} (group shards) / {} (group)",
+            repos * per_repo,
+            size(&dir.join("site/g/_search/search"), "w-") / (repos * per_repo) as u64,
+            size(&dir.join("site/g/_search/search"), "p-") / (repos * per_repo) as u64,
+        );
+        rows(&dir, &url, &log, "/g/index.html", &label);
+        if !keep {
+            std::fs::remove_dir_all(&dir).ok();
+        }
     }
 }

@@ -62,6 +62,7 @@ pub fn write(
     }
     streamed?;
     let docs: HashMap<String, u32> = store.search_docs(key)?.into_iter().collect();
+    writer.limit = docs.values().max().map_or(0, |d| d + 1);
     let mut cards = Vec::with_capacity(docs.len());
     for start in (0..signals).step_by(BATCH) {
         let batch = source.ranked(start..(start + BATCH).min(signals))?;

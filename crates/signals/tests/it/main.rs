@@ -31,6 +31,7 @@ mod scale;
 mod search;
 mod serve;
 mod site_search;
+mod site_search_group;
 mod sites;
 mod statements;
 mod support;

@@ -45,3 +45,14 @@ pub fn wordy(k: usize, vocab: usize, at: Timestamp) -> ItemSnapshot {
     i.text = body.join(" ");
     i
 }
+
+/// Item `k` of repository `n` (`o/r<n>`), its text drawn as [`wordy`]'s,
+/// different in each repository.
+pub fn wordy_in(n: usize, k: usize, vocab: usize, at: Timestamp) -> ItemSnapshot {
+    let mut i = wordy(n * 100_000 + k, vocab, at);
+    let repo = signals_core::RepoName::parse(&format!("o/r{n}")).expect("a repository name");
+    i.url = format!("https://github.com/{repo}/issues/{k}");
+    i.repo = repo;
+    i.key = k.to_string();
+    i
+}
