@@ -654,14 +654,23 @@ const LARGE: usize = 20_000;
 /// which reads every text part. A filter without text reads the core index
 /// and its first text part, not the others. The group page's filter merges
 /// the repository's index too.
-#[test]
-fn filter_of_a_large_repository_in_headless_chromium() {
-    let Some(browser) = find_chromium() else {
+/// Chromium, or `None` after a skip notice; without it under
+/// `SIGNALS_REQUIRE_BROWSER=1` (CI), the test fails instead.
+pub(crate) fn chromium_or_skip() -> Option<Chromium> {
+    let found = find_chromium();
+    if found.is_none() {
         assert!(
             std::env::var("SIGNALS_REQUIRE_BROWSER").as_deref() != Ok("1"),
             "chromium not found and SIGNALS_REQUIRE_BROWSER=1"
         );
         let _ = writeln!(std::io::stderr(), "skipped: chromium not found");
+    }
+    found
+}
+
+#[test]
+fn filter_of_a_large_repository_in_headless_chromium() {
+    let Some(browser) = chromium_or_skip() else {
         return;
     };
     let dir = TempDir::new("browser-large");

@@ -17,22 +17,11 @@ use signals_store::{RepoKey, RunWrites, SearchIndex};
 use signals_store_sqlite::Store;
 
 use crate::browser::{
-    Chromium, Dom, Server, VIRTUAL_TIME, assert_clean, filter_results, find_chromium, query_value,
+    Chromium, Dom, Server, VIRTUAL_TIME, assert_clean, chromium_or_skip, filter_results,
+    query_value,
 };
 use crate::support::{self, TempDir};
 use crate::wordy::{word, wordy};
-
-fn chromium() -> Option<Chromium> {
-    let found = find_chromium();
-    if found.is_none() {
-        assert!(
-            std::env::var("SIGNALS_REQUIRE_BROWSER").as_deref() != Ok("1"),
-            "chromium not found and SIGNALS_REQUIRE_BROWSER=1"
-        );
-        let _ = writeln!(std::io::stderr(), "skipped: chromium not found");
-    }
-    found
-}
 
 /// A store at `dir/signals.db` whose repository `o/r0` holds `items`,
 /// indexed; returns its key.
@@ -130,8 +119,10 @@ fn search_page(
 }
 
 #[test]
-fn site_search_answers_the_shared_corpus_in_headless_chromium() {
-    let Some(browser) = chromium() else { return };
+fn site_search_answers_the_shared_corpus_in_headless_chromium_or_skip() {
+    let Some(browser) = chromium_or_skip() else {
+        return;
+    };
     let corpus: Value =
         serde_json::from_str(include_str!("data/search_corpus.json")).expect("the corpus is JSON");
     let dir = TempDir::new("site-search-corpus");
@@ -236,8 +227,10 @@ const GENERATED: usize = 5000;
 const VOCAB: usize = 20_000;
 
 #[test]
-fn site_search_first_query_fetches_little_in_headless_chromium() {
-    let Some(browser) = chromium() else { return };
+fn site_search_first_query_fetches_little_in_headless_chromium_or_skip() {
+    let Some(browser) = chromium_or_skip() else {
+        return;
+    };
     let dir = TempDir::new("site-search-bytes");
     let at: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
     let items = (1..=GENERATED).map(|k| wordy(k, VOCAB, at)).collect();
@@ -289,7 +282,9 @@ fn site_search_first_query_fetches_little_in_headless_chromium() {
 
 #[test]
 fn site_search_incremental_export_rewrites_only_changed_shards() {
-    let Some(browser) = chromium() else { return };
+    let Some(browser) = chromium_or_skip() else {
+        return;
+    };
     let dir = TempDir::new("site-search-incremental");
     let t1: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
     let t2 = t1 + SignedDuration::from_hours(1);

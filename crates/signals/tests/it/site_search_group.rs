@@ -8,7 +8,6 @@
 //! group's shards whose terms changed.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::Path;
 
 use jiff::{SignedDuration, Timestamp};
@@ -21,7 +20,8 @@ use signals_store::{RepoKey, RunWrites, SearchIndex, StoreError};
 use signals_store_sqlite::Store;
 
 use crate::browser::{
-    Chromium, Dom, Server, VIRTUAL_TIME, assert_clean, filter_results, find_chromium, query_value,
+    Chromium, Dom, Server, VIRTUAL_TIME, assert_clean, chromium_or_skip, filter_results,
+    query_value,
 };
 use crate::support::{self, TempDir};
 use crate::wordy::{word, wordy_in};
@@ -31,18 +31,6 @@ use crate::wordy::{word, wordy_in};
 const REPOS: usize = 24;
 const ITEMS: usize = 50;
 const VOCAB: usize = 5000;
-
-fn chromium() -> Option<Chromium> {
-    let found = find_chromium();
-    if found.is_none() {
-        assert!(
-            std::env::var("SIGNALS_REQUIRE_BROWSER").as_deref() != Ok("1"),
-            "chromium not found and SIGNALS_REQUIRE_BROWSER=1"
-        );
-        let _ = writeln!(std::io::stderr(), "skipped: chromium not found");
-    }
-    found
-}
 
 /// Item `k` of repository `n`, its text drawn from the shared vocabulary;
 /// items 1 to 10 of repository 3, the ones that change, have short texts
@@ -184,7 +172,9 @@ fn group_page(
 
 #[test]
 fn site_search_group_page_ranks_over_the_group_and_stays_incremental() {
-    let Some(browser) = chromium() else { return };
+    let Some(browser) = chromium_or_skip() else {
+        return;
+    };
     let dir = TempDir::new("site-search-group");
     let t1: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
     let keys = group_store(dir.path(), t1);
