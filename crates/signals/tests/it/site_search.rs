@@ -119,7 +119,7 @@ fn search_page(
 }
 
 #[test]
-fn site_search_answers_the_shared_corpus_in_headless_chromium_or_skip() {
+fn site_search_answers_the_shared_corpus_in_headless_chromium() {
     let Some(browser) = chromium_or_skip() else {
         return;
     };
@@ -227,7 +227,7 @@ const GENERATED: usize = 5000;
 const VOCAB: usize = 20_000;
 
 #[test]
-fn site_search_first_query_fetches_little_in_headless_chromium_or_skip() {
+fn site_search_first_query_fetches_little_in_headless_chromium() {
     let Some(browser) = chromium_or_skip() else {
         return;
     };
