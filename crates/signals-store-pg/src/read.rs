@@ -10,9 +10,9 @@ use jiff::Timestamp;
 use signals_core::{DiscussionsOff, ItemSnapshot, RunRecord};
 use signals_store::codec::{ts_parse, uint};
 use signals_store::{
-    Failure, Parts, Reads, RepoKey, RepoStatus, RepoSummary, RequestStats, Result, RunStatus,
-    SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, Status, StoreError, discussions_off_from, run_record_from,
-    summary_from,
+    Failure, HEAD_COLUMNS, HEAD_JOINS, Parts, Reads, RepoKey, RepoStatus, RepoSummary,
+    RequestStats, Result, RunStatus, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, Status, StoreError,
+    discussions_off_from, run_record_from, summary_from,
 };
 
 use crate::PgStore;
@@ -166,27 +166,15 @@ impl Reads for PgStore {
         repo: RepoKey,
         ids: &[String],
     ) -> Result<HashMap<String, ItemSnapshot>> {
-        let path = self.path();
-        let mut out = HashMap::with_capacity(ids.len());
-        if ids.is_empty() {
-            return Ok(out);
-        }
-        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-        self.each_row(
-            "reading the latest snapshots of observed items",
-            &format!(
-                "SELECT i.item_id, i.item_key, {SNAPSHOT_COLUMNS}
-                 FROM items i JOIN snapshots s ON s.id = i.latest {SNAPSHOT_JOINS}
-                 WHERE i.repo = $1 AND i.item_id = ANY($2)"
-            ),
-            &[&repo.raw(), &ids],
-            |r| {
-                let key: String = r.get(1);
-                out.insert(r.get(0), Parts::join(&path, &key, raw_parts(r, 2))?);
-                Ok(())
-            },
-        )?;
-        Ok(out)
+        self.latest_of(repo, ids, (SNAPSHOT_COLUMNS, SNAPSHOT_JOINS))
+    }
+
+    fn latest_heads_for(
+        &self,
+        repo: RepoKey,
+        ids: &[String],
+    ) -> Result<HashMap<String, ItemSnapshot>> {
+        self.latest_of(repo, ids, (HEAD_COLUMNS, HEAD_JOINS))
     }
 
     fn snapshot_history(
@@ -341,6 +329,37 @@ fn status_from(path: &std::path::Path, r: &postgres::Row) -> Result<RepoStatus> 
 }
 
 impl PgStore {
+    /// The latest snapshot of each of `ids`, read with `columns` and
+    /// their joins, in one statement.
+    fn latest_of(
+        &self,
+        repo: RepoKey,
+        ids: &[String],
+        (columns, joins): (&str, &str),
+    ) -> Result<HashMap<String, ItemSnapshot>> {
+        let path = self.path();
+        let mut out = HashMap::with_capacity(ids.len());
+        if ids.is_empty() {
+            return Ok(out);
+        }
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        self.each_row(
+            "reading the latest snapshots of observed items",
+            &format!(
+                "SELECT i.item_id, i.item_key, {columns}
+                 FROM items i JOIN snapshots s ON s.id = i.latest {joins}
+                 WHERE i.repo = $1 AND i.item_id = ANY($2)"
+            ),
+            &[&repo.raw(), &ids],
+            |r| {
+                let key: String = r.get(1);
+                out.insert(r.get(0), Parts::join(&path, &key, raw_parts(r, 2))?);
+                Ok(())
+            },
+        )?;
+        Ok(out)
+    }
+
     pub(crate) fn summary_of(&self, repo: RepoKey) -> Result<RepoSummary> {
         match self.query_opt(
             "reading a repository",

@@ -111,55 +111,60 @@ fn mark_naming(tx: &Transaction<'_>, path: &Path, key: &str, run: i64) -> Result
     Ok(())
 }
 
-/// The items each item names, within the group of its repository.
-const REFERENCES: &str = "SELECT DISTINCT ti.item_id, ti.repo
-    FROM items si
+/// The items each of `?2` (a JSON array of ids) names, within the group
+/// of its repository: one statement for a page of items.
+const REFERENCES: &str = "SELECT DISTINCT si.item_id, ti.item_id, ti.repo
+    FROM json_each(?2) w
+    CROSS JOIN items si ON si.repo = ?1 AND si.item_id = w.value
     JOIN repositories sp ON sp.key = si.repo
     JOIN item_refs r ON r.item = si.id
     JOIN item_keys k ON k.key = r.target
     JOIN items ti ON ti.id = k.item
     JOIN repositories tp ON tp.key = ti.repo
-    WHERE si.repo = ?1 AND si.item_id = ?2 AND tp.group_id = sp.group_id AND ti.id <> si.id
-    ORDER BY ti.item_id";
+    WHERE tp.group_id = sp.group_id AND ti.id <> si.id
+    ORDER BY 1, 2";
 
-/// The items naming each item, within the group of its repository.
-const REFERENCED_BY: &str = "SELECT DISTINCT fi.item_id, fi.repo
-    FROM items si
+/// The items naming each of `?2`, within the group of its repository.
+const REFERENCED_BY: &str = "SELECT DISTINCT si.item_id, fi.item_id, fi.repo
+    FROM json_each(?2) w
+    CROSS JOIN items si ON si.repo = ?1 AND si.item_id = w.value
     JOIN repositories sp ON sp.key = si.repo
     JOIN item_keys k ON k.item = si.id
     JOIN item_refs r ON r.target = k.key
     JOIN items fi ON fi.id = r.item
     JOIN repositories fp ON fp.key = fi.repo
-    WHERE si.repo = ?1 AND si.item_id = ?2 AND fp.group_id = sp.group_id AND fi.id <> si.id
-    ORDER BY fi.item_id";
+    WHERE fp.group_id = sp.group_id AND fi.id <> si.id
+    ORDER BY 1, 2";
 
 impl ReferenceReads for Store {
     fn links_of(&self, repo: RepoKey, ids: &[String]) -> Result<HashMap<String, Links>> {
         let (path, doing) = (self.path(), "reading the references of items");
-        let mut out = HashMap::new();
-        let mut refs = self.conn.prepare_cached(REFERENCES).doing(path, doing)?;
-        let mut by = self.conn.prepare_cached(REFERENCED_BY).doing(path, doing)?;
-        let linked = |r: &rusqlite::Row<'_>| {
-            Ok(Linked {
-                id: r.get(0)?,
-                repo: RepoKey::from_raw(r.get(1)?),
-            })
-        };
-        for id in ids {
-            let links = Links {
-                references: refs
-                    .query_map(params![repo.raw(), id], linked)
-                    .doing(path, doing)?
-                    .collect::<rusqlite::Result<_>>()
-                    .doing(path, doing)?,
-                referenced_by: by
-                    .query_map(params![repo.raw(), id], linked)
-                    .doing(path, doing)?
-                    .collect::<rusqlite::Result<_>>()
-                    .doing(path, doing)?,
-            };
-            if links != Links::default() {
-                out.insert(id.clone(), links);
+        let mut out: HashMap<String, Links> = HashMap::new();
+        if ids.is_empty() {
+            return Ok(out);
+        }
+        let asked = crate::read::ids_json(path, ids)?;
+        for (sql, outgoing) in [(REFERENCES, true), (REFERENCED_BY, false)] {
+            let mut stmt = self.conn.prepare_cached(sql).doing(path, doing)?;
+            let rows = stmt
+                .query_map(params![repo.raw(), asked], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        Linked {
+                            id: r.get(1)?,
+                            repo: RepoKey::from_raw(r.get(2)?),
+                        },
+                    ))
+                })
+                .doing(path, doing)?;
+            for row in rows {
+                let (id, linked) = row.doing(path, doing)?;
+                let links = out.entry(id).or_default();
+                if outgoing {
+                    links.references.push(linked);
+                } else {
+                    links.referenced_by.push(linked);
+                }
             }
         }
         Ok(out)

@@ -221,6 +221,17 @@ pub trait Reads {
         ids: &[String],
     ) -> Result<HashMap<String, ItemSnapshot>>;
 
+    /// [`Reads::latest_snapshots_for`] without the bodies (each read as
+    /// an empty text): what a list of signals shows, at a fraction of the
+    /// bytes (`serve`'s pages of 50).
+    fn latest_heads_for(
+        &self,
+        repo: RepoKey,
+        ids: &[String],
+    ) -> Result<HashMap<String, ItemSnapshot>> {
+        self.latest_snapshots_for(repo, ids)
+    }
+
     /// Every distinct snapshot of one item, oldest first, each with the
     /// instant of the run that saw it.
     ///

@@ -316,11 +316,11 @@ impl<S: SearchIndex + ?Sized> signals_core::search::Source for Postings<'_, S> {
         for bytes in &blocks {
             df += postings::count(bytes).map_err(&damaged)? as usize;
         }
-        let idf = rank::idf(stats, df);
+        let mut scorer = rank::TermScorer::new(stats, rank::idf(stats, df), df);
         let mut out = Vec::with_capacity(df);
         for bytes in &blocks {
             postings::each(bytes, false, |e| {
-                out.push((e.doc, rank::term_score(stats, idf, &e)));
+                out.push((e.doc, scorer.score(e.len, e.tf, e.title_tf)));
             })
             .map_err(&damaged)?;
         }

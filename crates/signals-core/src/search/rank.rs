@@ -57,10 +57,10 @@ pub trait Source {
     /// same result.
     fn scored(&mut self, term: &str, stats: Stats) -> Result<Vec<(u32, f64)>, Self::Error> {
         let list = self.entries(term, false)?;
-        let idf = idf(stats, list.len());
+        let mut scorer = TermScorer::new(stats, idf(stats, list.len()), list.len());
         Ok(list
             .iter()
-            .map(|e| (e.doc, term_score(stats, idf, e)))
+            .map(|e| (e.doc, scorer.score(e.len, e.tf, e.title_tf)))
             .collect())
     }
 }
@@ -84,14 +84,83 @@ pub fn idf(stats: Stats, df: usize) -> f64 {
 
 /// One entry's share of a score, given its term's idf.
 pub fn term_score(stats: Stats, idf: f64, e: &Entry) -> f64 {
-    let avg = if stats.docs == 0 {
+    share(idf, average(stats), weighted_tf(e.tf, e.title_tf), e.len)
+}
+
+/// The average weighted length of the index's documents.
+fn average(stats: Stats) -> f64 {
+    if stats.docs == 0 {
         1.0
     } else {
         stats.total_len as f64 / stats.docs as f64
-    };
-    let tf = f64::from(e.tf + (TITLE_WEIGHT - 1) * e.title_tf);
-    let norm = K1 * (1.0 - B + B * f64::from(e.len) / avg);
+    }
+}
+
+/// A term's frequency with its title occurrences counted
+/// [`TITLE_WEIGHT`] times.
+fn weighted_tf(tf: u32, title_tf: u32) -> u32 {
+    tf.saturating_add((TITLE_WEIGHT - 1).saturating_mul(title_tf))
+}
+
+/// BM25's share of one term in one document: the same operations in the
+/// same order as the site's script (`search.js`), so both round alike.
+fn share(idf: f64, avg: f64, tf: u32, len: u32) -> f64 {
+    let tf = f64::from(tf);
+    let norm = K1 * (1.0 - B + B * f64::from(len) / avg);
     idf * (tf * (K1 + 1.0)) / (tf + norm)
+}
+
+/// Weighted lengths below this have their shares remembered.
+const MEMO_LENS: u32 = 1024;
+/// Weighted frequencies below this have their shares remembered.
+const MEMO_TFS: u32 = 32;
+/// Lists at least this long remember shares (a shorter one would spend
+/// more filling the memory than it saves).
+const MEMO_DF: usize = 16_384;
+
+/// [`term_score`] for every entry of one term's list. For a long list
+/// each share is computed once per (weighted length, weighted frequency):
+/// a common word's 100,000 entries hold a few thousand such pairs, and
+/// the two divisions of each share were most of scoring them. The
+/// remembered value is the one [`term_score`] computes, bit for bit.
+pub struct TermScorer {
+    idf: f64,
+    avg: f64,
+    memo: Vec<f64>,
+}
+
+impl TermScorer {
+    /// A scorer for a term of inverse document frequency `idf` held by
+    /// `df` documents.
+    pub fn new(stats: Stats, idf: f64, df: usize) -> TermScorer {
+        let memo = if df >= MEMO_DF {
+            vec![f64::NAN; (MEMO_LENS * MEMO_TFS) as usize]
+        } else {
+            Vec::new()
+        };
+        TermScorer {
+            idf,
+            avg: average(stats),
+            memo,
+        }
+    }
+
+    /// The share of an entry of weighted length `len` holding the term
+    /// `tf` times, `title_tf` of them in the title.
+    #[inline]
+    pub fn score(&mut self, len: u32, tf: u32, title_tf: u32) -> f64 {
+        let tf = weighted_tf(tf, title_tf);
+        if len < MEMO_LENS
+            && tf < MEMO_TFS
+            && let Some(slot) = self.memo.get_mut((len * MEMO_TFS + tf) as usize)
+        {
+            if slot.is_nan() {
+                *slot = share(self.idf, self.avg, tf, len);
+            }
+            return *slot;
+        }
+        share(self.idf, self.avg, tf, len)
+    }
 }
 
 /// Matching documents of one clause, in document order, with the clause's

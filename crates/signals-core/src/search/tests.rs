@@ -143,3 +143,38 @@ fn identifiers_and_spaceless_text_are_found_whole_and_by_parts() {
     assert!(ranked(&docs, "存内").is_empty());
     assert_eq!(ranked(&docs, "torc*"), [1]);
 }
+
+#[test]
+fn the_remembering_scorer_equals_term_score_bit_for_bit() {
+    use super::postings::Entry;
+    use super::rank::{Stats, TermScorer, idf, term_score};
+    let stats = Stats {
+        docs: 100_000,
+        total_len: 4_321_987,
+    };
+    let idf = idf(stats, 31_337);
+    let mut long = TermScorer::new(stats, idf, 31_337);
+    let mut short = TermScorer::new(stats, idf, 3);
+    for round in 0..2 {
+        for len in [0, 1, 7, 43, 1023, 1024, 5000, u32::MAX] {
+            for (tf, title_tf) in [(1, 0), (1, 1), (2, 1), (7, 0), (31, 0), (32, 0), (40, 13)] {
+                let e = Entry {
+                    doc: 0,
+                    len,
+                    title_tf,
+                    tf,
+                    positions: Vec::new(),
+                };
+                let want = term_score(stats, idf, &e);
+                for scorer in [&mut long, &mut short] {
+                    let got = scorer.score(len, tf, title_tf);
+                    assert_eq!(
+                        got.to_bits(),
+                        want.to_bits(),
+                        "{round} {len} {tf} {title_tf}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -227,7 +227,7 @@ impl Api<'_> {
             .map(|&p| (index.ids.get(p as usize), &index.rows[p as usize]))
             .collect();
         let ids: Vec<String> = rows.iter().map(|(id, _)| id.to_string()).collect();
-        let items = self.store.latest_snapshots_for(s.key, &ids)?;
+        let items = self.store.latest_heads_for(s.key, &ids)?;
         let mut links = self.store.links_of(s.key, &ids)?;
         let mut signals = Vec::with_capacity(rows.len());
         for (id, row) in rows {

@@ -47,7 +47,11 @@ impl Pool {
         let size = size.max(1);
         let mut idle = Vec::with_capacity(size);
         for _ in 0..size {
-            idle.push(crate::store::open(store, false)?);
+            let opened = crate::store::open(store, false)?;
+            if let crate::store::Opened::Sqlite(s) = &opened {
+                s.serve_reads()?;
+            }
+            idle.push(opened);
         }
         Ok(Pool {
             idle: Mutex::new(idle),
