@@ -59,14 +59,28 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// The next number. Most numbers of a block are one or two bytes (a
+    /// document's weighted length is often 128 or more): those are read
+    /// here, inline, and only longer ones call [`Reader::get_long`].
+    #[inline(always)]
     fn get(&mut self) -> Result<u32, BlockError> {
-        // Most numbers of a block are one byte.
-        if let Some(&b) = self.bytes.get(self.at)
-            && b < 0x80
-        {
-            self.at += 1;
-            return Ok(u32::from(b));
+        if let Some(&b) = self.bytes.get(self.at) {
+            if b < 0x80 {
+                self.at += 1;
+                return Ok(u32::from(b));
+            }
+            if let Some(&c) = self.bytes.get(self.at + 1)
+                && c < 0x80
+            {
+                self.at += 2;
+                return Ok(u32::from(b & 0x7f) | (u32::from(c) << 7));
+            }
         }
+        self.get_long()
+    }
+
+    #[inline(never)]
+    fn get_long(&mut self) -> Result<u32, BlockError> {
         let mut v: u64 = 0;
         for shift in (0..35).step_by(7) {
             let Some(&b) = self.bytes.get(self.at) else {
