@@ -31,6 +31,7 @@ mod read;
 mod references;
 mod schema;
 mod search;
+mod staging;
 mod stream;
 mod trends;
 mod write;

@@ -214,6 +214,7 @@ impl RunWrites for PgStore {
                 &[&key],
             )
             .map_err(&err)?;
+            crate::staging::discard(&mut tx, repo).map_err(&err)?;
             for table in [
                 "item_refs",
                 "reference_marks",

@@ -119,6 +119,7 @@ impl RunWrites for Store {
             params![repo.raw()],
         )
         .doing(&path, doing)?;
+        crate::staging::discard(&tx, &path, repo)?;
         for table in [
             "item_refs",
             "reference_marks",

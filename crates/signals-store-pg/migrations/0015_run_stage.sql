@@ -1,0 +1,29 @@
+-- 0015_run_stage: a run's stage (issue 27, part 2; signals_store::staging),
+-- as SQLite's 0015_run_stage.
+--
+-- Never edit this file once merged. The items of a run, written as the
+-- host's pages arrive, each page in a transaction of its own, and read back
+-- in chunks by the run's commit, so a first collection need not hold every
+-- item in memory. No read of the repository sees these rows; a killed run
+-- leaves them until the next run of its repository starts its own stage
+-- (under the repository's lease). `signals migrate` copies none of it.
+--
+-- `run_stages`: per repository, the instant of the run whose stage it is
+-- and the next free place. `run_stage_items`: one row per signal id, the
+-- item as JSON, at the place of its last sighting.
+CREATE TABLE run_stages (
+    repo         bigint PRIMARY KEY REFERENCES repositories (key),
+    collected_s  bigint NOT NULL,
+    collected_ns bigint NOT NULL,
+    next_place   bigint NOT NULL CHECK (next_place >= 1)
+);
+
+CREATE TABLE run_stage_items (
+    repo     bigint NOT NULL REFERENCES run_stages (repo),
+    item_id  text NOT NULL,
+    place    bigint NOT NULL CHECK (place >= 1),
+    snapshot text NOT NULL,
+    PRIMARY KEY (repo, item_id)
+);
+
+CREATE UNIQUE INDEX run_stage_items_by_place ON run_stage_items (repo, place);
