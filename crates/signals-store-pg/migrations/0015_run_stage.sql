@@ -8,22 +8,19 @@
 -- leaves them until the next run of its repository starts its own stage
 -- (under the repository's lease). `signals migrate` copies none of it.
 --
--- `run_stages`: per repository, the instant of the run whose stage it is
--- and the next free place. `run_stage_items`: one row per signal id, the
--- item as JSON, at the place of its last sighting.
+-- `run_stages`: per repository, the instant of the run whose stage it is.
+-- `run_stage_items`: one row per signal id, the item of its last sighting
+-- as JSON, read back in signal id order (the order of a run's events: byte
+-- order, hence "C").
 CREATE TABLE run_stages (
     repo         bigint PRIMARY KEY REFERENCES repositories (key),
     collected_s  bigint NOT NULL,
-    collected_ns bigint NOT NULL,
-    next_place   bigint NOT NULL CHECK (next_place >= 1)
+    collected_ns bigint NOT NULL
 );
 
 CREATE TABLE run_stage_items (
     repo     bigint NOT NULL REFERENCES run_stages (repo),
-    item_id  text NOT NULL,
-    place    bigint NOT NULL CHECK (place >= 1),
+    item_id  text COLLATE "C" NOT NULL,
     snapshot text NOT NULL,
     PRIMARY KEY (repo, item_id)
 );
-
-CREATE UNIQUE INDEX run_stage_items_by_place ON run_stage_items (repo, place);

@@ -7,22 +7,18 @@
 -- leaves them until the next run of its repository starts its own stage.
 -- `signals migrate` copies none of it.
 --
--- `run_stages`: per repository, the instant of the run whose stage it is
--- and the next free place. `run_stage_items`: one row per signal id, the
--- item as JSON, at the place of its last sighting.
+-- `run_stages`: per repository, the instant of the run whose stage it is.
+-- `run_stage_items`: one row per signal id, the item of its last sighting
+-- as JSON, read back in signal id order (the order of a run's events).
 CREATE TABLE run_stages (
     repo         INTEGER PRIMARY KEY REFERENCES repositories (key),
     collected_s  INTEGER NOT NULL,
-    collected_ns INTEGER NOT NULL,
-    next_place   INTEGER NOT NULL CHECK (next_place >= 1)
+    collected_ns INTEGER NOT NULL
 ) STRICT;
 
 CREATE TABLE run_stage_items (
     repo     INTEGER NOT NULL REFERENCES run_stages (repo),
     item_id  TEXT NOT NULL,
-    place    INTEGER NOT NULL CHECK (place >= 1),
     snapshot TEXT NOT NULL,
     PRIMARY KEY (repo, item_id)
 ) STRICT, WITHOUT ROWID;
-
-CREATE UNIQUE INDEX run_stage_items_by_place ON run_stage_items (repo, place);

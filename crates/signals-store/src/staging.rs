@@ -15,9 +15,11 @@
 //! refused with [`crate::StoreError::StageLost`] instead of mixing items
 //! of two runs.
 //!
-//! A staged item is kept as the lists give them: one per signal id, the
-//! last sighting winning and standing where it was seen last (its
-//! `place`), as `signals-http`'s `Items` does in memory.
+//! A stage holds one item per signal id, its last sighting (as the
+//! collection's lists give them, an item that moved between pages while
+//! they were read is seen twice), and is read back in chunks in signal id
+//! order (byte order), the order in which a run's events are numbered
+//! ([`crate::events::positioned`]).
 
 use jiff::Timestamp;
 use signals_core::ItemSnapshot;
@@ -27,8 +29,6 @@ use crate::{RepoKey, Result};
 /// One item of a run's stage.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Staged {
-    /// Its place in the stage: the order of its last sighting, from 1.
-    pub place: u64,
     /// Its signal id.
     pub id: String,
     /// The item as its last sighting gave it.
@@ -36,75 +36,66 @@ pub struct Staged {
 }
 
 /// The writes and reads of a run's stage. Each write is its own
-/// transaction, all or nothing.
+/// transaction, all or nothing. Like [`crate::HttpState`]'s, the writes
+/// take `&self`: a run stages its items while its collection reads the
+/// store as its HTTP cache.
 pub trait RunStaging {
     /// Starts the stage of the run of `repo` at `collected_at`, empty:
     /// what an earlier run staged and did not commit is discarded. Returns
     /// the number of items discarded.
-    fn stage_start(&mut self, repo: RepoKey, collected_at: Timestamp) -> Result<u64>;
+    fn stage_start(&self, repo: RepoKey, collected_at: Timestamp) -> Result<u64>;
 
     /// Adds `items` (signal id and item) to the stage of the run of
-    /// `repo` at `collected_at`, in their order, in one transaction: an
-    /// id already staged is replaced, and takes the next place. Refused
-    /// with [`crate::StoreError::StageLost`] when the repository's stage is
-    /// not this run's (none was started, or a later run started its own).
+    /// `repo` at `collected_at`, in one transaction: of an id given
+    /// twice, or already staged, the last one given stays. Refused with
+    /// [`crate::StoreError::StageLost`] when the repository's stage is not
+    /// this run's (none was started, or a later run started its own).
     fn stage_items(
-        &mut self,
+        &self,
         repo: RepoKey,
         collected_at: Timestamp,
         items: &[(String, ItemSnapshot)],
     ) -> Result<()>;
 
-    /// At most `limit` staged items of `repo` whose place is after
-    /// `after`, in the order of their places: a stage is read in chunks,
-    /// `after` being the last place of the chunk before (0 at first).
-    fn staged_items(&self, repo: RepoKey, after: u64, limit: usize) -> Result<Vec<Staged>>;
+    /// At most `limit` staged items of `repo` whose id is after `after`
+    /// (all when `None`), in signal id order (byte order): a stage is read
+    /// in chunks, `after` being the last id of the chunk before.
+    fn staged_items(&self, repo: RepoKey, after: Option<&str>, limit: usize)
+    -> Result<Vec<Staged>>;
 
     /// The number of items staged for `repo`.
     fn staged_count(&self, repo: RepoKey) -> Result<u64>;
 
     /// Discards the stage of `repo`, whichever run it was; returns the
     /// number of items discarded.
-    fn discard_stage(&mut self, repo: RepoKey) -> Result<u64>;
+    fn discard_stage(&self, repo: RepoKey) -> Result<u64>;
 }
 
-/// The rows [`RunStaging::stage_items`] writes: `items` with one row per
-/// id, the last sighting winning, and their places from `next` on in the
-/// order of those last sightings; each item as JSON
-/// ([`crate::codec::to_json`]). Returns the rows and the next free place.
+/// The rows [`RunStaging::stage_items`] writes: one per id, the last one
+/// given, each item as JSON ([`crate::codec::to_json`]), in the order given.
 pub fn stage_rows(
     path: &std::path::Path,
     items: &[(String, ItemSnapshot)],
-    next: u64,
-) -> Result<(Vec<(String, i64, String)>, u64)> {
+) -> Result<Vec<(String, String)>> {
     let mut last = std::collections::HashMap::new();
     for (at, (id, _)) in items.iter().enumerate() {
         last.insert(id.as_str(), at);
     }
     let mut rows = Vec::with_capacity(last.len());
-    let mut place = next;
     for (at, (id, snapshot)) in items.iter().enumerate() {
-        if last.get(id.as_str()) != Some(&at) {
-            continue;
+        if last.get(id.as_str()) == Some(&at) {
+            rows.push((
+                id.clone(),
+                crate::codec::to_json(path, "a staged item", snapshot)?,
+            ));
         }
-        let json = crate::codec::to_json(path, "a staged item", snapshot)?;
-        rows.push((
-            id.clone(),
-            crate::codec::int("a stage's place", place)?,
-            json,
-        ));
-        place += 1;
     }
-    Ok((rows, place))
+    Ok(rows)
 }
 
-/// A staged row read back: its place, id and JSON.
-pub fn staged_from(
-    path: &std::path::Path,
-    (place, id, json): (i64, String, String),
-) -> Result<Staged> {
+/// A staged row read back: its id and JSON.
+pub fn staged_from(path: &std::path::Path, (id, json): (String, String)) -> Result<Staged> {
     Ok(Staged {
-        place: crate::codec::uint(path, "run_stage_items.place", place)?,
         snapshot: crate::codec::from_json(path, "run_stage_items.snapshot", &json)?,
         id,
     })
