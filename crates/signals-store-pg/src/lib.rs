@@ -318,7 +318,7 @@ impl PgStore {
         self.reconnect_until(Instant::now() + within, &cause)
     }
 
-    fn notice(&self, text: String) {
+    pub(crate) fn notice(&self, text: String) {
         self.notices.borrow_mut().push(text);
     }
 

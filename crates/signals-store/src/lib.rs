@@ -88,10 +88,12 @@ pub use snapshots::{
     HEAD_COLUMNS, HEAD_JOINS, Parts, RawParts, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, head_title_url,
     state_code,
 };
-pub use staging::{RunStaging, Staged};
+pub use staging::{RunStaging, Staged, StagedPart, StagedParts};
 pub use stream::{LatestItem, RepoOutline, StreamReads, TrailKey};
 pub use trends::{ContextRow, GrowthRow, TrendReads, contexts_from, growth_from};
-pub use write::{KeptPulls, PullsKept, RequestStats, RunCommit, RunWrites, check_commit};
+pub use write::{
+    KeptPulls, PullsKept, RequestStats, RunCommit, RunWrites, check_commit, check_staged_commit,
+};
 
 /// A store of repositories, runs, snapshots, events, failures, HTTP state,
 /// alerts and owners: every role at once, what the binary holds (as

@@ -165,6 +165,14 @@ pub const CHECKS: &[(&str, Check)] = &[
         "a_stage_is_invisible_to_reads_and_purge_takes_it",
         a_stage_is_invisible_to_reads_and_purge_takes_it,
     ),
+    (
+        "a_staged_commit_stores_what_a_held_one_does",
+        a_staged_commit_stores_what_a_held_one_does,
+    ),
+    (
+        "a_staged_commit_is_all_or_nothing",
+        a_staged_commit_is_all_or_nothing,
+    ),
 ];
 
 /// Runs every check, naming each on stderr first (so a failure names its
