@@ -5,7 +5,9 @@ use std::fmt;
 use jiff::Timestamp;
 use signals_core::model::{Discussions, RepoName};
 
-use crate::{Client, Collection, Error, Host, HostClient, Owed, OwnerListing, ResponseCache};
+use crate::{
+    Client, Collection, Error, Host, HostClient, ItemSink, Owed, OwnerListing, ResponseCache,
+};
 
 /// A host client behind a pointer: what the binary holds for each
 /// configured host, whatever its kind. Implemented by every
@@ -24,6 +26,15 @@ pub trait Collect: fmt::Debug + Send {
         repo: &RepoName,
         since: Timestamp,
         asked: (Option<Timestamp>, bool),
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Collection, Error>;
+    /// See [`HostClient::collect_into`].
+    fn collect_into(
+        &mut self,
+        repo: &RepoName,
+        since: Timestamp,
+        asked: (Option<Timestamp>, bool),
+        sink: Option<&mut dyn ItemSink>,
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error>;
     /// See [`HostClient::ask_open_pulls`].
@@ -68,6 +79,17 @@ impl<H: Host> Collect for HostClient<H> {
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error> {
         HostClient::collect_with(self, repo, since, asked, cache)
+    }
+
+    fn collect_into(
+        &mut self,
+        repo: &RepoName,
+        since: Timestamp,
+        asked: (Option<Timestamp>, bool),
+        sink: Option<&mut dyn ItemSink>,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Collection, Error> {
+        HostClient::collect_into(self, repo, since, asked, sink, cache)
     }
 
     fn ask_open_pulls(&mut self, owed: &Owed, cache: &mut dyn ResponseCache) -> Result<u64, Error> {

@@ -12,7 +12,7 @@
 //! [`Host::settle_merges`]. A pull request still unsettled is left out of
 //! the run, never reported as not merged: its next update brings it back.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use sha2::{Digest, Sha256};
@@ -23,7 +23,7 @@ use signals_core::model::{
 };
 
 use crate::host::{HEADS_PER_QUERY, Host, ListsSeen};
-use crate::items::Items;
+use crate::items::{Gather, ItemSink};
 use crate::wire::{Place, WireItem, WireRelease, WireRepo};
 use crate::{
     Client, Config, Error, Logger, OpenPulls, Owed, OwnerListing, RateLimit, RequestStats,
@@ -52,6 +52,9 @@ pub struct Collection {
     /// True when some closed pull request whose merge state stayed
     /// unknown was left out of the items.
     pub pulls_left_out: bool,
+    /// The keys of those pull requests: with an [`ItemSink`], an earlier
+    /// sighting of one that went to the sink is to be dropped.
+    pub left_out: HashSet<String>,
 }
 
 /// `owner/name` lower-cased: how heads are keyed.
@@ -180,7 +183,22 @@ impl<H: Host> HostClient<H> {
         &mut self,
         repo: &RepoName,
         since: Timestamp,
+        asked: (Option<Timestamp>, bool),
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Collection, Error> {
+        self.collect_into(repo, since, asked, None, cache)
+    }
+
+    /// [`HostClient::collect_with`], the items sent to `sink` as their
+    /// pages arrive instead of held (issue 27, part 2): the
+    /// [`Collection`]'s items are then empty, and the comments step reads
+    /// only the items updated since its `since`, held meanwhile.
+    pub fn collect_into(
+        &mut self,
+        repo: &RepoName,
+        since: Timestamp,
         (comments_since, count_pulls): (Option<Timestamp>, bool),
+        sink: Option<&mut dyn ItemSink>,
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error> {
         let (http, host) = (&mut self.http, &self.host);
@@ -222,35 +240,8 @@ impl<H: Host> HostClient<H> {
         let milestones = host.milestones(http, &root, listed, &at, cache)?;
 
         let since_text = since.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
-        let mut items = Items::default();
-        let mut digest = H::DIGESTS_LISTS.then(Sha256::new);
-        for list in host.item_lists(&root, &since_text) {
-            let per_page = H::PER_PAGE as usize;
-            let mut pages = 0;
-            http.get_pages(&list.url, cache, per_page, list.disabled, |fetched| {
-                let page = decode::<Vec<H::Item>>(name_of_host, &fetched.url, &fetched.body)?;
-                pages += 1;
-                if let Some(d) = &mut digest {
-                    for part in [fetched.url.as_bytes(), &fetched.body] {
-                        d.update((part.len() as u64).to_le_bytes());
-                        d.update(part);
-                    }
-                }
-                let entries = page.len();
-                for entry in page {
-                    let merge_unknown = entry.merge_unknown();
-                    items.push(entry.into_snapshot(&at, list.kinds), merge_unknown);
-                }
-                Ok(entries)
-            })?;
-            // A list turned off answers no page.
-            if pages == 0 {
-                digest = None;
-            }
-        }
-        let lists = ListsSeen {
-            digest: digest.map(|d| crate::cache::hex(&d.finalize())),
-        };
+        let mut gather = Gather::new(sink, comments_since);
+        let lists = read_lists(http, host, (&root, &since_text, &at), &mut gather, cache)?;
         let open_pulls = if !H::OPEN_ISSUES_HOLD_PULLS {
             OpenPulls::NotHeld
         } else if count_pulls {
@@ -263,15 +254,16 @@ impl<H: Host> HostClient<H> {
             context.open_issues = context.open_issues.saturating_sub(count);
             OpenPulls::Asked(count)
         };
-        let (mut items, mut unknown) = items.finish();
-        let mut pulls_left_out = false;
+        let (mut items, mut unknown, recent, sink) = gather.finish();
         if !unknown.is_empty() {
             host.settle_merges(http, &root, since, &mut items, &mut unknown, cache)?;
             items.retain(|i| !(i.kind() == ItemKind::PullRequest && unknown.contains(&i.key)));
-            pulls_left_out = !unknown.is_empty();
+        }
+        if let Some(sink) = sink {
+            sink.page(std::mem::take(&mut items));
         }
         let comments = match comments_since {
-            Some(at) => host.comments(http, &root, at, &items, cache)?,
+            Some(at) => host.comments(http, &root, at, recent.as_ref().unwrap_or(&items), cache)?,
             None => Vec::new(),
         };
         Ok(Collection {
@@ -286,7 +278,8 @@ impl<H: Host> HostClient<H> {
             comments,
             open_pulls,
             created_at,
-            pulls_left_out,
+            pulls_left_out: !unknown.is_empty(),
+            left_out: unknown,
         })
     }
 
@@ -386,6 +379,50 @@ impl<H: Host> HostClient<H> {
         self.http
             .list_owner::<H::Listed>(owner, &urls, H::OWNER_KINDS, cache, H::PER_PAGE as usize)
     }
+}
+
+/// Reads every page of each of the host's item lists into `gather`;
+/// returns what the lists answered.
+fn read_lists<H: Host>(
+    http: &mut Client,
+    host: &H,
+    (root, since, at): (&str, &str, &Place<'_>),
+    gather: &mut Gather<'_>,
+    cache: &mut dyn ResponseCache,
+) -> Result<ListsSeen, Error> {
+    let name_of_host = http.host_name();
+    let mut digest = H::DIGESTS_LISTS.then(Sha256::new);
+    for list in host.item_lists(root, since) {
+        let per_page = H::PER_PAGE as usize;
+        let mut pages = 0;
+        http.get_pages(&list.url, cache, per_page, list.disabled, |fetched| {
+            let page = decode::<Vec<H::Item>>(name_of_host, &fetched.url, &fetched.body)?;
+            pages += 1;
+            if let Some(d) = &mut digest {
+                for part in [fetched.url.as_bytes(), &fetched.body] {
+                    d.update((part.len() as u64).to_le_bytes());
+                    d.update(part);
+                }
+            }
+            let entries = page.len();
+            gather.page(
+                page.into_iter()
+                    .map(|entry| {
+                        let merge_unknown = entry.merge_unknown();
+                        (entry.into_snapshot(at, list.kinds), merge_unknown)
+                    })
+                    .collect(),
+            );
+            Ok(entries)
+        })?;
+        // A list turned off answers no page.
+        if pages == 0 {
+            digest = None;
+        }
+    }
+    Ok(ListsSeen {
+        digest: digest.map(|d| crate::cache::hex(&d.finalize())),
+    })
 }
 
 /// The new name when the host's answer names another repository than the
