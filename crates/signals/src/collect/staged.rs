@@ -148,8 +148,7 @@ fn staged_run(
     let since = plan.since;
     let left_out = outcome.left_out;
     let keep = |i: &ItemSnapshot| {
-        i.updated_at >= since
-            && !(i.kind() == ItemKind::PullRequest && left_out.contains(&i.key))
+        i.updated_at >= since && !(i.kind() == ItemKind::PullRequest && left_out.contains(&i.key))
     };
     let tally = tally(&*store, key, &repo.source, &keep)?;
     // The run's own items: its releases and discussions.

@@ -12,8 +12,8 @@ use std::time::Duration;
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
 use signals_core::ItemSnapshot;
-use signals_store::{Reads, RunStaging};
 use signals_store::suite::WholeReads;
+use signals_store::{Reads, RunStaging};
 use signals_testhost::{TestHost, synthetic};
 
 use crate::support::{TempDir, run, show, signals_bin};
