@@ -20,10 +20,13 @@
 
 mod cache;
 mod client;
+mod collect;
 mod config;
 pub mod de;
 mod error;
 mod host;
+mod host_client;
+mod items;
 mod links;
 mod open_pulls;
 mod owner;
@@ -34,9 +37,12 @@ pub mod wire;
 
 pub use cache::{CachedResponse, MemoryCache, ResponseCache, token_fingerprint};
 pub use client::{Client, Fetched, Logger, Posted, RequestLog};
+pub use collect::Collect;
 pub use config::{Clock, Config, Sleeper};
 pub use error::{Error, decode};
-pub use host::{Collect, Collection, HEADS_PER_QUERY, Host, HostClient, ItemList, ListsSeen};
+pub use host::{HEADS_PER_QUERY, Host, ItemList, ListsSeen};
+pub use host_client::{Collection, HostClient};
+pub use items::ItemSink;
 pub use links::{link_next, link_rel, retry_after_secs};
 pub use open_pulls::{OpenPulls, Owed};
 pub use owner::OwnerListing;

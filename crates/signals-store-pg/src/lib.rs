@@ -31,6 +31,7 @@ mod read;
 mod references;
 mod schema;
 mod search;
+mod staging;
 mod stream;
 mod trends;
 mod write;
@@ -317,7 +318,7 @@ impl PgStore {
         self.reconnect_until(Instant::now() + within, &cause)
     }
 
-    fn notice(&self, text: String) {
+    pub(crate) fn notice(&self, text: String) {
         self.notices.borrow_mut().push(text);
     }
 

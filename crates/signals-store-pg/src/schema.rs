@@ -87,6 +87,11 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         include_str!("../migrations/0014_due_leases.sql"),
         None,
     ),
+    (
+        "0015_run_stage",
+        include_str!("../migrations/0015_run_stage.sql"),
+        None,
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use jiff::Timestamp;
 use postgres::{Client, GenericClient, Transaction};
+use signals_core::run::ItemEvent;
 use signals_core::{Group, ItemSnapshot, TrackedRepo};
 use signals_store::codec::{int, to_json, ts_parse, ts_text};
 use signals_store::{
@@ -214,6 +215,7 @@ impl RunWrites for PgStore {
                 &[&key],
             )
             .map_err(&err)?;
+            crate::staging::discard(&mut tx, repo).map_err(&err)?;
             for table in [
                 "item_refs",
                 "reference_marks",
@@ -266,7 +268,7 @@ impl PgStore {
     /// Stores the run's texts not stored yet, as a statement of their own.
     /// A worker writes them only while its lease holds, so a worker that
     /// stalled past it leaves nothing behind.
-    fn insert_texts(&self, repo: RepoKey, texts: &Texts<'_>) -> Result<()> {
+    pub(crate) fn insert_texts(&self, repo: RepoKey, texts: &Texts<'_>) -> Result<()> {
         let err = self.err("storing texts");
         let lease = self
             .lease
@@ -314,9 +316,25 @@ impl PgStore {
         for (id, snapshot, parts) in &c.parts {
             self.store_snapshot(&mut tx, c.repo.raw(), id, snapshot, parts, &ids, run_id)?;
         }
-        self.store_events(&mut tx, c, run_id)?;
+        let events = signals_store::events::positioned(&c.run.events);
+        self.store_events(&mut tx, (c, run_id), events)?;
         self.store_references(&mut tx, c.repo.raw(), (run_id, c.run))?;
-        self.store_messages(&mut tx, c.repo, run_id, c.at, &c.run.messages)?;
+        self.finish_in(&mut tx, c, run_id)?;
+        tx.commit().map_err(&err)?;
+        Ok(true)
+    }
+
+    /// What a run writes after its items: its alert messages and its
+    /// repository's row (the name the host gave, the kept count of open
+    /// pull requests).
+    pub(crate) fn finish_in(
+        &self,
+        tx: &mut Transaction<'_>,
+        c: &Commit<'_>,
+        run_id: i64,
+    ) -> Result<()> {
+        let err = self.err("committing a run");
+        self.store_messages(tx, c.repo, run_id, c.at, &c.run.messages)?;
         tx.execute(
             "UPDATE repositories SET host_name = $2, missing = 0, last_error = NULL
              WHERE key = $1",
@@ -339,14 +357,13 @@ impl PgStore {
             )
             .map_err(&err)?;
         }
-        tx.commit().map_err(&err)?;
-        Ok(true)
+        Ok(())
     }
 
     /// The instant of the repository's last run, with the repository's row
     /// locked: the lock orders two commits of one repository (which leases
     /// already prevent) so the order check after it is sound.
-    fn last_run_locked(
+    pub(crate) fn last_run_locked(
         &self,
         tx: &mut Transaction<'_>,
         repo: RepoKey,
@@ -374,7 +391,7 @@ impl PgStore {
     }
 
     /// Adds the run's row; returns its id.
-    fn insert_run(&self, tx: &mut Transaction<'_>, c: &Commit<'_>) -> Result<i64> {
+    pub(crate) fn insert_run(&self, tx: &mut Transaction<'_>, c: &Commit<'_>) -> Result<i64> {
         let (record, stats) = (&c.run.record, c.run.stats);
         Ok(tx
             .query_one(
@@ -403,8 +420,13 @@ impl PgStore {
 
     /// Adds the run's events, each pointing at its item's latest snapshot
     /// (stored with the run or before).
-    fn store_events(&self, tx: &mut Transaction<'_>, c: &Commit<'_>, run_id: i64) -> Result<()> {
-        for (pos, e) in signals_store::events::positioned(&c.run.events) {
+    pub(crate) fn store_events<'e>(
+        &self,
+        tx: &mut Transaction<'_>,
+        (c, run_id): (&Commit<'_>, i64),
+        events: impl IntoIterator<Item = (i64, &'e ItemEvent)>,
+    ) -> Result<()> {
+        for (pos, e) in events {
             let Some((item, snapshot)) =
                 item_row(tx, c.repo.raw(), &e.item_id).map_err(self.err("committing a run"))?
             else {
@@ -433,7 +455,12 @@ impl PgStore {
     /// Releases this process's lease on `repo` inside `tx`, recording the
     /// attempt; without a lease, only records the attempt. Fails with
     /// [`StoreError::LeaseLost`] when the lease is no longer this worker's.
-    fn release_in(&self, tx: &mut Transaction<'_>, repo: RepoKey, failed: bool) -> Result<()> {
+    pub(crate) fn release_in(
+        &self,
+        tx: &mut Transaction<'_>,
+        repo: RepoKey,
+        failed: bool,
+    ) -> Result<()> {
         let err = self.err("releasing a lease");
         let lease = self.lease.borrow().clone();
         match lease {
@@ -478,7 +505,7 @@ impl PgStore {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn store_snapshot(
+    pub(crate) fn store_snapshot(
         &self,
         tx: &mut Transaction<'_>,
         repo: i64,
@@ -560,23 +587,34 @@ impl PgStore {
 /// A run as its transaction writes it, prepared before it starts (so a
 /// retry writes the same): checked, its context and news as JSON, each
 /// snapshot split into its columns.
-struct Commit<'a> {
-    repo: RepoKey,
-    run: &'a RunCommit,
-    at: Timestamp,
+pub(crate) struct Commit<'a> {
+    pub(crate) repo: RepoKey,
+    pub(crate) run: &'a RunCommit,
+    pub(crate) at: Timestamp,
     /// `owner/name`, for messages.
-    repo_name: String,
+    pub(crate) repo_name: String,
     context: String,
     news: String,
     /// Signal id, snapshot, columns.
-    parts: Vec<(&'a str, &'a ItemSnapshot, Parts)>,
+    pub(crate) parts: Vec<(&'a str, &'a ItemSnapshot, Parts)>,
 }
 
 impl<'a> Commit<'a> {
-    fn of(path: &Path, repo: RepoKey, run: &'a RunCommit) -> Result<Commit<'a>> {
+    pub(crate) fn of(path: &Path, repo: RepoKey, run: &'a RunCommit) -> Result<Commit<'a>> {
+        Commit::checked(path, repo, run, check_commit)
+    }
+
+    /// [`Commit::of`] with the checks of `check` (a staged run's events
+    /// are counted with its parts).
+    pub(crate) fn checked(
+        path: &Path,
+        repo: RepoKey,
+        run: &'a RunCommit,
+        check: fn(&RunCommit) -> std::result::Result<(), String>,
+    ) -> Result<Commit<'a>> {
         let at = run.record.collected_at;
         let repo_name = run.context.repository.to_string();
-        check_commit(run).map_err(|problem| StoreError::InvalidRun {
+        check(run).map_err(|problem| StoreError::InvalidRun {
             repo: repo_name.clone(),
             at,
             problem,
@@ -598,7 +636,7 @@ impl<'a> Commit<'a> {
     }
 }
 
-fn item_row(
+pub(crate) fn item_row(
     tx: &mut Transaction<'_>,
     repo: i64,
     item_id: &str,
@@ -619,10 +657,10 @@ fn item_row(
 /// (inserting again, in the same order and statement, only a text a purge
 /// deleted in between). Inserts that wait on each other's uncommitted rows
 /// all take them in ascending hash order, so no two wait in a cycle.
-struct Texts<'a>(BTreeMap<[u8; 32], &'a str>);
+pub(crate) struct Texts<'a>(BTreeMap<[u8; 32], &'a str>);
 
 impl<'a> Texts<'a> {
-    fn of(parts: impl Iterator<Item = &'a Parts>) -> Texts<'a> {
+    pub(crate) fn of(parts: impl Iterator<Item = &'a Parts>) -> Texts<'a> {
         Texts(
             parts
                 .flat_map(|p| p.texts())
@@ -677,7 +715,7 @@ impl<'a> Texts<'a> {
 
     /// The ids of all the texts, inside the run's transaction; a text a
     /// purge removed since [`Texts::insert_missing`] is stored again.
-    fn resolve(
+    pub(crate) fn resolve(
         &self,
         tx: &mut Transaction<'_>,
     ) -> std::result::Result<HashMap<[u8; 32], i64>, postgres::Error> {

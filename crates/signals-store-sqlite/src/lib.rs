@@ -72,6 +72,7 @@ mod references;
 mod schema;
 mod search;
 mod snapshots;
+mod staging;
 mod stream;
 mod trends;
 mod write;

@@ -301,8 +301,8 @@ mod tests {
         let expected = links_of_items(&store, &items);
         assert_eq!(expected[0].references.len(), 2, "{expected:?}");
         assert_eq!(expected[0].referenced_by.len(), 1, "{expected:?}");
-        // The store as the version before 0012 left it (and before 0013
-        // and 0014).
+        // The store as the version before 0012 left it (and before 0013,
+        // 0014 and 0015).
         store
             .conn
             .execute_batch(
@@ -312,6 +312,7 @@ mod tests {
                  DROP TABLE search_postings; DROP TABLE search_docs; DROP TABLE search_state;
                  DROP TABLE search_dirty;
                  DROP INDEX items_by_latest;
+                 DROP TABLE run_stage_items; DROP TABLE run_stages;
                  PRAGMA user_version = 11;",
             )
             .unwrap();

@@ -96,6 +96,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0014_word_index.sql"),
         then: None,
     },
+    Migration {
+        name: "0015_run_stage",
+        sql: include_str!("../migrations/0015_run_stage.sql"),
+        then: None,
+    },
 ];
 
 impl Store {

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
+use signals_core::run::ItemEvent;
 use signals_core::{Group, TrackedRepo};
 use signals_store::codec::{int, to_json, ts_parse, ts_text};
 use signals_store::{KeptPulls, RepoKey, Result, RunCommit, RunWrites, StoreError, check_commit};
@@ -119,6 +120,7 @@ impl RunWrites for Store {
             params![repo.raw()],
         )
         .doing(&path, doing)?;
+        crate::staging::discard(&tx, &path, repo)?;
         for table in [
             "item_refs",
             "reference_marks",
@@ -196,34 +198,50 @@ impl Store {
         for (id, snapshot) in &run.snapshots {
             snapshots::store_snapshot(&tx, &path, repo.raw(), id, snapshot, run_id)?;
         }
-        store_events(&tx, &path, repo, run_id, run)?;
+        let events = signals_store::events::positioned(&run.events);
+        store_events(&tx, &path, (repo, run_id, run), events)?;
         crate::references::store_references(&tx, &path, repo.raw(), (run_id, run))?;
-        crate::outbox::store_messages(&tx, &path, repo, run_id, at, &run.messages)?;
-        tx.execute(
-            "UPDATE repositories SET host_name = ?2, missing = 0, last_error = NULL
-             WHERE key = ?1",
-            params![repo.raw(), run.renamed_to.as_ref().map(|n| n.to_string())],
-        )
-        .doing(&path, "updating the repository after a run")?;
-        if run.open_pulls != KeptPulls::Unknown {
-            tx.execute(
-                "UPDATE repositories
-                 SET open_pulls = ?2, open_pulls_differed = COALESCE(?3, open_pulls_differed)
-                 WHERE key = ?1",
-                params![
-                    repo.raw(),
-                    run.open_pulls.count().map(|n| n as i64),
-                    run.open_pulls.differed(at),
-                ],
-            )
-            .doing(&path, "keeping the count of open pull requests")?;
-        }
+        finish_run(&tx, &path, repo, run_id, run)?;
         tx.commit().doing(&path, "committing a run")
     }
 }
 
+/// What a run writes after its items: its alert messages and its
+/// repository's row (the name the host gave, the kept count of open pull
+/// requests).
+pub(crate) fn finish_run(
+    tx: &Transaction<'_>,
+    path: &Path,
+    repo: RepoKey,
+    run_id: i64,
+    run: &RunCommit,
+) -> Result<()> {
+    let at = run.record.collected_at;
+    crate::outbox::store_messages(tx, path, repo, run_id, at, &run.messages)?;
+    tx.execute(
+        "UPDATE repositories SET host_name = ?2, missing = 0, last_error = NULL
+         WHERE key = ?1",
+        params![repo.raw(), run.renamed_to.as_ref().map(|n| n.to_string())],
+    )
+    .doing(path, "updating the repository after a run")?;
+    if run.open_pulls != KeptPulls::Unknown {
+        tx.execute(
+            "UPDATE repositories
+             SET open_pulls = ?2, open_pulls_differed = COALESCE(?3, open_pulls_differed)
+             WHERE key = ?1",
+            params![
+                repo.raw(),
+                run.open_pulls.count().map(|n| n as i64),
+                run.open_pulls.differed(at),
+            ],
+        )
+        .doing(path, "keeping the count of open pull requests")?;
+    }
+    Ok(())
+}
+
 /// A run that contradicts itself, refused.
-fn invalid(run: &RunCommit, problem: String) -> StoreError {
+pub(crate) fn invalid(run: &RunCommit, problem: String) -> StoreError {
     StoreError::InvalidRun {
         repo: run.context.repository.to_string(),
         at: run.record.collected_at,
@@ -233,7 +251,11 @@ fn invalid(run: &RunCommit, problem: String) -> StoreError {
 
 /// The instant of the repository's last run; an unknown repository is
 /// refused.
-fn last_run(tx: &Transaction<'_>, path: &Path, repo: RepoKey) -> Result<Option<Timestamp>> {
+pub(crate) fn last_run(
+    tx: &Transaction<'_>,
+    path: &Path,
+    repo: RepoKey,
+) -> Result<Option<Timestamp>> {
     let known: Option<String> = tx
         .query_row(
             "SELECT full_name FROM repositories WHERE key = ?1",
@@ -261,7 +283,7 @@ fn last_run(tx: &Transaction<'_>, path: &Path, repo: RepoKey) -> Result<Option<T
 }
 
 /// Adds the run's row; returns its id.
-fn insert_run(
+pub(crate) fn insert_run(
     tx: &Transaction<'_>,
     path: &Path,
     repo: RepoKey,
@@ -296,12 +318,11 @@ fn insert_run(
 
 /// Adds the run's events, each pointing at its item's latest snapshot
 /// (stored with the run or before).
-fn store_events(
+pub(crate) fn store_events<'e>(
     tx: &Transaction<'_>,
     path: &Path,
-    repo: RepoKey,
-    run_id: i64,
-    run: &RunCommit,
+    (repo, run_id, run): (RepoKey, i64, &RunCommit),
+    events: impl IntoIterator<Item = (i64, &'e ItemEvent)>,
 ) -> Result<()> {
     let mut event = tx
         .prepare_cached(
@@ -309,7 +330,7 @@ fn store_events(
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )
         .doing(path, "preparing to store events")?;
-    for (pos, e) in signals_store::events::positioned(&run.events) {
+    for (pos, e) in events {
         let Some((item, snapshot)) = snapshots::item_row(tx, path, repo.raw(), &e.item_id)? else {
             return Err(invalid(
                 run,

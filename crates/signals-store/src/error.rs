@@ -203,6 +203,30 @@ pub enum StoreError {
         repo: String,
     },
 
+    /// A run's stage (issue 27, part 2) is no longer the run's: another
+    /// run of the same repository started its own since (two collectors
+    /// of one store at once), or none was started. Nothing of the refused
+    /// items was written.
+    #[error(
+        "the run of repository {repo} at {at} cannot stage its items in {store}: \
+         {}; this run stops, and the next run collects the repository \
+         (do not run two collectors of one SQLite store at once)",
+        match by {
+            Some(by) => format!("a run at {by} staged its own since"),
+            None => "no stage was started for it".to_string(),
+        }
+    )]
+    StageLost {
+        /// The store.
+        store: String,
+        /// The repository's key.
+        repo: RepoKey,
+        /// The refused run's instant.
+        at: Timestamp,
+        /// The instant of the run whose stage it is now, if any.
+        by: Option<Timestamp>,
+    },
+
     /// The database aborted a transaction to break a deadlock or a
     /// serialization conflict between concurrent writers (PostgreSQL's
     /// 40P01 and 40001), and it was aborted again each time it was retried.

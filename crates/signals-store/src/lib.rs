@@ -38,6 +38,8 @@
 //! - [`ReferenceReads`] (`references.rs`): links between items of a group.
 //! - [`CommentStore`] (`comments.rs`): comments and reviews (issue 26).
 //! - [`SearchIndex`] (`search.rs`): the word index (issue 28).
+//! - [`RunStaging`] (`staging.rs`): a run's items as its pages arrive,
+//!   invisible until its commit (issue 27, part 2).
 //!
 //! Reads take `&self`, writes `&mut self`. Adding a read means one method
 //! on one role here and its implementation in the same module of each
@@ -59,6 +61,7 @@ mod read;
 pub mod references;
 pub mod search;
 mod snapshots;
+pub mod staging;
 mod stream;
 #[cfg(feature = "suite")]
 pub mod suite;
@@ -85,9 +88,12 @@ pub use snapshots::{
     HEAD_COLUMNS, HEAD_JOINS, Parts, RawParts, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, head_title_url,
     state_code,
 };
+pub use staging::{RunStaging, Staged, StagedPart, StagedParts};
 pub use stream::{LatestItem, RepoOutline, StreamReads, TrailKey};
 pub use trends::{ContextRow, GrowthRow, TrendReads, contexts_from, growth_from};
-pub use write::{KeptPulls, PullsKept, RequestStats, RunCommit, RunWrites, check_commit};
+pub use write::{
+    KeptPulls, PullsKept, RequestStats, RunCommit, RunWrites, check_commit, check_staged_commit,
+};
 
 /// A store of repositories, runs, snapshots, events, failures, HTTP state,
 /// alerts and owners: every role at once, what the binary holds (as
@@ -106,6 +112,7 @@ pub trait Backend:
     + ReferenceReads
     + CommentStore
     + SearchIndex
+    + RunStaging
 {
 }
 
@@ -122,6 +129,7 @@ impl<T> Backend for T where
         + ReferenceReads
         + CommentStore
         + SearchIndex
+        + RunStaging
         + ?Sized
 {
 }

@@ -158,6 +158,13 @@ pub fn check_commit(run: &RunCommit) -> std::result::Result<(), String> {
             run.events.len()
         ));
     }
+    check_staged_commit(run)
+}
+
+/// [`check_commit`] but for the count of events, which a staged run's
+/// parts complete ([`crate::RunStaging::commit_staged`]).
+pub fn check_staged_commit(run: &RunCommit) -> std::result::Result<(), String> {
+    let r = &run.record;
     if r.changed_count > r.observed_count {
         return Err(format!(
             "changedCount {} is greater than observedCount {}",

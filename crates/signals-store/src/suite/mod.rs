@@ -20,6 +20,7 @@ mod paged;
 mod reads;
 mod references;
 mod search;
+mod staging;
 mod stream;
 mod trends;
 mod whole;
@@ -44,6 +45,7 @@ pub use paged::*;
 pub use reads::*;
 pub use references::*;
 pub use search::*;
+pub use staging::*;
 pub use stream::*;
 pub use trends::*;
 pub use whole::WholeReads;
@@ -150,6 +152,26 @@ pub const CHECKS: &[(&str, Check)] = &[
     (
         "the_word_index_follows_the_latest_snapshots",
         the_word_index_follows_the_latest_snapshots,
+    ),
+    (
+        "a_stage_keeps_the_last_sighting_and_reads_back_in_chunks",
+        a_stage_keeps_the_last_sighting_and_reads_back_in_chunks,
+    ),
+    (
+        "a_stage_belongs_to_one_run_and_a_new_one_discards_it",
+        a_stage_belongs_to_one_run_and_a_new_one_discards_it,
+    ),
+    (
+        "a_stage_is_invisible_to_reads_and_purge_takes_it",
+        a_stage_is_invisible_to_reads_and_purge_takes_it,
+    ),
+    (
+        "a_staged_commit_stores_what_a_held_one_does",
+        a_staged_commit_stores_what_a_held_one_does,
+    ),
+    (
+        "a_staged_commit_is_all_or_nothing",
+        a_staged_commit_is_all_or_nothing,
     ),
 ];
 

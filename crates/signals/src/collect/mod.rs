@@ -20,6 +20,7 @@ mod discussions;
 mod open_pulls;
 mod owners;
 mod pipeline;
+mod staged;
 mod summary;
 mod waiting;
 mod worker;

@@ -77,9 +77,9 @@ pub(super) struct Collected<'a> {
 /// was asked. Returns what the store keeps.
 pub(super) fn settle(
     (client, store): (&mut HostClient, &dyn Backend),
-    (counting, since, source, rate_prefix): (Counting, Timestamp, &SourceId, &str),
+    (counting, since, rate_prefix): (Counting, Timestamp, &str),
     collected: Collected<'_>,
-    (observed, previous): (&[ItemSnapshot], &HashMap<String, ItemSnapshot>),
+    (up, down): (u64, u64),
 ) -> Result<KeptPulls, RunError> {
     // A first run knows every item only when its window reached the
     // repository's creation.
@@ -87,7 +87,7 @@ pub(super) fn settle(
     let local = counting
         .before
         .filter(|_| whole)
-        .map(|before| moved(before, observed, previous, source));
+        .map(|before| (before + up).saturating_sub(down));
     // A closed pull request left out (its merge unknown) may still be
     // open in the store: the count stays the store's, the host is asked.
     let trusted = local.filter(|_| !collected.pulls_left_out);
@@ -125,14 +125,14 @@ pub(super) fn settle(
     }
 }
 
-/// The count `before` moved by the run's items against their previous
-/// snapshots.
-fn moved(
-    before: u64,
+/// How the run's `observed` items move the count against their previous
+/// snapshots: pull requests open now and not before (up), open before and
+/// not now (down). A run whose items come in chunks adds up each chunk's.
+pub(super) fn shift(
     observed: &[ItemSnapshot],
     previous: &HashMap<String, ItemSnapshot>,
     source: &SourceId,
-) -> u64 {
+) -> (u64, u64) {
     let open = |i: &ItemSnapshot| i.kind() == ItemKind::PullRequest && i.state == ItemState::Open;
     let (mut up, mut down) = (0u64, 0u64);
     for item in observed {
@@ -143,7 +143,7 @@ fn moved(
             _ => {}
         }
     }
-    (before + up).saturating_sub(down)
+    (up, down)
 }
 
 /// `into` plus what the client counted between `before` and `after`.
@@ -200,11 +200,11 @@ mod tests {
             pull("4", open),
             pull("5", closed),
         ];
-        assert_eq!(moved(10, &observed, &previous, &source), 11);
-        assert_eq!(moved(0, &[], &previous, &source), 0);
+        assert_eq!(shift(&observed, &previous, &source), (2, 1));
+        assert_eq!(shift(&[], &previous, &source), (0, 0));
         // An issue does not count.
         let mut issue = pull("6", open);
         issue.detail = ItemDetail::Issue;
-        assert_eq!(moved(2, &[issue], &previous, &source), 2);
+        assert_eq!(shift(&[issue], &previous, &source), (0, 0));
     }
 }

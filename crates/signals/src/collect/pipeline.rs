@@ -13,7 +13,7 @@ use signals_core::{
     Collected, GraphqlCost, Group, ItemDetail, ItemKind, ItemSnapshot, News, RepoName, RunRecord,
     TrackedRepo,
 };
-use signals_http::{Collection, RequestStats};
+use signals_http::{Collection, ItemSink, RequestStats};
 use signals_store::{Backend, RepoKey, RunCommit, StoreError};
 
 use super::discussions;
@@ -77,7 +77,7 @@ impl<'a> Alerts<'a> {
     }
 
     /// The messages a run's events call for, at most one per rule.
-    fn messages(
+    pub(super) fn messages(
         &self,
         group: &Group,
         repo: &TrackedRepo,
@@ -224,21 +224,21 @@ pub fn failure_kind(e: &signals_http::Error) -> &'static str {
 /// whether the host's discussions were read (else the store's are left
 /// as they are, even by a reconcile).
 #[derive(Clone, Copy)]
-struct Seen<'a> {
-    plan: &'a Plan,
-    discussions: bool,
+pub(super) struct Seen<'a> {
+    pub(super) plan: &'a Plan,
+    pub(super) discussions: bool,
 }
 
 /// Where a run starts: whether it is the repository's first, whether it
 /// lists every item (a reconcile), and the start of its window.
-struct Plan {
-    first_run: bool,
+pub(super) struct Plan {
+    pub(super) first_run: bool,
     /// The previous successful run's instant.
-    previous: Option<Timestamp>,
-    reconcile: bool,
-    since: Timestamp,
+    pub(super) previous: Option<Timestamp>,
+    pub(super) reconcile: bool,
+    pub(super) since: Timestamp,
     /// The store's count of open pull requests (issue 27).
-    counting: Counting,
+    pub(super) counting: Counting,
 }
 
 /// The recipe of one run: plan, ask the host, choose the observed items,
@@ -254,9 +254,13 @@ fn run(
     rate_prefix: &str,
 ) -> Result<RunOutcome, RunError> {
     let plan = plan(store, key, (group, repo), collected_at, &window)?;
+    if super::staged::applies(&plan, &window) {
+        let at = (collected_at, window, rate_prefix);
+        return super::staged::run(client, (store, key), (group, repo, ask), at, &plan);
+    }
     let (outcome, discussions) = ask_host(
         client,
-        (&mut *store, key),
+        (&*store, key, None),
         &plan,
         (group, repo, ask),
         (collected_at, &window),
@@ -279,7 +283,7 @@ fn run(
     let (observed, previous) = observe(store, key, repo, &mut collected, seen, collected_at)?;
     let open_pulls = open_pulls::settle(
         (client, &*store),
-        (plan.counting, plan.since, &repo.source, rate_prefix),
+        (plan.counting, plan.since, rate_prefix),
         open_pulls::Collected {
             open_pulls: &outcome.open_pulls,
             created_at: outcome.created_at,
@@ -287,7 +291,7 @@ fn run(
             context: &mut collected.context,
             stats: &mut stats,
         },
-        (&observed, &previous),
+        open_pulls::shift(&observed, &previous, &repo.source),
     )?;
     let delta = account(&repo.source, observed, &previous);
 
@@ -358,9 +362,9 @@ fn run(
 /// The host's part of a run: the collection (items, releases, context,
 /// comments) and the discussions, which join its items, every item under
 /// the configured name.
-fn ask_host(
+pub(super) fn ask_host(
     client: &mut HostClient,
-    (store, key): (&mut dyn Backend, RepoKey),
+    (store, key, sink): (&dyn Backend, RepoKey, Option<&mut dyn ItemSink>),
     plan: &Plan,
     (group, repo, ask): (&Group, &TrackedRepo, &RepoName),
     (collected_at, window): (Timestamp, &Window),
@@ -390,7 +394,7 @@ fn ask_host(
         Some(previous) => previous,
     };
     let asked = (Some(comments_since), plan.counting.may_count());
-    let outcome = client.collect_with(ask, ask_since, asked, &mut cache)?;
+    let outcome = client.collect_into(ask, ask_since, asked, sink, &mut cache)?;
     // Discussions (issue 26), under the name the host answered to; a
     // reconcile reads them all.
     let name = outcome.renamed_to.clone().unwrap_or_else(|| ask.clone());
@@ -476,7 +480,7 @@ fn plan(
 /// changed is written: a run costs what it observed, however large the
 /// repository. Importance is not computed here: it depends on time, so
 /// the export computes it from the latest snapshots.
-fn observe(
+pub(super) fn observe(
     store: &dyn Backend,
     key: RepoKey,
     repo: &TrackedRepo,

@@ -1,0 +1,253 @@
+//! The items of one collection as its list pages give them: held in
+//! memory ([`Items`]), or handed page by page to an [`ItemSink`] (issue 27,
+//! part 2), holding only what the steps after the lists need.
+
+use std::collections::{HashMap, HashSet};
+
+use jiff::Timestamp;
+use signals_core::model::{ItemKind, ItemSnapshot};
+
+/// Where a collection's items go as their pages arrive
+/// ([`crate::HostClient::collect_into`]), so that a collection of a
+/// 100,000-item repository does not hold them all (issue 27, part 2).
+///
+/// A page's items come in the order listed. The same item may come again
+/// in a later page (it moved while the lists were read): the last one
+/// stands. A closed pull request whose merge state the page did not give
+/// comes only once the host settled it, after the lists; one never
+/// settled does not come, and its key is in
+/// [`crate::Collection::left_out`]: an earlier sighting of it that came
+/// must be dropped too.
+pub trait ItemSink {
+    /// One page's items. A sink that fails keeps its error for its caller
+    /// and ignores the pages after it (the collection goes on: the host
+    /// client cannot tell a sink's failure from its own).
+    fn page(&mut self, items: Vec<ItemSnapshot>);
+}
+
+/// A collection's items as they arrive: all held ([`Items`]), or sent to
+/// a sink, holding only the pull requests whose merge state is unknown
+/// and the items the comments step reads (updated since its `since`).
+pub(crate) struct Gather<'s> {
+    /// All items, or (with a sink) the pull requests to settle.
+    items: Items,
+    sink: Option<&'s mut dyn ItemSink>,
+    /// With a sink: the items updated at or after `.0`, for the comments.
+    recent: Option<(Timestamp, Items)>,
+}
+
+impl<'s> Gather<'s> {
+    /// Holds every item, or, with `sink`, sends them there and holds those
+    /// updated at or after `comments_since`.
+    pub(crate) fn new(
+        sink: Option<&'s mut dyn ItemSink>,
+        comments_since: Option<Timestamp>,
+    ) -> Self {
+        let recent = match (&sink, comments_since) {
+            (Some(_), Some(since)) => Some((since, Items::default())),
+            _ => None,
+        };
+        Gather {
+            items: Items::default(),
+            sink,
+            recent,
+        }
+    }
+
+    /// One page's items, each with whether its merge state is unknown.
+    pub(crate) fn page(&mut self, page: Vec<(ItemSnapshot, bool)>) {
+        let Some(sink) = &mut self.sink else {
+            for (item, merge_unknown) in page {
+                self.items.push(item, merge_unknown);
+            }
+            return;
+        };
+        let mut out = Vec::with_capacity(page.len());
+        for (item, merge_unknown) in page {
+            if let Some((since, recent)) = &mut self.recent
+                && item.updated_at >= *since
+            {
+                recent.push(item.clone(), false);
+            }
+            if item.kind() == ItemKind::PullRequest {
+                if merge_unknown {
+                    self.items.push(item, true);
+                    continue;
+                }
+                self.items.forget(&item.key);
+            }
+            out.push(item);
+        }
+        sink.page(out);
+    }
+
+    /// After the lists: the held items (all, or the pull requests to
+    /// settle), the keys of those whose merge state is unknown, and the
+    /// items the comments step reads (`None`: the held ones).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn finish(
+        self,
+    ) -> (
+        Vec<ItemSnapshot>,
+        HashSet<String>,
+        Option<Vec<ItemSnapshot>>,
+        Option<&'s mut dyn ItemSink>,
+    ) {
+        let (items, unknown) = self.items.finish();
+        let recent = self.recent.map(|(_, r)| r.finish().0);
+        (items, unknown, recent, self.sink)
+    }
+}
+
+/// The items of one collection as the lists give them: one per kind and
+/// key, the last sighting winning and standing where it was seen last,
+/// in time linear in the entries (a first run of a 100,000-item
+/// repository pages through 1,000 pages).
+#[derive(Default)]
+pub(crate) struct Items {
+    slots: Vec<Option<ItemSnapshot>>,
+    at: HashMap<(ItemKind, String), usize>,
+    unknown: HashSet<String>,
+}
+
+impl Items {
+    pub(crate) fn push(&mut self, item: ItemSnapshot, merge_unknown: bool) {
+        let kind = item.kind();
+        if kind == ItemKind::PullRequest {
+            self.unknown.remove(&item.key);
+            if merge_unknown {
+                self.unknown.insert(item.key.clone());
+            }
+        }
+        if let Some(old) = self.at.insert((kind, item.key.clone()), self.slots.len()) {
+            self.slots[old] = None;
+        }
+        self.slots.push(Some(item));
+    }
+
+    /// Drops the pull request `key`, held with its merge state unknown: a
+    /// later sighting gave it (and went to the sink).
+    fn forget(&mut self, key: &str) {
+        if self.unknown.remove(key)
+            && let Some(at) = self.at.remove(&(ItemKind::PullRequest, key.to_string()))
+        {
+            self.slots[at] = None;
+        }
+    }
+
+    /// The items in order, and the keys of pull requests whose merge state
+    /// is unknown.
+    pub(crate) fn finish(self) -> (Vec<ItemSnapshot>, HashSet<String>) {
+        (self.slots.into_iter().flatten().collect(), self.unknown)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jiff::Timestamp;
+    use signals_core::model::{ItemDetail, ItemState, Metrics, RepoName};
+
+    fn snapshot(key: &str, title: &str, pull: bool) -> ItemSnapshot {
+        let at: Timestamp = "2024-01-01T00:00:00Z".parse().unwrap();
+        ItemSnapshot {
+            repo: RepoName::parse("o/n").unwrap(),
+            key: key.into(),
+            title: title.into(),
+            text: String::new(),
+            url: String::new(),
+            created_at: at,
+            updated_at: at,
+            metrics: Metrics::default(),
+            labels: vec![],
+            author: "a".into(),
+            state: ItemState::Closed,
+            closed_at: None,
+            assignees: vec![],
+            detail: if pull {
+                ItemDetail::PullRequest {
+                    draft: false,
+                    merged: false,
+                    merged_at: None,
+                }
+            } else {
+                ItemDetail::Issue
+            },
+        }
+    }
+
+    #[test]
+    fn items_keep_the_last_sighting_per_kind_and_key() {
+        let mut items = Items::default();
+        items.push(snapshot("1", "first", false), false);
+        items.push(snapshot("2", "pull", true), true);
+        items.push(snapshot("1", "merge request 1", true), false);
+        items.push(snapshot("1", "moved", false), false);
+        items.push(snapshot("2", "pull again", true), false);
+        items.push(snapshot("3", "unknown", true), true);
+        let (items, unknown) = items.finish();
+        let titles: Vec<_> = items.iter().map(|i| i.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            ["merge request 1", "moved", "pull again", "unknown"]
+        );
+        assert_eq!(unknown, HashSet::from(["3".to_string()]));
+    }
+
+    /// Pages as a sink receives them.
+    #[derive(Default)]
+    struct Pages(Vec<Vec<String>>);
+
+    impl ItemSink for Pages {
+        fn page(&mut self, items: Vec<ItemSnapshot>) {
+            self.0.push(items.into_iter().map(|i| i.title).collect());
+        }
+    }
+
+    #[test]
+    fn a_sink_gets_each_page_and_only_the_unsettled_pulls_are_held() {
+        let mut pages = Pages::default();
+        let since: Timestamp = "2024-01-01T00:00:00Z".parse().unwrap();
+        let mut gather = Gather::new(Some(&mut pages), Some(since));
+        gather.page(vec![
+            (snapshot("1", "issue", false), false),
+            (snapshot("2", "pull unknown", true), true),
+            (snapshot("3", "pull unknown then known", true), true),
+        ]);
+        gather.page(vec![
+            (snapshot("3", "pull known", true), false),
+            (snapshot("4", "pull known then unknown", true), false),
+        ]);
+        gather.page(vec![(snapshot("4", "pull unknown at last", true), true)]);
+        let (held, unknown, recent, _) = gather.finish();
+        assert_eq!(
+            pages.0,
+            [
+                vec!["issue".to_string()],
+                vec![
+                    "pull known".to_string(),
+                    "pull known then unknown".to_string()
+                ],
+                vec![],
+            ]
+        );
+        let held: Vec<_> = held.iter().map(|i| i.title.as_str()).collect();
+        assert_eq!(held, ["pull unknown", "pull unknown at last"]);
+        assert_eq!(unknown, HashSet::from(["2".to_string(), "4".to_string()]));
+        // Every item is updated at `since`: all are recent, once each.
+        assert_eq!(recent.unwrap().len(), 4);
+    }
+
+    #[test]
+    fn without_a_sink_every_item_is_held() {
+        let mut gather = Gather::new(None, None);
+        gather.page(vec![
+            (snapshot("1", "issue", false), false),
+            (snapshot("2", "pull unknown", true), true),
+        ]);
+        let (held, unknown, recent, sink) = gather.finish();
+        assert_eq!(held.len(), 2);
+        assert_eq!(unknown, HashSet::from(["2".to_string()]));
+        assert!(recent.is_none() && sink.is_none());
+    }
+}
