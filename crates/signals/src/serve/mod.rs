@@ -157,6 +157,7 @@ pub fn run(config: &Config, config_path: &Path, args: Settings) -> anyhow::Resul
             config: config_path.to_path_buf(),
             store: config.store.clone(),
             site: site_root.0.join("site"),
+            running: std::sync::Mutex::new(None),
         }),
         refreshed: tokio::sync::Mutex::new((Instant::now(), String::new())),
         exported: AtomicBool::new(false),
@@ -189,6 +190,7 @@ pub fn run(config: &Config, config_path: &Path, args: Settings) -> anyhow::Resul
     }
     let shown = crate::store::shown(&config.store);
     let guarded = app.token.is_some();
+    let exporter = Arc::clone(&app.exporter);
     let failure = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(&addr)
             .await
@@ -223,8 +225,11 @@ pub fn run(config: &Config, config_path: &Path, args: Settings) -> anyhow::Resul
         let failure = failure.lock().unwrap_or_else(|p| p.into_inner()).take();
         anyhow::Ok(failure)
     })?;
-    // Requests still running after the grace period are abandoned with
-    // the runtime; their store reads end with the process.
+    // An export still running (the first one, at a stop before it is
+    // done) is stopped, so it writes nothing into the folder removed
+    // below. Requests still running after the grace period are abandoned
+    // with the runtime; their store reads end with the process.
+    exporter.stop();
     runtime.shutdown_timeout(Duration::from_secs(1));
     drop(site_root);
     match failure {

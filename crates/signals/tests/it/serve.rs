@@ -776,3 +776,42 @@ fn serve_answers_the_api_at_once_and_pages_once_exported() {
     )
     .unwrap();
 }
+
+/// A `serve` stopped (SIGTERM) while its first export may still run stops
+/// that export too: its private folder is removed and nothing writes it
+/// again afterwards.
+#[test]
+fn serve_stopped_during_its_first_export_leaves_no_private_folder() {
+    let dir = TempDir::new("serve-stop-early");
+    store(dir.path());
+    let port = free_port();
+    let child = Command::new(signals_bin())
+        .current_dir(dir.path())
+        .args([
+            "serve",
+            "--port",
+            &port.to_string(),
+            "--store",
+            "signals.db",
+        ])
+        .env_clear()
+        .env("TMPDIR", dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut served = Served { child, port };
+    let private = dir
+        .path()
+        .join(format!("signals-serve-{}", served.child.id()));
+    let end = Instant::now() + Duration::from_secs(60);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < end, "serve did not listen");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let status = served.terminate().expect("serve stopped on SIGTERM");
+    assert!(status.success(), "{status}");
+    // An export left running would write the folder again.
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(!private.exists(), "{} is back", private.display());
+}
