@@ -87,6 +87,12 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         include_str!("../migrations/0014_due_leases.sql"),
         None,
     ),
+    // 0015 is the commit path's (issue 27, part 2), merged before this one.
+    (
+        "0016_reconciled_runs",
+        include_str!("../migrations/0016_reconciled_runs.sql"),
+        None,
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that

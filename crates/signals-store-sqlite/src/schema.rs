@@ -96,6 +96,12 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0014_word_index.sql"),
         then: None,
     },
+    // 0015 is the commit path's (issue 27, part 2), merged before this one.
+    Migration {
+        name: "0016_reconciled_runs",
+        sql: include_str!("../migrations/0016_reconciled_runs.sql"),
+        then: None,
+    },
 ];
 
 impl Store {
