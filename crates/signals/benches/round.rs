@@ -276,10 +276,9 @@ fn reading_only(repos: usize) {
     let names: Vec<String> = (0..repos).map(|n| format!("o/r{n}")).collect();
     let write_config = |store: &str| {
         let mut text = config(store, "http://127.0.0.1:9/api/v3", &[]);
-        for n in 0..repos {
+        for (n, name) in names.iter().enumerate() {
             text.push_str(&format!(
-                "\n[[groups.repos]]\nid = \"r{n}\"\nrepo = \"{}\"\nname = \"Repository {n}\"\n",
-                names[n]
+                "\n[[groups.repos]]\nid = \"r{n}\"\nrepo = \"{name}\"\nname = \"Repository {n}\"\n"
             ));
         }
         std::fs::write(dir.join("signals.toml"), text).unwrap();
