@@ -92,6 +92,11 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         include_str!("../migrations/0015_run_stage.sql"),
         None,
     ),
+    (
+        "0016_reconciled_runs",
+        include_str!("../migrations/0016_reconciled_runs.sql"),
+        None,
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Row, params};
 use signals_core::{DiscussionsOff, ItemSnapshot, RunRecord};
-use signals_store::codec::{ts_parse, ts_text, uint};
+use signals_store::codec::{ts_parse, uint};
 use signals_store::{
     Failure, HEAD_COLUMNS, HEAD_JOINS, Parts, Reads, RepoKey, RepoStatus, RepoSummary,
     RequestStats, Result, RunRow, RunStatus, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, Status, StoreError,
@@ -233,87 +233,86 @@ impl Reads for Store {
         Ok(out)
     }
 
+    /// One statement for every repository (issue 27): per repository a
+    /// statement prepared each time was most of the cost at 2,000.
     fn status(&self) -> Result<Status> {
         let path = &self.path;
-        let mut repositories = Vec::new();
-        for summary in self.repositories()? {
-            let key = summary.key.raw();
-            let last_run = self
-                .conn
-                .query_row(
-                    &format!(
-                        "SELECT {RUN_COLUMNS}, requests, not_modified, bytes_received, retries
-                         FROM runs WHERE repo = ?1 ORDER BY id DESC LIMIT 1"
+        let doing = "reading the status of the repositories";
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("{STATUS_SQL} ORDER BY r.group_id, r.repo_id"))
+            .doing(path, doing)?;
+        let rows = stmt
+            .query_map([], |r| {
+                let mut totals = [0i64; 8];
+                for (i, v) in totals.iter_mut().enumerate() {
+                    *v = r.get(24 + i)?;
+                }
+                Ok((
+                    summary_row(r)?,
+                    r.get::<_, Option<String>>(13)?,
+                    (
+                        r.get::<_, Option<String>>(14)?,
+                        r.get::<_, Option<i64>>(15)?,
+                        r.get::<_, Option<i64>>(16)?,
                     ),
-                    [key],
-                    |r| {
-                        Ok((
-                            run_row(r)?,
-                            [r.get::<_, i64>(4)?, r.get(5)?, r.get(6)?, r.get(7)?],
-                        ))
-                    },
-                )
-                .optional()
-                .doing(path, "reading the last run")?;
-            let last_run = match last_run {
+                    [
+                        r.get::<_, Option<i64>>(17)?,
+                        r.get(18)?,
+                        r.get(19)?,
+                        r.get(20)?,
+                    ],
+                    (r.get::<_, Option<String>>(21)?, r.get(22)?, r.get(23)?),
+                    totals,
+                    r.get::<_, Option<String>>(32)?,
+                ))
+            })
+            .doing(path, doing)?;
+        let mut repositories = Vec::new();
+        for row in rows {
+            let (summary, last_at, run, stats, failure, totals, reconciled) =
+                row.doing(path, doing)?;
+            let last_run = match last_at {
                 None => None,
-                Some((row, [requests, not_modified, bytes, retries])) => Some(RunStatus {
-                    record: run_record_from(&self.path, row)?,
-                    stats: RequestStats {
-                        requests: uint(path, "runs.requests", requests)?,
-                        not_modified: uint(path, "runs.not_modified", not_modified)?,
-                        bytes_received: uint(path, "runs.bytes_received", bytes)?,
-                        retries: uint(path, "runs.retries", retries)?,
-                    },
-                }),
+                Some(at) => {
+                    let [requests, not_modified, bytes, retries] =
+                        stats.map(Option::unwrap_or_default);
+                    Some(RunStatus {
+                        // A run's columns are never NULL: only absent.
+                        record: run_record_from(
+                            path,
+                            (
+                                at,
+                                run.0.unwrap_or_default(),
+                                run.1.unwrap_or_default(),
+                                run.2.unwrap_or_default(),
+                            ),
+                        )?,
+                        stats: RequestStats {
+                            requests: uint(path, "runs.requests", requests)?,
+                            not_modified: uint(path, "runs.not_modified", not_modified)?,
+                            bytes_received: uint(path, "runs.bytes_received", bytes)?,
+                            retries: uint(path, "runs.retries", retries)?,
+                        },
+                    })
+                }
             };
-            let last_failure: Option<(String, String, String)> = self
-                .conn
-                .query_row(
-                    "SELECT at, kind, message FROM failures WHERE repo = ?1
-                     ORDER BY id DESC LIMIT 1",
-                    [key],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-                )
-                .optional()
-                .doing(path, "reading the last failure")?;
-            let last_failure = match last_failure {
-                None => None,
-                Some((at, kind, message)) => Some(Failure {
+            let last_failure = match failure {
+                (Some(at), Some(kind), Some(message)) => Some(Failure {
                     at: ts_parse(path, "failures.at", &at)?,
                     kind,
                     message,
                 }),
+                _ => None,
             };
-            let since = last_run.as_ref().map(|l| ts_text(l.record.collected_at));
-            let summary_key = summary.key;
-            let totals = self
-                .conn
-                .query_row(
-                    "SELECT (SELECT count(*) FROM items WHERE repo = ?1),
-                            coalesce(sum(changed_count), 0), coalesce(sum(requests), 0),
-                            coalesce(sum(not_modified), 0), coalesce(sum(bytes_received), 0),
-                            coalesce(sum(retries), 0),
-                            (SELECT count(*) FROM failures WHERE repo = ?1),
-                            (SELECT count(*) FROM failures WHERE repo = ?1 AND (?2 IS NULL
-                                OR unixepoch(at, 'subsec') > unixepoch(?2, 'subsec')))
-                     FROM runs WHERE repo = ?1",
-                    params![key, since],
-                    |r| {
-                        let mut row = [0i64; 8];
-                        for (i, v) in row.iter_mut().enumerate() {
-                            *v = r.get(i)?;
-                        }
-                        Ok(row)
-                    },
-                )
-                .doing(path, "adding up the runs and failures")?;
             repositories.push(RepoStatus {
-                summary,
+                summary: summary_from(path, summary)?,
                 last_run,
                 last_failure,
                 totals: totals_from(path, totals)?,
-                last_reconcile: self.reconcile_marks(summary_key)?.1,
+                last_reconcile: reconciled
+                    .map(|t| ts_parse(path, "runs.collected_at", &t))
+                    .transpose()?,
             });
         }
         Ok(Status {
@@ -322,6 +321,37 @@ impl Reads for Store {
         })
     }
 }
+
+/// [`SUMMARY_SQL`]'s 13 columns, then the last run (13-20), the last
+/// failure (21-23), the totals (24-31) and the last reconcile (32), as on
+/// PostgreSQL. The last run and failure are found by the `(repo, id)`
+/// indexes; the runs' sums in one pass over the runs by that index.
+const STATUS_SQL: &str = "
+    SELECT r.key, r.group_id, g.name, r.repo_id, r.source, r.full_name, r.display_name,
+           r.keywords, r.host_name, r.missing, r.last_error,
+           coalesce(t.runs, 0),
+           lr.collected_at,
+           lr.collected_at, lr.since, lr.observed_count, lr.changed_count,
+           lr.requests, lr.not_modified, lr.bytes_received, lr.retries,
+           lf.at, lf.kind, lf.message,
+           (SELECT count(*) FROM items WHERE repo = r.key),
+           coalesce(t.changed, 0), coalesce(t.requests, 0), coalesce(t.not_modified, 0),
+           coalesce(t.bytes, 0), coalesce(t.retries, 0),
+           (SELECT count(*) FROM failures WHERE repo = r.key),
+           (SELECT count(*) FROM failures WHERE repo = r.key AND (lr.collected_at IS NULL
+               OR unixepoch(at, 'subsec') > unixepoch(lr.collected_at, 'subsec'))),
+           (SELECT collected_at FROM runs WHERE repo = r.key AND reconciled = 1
+            ORDER BY id DESC LIMIT 1)
+    FROM repositories r JOIN groups g ON g.id = r.group_id
+    LEFT JOIN runs lr
+        ON lr.id = (SELECT id FROM runs WHERE repo = r.key ORDER BY id DESC LIMIT 1)
+    LEFT JOIN failures lf
+        ON lf.id = (SELECT id FROM failures WHERE repo = r.key ORDER BY id DESC LIMIT 1)
+    LEFT JOIN (
+        SELECT repo, count(*) AS runs, sum(changed_count) AS changed, sum(requests) AS requests,
+               sum(not_modified) AS not_modified, sum(bytes_received) AS bytes,
+               sum(retries) AS retries
+        FROM runs GROUP BY repo) t ON t.repo = r.key";
 
 impl Store {
     /// The observation trail of a repository: by run, then item id (the

@@ -101,6 +101,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0015_run_stage.sql"),
         then: None,
     },
+    Migration {
+        name: "0016_reconciled_runs",
+        sql: include_str!("../migrations/0016_reconciled_runs.sql"),
+        then: None,
+    },
 ];
 
 impl Store {

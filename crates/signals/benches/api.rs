@@ -93,6 +93,19 @@ fn serve(dir: &Path) -> (Served, Duration) {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+    // It listens at once; ready is when its pages are exported.
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("the site is exported")
+    {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!(
+                "serve stopped ({status}): {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
     (Served { child, port }, started.elapsed())
 }
 

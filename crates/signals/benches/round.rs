@@ -20,9 +20,20 @@
 //!
 //! `SIGNALS_ROUND_REPOS=2000` (the default) chooses the size; a smaller one
 //! makes a quick check, and the comparison round is a tenth of it.
+//!
+//! `SIGNALS_ROUND_ONLY=reading` measures the reading side alone (table 3),
+//! on a store generated through the store API (`tests/it/synth.rs`, no
+//! HTTP): the repositories × 20 items, each with `SIGNALS_ROUND_RUNS` runs
+//! (default 10; the later ones change 2 items), in SQLite, then copied
+//! into PostgreSQL by `signals migrate`; both are measured.
+//! `SIGNALS_ROUND_SERVE=<folder>` measures the store of the `signals.toml`
+//! in that folder, as an earlier run left it (a PostgreSQL one is vacuumed
+//! first). `SIGNALS_ROUND_KEEP=1` keeps the generated SQLite store.
 
 #[path = "../tests/it/statements.rs"]
 mod statements;
+#[path = "../tests/it/synth.rs"]
+mod synth;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -144,11 +155,15 @@ fn get(port: u16, target: &str) -> (u16, usize) {
 fn reading_table(dir: &Path, url: &str, repos: usize) {
     // As autovacuum would have by then: the visibility map set, statistics
     // taken (counts read the indexes alone).
-    postgres::Client::connect(url, postgres::NoTls)
-        .unwrap()
-        .batch_execute("VACUUM ANALYZE")
-        .unwrap();
-    println!("\n## The reading side at {repos} repositories (median and slowest of {REPS})\n");
+    if url.starts_with("postgres://") {
+        postgres::Client::connect(url, postgres::NoTls)
+            .unwrap()
+            .batch_execute("VACUUM ANALYZE")
+            .unwrap();
+    }
+    println!(
+        "\n## The reading side at {repos} repositories, {url} (median and slowest of {REPS})\n"
+    );
     println!("| what | median | slowest | answer |");
     println!("|---|---:|---:|---:|");
     let mut bytes = 0;
@@ -172,22 +187,41 @@ fn reading_table(dir: &Path, url: &str, repos: usize) {
         .args(["serve", "--store", url, "--port", &port.to_string()])
         .env("TMPDIR", dir)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(dir.join("serve.log")).unwrap())
         .spawn()
         .unwrap();
-    // `serve` listens once its private site is exported (every
-    // repository's pages): not timed with the answers, but shown.
+    // `serve` listens at once, its private site exported in the
+    // background: the answers are timed while that export runs, as a
+    // monitor's first scrapes would be.
     let started = Instant::now();
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "serve did not listen within a minute"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let first = Instant::now();
+    assert_eq!(get(port, "/metrics").0, 200);
+    eprintln!(
+        "serve answered /metrics {:.1} s after it started, in {:.0} ms, its site being exported",
+        started.elapsed().as_secs_f64(),
+        first.elapsed().as_secs_f64() * 1000.0
+    );
+    // The answers are timed once that export is done: it takes the two
+    // cores meanwhile.
+    while !std::fs::read_to_string(dir.join("serve.log"))
+        .unwrap_or_default()
+        .contains("the site is exported")
+    {
+        assert!(
             started.elapsed() < Duration::from_secs(4 * 3600),
-            "serve did not start within 4 hours"
+            "serve did not export its site within 4 hours"
         );
         std::thread::sleep(Duration::from_millis(200));
     }
-    assert_eq!(get(port, "/api/groups").0, 200);
     eprintln!(
-        "serve answered {:.0} s after it started (its private export)",
+        "serve exported its site in {:.0} s",
         started.elapsed().as_secs_f64()
     );
     for target in ["/metrics", "/api/groups"] {
@@ -204,11 +238,91 @@ fn reading_table(dir: &Path, url: &str, repos: usize) {
     let _ = child.wait();
 }
 
+/// The `store` line of the `signals.toml` in `dir`.
+fn store_of(dir: &Path) -> String {
+    let text = std::fs::read_to_string(dir.join("signals.toml")).unwrap();
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("store = \""))
+        .expect("a store line");
+    line.trim_end_matches('"').to_string()
+}
+
+/// Table 3 alone, on a store generated through the store API: in SQLite,
+/// then copied into PostgreSQL.
+fn reading_only(repos: usize) {
+    let runs: usize = std::env::var("SIGNALS_ROUND_RUNS")
+        .ok()
+        .map(|n| n.parse().expect("SIGNALS_ROUND_RUNS: a number"))
+        .unwrap_or(10);
+    let dir = std::env::temp_dir().join(format!("signals-bench-reading-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let t1: Timestamp = "2026-11-01T00:00:00Z".parse().unwrap();
+    let started = Instant::now();
+    let mut store = signals_store_sqlite::Store::open(dir.join("signals.db")).unwrap();
+    let keys = synth::populate(&mut store, repos, ITEMS, 200, t1);
+    for run in 1..runs {
+        let at = t1 + jiff::SignedDuration::from_hours(run as i64);
+        for (n, key) in keys.iter().enumerate() {
+            synth::bump(&mut store, *key, n, 2, 200, t1, at);
+        }
+    }
+    drop(store);
+    eprintln!(
+        "generated {repos} repositories × {ITEMS} items, {runs} runs each, in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    let names: Vec<String> = (0..repos).map(|n| format!("o/r{n}")).collect();
+    let write_config = |store: &str| {
+        let mut text = config(store, "http://127.0.0.1:9/api/v3", &[]);
+        for (n, name) in names.iter().enumerate() {
+            text.push_str(&format!(
+                "\n[[groups.repos]]\nid = \"r{n}\"\nrepo = \"{name}\"\nname = \"Repository {n}\"\n"
+            ));
+        }
+        std::fs::write(dir.join("signals.toml"), text).unwrap();
+    };
+    write_config("signals.db");
+    reading_table(&dir, "signals.db", repos);
+    let options = signals_testpg::Options {
+        stat_statements: true,
+    };
+    let Some(cluster) = signals_testpg::Cluster::start_with(&options).unwrap() else {
+        eprintln!("PostgreSQL's server binaries are missing: SQLite only");
+        return;
+    };
+    let url = cluster.create_database("reading").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_signals"))
+        .current_dir(&dir)
+        .args(["migrate", "--from", "signals.db", "--to", &url])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    write_config(&url);
+    reading_table(&dir, &url, repos);
+    if std::env::var_os("SIGNALS_ROUND_KEEP").is_some() {
+        eprintln!("kept {} (its signals.db)", dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 fn main() {
     let repos: usize = std::env::var("SIGNALS_ROUND_REPOS")
         .ok()
         .map(|n| n.parse().expect("SIGNALS_ROUND_REPOS: a number"))
         .unwrap_or(2000);
+    if let Ok(dir) = std::env::var("SIGNALS_ROUND_SERVE") {
+        let dir = PathBuf::from(dir);
+        let store = store_of(&dir);
+        reading_table(&dir, &store, repos);
+        return;
+    }
+    if std::env::var("SIGNALS_ROUND_ONLY").as_deref() == Ok("reading") {
+        reading_only(repos);
+        return;
+    }
     let small = (repos / 10).max(10);
     let options = signals_testpg::Options {
         stat_statements: true,

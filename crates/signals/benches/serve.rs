@@ -69,10 +69,14 @@ fn main() {
         // Its private site goes in the bench's folder.
         .env("TMPDIR", &dir)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(dir.join("serve.log")).unwrap())
         .spawn()
         .unwrap();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+    // It listens at once; ready is when its pages are exported.
+    while !std::fs::read_to_string(dir.join("serve.log"))
+        .unwrap_or_default()
+        .contains("the site is exported")
+    {
         assert!(
             started.elapsed() < Duration::from_secs(600),
             "serve did not start"

@@ -20,7 +20,7 @@ fn migration_0011_fills_in_the_references_of_stored_bodies() {
     // The store as the version before 0011 left it: without 0011's tables
     // and those of the migrations after it (0012, the open pull request
     // count; 0013, the word index; 0014, the due leases' index; 0015, the
-    // run's stage): they run again on opening.
+    // run's stage; 0016, the reconciles' index): they run again on opening.
     let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     c.batch_execute(
         "DROP TABLE item_keys; DROP TABLE item_refs; DROP TABLE reference_marks;
@@ -31,6 +31,7 @@ fn migration_0011_fills_in_the_references_of_stored_bodies() {
          ALTER TABLE repositories DROP COLUMN open_pulls_differed;
          DROP INDEX leases_due;
          DROP TABLE run_stage_items; DROP TABLE run_stages;
+         DROP INDEX runs_reconciled;
          DELETE FROM signals_schema WHERE version >= 11;",
     )
     .unwrap();

@@ -1,6 +1,7 @@
 //! What `serve` answers where there is nothing else: the API's front door
 //! (`GET /api/`, the endpoints as JSON) and the HTML page of a page that
-//! does not exist (issue 30). A missing API path stays a JSON error.
+//! does not exist (issue 30), or not yet (issue 27: the first export still
+//! running). A missing API path stays a JSON error.
 
 use serde_json::{Value, json};
 
@@ -76,6 +77,27 @@ pub fn page_not_found(path: &str) -> Answer {
     (404, "text/html; charset=utf-8", html.into_bytes())
 }
 
+/// What a page asked for before the first export is done says, as JSON.
+pub const EXPORTING: &str = "the site's pages are still being exported (serve exports them when it \
+     starts): ask again in a few seconds; the API answers meanwhile";
+
+/// The HTML answer to a page asked for before the first export is done,
+/// `waited` seconds after the server started. No stylesheet: it is not
+/// exported yet either.
+pub fn page_exporting(waited: u64) -> Answer {
+    let html = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>The pages are being exported · Repo Signals</title>\n</head>\n<body>\n<main>\n\
+         <h1>The pages are being exported</h1>\n\
+         <p>The server started {waited} s ago and is writing the site's pages from the store; \
+         at hundreds of repositories this takes minutes. Reload this page in a few seconds.</p>\n\
+         <p>The JSON API answers meanwhile: <a href=\"/api/\">/api/</a>.</p>\n\
+         </main>\n</body>\n</html>\n"
+    );
+    (503, "text/html; charset=utf-8", html.into_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +109,14 @@ mod tests {
         let body = String::from_utf8(body).unwrap();
         assert!(body.contains("&lt;script&gt;") && !body.contains("<script>"));
         assert!(body.contains("<main>"));
+    }
+
+    #[test]
+    fn a_page_before_the_first_export_is_a_503_page_that_says_why() {
+        let (status, kind, body) = page_exporting(42);
+        assert_eq!((status, kind), (503, "text/html; charset=utf-8"));
+        let body = String::from_utf8(body).unwrap();
+        assert!(body.contains("started 42 s ago") && body.contains("/api/"));
+        assert!(!body.contains("style.css"), "{body}");
     }
 }

@@ -4,7 +4,12 @@
 //! The pages are the export's (`site.rs`): `serve` runs the same
 //! incremental export into a private folder, and again when the store has
 //! a newer run, then streams those files; so what it shows cannot drift
-//! from what `signals export` writes. Item history pages are rendered on
+//! from what `signals export` writes. It listens at once: the first export
+//! runs in the background, the API and `/metrics` answer meanwhile, and a
+//! page (or a repository's trends, read from that export) answers 503
+//! with `Retry-After` until it is done; stderr says when it starts and
+//! ends (docs/decisions.md, "`serve` listens before its site is
+//! exported"). Item history pages are rendered on
 //! demand by the export's own function. The API (`api.rs`) reads the store
 //! directly, through `signals_store::Backend`.
 //!
@@ -15,7 +20,7 @@
 //! every path. Only GET and HEAD are answered.
 //!
 //! A full disk under the private folder stops the server when it starts
-//! (exit code 7, before it listens); once it serves, a refresh that finds
+//! (exit code 7, when the first export fails); once that export is done, a refresh that finds
 //! the disk full is logged on stderr, and the pages of the last export
 //! (whole, since a failed export leaves the site as it was) and the API go
 //! on being answered; the refresh is tried again after the next pause.
@@ -34,6 +39,7 @@ mod site;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -50,6 +56,8 @@ use crate::config::Config;
 const MAX_TARGET: usize = 2048;
 /// How often, at most, the site is brought up to date with the store.
 const REFRESH: Duration = Duration::from_secs(2);
+/// The `Retry-After` of a page asked for before the first export is done.
+const RETRY_AFTER_SECS: u64 = 5;
 
 /// What every request handler shares.
 struct App {
@@ -67,6 +75,10 @@ struct App {
     /// When the site was last brought up to date, and the store's state
     /// then; held by the one request that refreshes it.
     refreshed: tokio::sync::Mutex<(Instant, String)>,
+    /// Whether the first export is done: until then a page answers 503.
+    exported: AtomicBool,
+    /// When the server started, for the 503's message.
+    started: Instant,
     token: Option<Token>,
 }
 
@@ -145,8 +157,11 @@ pub fn run(config: &Config, config_path: &Path, args: Settings) -> anyhow::Resul
             config: config_path.to_path_buf(),
             store: config.store.clone(),
             site: site_root.0.join("site"),
+            running: std::sync::Mutex::new(None),
         }),
         refreshed: tokio::sync::Mutex::new((Instant::now(), String::new())),
+        exported: AtomicBool::new(false),
+        started: Instant::now(),
         token: args.token,
     });
     let max_connections = net::fit_open_files(args.max_connections.max(1));
@@ -175,13 +190,8 @@ pub fn run(config: &Config, config_path: &Path, args: Settings) -> anyhow::Resul
     }
     let shown = crate::store::shown(&config.store);
     let guarded = app.token.is_some();
-    runtime.block_on(async move {
-        // The first export, before listening: the site is whole from the
-        // first request on.
-        {
-            let mut refreshed = app.refreshed.lock().await;
-            *refreshed = (Instant::now(), refresh(&app, String::new()).await?);
-        }
+    let exporter = Arc::clone(&app.exporter);
+    let failure = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(&addr)
             .await
             .with_context(|| format!("cannot listen on {addr}: choose another --port or --bind"))?;
@@ -193,20 +203,85 @@ pub fn run(config: &Config, config_path: &Path, args: Settings) -> anyhow::Resul
                 ""
             }
         );
+        // The first export, in the background: the API answers at once,
+        // the pages once it is done (docs/decisions.md).
+        let (failed_tx, failed_rx) = tokio::sync::oneshot::channel();
+        tokio::spawn(first_export(Arc::clone(&app), failed_tx));
         // Answers are gzipped for a client that accepts it (issue 28):
         // pages, JSON, the filter index (docs/decisions.md, "Compression").
         let router = axum::Router::new()
             .fallback(handle)
             .with_state(app)
             .layer(tower_http::compression::CompressionLayer::new());
-        net::serve(listener, router, limits, stopped()).await;
-        anyhow::Ok(())
+        let failure = Arc::new(std::sync::Mutex::new(None));
+        let slot = Arc::clone(&failure);
+        let stop = async move {
+            tokio::select! {
+                () = stopped() => {}
+                e = failed(failed_rx) => *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(e),
+            }
+        };
+        net::serve(listener, router, limits, stop).await;
+        let failure = failure.lock().unwrap_or_else(|p| p.into_inner()).take();
+        anyhow::Ok(failure)
     })?;
-    // Requests still running after the grace period are abandoned with
-    // the runtime; their store reads end with the process.
+    // An export still running (the first one, at a stop before it is
+    // done) is stopped, so it writes nothing into the folder removed
+    // below. Requests still running after the grace period are abandoned
+    // with the runtime; their store reads end with the process.
+    exporter.stop();
     runtime.shutdown_timeout(Duration::from_secs(1));
     drop(site_root);
-    Ok(())
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The first export of the private site, while the server already
+/// answers; the refresh lock is held throughout, so no request starts
+/// another. Its failure (a full disk, a store that cannot be read) stops
+/// the server, as it stopped it before listening.
+async fn first_export(app: Arc<App>, failed: tokio::sync::oneshot::Sender<anyhow::Error>) {
+    let mut refreshed = app.refreshed.lock().await;
+    eprintln!("exporting the site's pages; until done they answer 503, the API answers now");
+    match refresh(&app, String::new()).await {
+        Ok(key) => {
+            *refreshed = (Instant::now(), key);
+            eprintln!(
+                "the site is exported ({:.1} s): every page is served",
+                app.started.elapsed().as_secs_f64()
+            );
+            app.exported.store(true, Ordering::Release);
+        }
+        Err(e) => {
+            let _ = failed.send(e.context("cannot export the site's pages when starting"));
+        }
+    }
+}
+
+/// Resolves with the first export's error; never, when it succeeded.
+async fn failed(failed: tokio::sync::oneshot::Receiver<anyhow::Error>) -> anyhow::Error {
+    match failed.await {
+        Ok(e) => e,
+        Err(_) => std::future::pending().await,
+    }
+}
+
+/// The answer to a page, or a repository's trends, asked for before the
+/// first export is done: 503, and when to ask again.
+fn not_exported_yet(app: &App, json: bool) -> Response {
+    let waited = app.started.elapsed().as_secs();
+    let answer = if json {
+        api::error(503, front::EXPORTING)
+    } else {
+        front::page_exporting(waited)
+    };
+    let mut response = respond(answer);
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+    response
 }
 
 /// Resolves on SIGTERM or SIGINT.
@@ -291,10 +366,13 @@ async fn handle(
     if let Some(rest) = path.strip_prefix("/api/") {
         // Trends are the private export's `trends.json`: brought up to
         // date as the pages are, then read from there.
-        if rest.ends_with("/trends")
-            && let Some(failed) = bring_up_to_date(&app).await
-        {
-            return failed;
+        if rest.ends_with("/trends") {
+            if !app.exported.load(Ordering::Acquire) {
+                return not_exported_yet(&app, true);
+            }
+            if let Some(failed) = bring_up_to_date(&app).await {
+                return failed;
+            }
         }
         let rest = rest.to_string();
         return read(&app, move |api| api.answer(&rest, &params)).await;
@@ -310,6 +388,9 @@ async fn handle(
         } else {
             response
         };
+    }
+    if !app.exported.load(Ordering::Acquire) {
+        return not_exported_yet(&app, false);
     }
     if let Some(failed) = bring_up_to_date(&app).await {
         return failed;

@@ -47,6 +47,22 @@ pub struct Exporter {
     pub store: PathBuf,
     /// The private site folder.
     pub site: PathBuf,
+    /// The process id of the export running, if one is: stopped when the
+    /// server stops, so it never writes into a removed folder.
+    pub running: std::sync::Mutex<Option<u32>>,
+}
+
+impl Exporter {
+    /// Stops the export running, if any (SIGTERM).
+    pub fn stop(&self) {
+        let running = *self.running.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(pid) = running.and_then(|p| libc::pid_t::try_from(p).ok()) {
+            // SAFETY: kill(2) on our own child's pid; it is cleared as soon
+            // as the child is reaped, and this runs only when the server
+            // stops, after which no export starts.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+        }
+    }
 }
 
 /// Brings the private site up to date with the store: an incremental
@@ -73,8 +89,14 @@ pub fn refresh(store: &dyn Backend, exporter: &Exporter, known: &str) -> anyhow:
         .arg(&exporter.site)
         .arg("--serve-site")
         .stdin(std::process::Stdio::null())
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .with_context(|| format!("cannot run {} export", program.display()))?;
+    *exporter.running.lock().unwrap_or_else(|p| p.into_inner()) = Some(out.id());
+    let out = out.wait_with_output();
+    *exporter.running.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    let out = out.with_context(|| format!("cannot run {} export", program.display()))?;
     if !out.status.success() {
         let error = anyhow::anyhow!(
             "the export of the private site into {} failed ({}): {}",

@@ -589,7 +589,8 @@ struct Server {
 }
 
 impl Server {
-    /// Starts it; `Err` with its output when it exits before listening.
+    /// Starts it; `Err` with its output when it exits before its first
+    /// export is done.
     fn start(dir: &Path, tmp: &Path) -> Result<Server, (Option<i32>, String)> {
         let port = crate::serve::free_port();
         let log = dir.join(format!("serve-{port}.log"));
@@ -607,7 +608,8 @@ impl Server {
             if let Some(status) = server.child.try_wait().unwrap() {
                 return Err((status.code(), server.log()));
             }
-            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            // It listens at once; started is when its site is exported.
+            if server.log().contains(crate::serve::EXPORTED) {
                 return Ok(server);
             }
             std::thread::sleep(Duration::from_millis(50));

@@ -81,14 +81,24 @@ pub(crate) fn serve_with(dir: &std::path::Path, args: &[&str], env: &[(&str, &st
         .stderr(log)
         .spawn()
         .unwrap();
-    let served = Served { child, port };
-    let end = Instant::now() + Duration::from_secs(60);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < end, "serve did not start listening");
+    let mut served = Served { child, port };
+    // It listens at once; its pages are there once its log says so.
+    let end = Instant::now() + Duration::from_secs(120);
+    loop {
+        let log = std::fs::read_to_string(dir.join("serve.log")).unwrap_or_default();
+        if log.contains(EXPORTED) {
+            return served;
+        }
+        if let Ok(Some(status)) = served.child.try_wait() {
+            panic!("serve exited ({status}): {log}");
+        }
+        assert!(Instant::now() < end, "serve never exported its site: {log}");
         std::thread::sleep(Duration::from_millis(50));
     }
-    served
 }
+
+/// What `serve` logs once its private site is exported.
+pub(crate) const EXPORTED: &str = "the site is exported";
 
 /// Sends a raw request (the target exactly as given) and returns the status
 /// and body.
@@ -682,4 +692,126 @@ fn answers_are_gzipped_when_the_client_accepts_it() {
             plain.len()
         );
     }
+}
+
+/// `serve` listens before its private site is exported (issue 27): the
+/// API and `/metrics` answer from the first request; a page, and a
+/// repository's trends (read from that export), answer 503 with
+/// `Retry-After` and say why until the log says the export is done; then
+/// 200. The log says when the export starts and when it is done, after
+/// the line that says where it serves.
+#[test]
+fn serve_answers_the_api_at_once_and_pages_once_exported() {
+    let dir = TempDir::new("serve-at-once");
+    store(dir.path());
+    let port = free_port();
+    let log_path = dir.path().join("serve.log");
+    let child = Command::new(signals_bin())
+        .current_dir(dir.path())
+        .args([
+            "serve",
+            "--port",
+            &port.to_string(),
+            "--store",
+            "signals.db",
+        ])
+        .env_clear()
+        .env("TMPDIR", dir.path())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log_path).unwrap())
+        .spawn()
+        .unwrap();
+    let _served = Served { child, port };
+    let log = || std::fs::read_to_string(&log_path).unwrap_or_default();
+    let end = Instant::now() + Duration::from_secs(60);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < end, "serve did not listen: {}", log());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut waited = 0;
+    loop {
+        // The log is read before the answers: a page that answers 503
+        // after it says "exported" would be a failure.
+        let done = log().contains(EXPORTED);
+        let (status, _) = get(port, "/api/groups");
+        assert_eq!(status, 200, "{}", log());
+        let (status, metrics) = raw(port, "GET", "/metrics");
+        assert_eq!(status, 200, "{}", log());
+        assert!(String::from_utf8_lossy(&metrics).contains("signals_"));
+        for target in ["/", "/style.css", "/g/r0/index.html"] {
+            let (head, body) = exchange(port, "GET", target, "");
+            let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
+            if status == 503 {
+                assert!(!done, "{target}: 503 after the export: {}", log());
+                assert!(head.contains("retry-after: 5"), "{head}");
+                let body = String::from_utf8_lossy(&body);
+                assert!(body.contains("being exported"), "{body}");
+                waited += 1;
+            } else {
+                assert_eq!(status, 200, "{target}: {head}\n{}", log());
+            }
+        }
+        let (head, body) = exchange(port, "GET", "/api/repos/g/r0/trends", "");
+        if head.split(' ').nth(1) == Some("503") {
+            assert!(!done && head.contains("retry-after: 5"), "{head}");
+            let error: Value = serde_json::from_slice(&body).unwrap();
+            assert!(error["error"].as_str().unwrap().contains("being exported"));
+        } else {
+            assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        }
+        if done {
+            break;
+        }
+        assert!(Instant::now() < end, "never exported: {}", log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let log = log();
+    let serving = log.find("serving ").expect(&log);
+    let exporting = log.find("exporting the site's pages").expect(&log);
+    let exported = log.find(EXPORTED).expect(&log);
+    assert!(serving < exporting && exporting < exported, "{log}");
+    writeln!(
+        std::io::stderr(),
+        "{waited} page answers were 503 before the export was done"
+    )
+    .unwrap();
+}
+
+/// A `serve` stopped (SIGTERM) while its first export may still run stops
+/// that export too: its private folder is removed and nothing writes it
+/// again afterwards.
+#[test]
+fn serve_stopped_during_its_first_export_leaves_no_private_folder() {
+    let dir = TempDir::new("serve-stop-early");
+    store(dir.path());
+    let port = free_port();
+    let child = Command::new(signals_bin())
+        .current_dir(dir.path())
+        .args([
+            "serve",
+            "--port",
+            &port.to_string(),
+            "--store",
+            "signals.db",
+        ])
+        .env_clear()
+        .env("TMPDIR", dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut served = Served { child, port };
+    let private = dir
+        .path()
+        .join(format!("signals-serve-{}", served.child.id()));
+    let end = Instant::now() + Duration::from_secs(60);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < end, "serve did not listen");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let status = served.terminate().expect("serve stopped on SIGTERM");
+    assert!(status.success(), "{status}");
+    // An export left running would write the folder again.
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(!private.exists(), "{} is back", private.display());
 }
