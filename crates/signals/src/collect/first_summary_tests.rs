@@ -67,6 +67,9 @@ initial = "none"
     Config::parse(&text, Path::new("<test>")).unwrap()
 }
 
+/// A message in the outbox: its delivery id, rule and payload.
+type Message = (String, String, signals_core::notify::Payload);
+
 /// One first run into a new store in `dir`, held or through its stage;
 /// its outcome, messages (delivery id, rule, payload) and latest
 /// snapshots.
@@ -75,11 +78,7 @@ fn first_run(
     config: &Config,
     staged: bool,
     at: Timestamp,
-) -> (
-    RunOutcome,
-    Vec<(String, String, signals_core::notify::Payload)>,
-    BTreeMap<String, ItemSnapshot>,
-) {
+) -> (RunOutcome, Vec<Message>, BTreeMap<String, ItemSnapshot>) {
     let (group, repo) = config.select(None, None)[0];
     let mut client = crate::hosts::build(&config.hosts[0], |_| None, false)
         .unwrap()
