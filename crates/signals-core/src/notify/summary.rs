@@ -53,14 +53,29 @@ impl<'r> Summaries<'r> {
         let scored = scored(part);
         for top in &mut self.tops {
             let rule = top.rule.rule;
+            // Once 20 are kept, the last of them (the least important) is
+            // the bar a signal must pass to be kept; one that does not is
+            // only counted, and its signal never made.
+            let bar = match top.kept.len() {
+                MAX_SIGNALS => top.kept.last().map(|s| (s.importance, s.signal.id.clone())),
+                _ => None,
+            };
             for (item, imp) in &scored {
-                if rule.selects(part.repo, item, *imp) {
-                    top.selected += 1;
+                if !rule.selects(part.repo, item, *imp) {
+                    continue;
+                }
+                top.selected += 1;
+                let passes = bar.as_ref().is_none_or(|(importance, id)| {
+                    *imp > *importance
+                        || (*imp == *importance
+                            && item.id(&part.repo.source).as_bytes() < id.as_bytes())
+                });
+                if passes {
                     top.kept
                         .push(signal(part, item, *imp, Trigger::Discovered, vec![]));
                 }
             }
-            if top.kept.len() > MAX_SIGNALS {
+            if top.kept.len() >= MAX_SIGNALS {
                 rank(&mut top.kept);
                 top.kept.truncate(MAX_SIGNALS);
             }
