@@ -227,8 +227,8 @@ fn staged_run(
     let keep = |i: &ItemSnapshot| {
         i.updated_at >= since && !(i.kind() == ItemKind::PullRequest && left_out.contains(&i.key))
     };
-    let urls = (group, repo, collected.context.url.as_str());
-    let mut summary = Summary::new(window.alerts, urls, collected_at);
+    let subject = (group, repo, collected.context.url.as_str());
+    let mut summary = Summary::new(window.alerts, subject, collected_at);
     let tally = tally(&*store, key, &repo.source, &keep, &mut summary)?;
     // The run's own items: its releases and discussions.
     let seen = Seen {
