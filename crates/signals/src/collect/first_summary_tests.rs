@@ -125,8 +125,12 @@ fn a_staged_first_run_sends_the_summaries_of_a_held_one() {
     ))
     .unwrap();
     let config = config(&host.api_url());
-    let held = first_run(&scratch("held"), &config, false, at);
-    let staged = first_run(&scratch("staged"), &config, true, at);
+    let dirs = [scratch("held"), scratch("staged")];
+    let held = first_run(&dirs[0], &config, false, at);
+    let staged = first_run(&dirs[1], &config, true, at);
+    for dir in &dirs {
+        let _ = std::fs::remove_dir_all(dir);
+    }
     assert!(held.2.len() > 1300);
     assert!(held.2 == staged.2, "the same items stored");
     assert_eq!(
