@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use crate::dataset::{SignalDoc, fmt_collected, signal_of};
 use crate::diff::Observation;
 use crate::hostile::http_url;
-use crate::importance::{Weights, score};
+use crate::importance::Weights;
 use crate::model::{Group, ItemSnapshot, TrackedRepo};
 use crate::run::ItemEvent;
 
@@ -152,21 +152,7 @@ pub struct RunInput<'a> {
 
 /// The messages `rules` call for after a run: at most one per rule.
 pub fn messages(rules: &[RuleRef<'_>], run: &RunInput<'_>) -> Vec<Outgoing> {
-    let snapshot = |id: &str| {
-        run.snapshots
-            .binary_search_by(|(i, _)| i.as_str().cmp(id))
-            .ok()
-            .map(|i| &run.snapshots[i].1)
-            .or_else(|| run.snapshots.iter().find(|(i, _)| i == id).map(|(_, s)| s))
-    };
-    let scored: Vec<(&ItemEvent, &ItemSnapshot, u32)> = run
-        .events
-        .iter()
-        .filter_map(|e| {
-            let item = snapshot(&e.item_id)?;
-            Some((e, item, score(item, run.collected_at, run.weights).total))
-        })
-        .collect();
+    let scored = super::summary::scored_events(run);
     let collected = fmt_collected(run.collected_at);
     let mut out = Vec::new();
     for r in rules {
@@ -243,7 +229,7 @@ pub(super) fn run_payload(
     }
 }
 
-fn signal(
+pub(super) fn signal(
     run: &RunInput<'_>,
     item: &ItemSnapshot,
     importance: u32,

@@ -18,6 +18,7 @@ mod digest;
 mod message;
 mod rule;
 mod schedule;
+mod summary;
 mod trigger;
 mod waiting;
 
@@ -28,6 +29,7 @@ pub use message::{
 };
 pub use rule::{Initial, Keywords, Rule, glob, is_bot};
 pub use schedule::Schedule;
+pub use summary::Summaries;
 pub use trigger::{Trigger, triggers};
 pub use waiting::{crossed, waiting_messages};
 

@@ -353,5 +353,43 @@ mod property {
                 }
             }
         }
+            /// A first run's summaries fed a chunk at a time (a staged run,
+        /// issue 27 part 2) are the messages of the whole run at once.
+        #[test]
+        fn summaries_by_chunks_are_the_whole_runs(
+            items in proptest::collection::vec(arb_item(), 0..70),
+            rules in proptest::collection::vec(arb_rule(), 1..4),
+            chunk in 1usize..30,
+        ) {
+            let group = Group { id: "g".into(), name: "G".into() };
+            let r = repo();
+            let weights = Weights::default();
+            let at: Timestamp = "2026-11-21T00:00:00Z".parse().unwrap();
+            let mut snaps = Vec::new();
+            let mut events = Vec::new();
+            for (i, (mut it, _)) in items.into_iter().enumerate() {
+                it.key = format!("{i:02}");
+                let id = it.id(Source::Github);
+                events.push(ItemEvent { item_id: id.clone(), observation: Observation::Discovered });
+                snaps.push((id, it));
+            }
+            let rules: Vec<Rule> = rules
+                .into_iter()
+                .enumerate()
+                .map(|(i, r)| Rule { name: format!("r{i}"), ..r })
+                .collect();
+            let refs: Vec<RuleRef<'_>> =
+                rules.iter().enumerate().map(|(i, rule)| RuleRef { rule, held: i % 2 == 1 }).collect();
+            let input = RunInput {
+                group: &group, repo: &r, repo_url: "https://github.com/o/n",
+                collected_at: at, first_run: true, events: &events,
+                snapshots: &snaps, weights: &weights, link: Some("https://s.example/g/n/"),
+            };
+            let mut summaries = Summaries::new(&refs, &input);
+            for (e, s) in events.chunks(chunk).zip(snaps.chunks(chunk)) {
+                summaries.add(&RunInput { events: e, snapshots: s, ..input });
+            }
+            prop_assert_eq!(summaries.finish(&input), messages(&refs, &input));
+        }
     }
 }

@@ -4,6 +4,10 @@
 //! process), under `/usr/bin/time` for its wall time and peak RSS; then
 //! a normal incremental run of the same repository (nothing in its
 //! window), whose peak RSS should not depend on the repository's size.
+//! With `SIGNALS_SCALE_FIRST_NOTIFY=1` the configuration has a
+//! `[[notify]]` rule (a webhook, not sent to: `collect --no-notify` only
+//! leaves the first run's summary in the outbox), whose summary ranks
+//! every item.
 
 use std::path::Path;
 use std::process::Command;
@@ -22,13 +26,16 @@ pub struct FirstRun {
     pub next_rss_kib: u64,
 }
 
-/// `signals collect --quiet` in `dir` under `/usr/bin/time`: wall
-/// seconds and peak RSS in KiB.
-fn timed_collect(dir: &Path) -> (f64, u64) {
+/// `signals collect --quiet` in `dir` under `/usr/bin/time` (with
+/// `--no-notify` when `notify`: the bench measures the run, not sending
+/// its summary to a webhook no one listens at): wall seconds and peak RSS
+/// in KiB.
+fn timed_collect(dir: &Path, notify: bool) -> (f64, u64) {
     let out = Command::new("/usr/bin/time")
         .current_dir(dir)
         .args(["-f", "%e %M", env!("CARGO_BIN_EXE_signals")])
         .args(["collect", "--quiet"])
+        .args(notify.then_some("--no-notify"))
         .env_remove("GITHUB_TOKEN")
         .output()
         .expect("/usr/bin/time runs (Debian package `time`)");
@@ -42,8 +49,12 @@ fn timed_collect(dir: &Path) -> (f64, u64) {
     (wall, parts.next().and_then(|m| m.parse().ok()).unwrap_or(0))
 }
 
-/// A first collection of `items` into a fresh store under `base`.
-pub fn first_run(base: &Path, items: usize) -> FirstRun {
+/// The `[[notify]]` rule of `SIGNALS_SCALE_FIRST_NOTIFY=1`.
+const RULE: &str = "\n[[notify]]\nname = \"all\"\nkind = \"webhook\"\nurl = \"http://127.0.0.1:9/all\"\ninclude_bots = true\n";
+
+/// A first collection of `items` into a fresh store under `base`, with
+/// the `[[notify]]` rule when `notify`.
+pub fn first_run(base: &Path, items: usize, notify: bool) -> FirstRun {
     let repo = "bench/first";
     let start = Timestamp::now() - SignedDuration::from_hours(24 * 200);
     let host = TestHost::start(synthetic(repo, items, start)).expect("the test host starts");
@@ -53,14 +64,23 @@ pub fn first_run(base: &Path, items: usize) -> FirstRun {
     std::fs::write(
         dir.join("signals.toml"),
         format!(
-            "store = \"signals.db\"\nout = \"site\"\nbackfill_days = 3650\n\n[host]\napi_url = \"{}\"\n\n[[groups]]\nid = \"g\"\nname = \"G\"\n\n[[groups.repos]]\nrepo = \"{repo}\"\n",
-            host.api_url()
+            "store = \"signals.db\"\nout = \"site\"\nbackfill_days = 3650\n\n[host]\napi_url = \"{}\"\n\n[[groups]]\nid = \"g\"\nname = \"G\"\n\n[[groups.repos]]\nrepo = \"{repo}\"\n{}",
+            host.api_url(),
+            if notify { RULE } else { "" }
         ),
     )
     .unwrap();
-    let (wall, rss_kib) = timed_collect(&dir);
+    let (wall, rss_kib) = timed_collect(&dir, notify);
     let requests = host.request_count();
-    let (next_wall, next_rss_kib) = timed_collect(&dir);
+    if notify {
+        use signals_store::Outbox;
+        let store = signals_store_sqlite::Store::open(dir.join("signals.db")).unwrap();
+        let summaries = store
+            .outbox_messages(signals_store::MessageState::Pending, None)
+            .unwrap();
+        assert_eq!(summaries.len(), 1, "the first run left its summary");
+    }
+    let (next_wall, next_rss_kib) = timed_collect(&dir, notify);
     let run = FirstRun {
         items,
         wall,
@@ -76,14 +96,18 @@ pub fn first_run(base: &Path, items: usize) -> FirstRun {
 /// The table: one first collection per size, and each size's peak RSS
 /// against the smallest's.
 pub fn first_runs_table(base: &Path, sizes: &[usize]) {
-    println!("## First collections (one repository, release `signals collect`)\n");
+    let notify = std::env::var("SIGNALS_SCALE_FIRST_NOTIFY").is_ok_and(|v| v == "1");
+    println!(
+        "## First collections (one repository, release `signals collect`{})\n",
+        if notify { ", a `[[notify]]` rule" } else { "" }
+    );
     println!(
         "| items | requests | wall | peak RSS | RSS against the smallest | next run: wall | next run: peak RSS |"
     );
     println!("|---:|---:|---:|---:|---:|---:|---:|");
     let mut smallest = None;
     for &n in sizes {
-        let run = first_run(base, n);
+        let run = first_run(base, n, notify);
         let base_rss = *smallest.get_or_insert(run.rss_kib);
         println!(
             "| {} | {} | {:.2} s | {:.1} MiB | {:.2}× | {:.2} s | {:.1} MiB |",

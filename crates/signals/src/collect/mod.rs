@@ -17,6 +17,8 @@
 mod collection;
 mod comments;
 mod discussions;
+#[cfg(test)]
+mod first_summary_tests;
 mod open_pulls;
 mod owners;
 mod pipeline;

@@ -76,6 +76,24 @@ impl<'a> Alerts<'a> {
         })
     }
 
+    /// The rules, as the core's messages read them.
+    pub(super) fn rule_refs(&self) -> Vec<RuleRef<'a>> {
+        self.rules
+            .iter()
+            .map(|r| RuleRef {
+                rule: &r.rule,
+                held: r.held(),
+            })
+            .collect()
+    }
+
+    /// The link of a message about `repo`: its page on the site, when
+    /// the site's address is configured.
+    pub(super) fn link(&self, group: &Group, repo: &TrackedRepo) -> Option<String> {
+        self.base_url
+            .map(|b| format!("{b}{}/{}/index.html", group.id, repo.id))
+    }
+
     /// The messages a run's events call for, at most one per rule.
     pub(super) fn messages(
         &self,
@@ -86,17 +104,8 @@ impl<'a> Alerts<'a> {
         first_run: bool,
         (delta, crossing): (&RunDelta, &[ItemSnapshot]),
     ) -> Vec<Outgoing> {
-        let rules: Vec<RuleRef<'_>> = self
-            .rules
-            .iter()
-            .map(|r| RuleRef {
-                rule: &r.rule,
-                held: r.held(),
-            })
-            .collect();
-        let link = self
-            .base_url
-            .map(|b| format!("{b}{}/{}/index.html", group.id, repo.id));
+        let rules = self.rule_refs();
+        let link = self.link(group, repo);
         let input = RunInput {
             group,
             repo,
@@ -243,7 +252,8 @@ pub(super) struct Plan {
 
 /// The recipe of one run: plan, ask the host, choose the observed items,
 /// account for them against their previous snapshots, make the alerts,
-/// commit.
+/// commit; a repository's first run goes through its stage
+/// (`collect/staged.rs`).
 fn run(
     client: &mut HostClient,
     store: &mut dyn Backend,
@@ -254,14 +264,26 @@ fn run(
     rate_prefix: &str,
 ) -> Result<RunOutcome, RunError> {
     let plan = plan(store, key, (group, repo), collected_at, &window)?;
-    if super::staged::applies(&plan, &window) {
-        let at = (collected_at, window, rate_prefix);
+    let at = (collected_at, window, rate_prefix);
+    if super::staged::applies(&plan) {
         return super::staged::run(client, (store, key), (group, repo, ask), at, &plan);
     }
+    held(client, (store, key), (group, repo, ask), at, &plan)
+}
+
+/// A run that holds its items from the host's pages to its commit: every
+/// run but a repository's first (`collect/staged.rs`).
+pub(super) fn held(
+    client: &mut HostClient,
+    (store, key): (&mut dyn Backend, RepoKey),
+    (group, repo, ask): (&Group, &TrackedRepo, &RepoName),
+    (collected_at, window, rate_prefix): (Timestamp, Window, &str),
+    plan: &Plan,
+) -> Result<RunOutcome, RunError> {
     let (outcome, discussions) = ask_host(
         client,
         (&*store, key, None),
-        &plan,
+        plan,
         (group, repo, ask),
         (collected_at, &window),
         rate_prefix,
@@ -269,7 +291,7 @@ fn run(
     let mut collected = outcome.collected;
     let mut stats = outcome.stats;
     let comment_references = super::comments::store(
-        store,
+        &mut *store,
         key,
         repo,
         (&collected.context.url, &collected.items),
@@ -277,7 +299,7 @@ fn run(
     )?;
 
     let seen = Seen {
-        plan: &plan,
+        plan,
         discussions: discussions.read(),
     };
     let (observed, previous) = observe(store, key, repo, &mut collected, seen, collected_at)?;
@@ -429,7 +451,7 @@ pub(super) fn ask_host(
 
 /// Plans a run from the store: a first run reaches back `backfill`; a
 /// later one is a reconcile when forced or due at this repository's phase.
-fn plan(
+pub(super) fn plan(
     store: &dyn Backend,
     key: RepoKey,
     (group, repo): (&Group, &TrackedRepo),

@@ -9,7 +9,9 @@
 //! changed (the run's record, the open pull requests' count), once inside
 //! its commit, where each chunk is diffed against its previous snapshots
 //! by the same [`account`] as a held run's. Its releases and discussions
-//! are few and held, as in every run.
+//! are few and held, as in every run. Its `[[notify]]` summaries are made
+//! in the first reading, each rule keeping its top signals
+//! ([`Summaries`]), and committed with the run.
 //!
 //! A killed run leaves its stage behind, which no read sees; the next run
 //! of the repository starts its own stage, discarding it, and reads the
@@ -17,14 +19,16 @@
 
 use jiff::Timestamp;
 use signals_core::diff::Observation;
-use signals_core::run::account;
+use signals_core::importance::Weights;
+use signals_core::notify::{Outgoing, RunInput, Summaries};
+use signals_core::run::{ItemEvent, RunDelta, account};
 use signals_core::{Group, ItemKind, ItemSnapshot, News, RepoName, RunRecord, SourceId};
 use signals_core::{TrackedRepo, references};
 use signals_http::{ItemSink, RequestStats};
 use signals_store::{Backend, RepoKey, RunCommit, StagedPart, StoreError};
 
 use super::open_pulls;
-use super::pipeline::{Plan, RunError, RunOutcome, Seen, Window, ask_host, observe};
+use super::pipeline::{Alerts, Plan, RunError, RunOutcome, Seen, Window, ask_host, observe};
 use crate::hosts::HostClient;
 
 /// The items a chunk of the stage holds: what the store reads, diffs and
@@ -32,11 +36,10 @@ use crate::hosts::HostClient;
 const CHUNK: usize = 500;
 
 /// True when a run goes through its stage: a repository's first run (the
-/// one that may read its whole history) that makes no alert of its items
-/// (no `[[notify]]` rule asks for a first run's summary, which ranks every
-/// item).
-pub(super) fn applies(plan: &Plan, window: &Window) -> bool {
-    plan.first_run && !plan.reconcile && window.alerts.is_none()
+/// one that may read its whole history). Its `[[notify]]` summaries keep
+/// each rule's top signals as the stage is read ([`Summaries`]).
+pub(super) fn applies(plan: &Plan) -> bool {
+    plan.first_run && !plan.reconcile
 }
 
 /// The stage of one run as its pages arrive: each page's items under the
@@ -69,6 +72,80 @@ impl ItemSink for Stage<'_> {
             Ok(()) => self.staged += rows.len() as u64,
             Err(e) => self.error = Some(e),
         }
+    }
+}
+
+/// The summaries a first run's `[[notify]]` rules ask for, made as its
+/// events are counted: each rule keeps its top signals ([`Summaries`]).
+struct Summary<'a> {
+    summaries: Summaries<'a>,
+    about: About<'a>,
+}
+
+/// What a first run's messages say of it but its events.
+struct About<'a> {
+    group: &'a Group,
+    repo: &'a TrackedRepo,
+    repo_url: String,
+    collected_at: Timestamp,
+    weights: Weights,
+    link: Option<String>,
+}
+
+impl About<'_> {
+    /// The run, as the messages see it, with `events` and their new
+    /// `snapshots`.
+    fn input<'b>(
+        &'b self,
+        events: &'b [ItemEvent],
+        snapshots: &'b [(String, ItemSnapshot)],
+    ) -> RunInput<'b> {
+        RunInput {
+            group: self.group,
+            repo: self.repo,
+            repo_url: &self.repo_url,
+            collected_at: self.collected_at,
+            first_run: true,
+            events,
+            snapshots,
+            weights: &self.weights,
+            link: self.link.as_deref(),
+        }
+    }
+}
+
+impl<'a> Summary<'a> {
+    /// The summaries of `alerts`' rules (none without rules) about the
+    /// first run of `repo`, at `collected_at`.
+    fn new(
+        alerts: Option<Alerts<'a>>,
+        (group, repo, repo_url): (&'a Group, &'a TrackedRepo, &str),
+        collected_at: Timestamp,
+    ) -> Summary<'a> {
+        let about = About {
+            group,
+            repo,
+            repo_url: repo_url.to_string(),
+            collected_at,
+            weights: alerts.map_or_else(Weights::default, |a| a.weights.clone()),
+            link: alerts.and_then(|a| a.link(group, repo)),
+        };
+        let rules = alerts.map_or_else(Vec::new, |a| a.rule_refs());
+        Summary {
+            summaries: Summaries::new(&rules, &about.input(&[], &[])),
+            about,
+        }
+    }
+
+    /// Adds a part of the run's events.
+    fn add(&mut self, delta: &RunDelta) {
+        let input = self.about.input(&delta.events, &delta.snapshots);
+        self.summaries.add(&input);
+    }
+
+    /// The messages, once every event is added.
+    fn finish(self) -> Vec<Outgoing> {
+        self.summaries.finish(&self.about.input(&[], &[]))
     }
 }
 
@@ -150,7 +227,9 @@ fn staged_run(
     let keep = |i: &ItemSnapshot| {
         i.updated_at >= since && !(i.kind() == ItemKind::PullRequest && left_out.contains(&i.key))
     };
-    let tally = tally(&*store, key, &repo.source, &keep)?;
+    let subject = (group, repo, collected.context.url.as_str());
+    let mut summary = Summary::new(window.alerts, subject, collected_at);
+    let tally = tally(&*store, key, &repo.source, &keep, &mut summary)?;
     // The run's own items: its releases and discussions.
     let seen = Seen {
         plan,
@@ -171,7 +250,8 @@ fn staged_run(
         (own_pulls.0 + tally.pulls.0, own_pulls.1 + tally.pulls.1),
     )?;
     let delta = account(&repo.source, observed, &previous);
-    let discovered = tally.discovered + discovered(&delta.events);
+    summary.add(&delta);
+    let messages = summary.finish();
     let record = RunRecord {
         collected_at,
         since: plan.since,
@@ -192,39 +272,54 @@ fn staged_run(
         references,
         stats,
         renamed_to: outcome.renamed_to.clone(),
-        messages: Vec::new(),
+        messages,
         reconciled: false,
         open_pulls,
     };
-    store.commit_staged(key, &commit, CHUNK, &mut |staged, previous| {
-        let observed: Vec<ItemSnapshot> = staged
-            .into_iter()
-            .map(|s| s.snapshot)
-            .filter(|i| keep(i))
-            .collect();
-        let delta = account(&repo.source, observed, &previous);
-        Ok(StagedPart {
-            references: references::of_snapshots(&delta.snapshots),
-            snapshots: delta.snapshots,
-            events: delta.events,
-        })
-    })?;
+    commit_staged(store, key, &repo.source, &commit, &keep)?;
     Ok(RunOutcome {
         run: record,
-        discovered,
+        discovered: tally.discovered + discovered(&commit.events),
         stats,
         graphql,
         renamed_to: outcome.renamed_to,
     })
 }
 
+/// Commits the run from its stage, each chunk's items (those `keep`
+/// observes) diffed against their previous snapshots as in [`tally`].
+fn commit_staged(
+    store: &mut dyn Backend,
+    key: RepoKey,
+    source: &SourceId,
+    commit: &RunCommit,
+    keep: &dyn Fn(&ItemSnapshot) -> bool,
+) -> Result<(), RunError> {
+    store.commit_staged(key, commit, CHUNK, &mut |staged, previous| {
+        let observed: Vec<ItemSnapshot> = staged
+            .into_iter()
+            .map(|s| s.snapshot)
+            .filter(|i| keep(i))
+            .collect();
+        let delta = account(source, observed, &previous);
+        Ok(StagedPart {
+            references: references::of_snapshots(&delta.snapshots),
+            snapshots: delta.snapshots,
+            events: delta.events,
+        })
+    })?;
+    Ok(())
+}
+
 /// The stage read a chunk at a time: what its items observed (`keep`)
-/// add to the run's counts against their previous snapshots.
+/// add to the run's counts against their previous snapshots, and to its
+/// summaries.
 fn tally(
     store: &dyn Backend,
     key: RepoKey,
     source: &SourceId,
     keep: &dyn Fn(&ItemSnapshot) -> bool,
+    summary: &mut Summary<'_>,
 ) -> Result<Tally, RunError> {
     let mut tally = Tally::default();
     let mut after: Option<String> = None;
@@ -244,6 +339,7 @@ fn tally(
         let (up, down) = open_pulls::shift(&observed, &previous, source);
         tally.pulls = (tally.pulls.0 + up, tally.pulls.1 + down);
         let delta = account(source, observed, &previous);
+        summary.add(&delta);
         tally.observed += delta.observed_count;
         tally.events += delta.changed_count();
         tally.discovered += discovered(&delta.events);
