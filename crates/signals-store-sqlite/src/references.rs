@@ -302,7 +302,7 @@ mod tests {
         assert_eq!(expected[0].references.len(), 2, "{expected:?}");
         assert_eq!(expected[0].referenced_by.len(), 1, "{expected:?}");
         // The store as the version before 0012 left it (and before 0013,
-        // 0014 and 0015).
+        // 0014, 0015 and 0016).
         store
             .conn
             .execute_batch(
@@ -313,6 +313,7 @@ mod tests {
                  DROP TABLE search_dirty;
                  DROP INDEX items_by_latest;
                  DROP TABLE run_stage_items; DROP TABLE run_stages;
+                 DROP INDEX runs_reconciled;
                  PRAGMA user_version = 11;",
             )
             .unwrap();
