@@ -17,12 +17,12 @@
 mod collection;
 mod comments;
 mod discussions;
-#[cfg(test)]
-mod first_summary_tests;
 mod open_pulls;
 mod owners;
 mod pipeline;
 mod staged;
+#[cfg(test)]
+mod staged_tests;
 mod summary;
 mod waiting;
 mod worker;

@@ -2,7 +2,7 @@
 //! host, compare with the store, commit. `collect` and `demo` both go
 //! through here, so the demo exercises exactly the production path.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::diff::Observation;
@@ -236,6 +236,10 @@ pub fn failure_kind(e: &signals_http::Error) -> &'static str {
 pub(super) struct Seen<'a> {
     pub(super) plan: &'a Plan,
     pub(super) discussions: bool,
+    /// A staged reconcile's open items that its stage did not list
+    /// (`collect/staged.rs`); `None`: the run holds all it listed, and
+    /// any of the store's open items it did not list is gone.
+    pub(super) unlisted_open: Option<&'a HashSet<String>>,
 }
 
 /// Where a run starts: whether it is the repository's first, whether it
@@ -301,6 +305,7 @@ pub(super) fn held(
     let seen = Seen {
         plan,
         discussions: discussions.read(),
+        unlisted_open: None,
     };
     let (observed, previous) = observe(store, key, repo, &mut collected, seen, collected_at)?;
     let open_pulls = open_pulls::settle(
@@ -542,9 +547,12 @@ pub(super) fn observe(
     // Open issues and pull requests the host no longer lists (deleted,
     // transferred, hidden) are closed at this instant (docs/decisions.md).
     if plan.reconcile {
-        let listed: std::collections::HashSet<&str> = listed.iter().map(String::as_str).collect();
-        let missing: Vec<String> = store
-            .open_item_ids(key)?
+        let listed: HashSet<&str> = listed.iter().map(String::as_str).collect();
+        let open = match seen.unlisted_open {
+            Some(open) => open.iter().cloned().collect(),
+            None => store.open_item_ids(key)?,
+        };
+        let missing: Vec<String> = open
             .into_iter()
             .filter(|id| !listed.contains(id.as_str()))
             .filter(|id| seen.discussions || !id.contains(":discussion:"))

@@ -1,21 +1,27 @@
-//! A first run in flat memory (issue 27, part 2): the run's issues and
-//! pull requests go to the store's stage of the run as the host's pages
-//! arrive ([`signals_store::RunStaging`]), each page in a small
+//! The runs that list a whole repository, in flat memory (issue 27,
+//! part 2): a repository's first run and its reconciles. The run's issues
+//! and pull requests go to the store's stage of the run as the host's
+//! pages arrive ([`signals_store::RunStaging`]), each page in a small
 //! transaction of its own, and the run is committed from the stage a
-//! chunk at a time, all or nothing (`commit_staged`). The
-//! run holds a chunk of items at a time, not the repository.
+//! chunk at a time, all or nothing (`commit_staged`). The run holds a
+//! chunk of items at a time, not the repository.
 //!
 //! The run reads the stage twice: once to count what it observed and
 //! changed (the run's record, the open pull requests' count), once inside
 //! its commit, where each chunk is diffed against its previous snapshots
 //! by the same [`account`] as a held run's. Its releases and discussions
-//! are few and held, as in every run. Its `[[notify]]` summaries are made
-//! in the first reading, each rule keeping its top signals
-//! ([`Summaries`]), and committed with the run.
+//! are few and held, as in every run. A first run's `[[notify]]`
+//! summaries are made in the first reading, each rule keeping its top
+//! signals ([`Summaries`]). A reconcile keeps, of that reading, what it
+//! found changed (for its alerts, made once it is whole) and the
+//! repository's open items its stage did not list (those it closes):
+//! what changed and what is open, not what it listed.
 //!
 //! A killed run leaves its stage behind, which no read sees; the next run
 //! of the repository starts its own stage, discarding it, and reads the
 //! host again with conditional requests (the HTTP cache is kept).
+
+use std::collections::{HashMap, HashSet};
 
 use jiff::Timestamp;
 use signals_core::diff::Observation;
@@ -35,11 +41,10 @@ use crate::hosts::HostClient;
 /// writes at a time.
 const CHUNK: usize = 500;
 
-/// True when a run goes through its stage: a repository's first run (the
-/// one that may read its whole history). Its `[[notify]]` summaries keep
-/// each rule's top signals as the stage is read ([`Summaries`]).
+/// True when a run goes through its stage: a repository's first run and
+/// its reconciles, the runs that list its whole history.
 pub(super) fn applies(plan: &Plan) -> bool {
-    plan.first_run && !plan.reconcile
+    plan.first_run || plan.reconcile
 }
 
 /// The stage of one run as its pages arrive: each page's items under the
@@ -149,6 +154,99 @@ impl<'a> Summary<'a> {
     }
 }
 
+/// What the run's messages are made of as its stage is read: a first
+/// run's summaries, or what a reconcile found changed, kept only when
+/// some `[[notify]]` rule may alert on it.
+enum Notes<'a> {
+    First(Summary<'a>),
+    Later(Option<(Alerts<'a>, RunDelta)>),
+}
+
+impl<'a> Notes<'a> {
+    fn new(
+        plan: &Plan,
+        alerts: Option<Alerts<'a>>,
+        subject: (&'a Group, &'a TrackedRepo, &str),
+        collected_at: Timestamp,
+    ) -> Notes<'a> {
+        match plan.first_run {
+            true => Notes::First(Summary::new(alerts, subject, collected_at)),
+            false => Notes::Later(alerts.map(|a| {
+                let changes = RunDelta {
+                    observed_count: 0,
+                    events: Vec::new(),
+                    snapshots: Vec::new(),
+                };
+                (a, changes)
+            })),
+        }
+    }
+
+    /// Adds a part of the run's events.
+    fn add(&mut self, part: &RunDelta) {
+        match self {
+            Notes::First(summary) => summary.add(part),
+            Notes::Later(Some((_, changes))) => {
+                changes.events.extend(part.events.iter().cloned());
+                changes.snapshots.extend(part.snapshots.iter().cloned());
+            }
+            Notes::Later(None) => {}
+        }
+    }
+
+    /// The messages, once the run's own part is added: a reconcile's are
+    /// a later run's alerts, with the items that crossed `waiting_days`
+    /// since the `previous` run, as a held run makes them.
+    fn finish(
+        mut self,
+        (store, key): (&dyn Backend, RepoKey),
+        (group, repo, repo_url): (&Group, &TrackedRepo, &str),
+        (previous, collected_at): (Option<Timestamp>, Timestamp),
+        own: &RunDelta,
+    ) -> Result<Vec<Outgoing>, RunError> {
+        self.add(own);
+        match self {
+            Notes::First(summary) => Ok(summary.finish()),
+            Notes::Later(None) => Ok(Vec::new()),
+            Notes::Later(Some((alerts, changes))) => {
+                let when = (previous, collected_at);
+                let crossing =
+                    super::waiting::crossing(store, key, group, when, &changes, &alerts)?;
+                let at = collected_at;
+                Ok(alerts.messages(group, repo, repo_url, at, false, (&changes, &crossing)))
+            }
+        }
+    }
+}
+
+/// How the run reads its stage: which staged items it lists and which it
+/// observes.
+struct Reading<'a> {
+    source: &'a SourceId,
+    since: Timestamp,
+    reconcile: bool,
+    /// The pull requests the host left out (their merge state unknown):
+    /// an earlier sighting of one that was staged is dropped.
+    left_out: &'a HashSet<String>,
+}
+
+impl Reading<'_> {
+    /// Whether the run lists `item` (a reconcile closes the open items it
+    /// does not list).
+    fn lists(&self, item: &ItemSnapshot) -> bool {
+        !(item.kind() == ItemKind::PullRequest && self.left_out.contains(&item.key))
+    }
+
+    /// Whether the run observes `item`: listed, and updated in its window
+    /// or, by a reconcile, known to the store (`previous`) whatever its
+    /// `updated_at`, as `pipeline::observe` chooses.
+    fn observes(&self, item: &ItemSnapshot, previous: &HashMap<String, ItemSnapshot>) -> bool {
+        self.lists(item)
+            && (item.updated_at >= self.since
+                || (self.reconcile && previous.contains_key(&item.id(self.source))))
+    }
+}
+
 /// What the stage adds to the run, counted before its commit.
 #[derive(Debug, Default)]
 struct Tally {
@@ -220,20 +318,27 @@ fn staged_run(
         (&collected.context.url, &collected.items),
         outcome.comments,
     )?;
-    // The staged items the run observes: updated in its window, and not
-    // a pull request the host left out (its merge state unknown).
-    let since = plan.since;
-    let left_out = outcome.left_out;
-    let keep = |i: &ItemSnapshot| {
-        i.updated_at >= since && !(i.kind() == ItemKind::PullRequest && left_out.contains(&i.key))
+    let reading = Reading {
+        source: &repo.source,
+        since: plan.since,
+        reconcile: plan.reconcile,
+        left_out: &outcome.left_out,
     };
     let subject = (group, repo, collected.context.url.as_str());
-    let mut summary = Summary::new(window.alerts, subject, collected_at);
-    let tally = tally(&*store, key, &repo.source, &keep, &mut summary)?;
-    // The run's own items: its releases and discussions.
+    let mut notes = Notes::new(plan, window.alerts, subject, collected_at);
+    // A reconcile closes the store's open items it does not list: those
+    // its stage lists are struck off as it is read.
+    let mut open: Option<HashSet<String>> = match plan.reconcile {
+        true => Some(store.open_item_ids(key)?.into_iter().collect()),
+        false => None,
+    };
+    let tally = tally((&*store, key), &reading, &mut notes, open.as_mut())?;
+    // The run's own items: its releases and discussions, and the open
+    // items a reconcile found gone.
     let seen = Seen {
         plan,
         discussions: discussions.read(),
+        unlisted_open: open.as_ref(),
     };
     let (observed, previous) = observe(&*store, key, repo, &mut collected, seen, collected_at)?;
     let own_pulls = open_pulls::shift(&observed, &previous, &repo.source);
@@ -250,8 +355,12 @@ fn staged_run(
         (own_pulls.0 + tally.pulls.0, own_pulls.1 + tally.pulls.1),
     )?;
     let delta = account(&repo.source, observed, &previous);
-    summary.add(&delta);
-    let messages = summary.finish();
+    let messages = notes.finish(
+        (&*store, key),
+        (group, repo, &collected.context.url),
+        (plan.previous, collected_at),
+        &delta,
+    )?;
     let record = RunRecord {
         collected_at,
         since: plan.since,
@@ -273,10 +382,10 @@ fn staged_run(
         stats,
         renamed_to: outcome.renamed_to.clone(),
         messages,
-        reconciled: false,
+        reconciled: plan.reconcile,
         open_pulls,
     };
-    commit_staged(store, key, &repo.source, &commit, &keep)?;
+    commit_staged(store, key, &reading, &commit)?;
     Ok(RunOutcome {
         run: record,
         discovered: tally.discovered + discovered(&commit.events),
@@ -286,22 +395,21 @@ fn staged_run(
     })
 }
 
-/// Commits the run from its stage, each chunk's items (those `keep`
+/// Commits the run from its stage, each chunk's items (those the run
 /// observes) diffed against their previous snapshots as in [`tally`].
 fn commit_staged(
     store: &mut dyn Backend,
     key: RepoKey,
-    source: &SourceId,
+    reading: &Reading<'_>,
     commit: &RunCommit,
-    keep: &dyn Fn(&ItemSnapshot) -> bool,
 ) -> Result<(), RunError> {
     store.commit_staged(key, commit, CHUNK, &mut |staged, previous| {
         let observed: Vec<ItemSnapshot> = staged
             .into_iter()
             .map(|s| s.snapshot)
-            .filter(|i| keep(i))
+            .filter(|i| reading.observes(i, &previous))
             .collect();
-        let delta = account(source, observed, &previous);
+        let delta = account(reading.source, observed, &previous);
         Ok(StagedPart {
             references: references::of_snapshots(&delta.snapshots),
             snapshots: delta.snapshots,
@@ -311,15 +419,14 @@ fn commit_staged(
     Ok(())
 }
 
-/// The stage read a chunk at a time: what its items observed (`keep`)
-/// add to the run's counts against their previous snapshots, and to its
-/// summaries.
+/// The stage read a chunk at a time: what the items the run observes add
+/// to its counts against their previous snapshots, and to its `notes`;
+/// each item it lists is struck off `open`.
 fn tally(
-    store: &dyn Backend,
-    key: RepoKey,
-    source: &SourceId,
-    keep: &dyn Fn(&ItemSnapshot) -> bool,
-    summary: &mut Summary<'_>,
+    (store, key): (&dyn Backend, RepoKey),
+    reading: &Reading<'_>,
+    notes: &mut Notes<'_>,
+    mut open: Option<&mut HashSet<String>>,
 ) -> Result<Tally, RunError> {
     let mut tally = Tally::default();
     let mut after: Option<String> = None;
@@ -329,17 +436,23 @@ fn tally(
             return Ok(tally);
         };
         after = Some(last.id.clone());
-        let observed: Vec<ItemSnapshot> = staged
-            .into_iter()
-            .map(|s| s.snapshot)
-            .filter(|i| keep(i))
-            .collect();
-        let ids: Vec<String> = observed.iter().map(|i| i.id(source)).collect();
+        let ids: Vec<String> = staged.iter().map(|s| s.id.clone()).collect();
         let previous = store.latest_snapshots_for(key, &ids)?;
-        let (up, down) = open_pulls::shift(&observed, &previous, source);
+        let mut observed = Vec::with_capacity(staged.len());
+        for s in staged {
+            if let Some(open) = open.as_deref_mut()
+                && reading.lists(&s.snapshot)
+            {
+                open.remove(&s.id);
+            }
+            if reading.observes(&s.snapshot, &previous) {
+                observed.push(s.snapshot);
+            }
+        }
+        let (up, down) = open_pulls::shift(&observed, &previous, reading.source);
         tally.pulls = (tally.pulls.0 + up, tally.pulls.1 + down);
-        let delta = account(source, observed, &previous);
-        summary.add(&delta);
+        let delta = account(reading.source, observed, &previous);
+        notes.add(&delta);
         tally.observed += delta.observed_count;
         tally.events += delta.changed_count();
         tally.discovered += discovered(&delta.events);
