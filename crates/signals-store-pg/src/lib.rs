@@ -33,6 +33,7 @@ mod schema;
 mod search;
 mod staging;
 mod stream;
+mod texts;
 mod trends;
 mod write;
 
@@ -43,7 +44,7 @@ use std::time::{Duration, Instant};
 
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
-use postgres::{Client, NoTls, Statement};
+use postgres::{Client, GenericClient, NoTls, Statement, Transaction};
 use signals_store::{DbError, Result, StoreError};
 
 use schema::MIGRATIONS;
@@ -103,7 +104,9 @@ pub struct PgStore {
 fn stale(e: &postgres::Error) -> bool {
     use postgres::error::SqlState;
     e.code() == Some(&SqlState::INVALID_SQL_STATEMENT_NAME)
-        || e.code() == Some(&SqlState::FEATURE_NOT_SUPPORTED)
+        || (e.code() == Some(&SqlState::FEATURE_NOT_SUPPORTED)
+            && e.as_db_error()
+                .is_some_and(|d| d.message().contains("cached plan")))
 }
 
 /// The most statements kept prepared; past it the cache starts over (the
@@ -196,6 +199,18 @@ impl PgStore {
     /// [`PgStore::retrying`]), anything else [`StoreError::Db`].
     pub(crate) fn err(&self, doing: &'static str) -> impl Fn(postgres::Error) -> StoreError + '_ {
         move |e| match classify(&e) {
+            // A prepared statement the server no longer knows, or that no
+            // longer fits the schema, aborted its transaction: the
+            // session's statements are prepared anew when it is retried.
+            Class::Stale => {
+                self.statements.borrow_mut().clear();
+                StoreError::Conflict {
+                    store: self.shown.clone(),
+                    doing,
+                    attempts: 1,
+                    source: DbError::new(e),
+                }
+            }
             Class::Connection => StoreError::Connect {
                 store: self.shown.clone(),
                 source: DbError::new(e),
@@ -342,9 +357,9 @@ impl PgStore {
     /// snapshot and reference reads took 2 to 6 ms of each API request).
     /// A statement the server no longer knows or that no longer fits the
     /// schema ([`stale`]) is prepared again by [`PgStore::fresh`].
-    fn prepared(
+    fn prepared<C: GenericClient>(
         &self,
-        client: &mut Client,
+        client: &mut C,
         sql: &str,
     ) -> std::result::Result<Statement, postgres::Error> {
         if let Some(statement) = self.statements.borrow().get(sql) {
@@ -357,6 +372,22 @@ impl PgStore {
         }
         statements.insert(sql.to_string(), statement.clone());
         Ok(statement)
+    }
+
+    /// `sql` prepared once per session, for a statement of a
+    /// transaction: the statements a run's commit makes per item, event
+    /// and reference then cost one round trip each and, after a few
+    /// executions, no planning (parsing and planning them was more of the
+    /// server's time than executing them, issue 27). A statement gone
+    /// stale aborts its transaction; [`PgStore::err`] then forgets the
+    /// session's statements and calls it a conflict, so
+    /// [`PgStore::retrying`] runs the transaction again, prepared anew.
+    pub(crate) fn prep(
+        &self,
+        tx: &mut Transaction<'_>,
+        sql: &str,
+    ) -> std::result::Result<Statement, postgres::Error> {
+        self.prepared(tx, sql)
     }
 
     /// Runs `run` with `sql` prepared; when the server says the prepared
@@ -388,7 +419,7 @@ impl PgStore {
         mut each: impl FnMut(&postgres::Row) -> Result<()>,
     ) -> Result<()> {
         let mut client = self.client.borrow_mut();
-        let statement = self.prepared(&mut client, sql).map_err(self.err(doing))?;
+        let statement = self.prepared(&mut *client, sql).map_err(self.err(doing))?;
         let mut rows = client
             .query_raw(&statement, params.iter().copied())
             .map_err(|e| {
@@ -434,7 +465,10 @@ impl PgStore {
         sql: &str,
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<u64> {
-        self.retrying(|client, _| client.execute(sql, params).map_err(self.err(doing)))
+        self.retrying(|client, _| {
+            self.fresh(client, sql, |c, s| c.execute(s, params))
+                .map_err(self.err(doing))
+        })
     }
 }
 
@@ -446,6 +480,9 @@ enum Class {
     /// The server aborted the transaction to break a deadlock (40P01) or a
     /// serialization conflict (40001): retry it.
     Conflict,
+    /// A prepared statement gone stale ([`stale`]): the transaction is
+    /// retried with the session's statements prepared anew.
+    Stale,
     /// The server's disk is full (53100 `disk_full`): the transaction was
     /// rolled back; not retried here, since only freeing space helps (a
     /// looping worker tries again after its pause).
@@ -457,6 +494,9 @@ enum Class {
 fn classify(e: &postgres::Error) -> Class {
     if e.is_closed() {
         return Class::Connection;
+    }
+    if stale(e) {
+        return Class::Stale;
     }
     match e.code().map(|c| c.code()) {
         Some("40P01" | "40001") => Class::Conflict,

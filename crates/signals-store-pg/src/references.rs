@@ -31,11 +31,11 @@ impl PgStore {
         let mut moved: BTreeSet<String> = BTreeSet::new();
         let mut named: BTreeSet<String> = BTreeSet::new();
         for r in &commit.references {
+            let select = self
+                .prep(tx, "SELECT id FROM items WHERE repo = $1 AND item_id = $2")
+                .map_err(&err)?;
             let item: i64 = tx
-                .query_opt(
-                    "SELECT id FROM items WHERE repo = $1 AND item_id = $2",
-                    &[&repo, &r.item_id],
-                )
+                .query_opt(&select, &[&repo, &r.item_id])
                 .map_err(&err)?
                 .ok_or_else(|| StoreError::InvalidRun {
                     repo: commit.context.repository.to_string(),
@@ -48,26 +48,34 @@ impl PgStore {
                 })?
                 .get(0);
             if let Some(own) = &r.own {
+                let select = self
+                    .prep(tx, "SELECT key FROM item_keys WHERE item = $1")
+                    .map_err(&err)?;
                 let old: Option<String> = tx
-                    .query_opt("SELECT key FROM item_keys WHERE item = $1", &[&item])
+                    .query_opt(&select, &[&item])
                     .map_err(&err)?
                     .map(|row| row.get(0));
                 if old.as_deref() != Some(own) {
-                    tx.execute(
-                        "INSERT INTO item_keys (item, key) VALUES ($1, $2)
-                         ON CONFLICT (item) DO UPDATE SET key = excluded.key",
-                        &[&item, own],
-                    )
-                    .map_err(&err)?;
+                    let upsert = self
+                        .prep(
+                            tx,
+                            "INSERT INTO item_keys (item, key) VALUES ($1, $2)
+                             ON CONFLICT (item) DO UPDATE SET key = excluded.key",
+                        )
+                        .map_err(&err)?;
+                    tx.execute(&upsert, &[&item, own]).map_err(&err)?;
                     named.insert(own.clone());
                     named.extend(old);
                 }
             }
-            let old: BTreeSet<String> = tx
-                .query(
+            let select = self
+                .prep(
+                    tx,
                     "SELECT target FROM item_refs WHERE item = $1 AND via = $2",
-                    &[&item, &r.text],
                 )
+                .map_err(&err)?;
+            let old: BTreeSet<String> = tx
+                .query(&select, &[&item, &r.text])
                 .map_err(&err)?
                 .iter()
                 .map(|row| row.get(0))
@@ -76,19 +84,25 @@ impl PgStore {
             let gone: Vec<&String> = old.difference(&new).collect();
             let added: Vec<&String> = new.difference(&old).collect();
             if !gone.is_empty() {
-                tx.execute(
-                    "DELETE FROM item_refs WHERE item = $1 AND via = $2 AND target = ANY($3)",
-                    &[&item, &r.text, &gone],
-                )
-                .map_err(&err)?;
+                let delete = self
+                    .prep(
+                        tx,
+                        "DELETE FROM item_refs WHERE item = $1 AND via = $2 AND target = ANY($3)",
+                    )
+                    .map_err(&err)?;
+                tx.execute(&delete, &[&item, &r.text, &gone])
+                    .map_err(&err)?;
             }
             if !added.is_empty() {
-                tx.execute(
-                    "INSERT INTO item_refs (item, via, target, repo)
-                     SELECT $1, $2, t, $4 FROM unnest($3::text[]) AS t",
-                    &[&item, &r.text, &added, &repo],
-                )
-                .map_err(&err)?;
+                let insert = self
+                    .prep(
+                        tx,
+                        "INSERT INTO item_refs (item, via, target, repo)
+                         SELECT $1, $2, t, $4 FROM unnest($3::text[]) AS t",
+                    )
+                    .map_err(&err)?;
+                tx.execute(&insert, &[&item, &r.text, &added, &repo])
+                    .map_err(&err)?;
             }
             moved.extend(gone.into_iter().chain(added).cloned());
         }

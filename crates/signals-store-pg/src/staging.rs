@@ -16,7 +16,8 @@ use signals_store::{
     StagedParts, StoreError, check_staged_commit,
 };
 
-use crate::write::{Commit, Texts};
+use crate::texts::Texts;
+use crate::write::Commit;
 use crate::{PgStore, TEXTS_LOCK};
 
 /// Reads a chunk of a stage, in signal id order.

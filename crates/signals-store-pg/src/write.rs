@@ -4,11 +4,11 @@
 //! refused (rolled back) when the lease was lost: another worker has the
 //! repository now, so writing would duplicate its run.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 
 use jiff::Timestamp;
-use postgres::{Client, GenericClient, Transaction};
+use postgres::{Client, Transaction};
 use signals_core::run::ItemEvent;
 use signals_core::{Group, ItemSnapshot, TrackedRepo};
 use signals_store::codec::{int, to_json, ts_parse, ts_text};
@@ -17,6 +17,7 @@ use signals_store::{
     StoreError, check_commit,
 };
 
+use crate::texts::Texts;
 use crate::{PgStore, TEXTS_LOCK};
 
 impl RunWrites for PgStore {
@@ -265,20 +266,6 @@ impl RunWrites for PgStore {
 }
 
 impl PgStore {
-    /// Stores the run's texts not stored yet, as a statement of their own.
-    /// A worker writes them only while its lease holds, so a worker that
-    /// stalled past it leaves nothing behind.
-    pub(crate) fn insert_texts(&self, repo: RepoKey, texts: &Texts<'_>) -> Result<()> {
-        let err = self.err("storing texts");
-        let lease = self
-            .lease
-            .borrow()
-            .clone()
-            .filter(|(leased, _, _)| *leased == repo.raw())
-            .map(|(leased, worker, _)| (leased, worker));
-        self.retrying(|client, _| texts.insert_missing(client, lease.as_ref()).map_err(&err))
-    }
-
     /// The run's transaction: false when a retry finds the run committed
     /// already (the connection broke after the server committed it).
     fn commit_in(
@@ -427,8 +414,9 @@ impl PgStore {
         events: impl IntoIterator<Item = (i64, &'e ItemEvent)>,
     ) -> Result<()> {
         for (pos, e) in events {
-            let Some((item, snapshot)) =
-                item_row(tx, c.repo.raw(), &e.item_id).map_err(self.err("committing a run"))?
+            let Some((item, snapshot)) = self
+                .item_row(tx, c.repo.raw(), &e.item_id)
+                .map_err(self.err("committing a run"))?
             else {
                 return Err(StoreError::InvalidRun {
                     repo: c.repo_name.clone(),
@@ -442,12 +430,19 @@ impl PgStore {
                 });
             };
             let (kind, fields) = signals_store::events::encode(&e.observation);
+            let err = self.err("storing an observation event");
+            let statement = self
+                .prep(
+                    tx,
+                    "INSERT INTO events (run, pos, item, kind, fields, snapshot)
+                     VALUES ($1, $2, $3, $4, $5, $6)",
+                )
+                .map_err(&err)?;
             tx.execute(
-                "INSERT INTO events (run, pos, item, kind, fields, snapshot)
-                 VALUES ($1, $2, $3, $4, $5, $6)",
+                &statement,
                 &[&run_id, &pos, &item, &kind, &fields, &snapshot],
             )
-            .map_err(self.err("storing an observation event"))?;
+            .map_err(&err)?;
         }
         Ok(())
     }
@@ -516,21 +511,26 @@ impl PgStore {
         run: i64,
     ) -> Result<()> {
         let err = self.err("storing a snapshot");
-        let item = match item_row(tx, repo, item_id).map_err(&err)? {
+        let item = match self.item_row(tx, repo, item_id).map_err(&err)? {
             Some((item, latest)) => {
                 if self.parts_of(tx, latest)? == *parts {
                     return Ok(());
                 }
                 item
             }
-            None => tx
-                .query_one(
-                    "INSERT INTO items (repo, item_id, kind, item_key, latest)
-                     VALUES ($1, $2, $3, $4, 0) RETURNING id",
-                    &[&repo, &item_id, &snapshot.kind().as_str(), &snapshot.key],
-                )
-                .map_err(&err)?
-                .get(0),
+            None => {
+                let statement = self
+                    .prep(
+                        tx,
+                        "INSERT INTO items (repo, item_id, kind, item_key, latest)
+                         VALUES ($1, $2, $3, $4, 0) RETURNING id",
+                    )
+                    .map_err(&err)?;
+                let kind = snapshot.kind().as_str();
+                tx.query_one(&statement, &[&repo, &item_id, &kind, &snapshot.key])
+                    .map_err(&err)?
+                    .get(0)
+            }
         };
         let id_of = |text: &str| {
             texts.get(&Parts::hash(text)).copied().ok_or_else(|| {
@@ -540,13 +540,19 @@ impl PgStore {
             })
         };
         let [head, body, labels, assignees, detail] = parts.texts();
-        let id: i64 = tx
-            .query_one(
+        let insert = self
+            .prep(
+                tx,
                 "INSERT INTO snapshots (item, run, head, body, labels, assignees, detail,
                                         updated_s, updated_ns, state, reactions, comments,
                                         closed_s, closed_ns)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
                  RETURNING id",
+            )
+            .map_err(&err)?;
+        let id: i64 = tx
+            .query_one(
+                &insert,
                 &[
                     &item,
                     &run,
@@ -566,21 +572,36 @@ impl PgStore {
             )
             .map_err(&err)?
             .get(0);
-        tx.execute("UPDATE items SET latest = $2 WHERE id = $1", &[&item, &id])
+        let latest = self
+            .prep(tx, "UPDATE items SET latest = $2 WHERE id = $1")
             .map_err(&err)?;
+        tx.execute(&latest, &[&item, &id]).map_err(&err)?;
         Ok(())
     }
 
     fn parts_of(&self, tx: &mut Transaction<'_>, id: i64) -> Result<Parts> {
-        let r = tx
-            .query_one(
-                &format!(
-                    "SELECT {SNAPSHOT_COLUMNS} FROM snapshots s {SNAPSHOT_JOINS} WHERE s.id = $1"
-                ),
-                &[&id],
-            )
-            .map_err(self.err("reading an item's latest snapshot"))?;
+        let err = self.err("reading an item's latest snapshot");
+        let sql =
+            format!("SELECT {SNAPSHOT_COLUMNS} FROM snapshots s {SNAPSHOT_JOINS} WHERE s.id = $1");
+        let statement = self.prep(tx, &sql).map_err(&err)?;
+        let r = tx.query_one(&statement, &[&id]).map_err(&err)?;
         Parts::from_raw(&self.path(), crate::read::raw_parts(&r, 0))
+    }
+
+    /// The id and latest snapshot of `item_id` of `repo`, when stored.
+    pub(crate) fn item_row(
+        &self,
+        tx: &mut Transaction<'_>,
+        repo: i64,
+        item_id: &str,
+    ) -> std::result::Result<Option<(i64, i64)>, postgres::Error> {
+        let statement = self.prep(
+            tx,
+            "SELECT id, latest FROM items WHERE repo = $1 AND item_id = $2",
+        )?;
+        Ok(tx
+            .query_opt(&statement, &[&repo, &item_id])?
+            .map(|r| (r.get(0), r.get(1))))
     }
 }
 
@@ -634,129 +655,4 @@ impl<'a> Commit<'a> {
             parts,
         })
     }
-}
-
-pub(crate) fn item_row(
-    tx: &mut Transaction<'_>,
-    repo: i64,
-    item_id: &str,
-) -> std::result::Result<Option<(i64, i64)>, postgres::Error> {
-    Ok(tx
-        .query_opt(
-            "SELECT id, latest FROM items WHERE repo = $1 AND item_id = $2",
-            &[&repo, &item_id],
-        )?
-        .map(|r| (r.get(0), r.get(1))))
-}
-
-/// The distinct texts of a run, by hash (so always in one order).
-///
-/// Two commits that share texts cannot deadlock on them: each inserts its
-/// new texts in one statement, in hash order, as its own short transaction
-/// before the run's; a commit's transaction then only reads their ids
-/// (inserting again, in the same order and statement, only a text a purge
-/// deleted in between). Inserts that wait on each other's uncommitted rows
-/// all take them in ascending hash order, so no two wait in a cycle.
-pub(crate) struct Texts<'a>(BTreeMap<[u8; 32], &'a str>);
-
-impl<'a> Texts<'a> {
-    pub(crate) fn of(parts: impl Iterator<Item = &'a Parts>) -> Texts<'a> {
-        Texts(
-            parts
-                .flat_map(|p| p.texts())
-                .map(|t| (Parts::hash(t), t))
-                .collect(),
-        )
-    }
-
-    /// Inserts those of `texts` not stored yet, in hash order, in one
-    /// statement; returns the ids it inserted by hash.
-    fn insert<C: GenericClient>(
-        client: &mut C,
-        texts: &[(&[u8; 32], &str)],
-    ) -> std::result::Result<Vec<([u8; 32], i64)>, postgres::Error> {
-        if texts.is_empty() {
-            return Ok(Vec::new());
-        }
-        let hashes: Vec<&[u8]> = texts.iter().map(|(h, _)| h.as_slice()).collect();
-        let bodies: Vec<&str> = texts.iter().map(|(_, t)| *t).collect();
-        let rows = client.query(
-            "INSERT INTO texts (hash, text)
-             SELECT u.hash, u.text FROM unnest($1::bytea[], $2::text[]) AS u(hash, text)
-             WHERE NOT EXISTS (SELECT 1 FROM texts t WHERE t.hash = u.hash)
-             ORDER BY u.hash
-             ON CONFLICT (hash) DO NOTHING
-             RETURNING hash, id",
-            &[&hashes, &bodies],
-        )?;
-        Ok(rows.iter().map(|r| (hash_of(r.get(0)), r.get(1))).collect())
-    }
-
-    /// Stores the texts not stored yet, as one statement of its own; with a
-    /// lease (repository, worker), only while it is still held.
-    fn insert_missing(
-        &self,
-        client: &mut Client,
-        lease: Option<&(i64, String)>,
-    ) -> std::result::Result<(), postgres::Error> {
-        if let Some((repo, worker)) = lease {
-            let held = client.query_opt(
-                "SELECT 1 FROM leases WHERE repo = $1 AND worker = $2 AND lease_until > now()",
-                &[repo, worker],
-            )?;
-            if held.is_none() {
-                // The commit will be refused (`LeaseLost`).
-                return Ok(());
-            }
-        }
-        let all: Vec<_> = self.0.iter().map(|(h, t)| (h, *t)).collect();
-        Texts::insert(client, &all).map(drop)
-    }
-
-    /// The ids of all the texts, inside the run's transaction; a text a
-    /// purge removed since [`Texts::insert_missing`] is stored again.
-    pub(crate) fn resolve(
-        &self,
-        tx: &mut Transaction<'_>,
-    ) -> std::result::Result<HashMap<[u8; 32], i64>, postgres::Error> {
-        if self.0.is_empty() {
-            return Ok(HashMap::new());
-        }
-        let hashes: Vec<&[u8]> = self.0.keys().map(|h| h.as_slice()).collect();
-        let mut ids: HashMap<[u8; 32], i64> = tx
-            .query(
-                "SELECT hash, id FROM texts WHERE hash = ANY($1)",
-                &[&hashes],
-            )?
-            .iter()
-            .map(|r| (hash_of(r.get(0)), r.get(1)))
-            .collect();
-        let missing: Vec<_> = self
-            .0
-            .iter()
-            .filter(|(h, _)| !ids.contains_key(*h))
-            .map(|(h, t)| (h, *t))
-            .collect();
-        ids.extend(Texts::insert(tx, &missing)?);
-        // A text another commit inserted meanwhile was skipped by the insert
-        // (it waited for that commit): read its id now that it is there.
-        let late: Vec<&[u8]> = missing
-            .iter()
-            .filter(|(h, _)| !ids.contains_key(*h))
-            .map(|(h, _)| h.as_slice())
-            .collect();
-        if !late.is_empty() {
-            for r in tx.query("SELECT hash, id FROM texts WHERE hash = ANY($1)", &[&late])? {
-                ids.insert(hash_of(r.get(0)), r.get(1));
-            }
-        }
-        Ok(ids)
-    }
-}
-
-fn hash_of(bytes: &[u8]) -> [u8; 32] {
-    let mut hash = [0; 32];
-    let n = bytes.len().min(32);
-    hash[..n].copy_from_slice(&bytes[..n]);
-    hash
 }

@@ -2,7 +2,8 @@
 //! share texts never deadlock, a deadlock forced from outside is retried,
 //! a connection lost in the middle of a commit is restored and the run
 //! written once, and a purge never deletes a text a commit is about to
-//! reference. Real server (signals-testpg); skipped without PostgreSQL
+//! reference, and a commit whose prepared statements went stale is
+//! retried. Real server (signals-testpg); skipped without PostgreSQL
 //! unless SIGNALS_REQUIRE_POSTGRES=1.
 
 use std::sync::{Arc, Barrier};
@@ -270,4 +271,46 @@ fn a_purge_never_deletes_a_text_a_concurrent_commit_references() {
         }
         assert_eq!(dangling(&url), 0);
     }
+}
+
+/// The session prepares a commit's statements once (issue 27); when the
+/// schema changes what one of them returns (as another process's
+/// migration may), the server refuses it and aborts the commit's
+/// transaction: the store forgets its statements and the commit is
+/// retried, prepared anew, and written once.
+#[test]
+fn a_commit_whose_prepared_statements_went_stale_is_retried() {
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("stale").unwrap();
+    let mut store = PgStore::open(&url).unwrap();
+    let key = store.ensure_repository(&group(), &repo("stale")).unwrap();
+    let naming = |n: u32| {
+        let mut item = issue("1");
+        item.text = format!("Fixed in #{n}.");
+        item
+    };
+    let run = run_of(&store, key, ts("2026-11-20T10:00:00Z"), vec![naming(2)], 1);
+    assert!(!run.references.is_empty());
+    store.commit_run(key, &run).unwrap();
+    // The reads of an item's references now return another type (one the
+    // store reads as it did), so the statements prepared for them no
+    // longer fit: "cached plan must not change result type".
+    admin(&url)
+        .batch_execute(
+            "ALTER TABLE item_refs ALTER COLUMN target TYPE varchar;
+             ALTER TABLE item_keys ALTER COLUMN key TYPE varchar;",
+        )
+        .unwrap();
+    let mut later = naming(3);
+    later.updated_at += SignedDuration::from_hours(1);
+    let run = run_of(&store, key, ts("2026-11-21T10:00:00Z"), vec![later], 1);
+    store.commit_run(key, &run).unwrap();
+    let notices = store.take_notices();
+    assert!(
+        notices.iter().any(|n| n.contains("trying again")),
+        "{notices:?}"
+    );
+    let view = store.repository_view(key).unwrap().unwrap();
+    assert_eq!(view.runs.len(), 2, "the run written once");
+    assert_eq!(view.items.values().next().unwrap().text, "Fixed in #3.");
 }

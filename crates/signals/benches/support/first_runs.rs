@@ -3,7 +3,10 @@
 //! issues and pull requests, from the loopback test host (served by this
 //! process), under `/usr/bin/time` for its wall time and peak RSS; then
 //! a normal incremental run of the same repository (nothing in its
-//! window), whose peak RSS should not depend on the repository's size.
+//! window), whose peak RSS should not depend on the repository's size,
+//! and a reconcile (`collect --reconcile`: every item listed again and
+//! compared with the store), which goes through its stage as the first
+//! run does.
 //! With `SIGNALS_SCALE_FIRST_NOTIFY=1` the configuration has a
 //! `[[notify]]` rule (a webhook, not sent to: `collect --no-notify` only
 //! leaves the first run's summary in the outbox), whose summary ranks
@@ -24,18 +27,21 @@ pub struct FirstRun {
     pub requests: usize,
     pub next_wall: f64,
     pub next_rss_kib: u64,
+    pub reconcile_wall: f64,
+    pub reconcile_rss_kib: u64,
 }
 
 /// `signals collect --quiet` in `dir` under `/usr/bin/time` (with
 /// `--no-notify` when `notify`: the bench measures the run, not sending
-/// its summary to a webhook no one listens at): wall seconds and peak RSS
-/// in KiB.
-fn timed_collect(dir: &Path, notify: bool) -> (f64, u64) {
+/// its summary to a webhook no one listens at; with `--reconcile` when
+/// `reconcile`): wall seconds and peak RSS in KiB.
+fn timed_collect(dir: &Path, notify: bool, reconcile: bool) -> (f64, u64) {
     let out = Command::new("/usr/bin/time")
         .current_dir(dir)
         .args(["-f", "%e %M", env!("CARGO_BIN_EXE_signals")])
         .args(["collect", "--quiet"])
         .args(notify.then_some("--no-notify"))
+        .args(reconcile.then_some("--reconcile"))
         .env_remove("GITHUB_TOKEN")
         .output()
         .expect("/usr/bin/time runs (Debian package `time`)");
@@ -70,7 +76,7 @@ pub fn first_run(base: &Path, items: usize, notify: bool) -> FirstRun {
         ),
     )
     .unwrap();
-    let (wall, rss_kib) = timed_collect(&dir, notify);
+    let (wall, rss_kib) = timed_collect(&dir, notify, false);
     let requests = host.request_count();
     if notify {
         use signals_store::Outbox;
@@ -80,7 +86,8 @@ pub fn first_run(base: &Path, items: usize, notify: bool) -> FirstRun {
             .unwrap();
         assert_eq!(summaries.len(), 1, "the first run left its summary");
     }
-    let (next_wall, next_rss_kib) = timed_collect(&dir, notify);
+    let (next_wall, next_rss_kib) = timed_collect(&dir, notify, false);
+    let (reconcile_wall, reconcile_rss_kib) = timed_collect(&dir, notify, true);
     let run = FirstRun {
         items,
         wall,
@@ -88,6 +95,8 @@ pub fn first_run(base: &Path, items: usize, notify: bool) -> FirstRun {
         requests,
         next_wall,
         next_rss_kib,
+        reconcile_wall,
+        reconcile_rss_kib,
     };
     let _ = std::fs::remove_dir_all(&dir);
     run
@@ -102,22 +111,24 @@ pub fn first_runs_table(base: &Path, sizes: &[usize]) {
         if notify { ", a `[[notify]]` rule" } else { "" }
     );
     println!(
-        "| items | requests | wall | peak RSS | RSS against the smallest | next run: wall | next run: peak RSS |"
+        "| items | requests | wall | peak RSS | RSS against the smallest | next run: wall | next run: peak RSS | reconcile: wall | reconcile: peak RSS |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut smallest = None;
     for &n in sizes {
         let run = first_run(base, n, notify);
         let base_rss = *smallest.get_or_insert(run.rss_kib);
         println!(
-            "| {} | {} | {:.2} s | {:.1} MiB | {:.2}× | {:.2} s | {:.1} MiB |",
+            "| {} | {} | {:.2} s | {:.1} MiB | {:.2}× | {:.2} s | {:.1} MiB | {:.2} s | {:.1} MiB |",
             run.items,
             run.requests,
             run.wall,
             run.rss_kib as f64 / 1024.0,
             run.rss_kib as f64 / base_rss.max(1) as f64,
             run.next_wall,
-            run.next_rss_kib as f64 / 1024.0
+            run.next_rss_kib as f64 / 1024.0,
+            run.reconcile_wall,
+            run.reconcile_rss_kib as f64 / 1024.0
         );
     }
     println!();
