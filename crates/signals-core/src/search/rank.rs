@@ -176,27 +176,117 @@ fn clause<S: Source>(
             .map_err(SearchFailure::Source),
         Clause::Phrase(parts) => phrase(parts, stats, source).map_err(SearchFailure::Source),
         Clause::Prefix(prefix) => {
-            let mut all: Vec<(u32, f64)> = Vec::new();
             let terms = source
                 .expand(prefix, MAX_EXPANSION + 1)
                 .map_err(SearchFailure::Source)?;
             if terms.len() > MAX_EXPANSION {
                 return Err(SearchFailure::TooManyTerms(format!("{prefix}*")));
             }
+            let mut lists = Vec::with_capacity(terms.len());
             for term in terms {
-                all.extend(source.scored(&term, stats).map_err(SearchFailure::Source)?);
+                lists.push(source.scored(&term, stats).map_err(SearchFailure::Source)?);
             }
-            // Sum each document's terms in term order (stable sort), so
-            // the sums are the same wherever they are computed.
-            all.sort_by_key(|(doc, _)| *doc);
-            let mut out: Vec<(u32, f64)> = Vec::new();
-            for (doc, score) in all {
-                match out.last_mut() {
-                    Some((d, s)) if *d == doc => *s += score,
-                    _ => out.push((doc, score)),
+            Ok(sum_by_doc(lists))
+        }
+    }
+}
+
+/// Each document's scores in `lists` (each in document order), summed in
+/// the order of the lists, so the sums are the same wherever they are
+/// computed. When the lists cover much of the documents' range (a common
+/// prefix), the sums go into an array indexed by document, read back in
+/// order; else the entries are sorted by document (a stable sort keeps
+/// the lists' order within a document). Both add in the same order, from
+/// the same first share, so they give the same bits.
+fn sum_by_doc(mut lists: Vec<Vec<(u32, f64)>>) -> Vec<(u32, f64)> {
+    if lists.len() <= 1 {
+        return lists.pop().unwrap_or_default();
+    }
+    let total: usize = lists.iter().map(Vec::len).sum();
+    let end = lists
+        .iter()
+        .filter_map(|l| l.last())
+        .map(|&(doc, _)| doc as usize + 1)
+        .max()
+        .unwrap_or(0);
+    match total.saturating_mul(8) >= end {
+        true => sum_dense(&lists, end),
+        false => sum_sorted(&lists),
+    }
+}
+
+/// [`sum_by_doc`] into an array of the documents below `end`.
+fn sum_dense(lists: &[Vec<(u32, f64)>], end: usize) -> Vec<(u32, f64)> {
+    let mut sums: Vec<Option<f64>> = vec![None; end];
+    for &(doc, score) in lists.iter().flatten() {
+        let sum = &mut sums[doc as usize];
+        *sum = Some(sum.map_or(score, |s| s + score));
+    }
+    (0u32..)
+        .zip(sums)
+        .filter_map(|(doc, sum)| sum.map(|s| (doc, s)))
+        .collect()
+}
+
+/// [`sum_by_doc`] by a stable sort of every entry.
+fn sum_sorted(lists: &[Vec<(u32, f64)>]) -> Vec<(u32, f64)> {
+    let mut all: Vec<(u32, f64)> = lists.concat();
+    all.sort_by_key(|(doc, _)| *doc);
+    let mut out: Vec<(u32, f64)> = Vec::with_capacity(all.len());
+    for (doc, score) in all {
+        match out.last_mut() {
+            Some((d, s)) if *d == doc => *s += score,
+            _ => out.push((doc, score)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod sum_tests {
+    use super::{sum_dense, sum_sorted};
+
+    /// Lists of a prefix's terms, drawn by a small generator: each a
+    /// sorted set of documents below `end` with shares of many sizes.
+    fn lists(seed: u64, terms: usize, end: u32) -> Vec<Vec<(u32, f64)>> {
+        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+        let mut next = move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        let mut out = Vec::with_capacity(terms);
+        for _ in 0..terms {
+            let every = 1 + next() % 7;
+            let mut list = Vec::new();
+            for doc in 0..end {
+                if next() % every == 0 {
+                    list.push((doc, (next() % 100_000) as f64 / 7.0 + 0.1));
                 }
             }
-            Ok(out)
+            out.push(list);
+        }
+        out
+    }
+
+    #[test]
+    fn the_array_and_the_sort_sum_to_the_same_bits() {
+        for seed in 0..40 {
+            let lists = lists(seed, 1 + (seed as usize % 9), 300 + seed as u32 * 17);
+            let end = lists
+                .iter()
+                .filter_map(|l| l.last())
+                .map(|&(d, _)| d as usize + 1)
+                .max()
+                .unwrap_or(0);
+            let dense = sum_dense(&lists, end);
+            let sorted = sum_sorted(&lists);
+            assert_eq!(dense.len(), sorted.len());
+            for (a, b) in dense.iter().zip(&sorted) {
+                assert_eq!(a.0, b.0);
+                assert_eq!(a.1.to_bits(), b.1.to_bits(), "document {}", a.0);
+            }
         }
     }
 }
