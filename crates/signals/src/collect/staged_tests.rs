@@ -77,15 +77,14 @@ initial = "none"
 /// A message in the outbox: its delivery id, rule and payload.
 type Message = (String, String, signals_core::notify::Payload);
 
+/// A run's outcome, the outbox's pending messages and the latest
+/// snapshots.
+type RunOf = (RunOutcome, Vec<Message>, BTreeMap<String, ItemSnapshot>);
+
 /// One run into the store in `dir` (made when new), held or through its
 /// stage, a reconcile when `reconcile`; its outcome, the outbox's pending
 /// messages (delivery id, rule, payload) and the latest snapshots.
-fn one_run(
-    dir: &Path,
-    config: &Config,
-    (staged, reconcile): (bool, bool),
-    at: Timestamp,
-) -> (RunOutcome, Vec<Message>, BTreeMap<String, ItemSnapshot>) {
+fn one_run(dir: &Path, config: &Config, (staged, reconcile): (bool, bool), at: Timestamp) -> RunOf {
     let (group, repo) = config.select(None, None)[0];
     let mut client = crate::hosts::build(&config.hosts[0], |_| None, false)
         .unwrap()
@@ -130,13 +129,19 @@ fn one_run(
 }
 
 /// One first run into a new store in `dir`, held or through its stage.
-fn first_run(
-    dir: &Path,
-    config: &Config,
-    staged: bool,
-    at: Timestamp,
-) -> (RunOutcome, Vec<Message>, BTreeMap<String, ItemSnapshot>) {
+fn first_run(dir: &Path, config: &Config, staged: bool, at: Timestamp) -> RunOf {
     one_run(dir, config, (staged, false), at)
+}
+
+/// What a held and a staged run stored and recorded is the same.
+fn same_run(held: &RunOf, staged: &RunOf) {
+    assert!(held.2 == staged.2, "the same items stored");
+    assert_eq!(
+        format!("{:?}", held.0.run),
+        format!("{:?}", staged.0.run),
+        "the same run recorded"
+    );
+    assert_eq!(held.0.discovered, staged.0.discovered);
 }
 
 #[test]
@@ -157,13 +162,7 @@ fn a_staged_first_run_sends_the_summaries_of_a_held_one() {
         let _ = std::fs::remove_dir_all(dir);
     }
     assert!(held.2.len() > 1300);
-    assert!(held.2 == staged.2, "the same items stored");
-    assert_eq!(
-        format!("{:?}", held.0.run),
-        format!("{:?}", staged.0.run),
-        "the same run recorded"
-    );
-    assert_eq!(held.0.discovered, staged.0.discovered);
+    same_run(&held, &staged);
     // Two summaries ("quiet" sends none), each of the 20 most important
     // of hundreds, in the same order and words.
     let rules: Vec<&str> = held.1.iter().map(|(_, r, _)| r.as_str()).collect();
@@ -235,13 +234,7 @@ fn a_staged_reconcile_stores_and_sends_what_a_held_one_does() {
     for dir in &dirs {
         let _ = std::fs::remove_dir_all(dir);
     }
-    assert!(held.2 == staged.2, "the same items stored");
-    assert_eq!(
-        format!("{:?}", held.0.run),
-        format!("{:?}", staged.0.run),
-        "the same run recorded"
-    );
-    assert_eq!(held.0.discovered, staged.0.discovered);
+    same_run(&held, &staged);
     assert_eq!(held.0.discovered, 5, "the five new items");
     // 100 reactions, 60 gone (the open ones closed), 10 closed, 5 new.
     let closed = |items: &BTreeMap<String, ItemSnapshot>| {
