@@ -108,3 +108,88 @@ pub(crate) const RECOUNT: &str = "
                sum(not_modified) AS not_modified, sum(bytes_received) AS bytes,
                sum(retries) AS retries
         FROM runs GROUP BY repo) t ON t.repo = r.key;";
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+    use signals_store::RunWrites;
+    use signals_store::suite::{issue, run_of, status_totals, totals_history, ts};
+
+    use crate::Store;
+    use crate::schema::MIGRATIONS;
+
+    /// Each repository's totals as `status` computed them before 0017,
+    /// from every row: items, runs, changed, requests, not modified,
+    /// bytes, retries, failures, failures since the last run.
+    fn old_totals(conn: &Connection) -> Vec<(i64, [i64; 9])> {
+        let mut stmt = conn
+            .prepare(
+                "SELECT r.key, (SELECT count(*) FROM items WHERE repo = r.key),
+                        coalesce(t.runs, 0), coalesce(t.changed, 0), coalesce(t.requests, 0),
+                        coalesce(t.not_modified, 0), coalesce(t.bytes, 0),
+                        coalesce(t.retries, 0),
+                        (SELECT count(*) FROM failures WHERE repo = r.key),
+                        (SELECT count(*) FROM failures WHERE repo = r.key
+                         AND (lr.collected_at IS NULL
+                              OR unixepoch(at, 'subsec') > unixepoch(lr.collected_at, 'subsec')))
+                 FROM repositories r
+                 LEFT JOIN runs lr ON lr.id = (SELECT id FROM runs WHERE repo = r.key
+                                               ORDER BY id DESC LIMIT 1)
+                 LEFT JOIN (SELECT repo, count(*) AS runs, sum(changed_count) AS changed,
+                                   sum(requests) AS requests, sum(not_modified) AS not_modified,
+                                   sum(bytes_received) AS bytes, sum(retries) AS retries
+                            FROM runs GROUP BY repo) t ON t.repo = r.key
+                 ORDER BY r.key",
+            )
+            .unwrap();
+        stmt.query_map([], |r| {
+            let mut v = [0i64; 9];
+            for (i, x) in v.iter_mut().enumerate() {
+                *x = r.get(i + 1)?;
+            }
+            Ok((r.get(0)?, v))
+        })
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+    }
+
+    /// 0017 fills every repository's row from the rows stored before:
+    /// `status` then shows what it computed from them, and the writes
+    /// after it keep the rows equal to that computation.
+    #[test]
+    fn migration_0017_fills_in_the_totals_of_a_store_from_before() {
+        let dir = crate::tests::temp_dir("totals0017");
+        let path = dir.join("signals.db");
+        let before = usize::try_from(super::SINCE_VERSION - 1).unwrap();
+        let mut store = Store::open_before(&path, before).unwrap();
+        assert_eq!(store.schema_version().unwrap(), 16);
+        let keys = totals_history(&mut store);
+        let old = old_totals(&store.conn);
+        assert_eq!(
+            old[0].1,
+            [4, 3, 5, 30 + 3, 3, 3 * 12_345, 0, 3, 2],
+            "{old:?}"
+        );
+        assert_eq!(old[1].1, [0, 0, 0, 0, 0, 0, 0, 1, 1], "{old:?}");
+        drop(store);
+
+        let mut store = Store::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
+        assert_eq!(status_totals(&store), old);
+        let kept: i64 = store
+            .conn
+            .query_row("SELECT count(*) FROM repo_totals", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(kept, 3, "a row for every repository");
+
+        let at = ts("2026-11-20T14:00:00Z");
+        let run = run_of(&store, keys[1], at, vec![issue("9")], 5);
+        store.commit_run(keys[1], &run).unwrap();
+        store
+            .record_failure(keys[2], ts("2026-11-20T15:00:00Z"), "http", "500")
+            .unwrap();
+        assert_eq!(status_totals(&store), old_totals(&store.conn));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
