@@ -236,7 +236,7 @@ pub fn totals_history(store: &mut dyn Backend) -> [RepoKey; 3] {
         let mut items: Vec<_> = items.into_iter().map(issue).collect();
         items[0].metrics.reactions += h;
         let mut run = run_of(store, keys[0], at, items, 5);
-        run.stats.requests = h as u64;
+        run.stats.requests = h;
         store.commit_run(keys[0], &run).unwrap();
     }
     for at in [
