@@ -166,6 +166,11 @@ impl Dump for PgStore {
             &[],
         )
         .map_err(&err)?;
+        // The repositories' totals are not copied: they are recounted from
+        // the rows copied, so they equal them whatever the source.
+        if self.keeps_totals {
+            tx.batch_execute(crate::totals::RECOUNT).map_err(&err)?;
+        }
         tx.commit().map_err(&err)
     }
 

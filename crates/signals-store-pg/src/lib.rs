@@ -34,6 +34,7 @@ mod search;
 mod staging;
 mod stream;
 mod texts;
+mod totals;
 mod trends;
 mod write;
 
@@ -96,6 +97,10 @@ pub struct PgStore {
     /// The session's prepared statements, by their text (see
     /// [`PgStore::prepared`]).
     statements: RefCell<HashMap<String, Statement>>,
+    /// Whether the schema has `repo_totals` (0017), which the writes keep:
+    /// false only for a store opened at an older schema, by tests of a
+    /// migration (`totals.rs`).
+    keeps_totals: bool,
 }
 
 /// Whether `e` says a prepared statement is gone (a pooler discarded
@@ -172,15 +177,17 @@ impl PgStore {
             store: address.shown.clone(),
             source: DbError::new(e),
         })?;
-        let store = PgStore {
+        let mut store = PgStore {
             client: RefCell::new(client),
             config,
             notices: RefCell::new(Vec::new()),
             statements: RefCell::new(HashMap::new()),
             shown: address.shown.clone(),
             lease: RefCell::new(None),
+            keeps_totals: false,
         };
-        store.migrate(&MIGRATIONS[..migrations])?;
+        let version = store.migrate(&MIGRATIONS[..migrations])?;
+        store.keeps_totals = version >= totals::SINCE_VERSION;
         Ok(store)
     }
 

@@ -229,9 +229,10 @@ impl Reads for PgStore {
     }
 
     /// One statement for every repository (issue 27): each repository's
-    /// last run, last failure, totals and last reconcile come from
-    /// `LATERAL` subqueries on the `(repo, id)` indexes, where one query
-    /// per repository and per value cost 5 round trips a repository.
+    /// last run, last failure and last reconcile come from `LATERAL`
+    /// subqueries on the `(repo, id)` indexes, its totals from its row of
+    /// `repo_totals`, where one query per repository and per value cost 5
+    /// round trips a repository.
     fn status(&self) -> Result<Status> {
         let path = self.path();
         let rows = self.query(
@@ -251,22 +252,22 @@ impl Reads for PgStore {
 }
 
 /// [`SUMMARY_SQL`]'s 13 columns, then the last run (13-20), the last
-/// failure (21-23), the totals (24-31) and the last reconcile (32). Each
-/// table is read once per repository: the runs' count and sums in one
-/// aggregate, the failures' two counts in another.
+/// failure (21-23), the totals (24-31) and the last reconcile (32). The
+/// counts and sums are the repository's kept row of `repo_totals`
+/// (`totals.rs`), not a pass over its history.
 const STATUS_SQL: &str = "
     SELECT r.key, r.group_id, g.name, r.repo_id, r.source, r.full_name, r.display_name,
            r.keywords, r.host_name, r.missing, r.last_error,
-           t.runs,
+           coalesce(t.runs, 0),
            lr.collected_at,
            lr.collected_at, lr.since, lr.observed_count, lr.changed_count,
            lr.requests, lr.not_modified, lr.bytes_received, lr.retries,
            lf.at, lf.kind, lf.message,
-           (SELECT count(*) FROM items WHERE repo = r.key),
-           coalesce(t.changed, 0)::bigint, coalesce(t.requests, 0)::bigint,
-           coalesce(t.not_modified, 0)::bigint, coalesce(t.bytes, 0)::bigint,
-           coalesce(t.retries, 0)::bigint,
-           f.failures, f.since_last_run,
+           coalesce(t.items, 0),
+           coalesce(t.changed, 0), coalesce(t.requests, 0),
+           coalesce(t.not_modified, 0), coalesce(t.bytes, 0),
+           coalesce(t.retries, 0),
+           coalesce(t.failures, 0), coalesce(t.failures_since, 0),
            (SELECT collected_at FROM runs WHERE repo = r.key AND reconciled = 1
             ORDER BY id DESC LIMIT 1)
     FROM repositories r JOIN groups g ON g.id = r.group_id
@@ -277,16 +278,7 @@ const STATUS_SQL: &str = "
     LEFT JOIN LATERAL (
         SELECT at, kind, message FROM failures WHERE repo = r.key
         ORDER BY id DESC LIMIT 1) lf ON true
-    CROSS JOIN LATERAL (
-        SELECT count(*) AS runs, sum(changed_count) AS changed, sum(requests) AS requests,
-               sum(not_modified) AS not_modified, sum(bytes_received) AS bytes,
-               sum(retries) AS retries
-        FROM runs WHERE repo = r.key) t
-    CROSS JOIN LATERAL (
-        SELECT count(*) AS failures,
-               count(*) FILTER (WHERE lr.collected_at IS NULL
-                   OR at::timestamptz > lr.collected_at::timestamptz) AS since_last_run
-        FROM failures WHERE repo = r.key) f";
+    LEFT JOIN repo_totals t ON t.repo = r.key";
 
 /// A row of [`STATUS_SQL`].
 fn status_from(path: &std::path::Path, r: &postgres::Row) -> Result<RepoStatus> {

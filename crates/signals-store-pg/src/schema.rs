@@ -97,6 +97,11 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         include_str!("../migrations/0016_reconciled_runs.sql"),
         None,
     ),
+    (
+        "0017_repo_totals",
+        include_str!("../migrations/0017_repo_totals.sql"),
+        None,
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that
@@ -104,8 +109,9 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
 const MIGRATION_LOCK: i64 = 0x5253_6967_0000_0001;
 
 impl PgStore {
-    /// Applies the migrations of `migrations` this store lacks.
-    pub(crate) fn migrate(&self, migrations: &[(&str, &str, Option<Step>)]) -> Result<()> {
+    /// Applies the migrations of `migrations` this store lacks; returns
+    /// the schema version then.
+    pub(crate) fn migrate(&self, migrations: &[(&str, &str, Option<Step>)]) -> Result<i64> {
         let doing = "bringing the schema up to date";
         let mut client = self.client.borrow_mut();
         let mut tx = client.transaction().map_err(self.err(doing))?;
@@ -156,7 +162,8 @@ impl PgStore {
             )
             .map_err(self.err(doing))?;
         }
-        tx.commit().map_err(self.err(doing))
+        tx.commit().map_err(self.err(doing))?;
+        Ok(applied.max(migrations.len() as i64))
     }
 
     /// The number of migrations applied.

@@ -207,8 +207,17 @@ impl PgStore {
         self.check_stage(&mut tx, repo, c.at)?;
         let ids = texts.resolve(&mut tx).map_err(&err)?;
         let run_id = self.insert_run(&mut tx, c)?;
+        let mut new_items = 0;
         for (id, snapshot, parts) in &c.parts {
-            self.store_snapshot(&mut tx, repo.raw(), id, snapshot, parts, &ids, run_id)?;
+            new_items += u64::from(self.store_snapshot(
+                &mut tx,
+                repo.raw(),
+                id,
+                snapshot,
+                parts,
+                &ids,
+                run_id,
+            )?);
         }
         let invalid = |problem: String| StoreError::InvalidRun {
             repo: c.repo_name.clone(),
@@ -248,7 +257,15 @@ impl PgStore {
                 .resolve(&mut tx)
                 .map_err(&err)?;
             for (id, snapshot, parts) in &parts {
-                self.store_snapshot(&mut tx, repo.raw(), id, snapshot, parts, &part_ids, run_id)?;
+                new_items += u64::from(self.store_snapshot(
+                    &mut tx,
+                    repo.raw(),
+                    id,
+                    snapshot,
+                    parts,
+                    &part_ids,
+                    run_id,
+                )?);
             }
             let events = positions.part(&mut part.events);
             self.store_events(&mut tx, (c, run_id), events)?;
@@ -264,7 +281,7 @@ impl PgStore {
             )));
         }
         self.store_references(&mut tx, repo.raw(), (run_id, c.run))?;
-        self.finish_in(&mut tx, c, run_id)?;
+        self.finish_in(&mut tx, c, run_id, new_items)?;
         discard(&mut tx, repo).map_err(&err)?;
         tx.commit().map_err(&err)?;
         Ok(true)

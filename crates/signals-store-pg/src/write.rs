@@ -168,6 +168,9 @@ impl RunWrites for PgStore {
                 &[&repo.raw(), &ts_text(at), &kind, &message],
             )
             .map_err(&err)?;
+            if self.keeps_totals {
+                crate::totals::add_failure(self, &mut tx, repo, &ts_text(at))?;
+            }
             self.release_in(&mut tx, repo, true)?;
             tx.commit().map_err(&err)
         })?;
@@ -239,7 +242,7 @@ impl RunWrites for PgStore {
                 &[],
             )
             .map_err(&err)?;
-            for table in ["items", "failures", "leases"] {
+            for table in ["repo_totals", "items", "failures", "leases"] {
                 tx.execute(&format!("DELETE FROM {table} WHERE repo = $1"), &[&key])
                     .map_err(&err)?;
             }
@@ -300,28 +303,42 @@ impl PgStore {
         }
         let ids = texts.resolve(&mut tx).map_err(&err)?;
         let run_id = self.insert_run(&mut tx, c)?;
+        let mut new_items = 0;
         for (id, snapshot, parts) in &c.parts {
-            self.store_snapshot(&mut tx, c.repo.raw(), id, snapshot, parts, &ids, run_id)?;
+            new_items += u64::from(self.store_snapshot(
+                &mut tx,
+                c.repo.raw(),
+                id,
+                snapshot,
+                parts,
+                &ids,
+                run_id,
+            )?);
         }
         let events = signals_store::events::positioned(&c.run.events);
         self.store_events(&mut tx, (c, run_id), events)?;
         self.store_references(&mut tx, c.repo.raw(), (run_id, c.run))?;
-        self.finish_in(&mut tx, c, run_id)?;
+        self.finish_in(&mut tx, c, run_id, new_items)?;
         tx.commit().map_err(&err)?;
         Ok(true)
     }
 
-    /// What a run writes after its items: its alert messages and its
+    /// What a run writes after its items: its alert messages, its
     /// repository's row (the name the host gave, the kept count of open
-    /// pull requests).
+    /// pull requests) and totals, with `new_items` the items rows it
+    /// inserted.
     pub(crate) fn finish_in(
         &self,
         tx: &mut Transaction<'_>,
         c: &Commit<'_>,
         run_id: i64,
+        new_items: u64,
     ) -> Result<()> {
         let err = self.err("committing a run");
         self.store_messages(tx, c.repo, run_id, c.at, &c.run.messages)?;
+        if self.keeps_totals {
+            crate::totals::add_run(self, tx, c, new_items)?;
+        }
         tx.execute(
             "UPDATE repositories SET host_name = $2, missing = 0, last_error = NULL
              WHERE key = $1",
@@ -509,14 +526,14 @@ impl PgStore {
         parts: &Parts,
         texts: &HashMap<[u8; 32], i64>,
         run: i64,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let err = self.err("storing a snapshot");
-        let item = match self.item_row(tx, repo, item_id).map_err(&err)? {
+        let (item, new) = match self.item_row(tx, repo, item_id).map_err(&err)? {
             Some((item, latest)) => {
                 if self.parts_of(tx, latest)? == *parts {
-                    return Ok(());
+                    return Ok(false);
                 }
-                item
+                (item, false)
             }
             None => {
                 let statement = self
@@ -527,9 +544,11 @@ impl PgStore {
                     )
                     .map_err(&err)?;
                 let kind = snapshot.kind().as_str();
-                tx.query_one(&statement, &[&repo, &item_id, &kind, &snapshot.key])
+                let item: i64 = tx
+                    .query_one(&statement, &[&repo, &item_id, &kind, &snapshot.key])
                     .map_err(&err)?
-                    .get(0)
+                    .get(0);
+                (item, true)
             }
         };
         let id_of = |text: &str| {
@@ -576,7 +595,7 @@ impl PgStore {
             .prep(tx, "UPDATE items SET latest = $2 WHERE id = $1")
             .map_err(&err)?;
         tx.execute(&latest, &[&item, &id]).map_err(&err)?;
-        Ok(())
+        Ok(new)
     }
 
     fn parts_of(&self, tx: &mut Transaction<'_>, id: i64) -> Result<Parts> {

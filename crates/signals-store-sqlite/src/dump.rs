@@ -78,6 +78,12 @@ impl Dump for Store {
             stmt.execute(rusqlite::params_from_iter(params))
                 .doing(&path, doing)?;
         }
+        // The repositories' totals are not copied: they are recounted
+        // from the rows copied, so they equal them whatever the source.
+        if self.keeps_totals {
+            tx.execute_batch(crate::totals::RECOUNT)
+                .doing(&path, doing)?;
+        }
         tx.commit().doing(&path, doing)
     }
 

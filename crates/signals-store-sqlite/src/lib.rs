@@ -74,6 +74,7 @@ mod search;
 mod snapshots;
 mod staging;
 mod stream;
+mod totals;
 mod trends;
 mod write;
 
@@ -101,6 +102,10 @@ pub struct Store {
     conn: Connection,
     /// The file, or `:memory:`; named in every error.
     path: PathBuf,
+    /// Whether the schema has `repo_totals` (0017), which the writes keep:
+    /// false only for a store opened at an older schema, by tests of a
+    /// migration (`totals.rs`).
+    keeps_totals: bool,
 }
 
 impl fmt::Debug for Store {
@@ -155,6 +160,7 @@ impl Store {
         let mut store = Store {
             conn,
             path: path.to_path_buf(),
+            keeps_totals: false,
         };
         store.migrate_with(&MIGRATIONS[..migrations.min(MIGRATIONS.len())])?;
         Ok(store)
@@ -198,7 +204,11 @@ impl Store {
             .doing(&path, "setting the busy timeout")?;
         conn.pragma_update(None, "foreign_keys", true)
             .doing(&path, "enabling foreign keys")?;
-        let mut store = Store { conn, path };
+        let mut store = Store {
+            conn,
+            path,
+            keeps_totals: false,
+        };
         store.check_identity()?;
         if wal {
             // WAL lets `signals status` and the export read while a

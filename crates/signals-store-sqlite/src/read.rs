@@ -325,7 +325,8 @@ impl Reads for Store {
 /// [`SUMMARY_SQL`]'s 13 columns, then the last run (13-20), the last
 /// failure (21-23), the totals (24-31) and the last reconcile (32), as on
 /// PostgreSQL. The last run and failure are found by the `(repo, id)`
-/// indexes; the runs' sums in one pass over the runs by that index.
+/// indexes; the counts and sums are the repository's kept row of
+/// `repo_totals` (`totals.rs`), not a pass over its history.
 const STATUS_SQL: &str = "
     SELECT r.key, r.group_id, g.name, r.repo_id, r.source, r.full_name, r.display_name,
            r.keywords, r.host_name, r.missing, r.last_error,
@@ -334,12 +335,10 @@ const STATUS_SQL: &str = "
            lr.collected_at, lr.since, lr.observed_count, lr.changed_count,
            lr.requests, lr.not_modified, lr.bytes_received, lr.retries,
            lf.at, lf.kind, lf.message,
-           (SELECT count(*) FROM items WHERE repo = r.key),
+           coalesce(t.items, 0),
            coalesce(t.changed, 0), coalesce(t.requests, 0), coalesce(t.not_modified, 0),
            coalesce(t.bytes, 0), coalesce(t.retries, 0),
-           (SELECT count(*) FROM failures WHERE repo = r.key),
-           (SELECT count(*) FROM failures WHERE repo = r.key AND (lr.collected_at IS NULL
-               OR unixepoch(at, 'subsec') > unixepoch(lr.collected_at, 'subsec'))),
+           coalesce(t.failures, 0), coalesce(t.failures_since, 0),
            (SELECT collected_at FROM runs WHERE repo = r.key AND reconciled = 1
             ORDER BY id DESC LIMIT 1)
     FROM repositories r JOIN groups g ON g.id = r.group_id
@@ -347,11 +346,7 @@ const STATUS_SQL: &str = "
         ON lr.id = (SELECT id FROM runs WHERE repo = r.key ORDER BY id DESC LIMIT 1)
     LEFT JOIN failures lf
         ON lf.id = (SELECT id FROM failures WHERE repo = r.key ORDER BY id DESC LIMIT 1)
-    LEFT JOIN (
-        SELECT repo, count(*) AS runs, sum(changed_count) AS changed, sum(requests) AS requests,
-               sum(not_modified) AS not_modified, sum(bytes_received) AS bytes,
-               sum(retries) AS retries
-        FROM runs GROUP BY repo) t ON t.repo = r.key";
+    LEFT JOIN repo_totals t ON t.repo = r.key";
 
 impl Store {
     /// The observation trail of a repository: by run, then item id (the

@@ -302,11 +302,12 @@ mod tests {
         assert_eq!(expected[0].references.len(), 2, "{expected:?}");
         assert_eq!(expected[0].referenced_by.len(), 1, "{expected:?}");
         // The store as the version before 0012 left it (and before 0013,
-        // 0014, 0015 and 0016).
+        // 0014, 0015, 0016 and 0017).
         store
             .conn
             .execute_batch(
-                "DROP TABLE item_keys; DROP TABLE item_refs; DROP TABLE reference_marks;
+                "DROP TABLE repo_totals;
+                 DROP TABLE item_keys; DROP TABLE item_refs; DROP TABLE reference_marks;
                  ALTER TABLE repositories DROP COLUMN open_pulls;
                  ALTER TABLE repositories DROP COLUMN open_pulls_differed;
                  DROP TABLE search_postings; DROP TABLE search_docs; DROP TABLE search_state;

@@ -106,6 +106,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0016_reconciled_runs.sql"),
         then: None,
     },
+    Migration {
+        name: "0017_repo_totals",
+        sql: include_str!("../migrations/0017_repo_totals.sql"),
+        then: None,
+    },
 ];
 
 impl Store {
@@ -115,6 +120,12 @@ impl Store {
     }
 
     pub(crate) fn migrate_with(&mut self, migrations: &[Migration]) -> Result<()> {
+        let result = self.migrate_to(migrations);
+        self.keeps_totals = self.schema_version()? >= crate::totals::SINCE_VERSION;
+        result
+    }
+
+    fn migrate_to(&mut self, migrations: &[Migration]) -> Result<()> {
         if self.schema_version()? >= migrations.len() as i64 {
             return Ok(());
         }
@@ -253,7 +264,11 @@ mod tests {
 
         let path = PathBuf::from(":memory:");
         let conn = Connection::open_in_memory().unwrap();
-        let mut store = Store { conn, path };
+        let mut store = Store {
+            conn,
+            path,
+            keeps_totals: false,
+        };
         store.migrate_with(&MIGRATIONS[..1]).unwrap();
         assert_eq!(store.schema_version().unwrap(), 1);
 
@@ -485,6 +500,7 @@ mod tests {
         let mut store = Store {
             conn,
             path: PathBuf::from(":memory:"),
+            keeps_totals: false,
         };
         store.migrate_with(&MIGRATIONS[..8]).unwrap();
         store
@@ -557,6 +573,7 @@ mod tests {
         let mut store = Store {
             conn,
             path: PathBuf::from(":memory:"),
+            keeps_totals: false,
         };
         let before = MIGRATIONS
             .iter()
@@ -600,6 +617,7 @@ mod tests {
         let mut store = Store {
             conn,
             path: PathBuf::from(":memory:"),
+            keeps_totals: false,
         };
         let before = MIGRATIONS
             .iter()

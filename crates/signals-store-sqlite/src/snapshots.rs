@@ -78,7 +78,8 @@ pub(crate) fn parts_of(tx: &Transaction<'_>, path: &Path, id: i64) -> Result<Par
 }
 
 /// Stores one snapshot of an item seen by run `run`, unless it equals the
-/// item's newest stored one.
+/// item's newest stored one. True when the item is new (its row was
+/// inserted), which the repository's totals count.
 pub(crate) fn store_snapshot(
     tx: &Transaction<'_>,
     path: &Path,
@@ -86,15 +87,16 @@ pub(crate) fn store_snapshot(
     item_id: &str,
     snapshot: &ItemSnapshot,
     run: i64,
-) -> Result<()> {
+) -> Result<bool> {
     let parts = Parts::split(path, snapshot)?;
     let (item, latest) = ensure_item(tx, path, repo, item_id, snapshot)?;
     if let Some(latest) = latest
         && parts_of(tx, path, latest)? == parts
     {
-        return Ok(());
+        return Ok(false);
     }
-    insert_row(tx, path, item, run, &parts)
+    insert_row(tx, path, item, run, &parts)?;
+    Ok(latest.is_none())
 }
 
 /// The item's id and its newest snapshot's id, registering the item when

@@ -151,8 +151,16 @@ impl Store {
         }
         self.check_stage(&tx, repo, at)?;
         let run_id = insert_run(&tx, path, repo, run, &context, &news)?;
+        let mut new_items = 0;
         for (id, snapshot) in &run.snapshots {
-            crate::snapshots::store_snapshot(&tx, path, repo.raw(), id, snapshot, run_id)?;
+            new_items += u64::from(crate::snapshots::store_snapshot(
+                &tx,
+                path,
+                repo.raw(),
+                id,
+                snapshot,
+                run_id,
+            )?);
         }
         let own: HashSet<&str> = run.snapshots.iter().map(|(id, _)| id.as_str()).collect();
         let mut positions = Positions::new(&run.events);
@@ -173,7 +181,14 @@ impl Store {
             let mut part = part_of(staged, previous)?;
             check_part(&own, &ids, &part).map_err(|problem| invalid(run, problem))?;
             for (id, snapshot) in &part.snapshots {
-                crate::snapshots::store_snapshot(&tx, path, repo.raw(), id, snapshot, run_id)?;
+                new_items += u64::from(crate::snapshots::store_snapshot(
+                    &tx,
+                    path,
+                    repo.raw(),
+                    id,
+                    snapshot,
+                    run_id,
+                )?);
             }
             let events = positions.part(&mut part.events);
             store_events(&tx, path, (repo, run_id, run), events)?;
@@ -193,6 +208,9 @@ impl Store {
         }
         crate::references::store_references(&tx, path, repo.raw(), (run_id, run))?;
         finish_run(&tx, path, repo, run_id, run)?;
+        if self.keeps_totals {
+            crate::totals::add_run(&tx, path, repo, run, new_items)?;
+        }
         discard(&tx, path, repo)?;
         tx.commit().doing(path, "committing a run")
     }

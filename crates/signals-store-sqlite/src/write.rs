@@ -95,6 +95,9 @@ impl RunWrites for Store {
             params![repo.raw(), ts_text(at), kind, message],
         )
         .doing(&path, "recording a failed attempt")?;
+        if self.keeps_totals {
+            crate::totals::add_failure(&tx, &path, repo, &ts_text(at))?;
+        }
         tx.commit().doing(&path, "recording a failed attempt")
     }
 
@@ -124,6 +127,7 @@ impl RunWrites for Store {
         for table in [
             "item_refs",
             "reference_marks",
+            "repo_totals",
             "items",
             "failures",
             "comments",
@@ -195,13 +199,24 @@ impl Store {
         let run_id = insert_run(&tx, &path, repo, run, &context, &news)?;
         // Only the observed items are touched: one indexed lookup per
         // snapshot and per event, whatever the size of the repository.
+        let mut new_items = 0;
         for (id, snapshot) in &run.snapshots {
-            snapshots::store_snapshot(&tx, &path, repo.raw(), id, snapshot, run_id)?;
+            new_items += u64::from(snapshots::store_snapshot(
+                &tx,
+                &path,
+                repo.raw(),
+                id,
+                snapshot,
+                run_id,
+            )?);
         }
         let events = signals_store::events::positioned(&run.events);
         store_events(&tx, &path, (repo, run_id, run), events)?;
         crate::references::store_references(&tx, &path, repo.raw(), (run_id, run))?;
         finish_run(&tx, &path, repo, run_id, run)?;
+        if self.keeps_totals {
+            crate::totals::add_run(&tx, &path, repo, run, new_items)?;
+        }
         tx.commit().doing(&path, "committing a run")
     }
 }

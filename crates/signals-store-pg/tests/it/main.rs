@@ -1,12 +1,14 @@
 //! The PostgreSQL store's one integration test binary, against a real
 //! server (signals-testpg): the store suite and what only this backend has
-//! (`suite.rs`), and concurrent writers (`concurrency.rs`), skipped without
+//! (`suite.rs`), the kept totals' migration (`totals.rs`), and concurrent
+//! writers (`concurrency.rs`), skipped without
 //! PostgreSQL unless SIGNALS_REQUIRE_POSTGRES=1; and the crate's dependency
 //! tree (`tree.rs`).
 
 mod concurrency;
 mod references;
 mod suite;
+mod totals;
 mod tree;
 
 /// A server for the tests: a throwaway cluster, or `None` (skip) without

@@ -20,10 +20,12 @@ fn migration_0011_fills_in_the_references_of_stored_bodies() {
     // The store as the version before 0011 left it: without 0011's tables
     // and those of the migrations after it (0012, the open pull request
     // count; 0013, the word index; 0014, the due leases' index; 0015, the
-    // run's stage; 0016, the reconciles' index): they run again on opening.
+    // run's stage; 0016, the reconciles' index; 0017, the repositories'
+    // totals): they run again on opening.
     let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     c.batch_execute(
-        "DROP TABLE item_keys; DROP TABLE item_refs; DROP TABLE reference_marks;
+        "DROP TABLE repo_totals;
+         DROP TABLE item_keys; DROP TABLE item_refs; DROP TABLE reference_marks;
          DROP TABLE search_postings; DROP TABLE search_docs; DROP TABLE search_state;
          DROP TABLE search_dirty;
          DROP INDEX items_by_latest;

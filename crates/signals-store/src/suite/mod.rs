@@ -22,6 +22,7 @@ mod references;
 mod search;
 mod staging;
 mod stream;
+mod totals;
 mod trends;
 mod whole;
 mod writes;
@@ -47,6 +48,7 @@ pub use references::*;
 pub use search::*;
 pub use staging::*;
 pub use stream::*;
+pub use totals::*;
 pub use trends::*;
 pub use whole::WholeReads;
 pub use writes::*;
@@ -120,6 +122,10 @@ pub const CHECKS: &[(&str, Check)] = &[
     (
         "status_totals_count_items_events_requests_and_failures_in_a_row",
         status_totals_count_items_events_requests_and_failures_in_a_row,
+    ),
+    (
+        "status_totals_equal_a_recount_after_every_kind_of_write",
+        status_totals_equal_a_recount_after_every_kind_of_write,
     ),
     (
         "paged_reads_equal_the_whole_view",

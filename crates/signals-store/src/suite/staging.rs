@@ -13,7 +13,7 @@ use super::{Factory, group, id, issue, run_of, tracked, ts};
 use crate::suite::WholeReads;
 use crate::{Backend, RepoKey, Staged, StagedPart, StoreError};
 
-fn staged_of(item: &ItemSnapshot) -> (String, ItemSnapshot) {
+pub(super) fn staged_of(item: &ItemSnapshot) -> (String, ItemSnapshot) {
     (id(item), item.clone())
 }
 
@@ -176,7 +176,7 @@ fn release(tag: &str) -> ItemSnapshot {
 
 /// What a staged chunk adds, made as the collector makes it: the diff of
 /// the chunk's items against their previous snapshots.
-fn part_of(staged: Vec<Staged>, previous: HashMap<String, ItemSnapshot>) -> StagedPart {
+pub(super) fn part_of(staged: Vec<Staged>, previous: HashMap<String, ItemSnapshot>) -> StagedPart {
     let items = staged.into_iter().map(|s| s.snapshot).collect();
     let delta = account(Source::Github, items, &previous);
     StagedPart {

@@ -1,0 +1,48 @@
+-- 0017_repo_totals: each repository's totals kept, not recomputed (issue
+-- 27, part 4).
+--
+-- Never edit this file once merged. `status` (and `/metrics`,
+-- `/api/groups`) counted each repository's items and added up all its runs
+-- and failures on every call: a cost that grew with the history (8,760
+-- runs a year for a repository collected hourly). Every write that changes
+-- them now adds to this row in its own transaction (`totals.rs`), so a row
+-- equals a recount of the repository's rows:
+-- - items: its items; runs: its runs; changed, requests, not_modified,
+--   bytes, retries: the sums of its runs' changed_count, requests,
+--   not_modified, bytes_received, retries; failures: its failures;
+-- - failures_since: its failures after its latest run (the one of the
+--   largest id), compared as instants (`unixepoch(at, 'subsec') >
+--   unixepoch(collected_at, 'subsec')`), all of them when it has no run.
+-- A repository without a row has none of these. Deleted with its
+-- repository.
+CREATE TABLE repo_totals (
+    repo           INTEGER PRIMARY KEY REFERENCES repositories (key) ON DELETE CASCADE,
+    items          INTEGER NOT NULL DEFAULT 0 CHECK (items >= 0),
+    runs           INTEGER NOT NULL DEFAULT 0 CHECK (runs >= 0),
+    changed        INTEGER NOT NULL DEFAULT 0 CHECK (changed >= 0),
+    requests       INTEGER NOT NULL DEFAULT 0 CHECK (requests >= 0),
+    not_modified   INTEGER NOT NULL DEFAULT 0 CHECK (not_modified >= 0),
+    bytes          INTEGER NOT NULL DEFAULT 0 CHECK (bytes >= 0),
+    retries        INTEGER NOT NULL DEFAULT 0 CHECK (retries >= 0),
+    failures       INTEGER NOT NULL DEFAULT 0 CHECK (failures >= 0),
+    failures_since INTEGER NOT NULL DEFAULT 0 CHECK (failures_since BETWEEN 0 AND failures)
+);
+
+-- Every repository's row, from the rows stored before.
+INSERT INTO repo_totals (repo, items, runs, changed, requests, not_modified, bytes, retries,
+                         failures, failures_since)
+SELECT r.key,
+       (SELECT count(*) FROM items WHERE repo = r.key),
+       coalesce(t.runs, 0), coalesce(t.changed, 0), coalesce(t.requests, 0),
+       coalesce(t.not_modified, 0), coalesce(t.bytes, 0), coalesce(t.retries, 0),
+       (SELECT count(*) FROM failures WHERE repo = r.key),
+       (SELECT count(*) FROM failures WHERE repo = r.key AND (lr.collected_at IS NULL
+           OR unixepoch(at, 'subsec') > unixepoch(lr.collected_at, 'subsec')))
+FROM repositories r
+LEFT JOIN runs lr
+    ON lr.id = (SELECT id FROM runs WHERE repo = r.key ORDER BY id DESC LIMIT 1)
+LEFT JOIN (
+    SELECT repo, count(*) AS runs, sum(changed_count) AS changed, sum(requests) AS requests,
+           sum(not_modified) AS not_modified, sum(bytes_received) AS bytes,
+           sum(retries) AS retries
+    FROM runs GROUP BY repo) t ON t.repo = r.key;
