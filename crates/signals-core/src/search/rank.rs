@@ -242,55 +242,6 @@ fn sum_sorted(lists: &[Vec<(u32, f64)>]) -> Vec<(u32, f64)> {
     out
 }
 
-#[cfg(test)]
-mod sum_tests {
-    use super::{sum_dense, sum_sorted};
-
-    /// Lists of a prefix's terms, drawn by a small generator: each a
-    /// sorted set of documents below `end` with shares of many sizes.
-    fn lists(seed: u64, terms: usize, end: u32) -> Vec<Vec<(u32, f64)>> {
-        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-        let mut next = move || {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            x >> 33
-        };
-        let mut out = Vec::with_capacity(terms);
-        for _ in 0..terms {
-            let every = 1 + next() % 7;
-            let mut list = Vec::new();
-            for doc in 0..end {
-                if next() % every == 0 {
-                    list.push((doc, (next() % 100_000) as f64 / 7.0 + 0.1));
-                }
-            }
-            out.push(list);
-        }
-        out
-    }
-
-    #[test]
-    fn the_array_and_the_sort_sum_to_the_same_bits() {
-        for seed in 0..40 {
-            let lists = lists(seed, 1 + (seed as usize % 9), 300 + seed as u32 * 17);
-            let end = lists
-                .iter()
-                .filter_map(|l| l.last())
-                .map(|&(d, _)| d as usize + 1)
-                .max()
-                .unwrap_or(0);
-            let dense = sum_dense(&lists, end);
-            let sorted = sum_sorted(&lists);
-            assert_eq!(dense.len(), sorted.len());
-            for (a, b) in dense.iter().zip(&sorted) {
-                assert_eq!(a.0, b.0);
-                assert_eq!(a.1.to_bits(), b.1.to_bits(), "document {}", a.0);
-            }
-        }
-    }
-}
-
 fn phrase<S: Source>(
     parts: &[Part],
     stats: Stats,
@@ -419,4 +370,53 @@ pub fn scan(query: &Query, doc: &DocText<'_>) -> bool {
         }
     };
     query.include.iter().all(holds) && !query.exclude.iter().any(holds)
+}
+
+#[cfg(test)]
+mod sum_tests {
+    use super::{sum_dense, sum_sorted};
+
+    /// Lists of a prefix's terms, drawn by a small generator: each a
+    /// sorted set of documents below `end` with shares of many sizes.
+    fn lists(seed: u64, terms: usize, end: u32) -> Vec<Vec<(u32, f64)>> {
+        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+        let mut next = move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        let mut out = Vec::with_capacity(terms);
+        for _ in 0..terms {
+            let every = 1 + next() % 7;
+            let mut list = Vec::new();
+            for doc in 0..end {
+                if next() % every == 0 {
+                    list.push((doc, (next() % 100_000) as f64 / 7.0 + 0.1));
+                }
+            }
+            out.push(list);
+        }
+        out
+    }
+
+    #[test]
+    fn the_array_and_the_sort_sum_to_the_same_bits() {
+        for seed in 0..40 {
+            let lists = lists(seed, 1 + (seed as usize % 9), 300 + seed as u32 * 17);
+            let end = lists
+                .iter()
+                .filter_map(|l| l.last())
+                .map(|&(d, _)| d as usize + 1)
+                .max()
+                .unwrap_or(0);
+            let dense = sum_dense(&lists, end);
+            let sorted = sum_sorted(&lists);
+            assert_eq!(dense.len(), sorted.len());
+            for (a, b) in dense.iter().zip(&sorted) {
+                assert_eq!(a.0, b.0);
+                assert_eq!(a.1.to_bits(), b.1.to_bits(), "document {}", a.0);
+            }
+        }
+    }
 }
