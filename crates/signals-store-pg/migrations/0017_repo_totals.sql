@@ -28,24 +28,5 @@ CREATE TABLE repo_totals (
     failures_since BIGINT NOT NULL DEFAULT 0 CHECK (failures_since BETWEEN 0 AND failures)
 );
 
--- Every repository's row, from the rows stored before.
-INSERT INTO repo_totals (repo, items, runs, changed, requests, not_modified, bytes, retries,
-                         failures, failures_since)
-SELECT r.key,
-       (SELECT count(*) FROM items WHERE repo = r.key),
-       t.runs, coalesce(t.changed, 0), coalesce(t.requests, 0), coalesce(t.not_modified, 0),
-       coalesce(t.bytes, 0), coalesce(t.retries, 0),
-       f.failures, f.since_last_run
-FROM repositories r
-LEFT JOIN LATERAL (
-    SELECT collected_at FROM runs WHERE repo = r.key ORDER BY id DESC LIMIT 1) lr ON true
-CROSS JOIN LATERAL (
-    SELECT count(*) AS runs, sum(changed_count) AS changed, sum(requests) AS requests,
-           sum(not_modified) AS not_modified, sum(bytes_received) AS bytes,
-           sum(retries) AS retries
-    FROM runs WHERE repo = r.key) t
-CROSS JOIN LATERAL (
-    SELECT count(*) AS failures,
-           count(*) FILTER (WHERE lr.collected_at IS NULL
-               OR at::timestamptz > lr.collected_at::timestamptz) AS since_last_run
-    FROM failures WHERE repo = r.key) f;
+-- Every repository's row is filled in from the rows stored before by the
+-- migration's Rust step (`totals::recount`, what `signals migrate` runs too).

@@ -169,7 +169,7 @@ impl Dump for PgStore {
         // The repositories' totals are not copied: they are recounted from
         // the rows copied, so they equal them whatever the source.
         if self.keeps_totals {
-            tx.batch_execute(crate::totals::RECOUNT).map_err(&err)?;
+            crate::totals::recount(self, &mut tx)?;
         }
         tx.commit().map_err(&err)
     }

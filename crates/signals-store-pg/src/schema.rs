@@ -100,7 +100,7 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
     (
         "0017_repo_totals",
         include_str!("../migrations/0017_repo_totals.sql"),
-        None,
+        Some(crate::totals::recount),
     ),
 ];
 

@@ -86,9 +86,15 @@ pub(crate) fn add_failure(
     Ok(())
 }
 
-/// Every repository's row recounted from its rows (what `signals migrate`
-/// runs after loading a copy; the migration's backfill is the same).
-pub(crate) const RECOUNT: &str = "
+/// Every repository's row recounted from its rows: migration 0017's step,
+/// and what `signals migrate` runs after loading a copy.
+pub(crate) fn recount(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
+    tx.batch_execute(RECOUNT)
+        .map_err(store.err("counting each repository's totals"))
+}
+
+/// The statements of [`recount`].
+const RECOUNT: &str = "
     DELETE FROM repo_totals;
     INSERT INTO repo_totals (repo, items, runs, changed, requests, not_modified, bytes, retries,
                              failures, failures_since)

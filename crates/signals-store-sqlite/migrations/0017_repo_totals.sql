@@ -28,21 +28,5 @@ CREATE TABLE repo_totals (
     failures_since INTEGER NOT NULL DEFAULT 0 CHECK (failures_since BETWEEN 0 AND failures)
 );
 
--- Every repository's row, from the rows stored before.
-INSERT INTO repo_totals (repo, items, runs, changed, requests, not_modified, bytes, retries,
-                         failures, failures_since)
-SELECT r.key,
-       (SELECT count(*) FROM items WHERE repo = r.key),
-       coalesce(t.runs, 0), coalesce(t.changed, 0), coalesce(t.requests, 0),
-       coalesce(t.not_modified, 0), coalesce(t.bytes, 0), coalesce(t.retries, 0),
-       (SELECT count(*) FROM failures WHERE repo = r.key),
-       (SELECT count(*) FROM failures WHERE repo = r.key AND (lr.collected_at IS NULL
-           OR unixepoch(at, 'subsec') > unixepoch(lr.collected_at, 'subsec')))
-FROM repositories r
-LEFT JOIN runs lr
-    ON lr.id = (SELECT id FROM runs WHERE repo = r.key ORDER BY id DESC LIMIT 1)
-LEFT JOIN (
-    SELECT repo, count(*) AS runs, sum(changed_count) AS changed, sum(requests) AS requests,
-           sum(not_modified) AS not_modified, sum(bytes_received) AS bytes,
-           sum(retries) AS retries
-    FROM runs GROUP BY repo) t ON t.repo = r.key;
+-- Every repository's row is filled in from the rows stored before by the
+-- migration's Rust step (`totals::recount`, what `signals migrate` runs too).

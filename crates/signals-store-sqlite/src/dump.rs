@@ -81,8 +81,7 @@ impl Dump for Store {
         // The repositories' totals are not copied: they are recounted
         // from the rows copied, so they equal them whatever the source.
         if self.keeps_totals {
-            tx.execute_batch(crate::totals::RECOUNT)
-                .doing(&path, doing)?;
+            crate::totals::recount(&tx, &path)?;
         }
         tx.commit().doing(&path, doing)
     }

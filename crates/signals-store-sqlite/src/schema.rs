@@ -109,7 +109,7 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
     Migration {
         name: "0017_repo_totals",
         sql: include_str!("../migrations/0017_repo_totals.sql"),
-        then: None,
+        then: Some(crate::totals::recount),
     },
 ];
 

@@ -87,9 +87,15 @@ pub(crate) fn add_failure(
     Ok(())
 }
 
-/// Every repository's row recounted from its rows (what `signals migrate`
-/// runs after loading a copy, and the migration's backfill).
-pub(crate) const RECOUNT: &str = "
+/// Every repository's row recounted from its rows: migration 0017's step,
+/// and what `signals migrate` runs after loading a copy.
+pub(crate) fn recount(tx: &Transaction<'_>, path: &Path) -> Result<()> {
+    tx.execute_batch(RECOUNT)
+        .doing(path, "counting each repository's totals")
+}
+
+/// The statements of [`recount`].
+const RECOUNT: &str = "
     DELETE FROM repo_totals;
     INSERT INTO repo_totals (repo, items, runs, changed, requests, not_modified, bytes, retries,
                              failures, failures_since)
