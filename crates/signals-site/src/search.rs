@@ -256,19 +256,19 @@ impl SearchWriter {
         }
     }
 
-    /// One block of the store's index (`bytes` of `term`), in term then
-    /// block order.
+    /// One block of the store's index (its documents' and its positions'
+    /// parts, [`postings::Block`], of `term`), in term then block order.
     pub fn block(
         &mut self,
         term: &str,
-        bytes: &[u8],
+        (docs, positions): (&[u8], &[u8]),
         out: &mut RepoFiles,
     ) -> Result<(), SiteError> {
         if !self.enter(term, out)? {
             return Ok(());
         }
         let (_, entries) = self.term.as_mut().expect("a term");
-        postings::decode(bytes, true, entries).map_err(|e| SiteError::Source(Box::new(e)))
+        postings::decode(docs, Some(positions), entries).map_err(|e| SiteError::Source(Box::new(e)))
     }
 
     /// Moves to `term` (terms come in byte order, a term's entries in

@@ -102,6 +102,11 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         include_str!("../migrations/0017_repo_totals.sql"),
         Some(crate::totals::recount),
     ),
+    (
+        "0018_split_postings",
+        include_str!("../migrations/0018_split_postings.sql"),
+        Some(crate::search::migrate_0018),
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that

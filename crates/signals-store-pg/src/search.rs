@@ -1,12 +1,16 @@
-//! The word index on PostgreSQL (issue 28, migration 0013): reads by
-//! primary key or key range (terms compare as bytes), and one transaction
-//! per update that locks the repository's state row and checks it is the
-//! one the update was computed from; blocks and documents are written with
-//! one statement each.
+//! The word index on PostgreSQL (issue 28, migrations 0013 and 0018):
+//! reads by primary key or key range (terms compare as bytes), and one
+//! transaction per update that locks the repository's state row and checks
+//! it is the one the update was computed from; blocks and documents are
+//! written with one statement each. A block's documents' part is `data`
+//! and its positions' part `positions`, each kept out of line uncompressed
+//! (`STORAGE EXTERNAL`): a word's query never reads its positions, and no
+//! read decompresses.
 
 use std::collections::HashMap;
 
 use signals_core::search::Stats;
+use signals_core::search::postings::{self, Block};
 use signals_store::search::{EachBlock, IndexedDoc, PendingItem, SearchUpdate, prefix_end};
 use signals_store::{RepoKey, Result, SearchIndex, SearchState};
 
@@ -35,16 +39,21 @@ impl SearchIndex for PgStore {
             .unwrap_or_default())
     }
 
-    fn search_blocks(&self, repo: RepoKey, term: &str) -> Result<Vec<Vec<u8>>> {
+    fn search_blocks(&self, repo: RepoKey, term: &str, positions: bool) -> Result<Vec<Block>> {
+        let sql = if positions {
+            "SELECT data, positions FROM search_postings
+             WHERE repo = $1 AND term = $2 AND length(data) > 0 ORDER BY block"
+        } else {
+            "SELECT data, ''::bytea FROM search_postings
+             WHERE repo = $1 AND term = $2 AND length(data) > 0 ORDER BY block"
+        };
         Ok(self
-            .query(
-                "reading the word index",
-                "SELECT data FROM search_postings
-                 WHERE repo = $1 AND term = $2 AND length(data) > 0 ORDER BY block",
-                &[&repo.raw(), &term],
-            )?
+            .query("reading the word index", sql, &[&repo.raw(), &term])?
             .iter()
-            .map(|r| r.get(0))
+            .map(|r| Block {
+                docs: r.get(0),
+                positions: r.get(1),
+            })
             .collect())
     }
 
@@ -52,19 +61,25 @@ impl SearchIndex for PgStore {
         &self,
         repo: RepoKey,
         keys: &[(String, u32)],
-    ) -> Result<HashMap<(String, u32), Vec<u8>>> {
+    ) -> Result<HashMap<(String, u32), Block>> {
         let terms: Vec<&str> = keys.iter().map(|(t, _)| t.as_str()).collect();
         let blocks: Vec<i64> = keys.iter().map(|(_, b)| i64::from(*b)).collect();
         Ok(self
             .query(
                 "reading the word index's blocks",
-                "SELECT p.term, p.block, p.data
+                "SELECT p.term, p.block, p.data, p.positions
                  FROM unnest($2::text[], $3::bigint[]) AS k(term, block)
                  JOIN search_postings p ON p.repo = $1 AND p.term = k.term AND p.block = k.block",
                 &[&repo.raw(), &terms, &blocks],
             )?
             .iter()
-            .map(|r| ((r.get(0), r.get::<_, i64>(1) as u32), r.get(2)))
+            .map(|r| {
+                let block = Block {
+                    docs: r.get(2),
+                    positions: r.get(3),
+                };
+                ((r.get(0), r.get::<_, i64>(1) as u32), block)
+            })
             .collect())
     }
 
@@ -98,10 +113,10 @@ impl SearchIndex for PgStore {
     fn search_each_block(&self, repo: RepoKey, each: &mut EachBlock<'_>) -> Result<()> {
         self.each_row(
             "reading the word index",
-            "SELECT term, block, data FROM search_postings
+            "SELECT term, block, data, positions FROM search_postings
              WHERE repo = $1 AND length(data) > 0 ORDER BY term, block",
             &[&repo.raw()],
-            |r| each(r.get(0), r.get::<_, i64>(1) as u32, r.get(2)),
+            |r| each(r.get(0), r.get::<_, i64>(1) as u32, r.get(2), r.get(3)),
         )
     }
 
@@ -176,7 +191,12 @@ impl SearchIndex for PgStore {
             .iter()
             .map(|(_, b, _)| i64::from(*b))
             .collect();
-        let put_data: Vec<&[u8]> = update.blocks.iter().map(|(_, _, d)| d.as_slice()).collect();
+        let put_data: Vec<&[u8]> = update.blocks.iter().map(|(_, _, d)| &d.docs[..]).collect();
+        let put_positions: Vec<&[u8]> = update
+            .blocks
+            .iter()
+            .map(|(_, _, d)| &d.positions[..])
+            .collect();
         let ids: Vec<&str> = update.docs.iter().map(|(id, _)| id.as_str()).collect();
         let docs: Vec<i64> = update.docs.iter().map(|(_, d)| i64::from(d.doc)).collect();
         let lens: Vec<i64> = update.docs.iter().map(|(_, d)| i64::from(d.len)).collect();
@@ -203,11 +223,20 @@ impl SearchIndex for PgStore {
                 return Ok(false);
             }
             tx.execute(
-                "INSERT INTO search_postings (repo, term, block, data, written)
-                 SELECT $1, k.*, $5 FROM unnest($2::text[], $3::bigint[], $4::bytea[]) AS k
-                 ON CONFLICT (repo, term, block)
-                 DO UPDATE SET data = excluded.data, written = excluded.written",
-                &[&key, &put_terms, &put_blocks, &put_data, &update.to.through],
+                "INSERT INTO search_postings (repo, term, block, data, positions, written)
+                 SELECT $1, k.*, $6
+                 FROM unnest($2::text[], $3::bigint[], $4::bytea[], $5::bytea[]) AS k
+                 ON CONFLICT (repo, term, block) DO UPDATE
+                 SET data = excluded.data, positions = excluded.positions,
+                     written = excluded.written",
+                &[
+                    &key,
+                    &put_terms,
+                    &put_blocks,
+                    &put_data,
+                    &put_positions,
+                    &update.to.through,
+                ],
             )
             .map_err(&err)?;
             tx.execute(
@@ -239,5 +268,59 @@ impl SearchIndex for PgStore {
             tx.commit().map_err(&err)?;
             Ok(true)
         })
+    }
+}
+
+/// Blocks converted per statement by [`migrate_0018`].
+const SPLIT_ROWS: i64 = 512;
+
+/// Migration 0018's step: every block of the first format (one string of
+/// bytes, each entry's positions after its counts) cut into its two parts,
+/// a few hundred rows at a time by key, so memory holds a chunk, never the
+/// index. A block that cannot be read stops the migration (its
+/// transaction rolls back, the store stays as it was) with the block's
+/// key.
+pub(crate) fn migrate_0018(store: &PgStore, tx: &mut postgres::Transaction<'_>) -> Result<()> {
+    let err = store.err("splitting the word index's blocks (migration 0018)");
+    let mut after: (i64, String, i64) = (i64::MIN, String::new(), -1);
+    loop {
+        let rows = tx
+            .query(
+                "SELECT repo, term, block, data FROM search_postings
+                 WHERE (repo, term, block) > ($1, $2, $3) AND length(data) > 0
+                 ORDER BY repo, term, block LIMIT $4",
+                &[&after.0, &after.1, &after.2, &SPLIT_ROWS],
+            )
+            .map_err(&err)?;
+        let Some(last) = rows.last() else {
+            return Ok(());
+        };
+        after = (last.get(0), last.get(1), last.get(2));
+        let (mut repos, mut terms, mut blocks) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut docs, mut positions) = (Vec::new(), Vec::new());
+        for r in &rows {
+            let (repo, term, block): (i64, String, i64) = (r.get(0), r.get(1), r.get(2));
+            let split = postings::split_first_format(r.get(3)).map_err(|e| {
+                store.corrupt(format!(
+                    "migration 0018: the word index's block {block} of {term:?} \
+                     (repository {repo}): {e}; delete the store's word index \
+                     (DELETE FROM search_postings; DELETE FROM search_docs; \
+                     DELETE FROM search_state) and it is rebuilt by the next collect"
+                ))
+            })?;
+            repos.push(repo);
+            terms.push(term);
+            blocks.push(block);
+            docs.push(split.docs);
+            positions.push(split.positions);
+        }
+        tx.execute(
+            "UPDATE search_postings p SET data = k.data, positions = k.positions
+             FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bytea[], $5::bytea[])
+                 AS k(repo, term, block, data, positions)
+             WHERE p.repo = k.repo AND p.term = k.term AND p.block = k.block",
+            &[&repos, &terms, &blocks, &docs, &positions],
+        )
+        .map_err(&err)?;
     }
 }

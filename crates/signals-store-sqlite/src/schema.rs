@@ -111,6 +111,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0017_repo_totals.sql"),
         then: Some(crate::totals::recount),
     },
+    Migration {
+        name: "0018_split_postings",
+        sql: include_str!("../migrations/0018_split_postings.sql"),
+        then: Some(crate::search::migrate_0018),
+    },
 ];
 
 impl Store {

@@ -1,11 +1,15 @@
-//! The word index on SQLite (issue 28, migration 0014): reads by primary
-//! key or key range, and one `BEGIN IMMEDIATE` transaction per update that
-//! first checks the stored state is the one the update was computed from.
+//! The word index on SQLite (issue 28, migrations 0014 and 0018): reads by
+//! primary key or key range, and one `BEGIN IMMEDIATE` transaction per
+//! update that first checks the stored state is the one the update was
+//! computed from. A block's documents' part is `data` and its positions'
+//! part `positions`, the row's last column, so a word's read stops before
+//! the positions' bytes.
 
 use std::collections::HashMap;
 
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use signals_core::search::Stats;
+use signals_core::search::postings::{self, Block};
 use signals_store::search::{EachBlock, IndexedDoc, PendingItem, SearchUpdate, prefix_end};
 use signals_store::{RepoKey, Result, SearchIndex, SearchState};
 
@@ -38,17 +42,26 @@ impl SearchIndex for Store {
             .unwrap_or_default())
     }
 
-    fn search_blocks(&self, repo: RepoKey, term: &str) -> Result<Vec<Vec<u8>>> {
+    fn search_blocks(&self, repo: RepoKey, term: &str, positions: bool) -> Result<Vec<Block>> {
         let doing = "reading the word index";
+        let sql = if positions {
+            "SELECT data, positions FROM search_postings
+             WHERE repo = ?1 AND term = ?2 AND length(data) > 0 ORDER BY block"
+        } else {
+            "SELECT data, x'' FROM search_postings
+             WHERE repo = ?1 AND term = ?2 AND length(data) > 0 ORDER BY block"
+        };
         self.conn
-            .prepare_cached(
-                "SELECT data FROM search_postings
-                 WHERE repo = ?1 AND term = ?2 AND length(data) > 0 ORDER BY block",
-            )
+            .prepare_cached(sql)
             .doing(&self.path, doing)?
-            .query_map(params![repo.raw(), term], |r| r.get(0))
+            .query_map(params![repo.raw(), term], |r| {
+                Ok(Block {
+                    docs: r.get(0)?,
+                    positions: r.get(1)?,
+                })
+            })
             .doing(&self.path, doing)?
-            .collect::<rusqlite::Result<Vec<Vec<u8>>>>()
+            .collect::<rusqlite::Result<Vec<Block>>>()
             .doing(&self.path, doing)
     }
 
@@ -56,18 +69,24 @@ impl SearchIndex for Store {
         &self,
         repo: RepoKey,
         keys: &[(String, u32)],
-    ) -> Result<HashMap<(String, u32), Vec<u8>>> {
+    ) -> Result<HashMap<(String, u32), Block>> {
         let doing = "reading the word index's blocks";
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT data FROM search_postings WHERE repo = ?1 AND term = ?2 AND block = ?3",
+                "SELECT data, positions FROM search_postings
+                 WHERE repo = ?1 AND term = ?2 AND block = ?3",
             )
             .doing(&self.path, doing)?;
         let mut out = HashMap::new();
         for (term, block) in keys {
-            let data: Option<Vec<u8>> = stmt
-                .query_row(params![repo.raw(), term, block], |r| r.get(0))
+            let data: Option<Block> = stmt
+                .query_row(params![repo.raw(), term, block], |r| {
+                    Ok(Block {
+                        docs: r.get(0)?,
+                        positions: r.get(1)?,
+                    })
+                })
                 .optional()
                 .doing(&self.path, doing)?;
             if let Some(data) = data {
@@ -114,7 +133,7 @@ impl SearchIndex for Store {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT term, block, data FROM search_postings
+                "SELECT term, block, data, positions FROM search_postings
                  WHERE repo = ?1 AND length(data) > 0 ORDER BY term, block",
             )
             .doing(&self.path, doing)?;
@@ -122,8 +141,9 @@ impl SearchIndex for Store {
         while let Some(r) = rows.next().doing(&self.path, doing)? {
             let term: String = r.get(0).doing(&self.path, doing)?;
             let block: u32 = r.get(1).doing(&self.path, doing)?;
-            let data: Vec<u8> = r.get(2).doing(&self.path, doing)?;
-            each(&term, block, &data)?;
+            let docs: Vec<u8> = r.get(2).doing(&self.path, doing)?;
+            let positions: Vec<u8> = r.get(3).doing(&self.path, doing)?;
+            each(&term, block, &docs, &positions)?;
         }
         Ok(())
     }
@@ -224,11 +244,19 @@ impl SearchIndex for Store {
         }
         for (term, block, data) in &update.blocks {
             tx.prepare_cached(
-                "INSERT OR REPLACE INTO search_postings (repo, term, block, data, written)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT OR REPLACE INTO search_postings
+                     (repo, term, block, data, written, positions)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )
             .doing(&path, doing)?
-            .execute(params![repo.raw(), term, block, data, update.to.through])
+            .execute(params![
+                repo.raw(),
+                term,
+                block,
+                data.docs,
+                update.to.through,
+                data.positions
+            ])
             .doing(&path, doing)?;
         }
         for (id, d) in &update.docs {
@@ -262,5 +290,113 @@ impl SearchIndex for Store {
         .doing(&path, doing)?;
         tx.commit().doing(&path, doing)?;
         Ok(true)
+    }
+}
+
+/// Blocks converted per statement by [`migrate_0018`].
+const SPLIT_ROWS: i64 = 512;
+
+/// Migration 0018's step: every block of the first format (one string of
+/// bytes, each entry's positions after its counts) cut into its two parts,
+/// a few hundred rows at a time by key, so memory holds a chunk, never the
+/// index. A block that cannot be read stops the migration (its
+/// transaction rolls back, the store stays as it was) with the block's
+/// key.
+pub(crate) fn migrate_0018(tx: &rusqlite::Transaction<'_>, path: &std::path::Path) -> Result<()> {
+    let doing = "splitting the word index's blocks (migration 0018)";
+    let mut read = tx
+        .prepare(
+            "SELECT repo, term, block, data FROM search_postings
+             WHERE (repo, term, block) > (?1, ?2, ?3) AND length(data) > 0
+             ORDER BY repo, term, block LIMIT ?4",
+        )
+        .doing(path, doing)?;
+    let mut write = tx
+        .prepare(
+            "UPDATE search_postings SET data = ?4, positions = ?5
+             WHERE repo = ?1 AND term = ?2 AND block = ?3",
+        )
+        .doing(path, doing)?;
+    let mut after: (i64, String, i64) = (i64::MIN, String::new(), -1);
+    loop {
+        let rows = read
+            .query_map(params![after.0, after.1, after.2, SPLIT_ROWS], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, Vec<u8>>(3)?))
+            })
+            .doing(path, doing)?
+            .collect::<rusqlite::Result<Vec<(i64, String, i64, Vec<u8>)>>>()
+            .doing(path, doing)?;
+        let Some(last) = rows.last() else {
+            return Ok(());
+        };
+        after = (last.0, last.1.clone(), last.2);
+        for (repo, term, block, data) in rows {
+            let split = postings::split_first_format(&data).map_err(|e| {
+                signals_store::StoreError::Corrupt {
+                    path: path.to_path_buf(),
+                    what: format!(
+                        "migration 0018: the word index's block {block} of {term:?} \
+                         (repository {repo}): {e}; delete the store's word index \
+                         (DELETE FROM search_postings; DELETE FROM search_docs; \
+                         DELETE FROM search_state) and it is rebuilt by the next collect"
+                    ),
+                }
+            })?;
+            write
+                .execute(params![repo, term, block, split.docs, split.positions])
+                .doing(path, doing)?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use signals_store::suite::{
+        first_format, indexed_repository, word_index_answers, word_index_blocks,
+    };
+
+    use crate::Store;
+    use crate::schema::MIGRATIONS;
+
+    /// A word index of the first format (one string per block) is cut into
+    /// its documents' and positions' parts when the store is opened, byte
+    /// for byte, and answers as before.
+    #[test]
+    fn migration_0018_splits_the_blocks_of_a_store_from_before() {
+        let dir = crate::tests::temp_dir("split0018");
+        let path = dir.join("signals.db");
+        let (key, blocks, answers) = {
+            let mut store = Store::open(&path).unwrap();
+            let key = indexed_repository(&mut store);
+            (
+                key,
+                word_index_blocks(&store, key),
+                word_index_answers(&store, key),
+            )
+        };
+        assert!(blocks.iter().any(|b| b.3.len() > 1), "several positions");
+        {
+            // The store as schema 17 left it: the first format in `data`,
+            // no `positions` column.
+            let mut conn = rusqlite::Connection::open(&path).unwrap();
+            let tx = conn.transaction().unwrap();
+            for (term, block, docs, positions) in &blocks {
+                tx.execute(
+                    "UPDATE search_postings SET data = ?3 WHERE term = ?1 AND block = ?2",
+                    rusqlite::params![term, block, first_format(docs, positions)],
+                )
+                .unwrap();
+            }
+            tx.execute_batch(
+                "ALTER TABLE search_postings DROP COLUMN positions; PRAGMA user_version = 17;",
+            )
+            .unwrap();
+            tx.commit().unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
+        assert_eq!(word_index_blocks(&store, key), blocks);
+        assert_eq!(word_index_answers(&store, key), answers);
+        let _ = std::fs::remove_dir_all(dir);
     }
 }

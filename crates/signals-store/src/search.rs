@@ -25,7 +25,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use signals_core::search::postings::{self, Entry, block_of};
+use signals_core::search::postings::{self, Block, Entry, block_of};
 use signals_core::search::{DocText, Stats, index, rank};
 
 use crate::{RepoKey, Result, StoreError};
@@ -66,18 +66,18 @@ pub struct PendingItem {
     pub indexed: Option<IndexedDoc>,
 }
 
-/// One transaction of the index: the blocks to write (empty bytes: the
-/// block has no document left; its row stays, empty, so an incremental
-/// export sees that the term changed), the documents to write, and the new state, applied only if
-/// the stored state is still `from`.
+/// One transaction of the index: the blocks to write (an empty block has
+/// no document left; its row stays, empty, so an incremental export sees
+/// that the term changed), the documents to write, and the new state,
+/// applied only if the stored state is still `from`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SearchUpdate {
     /// The state this update was computed from.
     pub from: SearchState,
     /// The state after it.
     pub to: SearchState,
-    /// `(term, block, bytes)`.
-    pub blocks: Vec<(String, u32, Vec<u8>)>,
+    /// `(term, block number, block)`.
+    pub blocks: Vec<(String, u32, Block)>,
     /// `(signal id, document)`.
     pub docs: Vec<(String, IndexedDoc)>,
     /// Every item this update read (their marks of stored comments go).
@@ -85,23 +85,25 @@ pub struct SearchUpdate {
 }
 
 /// What [`SearchIndex::search_each_block`] hands each block to: its term,
-/// its number and its bytes.
-pub type EachBlock<'a> = dyn FnMut(&str, u32, &[u8]) -> Result<()> + 'a;
+/// its number, its documents' part and its positions' part.
+pub type EachBlock<'a> = dyn FnMut(&str, u32, &[u8], &[u8]) -> Result<()> + 'a;
 
 /// The word index's reads and its one write, both backends alike.
 pub trait SearchIndex {
     /// The repository's index state (all zero before its first catch-up).
     fn search_state(&self, repo: RepoKey) -> Result<SearchState>;
 
-    /// The non-empty blocks of `term`, in block order.
-    fn search_blocks(&self, repo: RepoKey, term: &str) -> Result<Vec<Vec<u8>>>;
+    /// The non-empty blocks of `term`, in block order, with their
+    /// positions only when `positions` is set (else their positions' part
+    /// is empty: a word reads a third of a phrase's bytes).
+    fn search_blocks(&self, repo: RepoKey, term: &str, positions: bool) -> Result<Vec<Block>>;
 
-    /// The blocks of each `(term, block)` that exists.
+    /// The blocks (whole) of each `(term, block)` that exists.
     fn search_blocks_at(
         &self,
         repo: RepoKey,
         keys: &[(String, u32)],
-    ) -> Result<HashMap<(String, u32), Vec<u8>>>;
+    ) -> Result<HashMap<(String, u32), Block>>;
 
     /// The first `limit` terms starting with `prefix` that some document
     /// holds, sorted by bytes.
@@ -249,21 +251,24 @@ where
     let mut blocks = Vec::with_capacity(changes.len());
     for (key, (mut remove, add)) in changes {
         let mut entries = Vec::new();
-        if let Some(bytes) = stored.remove(&key).filter(|b| !b.is_empty()) {
-            postings::decode(&bytes, true, &mut entries).map_err(|e| StoreError::Corrupt {
-                path: format!("repository {repo}").into(),
-                what: format!("the word index's block {} of {:?}: {e}", key.1, key.0),
+        if let Some(block) = stored.remove(&key).filter(|b| !b.is_empty()) {
+            let positions = Some(block.positions.as_slice());
+            postings::decode(&block.docs, positions, &mut entries).map_err(|e| {
+                StoreError::Corrupt {
+                    path: format!("repository {repo}").into(),
+                    what: format!("the word index's block {} of {:?}: {e}", key.1, key.0),
+                }
             })?;
         }
         remove.sort_unstable();
         remove.dedup();
         let merged = postings::merge(entries, &remove, add);
-        let bytes = if merged.is_empty() {
-            Vec::new()
+        let block = if merged.is_empty() {
+            Block::default()
         } else {
             postings::encode(&merged)
         };
-        blocks.push((key.0, key.1, bytes));
+        blocks.push((key.0, key.1, block));
     }
     Ok(SearchUpdate {
         from: state,
@@ -296,8 +301,9 @@ impl<S: SearchIndex + ?Sized> signals_core::search::Source for Postings<'_, S> {
 
     fn entries(&mut self, term: &str, positions: bool) -> Result<Vec<Entry>> {
         let mut out = Vec::new();
-        for bytes in self.store.search_blocks(self.repo, term)? {
-            postings::decode(&bytes, positions, &mut out).map_err(damaged(self.repo, term))?;
+        for block in self.store.search_blocks(self.repo, term, positions)? {
+            let with = positions.then_some(block.positions.as_slice());
+            postings::decode(&block.docs, with, &mut out).map_err(damaged(self.repo, term))?;
         }
         Ok(out)
     }
@@ -311,15 +317,15 @@ impl<S: SearchIndex + ?Sized> signals_core::search::Source for Postings<'_, S> {
     /// is kept (a word in every one of 100,000 items made 100,000).
     fn scored(&mut self, term: &str, stats: Stats) -> Result<Vec<(u32, f64)>> {
         let damaged = damaged(self.repo, term);
-        let blocks = self.store.search_blocks(self.repo, term)?;
+        let blocks = self.store.search_blocks(self.repo, term, false)?;
         let mut df = 0usize;
-        for bytes in &blocks {
-            df += postings::count(bytes).map_err(&damaged)? as usize;
+        for block in &blocks {
+            df += postings::count(&block.docs).map_err(&damaged)? as usize;
         }
         let mut scorer = rank::TermScorer::new(stats, rank::idf(stats, df), df);
         let mut out = Vec::with_capacity(df);
-        for bytes in &blocks {
-            postings::each(bytes, false, |e| {
+        for block in &blocks {
+            postings::each(&block.docs, |e| {
                 out.push((e.doc, scorer.score(e.len, e.tf, e.title_tf)));
             })
             .map_err(&damaged)?;

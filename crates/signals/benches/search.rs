@@ -214,7 +214,7 @@ fn index_bytes_of(db: &Path) -> (u64, u64) {
     let conn = rusqlite::Connection::open(db).unwrap();
     let postings: i64 = conn
         .query_row(
-            "SELECT sum(length(data)) + sum(length(term)) FROM search_postings",
+            "SELECT sum(length(data)) + sum(length(positions)) + sum(length(term)) FROM search_postings",
             [],
             |r| r.get(0),
         )

@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 use std::convert::Infallible;
 
 use super::doc::Indexed;
-use super::postings::{Entry, block_of, decode, encode, merge};
+use super::postings::{Block, Entry, block_of, decode, encode, merge};
 use super::rank::{Source, Stats};
 
 /// Blocks by `(term, block)`, and the index's statistics.
 #[derive(Debug, Default)]
 pub struct Memory {
-    blocks: BTreeMap<(String, u32), Vec<u8>>,
+    blocks: BTreeMap<(String, u32), Block>,
     /// Documents and their total weighted length.
     pub stats: Stats,
 }
@@ -23,9 +23,9 @@ impl Memory {
         for term in indexed.terms.keys() {
             let key = (term.clone(), block_of(doc));
             let mut entries = Vec::new();
-            if let Some(bytes) = self.blocks.get(&key) {
+            if let Some(block) = self.blocks.get(&key) {
                 // Written by `encode` just below: always readable.
-                let _ = decode(bytes, true, &mut entries);
+                let _ = decode(&block.docs, Some(&block.positions), &mut entries);
             }
             let add = indexed.entry(doc, term).into_iter().collect();
             self.blocks
@@ -41,11 +41,11 @@ impl Source for Memory {
 
     fn entries(&mut self, term: &str, positions: bool) -> Result<Vec<Entry>, Infallible> {
         let mut out = Vec::new();
-        for ((t, _), bytes) in self.blocks.range((term.to_string(), 0)..) {
+        for ((t, _), block) in self.blocks.range((term.to_string(), 0)..) {
             if t != term {
                 break;
             }
-            let _ = decode(bytes, positions, &mut out);
+            let _ = decode(&block.docs, positions.then_some(&block.positions), &mut out);
         }
         Ok(out)
     }

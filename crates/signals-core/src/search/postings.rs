@@ -1,15 +1,21 @@
 //! The word index's posting lists (issue 28): for each term, the documents
 //! holding it, cut into blocks of [`BLOCK_DOCS`] document numbers so that
 //! a changed item rewrites one block of each of its terms, never a whole
-//! list. The store keeps the blocks as opaque bytes (one row per term and
-//! block, both backends alike) and the static site writes the same bytes
-//! into its shards, so the browser decodes what the API decodes.
+//! list. The store keeps each block as two opaque strings of bytes
+//! ([`Block`]: the documents' counts, and apart from them their
+//! positions; one row per term and block, both backends alike), and the
+//! static site decodes the same blocks into its shards, so the browser
+//! ranks from what the API ranks from.
 //!
-//! A block is `varint(count)` then per document, in increasing document
-//! order: `varint(doc - previous doc)` (the first from 0), `varint(len)`
-//! (the document's weighted length, [`super::rank`]), `varint(title_tf)`,
-//! `varint(positions)` and each position as a `varint` difference from the
-//! previous one. Varints are LEB128, unsigned, at most 5 bytes.
+//! A block's documents' part is `varint(count)` then per document, in
+//! increasing document order: `varint(doc - previous doc)` (the first from
+//! 0), `varint(len)` (the document's weighted length, [`super::rank`]),
+//! `varint(title_tf)` and `varint(tf)`. Its positions' part holds, per
+//! document in the same order, each of its `tf` positions as a `varint`
+//! difference from the previous one. A word reads the first part only: a
+//! word in every one of 100,000 documents is about 500 KB of counts
+//! against 1.1 MB of positions. Varints are LEB128, unsigned, at most 5
+//! bytes.
 
 /// Document numbers per block.
 pub const BLOCK_DOCS: u32 = 4096;
@@ -106,12 +112,12 @@ impl Reader<'_> {
 }
 
 impl Reader<'_> {
-    /// Moves past `n` numbers without reading them, eight bytes at a
+    /// Moves past `n` numbers without reading them (what migration 0018
+    /// does to a first-format block's positions), eight bytes at a
     /// time: the bytes that end a number (high bit clear) are gathered
     /// into one byte of flags by a multiplication, and two tables of 256
     /// give how many ends the eight bytes hold and where the k-th is.
-    /// Nothing branches on a byte or on an end (walking the ends one by
-    /// one was a third of a common word's reading; a count of bits would
+    /// Nothing branches on a byte or on an end (a count of bits would
     /// need `popcnt`, which the baseline x86-64 target lacks).
     fn skip(&mut self, n: u32) -> Result<(), BlockError> {
         let mut left = n as usize;
@@ -181,32 +187,56 @@ const NTH_END: [[u8; 8]; 256] = {
     t
 };
 
-/// The bytes of a block of `entries` (in increasing document order).
-pub fn encode(entries: &[Entry]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(entries.len() * 6);
-    put(&mut out, entries.len() as u32);
+/// A block as the stores keep it: its documents' part and its positions'
+/// part, apart, so that a word (which needs no positions) reads a third of
+/// the bytes a phrase reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Block {
+    /// `varint(count)`, then per entry `varint(doc - previous doc)` (the
+    /// first from 0), `varint(len)`, `varint(title_tf)`, `varint(tf)`.
+    pub docs: Vec<u8>,
+    /// Per entry, in the same order, its `tf` positions, each a `varint`
+    /// difference from the previous one (the first from 0). Empty when
+    /// the block was read without them.
+    pub positions: Vec<u8>,
+}
+
+impl Block {
+    /// Whether the block holds no document (its row stays, empty, so an
+    /// incremental export sees that the term changed).
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+}
+
+/// The block of `entries` (in increasing document order).
+pub fn encode(entries: &[Entry]) -> Block {
+    let mut docs = Vec::with_capacity(entries.len() * 5);
+    let mut positions = Vec::with_capacity(entries.len() * 2);
+    put(&mut docs, entries.len() as u32);
     let mut prev = 0;
     for e in entries {
-        put(&mut out, e.doc - prev);
+        put(&mut docs, e.doc - prev);
         prev = e.doc;
-        put(&mut out, e.len);
-        put(&mut out, e.title_tf);
-        put(&mut out, e.tf);
+        put(&mut docs, e.len);
+        put(&mut docs, e.title_tf);
+        put(&mut docs, e.tf);
         let mut last = 0;
         for &p in &e.positions {
-            put(&mut out, p - last);
+            put(&mut positions, p - last);
             last = p;
         }
     }
-    out
+    Block { docs, positions }
 }
 
-/// How many entries a block holds, from its first number alone.
-pub fn count(bytes: &[u8]) -> Result<u32, BlockError> {
-    let count = Reader { bytes, at: 0 }.get()?;
+/// How many entries a block holds, from the first number of its
+/// documents' part alone.
+pub fn count(docs: &[u8]) -> Result<u32, BlockError> {
+    let count = Reader { bytes: docs, at: 0 }.get()?;
     // Each entry takes at least 4 bytes: a count beyond that is damage,
     // caught before anything is reserved for it.
-    if count as usize > bytes.len() / 4 {
+    if count as usize > docs.len() / 4 {
         return Err(BlockError {
             at: 0,
             what: "it counts more entries than it has bytes",
@@ -215,22 +245,78 @@ pub fn count(bytes: &[u8]) -> Result<u32, BlockError> {
     Ok(count)
 }
 
-/// A block's entries, read into `out` (appended); positions are kept only
-/// when `positions` is set (a phrase needs them, a word does not).
-/// Without them, positions are skipped by their bytes, not checked: a
-/// block that decodes with positions decodes without, not always the
-/// other way round.
-pub fn decode(bytes: &[u8], positions: bool, out: &mut Vec<Entry>) -> Result<(), BlockError> {
-    out.reserve(count(bytes)? as usize);
-    each(bytes, positions, |e| out.push(e))
+/// A block's entries, read into `out` (appended), with their positions
+/// when `positions` (the block's positions' part) is given: a phrase
+/// needs them, a word does not.
+pub fn decode(
+    docs: &[u8],
+    positions: Option<&[u8]>,
+    out: &mut Vec<Entry>,
+) -> Result<(), BlockError> {
+    out.reserve(count(docs)? as usize);
+    let Some(bytes) = positions else {
+        return each(docs, |e| out.push(e));
+    };
+    let mut r = Reader { bytes, at: 0 };
+    let mut failed = None;
+    each(docs, |mut e| {
+        if failed.is_some() {
+            return;
+        }
+        match read_positions(&mut r, e.tf) {
+            Ok(list) => {
+                e.positions = list;
+                out.push(e);
+            }
+            Err(err) => failed = Some(err),
+        }
+    })?;
+    if let Some(err) = failed {
+        return Err(err);
+    }
+    if r.at != bytes.len() {
+        return Err(BlockError {
+            at: r.at,
+            what: "bytes follow the last entry's positions",
+        });
+    }
+    Ok(())
 }
 
-/// Each entry of a block handed to `f` in document order, as [`decode`]
-/// reads them, without collecting them: a caller that scores entries as
-/// they come keeps no list of them.
-pub fn each(bytes: &[u8], positions: bool, mut f: impl FnMut(Entry)) -> Result<(), BlockError> {
-    let count = count(bytes)?;
-    let mut r = Reader { bytes, at: 0 };
+/// `tf` positions read from `r`.
+fn read_positions(r: &mut Reader<'_>, tf: u32) -> Result<Vec<u32>, BlockError> {
+    // Each position takes at least a byte: checked before reserving.
+    if tf as usize > r.bytes.len() - r.at {
+        return Err(BlockError {
+            at: r.at,
+            what: "an entry has more positions than the block has bytes",
+        });
+    }
+    let mut list = Vec::with_capacity(tf as usize);
+    let mut p: u32 = 0;
+    for j in 0..tf {
+        let step = r.get()?;
+        if j > 0 && step == 0 {
+            return Err(BlockError {
+                at: r.at,
+                what: "a position appears twice",
+            });
+        }
+        p = p.checked_add(step).ok_or(BlockError {
+            at: r.at,
+            what: "a position is too large",
+        })?;
+        list.push(p);
+    }
+    Ok(list)
+}
+
+/// Each entry of a block's documents' part handed to `f` in document
+/// order, without positions and without collecting them: a caller that
+/// scores entries as they come keeps no list of them.
+pub fn each(docs: &[u8], mut f: impl FnMut(Entry)) -> Result<(), BlockError> {
+    let count = count(docs)?;
+    let mut r = Reader { bytes: docs, at: 0 };
     r.get()?;
     let mut doc: u32 = 0;
     for i in 0..count {
@@ -248,49 +334,59 @@ pub fn each(bytes: &[u8], positions: bool, mut f: impl FnMut(Entry)) -> Result<(
         let len = r.get()?;
         let title_tf = r.get()?;
         let tf = r.get()?;
-        if title_tf > tf || tf == 0 || tf as usize > bytes.len() - r.at {
+        if title_tf > tf || tf == 0 {
             return Err(BlockError {
                 at: r.at,
-                what: "an entry's counts do not fit its positions",
+                what: "an entry's counts do not fit",
             });
-        }
-        if !positions {
-            // Skipped, not read: a position's last byte is the one
-            // without the high bit. A word in every document spends most
-            // of its block here.
-            r.skip(tf)?;
-            f(Entry {
-                doc,
-                len,
-                title_tf,
-                tf,
-                positions: Vec::new(),
-            });
-            continue;
-        }
-        let mut list = Vec::with_capacity(tf as usize);
-        let mut p: u32 = 0;
-        for j in 0..tf {
-            let step = r.get()?;
-            if j > 0 && step == 0 {
-                return Err(BlockError {
-                    at: r.at,
-                    what: "a position appears twice",
-                });
-            }
-            p = p.checked_add(step).ok_or(BlockError {
-                at: r.at,
-                what: "a position is too large",
-            })?;
-            list.push(p);
         }
         f(Entry {
             doc,
             len,
             title_tf,
             tf,
-            positions: list,
+            positions: Vec::new(),
         });
+    }
+    if r.at != docs.len() {
+        return Err(BlockError {
+            at: r.at,
+            what: "bytes follow the last entry",
+        });
+    }
+    Ok(())
+}
+
+/// A block of the first format (migration 0018 reads it): one string of
+/// bytes with each entry's positions right after its counts. Cut into
+/// the two parts of [`Block`], number for number: the varints are copied,
+/// never decoded and encoded again, and positions are passed over by
+/// [`Reader::skip`].
+pub fn split_first_format(bytes: &[u8]) -> Result<Block, BlockError> {
+    let count = Reader { bytes, at: 0 }.get()?;
+    if count as usize > bytes.len() / 4 {
+        return Err(BlockError {
+            at: 0,
+            what: "it counts more entries than it has bytes",
+        });
+    }
+    let mut r = Reader { bytes, at: 0 };
+    r.get()?;
+    let mut block = Block {
+        docs: Vec::with_capacity(bytes.len() / 2),
+        positions: Vec::with_capacity(bytes.len() / 2),
+    };
+    block.docs.extend_from_slice(&bytes[..r.at]);
+    for _ in 0..count {
+        let from = r.at;
+        for _ in 0..3 {
+            r.get()?;
+        }
+        let tf = r.get()?;
+        block.docs.extend_from_slice(&bytes[from..r.at]);
+        let from = r.at;
+        r.skip(tf)?;
+        block.positions.extend_from_slice(&bytes[from..r.at]);
     }
     if r.at != bytes.len() {
         return Err(BlockError {
@@ -298,7 +394,7 @@ pub fn each(bytes: &[u8], positions: bool, mut f: impl FnMut(Entry)) -> Result<(
             what: "bytes follow the last entry",
         });
     }
-    Ok(())
+    Ok(block)
 }
 
 /// `block` (entries in document order) without the documents of `remove`
@@ -329,6 +425,30 @@ mod tests {
         }
     }
 
+    /// A block in the first format: each entry's positions right after
+    /// its counts, in one string.
+    fn first_format(entries: &[Entry]) -> Vec<u8> {
+        let mut out = Vec::new();
+        put(&mut out, entries.len() as u32);
+        let mut prev = 0;
+        for e in entries {
+            for v in [e.doc - prev, e.len, e.title_tf, e.tf] {
+                put(&mut out, v);
+            }
+            prev = e.doc;
+            let mut last = 0;
+            for &p in &e.positions {
+                put(&mut out, p - last);
+                last = p;
+            }
+        }
+        out
+    }
+
+    fn strip(e: &Entry) -> (u32, u32, u32, u32) {
+        (e.doc, e.len, e.title_tf, e.tf)
+    }
+
     #[test]
     fn blocks_read_back_what_was_written() {
         let entries = vec![
@@ -336,18 +456,18 @@ mod tests {
             entry(7, &[300], 0),
             entry(4095, &[1, 2, 3, 1_000_000], 2),
         ];
-        let bytes = encode(&entries);
+        let block = encode(&entries);
         let mut back = Vec::new();
-        decode(&bytes, true, &mut back).unwrap();
+        decode(&block.docs, Some(&block.positions), &mut back).unwrap();
         assert_eq!(back, entries);
         let mut bare = Vec::new();
-        decode(&bytes, false, &mut bare).unwrap();
+        decode(&block.docs, None, &mut bare).unwrap();
         assert_eq!(bare.iter().map(|e| e.tf).collect::<Vec<_>>(), [2, 1, 4]);
         assert!(bare.iter().all(|e| e.positions.is_empty()));
     }
 
     #[test]
-    fn skipping_positions_lands_on_the_next_entry() {
+    fn a_first_format_block_splits_into_what_encode_writes() {
         // Long lists, one- to five-byte steps: the skip's eight-byte path
         // and its byte path both end exactly at the next entry.
         let many: Vec<u32> = (1..40u32).map(|i| i * i * i * 1_000).collect();
@@ -358,22 +478,14 @@ mod tests {
             entry(9, &[u32::MAX], 1),
             entry(10, &many[..8], 0),
         ];
-        let bytes = encode(&entries);
-        let mut bare = Vec::new();
-        decode(&bytes, false, &mut bare).unwrap();
-        let seen: Vec<_> = bare
-            .iter()
-            .map(|e| (e.doc, e.len, e.title_tf, e.tf))
-            .collect();
-        let want: Vec<_> = entries
-            .iter()
-            .map(|e| (e.doc, e.len, e.title_tf, e.tf))
-            .collect();
-        assert_eq!(seen, want);
+        assert_eq!(
+            split_first_format(&first_format(&entries)).unwrap(),
+            encode(&entries)
+        );
     }
 
     #[test]
-    fn skipping_lands_right_wherever_an_entry_ends_within_eight_bytes() {
+    fn splitting_lands_right_wherever_an_entry_ends_within_eight_bytes() {
         // Short lists of one- to five-byte steps, so an entry's last byte
         // falls at every place of an eight-byte word, and near the
         // block's end (the byte path).
@@ -396,14 +508,14 @@ mod tests {
                 .collect();
             entries.push(entry(doc * 2, &positions, next(2) as u32));
         }
-        let bytes = encode(&entries);
+        let block = split_first_format(&first_format(&entries)).unwrap();
+        assert_eq!(block, encode(&entries));
+        let mut back = Vec::new();
+        decode(&block.docs, Some(&block.positions), &mut back).unwrap();
+        assert_eq!(back, entries);
         let mut bare = Vec::new();
-        decode(&bytes, false, &mut bare).unwrap();
-        let strip = |e: &Entry| (e.doc, e.len, e.title_tf, e.tf);
-        assert_eq!(
-            bare.iter().map(strip).collect::<Vec<_>>(),
-            entries.iter().map(strip).collect::<Vec<_>>()
-        );
+        each(&block.docs, |e| bare.push(strip(&e))).unwrap();
+        assert_eq!(bare, entries.iter().map(strip).collect::<Vec<_>>());
     }
 
     #[test]
@@ -425,18 +537,41 @@ mod tests {
 
     #[test]
     fn damaged_blocks_are_errors_not_panics() {
-        let bytes = encode(&[entry(1, &[0, 5], 1), entry(2, &[1], 0)]);
-        for cut in 0..bytes.len() {
-            let mut out = Vec::new();
-            assert!(decode(&bytes[..cut], true, &mut out).is_err(), "{cut}");
-            assert!(decode(&bytes[..cut], false, &mut out).is_err(), "{cut}");
-        }
+        let entries = [entry(1, &[0, 5], 1), entry(2, &[1], 0)];
+        let block = encode(&entries);
         let mut out = Vec::new();
-        assert!(decode(&[0xff, 0xff, 0xff, 0xff, 0x7f], true, &mut out).is_err());
-        assert!(decode(&[1, 0, 1, 2, 1, 0], true, &mut out).is_err());
-        let mut long = bytes.clone();
-        long.push(0);
-        assert!(decode(&long, true, &mut out).is_err());
+        for cut in 0..block.docs.len() {
+            let docs = &block.docs[..cut];
+            assert!(
+                decode(docs, Some(&block.positions), &mut out).is_err(),
+                "{cut}"
+            );
+            assert!(decode(docs, None, &mut out).is_err(), "{cut}");
+        }
+        for cut in 0..block.positions.len() {
+            let positions = &block.positions[..cut];
+            assert!(
+                decode(&block.docs, Some(positions), &mut out).is_err(),
+                "{cut}"
+            );
+        }
+        let old = first_format(&entries);
+        for cut in 0..old.len() {
+            assert!(split_first_format(&old[..cut]).is_err(), "{cut}");
+        }
+        assert!(decode(&[0xff, 0xff, 0xff, 0xff, 0x7f], None, &mut out).is_err());
+        assert!(
+            decode(&[1, 0, 1, 2, 1], None, &mut out).is_err(),
+            "title_tf > tf"
+        );
+        // A huge count of positions against a few bytes.
+        assert!(decode(&[1, 0, 1, 0, 0xff, 0xff, 0x03], Some(&[1]), &mut out).is_err());
+        let mut long = block.clone();
+        long.docs.push(0);
+        assert!(decode(&long.docs, None, &mut out).is_err());
+        let mut long = block;
+        long.positions.push(0);
+        assert!(decode(&long.docs, Some(&long.positions), &mut out).is_err());
     }
 
     #[test]

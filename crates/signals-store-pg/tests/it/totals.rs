@@ -59,7 +59,7 @@ fn migration_0017_fills_in_the_totals_of_a_store_from_before() {
     assert_eq!(old[1].1, [0, 0, 0, 0, 0, 0, 0, 1, 1], "{old:?}");
 
     let mut store = PgStore::open(&url).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 17);
+    assert!(store.schema_version().unwrap() >= 17);
     assert_eq!(status_totals(&store), old);
 
     let at = ts("2026-11-20T14:00:00Z");

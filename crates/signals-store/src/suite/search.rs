@@ -125,13 +125,24 @@ pub fn the_word_index_follows_the_latest_snapshots(make: Factory<'_>) {
     );
     let mut blocks = Vec::new();
     store
-        .search_each_block(key, &mut |term, block, data| {
-            blocks.push((term.to_string(), block, data.len()));
+        .search_each_block(key, &mut |term, block, docs, positions| {
+            blocks.push((term.to_string(), block, docs.len(), positions.len()));
             Ok(())
         })
         .unwrap();
     assert!(blocks.windows(2).all(|w| w[0].0 < w[1].0), "term order");
-    assert!(blocks.iter().all(|b| b.2 > 0), "no empty block");
+    assert!(blocks.iter().all(|b| b.2 > 0 && b.3 > 0), "no empty block");
+    // A word's read leaves the positions on the server; a phrase's takes
+    // them, and they decode with the counts.
+    let bare = store.search_blocks(key, "crash", false).unwrap();
+    assert!(bare.len() == 1 && bare[0].positions.is_empty() && !bare[0].docs.is_empty());
+    let whole = store.search_blocks(key, "crash", true).unwrap();
+    assert_eq!(whole[0].docs, bare[0].docs);
+    let mut entries = Vec::new();
+    signals_core::search::postings::decode(&whole[0].docs, Some(&whole[0].positions), &mut entries)
+        .unwrap();
+    assert_eq!(entries.len(), 1);
+    assert!(!entries[0].positions.is_empty());
     assert!(!blocks.iter().any(|b| b.0 == "segfault"));
     assert_eq!(after.stats.docs, 4);
     assert_eq!(after.next_doc, 4, "a changed item keeps its number");
@@ -166,7 +177,7 @@ pub fn the_word_index_follows_the_latest_snapshots(make: Factory<'_>) {
     let stale = SearchUpdate {
         from: before,
         to: before,
-        blocks: vec![("crash".into(), 0, Vec::new())],
+        blocks: vec![("crash".into(), 0, Default::default())],
         docs: vec![],
         read: vec![],
     };
@@ -174,9 +185,102 @@ pub fn the_word_index_follows_the_latest_snapshots(make: Factory<'_>) {
     assert_eq!(found(&*store, key, "crash"), [id(&issue("4")).as_str()]);
 
     // The other repository has its own index; a purge takes this one.
-    assert!(store.search_blocks(other, "crash").unwrap().is_empty());
+    assert!(
+        store
+            .search_blocks(other, "crash", true)
+            .unwrap()
+            .is_empty()
+    );
     store.purge_repository(key).unwrap();
-    assert!(store.search_blocks(key, "crash").unwrap().is_empty());
+    assert!(store.search_blocks(key, "crash", true).unwrap().is_empty());
     assert!(store.search_docs(key).unwrap().is_empty());
     assert_eq!(store.search_state(key).unwrap(), Default::default());
+}
+
+/// A repository whose items are indexed, for the migration tests of the
+/// word index: its key. Its words repeat across items and within one, so
+/// blocks hold several entries with several positions.
+pub fn indexed_repository(store: &mut dyn Backend) -> RepoKey {
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let items = vec![
+        titled(
+            "1",
+            "Crash on start",
+            "segfault in torch.compile, crash again",
+        ),
+        titled("2", "Über slow build", "修复内存泄漏 on start"),
+        titled("3", "Docs", "typo crash"),
+        titled(
+            "4",
+            "Out of memory",
+            "out of memory when CUDA_VISIBLE_DEVICES is set",
+        ),
+    ];
+    let commit = run_of(&*store, key, ts("2026-11-20T10:00:00Z"), items, 1);
+    store.commit_run(key, &commit).unwrap();
+    assert_eq!(catch_up(&mut *store, key).unwrap(), 4);
+    key
+}
+
+/// Every block of `key`'s word index: term, number, documents' part,
+/// positions' part.
+pub fn word_index_blocks(
+    store: &dyn Backend,
+    key: RepoKey,
+) -> Vec<(String, u32, Vec<u8>, Vec<u8>)> {
+    let mut out = Vec::new();
+    store
+        .search_each_block(key, &mut |term, block, docs, positions| {
+            out.push((term.to_string(), block, docs.to_vec(), positions.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+    out
+}
+
+/// What a few queries find in [`indexed_repository`]: a word, a phrase, a
+/// prefix, an exclusion, characters without spaces.
+pub fn word_index_answers(store: &dyn Backend, key: RepoKey) -> Vec<Vec<String>> {
+    let answers: Vec<Vec<String>> = [
+        "crash",
+        "\"on start\"",
+        "seg*",
+        "crash -docs",
+        "内存",
+        "\"out of memory\"",
+    ]
+    .iter()
+    .map(|q| found(store, key, q))
+    .collect();
+    assert!(answers.iter().all(|a| !a.is_empty()), "{answers:?}");
+    answers
+}
+
+/// A block as the index's first format kept it (before migration 0018):
+/// one string, each entry's positions right after its counts.
+pub fn first_format(docs: &[u8], positions: &[u8]) -> Vec<u8> {
+    fn put(out: &mut Vec<u8>, mut v: u32) {
+        while v >= 0x80 {
+            out.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+    let mut entries = Vec::new();
+    signals_core::search::postings::decode(docs, Some(positions), &mut entries).unwrap();
+    let mut out = Vec::new();
+    put(&mut out, entries.len() as u32);
+    let mut prev = 0;
+    for e in &entries {
+        for v in [e.doc - prev, e.len, e.title_tf, e.tf] {
+            put(&mut out, v);
+        }
+        prev = e.doc;
+        let mut last = 0;
+        for &p in &e.positions {
+            put(&mut out, p - last);
+            last = p;
+        }
+    }
+    out
 }

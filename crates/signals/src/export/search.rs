@@ -48,8 +48,8 @@ pub fn write(
     };
     let mut writer = SearchWriter::new(state.through, state.stats, previous);
     let mut failed = None;
-    let streamed = store.search_each_block(key, &mut |term, _block, bytes| {
-        writer.block(term, bytes, files).map_err(|e| {
+    let streamed = store.search_each_block(key, &mut |term, _block, docs, positions| {
+        writer.block(term, (docs, positions), files).map_err(|e| {
             failed = Some(e);
             StoreError::Corrupt {
                 path: format!("repository {key}").into(),
