@@ -286,6 +286,49 @@ fn phrase<S: Source>(
     Ok(out)
 }
 
+/// The documents of both `a` and `b` (each in document order), each with
+/// its score in `a` plus its score in `b`, in that order whichever list is
+/// walked. The shorter list is walked and the longer one searched ahead by
+/// doubling steps, so a rare word after a common one costs the rare
+/// word's length, not the common one's.
+fn intersect(a: &[(u32, f64)], b: &[(u32, f64)]) -> Vec<(u32, f64)> {
+    let (short, long, short_first) = if a.len() <= b.len() {
+        (a, b, true)
+    } else {
+        (b, a, false)
+    };
+    let mut out = Vec::with_capacity(short.len());
+    let mut from = 0;
+    for &(doc, score) in short {
+        from += ahead(&long[from..], doc);
+        match long.get(from) {
+            Some(&(d, other)) if d == doc => {
+                let sum = if short_first {
+                    score + other
+                } else {
+                    other + score
+                };
+                out.push((doc, sum));
+            }
+            Some(_) => {}
+            None => break,
+        }
+    }
+    out
+}
+
+/// How many of `list`'s first entries are below `doc`: a doubling search
+/// from the start, then a binary one within the last step.
+fn ahead(list: &[(u32, f64)], doc: u32) -> usize {
+    let mut step = 1;
+    while step < list.len() && list[step].0 < doc {
+        step *= 2;
+    }
+    let end = (step + 1).min(list.len());
+    let start = step / 2;
+    start + list[start..end].partition_point(|&(d, _)| d < doc)
+}
+
 /// The documents matching `query`, with their scores, in document order.
 pub fn evaluate<S: Source>(
     query: &Query,
@@ -297,21 +340,7 @@ pub fn evaluate<S: Source>(
         let found = clause(c, stats, source)?;
         matched = Some(match matched {
             None => found,
-            Some(so_far) => {
-                let mut out = Vec::with_capacity(so_far.len().min(found.len()));
-                let mut j = 0;
-                for (doc, score) in so_far {
-                    while j < found.len() && found[j].0 < doc {
-                        j += 1;
-                    }
-                    if let Some(&(d, s)) = found.get(j)
-                        && d == doc
-                    {
-                        out.push((doc, score + s));
-                    }
-                }
-                out
-            }
+            Some(so_far) => intersect(&so_far, &found),
         });
         if matched.as_ref().is_some_and(Vec::is_empty) {
             break;
@@ -374,7 +403,7 @@ pub fn scan(query: &Query, doc: &DocText<'_>) -> bool {
 
 #[cfg(test)]
 mod sum_tests {
-    use super::{sum_dense, sum_sorted};
+    use super::{intersect, sum_dense, sum_sorted};
 
     /// Lists of a prefix's terms, drawn by a small generator: each a
     /// sorted set of documents below `end` with shares of many sizes.
@@ -418,5 +447,32 @@ mod sum_tests {
                 assert_eq!(a.1.to_bits(), b.1.to_bits(), "document {}", a.0);
             }
         }
+    }
+
+    #[test]
+    fn intersecting_by_steps_gives_what_a_merge_gives() {
+        for seed in 0..60 {
+            let l = lists(seed, 2, 50 + seed as u32 * 97);
+            // The second list cut short now and then: one much rarer.
+            let (a, mut b) = (l[0].clone(), l[1].clone());
+            if seed % 3 == 0 {
+                b.retain(|(d, _)| d % 17 == 0);
+            }
+            for (x, y) in [(&a, &b), (&b, &a)] {
+                let mut want = Vec::new();
+                for &(doc, s) in x.iter() {
+                    if let Some(&(_, t)) = y.iter().find(|(d, _)| *d == doc) {
+                        want.push((doc, s + t));
+                    }
+                }
+                let got = intersect(x, y);
+                assert_eq!(got.len(), want.len(), "seed {seed}");
+                for (g, w) in got.iter().zip(&want) {
+                    assert_eq!(g.0, w.0);
+                    assert_eq!(g.1.to_bits(), w.1.to_bits(), "document {}", g.0);
+                }
+            }
+        }
+        assert!(intersect(&[], &[(1, 1.0)]).is_empty());
     }
 }
