@@ -19,6 +19,9 @@
 //!    `datasette` is on the PATH (`pip install datasette`).
 //! 4. The index's size per item, and the indexing time.
 //!
+//! Each server is measured once its first export of the site's pages has
+//! ended (they answer 503 until then), so no export runs beside it.
+//!
 //! `SIGNALS_SEARCH_SERVE=<store>` measures 1, 2 and 4 (size: SQLite
 //! only) on a store an earlier run left, with `SIGNALS_SEARCH_FTS=1` 3 as
 //! well, without generating a store (see `serve_only`).
@@ -85,6 +88,17 @@ fn serve(dir: &Path, store: &str) -> (Served, u16) {
         .spawn()
         .unwrap();
     wait_for(port, &mut child, "serve");
+    // `serve` answers the API at once and exports the site's pages in the
+    // background (pages answer 503 until then): measuring before the
+    // export ends measures a server with a core taken by it.
+    let started = Instant::now();
+    while Client::connect(port).get("/").0 == 503 {
+        assert!(
+            started.elapsed() < Duration::from_secs(1800),
+            "serve's first export did not end"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
     (Served(child), port)
 }
 
