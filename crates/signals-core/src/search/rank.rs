@@ -287,29 +287,18 @@ fn phrase<S: Source>(
 }
 
 /// The documents of both `a` and `b` (each in document order), each with
-/// its score in `a` plus its score in `b`, in that order whichever list is
-/// walked. The shorter list is walked and the longer one searched ahead by
-/// doubling steps, so a rare word after a common one costs the rare
-/// word's length, not the common one's.
+/// the sum of its two scores (one addition: the same bits whichever list
+/// is walked). The shorter list is walked and the longer one searched
+/// ahead by doubling steps, so a rare word after a common one costs the
+/// rare word's length, not the common one's.
 fn intersect(a: &[(u32, f64)], b: &[(u32, f64)]) -> Vec<(u32, f64)> {
-    let (short, long, short_first) = if a.len() <= b.len() {
-        (a, b, true)
-    } else {
-        (b, a, false)
-    };
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let mut out = Vec::with_capacity(short.len());
     let mut from = 0;
     for &(doc, score) in short {
         from += ahead(&long[from..], doc);
         match long.get(from) {
-            Some(&(d, other)) if d == doc => {
-                let sum = if short_first {
-                    score + other
-                } else {
-                    other + score
-                };
-                out.push((doc, sum));
-            }
+            Some(&(d, other)) if d == doc => out.push((doc, score + other)),
             Some(_) => {}
             None => break,
         }
