@@ -29,7 +29,10 @@ pub fn input(data: &[u8]) {
 fn block(bytes: &[u8]) {
     // As a documents' part and a positions' part, cut where the first
     // byte says: what decodes encodes back to the same entries.
-    let cut = bytes.first().map_or(0, |&b| usize::from(b)).min(bytes.len());
+    let cut = bytes
+        .first()
+        .map_or(0, |&b| usize::from(b))
+        .min(bytes.len());
     let (docs, positions) = bytes.split_at(cut);
     round_trip(docs, positions);
     // As a block of the first format, which migration 0018 cuts in two.
