@@ -11,7 +11,9 @@ use std::collections::HashMap;
 
 use signals_core::search::Stats;
 use signals_core::search::postings::{self, Block};
-use signals_store::search::{EachBlock, IndexedDoc, PendingItem, SearchUpdate, prefix_end};
+use signals_store::search::{
+    EachBlock, IndexedDoc, PendingItem, SearchUpdate, prefix_end, unsplittable,
+};
 use signals_store::{RepoKey, Result, SearchIndex, SearchState};
 
 use crate::PgStore;
@@ -300,14 +302,8 @@ pub(crate) fn migrate_0018(store: &PgStore, tx: &mut postgres::Transaction<'_>) 
         let (mut docs, mut positions) = (Vec::new(), Vec::new());
         for r in &rows {
             let (repo, term, block): (i64, String, i64) = (r.get(0), r.get(1), r.get(2));
-            let split = postings::split_first_format(r.get(3)).map_err(|e| {
-                store.corrupt(format!(
-                    "migration 0018: the word index's block {block} of {term:?} \
-                     (repository {repo}): {e}; delete the store's word index \
-                     (DELETE FROM search_postings; DELETE FROM search_docs; \
-                     DELETE FROM search_state) and it is rebuilt by the next collect"
-                ))
-            })?;
+            let split = postings::split_first_format(r.get(3))
+                .map_err(|e| store.corrupt(unsplittable(repo, &term, block, &e)))?;
             repos.push(repo);
             terms.push(term);
             blocks.push(block);

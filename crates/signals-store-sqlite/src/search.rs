@@ -10,7 +10,9 @@ use std::collections::HashMap;
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use signals_core::search::Stats;
 use signals_core::search::postings::{self, Block};
-use signals_store::search::{EachBlock, IndexedDoc, PendingItem, SearchUpdate, prefix_end};
+use signals_store::search::{
+    EachBlock, IndexedDoc, PendingItem, SearchUpdate, prefix_end, unsplittable,
+};
 use signals_store::{RepoKey, Result, SearchIndex, SearchState};
 
 use crate::Store;
@@ -334,12 +336,7 @@ pub(crate) fn migrate_0018(tx: &rusqlite::Transaction<'_>, path: &std::path::Pat
             let split = postings::split_first_format(&data).map_err(|e| {
                 signals_store::StoreError::Corrupt {
                     path: path.to_path_buf(),
-                    what: format!(
-                        "migration 0018: the word index's block {block} of {term:?} \
-                         (repository {repo}): {e}; delete the store's word index \
-                         (DELETE FROM search_postings; DELETE FROM search_docs; \
-                         DELETE FROM search_state) and it is rebuilt by the next collect"
-                    ),
+                    what: unsplittable(repo, &term, block, &e),
                 }
             })?;
             write

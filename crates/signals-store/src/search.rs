@@ -144,6 +144,16 @@ pub fn prefix_end(prefix: &str) -> String {
     format!("{prefix}\u{10FFFF}")
 }
 
+/// What migration 0018 says of a stored block it cannot cut in two: which
+/// block, why, and how to have the index rebuilt (both backends).
+pub fn unsplittable(repo: i64, term: &str, block: i64, e: &postings::BlockError) -> String {
+    format!(
+        "migration 0018: the word index's block {block} of {term:?} (repository {repo}): {e}; \
+         delete the store's word index (DELETE FROM search_postings; DELETE FROM search_docs; \
+         DELETE FROM search_state) and it is rebuilt by the next collect"
+    )
+}
+
 /// Indexes every item of `repo` that changed since the last catch-up, a
 /// chunk at a time; returns how many items were (re)indexed.
 pub fn catch_up<S>(store: &mut S, repo: RepoKey) -> Result<u64>

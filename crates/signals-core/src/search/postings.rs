@@ -357,6 +357,28 @@ pub fn each(docs: &[u8], mut f: impl FnMut(Entry)) -> Result<(), BlockError> {
     Ok(())
 }
 
+/// The bytes of `entries` in the first format, before migration 0018: one
+/// string with each entry's positions right after its counts. Nothing
+/// writes it any more; the migration's tests write it to stand for a store
+/// from before, and [`split_first_format`] is its inverse.
+pub fn encode_first_format(entries: &[Entry]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(entries.len() * 6);
+    put(&mut out, entries.len() as u32);
+    let mut prev = 0;
+    for e in entries {
+        for v in [e.doc - prev, e.len, e.title_tf, e.tf] {
+            put(&mut out, v);
+        }
+        prev = e.doc;
+        let mut last = 0;
+        for &p in &e.positions {
+            put(&mut out, p - last);
+            last = p;
+        }
+    }
+    out
+}
+
 /// A block of the first format (migration 0018 reads it): one string of
 /// bytes with each entry's positions right after its counts. Cut into
 /// the two parts of [`Block`], number for number: the varints are copied,
@@ -425,26 +447,6 @@ mod tests {
         }
     }
 
-    /// A block in the first format: each entry's positions right after
-    /// its counts, in one string.
-    fn first_format(entries: &[Entry]) -> Vec<u8> {
-        let mut out = Vec::new();
-        put(&mut out, entries.len() as u32);
-        let mut prev = 0;
-        for e in entries {
-            for v in [e.doc - prev, e.len, e.title_tf, e.tf] {
-                put(&mut out, v);
-            }
-            prev = e.doc;
-            let mut last = 0;
-            for &p in &e.positions {
-                put(&mut out, p - last);
-                last = p;
-            }
-        }
-        out
-    }
-
     fn strip(e: &Entry) -> (u32, u32, u32, u32) {
         (e.doc, e.len, e.title_tf, e.tf)
     }
@@ -479,7 +481,7 @@ mod tests {
             entry(10, &many[..8], 0),
         ];
         assert_eq!(
-            split_first_format(&first_format(&entries)).unwrap(),
+            split_first_format(&encode_first_format(&entries)).unwrap(),
             encode(&entries)
         );
     }
@@ -508,7 +510,7 @@ mod tests {
                 .collect();
             entries.push(entry(doc * 2, &positions, next(2) as u32));
         }
-        let block = split_first_format(&first_format(&entries)).unwrap();
+        let block = split_first_format(&encode_first_format(&entries)).unwrap();
         assert_eq!(block, encode(&entries));
         let mut back = Vec::new();
         decode(&block.docs, Some(&block.positions), &mut back).unwrap();
@@ -555,7 +557,7 @@ mod tests {
                 "{cut}"
             );
         }
-        let old = first_format(&entries);
+        let old = encode_first_format(&entries);
         for cut in 0..old.len() {
             assert!(split_first_format(&old[..cut]).is_err(), "{cut}");
         }

@@ -123,15 +123,12 @@ pub fn the_word_index_follows_the_latest_snapshots(make: Factory<'_>) {
         !changed.iter().any(|t| t == "uber"),
         "untouched: {changed:?}"
     );
-    let mut blocks = Vec::new();
-    store
-        .search_each_block(key, &mut |term, block, docs, positions| {
-            blocks.push((term.to_string(), block, docs.len(), positions.len()));
-            Ok(())
-        })
-        .unwrap();
+    let blocks = word_index_blocks(&*store, key);
     assert!(blocks.windows(2).all(|w| w[0].0 < w[1].0), "term order");
-    assert!(blocks.iter().all(|b| b.2 > 0 && b.3 > 0), "no empty block");
+    assert!(
+        blocks.iter().all(|b| !b.2.is_empty() && !b.3.is_empty()),
+        "no empty block"
+    );
     // A word's read leaves the positions on the server; a phrase's takes
     // them, and they decode with the counts.
     let bare = store.search_blocks(key, "crash", false).unwrap();
@@ -259,28 +256,7 @@ pub fn word_index_answers(store: &dyn Backend, key: RepoKey) -> Vec<Vec<String>>
 /// A block as the index's first format kept it (before migration 0018):
 /// one string, each entry's positions right after its counts.
 pub fn first_format(docs: &[u8], positions: &[u8]) -> Vec<u8> {
-    fn put(out: &mut Vec<u8>, mut v: u32) {
-        while v >= 0x80 {
-            out.push((v as u8) | 0x80);
-            v >>= 7;
-        }
-        out.push(v as u8);
-    }
     let mut entries = Vec::new();
     signals_core::search::postings::decode(docs, Some(positions), &mut entries).unwrap();
-    let mut out = Vec::new();
-    put(&mut out, entries.len() as u32);
-    let mut prev = 0;
-    for e in &entries {
-        for v in [e.doc - prev, e.len, e.title_tf, e.tf] {
-            put(&mut out, v);
-        }
-        prev = e.doc;
-        let mut last = 0;
-        for &p in &e.positions {
-            put(&mut out, p - last);
-            last = p;
-        }
-    }
-    out
+    signals_core::search::postings::encode_first_format(&entries)
 }
