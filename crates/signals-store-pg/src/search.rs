@@ -59,6 +59,37 @@ impl SearchIndex for PgStore {
             .collect())
     }
 
+    /// One statement for all of a prefix's terms (`term = ANY`), in term
+    /// then block order, put back in the order of `terms`.
+    fn search_blocks_of(&self, repo: RepoKey, terms: &[String]) -> Result<Vec<Vec<Block>>> {
+        let mut lists: HashMap<String, Vec<Block>> = HashMap::with_capacity(terms.len());
+        self.each_row(
+            "reading the word index",
+            "SELECT term, data FROM search_postings
+             WHERE repo = $1 AND term = ANY($2) AND length(data) > 0 ORDER BY term, block",
+            &[&repo.raw(), &terms],
+            |r| {
+                lists.entry(r.get(0)).or_default().push(Block {
+                    docs: r.get(1),
+                    positions: Vec::new(),
+                });
+                Ok(())
+            },
+        )?;
+        // A term asked for twice gets the same list twice.
+        let mut first: HashMap<&str, usize> = HashMap::with_capacity(terms.len());
+        let mut out: Vec<Vec<Block>> = Vec::with_capacity(terms.len());
+        for term in terms {
+            let list = match first.get(term.as_str()) {
+                Some(&at) => out[at].clone(),
+                None => lists.remove(term).unwrap_or_default(),
+            };
+            first.entry(term).or_insert(out.len());
+            out.push(list);
+        }
+        Ok(out)
+    }
+
     fn search_blocks_at(
         &self,
         repo: RepoKey,

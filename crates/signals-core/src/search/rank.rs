@@ -63,6 +63,18 @@ pub trait Source {
             .map(|e| (e.doc, scorer.score(e.len, e.tf, e.title_tf)))
             .collect())
     }
+
+    /// [`Source::scored`] of each of `terms`, in their order: what a
+    /// prefix needs. The default scores one term at a time; a source that
+    /// can read several lists at once (one round trip to a server) may,
+    /// with the same result.
+    fn scored_each(
+        &mut self,
+        terms: &[String],
+        stats: Stats,
+    ) -> Result<Vec<Vec<(u32, f64)>>, Self::Error> {
+        terms.iter().map(|t| self.scored(t, stats)).collect()
+    }
 }
 
 /// Why a query could not be answered.
@@ -182,10 +194,9 @@ fn clause<S: Source>(
             if terms.len() > MAX_EXPANSION {
                 return Err(SearchFailure::TooManyTerms(format!("{prefix}*")));
             }
-            let mut lists = Vec::with_capacity(terms.len());
-            for term in terms {
-                lists.push(source.scored(&term, stats).map_err(SearchFailure::Source)?);
-            }
+            let lists = source
+                .scored_each(&terms, stats)
+                .map_err(SearchFailure::Source)?;
             Ok(sum_by_doc(lists))
         }
     }

@@ -160,6 +160,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         the_word_index_follows_the_latest_snapshots,
     ),
     (
+        "a_prefix_reads_the_lists_of_its_terms_at_once",
+        a_prefix_reads_the_lists_of_its_terms_at_once,
+    ),
+    (
         "a_stage_keeps_the_last_sighting_and_reads_back_in_chunks",
         a_stage_keeps_the_last_sighting_and_reads_back_in_chunks,
     ),

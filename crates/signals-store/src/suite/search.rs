@@ -194,6 +194,51 @@ pub fn the_word_index_follows_the_latest_snapshots(make: Factory<'_>) {
     assert_eq!(store.search_state(key).unwrap(), Default::default());
 }
 
+/// The lists of several terms read at once (a prefix's) are each term's
+/// own list, without positions, in the order asked for: a term asked
+/// twice gets its list twice, a term with no document an empty one; and
+/// a prefix finds what its terms find one by one.
+pub fn a_prefix_reads_the_lists_of_its_terms_at_once(make: Factory<'_>) {
+    let mut store = make();
+    let key = indexed_repository(&mut *store);
+    let terms: Vec<String> = ["start", "crash", "nowhere", "crash", "compile", "修复"]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+    let lists = store.search_blocks_of(key, &terms).unwrap();
+    assert_eq!(lists.len(), terms.len());
+    for (term, list) in terms.iter().zip(&lists) {
+        let alone = store.search_blocks(key, term, false).unwrap();
+        assert_eq!(list, &alone, "{term}");
+        assert_eq!(list.is_empty(), term == "nowhere", "{term}");
+        assert!(list.iter().all(|b| b.positions.is_empty()), "{term}");
+    }
+    let expanded = store.search_expand(key, "tor", 100).unwrap();
+    assert!(expanded.len() >= 2, "{expanded:?}");
+    let mut one_by_one: Vec<String> = expanded
+        .iter()
+        .flat_map(|t| found(&*store, key, t))
+        .collect();
+    one_by_one.sort();
+    one_by_one.dedup();
+    assert_eq!(found(&*store, key, "tor*"), one_by_one);
+    assert!(!one_by_one.is_empty(), "{one_by_one:?}");
+    let other = store.ensure_repository(&group(), &{
+        let mut t = tracked();
+        t.id = "other".into();
+        t
+    });
+    let other = other.unwrap();
+    assert!(
+        store
+            .search_blocks_of(other, &terms)
+            .unwrap()
+            .iter()
+            .all(Vec::is_empty),
+        "another repository's index is its own"
+    );
+}
+
 /// A repository whose items are indexed, for the migration tests of the
 /// word index: its key. Its words repeat across items and within one, so
 /// blocks hold several entries with several positions.
