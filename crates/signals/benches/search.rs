@@ -7,8 +7,9 @@
 //! over 20,000 words (as natural text is), 10% of bodies saying "out of
 //! memory", 1% naming `CUDA_VISIBLE_DEVICES`. Each is indexed as
 //! `signals collect` does (after each run of 10,000 items), then served by
-//! the release binary on loopback, on SQLite and, after `signals migrate`,
-//! on PostgreSQL (when the server's programs are installed).
+//! the release binary on loopback, on SQLite and on PostgreSQL (the same
+//! items committed the same way through its store, when the server's
+//! programs are installed).
 //!
 //! 1. p50 and p99 of 200 first-page requests per query: the most common
 //!    word, a rare word, two words, a phrase, a one-letter word, a prefix.
@@ -25,6 +26,9 @@
 //! `SIGNALS_SEARCH_SERVE=<store>` measures 1, 2 and 4 (size: SQLite
 //! only) on a store an earlier run left, with `SIGNALS_SEARCH_FTS=1` 3 as
 //! well, without generating a store (see `serve_only`).
+//! `SIGNALS_SEARCH_GENERATE=<store>` makes such a store: the big size's
+//! items, committed and indexed in runs as above, into a new SQLite file
+//! or an empty PostgreSQL database.
 
 #[path = "support/client.rs"]
 mod client;
@@ -40,7 +44,7 @@ use client::{Client, throughput};
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::ItemSnapshot;
-use signals_store::{Reads, RunWrites};
+use signals_store::{Reads, RunWrites, SearchIndex};
 use signals_store_sqlite::Store;
 
 const VOCABULARY: usize = 20_000;
@@ -174,13 +178,20 @@ fn items(count: usize, at: Timestamp) -> impl Iterator<Item = ItemSnapshot> {
     })
 }
 
-/// A store of one repository of `count` items in `dir`, committed in runs
-/// of 10,000 items, each indexed after its commit as `collect` does;
+/// A store of one repository of `count` items in `dir` ([`commit_runs`]);
 /// returns the whole time.
 fn build(dir: &Path, count: usize) -> Duration {
     std::fs::remove_dir_all(dir).ok();
     std::fs::create_dir_all(dir).unwrap();
     let mut store = Store::open(dir.join("signals.db")).unwrap();
+    commit_runs(&mut store, count)
+}
+
+/// Commits `count` generated items to `store`'s repository `g/r0` in runs
+/// of 10,000 items, each indexed after its commit as `collect` does (on
+/// PostgreSQL as its workers do: each run rewrites the blocks it
+/// touches); returns the whole time.
+fn commit_runs<S: Reads + RunWrites + SearchIndex>(store: &mut S, count: usize) -> Duration {
     let t1: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
     let key = store
         .ensure_repository(&synth::group(), &synth::tracked(0))
@@ -191,13 +202,7 @@ fn build(dir: &Path, count: usize) -> Duration {
     while all.peek().is_some() {
         let batch: Vec<ItemSnapshot> = all.by_ref().take(10_000).collect();
         // synth::commit indexes what it committed, as `collect` does.
-        synth::commit(
-            &mut store,
-            key,
-            0,
-            t1 + SignedDuration::from_secs(run),
-            batch,
-        );
+        synth::commit(store, key, 0, t1 + SignedDuration::from_secs(run), batch);
         run += 1;
     }
     started.elapsed()
@@ -432,10 +437,10 @@ fn datasette_rows(dir: &Path, path: &Path, count: usize) {
 
 /// `SIGNALS_SEARCH_SERVE=<store>` (a SQLite file by its absolute path, or
 /// a `postgres://` address, holding the bench's repository `g/r0`, from
-/// an earlier run of this bench or its `signals migrate`): only the API rows and the
-/// throughput, served from that store, with no store generated. A store
-/// of 100,000 items takes minutes to generate and, on PostgreSQL, most of
-/// an hour to migrate and verify; this measures the served code alone.
+/// `SIGNALS_SEARCH_GENERATE`, an earlier run, or a `signals migrate` of
+/// one): only the API rows and the throughput, served from that store,
+/// with no store generated. This measures the served code alone, again
+/// and again, on one store.
 fn serve_only(store: &str) {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-search-serve");
     std::fs::create_dir_all(&dir).unwrap();
@@ -492,6 +497,18 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(100_000);
+    // `SIGNALS_SEARCH_GENERATE=<store>`: the big size's store only, into a
+    // new SQLite file (its absolute path) or an empty PostgreSQL database,
+    // kept for `SIGNALS_SEARCH_SERVE`; nothing measured.
+    if let Ok(store) = std::env::var("SIGNALS_SEARCH_GENERATE") {
+        let took = if store.starts_with("postgres") {
+            commit_runs(&mut signals_store_pg::PgStore::open(&store).unwrap(), big)
+        } else {
+            commit_runs(&mut Store::open(&store).unwrap(), big)
+        };
+        println!("{big} items generated and indexed into {store} in {took:.1?}");
+        return;
+    }
     let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-search");
     let cluster = signals_testpg::Cluster::start().ok().flatten();
     let mut sizes = Vec::new();
@@ -524,16 +541,10 @@ fn main() {
         drop(served);
         if let Some(cluster) = &cluster {
             let url = cluster.create_database(&format!("search{count}")).unwrap();
-            let out = Command::new(env!("CARGO_BIN_EXE_signals"))
-                .current_dir(&dir)
-                .args(["migrate", "--from", "signals.db", "--to", &url])
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            // The same items committed the same way, through the
+            // PostgreSQL store (a `signals migrate` of 100,000 items, with
+            // its verification, took most of an hour).
+            commit_runs(&mut signals_store_pg::PgStore::open(&url).unwrap(), count);
             let (served, port) = serve(&dir, &url);
             api_rows("PostgreSQL", port, count);
             let one = throughput(

@@ -100,8 +100,8 @@ pub fn context(n: usize) -> RepoContext {
 
 /// Commits a run of repository `n` at `at` that observed `observed`, the
 /// way the pipeline does (previous snapshots of the observed items only).
-pub fn commit(
-    store: &mut Store,
+pub fn commit<S: Reads + RunWrites + signals_store::SearchIndex + ?Sized>(
+    store: &mut S,
     key: RepoKey,
     n: usize,
     at: Timestamp,
