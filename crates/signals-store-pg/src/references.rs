@@ -126,27 +126,41 @@ impl PgStore {
     }
 }
 
+// Both reads find the page's items first, by their keys, as a set the
+// planner cannot fold into the join (`MATERIALIZED`), and join from that
+// set of at most a page of rows. Left to plan the whole join, on a store
+// whose tables had not been analyzed yet (right after a first
+// collection), the planner started from the other end: every item of the
+// group, then their references, about 4 ms a statement at 10,000 items,
+// growing with every item stored.
+
 /// The items each of `$2` (signal ids of repository `$1`) names, within
 /// the group of its repository.
-const REFERENCES: &str = "SELECT DISTINCT si.item_id, ti.item_id, ti.repo
-    FROM items si
-    JOIN repositories sp ON sp.key = si.repo
-    JOIN item_refs r ON r.item = si.id
+const REFERENCES: &str = "WITH s AS MATERIALIZED (
+        SELECT si.id, si.item_id, sp.group_id
+        FROM items si JOIN repositories sp ON sp.key = si.repo
+        WHERE si.repo = $1 AND si.item_id = ANY($2))
+    SELECT DISTINCT s.item_id, ti.item_id, ti.repo
+    FROM s
+    JOIN item_refs r ON r.item = s.id
     JOIN item_keys k ON k.key = r.target
     JOIN items ti ON ti.id = k.item
     JOIN repositories tp ON tp.key = ti.repo
-    WHERE si.repo = $1 AND si.item_id = ANY($2) AND tp.group_id = sp.group_id AND ti.id <> si.id
+    WHERE tp.group_id = s.group_id AND ti.id <> s.id
     ORDER BY 1, 2";
 
 /// The items naming each of `$2`, within the group of its repository.
-const REFERENCED_BY: &str = "SELECT DISTINCT si.item_id, fi.item_id, fi.repo
-    FROM items si
-    JOIN repositories sp ON sp.key = si.repo
-    JOIN item_keys k ON k.item = si.id
+const REFERENCED_BY: &str = "WITH s AS MATERIALIZED (
+        SELECT si.id, si.item_id, sp.group_id
+        FROM items si JOIN repositories sp ON sp.key = si.repo
+        WHERE si.repo = $1 AND si.item_id = ANY($2))
+    SELECT DISTINCT s.item_id, fi.item_id, fi.repo
+    FROM s
+    JOIN item_keys k ON k.item = s.id
     JOIN item_refs r ON r.target = k.key
     JOIN items fi ON fi.id = r.item
     JOIN repositories fp ON fp.key = fi.repo
-    WHERE si.repo = $1 AND si.item_id = ANY($2) AND fp.group_id = sp.group_id AND fi.id <> si.id
+    WHERE fp.group_id = s.group_id AND fi.id <> s.id
     ORDER BY 1, 2";
 
 impl ReferenceReads for PgStore {
