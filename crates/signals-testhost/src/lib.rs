@@ -414,14 +414,26 @@ fn handle(shared: &Shared, mut stream: TcpStream) {
         *max = (*max).max(n);
         state.latency
     };
-    answer_request(shared, &mut stream, &req, latency);
-    let mut state = shared.lock();
-    if let Some(n) = state.in_flight.get_mut(&token) {
-        *n = n.saturating_sub(1);
+    let reply = answer_request(shared, &req, latency);
+    // The request ends when its answer is ready, before it is sent: once
+    // the last byte arrives, the client (or another worker, given the
+    // token) may send the next request before this thread runs again, and
+    // counting until after the write saw an overlap that never was.
+    {
+        let mut state = shared.lock();
+        if let Some(n) = state.in_flight.get_mut(&token) {
+            *n = n.saturating_sub(1);
+        }
+    }
+    if let Some(bytes) = reply {
+        let _ = stream.write_all(&bytes);
+        let _ = stream.flush();
     }
 }
 
-fn answer_request(shared: &Shared, stream: &mut TcpStream, req: &Request, latency: Duration) {
+/// The bytes to answer `req` with after `latency` (and any fault's
+/// delay), or `None` when the connection is to be dropped unanswered.
+fn answer_request(shared: &Shared, req: &Request, latency: Duration) -> Option<Vec<u8>> {
     if !latency.is_zero() {
         thread::sleep(latency);
     }
@@ -453,11 +465,11 @@ fn answer_request(shared: &Shared, stream: &mut TcpStream, req: &Request, latenc
         (status, response, fault)
     };
     match fault {
-        Some(Fault::Reset) => return,
+        Some(Fault::Reset) => return None,
         Some(Fault::Delay(d)) => thread::sleep(d),
         _ => {}
     }
-    let Some(status) = status else { return };
+    let status = status?;
     let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
     for (k, v) in &response.headers {
         head.push_str(&format!("{k}: {v}\r\n"));
@@ -471,9 +483,9 @@ fn answer_request(shared: &Shared, stream: &mut TcpStream, req: &Request, latenc
     } else {
         &response.body[..]
     };
-    let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(body);
-    let _ = stream.flush();
+    let mut bytes = head.into_bytes();
+    bytes.extend_from_slice(body);
+    Some(bytes)
 }
 
 fn reason(status: u16) -> &'static str {
