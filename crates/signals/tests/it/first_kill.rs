@@ -67,7 +67,19 @@ fn a_first_collection_killed_at_random_moments_leaves_no_partial_run() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(rng.u64(100..600)));
+        // A random moment of the run's progress, not of the clock (a
+        // loaded machine made a clock's moment land before the first
+        // page): once the host has answered a random number of its 35
+        // requests, and a little into the next one.
+        let answered = rng.usize(8..30);
+        let waited = std::time::Instant::now();
+        while host.request_count() - before < answered
+            && child.try_wait().unwrap().is_none()
+            && waited.elapsed() < Duration::from_secs(120)
+        {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        std::thread::sleep(Duration::from_millis(rng.u64(0..30)));
         let finished = child.try_wait().unwrap().is_some();
         assert!(
             !finished,
