@@ -192,6 +192,11 @@ pub fn run(config: &Config, config_path: &Path, args: Settings) -> anyhow::Resul
     let guarded = app.token.is_some();
     let exporter = Arc::clone(&app.exporter);
     let failure = runtime.block_on(async move {
+        // Signals are taken over before the port opens: a SIGTERM sent as
+        // soon as the port answers stops the server as any other does,
+        // where it used to kill it (the handlers were set at its first
+        // poll, after the bind).
+        let stopping = stopped();
         let listener = tokio::net::TcpListener::bind(&addr)
             .await
             .with_context(|| format!("cannot listen on {addr}: choose another --port or --bind"))?;
@@ -217,7 +222,7 @@ pub fn run(config: &Config, config_path: &Path, args: Settings) -> anyhow::Resul
         let slot = Arc::clone(&failure);
         let stop = async move {
             tokio::select! {
-                () = stopped() => {}
+                () = stopping => {}
                 e = failed(failed_rx) => *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(e),
             }
         };
@@ -284,21 +289,25 @@ fn not_exported_yet(app: &App, json: bool) -> Response {
     response
 }
 
-/// Resolves on SIGTERM or SIGINT.
-async fn stopped() {
+/// Handles SIGTERM and SIGINT from now on (called in the runtime), and
+/// resolves on either.
+fn stopped() -> impl std::future::Future<Output = ()> {
     use tokio::signal::unix::{SignalKind, signal};
-    match (
+    let handlers = (
         signal(SignalKind::terminate()),
         signal(SignalKind::interrupt()),
-    ) {
-        (Ok(mut term), Ok(mut int)) => {
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = int.recv() => {}
+    );
+    async move {
+        match handlers {
+            (Ok(mut term), Ok(mut int)) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
             }
+            // Without signal handling, the server runs until killed.
+            _ => std::future::pending().await,
         }
-        // Without signal handling, the server runs until killed.
-        _ => std::future::pending().await,
     }
 }
 
