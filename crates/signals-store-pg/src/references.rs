@@ -134,34 +134,44 @@ impl PgStore {
 // group, then their references, about 4 ms a statement at 10,000 items,
 // growing with every item stored.
 
-/// The items each of `$2` (signal ids of repository `$1`) names, within
-/// the group of its repository.
-const REFERENCES: &str = "WITH s AS MATERIALIZED (
+/// The page's items: `s` (id, signal id, group) of the signal ids `$2` of
+/// repository `$1`, the set both reads start from.
+macro_rules! page_items {
+    () => {
+        "WITH s AS MATERIALIZED (
         SELECT si.id, si.item_id, sp.group_id
         FROM items si JOIN repositories sp ON sp.key = si.repo
         WHERE si.repo = $1 AND si.item_id = ANY($2))
-    SELECT DISTINCT s.item_id, ti.item_id, ti.repo
+    "
+    };
+}
+
+/// The items each of `$2` (signal ids of repository `$1`) names, within
+/// the group of its repository.
+const REFERENCES: &str = concat!(
+    page_items!(),
+    "SELECT DISTINCT s.item_id, ti.item_id, ti.repo
     FROM s
     JOIN item_refs r ON r.item = s.id
     JOIN item_keys k ON k.key = r.target
     JOIN items ti ON ti.id = k.item
     JOIN repositories tp ON tp.key = ti.repo
     WHERE tp.group_id = s.group_id AND ti.id <> s.id
-    ORDER BY 1, 2";
+    ORDER BY 1, 2"
+);
 
 /// The items naming each of `$2`, within the group of its repository.
-const REFERENCED_BY: &str = "WITH s AS MATERIALIZED (
-        SELECT si.id, si.item_id, sp.group_id
-        FROM items si JOIN repositories sp ON sp.key = si.repo
-        WHERE si.repo = $1 AND si.item_id = ANY($2))
-    SELECT DISTINCT s.item_id, fi.item_id, fi.repo
+const REFERENCED_BY: &str = concat!(
+    page_items!(),
+    "SELECT DISTINCT s.item_id, fi.item_id, fi.repo
     FROM s
     JOIN item_keys k ON k.item = s.id
     JOIN item_refs r ON r.target = k.key
     JOIN items fi ON fi.id = r.item
     JOIN repositories fp ON fp.key = fi.repo
     WHERE fp.group_id = s.group_id AND fi.id <> s.id
-    ORDER BY 1, 2";
+    ORDER BY 1, 2"
+);
 
 impl ReferenceReads for PgStore {
     fn links_of(&self, repo: RepoKey, ids: &[String]) -> Result<HashMap<String, Links>> {

@@ -345,17 +345,9 @@ impl<S: SearchIndex + ?Sized> signals_core::search::Source for Postings<'_, S> {
     /// Every term's blocks read at once ([`SearchIndex::search_blocks_of`]),
     /// then scored as [`Postings::scored`] scores one term's.
     fn scored_each(&mut self, terms: &[String], stats: Stats) -> Result<Vec<Vec<(u32, f64)>>> {
+        // One list per term, in order: the trait's contract, checked by
+        // the store suite.
         let lists = self.store.search_blocks_of(self.repo, terms)?;
-        if lists.len() != terms.len() {
-            return Err(StoreError::Corrupt {
-                path: format!("repository {}", self.repo).into(),
-                what: format!(
-                    "the word index gave {} lists for {} terms",
-                    lists.len(),
-                    terms.len()
-                ),
-            });
-        }
         terms
             .iter()
             .zip(&lists)

@@ -223,12 +223,9 @@ pub fn a_prefix_reads_the_lists_of_its_terms_at_once(make: Factory<'_>) {
     one_by_one.dedup();
     assert_eq!(found(&*store, key, "tor*"), one_by_one);
     assert!(!one_by_one.is_empty(), "{one_by_one:?}");
-    let other = store.ensure_repository(&group(), &{
-        let mut t = tracked();
-        t.id = "other".into();
-        t
-    });
-    let other = other.unwrap();
+    let mut other_repo = tracked();
+    other_repo.id = "other".into();
+    let other = store.ensure_repository(&group(), &other_repo).unwrap();
     assert!(
         store
             .search_blocks_of(other, &terms)
