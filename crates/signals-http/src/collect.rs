@@ -50,7 +50,7 @@ pub trait Collect: fmt::Debug + Send {
         &mut self,
         repo: &RepoName,
         watermark: Timestamp,
-        may_skip: bool,
+        before: crate::DiscussionsBefore,
         cache: &mut dyn ResponseCache,
     ) -> Result<Discussions, Error>;
     /// See [`HostClient::plan_discussion_heads`].
@@ -108,10 +108,10 @@ impl<H: Host> Collect for HostClient<H> {
         &mut self,
         repo: &RepoName,
         watermark: Timestamp,
-        may_skip: bool,
+        before: crate::DiscussionsBefore,
         cache: &mut dyn ResponseCache,
     ) -> Result<Discussions, Error> {
-        HostClient::discussions(self, repo, watermark, may_skip, cache)
+        HostClient::discussions(self, repo, watermark, before, cache)
     }
 
     fn plan_discussion_heads(&mut self, repos: &[RepoName]) {

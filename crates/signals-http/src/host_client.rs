@@ -19,7 +19,8 @@ use sha2::{Digest, Sha256};
 
 use jiff::Timestamp;
 use signals_core::model::{
-    Collected, Comment, DiscussionHead, Discussions, ItemKind, RepoName, WATERMARK_MARGIN,
+    Collected, Comment, DiscussionHead, Discussions, DiscussionsOff, ItemKind, RepoName,
+    WATERMARK_MARGIN,
 };
 
 use crate::host::{HEADS_PER_QUERY, Host, ListsSeen};
@@ -296,23 +297,37 @@ impl<H: Host> HostClient<H> {
 
     /// The discussions of `repo` updated at or after `watermark` (see
     /// [`Host::discussions`]); the counters of the collection before it
-    /// go on, GraphQL's apart. When `may_skip` (the previous run read
-    /// them) and the head of `repo` ([`HostClient::head_of`]) shows
-    /// nothing changed since `watermark`, nothing more is asked:
-    /// [`Discussions::Unchanged`].
+    /// go on, GraphQL's apart. What the previous run found (`before`)
+    /// may spare the request: when it read them and the head of `repo`
+    /// ([`HostClient::head_of`]) shows nothing changed since `watermark`,
+    /// nothing more is asked ([`Discussions::Unchanged`]); when it found
+    /// them turned off, they are taken as still off when the head says
+    /// so, or, with no head, when that run was on the same UTC day, so a
+    /// repository without discussions is asked at most daily.
     pub fn discussions(
         &mut self,
         repo: &RepoName,
         watermark: Timestamp,
-        may_skip: bool,
+        before: DiscussionsBefore,
         cache: &mut dyn ResponseCache,
     ) -> Result<Discussions, Error> {
-        if may_skip
-            && self
-                .head_of(repo, cache)
-                .is_some_and(|h| h.unchanged_since(watermark))
-        {
-            return Ok(Discussions::Unchanged);
+        match before {
+            DiscussionsBefore::Unknown => {}
+            DiscussionsBefore::Read => {
+                if self
+                    .head_of(repo, cache)
+                    .is_some_and(|h| h.unchanged_since(watermark))
+                {
+                    return Ok(Discussions::Unchanged);
+                }
+            }
+            DiscussionsBefore::Disabled { same_day } => match self.head_of(repo, cache) {
+                Some(DiscussionHead::Disabled) => {
+                    return Ok(Discussions::Off(DiscussionsOff::Disabled));
+                }
+                None if same_day => return Ok(Discussions::Off(DiscussionsOff::Disabled)),
+                Some(DiscussionHead::Enabled(_)) | None => {}
+            },
         }
         let object = self.repo_object.as_deref();
         self.host
@@ -353,8 +368,11 @@ impl<H: Host> HostClient<H> {
         {
             return Some(head);
         }
+        // The round in fixed chunks, so that its last repository shares
+        // the chunk of those before it instead of asking alone.
         let at = *self.round_at.get(&key)?;
-        let chunk = &self.round[at..(at + HEADS_PER_QUERY).min(self.round.len())];
+        let start = at - at % HEADS_PER_QUERY;
+        let chunk = &self.round[start..(start + HEADS_PER_QUERY).min(self.round.len())];
         if chunk.len() < 2 || self.heads_failed.is_some_and(fresh) {
             return None;
         }
@@ -379,6 +397,23 @@ impl<H: Host> HostClient<H> {
         self.http
             .list_owner::<H::Listed>(owner, &urls, H::OWNER_KINDS, cache, H::PER_PAGE as usize)
     }
+}
+
+/// What a repository's previous run found of its discussions, which may
+/// spare its run the request ([`HostClient::discussions`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiscussionsBefore {
+    /// Nothing to go by: its first run, or discussions it could not read
+    /// (no token, not found).
+    Unknown,
+    /// It read them.
+    Read,
+    /// It found them turned off on the host; `same_day`: it ran on this
+    /// run's UTC day.
+    Disabled {
+        /// The previous run was on this run's UTC day.
+        same_day: bool,
+    },
 }
 
 /// Reads every page of each of the host's item lists into `gather`;

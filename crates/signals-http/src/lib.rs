@@ -41,7 +41,7 @@ pub use collect::Collect;
 pub use config::{Clock, Config, Sleeper};
 pub use error::{Error, decode};
 pub use host::{HEADS_PER_QUERY, Host, ItemList, ListsSeen};
-pub use host_client::{Collection, HostClient};
+pub use host_client::{Collection, DiscussionsBefore, HostClient};
 pub use items::ItemSink;
 pub use links::{link_next, link_rel, retry_after_secs};
 pub use open_pulls::{OpenPulls, Owed};

@@ -16,8 +16,8 @@ use signals_core::model::{
 };
 use signals_http::wire::{Conventions, Kinds, ListedRepo, v3};
 use signals_http::{
-    Config, Error, Headers, Host, HostClient, ItemList, MemoryCache, Protocol, RateLimit,
-    RateLimitHeaders, Refusal,
+    Config, DiscussionsBefore, Error, Headers, Host, HostClient, ItemList, MemoryCache, Protocol,
+    RateLimit, RateLimitHeaders, Refusal,
 };
 use signals_testhost::{Fault, TestHost, synthetic_forgejo};
 
@@ -212,29 +212,31 @@ fn discussion_heads_are_asked_for_the_round_and_used_while_fresh() {
     let before = asked();
     // One query for the three; nothing changed since the watermark.
     for name in &names[..2] {
-        let got = client.discussions(name, watermark, true, cache).unwrap();
+        let got = client
+            .discussions(name, watermark, DiscussionsBefore::Read, cache)
+            .unwrap();
         assert_eq!(got, Discussions::Unchanged);
     }
     assert_eq!(asked(), before + 1);
     // A run that may not skip (its previous run did not read them) asks.
-    let got = client.discussions(&names[2], watermark, false, cache);
+    let got = client.discussions(&names[2], watermark, DiscussionsBefore::Unknown, cache);
     assert_eq!(got.unwrap(), not_skipped);
     // A head changed after the watermark: asked.
-    let got = client.discussions(&names[2], old(), true, cache);
+    let got = client.discussions(&names[2], old(), DiscussionsBefore::Read, cache);
     assert_eq!(got.unwrap(), not_skipped);
     assert_eq!(asked(), before + 1);
-    // Eleven minutes on, the heads are stale: asked again, from c on, and
-    // c alone is the round's last, which asks its own.
+    // Eleven minutes on, the heads are stale: asked again for the round's
+    // chunk, which its last repository shares with those before it.
     *now.lock().unwrap() += SignedDuration::from_mins(11);
-    let got = client.discussions(&names[2], watermark, true, cache);
-    assert_eq!(got.unwrap(), not_skipped);
-    assert_eq!(asked(), before + 1);
-    let got = client.discussions(&names[1], watermark, true, cache);
+    let got = client.discussions(&names[2], watermark, DiscussionsBefore::Read, cache);
+    assert_eq!(got.unwrap(), Discussions::Unchanged);
+    assert_eq!(asked(), before + 2);
+    let got = client.discussions(&names[1], watermark, DiscussionsBefore::Read, cache);
     assert_eq!(got.unwrap(), Discussions::Unchanged);
     assert_eq!(asked(), before + 2);
     // Not in the round: asked as before.
     let other = RepoName::parse("x/y").unwrap();
-    let got = client.discussions(&other, watermark, true, cache);
+    let got = client.discussions(&other, watermark, DiscussionsBefore::Read, cache);
     assert_eq!(got.unwrap(), not_skipped);
     assert_eq!(asked(), before + 2);
 }

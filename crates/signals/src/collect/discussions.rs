@@ -6,7 +6,7 @@
 
 use jiff::Timestamp;
 use signals_core::{Discussions, DiscussionsOff, GraphqlCost, ItemSnapshot, News, RepoName};
-use signals_http::ResponseCache;
+use signals_http::{DiscussionsBefore, ResponseCache};
 
 use super::collection::Target;
 use crate::hosts::{HostClient, HostEntry};
@@ -42,18 +42,36 @@ impl Read {
     }
 }
 
-/// Asks the host for `name`'s discussions updated at or after
-/// `watermark`, unless `off` (the group's `discussions = false`).
-/// `previous` is the news of the repository's previous run: when it read
-/// the discussions and the round's head shows none changed since, nothing
-/// is asked and its open discussions stand.
+/// What the discussions step of a run goes by.
+pub struct Asked {
+    /// The oldest `updatedAt` read.
+    pub watermark: Timestamp,
+    /// The news of the repository's previous run.
+    pub previous: Option<News>,
+    /// The previous run was on this run's UTC day.
+    pub same_day: bool,
+    /// The group's `discussions = false`.
+    pub off: bool,
+}
+
+/// Asks the host for `name`'s discussions updated at or after the
+/// watermark, unless the group turns them off. When the previous run
+/// read them and the round's head shows none changed since, nothing is
+/// asked and its open discussions stand; when it found them turned off on
+/// the host, they stay off while the head says so, or, without a head,
+/// until the next UTC day.
 pub fn read(
     client: &mut HostClient,
     name: &RepoName,
-    (watermark, previous): (Timestamp, Option<News>),
-    off: bool,
+    asked: Asked,
     cache: &mut dyn ResponseCache,
 ) -> Result<Read, signals_http::Error> {
+    let Asked {
+        watermark,
+        previous,
+        same_day,
+        off,
+    } = asked;
     if off {
         return Ok(Read {
             news: Some(Discussions::Off(DiscussionsOff::Configured)),
@@ -62,7 +80,12 @@ pub fn read(
         });
     }
     let read_before = previous.as_ref().filter(|n| n.discussions_off.is_none());
-    let result = client.discussions(name, watermark, read_before.is_some(), cache);
+    let before = match previous.as_ref().map(|n| n.discussions_off) {
+        Some(None) => DiscussionsBefore::Read,
+        Some(Some(DiscussionsOff::Disabled)) => DiscussionsBefore::Disabled { same_day },
+        Some(Some(_)) | None => DiscussionsBefore::Unknown,
+    };
+    let result = client.discussions(name, watermark, before, cache);
     let cost = client.http_ref().graphql_cost();
     Ok(match result? {
         Discussions::Read { items, open } => Read {

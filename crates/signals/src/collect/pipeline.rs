@@ -453,8 +453,16 @@ pub(super) fn ask_host(
     } else {
         signals_core::watermark(plan.since)
     };
-    let off = window.discussions_off.contains(&group.id);
-    let mut discussions = discussions::read(client, &name, (watermark, previous), off, &mut cache)?;
+    let same_day = plan
+        .previous
+        .is_some_and(|p| stable_since(p) == stable_since(collected_at));
+    let asked = discussions::Asked {
+        watermark,
+        previous,
+        same_day,
+        off: window.discussions_off.contains(&group.id),
+    };
+    let mut discussions = discussions::read(client, &name, asked, &mut cache)?;
     if let Some(e) = cache.error {
         return Err(e.into());
     }

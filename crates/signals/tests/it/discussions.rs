@@ -452,3 +452,62 @@ fn goes_on_with_a_discussion(store: &mut dyn Backend) {
     assert_eq!(got[&ids[1]], d);
     assert!(ids[1].ends_with(":discussion:2"));
 }
+
+/// `REPO` with three discussions, and `o/b` whose REST object says it has
+/// discussions while GraphQL answers they are turned off (GitHub turns
+/// them off without the REST object following at once).
+fn one_off() -> Scenario {
+    let at = Timestamp::now() - SignedDuration::from_hours(24 * 30);
+    let mut all = scenario(Some(synthetic_discussions(REPO, 3, at)));
+    let mut s = synthetic(
+        "o/b",
+        3,
+        Timestamp::now() - SignedDuration::from_hours(24 * 40),
+    );
+    with_discussions(&mut s, None);
+    s.repos.get_mut("o/b").unwrap().repo["has_discussions"] = true.into();
+    all.repos.extend(s.repos);
+    all
+}
+
+#[test]
+fn a_quiet_round_with_discussions_off_costs_one_point_in_either_order() {
+    for order in [["o/b", REPO], [REPO, "o/b"]] {
+        let host = TestHost::start(one_off()).unwrap();
+        let dir = TempDir::new("disc-off-round");
+        let text = config(host.base_url(), &order, "");
+        std::fs::write(dir.path().join("signals.toml"), text).unwrap();
+        collect(dir.path(), &[TOKEN]);
+        // The repository without discussions is asked through the heads,
+        // and the last one of the round shares them: one request.
+        host.clear_requests();
+        let quiet = collect(dir.path(), &[TOKEN]);
+        assert_eq!(asked(&host), ["heads"], "{order:?}");
+        assert_eq!(quiet["graphqlPoints"], 1, "{order:?}: {quiet}");
+    }
+}
+
+#[test]
+fn a_repository_without_discussions_alone_is_asked_at_most_daily() {
+    let mut s = one_off();
+    s.repos.remove(REPO);
+    let host = TestHost::start(s).unwrap();
+    let dir = TempDir::new("disc-off-alone");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(host.base_url(), &["o/b"], ""),
+    )
+    .unwrap();
+    collect(dir.path(), &[TOKEN]);
+    assert_eq!(asked(&host), ["page"]);
+    // No round to share heads with, and the same UTC day: not asked.
+    host.clear_requests();
+    let quiet = collect(dir.path(), &[TOKEN]);
+    let same_day = asked(&host).is_empty();
+    // A run just after midnight UTC asks again, once.
+    let midnight = Timestamp::now().as_second() % 86_400 < 5;
+    assert!(same_day || midnight, "{quiet}");
+    if same_day {
+        assert_eq!(quiet["graphqlPoints"], 0, "{quiet}");
+    }
+}
