@@ -92,21 +92,27 @@ pub struct SignalQuery {
     pub waiting: bool,
 }
 
+/// The parameters [`SignalQuery::parse`] reads: the signals endpoint's,
+/// as `serve`'s `/api/` lists them.
+pub const SIGNAL_PARAMS: [&str; 8] = [
+    "page", "q", "kind", "state", "label", "author", "sort", "waiting",
+];
+
 impl SignalQuery {
     /// The query's parameters, checked: an error says which one is wrong
     /// and what it may be.
     pub fn parse(params: &HashMap<String, String>) -> Result<SignalQuery, String> {
-        for key in params.keys() {
-            if ![
-                "kind", "state", "label", "author", "q", "sort", "page", "waiting",
-            ]
-            .contains(&key.as_str())
-            {
-                return Err(format!(
-                    "unknown parameter {key:?}: signals take kind, state, label, author, q, sort, \
-                     page and waiting"
-                ));
-            }
+        let mut unknown: Vec<&String> = params
+            .keys()
+            .filter(|k| !SIGNAL_PARAMS.contains(&k.as_str()))
+            .collect();
+        unknown.sort();
+        if let Some(key) = unknown.first() {
+            let (last, rest) = SIGNAL_PARAMS.split_last().unwrap_or((&"", &[]));
+            return Err(format!(
+                "unknown parameter {key:?}: signals take {} and {last}",
+                rest.join(", ")
+            ));
         }
         let nonempty = |k: &str| params.get(k).filter(|v| !v.is_empty()).cloned();
         let kind = nonempty("kind");

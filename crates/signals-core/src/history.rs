@@ -159,11 +159,42 @@ impl Change {
             }
             Change::Reactions { old, new } => format!("reactions {old} → {new}"),
             Change::Comments { old, new } => format!("comments {old} → {new}"),
-            Change::UpdatedAt { old, new } => format!("updated {old} → {new}"),
+            Change::UpdatedAt { old, new } => {
+                format!("updated {} → {}", human_time(*old), human_time(*new))
+            }
             Change::Draft { old, new } => format!("draft {old} → {new}"),
             Change::Merged { old, new } => format!("merged {old} → {new}"),
         }
     }
+}
+
+impl HistoryEntry {
+    /// One line per change, as the history page and the API's `summary`
+    /// show them. A discovery's changes are the item's first values, so
+    /// they read as values (`comments 10`, `labels bug`), never as a
+    /// change from nothing (`comments 0 → 10`).
+    pub fn summaries(&self) -> Vec<String> {
+        let discovered = self.kind == Some(EventKind::Discovered);
+        self.changes
+            .iter()
+            .map(|c| match c {
+                Change::Labels { added, .. } if discovered => {
+                    format!("labels {}", added.join(", "))
+                }
+                Change::Assignees { added, .. } if discovered => {
+                    format!("assignees {}", added.join(", "))
+                }
+                Change::Reactions { new, .. } if discovered => format!("reactions {new}"),
+                Change::Comments { new, .. } if discovered => format!("comments {new}"),
+                other => other.summary(),
+            })
+            .collect()
+    }
+}
+
+/// "2021-11-01 00:00 UTC": the one way the site writes a time for people.
+fn human_time(ts: Timestamp) -> String {
+    ts.strftime("%Y-%m-%d %H:%M UTC").to_string()
 }
 
 /// The history of item `id` from its distinct snapshots, oldest first, each
@@ -393,7 +424,7 @@ mod tests {
                 "state open → closed",
                 "labels +regression −wontfix",
                 "reactions 3 → 7",
-                "updated 2026-11-01T00:00:00Z → 2026-11-21T10:00:00Z",
+                "updated 2026-11-01 00:00 UTC → 2026-11-21 10:00 UTC",
             ]
         );
         // Only the URL moved: a stored snapshot, no trail event.
@@ -401,6 +432,30 @@ mod tests {
         assert!(h.observations[2].changes.is_empty());
         assert_eq!(h.url, "https://github.com/o/n/issues/7#moved");
         assert_eq!(history("x", &[]), None);
+    }
+
+    #[test]
+    fn a_discovery_reads_as_first_values_not_as_changes_from_nothing() {
+        let t1: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
+        let t2: Timestamp = "2026-11-21T10:00:00Z".parse().unwrap();
+        let mut a = snap();
+        a.metrics.comments = 10;
+        a.assignees = vec!["ann".into(), "bo".into()];
+        let mut b = a.clone();
+        b.metrics.comments = 12;
+        let h = history("github:o/n:issue:7", &[(t1, a), (t2, b)]).unwrap();
+        assert_eq!(
+            h.observations[0].summaries(),
+            [
+                "state open",
+                "labels bug, wontfix",
+                "assignees ann, bo",
+                "reactions 3",
+                "comments 10",
+            ]
+        );
+        // A later change still reads as one.
+        assert_eq!(h.observations[1].summaries(), ["comments 10 → 12"]);
     }
 
     #[test]

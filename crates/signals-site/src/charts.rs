@@ -24,10 +24,20 @@ use crate::text::escape_markup;
 /// The drawing's size in SVG units; the page scales it to its width.
 const W: f64 = 640.0;
 const H: f64 = 200.0;
-/// Margins: left for the value axis, bottom for the date axis.
-const LEFT: f64 = 44.0;
+/// Margins: left for the value axis, bottom for the date axis. The left
+/// one holds the longest value label ([`axis_num`]: four characters, such
+/// as `500k`) at the phone's tick size (24 units, style.css), so no label
+/// is clipped at any width.
+const LEFT: f64 = 68.0;
+/// How far from the right edge a date label's centre must be to be
+/// centred under its point; nearer, it ends at the edge instead, so its
+/// end is never clipped.
+const RIGHT_LABEL: f64 = 48.0;
 const RIGHT: f64 = 8.0;
-const TOP: f64 = 12.0;
+/// Room above the top grid line for its label, whose baseline is 4 units
+/// under the line: at the phone's tick size (24 units) the label rises
+/// about 22 units above its baseline, and stays inside the chart.
+const TOP: f64 = 22.0;
 const BOTTOM: f64 = 28.0;
 
 /// A chart and its numbers.
@@ -89,6 +99,19 @@ pub(crate) fn num(v: f64) -> String {
     }
 }
 
+/// A value axis's label: [`num`] below 1,000, else in thousands (`50k`)
+/// or millions (`2M`), so that the top of any axis ([`nice_max`]: 1, 2 or
+/// 5 × 10^k) takes at most four characters.
+pub(crate) fn axis_num(v: f64) -> String {
+    if v >= 1_000_000.0 {
+        format!("{}M", num(v / 1_000_000.0))
+    } else if v >= 1_000.0 {
+        format!("{}k", num(v / 1_000.0))
+    } else {
+        num(v)
+    }
+}
+
 /// `Jun 1`, the label of a week or a day on a date axis.
 fn short_date(date: &str) -> String {
     let Ok(d) = date.parse::<jiff::civil::Date>() else {
@@ -123,14 +146,19 @@ fn frame(id: &str, title: &str, desc: &str, top: f64, labels: &[(f64, String)]) 
         W - RIGHT,
         LEFT - 4.0,
         TOP + 4.0,
-        num(top),
+        axis_num(top),
         LEFT - 4.0,
         bottom + 4.0,
     );
     for (x, label) in labels {
+        let (x, anchor) = if *x > W - RIGHT_LABEL {
+            (W - 1.0, "end")
+        } else {
+            (*x, "middle")
+        };
         let _ = write!(
             s,
-            "<text class=\"tick\" x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            "<text class=\"tick\" x=\"{x:.1}\" y=\"{}\" text-anchor=\"{anchor}\">{}</text>",
             H - 10.0,
             esc(label)
         );
@@ -730,6 +758,17 @@ mod tests {
         assert_eq!(nice_max(7.0), 10.0);
         assert_eq!(nice_max(11.0), 20.0);
         assert_eq!(nice_max(201.0), 500.0);
+        // Every axis top fits in four characters.
+        for (top, label) in [
+            (5.0, "5"),
+            (500.0, "500"),
+            (1_000.0, "1k"),
+            (50_000.0, "50k"),
+            (500_000.0, "500k"),
+            (2_000_000.0, "2M"),
+        ] {
+            assert_eq!(axis_num(top), label);
+        }
     }
 
     /// The chart colours of the stylesheet, in light and in dark, stand

@@ -424,6 +424,7 @@ pub fn render_group(
             layout: Layout {
                 title: format!("{} · group digest", g.name),
                 root: "../",
+                base: Some(format!("{}/index.html", dir.display())),
                 feed: Some("feed.atom".to_string()),
                 filter_index: Some(FILTER_INDEX_FILE),
             },

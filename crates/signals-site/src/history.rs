@@ -51,6 +51,7 @@ pub fn render_history_linked(
             layout: Layout {
                 title: format!("{} · history · {repo_name}", history.title),
                 root: "../../../",
+                base: None,
                 feed: None,
                 filter_index: None,
             },
@@ -67,7 +68,7 @@ pub fn render_history_linked(
                     at: TimeView::of(o.at),
                     kind: o.kind.map(|k| k.as_str()),
                     fields: o.fields.clone(),
-                    changes: o.changes.iter().map(|c| c.summary()).collect(),
+                    changes: o.summaries(),
                 })
                 .collect(),
         },

@@ -253,6 +253,7 @@ pub fn render_index(repos: &[RepoSummary]) -> Result<String, SiteError> {
             layout: Layout {
                 title: "Repo Signals".to_string(),
                 root: "",
+                base: None,
                 feed: Some("feed.atom".to_string()),
                 filter_index: None,
             },
@@ -279,6 +280,7 @@ pub fn render_importance() -> Result<String, SiteError> {
             layout: Layout {
                 title: "Repo Signals · importance".to_string(),
                 root: "",
+                base: None,
                 feed: None,
                 filter_index: None,
             },

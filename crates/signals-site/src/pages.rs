@@ -200,6 +200,7 @@ fn render_signal_page(
                 format!("{name} · signals, page {page} of {pages}")
             },
             root: "../../",
+            base: first_page.then(|| format!("{}/index.html", repo_label(repo.document))),
             feed: Some("feed.atom".to_string()),
             filter_index: Some(FILTER_INDEX_FILE),
         },
@@ -245,6 +246,7 @@ fn render_trail_page(
         layout: Layout {
             title: format!("{name} · observation trail, page {page} of {trail_pages}"),
             root: "../../",
+            base: None,
             feed: Some("feed.atom".to_string()),
             filter_index: None,
         },

@@ -78,6 +78,7 @@ fn list_pages(
             layout: Layout {
                 title: format!("{what}, page {page} of {pages}"),
                 root,
+                base: None,
                 feed: None,
                 filter_index: None,
             },

@@ -57,6 +57,13 @@ pub(crate) struct Layout {
     pub title: String,
     /// Relative path from the page to `<out>` (`""`, `"../"` or `"../../"`).
     pub root: &'static str,
+    /// A folder's index page's own path from `<out>`
+    /// (`<group>/<repo>/index.html`), written as `<base href>` with
+    /// `root` before it: a server that answers the folder's address
+    /// without its slash (`/group/repo`) with this page leaves the page's
+    /// relative links and data resolving in the folder all the same
+    /// (docs/decisions.md, "Addresses").
+    pub base: Option<String>,
     /// Atom feed of this page, if any.
     pub feed: Option<String>,
     /// The filter index of this page's signals (`signals.json`), if the

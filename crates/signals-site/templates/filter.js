@@ -232,7 +232,7 @@
     for (var i = 0; i < n; i++) results.appendChild(card(found[i]));
     status.textContent = found.length + (found.length === 1 ? ' signal matches' : ' signals match') +
       ' of ' + index.signals.length + (n < found.length ? ' · first ' + n + ' shown' : '') +
-      (f.sort === 'updated' ? ', newest first' : words && f.q ? ', by relevance' : ', by importance') +
+      (f.sort === 'updated' ? ', newest first' : ', ' + order(f)) +
       (!f.q || textsDone || words ? '' : textsFailed ? ' · the texts could not be read (' + textsFailed + '): titles and numbers only'
         : ' · so far in titles, numbers and the texts read; reading the other texts…');
     more.hidden = n >= found.length;
@@ -311,14 +311,25 @@
     results.hidden = false;
     while (results.firstChild) results.removeChild(results.firstChild);
     cards.forEach(function (s) { results.appendChild(card(s)); });
+    order(f);
     status.textContent = error ? 'The search cannot be answered: ' + error + '.' :
       total + (total === 1 ? ' signal matches' : ' signals match') + (cards.length < total ? ' · first ' + cards.length + ' shown' : '') + ', by relevance' +
       (partial ? '; reading the next ones…' : '');
     more.hidden = !!partial || error !== '' || cards.length >= total;
   }
 
+  // The default order's words, on the sort menu as in the count: a text
+  // query answered from the word index is ranked by relevance, anything
+  // else by importance.
+  function order(f) {
+    var said = words && f.q ? 'by relevance' : 'by importance';
+    sort.options[0].textContent = said;
+    return said;
+  }
+
   function apply(push) {
     var f = current();
+    order(f);
     if (words && f.q) { search(f, push); return; }
     if (!index) return;
     if (f.q && !textsDone && !words) allTexts();

@@ -15,6 +15,7 @@ use signals_core::first_response::Answer as Replied;
 use signals_core::importance::Weights;
 use signals_store::{Backend, RepoSummary};
 
+use super::front;
 use super::index::{Indexes, Row, state_of};
 use signals_core::api::{SignalQuery, Sort, encode_id, page_param, parse_id};
 pub(super) use signals_core::api::{history_path, parse_query, percent_decode};
@@ -95,28 +96,39 @@ impl Api<'_> {
 
     fn route(&self, path: &str, params: &HashMap<String, String>) -> anyhow::Result<Answer> {
         let parts: Vec<&str> = path.split('/').collect();
-        Ok(match parts.as_slice() {
-            ["groups"] => self.groups()?,
-            ["repos", group, repo, "signals"] => match self.repo(group, repo)? {
-                Some(s) => self.signals(&s, params)?,
-                None => unknown_repo(group, repo),
-            },
-            ["repos", group, repo, "trail"] => match self.repo(group, repo)? {
-                Some(s) => self.trail(&s, params)?,
-                None => unknown_repo(group, repo),
-            },
-            ["repos", group, repo, "trends"] => match self.repo(group, repo)? {
-                Some(s) => self.trends(&s, params)?,
-                None => unknown_repo(group, repo),
-            },
+        let endpoint = match parts.as_slice() {
+            ["groups"] => &front::GROUPS,
+            ["repos", _, _, "signals"] => &front::SIGNALS,
+            ["repos", _, _, "trail"] => &front::TRAIL,
+            ["repos", _, _, "trends"] => &front::TRENDS,
             ["signals", rest @ ..] if rest.last() == Some(&"history") && rest.len() >= 2 => {
+                &front::HISTORY
+            }
+            _ => {
+                return Ok(error(
+                    404,
+                    format!("no such API endpoint: /api/{path} (see docs/api.md)"),
+                ));
+            }
+        };
+        // Checked here, against the table `/api/` lists, for every
+        // endpoint alike.
+        if let Some(refused) = endpoint.unknown_param(params) {
+            return Ok(refused);
+        }
+        Ok(match parts.as_slice() {
+            ["repos", group, repo, kind] => match self.repo(group, repo)? {
+                Some(s) if *kind == "signals" => self.signals(&s, params)?,
+                Some(s) if *kind == "trail" => self.trail(&s, params)?,
+                Some(s) => self.trends(&s)?,
+                None => unknown_repo(group, repo),
+            },
+            ["signals", rest @ ..] => {
                 let id = rest[..rest.len() - 1].join("/");
                 self.history(&id, params)?
             }
-            _ => error(
-                404,
-                format!("no such API endpoint: /api/{path} (see docs/api.md)"),
-            ),
+            // What is left is the one endpoint without a path part.
+            _ => self.groups()?,
         })
     }
 
@@ -273,13 +285,7 @@ impl Api<'_> {
 
     /// The repository's trends: the document export writes as
     /// `trends.json`, made by the same function.
-    fn trends(&self, s: &RepoSummary, params: &HashMap<String, String>) -> anyhow::Result<Answer> {
-        if let Some(key) = params.keys().next() {
-            return Ok(error(
-                400,
-                format!("unknown parameter {key:?}: trends take no parameter"),
-            ));
-        }
+    fn trends(&self, s: &RepoSummary) -> anyhow::Result<Answer> {
         // The export wrote it, with the same function, at the latest run
         // it saw: reading it costs a small file, where building it again
         // would read the whole repository at every request.
@@ -307,14 +313,6 @@ impl Api<'_> {
     }
 
     fn trail(&self, s: &RepoSummary, params: &HashMap<String, String>) -> anyhow::Result<Answer> {
-        for key in params.keys() {
-            if key != "page" {
-                return Ok(error(
-                    400,
-                    format!("unknown parameter {key:?}: the trail takes page"),
-                ));
-            }
-        }
         let page = match page_param(params) {
             Ok(p) => p,
             Err(message) => return Ok(error(400, message)),
@@ -353,32 +351,41 @@ impl Api<'_> {
     /// `id` is `<source>:<owner>/<name>:<kind>:<key>`; `group` picks the
     /// group when the repository is tracked in several.
     fn history(&self, id: &str, params: &HashMap<String, String>) -> anyhow::Result<Answer> {
-        for key in params.keys() {
-            if key != "group" {
-                return Ok(error(
-                    400,
-                    format!("unknown parameter {key:?}: history takes group"),
-                ));
-            }
-        }
         let Some((source, repo)) = parse_id(id) else {
             return Ok(error(
                 400,
                 format!("{id:?} is not a signal id (<source>:<owner>/<name>:<kind>:<key>)"),
             ));
         };
-        let holders: Vec<RepoSummary> = self
-            .store
-            .repositories()?
+        let tracked = self.store.repositories()?;
+        let group = params.get("group").filter(|g| !g.is_empty());
+        if let Some(g) = group
+            && !tracked.iter().any(|s| s.group.id == *g)
+        {
+            return Ok(error(
+                404,
+                format!("no group {g:?}: the group= of a history is a group id (see /api/groups)"),
+            ));
+        }
+        let holders: Vec<RepoSummary> = tracked
             .into_iter()
             .filter(|s| {
                 s.repo.source == source
                     && s.repo.repo.to_string().eq_ignore_ascii_case(repo)
-                    && params.get("group").is_none_or(|g| *g == s.group.id)
+                    && group.is_none_or(|g| *g == s.group.id)
             })
             .collect();
         let Some(owner) = holders.first() else {
-            return Ok(error(404, format!("no tracked repository holds {id:?}")));
+            return Ok(error(
+                404,
+                match group {
+                    Some(g) => format!(
+                        "group {g:?} does not track {repo} (of {id:?}): leave group= out, or \
+                         name a group that tracks it (see /api/groups)"
+                    ),
+                    None => format!("no tracked repository holds {id:?}"),
+                },
+            ));
         };
         let snapshots = self.store.snapshot_history(owner.key, id)?;
         match signals_core::history::history(id, &snapshots) {
@@ -408,12 +415,7 @@ impl Api<'_> {
                 value["referencedBy"] = referenced_by.into();
                 if let Some(list) = value["observations"].as_array_mut() {
                     for (entry, o) in list.iter_mut().zip(&h.observations) {
-                        entry["summary"] = o
-                            .changes
-                            .iter()
-                            .map(|c| c.summary())
-                            .collect::<Vec<_>>()
-                            .into();
+                        entry["summary"] = o.summaries().into();
                     }
                 }
                 Ok(json_answer(200, &value))

@@ -1,55 +1,101 @@
 //! What `serve` answers where there is nothing else: the API's front door
 //! (`GET /api/`, the endpoints as JSON) and the HTML page of a page that
-//! does not exist (issue 30), or not yet (issue 27: the first export still
-//! running). A missing API path stays a JSON error.
+//! does not exist, or not yet (the first export still running). A missing
+//! API path stays a JSON error.
+
+use std::collections::HashMap;
 
 use serde_json::{Value, json};
+use signals_core::api::SIGNAL_PARAMS;
 
-use super::api::{Answer, json_answer};
+use super::api::{Answer, error, json_answer};
 
-/// The API's endpoints: path, query parameters, what it answers.
-pub const ENDPOINTS: [(&str, &str, &str); 6] = [
-    (
-        "/api/groups",
-        "",
-        "the groups, each with its repositories, their last run and health",
-    ),
-    (
-        "/api/repos/{group}/{repo}/signals",
-        "page, q, kind, state, label, author, sort",
-        "a repository's signals of its latest run, filtered and paged",
-    ),
-    (
-        "/api/repos/{group}/{repo}/trail",
-        "page",
-        "a repository's observation trail, newest first, paged",
-    ),
-    (
-        "/api/repos/{group}/{repo}/trends",
-        "",
-        "a repository's trends over its last 26 weeks (trends.json)",
-    ),
-    (
-        "/api/signals/{id}/history",
-        "group",
-        "every stored snapshot of one item, with what changed in each",
-    ),
-    (
-        "/metrics",
-        "",
-        "the store's Prometheus metrics (text, not JSON)",
-    ),
-];
+/// One endpoint of the API: what `/api/` lists, and what the router
+/// checks a request's parameters against, so the two cannot disagree.
+pub struct Endpoint {
+    /// The path, with `{placeholders}`.
+    pub path: &'static str,
+    /// The query parameters it takes; any other is a 400.
+    pub params: &'static [&'static str],
+    /// What it answers, in a few words.
+    pub answers: &'static str,
+}
+
+impl Endpoint {
+    /// The 400 answer for the first parameter this endpoint does not take,
+    /// naming the ones it does; `None` when every parameter is known.
+    pub fn unknown_param(&self, params: &HashMap<String, String>) -> Option<Answer> {
+        let mut unknown: Vec<&String> = params
+            .keys()
+            .filter(|k| !self.params.contains(&k.as_str()))
+            .collect();
+        unknown.sort();
+        let key = unknown.first()?;
+        let takes = match self.params {
+            [] => "takes no parameter".to_string(),
+            [one] => format!("takes only {one}"),
+            [rest @ .., last] => format!("takes {} and {last}", rest.join(", ")),
+        };
+        Some(error(
+            400,
+            format!("unknown parameter {key:?}: {} {takes}", self.path),
+        ))
+    }
+}
+
+/// `GET /api/groups`.
+pub const GROUPS: Endpoint = Endpoint {
+    path: "/api/groups",
+    params: &[],
+    answers: "the groups, each with its repositories, their last run and health",
+};
+/// `GET /api/repos/{group}/{repo}/signals`: its parameters are the ones
+/// `SignalQuery::parse` reads.
+pub const SIGNALS: Endpoint = Endpoint {
+    path: "/api/repos/{group}/{repo}/signals",
+    params: &SIGNAL_PARAMS,
+    answers: "a repository's signals of its latest run, filtered and paged",
+};
+/// `GET /api/repos/{group}/{repo}/trail`.
+pub const TRAIL: Endpoint = Endpoint {
+    path: "/api/repos/{group}/{repo}/trail",
+    params: &["page"],
+    answers: "a repository's observation trail, newest first, paged",
+};
+/// `GET /api/repos/{group}/{repo}/trends`.
+pub const TRENDS: Endpoint = Endpoint {
+    path: "/api/repos/{group}/{repo}/trends",
+    params: &[],
+    answers: "a repository's trends over its last 26 weeks (trends.json)",
+};
+/// `GET /api/signals/{id}/history`.
+pub const HISTORY: Endpoint = Endpoint {
+    path: "/api/signals/{id}/history",
+    params: &["group"],
+    answers: "every stored snapshot of one item, with what changed in each",
+};
+/// `GET /metrics`.
+pub const METRICS: Endpoint = Endpoint {
+    path: "/metrics",
+    params: &[],
+    answers: "the store's Prometheus metrics (text, not JSON)",
+};
+/// `GET /api/` itself.
+pub const FRONT: Endpoint = Endpoint {
+    path: "/api/",
+    params: &[],
+    answers: "this list of endpoints",
+};
+
+/// The API's endpoints, as `/api/` lists them.
+pub const ENDPOINTS: [&Endpoint; 6] = [&GROUPS, &SIGNALS, &TRAIL, &TRENDS, &HISTORY, &METRICS];
 
 /// `GET /api/` (and `/api`): the endpoints, so the API can be found from
 /// its root.
 pub fn api_index() -> Answer {
     let endpoints: Vec<Value> = ENDPOINTS
         .iter()
-        .map(|(path, params, what)| {
-            let params: Vec<&str> = params.split(", ").filter(|p| !p.is_empty()).collect();
-            json!({"path": path, "params": params, "answers": what})
-        })
+        .map(|e| json!({"path": e.path, "params": e.params, "answers": e.answers}))
         .collect();
     json_answer(
         200,

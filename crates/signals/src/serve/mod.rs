@@ -368,10 +368,17 @@ async fn handle(
         ));
     };
     if path == "/metrics" {
+        if let Some(refused) = front::METRICS.unknown_param(&params) {
+            return respond(refused);
+        }
         return read(&app, |api| api.metrics()).await;
     }
     if path == "/api" || path == "/api/" {
-        return respond(front::api_index());
+        return respond(
+            front::FRONT
+                .unknown_param(&params)
+                .unwrap_or_else(front::api_index),
+        );
     }
     if let Some(rest) = path.strip_prefix("/api/") {
         // Trends are the private export's `trends.json`: brought up to
@@ -404,6 +411,18 @@ async fn handle(
     }
     if let Some(failed) = bring_up_to_date(&app).await {
         return failed;
+    }
+    // A folder's address without its slash (`/group/repo`) redirects to
+    // the one with it, whose relative links and data resolve in the
+    // folder; the query goes along (docs/decisions.md, "Addresses").
+    if !path.ends_with('/') && site::is_folder(&app.site, &path).await {
+        let raw = target.split_once('?').map_or(target, |(p, _)| p);
+        let location = if query.is_empty() {
+            format!("{raw}/")
+        } else {
+            format!("{raw}/?{query}")
+        };
+        return redirect(&location);
     }
     match site::file(&app.site, &path).await {
         Ok(response) => with_common_headers(response),
@@ -471,6 +490,20 @@ where
         Ok(answer) => respond(answer),
         Err(e) => respond(api::error(500, format!("the store failed: {e:#}"))),
     }
+}
+
+/// A permanent redirect (308: the method and body are kept) to
+/// `location`, a path and query of this server.
+fn redirect(location: &str) -> Response {
+    let mut response = respond((
+        308,
+        "text/plain; charset=utf-8",
+        format!("moved to {location}\n").into_bytes(),
+    ));
+    if let Ok(value) = HeaderValue::from_str(location) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    response
 }
 
 /// An answer as a response.

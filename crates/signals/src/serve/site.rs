@@ -117,14 +117,7 @@ pub fn refresh(store: &dyn Backend, exporter: &Exporter, known: &str) -> anyhow:
 /// A file of the private site, streamed from disk; `/` is the index, a
 /// folder its `index.html`. Anything that would leave the site is refused.
 pub async fn file(site: &Path, path: &str) -> Result<Response, Answer> {
-    let mut rel = PathBuf::new();
-    for part in Path::new(path.trim_start_matches('/')).components() {
-        match part {
-            Component::Normal(p) => rel.push(p),
-            Component::CurDir => {}
-            _ => return Err(error(400, "the path leaves the site")),
-        }
-    }
+    let rel = relative(path)?;
     let root = tokio::fs::canonicalize(site)
         .await
         .map_err(|e| error(500, format!("the site is missing: {e}")))?;
@@ -157,6 +150,32 @@ pub async fn file(site: &Path, path: &str) -> Result<Response, Answer> {
     );
     headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
     Ok(response)
+}
+
+/// Whether `path` (without its trailing slash) names a folder of the site,
+/// such as a group's or a repository's: its address then redirects to the
+/// one with the slash, against which the page's relative links resolve.
+pub async fn is_folder(site: &Path, path: &str) -> bool {
+    match relative(path) {
+        Ok(rel) if !rel.as_os_str().is_empty() => tokio::fs::metadata(site.join(rel))
+            .await
+            .is_ok_and(|m| m.is_dir()),
+        _ => false,
+    }
+}
+
+/// `path` as a path inside the site; anything that would leave it (`..`,
+/// a root) is refused.
+fn relative(path: &str) -> Result<PathBuf, Answer> {
+    let mut rel = PathBuf::new();
+    for part in Path::new(path.trim_start_matches('/')).components() {
+        match part {
+            Component::Normal(p) => rel.push(p),
+            Component::CurDir => {}
+            _ => return Err(error(400, "the path leaves the site")),
+        }
+    }
+    Ok(rel)
 }
 
 fn content_type(path: &Path) -> &'static str {

@@ -2,7 +2,9 @@
 //! indexes and paged store reads, answers exactly what the reference below
 //! computes from the whole repository view (the API as it was before, kept
 //! here to check against), on the demo's store and on a generated
-//! repository, on SQLite and on PostgreSQL.
+//! repository, on SQLite and on PostgreSQL. Also: `/api/`'s list of each
+//! endpoint's parameters against what the endpoint takes, and the errors
+//! of a history asked in the wrong group.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -430,4 +432,157 @@ fn the_api_equals_the_reference_on_postgresql() {
     let log = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
     assert_eq!(status.and_then(|s| s.code()), Some(0), "{log}");
     assert!(!log.contains("panicked"), "{log}");
+}
+
+/// A value each query parameter of the API accepts on the demo, so that a
+/// parameter an endpoint takes answers 200 there. A parameter `/api/` lists
+/// that is missing here fails the test below: it is then new, and needs a
+/// value.
+fn accepted_value(param: &str, group: &str) -> String {
+    match param {
+        "page" => "1",
+        "q" => "cassette",
+        "kind" => "issue",
+        "state" => "open",
+        "label" => "bug",
+        "author" => "sigmavirus24",
+        "sort" => "updated",
+        "waiting" => "true",
+        "group" => group,
+        other => panic!("/api/ lists a parameter {other:?} this test has no value for"),
+    }
+    .to_string()
+}
+
+#[test]
+fn every_endpoint_takes_exactly_the_parameters_the_front_door_lists() {
+    let dir = TempDir::new("api-front-door");
+    let out = run(dir.path(), &["demo", "--out", "demo"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let s = serve_with(dir.path(), &["--store", "demo/signals.db"], &[]);
+    let (status, front) = get(s.port, "/api/");
+    assert_eq!(status, 200, "{front}");
+    let (_, groups) = get(s.port, "/api/groups");
+    let first = &groups["groups"][0];
+    let (group, repo) = (
+        first["id"].as_str().unwrap(),
+        first["repositories"][0]["id"].as_str().unwrap(),
+    );
+    let (_, signals) = get(s.port, &format!("/api/repos/{group}/{repo}/signals"));
+    let id = signals["signals"][0]["id"].as_str().unwrap();
+    let endpoints: Vec<(String, BTreeSet<String>)> = front["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let path = e["path"]
+                .as_str()
+                .unwrap()
+                .replace("{group}", group)
+                .replace("{repo}", repo)
+                .replace("{id}", &encode_id(id));
+            let params = e["params"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_str().unwrap().to_string())
+                .collect();
+            (path, params)
+        })
+        .collect();
+    assert!(
+        endpoints.iter().any(|(p, params)| p.ends_with("/signals")
+            && params.contains("waiting")
+            && params.contains("q")),
+        "/api/ leaves signals parameters out: {front}"
+    );
+    // Every parameter any endpoint lists, and one none does, sent to every
+    // endpoint: answered (200) exactly when that endpoint lists it, else a
+    // 400 that names it.
+    let mut all: BTreeSet<String> = endpoints.iter().flat_map(|(_, p)| p.clone()).collect();
+    all.insert("x".to_string());
+    let mut asked = 0;
+    for (path, params) in &endpoints {
+        for param in &all {
+            let value = if params.contains(param) {
+                accepted_value(param, group)
+            } else {
+                "1".to_string()
+            };
+            let target = format!("{path}?{param}={value}");
+            let (status, body) = crate::serve::raw(s.port, "GET", &target);
+            let body = String::from_utf8_lossy(&body);
+            if params.contains(param) {
+                assert_eq!(status, 200, "{target}, listed by /api/, is refused: {body}");
+            } else {
+                assert_eq!(
+                    status, 400,
+                    "{target}, not listed by /api/, is taken: {body}"
+                );
+                assert!(
+                    body.contains(&format!("unknown parameter \\\"{param}\\\"")),
+                    "{target}: {body}"
+                );
+            }
+            asked += 1;
+        }
+    }
+    assert!(asked >= 6 * 10, "{asked}");
+    let (status, body) = get(s.port, "/api/?x=1");
+    assert_eq!(status, 400, "{body}");
+}
+
+#[test]
+fn a_history_asked_in_an_unknown_group_names_that_group() {
+    let dir = TempDir::new("api-history-group");
+    let out = run(dir.path(), &["demo", "--out", "demo"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let s = serve_with(dir.path(), &["--store", "demo/signals.db"], &[]);
+    let (_, groups) = get(s.port, "/api/groups");
+    let groups = groups["groups"].as_array().unwrap();
+    assert!(groups.len() >= 2, "the demo has two groups: {groups:?}");
+    let (group, other) = (
+        groups[0]["id"].as_str().unwrap(),
+        groups[1]["id"].as_str().unwrap(),
+    );
+    let repos = |g: &Value| -> Vec<(String, String)> {
+        g["repositories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["id"].as_str().unwrap().into(),
+                    r["repo"].as_str().unwrap().into(),
+                )
+            })
+            .collect()
+    };
+    // A repository of the first group that the second does not track.
+    let elsewhere = repos(&groups[1]);
+    let (repo, _) = repos(&groups[0])
+        .into_iter()
+        .find(|(_, name)| elsewhere.iter().all(|(_, n)| n != name))
+        .expect("the demo's first group has a repository of its own");
+    let (_, signals) = get(s.port, &format!("/api/repos/{group}/{repo}/signals"));
+    let id = encode_id(signals["signals"][0]["id"].as_str().unwrap());
+    let history = |g: &str| get(s.port, &format!("/api/signals/{id}/history?group={g}"));
+
+    let (status, answer) = history(group);
+    assert_eq!(status, 200, "{answer}");
+    let (status, answer) = history("nosuch");
+    assert_eq!(status, 404, "{answer}");
+    let error = answer["error"].as_str().unwrap();
+    assert!(
+        error.contains("no group \"nosuch\"") && error.contains("/api/groups"),
+        "{error}"
+    );
+    // A group that exists but does not track the repository says so.
+    let (status, answer) = history(other);
+    assert_eq!(status, 404, "{answer}");
+    let error = answer["error"].as_str().unwrap();
+    assert!(
+        error.contains(&format!("group \"{other}\" does not track")),
+        "{error}"
+    );
 }

@@ -22,6 +22,7 @@ mod house;
 mod notify;
 mod open_pulls;
 mod orgs;
+mod pages;
 mod readme;
 mod receiver;
 mod reconcile;

@@ -114,7 +114,7 @@ fn raw_with(port: u16, method: &str, target: &str, headers: &str) -> (u16, Vec<u
 
 /// [`raw_with`], returning the answer's head (status line and headers)
 /// and its body, dechunked.
-fn exchange(port: u16, method: &str, target: &str, headers: &str) -> (String, Vec<u8>) {
+pub(crate) fn exchange(port: u16, method: &str, target: &str, headers: &str) -> (String, Vec<u8>) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(
         s,
