@@ -340,3 +340,44 @@ fn issue_30_a_configuration_with_several_problems_is_told_them_all_in_file_order
     assert!(at("signals.toml:4: group id") < at("signals.toml:8: "));
     assert!(stderr.contains("(3 problems in signals.toml)"), "{stderr}");
 }
+
+#[test]
+fn collect_without_groups_says_so_and_how_to_add_one() {
+    use crate::support::{run, show};
+    let dir = crate::support::TempDir::new("first-hour-no-groups");
+    // The demo's configuration once `clock` is removed, as its refusal
+    // tells: a store, and no groups.
+    fs::write(dir.path().join("signals.toml"), "store = \"signals.db\"\n").unwrap();
+    let out = run(dir.path(), &["collect"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("signals.toml has no groups")
+            && stderr.contains("signals repos add OWNER/NAME --group ID --group-name NAME")
+            && !stderr.contains("--repo"),
+        "{stderr}"
+    );
+    // Through --config, the command it suggests names the file.
+    let out = run(dir.path(), &["--config", "./signals.toml", "collect"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("signals --config ./signals.toml repos add"),
+        "{stderr}"
+    );
+    // Groups that track nothing are told apart from a selection that
+    // matches nothing.
+    fs::write(
+        dir.path().join("signals.toml"),
+        "[[groups]]\nid = \"g\"\nname = \"G\"\n",
+    )
+    .unwrap();
+    let out = run(dir.path(), &["collect"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("track no repository and no owner") && !stderr.contains("--repo"),
+        "{stderr}"
+    );
+    let out = run(dir.path(), &["collect", "--group", "nope"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("check --group and --repo"), "{stderr}");
+}
