@@ -25,7 +25,7 @@ pub mod groups;
 pub mod hosts;
 pub mod notify;
 mod read;
-pub use groups::{GroupConfig, normalize_repo_input};
+pub use groups::{GroupConfig, normalize_repo_input, url_domain};
 pub use hosts::{HostConfig, TokenHeader};
 pub use notify::NotifyRule;
 
