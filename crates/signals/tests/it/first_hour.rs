@@ -381,3 +381,69 @@ fn collect_without_groups_says_so_and_how_to_add_one() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("check --group and --repo"), "{stderr}");
 }
+
+#[test]
+fn status_after_a_stopped_collect_lists_every_repository_not_collected() {
+    use crate::support::{run, show};
+    let dir = crate::support::TempDir::new("first-hour-status-failed");
+    // Nothing listens on the host's port: the first repository fails, and
+    // the collect stops before the three others.
+    let port = crate::serve::free_port();
+    fs::write(
+        dir.path().join("signals.toml"),
+        format!(
+            "[host]\napi_url = \"http://127.0.0.1:{port}\"\nmax_retries = 0\n\n\
+             [[groups]]\nid = \"g\"\nname = \"G\"\nrepos = [\"o/a\", \"o/b\", \"o/c\", \"o/d\"]\n"
+        ),
+    )
+    .unwrap();
+    let out = run(dir.path(), &["collect"], &[]);
+    assert_eq!(out.status.code(), Some(6), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("4 not collected"),
+        "{}",
+        show(&out)
+    );
+    let out = run(dir.path(), &["status"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let api_url = format!("api_url = \"http://127.0.0.1:{port}\" of host \"github\"");
+    for repo in ["a", "b", "c", "d"] {
+        let row = text
+            .lines()
+            .position(|l| l.starts_with(&format!("g/{repo} ")))
+            .unwrap_or_else(|| panic!("g/{repo} in {text}"));
+        let row_text = text.lines().nth(row).unwrap();
+        assert!(row_text.contains(" never "), "{text}");
+        let note = text.lines().nth(row + 1).unwrap();
+        assert!(
+            note.starts_with("  never collected") && note.contains(&api_url),
+            "{note}\n{text}"
+        );
+        if repo != "a" {
+            assert!(
+                note.contains("not tried") && note.contains("when g/a failed (transport)"),
+                "{note}"
+            );
+        }
+    }
+    assert!(text.contains("4 of 4 repositories not collected"), "{text}");
+    // Nothing says "stale" of what was never collected, nor "base URL"
+    // (`base_url` is the site's address).
+    assert!(
+        !text.contains("stale") && !text.contains("base URL"),
+        "{text}"
+    );
+    let json = run(dir.path(), &["status", "--json"], &[]);
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        json["notTried"].as_array().map(Vec::len),
+        Some(3),
+        "{json:#}"
+    );
+    assert_eq!(
+        json["repositories"][0]["lastFailure"]["check"],
+        format!("the network, and {api_url}"),
+        "{json:#}"
+    );
+}
