@@ -152,16 +152,23 @@ pub(super) fn refused(e: &toml::de::Error, text: &str) -> String {
     if let Some(key) = between(message, "missing field `", "`") {
         return missing(key, table.as_deref());
     }
+    let header = header_name(line);
     if let Some(key) = between(message, "unknown field `", "`") {
         let expected = message.split_once(", expected ").map(|(_, e)| e);
-        return unknown(key, expected, table.as_deref(), header_name(line).is_some());
+        return match &header {
+            Some(name) => unknown_table(name, line),
+            None => unknown(key, expected, table.as_deref()),
+        };
     }
     if let Some(rest) = message
         .strip_prefix("invalid type: ")
         .or_else(|| message.strip_prefix("invalid value: "))
         && let Some((found, expected)) = rest.split_once(", expected ")
     {
-        return wrong_type(line, found, expected);
+        return match &header {
+            Some(name) => table_form(name, line, expected),
+            None => wrong_type(line, found, expected),
+        };
     }
     format!("{message} (fix this key, or run `signals init` for a commented example)")
 }
@@ -208,9 +215,41 @@ fn table_kind(header: &str) -> &str {
     header.trim_matches(|c| c == '[' || c == ']').trim()
 }
 
-/// A key (or a table) serde does not know, with the keys its table takes
-/// and the nearest of them.
-fn unknown(key: &str, expected: Option<&str>, table: Option<&str>, is_header: bool) -> String {
+/// A table header whose table the file does not have (`[[group]]`), with
+/// the tables there are and the nearest.
+fn unknown_table(name: &str, line: &str) -> String {
+    let kinds: Vec<&str> = TABLES.iter().map(|t| table_kind(t)).collect();
+    let near = nearest(name, &kinds)
+        .and_then(|n| TABLES.iter().find(|t| table_kind(t) == n))
+        .map(|t| format!(" Did you mean {t}?"))
+        .unwrap_or_default();
+    format!(
+        "there is no table {}: the tables are {}.{near} (`signals init` writes a commented example)",
+        line.split('#').next().unwrap_or_default().trim(),
+        TABLES.join(", ")
+    )
+}
+
+/// A table written with one pair of brackets where it takes two, or the
+/// other way round (`[hosts]` for `[[hosts]]`).
+fn table_form(name: &str, line: &str, expected: &str) -> String {
+    let written = line.split('#').next().unwrap_or_default().trim();
+    let right = if expected.contains("sequence") {
+        format!("[[{name}]]")
+    } else {
+        format!("[{name}]")
+    };
+    let what = if right.starts_with("[[") {
+        "a list of tables, one per entry"
+    } else {
+        "a single table"
+    };
+    format!("{written} must be written {right}: it is {what}")
+}
+
+/// A key serde does not know, with the keys its table takes and the
+/// nearest of them.
+fn unknown(key: &str, expected: Option<&str>, table: Option<&str>) -> String {
     let known: Vec<&str> = expected
         .map(|e| {
             e.split(", ")
@@ -219,22 +258,6 @@ fn unknown(key: &str, expected: Option<&str>, table: Option<&str>, is_header: bo
         })
         .unwrap_or_default();
     let near = nearest(key, &known);
-    if is_header {
-        let tables = TABLES.join(", ");
-        let near = nearest(key, &["host", "hosts", "groups", "importance", "notify"])
-            .map(|n| {
-                let header = TABLES
-                    .iter()
-                    .find(|t| table_kind(t) == n)
-                    .copied()
-                    .unwrap_or(n);
-                format!(" Did you mean {header}?")
-            })
-            .unwrap_or_default();
-        return format!(
-            "there is no table `{key}`: the tables are {tables}.{near} (`signals init` writes a commented example)"
-        );
-    }
     let place = match table {
         Some(t) => format!("in {t}"),
         None => "at the top of the file".to_string(),
@@ -454,11 +477,28 @@ mod tests {
             let p = problems(text);
             assert_eq!(p.len(), 1, "{p:#?}");
             assert!(
-                p[0].starts_with(&format!("{line}: there is no table `group`: the tables are [host], [[hosts]], [[groups]]"))
+                p[0].starts_with(&format!("{line}: there is no table [[group]]: the tables are [host], [[hosts]], [[groups]]"))
                     && p[0].contains("Did you mean [[groups]]?"),
                 "{p:#?}"
             );
         }
+    }
+
+    #[test]
+    fn a_table_with_the_wrong_brackets_says_which_to_write() {
+        let p = problems("[hosts]\nname = \"a\"\n");
+        assert_eq!(
+            p,
+            ["1: [hosts] must be written [[hosts]]: it is a list of tables, one per entry"]
+        );
+        let p = problems("[[host]]\nkind = \"gitlab\"\n");
+        assert_eq!(
+            p,
+            ["1: [[host]] must be written [host]: it is a single table"]
+        );
+        let p = problems("[[groups]]\nid = \"g\"\nname = \"G\"\n[[groups.repo]]\nrepo = \"o/n\"\n");
+        assert_eq!(p.len(), 1, "{p:#?}");
+        assert!(p[0].contains("Did you mean [[groups.repos]]?"), "{p:#?}");
     }
 
     #[test]

@@ -20,7 +20,13 @@ pub fn run(
         anyhow::bail!(
             "this configuration sets clock = \"{clock}\": it judges a recorded store (the \
              demo's) at a fixed instant, and runs are made at the real time; remove `clock` \
-             from the configuration to collect"
+             from the configuration to collect{}",
+            if config.groups.is_empty() {
+                "; it lists no groups either: for your own repositories, `signals init` writes a \
+                 configuration to start from"
+            } else {
+                ""
+            }
         );
     }
     if config.groups.is_empty() {
