@@ -188,25 +188,26 @@ fn between<'a>(s: &'a str, open: &str, close: &str) -> Option<&'a str> {
 
 /// A key a table needs and lacks, with a line that would do.
 fn missing(key: &str, table: Option<&str>) -> String {
-    let example = match (table.map(table_kind), key) {
-        (Some("groups"), "id") => {
-            "id = \"runtimes\"` (a slug: lowercase letters, digits and dashes; it names the group's folder on the site)"
-        }
-        (Some("groups"), "name") => "name = \"Runtimes\"` (the group's title on the site)",
-        (_, "repo") => "repo = \"owner/name\"` (or the repository's URL)",
-        (_, "name") => "name = \"...\"`",
-        _ => "... = ...`",
-    };
-    let example = if example.starts_with("...") {
-        format!("{key} = ...`")
-    } else {
-        example.to_string()
+    let (line, note) = match (table.map(table_kind), key) {
+        (Some("groups"), "id") => (
+            "id = \"runtimes\"".to_string(),
+            " (a slug: lowercase letters, digits and dashes; it names the group's folder on the site)",
+        ),
+        (Some("groups"), "name") => (
+            "name = \"Runtimes\"".to_string(),
+            " (the group's title on the site)",
+        ),
+        (_, "repo") => (
+            "repo = \"owner/name\"".to_string(),
+            " (or the repository's URL)",
+        ),
+        _ => (format!("{key} = ..."), ""),
     };
     match table {
         Some(t) => format!(
-            "this {t} table has no `{key}`, which every {t} needs: add a line `{example} right below its {t} line"
+            "this {t} table has no `{key}`, which every {t} needs: add a line `{line}`{note} right below its {t} line"
         ),
-        None => format!("the file has no `{key}`: add a line `{example} at its top"),
+        None => format!("the file has no `{key}`: add a line `{line}`{note} at its top"),
     }
 }
 
@@ -335,7 +336,7 @@ fn wrong_type(line: &str, found: &str, expected: &str) -> String {
         }
         _ => String::new(),
     };
-    if found_name == wanted || found.starts_with("integer") && wanted.starts_with("a whole") {
+    if found_name == wanted || (found.starts_with("integer") && wanted.starts_with("a whole")) {
         // The type is right and the value is not (a negative count).
         let value = found
             .split_once(' ')

@@ -136,6 +136,8 @@ pub struct Added {
     pub repo: RepoName,
     /// The group it was added to.
     pub group: String,
+    /// The name of the host it is collected from.
+    pub host: String,
 }
 
 /// Adds `new` to the group `group` (the only one when `None`), creating
@@ -144,7 +146,7 @@ pub struct Added {
 /// A pasted URL names its host: the repository goes to the configured
 /// host whose web address that is, or, when none is, the error gives the
 /// `[[hosts]]` entry to add. A group holds one host's repositories (see
-/// [`group_host`]): a repository of another host is refused, never
+/// `repos/hosts.rs`): a repository of another host is refused, never
 /// written there.
 pub fn add(
     config_path: &Path,
@@ -237,7 +239,11 @@ pub fn add(
     let host_name = name_host.then(|| config.hosts[host].name.as_str());
     push_entry(group, &gid, &repo, new, host_name)?;
     write_doc(config_path, &doc)?;
-    Ok(Added { repo, group: gid })
+    Ok(Added {
+        repo,
+        group: gid,
+        host: config.hosts[host].name.clone(),
+    })
 }
 
 /// Adds the entry of `repo` to a group's `repos`, in the form the group
@@ -435,7 +441,7 @@ fn same(a: &RepoName, b: &RepoName) -> bool {
     a.to_string().eq_ignore_ascii_case(&b.to_string())
 }
 
-pub(crate) fn groups_mut(doc: &mut DocumentMut) -> anyhow::Result<&mut ArrayOfTables> {
+fn groups_mut(doc: &mut DocumentMut) -> anyhow::Result<&mut ArrayOfTables> {
     if !doc.contains_key("groups") {
         doc.insert("groups", Item::ArrayOfTables(ArrayOfTables::new()));
     }
@@ -444,7 +450,7 @@ pub(crate) fn groups_mut(doc: &mut DocumentMut) -> anyhow::Result<&mut ArrayOfTa
         .context("`groups` must be written as [[groups]] tables for `signals repos` to edit it")
 }
 
-pub(crate) fn group_id(t: &Table) -> Option<&str> {
+fn group_id(t: &Table) -> Option<&str> {
     t.get("id").and_then(Item::as_str)
 }
 

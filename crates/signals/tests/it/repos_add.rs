@@ -117,6 +117,10 @@ fn a_gitlab_url_asks_for_its_host_then_goes_to_a_group_of_that_host_only() {
     assert_eq!(code, 0, "{said}");
     let (code, said) = add(dir.path(), &["https://gitlab.com/a/c/d", "--group", "gl"]);
     assert_eq!(code, 0, "{said}");
+    assert!(
+        said.contains("tracking a/c/d of host \"gitlab\" in group \"gl\""),
+        "{said}"
+    );
     let repos = placed(dir.path());
     assert_eq!(
         &repos[repos.len() - 2..],
