@@ -210,7 +210,7 @@ impl Report {
         if failed > 0 {
             writeln!(
                 out,
-                "{failed} of {} repositories not collected by their latest attempt: see the lines below each",
+                "{failed} of {} repositories not collected: see the line below each",
                 self.status.repositories.len() + self.not_tried.len()
             )?;
         }
