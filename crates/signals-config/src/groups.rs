@@ -141,8 +141,9 @@ pub fn normalize_repo_input(input: &str) -> String {
     };
     path.strip_suffix(".git").unwrap_or(&path).to_string()
 }
-/// The lowercased host of an http(s), ssh or scp-like URL.
-pub(super) fn url_domain(input: &str) -> Option<String> {
+/// The lowercased host of an http(s), ssh or scp-like URL (`None` for
+/// `owner/name`).
+pub fn url_domain(input: &str) -> Option<String> {
     let s = input.trim();
     let rest = s
         .strip_prefix("https://")
@@ -196,10 +197,7 @@ fn default_host(input: &str, group_host: Option<usize>, hosts: &[HostConfig]) ->
     group_host
         .or_else(|| {
             let domain = url_domain(input)?;
-            hosts.iter().position(|h| {
-                let api = h.api_domain();
-                api == domain || api.strip_prefix("api.") == Some(domain.as_str())
-            })
+            hosts.iter().position(|h| h.serves(&domain))
         })
         .unwrap_or(0)
 }

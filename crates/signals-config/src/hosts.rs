@@ -98,6 +98,24 @@ impl HostConfig {
     pub(super) fn api_domain(&self) -> String {
         super::groups::url_domain(&self.api_url).unwrap_or_default()
     }
+
+    /// The domain of the host's web pages, which pasted repository URLs
+    /// name: its API's, without a leading `api.` (api.github.com serves
+    /// github.com; gitlab.com/api/v4 serves gitlab.com).
+    pub fn web_domain(&self) -> String {
+        let api = self.api_domain();
+        match api.strip_prefix("api.") {
+            Some(web) => web.to_string(),
+            None => api,
+        }
+    }
+
+    /// Whether `domain` (a URL's host, as [`crate::url_domain`] gives it)
+    /// is this host's: its web or API domain, `www.` aside.
+    pub fn serves(&self, domain: &str) -> bool {
+        let domain = domain.strip_prefix("www.").unwrap_or(domain);
+        domain == self.web_domain() || domain == self.api_domain()
+    }
 }
 
 impl Default for HostConfig {

@@ -24,7 +24,8 @@ mod conversation;
 pub mod groups;
 pub mod hosts;
 pub mod notify;
-pub use groups::{GroupConfig, normalize_repo_input};
+mod read;
+pub use groups::{GroupConfig, normalize_repo_input, url_domain};
 pub use hosts::{HostConfig, TokenHeader};
 pub use notify::NotifyRule;
 
@@ -198,7 +199,7 @@ impl Config {
     /// Parses and checks a config file's text. `path` is only used in errors.
     ///
     /// Every problem is found, not only the first: the file is read past
-    /// each key serde refuses ([`deserialize_all`]), each setting and each
+    /// each key serde refuses (`read.rs`), each setting and each
     /// group and rule is checked, and the problems are reported together
     /// in file order (issue 30).
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
@@ -215,12 +216,13 @@ impl Config {
                 more: lines.collect(),
             }
         };
-        let (raw, mut problems) = deserialize_all(text).map_err(|(span, message)| ConfigError {
-            path: path.to_path_buf(),
-            line: span.map(|s| line_of(text, s.start)),
-            message,
-            more: Vec::new(),
-        })?;
+        let (raw, mut problems) =
+            read::deserialize_all::<RawConfig>(text).map_err(|(span, message)| ConfigError {
+                path: path.to_path_buf(),
+                line: span.map(|s| line_of(text, s.start)),
+                message,
+                more: Vec::new(),
+            })?;
         let Some(raw) = raw else {
             return Err(fail(problems));
         };
@@ -257,69 +259,6 @@ impl Config {
             .filter(|(_, r)| repo.is_none_or(|name| &r.repo == name))
             .collect()
     }
-}
-
-/// The message of a key serde refused. The toml message already quotes
-/// the offending key; its own multi-line excerpt is dropped.
-fn refused(e: &toml::de::Error) -> String {
-    format!(
-        "{} (fix this key, or run `signals init` for a commented example)",
-        e.message().trim()
-    )
-}
-
-/// The raw file, read past every key serde refuses: each refused part
-/// (the whole lines of its span) is blanked with spaces, which keeps every
-/// offset and line of the rest, and the file is read again. A problem
-/// inside a part already blanked is a consequence of the blanking (a
-/// table that lost a required key) and is not reported again. Returns the
-/// raw file when what is left reads, and the problems; `Err` only when the
-/// file is not TOML at all.
-#[allow(clippy::type_complexity)]
-fn deserialize_all(
-    text: &str,
-) -> Result<(Option<RawConfig>, Vec<SpanError>), (Option<Range<usize>>, String)> {
-    if let Err(e) = toml::from_str::<toml::Table>(text) {
-        return Err((e.span(), refused(&e)));
-    }
-    let mut text = text.to_string();
-    let mut problems: Vec<SpanError> = Vec::new();
-    let mut blanked: Vec<Range<usize>> = Vec::new();
-    // Each pass blanks at least one line, so the passes end.
-    for _ in 0..=text.lines().count() {
-        let e = match toml::from_str::<RawConfig>(&text) {
-            Ok(raw) => return Ok((Some(raw), problems)),
-            Err(e) => e,
-        };
-        let Some(span) = e.span() else {
-            problems.push((0..0, refused(&e)));
-            break;
-        };
-        let start = text[..span.start.min(text.len())]
-            .rfind('\n')
-            .map_or(0, |i| i + 1);
-        let end = text[span.end.min(text.len())..]
-            .find('\n')
-            .map_or(text.len(), |i| span.end + i);
-        if !blanked.iter().any(|b| b.start < end && start < b.end) {
-            problems.push((span.clone(), refused(&e)));
-        }
-        if blanked.iter().any(|b| b.start <= start && end <= b.end) {
-            break; // blanked already, and still refused: stop here
-        }
-        let spaces: String = text[start..end]
-            .chars()
-            .map(|c| if c == '\n' { '\n' } else { ' ' })
-            .collect();
-        // Multi-byte characters become one space each: pad to keep offsets.
-        let spaces = format!("{spaces:<width$}", width = end - start);
-        text.replace_range(start..end, &spaces);
-        blanked.push(start..end);
-        if toml::from_str::<toml::Table>(&text).is_err() {
-            break; // the blanking broke the file: report what was found
-        }
-    }
-    Ok((None, problems))
 }
 
 /// Every check of the raw file's settings, groups and rules; each problem

@@ -101,7 +101,7 @@ pub enum Error {
     /// No answer: connection refused or reset, DNS failure, timeout; after
     /// the retries. This is [`Error::is_unreachable`].
     #[error(
-        "no answer from {url}: {message}; check the network and the base URL, \
+        "no answer from {url}: {message}; check the network and the host's `api_url`, \
          then run again"
     )]
     Transport {

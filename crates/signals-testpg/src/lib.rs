@@ -24,7 +24,7 @@
 
 #![deny(missing_docs)]
 
-use std::io::Write as _;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -97,9 +97,11 @@ fn required() -> bool {
     std::env::var(REQUIRE_VAR).is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
-/// What `start` answers without server binaries: a skip with a notice,
-/// or an error when PostgreSQL is required.
-fn not_installed(required: bool) -> Result<Option<Cluster>, String> {
+/// What `start` answers without server binaries: a skip with a notice
+/// written to `notice` (standard error, but in the test of this very
+/// notice, which must not print it where PostgreSQL is installed), or an
+/// error when PostgreSQL is required.
+fn not_installed(required: bool, notice: &mut dyn Write) -> Result<Option<Cluster>, String> {
     if required {
         return Err(format!(
             "PostgreSQL is not installed (no initdb and pg_ctl under \
@@ -110,7 +112,7 @@ fn not_installed(required: bool) -> Result<Option<Cluster>, String> {
     // Straight to stderr: the test harness captures `eprintln!`, and this
     // notice must be seen even when the test passes.
     let _ = writeln!(
-        std::io::stderr(),
+        notice,
         "skipping: PostgreSQL is not installed (apt-get install postgresql); \
          set {REQUIRE_VAR}=1 to fail instead"
     );
@@ -173,7 +175,7 @@ impl Cluster {
     /// [`Cluster::start`] with `options` (the server's extra settings).
     pub fn start_with(options: &Options) -> Result<Option<Cluster>, String> {
         let Some(bin) = server_bin() else {
-            return not_installed(required());
+            return not_installed(required(), &mut std::io::stderr());
         };
         // SAFETY: geteuid has no preconditions.
         let as_postgres = unsafe { libc::geteuid() } == 0;
@@ -661,8 +663,17 @@ mod tests {
 
     #[test]
     fn without_postgresql_start_skips_unless_required() {
-        assert!(not_installed(false).unwrap().is_none());
-        let err = not_installed(true).unwrap_err();
+        let mut notice = Vec::new();
+        assert!(not_installed(false, &mut notice).unwrap().is_none());
+        let notice = String::from_utf8(notice).unwrap();
+        assert!(
+            notice.starts_with("skipping: PostgreSQL is not installed")
+                && notice.contains(REQUIRE_VAR),
+            "{notice}"
+        );
+        let mut notice = Vec::new();
+        let err = not_installed(true, &mut notice).unwrap_err();
+        assert!(notice.is_empty(), "no skip notice when it is an error");
         assert!(
             err.contains("apt-get install postgresql") && err.contains(REQUIRE_VAR),
             "{err}"

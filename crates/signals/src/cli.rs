@@ -29,9 +29,11 @@ pub enum Command {
     Export(ExportArgs),
     /// Check v3 dataset documents against the schema and the invariants.
     Validate(ValidateArgs),
-    /// Run the whole pipeline offline on bundled recorded GitHub responses.
+    /// Run the whole pipeline offline on bundled recorded GitHub, GitLab and
+    /// Forgejo (Gitea) responses.
     Demo(DemoArgs),
-    /// Show each repository's last run, failures and the rate limit last seen.
+    /// Show each repository's health, last run and failures (with what to
+    /// check), and the rate limits last seen.
     Status(StatusArgs),
     /// Copy a store, all history included, into a new empty one (SQLite to
     /// PostgreSQL, or back), and verify the copy.

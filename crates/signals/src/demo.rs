@@ -218,8 +218,10 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
          answered, as other projects recorded them for their tests (items last updated {first} to \
          {last}), collected at two fixed instants, {} and {}. Health is judged at the demo's own \
          clock, its last run (`clock` in {}), so the demo is fresh.\n\
-         Browse it, with item histories and a JSON API:\n  {program} --config {} serve\n\
-         Its runs and health:\n  {program} --config {} status",
+         Next steps:\n\
+         Its runs and health:\n  {program} --config {} status\n\
+         Its datasets against the schema:\n  {program} validate {}\n\
+         Browse it, with item histories and a JSON API:\n  {program} --config {} serve",
         store_path.display(),
         report.repositories,
         report.files,
@@ -228,6 +230,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
         INSTANTS[1],
         demo_config.display(),
         demo_config.display(),
+        site.join("*").join("*").join("dataset.json").display(),
         demo_config.display(),
     ));
     if program != "signals" {

@@ -20,6 +20,8 @@ use toml_edit::{Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table, Val
 
 use crate::config::{Config, normalize_repo_input};
 
+mod hosts;
+
 /// The configured groups with what the store holds of them.
 pub struct Listing {
     config: Config,
@@ -134,10 +136,18 @@ pub struct Added {
     pub repo: RepoName,
     /// The group it was added to.
     pub group: String,
+    /// The name of the host it is collected from.
+    pub host: String,
 }
 
 /// Adds `new` to the group `group` (the only one when `None`), creating
 /// the group when `group_name` is given.
+///
+/// A pasted URL names its host: the repository goes to the configured
+/// host whose web address that is, or, when none is, the error gives the
+/// `[[hosts]]` entry to add. A group holds one host's repositories (see
+/// `repos/hosts.rs`): a repository of another host is refused, never
+/// written there.
 pub fn add(
     config_path: &Path,
     new: &NewRepo<'_>,
@@ -146,6 +156,26 @@ pub fn add(
 ) -> anyhow::Result<Added> {
     let repo = parse_repo(new.repo)?;
     let mut doc = read_doc(config_path)?;
+    let config = Config::parse(&doc.to_string(), config_path)
+        .context("fix the configuration first: `signals repos add` edits only a file that loads")?;
+    let url_host = match crate::config::url_domain(new.repo) {
+        Some(domain) => Some(
+            config
+                .hosts
+                .iter()
+                .position(|h| h.serves(&domain))
+                .ok_or_else(|| {
+                    anyhow::anyhow!(hosts::missing_host(
+                        config_path,
+                        &doc,
+                        &config,
+                        new.repo,
+                        &domain
+                    ))
+                })?,
+        ),
+        None => None,
+    };
     let groups = groups_mut(&mut doc)?;
     let ids: Vec<String> = groups
         .iter()
@@ -159,47 +189,75 @@ pub fn add(
         }
         (None, many) => bail!("pass --group, one of: {}", many.join(", ")),
     };
-    if let Some(t) = groups.iter().find(|t| tracks(t, &repo)) {
-        bail!(
-            "{repo} is already tracked in group {:?}",
-            group_id(t).unwrap_or("?")
-        );
-    }
     let found = groups
         .iter()
         .position(|t| group_id(t) == Some(gid.as_str()));
+    // The host the repository goes to, and whether its entry must name it.
+    let (host, name_host) = match found {
+        Some(i) => {
+            let table = groups.get(i).expect("found in groups");
+            let home = hosts::group_host(&config, table);
+            let default = hosts::explicit_host(&config, table).unwrap_or(0);
+            if let (Some(home), Some(host)) = (home, url_host)
+                && home != host
+            {
+                bail!(hosts::other_host(&config, &gid, home, host, new.repo));
+            }
+            let host = url_host.or(home).unwrap_or(default);
+            (host, host != default)
+        }
+        None => (url_host.unwrap_or(0), false),
+    };
+    if let Some(other) = hosts::tracked_in(&config, &repo, host) {
+        bail!("{repo} is already tracked in group {other:?}");
+    }
     let index = match found {
         Some(i) => i,
         None => {
             let Some(name) = group_name else {
                 bail!(
                     "no group {gid:?} (groups: {}): pass --group-name NAME to create it",
-                    ids.join(", ")
+                    if ids.is_empty() {
+                        "none yet".to_string()
+                    } else {
+                        ids.join(", ")
+                    }
                 );
             };
             let mut t = Table::new();
             t.insert("id", toml_edit::value(gid.clone()));
             t.insert("name", toml_edit::value(name));
-            groups.push(t);
-            groups.len() - 1
+            if host != 0 || config.hosts.len() > 1 {
+                t.insert("host", toml_edit::value(config.hosts[host].name.clone()));
+            }
+            hosts::append_group(&mut doc, t)?;
+            groups_mut(&mut doc)?.len() - 1
         }
     };
+    let groups = groups_mut(&mut doc)?;
     let group = groups.get_mut(index).expect("index is in range");
-    push_entry(group, &gid, &repo, new)?;
+    let host_name = name_host.then(|| config.hosts[host].name.as_str());
+    push_entry(group, &gid, &repo, new, host_name)?;
     write_doc(config_path, &doc)?;
-    Ok(Added { repo, group: gid })
+    Ok(Added {
+        repo,
+        group: gid,
+        host: config.hosts[host].name.clone(),
+    })
 }
 
 /// Adds the entry of `repo` to a group's `repos`, in the form the group
 /// already uses: the short form when it says nothing more, else an inline
-/// table in a list, or a `[[groups.repos]]` table.
+/// table in a list, or a `[[groups.repos]]` table; `host` is the host's
+/// name when the entry must name it.
 fn push_entry(
     group: &mut Table,
     gid: &str,
     repo: &RepoName,
     new: &NewRepo<'_>,
+    host: Option<&str>,
 ) -> anyhow::Result<()> {
-    let plain = new.name.is_none() && new.id.is_none() && new.keywords.is_empty();
+    let plain = new.name.is_none() && new.id.is_none() && new.keywords.is_empty() && host.is_none();
     let mut keywords = Array::new();
     for k in new.keywords {
         keywords.push(k.as_str());
@@ -216,6 +274,9 @@ fn push_entry(
             } else {
                 let mut t = InlineTable::new();
                 t.insert("repo", repo.to_string().into());
+                if let Some(host) = host {
+                    t.insert("host", host.into());
+                }
                 if let Some(id) = new.id {
                     t.insert("id", id.into());
                 }
@@ -234,6 +295,9 @@ fn push_entry(
             }
             let mut t = Table::new();
             t.insert("repo", toml_edit::value(repo.to_string()));
+            if let Some(host) = host {
+                t.insert("host", toml_edit::value(host));
+            }
             if let Some(id) = new.id {
                 t.insert("id", toml_edit::value(id));
             }

@@ -2,7 +2,9 @@
 //! repository's last run, its counts and requests, its health and last
 //! failure, the owners' listings, the rate limits last seen, the alerts'
 //! outbox, and on PostgreSQL the workers and their leases. [`Report`]
-//! reads it all at once, then writes it as a table or as JSON.
+//! reads it all at once, then writes it as a table or as JSON. With the
+//! configuration (`advice.rs`), every repository not collected is listed,
+//! those no run reached included, each with why and the setting to check.
 
 use std::io::Write;
 use std::time::Duration;
@@ -15,8 +17,13 @@ use signals_core::owners::{Known, State};
 use signals_store::{OwnerStatus, RepoStatus, RuleOutbox, Status};
 use signals_store_pg::QueueStatus;
 
+use crate::config::Config;
 use crate::health::Owned;
 use crate::store::Opened;
+
+mod advice;
+
+use advice::{NotTried, Setup};
 
 /// A repository its owner renamed, as `status --json` gives it: the name
 /// its signal ids keep, the host's name now, since when; `null` if not.
@@ -58,15 +65,22 @@ pub struct Report {
     /// The collection interval, against which health is judged.
     interval: Duration,
     now: Timestamp,
+    /// The configuration's hosts and repositories, for what to check.
+    setup: Setup,
+    /// The configured repositories no run has reached.
+    not_tried: Vec<NotTried>,
 }
 
 impl Report {
     /// Reads the status of `store`; on a PostgreSQL store, also the
     /// workers and their leases, and how many repositories are due at
-    /// `interval`; health is judged at `now` (the configuration's `clock`,
-    /// else the present).
-    pub fn read(store: &Opened, interval: Duration, now: Timestamp) -> anyhow::Result<Report> {
+    /// the configuration's `interval`; health is judged at its `now` (its
+    /// `clock`, else the present).
+    pub fn read(store: &Opened, config: &Config) -> anyhow::Result<Report> {
+        let (interval, now) = (config.interval, config.now());
+        let setup = Setup::of(config);
         let status = store.status()?;
+        let not_tried = setup.not_tried(&status.repositories);
         let alerts = store.outbox_status()?;
         let owners = store.owners_status()?;
         let discussions = store.discussions_off()?;
@@ -82,6 +96,8 @@ impl Report {
             queue,
             interval,
             now,
+            setup,
+            not_tried,
         })
     }
 
@@ -105,7 +121,16 @@ impl Report {
             })
             .collect();
         let owners: Vec<_> = self.owners.iter().map(owner_json).collect();
-        let mut doc = json!({"repositories": repos, "owners": owners, "rateLimits": limits,
+        let not_tried: Vec<_> = self
+            .not_tried
+            .iter()
+            .map(|n| {
+                json!({"group": n.group, "repository": n.repo.id, "repo": n.repo.repo.to_string(),
+                       "host": n.host, "reason": n.reason, "check": n.check})
+            })
+            .collect();
+        let mut doc = json!({"repositories": repos, "notTried": not_tried, "owners": owners,
+                             "rateLimits": limits,
                              "alerts": crate::alerts::status_json(&self.alerts)});
         if let Some(q) = &self.queue {
             add_queue_json(&mut doc, q);
@@ -133,6 +158,7 @@ impl Report {
             })),
             "lastFailure": r.last_failure.as_ref().map(|f| json!({
                 "at": fmt_collected(f.at), "kind": f.kind, "message": f.message,
+                "check": self.setup.check(&f.kind, &f.message, &r.summary.group.id, &r.summary.repo),
             })),
             "health": crate::health::of(r, owned, self.interval, self.now),
             "owner": owned.get(&r.summary.group.id, &r.summary.repo.id).map(|(o, k)| json!({
@@ -160,12 +186,33 @@ impl Report {
     pub fn write_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(
             out,
-            "{:<40} {:>4} {:<24} {:>8} {:>8} {:>8} {:>6}  last failure",
-            "repository", "runs", "last run", "observed", "changed", "requests", "304s"
+            "{:<40} {:<8} {:>4} {:<24} {:>8} {:>8} {:>8} {:>6}  last failure",
+            "repository", "health", "runs", "last run", "observed", "changed", "requests", "304s"
         )?;
         let owned = Owned::new(&self.owners);
         for r in &self.status.repositories {
             self.write_repository(out, r, &owned)?;
+        }
+        for n in &self.not_tried {
+            let name = format!("{}/{}", n.group, n.repo.id);
+            writeln!(
+                out,
+                "{name:<40} {:<8} {:>4} {:<24} {:>8} {:>8} {:>8} {:>6}",
+                "never", 0, "never", "-", "-", "-", "-"
+            )?;
+            writeln!(
+                out,
+                "  never collected ({}), not tried: {}; check {}",
+                n.repo.repo, n.reason, n.check
+            )?;
+        }
+        let failed = self.not_collected();
+        if failed > 0 {
+            writeln!(
+                out,
+                "{failed} of {} repositories not collected: see the line below each",
+                self.status.repositories.len() + self.not_tried.len()
+            )?;
         }
         self.write_discussions(out)?;
         for o in &self.owners {
@@ -194,7 +241,7 @@ impl Report {
             write_queue(out, q, self.interval)?;
         }
         crate::alerts::print_status(out, &self.alerts)?;
-        if self.status.repositories.is_empty() {
+        if self.status.repositories.is_empty() && self.not_tried.is_empty() {
             writeln!(
                 out,
                 "the store has no repositories yet: run `signals collect`"
@@ -268,9 +315,11 @@ impl Report {
             }
             _ => String::new(),
         };
+        let health = crate::health::of(r, owned, self.interval, self.now);
         writeln!(
             out,
-            "{name:<40} {:>4} {at:<24} {observed:>8} {changed:>8} {requests:>8} {not_modified:>6}  {failure}",
+            "{name:<40} {:<8} {:>4} {at:<24} {observed:>8} {changed:>8} {requests:>8} {not_modified:>6}  {failure}",
+            health_word(&health),
             r.summary.run_count
         )?;
         self.write_health(out, r, owned)?;
@@ -306,19 +355,38 @@ impl Report {
         owned: &Owned<'_>,
     ) -> std::io::Result<()> {
         let health = crate::health::of(r, owned, self.interval, self.now);
+        let check = r
+            .last_failure
+            .as_ref()
+            .filter(|_| health.failures_in_row > 0)
+            .map(|f| {
+                format!(
+                    "; check {}",
+                    self.setup
+                        .check(&f.kind, &f.message, &r.summary.group.id, &r.summary.repo)
+                )
+            })
+            .unwrap_or_default();
         // A repository no longer collected (its owner no longer lists it)
         // is neither stale nor failing; the line below says why.
-        if health.left_out.is_none() && (health.stale || health.failures_in_row > 0) {
-            writeln!(
+        match health.last_success_age_secs {
+            _ if health.left_out.is_some() => {}
+            None if health.failures_in_row > 0 => writeln!(
                 out,
-                "  {}: {} failed in a row; last success {}",
+                "  never collected: {}{check}",
+                match health.failures_in_row {
+                    1 => "its one attempt failed".to_string(),
+                    n => format!("its {n} attempts failed"),
+                }
+            )?,
+            Some(age) if health.stale || health.failures_in_row > 0 => writeln!(
+                out,
+                "  {}: {} failed in a row; last success {}{check}",
                 health.state.as_str(),
                 health.failures_in_row,
-                health
-                    .last_success_age_secs
-                    .map(signals_core::health::ago)
-                    .unwrap_or_else(|| "never".into()),
-            )?;
+                signals_core::health::ago(age),
+            )?,
+            _ => {}
         }
         if let Some(left) = &health.left_out {
             writeln!(
@@ -336,6 +404,36 @@ impl Report {
             )?;
         }
         Ok(())
+    }
+}
+
+impl Report {
+    /// How many repositories, of the store and of the configuration, their
+    /// latest attempt did not collect (a failure after their last run, or
+    /// no attempt at all); those left out on purpose do not count.
+    fn not_collected(&self) -> usize {
+        let owned = Owned::new(&self.owners);
+        let failed = self
+            .status
+            .repositories
+            .iter()
+            .filter(|r| {
+                let h = crate::health::of(r, &owned, self.interval, self.now);
+                h.left_out.is_none() && h.failures_in_row > 0
+            })
+            .count();
+        failed + self.not_tried.len()
+    }
+}
+
+/// A repository's health in a word, for the table: `never` when no run of
+/// it succeeded yet, the reason (`gone`, `archived`, ...) when its owner's
+/// listing left it out.
+fn health_word(h: &signals_core::health::Health) -> &'static str {
+    match (&h.left_out, h.last_success) {
+        (Some(left), _) => left.reason.as_str(),
+        (None, None) => "never",
+        (None, Some(_)) => h.state.as_str(),
     }
 }
 

@@ -3,19 +3,34 @@
 //! exit code that says whether everything, part, or nothing was collected.
 
 use std::io::IsTerminal;
+use std::path::Path;
 
 use crate::cli::CollectArgs;
 use crate::collect::{self, Options};
 use crate::config::Config;
 
-/// Runs `signals collect`.
-pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result<u8> {
+/// Runs `signals collect` with the configuration read from `config_path`.
+pub fn run(
+    config: &Config,
+    config_path: &Path,
+    args: &CollectArgs,
+    verbose: bool,
+) -> anyhow::Result<u8> {
     if let Some(clock) = config.clock {
         anyhow::bail!(
             "this configuration sets clock = \"{clock}\": it judges a recorded store (the \
              demo's) at a fixed instant, and runs are made at the real time; remove `clock` \
-             from the configuration to collect"
+             from the configuration to collect{}",
+            if config.groups.is_empty() {
+                "; it lists no groups either: for your own repositories, `signals init` writes a \
+                 configuration to start from"
+            } else {
+                ""
+            }
         );
+    }
+    if config.groups.is_empty() {
+        anyhow::bail!("{}", no_groups(config_path));
     }
     let options = Options {
         group: args.group.clone(),
@@ -54,4 +69,22 @@ pub fn run(config: &Config, args: &CollectArgs, verbose: bool) -> anyhow::Result
         }
     }
     Ok(summary.exit_code())
+}
+
+/// What `collect` says of a configuration without groups: that, and the
+/// two ways to add one (the command names the file when it is not the
+/// default one).
+fn no_groups(config_path: &Path) -> String {
+    let config = if config_path == Path::new(crate::config::DEFAULT_PATH) {
+        String::new()
+    } else {
+        format!(" --config {}", config_path.display())
+    };
+    format!(
+        "{} has no groups, so there is nothing to collect: add one with `signals{config} repos add \
+         OWNER/NAME --group ID --group-name NAME` (ID a slug such as \"runtimes\", NAME its title), \
+         or write a [[groups]] table in the file (`signals init` writes a commented example \
+         to start from)",
+        config_path.display()
+    )
 }

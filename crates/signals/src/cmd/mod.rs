@@ -31,7 +31,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             if let Some(store) = &args.store {
                 config.store = store.clone();
             }
-            collect::run(&config, &args, args.verbose)
+            collect::run(&config, &cli.config, &args, args.verbose)
         }
         Command::Notify(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
@@ -46,7 +46,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         }
         Command::Status(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
-            status::run(&config.store, args.json, config.interval, config.now())
+            status::run(&config, args.json)
         }
         Command::Migrate(args) => {
             let config = config_for(&cli.config, None, None)?;

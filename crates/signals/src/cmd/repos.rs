@@ -42,8 +42,9 @@ fn add(config_path: &Path, args: &ReposAddArgs) -> anyhow::Result<u8> {
         args.group_name.as_deref(),
     )?;
     println!(
-        "tracking {} in group {:?} (id {:?}); the next `signals collect` collects it",
+        "tracking {} of host {:?} in group {:?} (id {:?}); the next `signals collect` collects it",
         added.repo,
+        added.host,
         added.group,
         args.id
             .clone()

@@ -2,21 +2,14 @@
 //! its last failure, and the rate limits last seen (`crate::status`), as
 //! a table or as JSON.
 
-use std::io::Write;
-use std::path::Path;
-use std::time::Duration;
-
+use crate::config::Config;
 use crate::status::Report;
+use std::io::Write;
 
-/// Prints the status table (or JSON) of the store at `store_path`.
-pub fn run(
-    store_path: &Path,
-    as_json: bool,
-    interval: Duration,
-    now: jiff::Timestamp,
-) -> anyhow::Result<u8> {
-    let store = crate::store::open(store_path, false)?;
-    let report = Report::read(&store, interval, now)?;
+/// Prints the status table (or JSON) of the store of `config`.
+pub fn run(config: &Config, as_json: bool) -> anyhow::Result<u8> {
+    let store = crate::store::open(&config.store, false)?;
+    let report = Report::read(&store, config)?;
     // Buffered: a line per repository, thousands of them (issue 27).
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if as_json {

@@ -84,6 +84,13 @@ pub fn run(config: &Config, options: &Options, verbose: bool) -> anyhow::Result<
     let repo_filter = options.repo.as_deref().map(RepoName::parse).transpose()?;
     let targets = config.select(options.group.as_deref(), repo_filter.as_ref());
     let discovery = Discovery::of(config, options.group.as_deref(), repo_filter.as_ref());
+    if targets.is_empty() && !discovery.any() && options.group.is_none() && options.repo.is_none() {
+        bail!(
+            "the configuration's groups track no repository and no owner: add a repository with \
+             `signals repos add OWNER/NAME --group ID`, or list repositories in a group's `repos` \
+             or owners in its `orgs`"
+        );
+    }
     if targets.is_empty() && !discovery.any() {
         bail!(
             "no repository matches{}{}: check --group and --repo against the groups in the configuration",

@@ -55,9 +55,9 @@ impl Load for Config {
         }
     }
 
-    /// Applies `SIGNALS_STORE`, `SIGNALS_OUT`, `SIGNALS_API_URL` and
-    /// `SIGNALS_WINDOW_HOURS` from `env` (a lookup, so tests need not touch the
-    /// process environment).
+    /// Applies `SIGNALS_STORE`, `SIGNALS_OUT`, `SIGNALS_BASE_URL`,
+    /// `SIGNALS_API_URL` and `SIGNALS_WINDOW_HOURS` from `env` (a lookup, so
+    /// tests need not touch the process environment).
     fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
         let err = |message: String| ConfigError {
             path: PathBuf::from("<environment>"),

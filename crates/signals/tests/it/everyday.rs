@@ -228,10 +228,10 @@ fn repos_remove_keeps_history_unless_purged() {
         config(host.base_url(), &[GITHUB3], ""),
     )
     .unwrap();
-    // Added from a pasted URL, to the only group.
+    // Added from a pasted URL of the configured host, to the only group.
     let out = run(
         dir.path(),
-        &["repos", "add", &format!("https://github.com/{BETAMAX}")],
+        &["repos", "add", &format!("{}/{BETAMAX}", host.base_url())],
         &[],
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));

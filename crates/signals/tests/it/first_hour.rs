@@ -309,7 +309,11 @@ fn issue_30_collect_refuses_a_configuration_with_a_clock() {
     .unwrap();
     let out = crate::support::run(dir.path(), &["collect"], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", crate::support::show(&out));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("remove `clock`"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("remove `clock`"), "{stderr}");
+    // The demo's configuration lists no groups: removing `clock` alone
+    // would not make it collect, and the refusal says so.
+    assert!(stderr.contains("it lists no groups either"), "{stderr}");
     fs::write(dir.path().join("signals.toml"), "clock = \"yesterday\"\n").unwrap();
     let out = crate::support::run(dir.path(), &["status"], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", crate::support::show(&out));
@@ -339,4 +343,111 @@ fn issue_30_a_configuration_with_several_problems_is_told_them_all_in_file_order
     assert!(at("signals.toml:1: window_hours") < at("signals.toml:4: group id"));
     assert!(at("signals.toml:4: group id") < at("signals.toml:8: "));
     assert!(stderr.contains("(3 problems in signals.toml)"), "{stderr}");
+}
+
+#[test]
+fn collect_without_groups_says_so_and_how_to_add_one() {
+    use crate::support::{run, show};
+    let dir = crate::support::TempDir::new("first-hour-no-groups");
+    // The demo's configuration once `clock` is removed, as its refusal
+    // tells: a store, and no groups.
+    fs::write(dir.path().join("signals.toml"), "store = \"signals.db\"\n").unwrap();
+    let out = run(dir.path(), &["collect"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("signals.toml has no groups")
+            && stderr.contains("signals repos add OWNER/NAME --group ID --group-name NAME")
+            && !stderr.contains("--repo"),
+        "{stderr}"
+    );
+    // Through --config, the command it suggests names the file.
+    let out = run(dir.path(), &["--config", "./signals.toml", "collect"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("signals --config ./signals.toml repos add"),
+        "{stderr}"
+    );
+    // Groups that track nothing are told apart from a selection that
+    // matches nothing.
+    fs::write(
+        dir.path().join("signals.toml"),
+        "[[groups]]\nid = \"g\"\nname = \"G\"\n",
+    )
+    .unwrap();
+    let out = run(dir.path(), &["collect"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("track no repository and no owner") && !stderr.contains("--repo"),
+        "{stderr}"
+    );
+    let out = run(dir.path(), &["collect", "--group", "nope"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("check --group and --repo"), "{stderr}");
+}
+
+#[test]
+fn status_after_a_stopped_collect_lists_every_repository_not_collected() {
+    use crate::support::{run, show};
+    let dir = crate::support::TempDir::new("first-hour-status-failed");
+    // Nothing listens on the host's port: the first repository fails, and
+    // the collect stops before the three others.
+    let port = crate::serve::free_port();
+    fs::write(
+        dir.path().join("signals.toml"),
+        format!(
+            "[host]\napi_url = \"http://127.0.0.1:{port}\"\nmax_retries = 0\n\n\
+             [[groups]]\nid = \"g\"\nname = \"G\"\nrepos = [\"o/a\", \"o/b\", \"o/c\", \"o/d\"]\n"
+        ),
+    )
+    .unwrap();
+    let out = run(dir.path(), &["collect"], &[]);
+    assert_eq!(out.status.code(), Some(6), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("4 not collected"),
+        "{}",
+        show(&out)
+    );
+    let out = run(dir.path(), &["status"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let api_url = format!("api_url = \"http://127.0.0.1:{port}\" of host \"github\"");
+    for repo in ["a", "b", "c", "d"] {
+        let row = text
+            .lines()
+            .position(|l| l.starts_with(&format!("g/{repo} ")))
+            .unwrap_or_else(|| panic!("g/{repo} in {text}"));
+        let row_text = text.lines().nth(row).unwrap();
+        assert!(row_text.contains(" never "), "{text}");
+        let note = text.lines().nth(row + 1).unwrap();
+        assert!(
+            note.starts_with("  never collected") && note.contains(&api_url),
+            "{note}\n{text}"
+        );
+        if repo != "a" {
+            assert!(
+                note.contains("not tried") && note.contains("when g/a failed (transport)"),
+                "{note}"
+            );
+        }
+    }
+    assert!(text.contains("4 of 4 repositories not collected"), "{text}");
+    // Nothing says "stale" of what was never collected, nor "base URL"
+    // (`base_url` is the site's address).
+    assert!(
+        !text.contains("stale") && !text.contains("base URL"),
+        "{text}"
+    );
+    let json = run(dir.path(), &["status", "--json"], &[]);
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        json["notTried"].as_array().map(Vec::len),
+        Some(3),
+        "{json:#}"
+    );
+    assert_eq!(
+        json["repositories"][0]["lastFailure"]["check"],
+        format!("the network, and {api_url}"),
+        "{json:#}"
+    );
 }

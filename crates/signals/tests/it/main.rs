@@ -27,6 +27,7 @@ mod readme;
 mod receiver;
 mod reconcile;
 mod references;
+mod repos_add;
 mod resilience;
 mod round;
 mod scale;

@@ -176,3 +176,186 @@ fn the_readme_example_reader_finds_only_marked_blocks() {
         format!("{} status", signals_bin().display())
     );
 }
+
+/// The README as written.
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap()
+}
+
+/// A command as the README or the demo writes it, without its comment
+/// and with the program as `signals`.
+fn command_of(line: &str) -> String {
+    let line = line.split(" #").next().unwrap().trim();
+    for program in ["cargo run --release --", "cargo run --", "signals"] {
+        if let Some(rest) = line.strip_prefix(program) {
+            return format!("signals{rest}");
+        }
+    }
+    line.to_string()
+}
+
+#[test]
+fn the_readme_opens_with_what_it_is_for_and_its_two_commands() {
+    let readme = readme();
+    let first_screen: Vec<&str> = readme.lines().take(25).collect();
+    let first_screen = first_screen.join("\n");
+    for command in ["cargo run -- demo", "cargo test --workspace"] {
+        assert!(
+            first_screen.contains(command),
+            "{command:?} on the README's first screen:\n{first_screen}"
+        );
+    }
+    assert!(
+        first_screen.contains("watches code repositories"),
+        "{first_screen}"
+    );
+    // The long list of what it does comes after how to start.
+    let at = |needle: &str| readme.find(needle).unwrap_or_else(|| panic!("{needle:?}"));
+    assert!(at("## Try it") < at("## What it does"));
+    assert!(at("cargo test --workspace") < at("## What it does"));
+}
+
+#[test]
+fn the_demo_prints_the_next_steps_the_readme_gives_and_its_help_names_its_hosts() {
+    let readme = readme();
+    let blocks = marked_blocks(&readme);
+    let readme_steps: Vec<String> = blocks[0].lines().map(command_of).collect();
+    let dir = TempDir::new("readme-steps");
+    let demo = run(dir.path(), &["demo"], &[]);
+    assert_eq!(demo.status.code(), Some(0), "{}", show(&demo));
+    let printed = String::from_utf8_lossy(&demo.stdout);
+    let steps = printed
+        .split_once("Next steps:\n")
+        .unwrap_or_else(|| panic!("{printed}"))
+        .1;
+    let demo_steps: Vec<String> = steps
+        .lines()
+        .filter(|l| l.starts_with("  "))
+        .map(command_of)
+        .collect();
+    assert_eq!(readme_steps, demo_steps, "{printed}");
+    let count = ["none", "one", "two", "three", "four", "five"][demo_steps.len()];
+    for said in [
+        format!("prints its {count} next steps:"),
+        format!("{count} next steps\n"),
+    ] {
+        assert!(readme.contains(&said), "{said:?} in the README");
+    }
+    // The health the README says `status` shows is a column of it.
+    let status = run(
+        dir.path(),
+        &["--config", "signals-demo/signals.toml", "status"],
+        &[],
+    );
+    let header = String::from_utf8_lossy(&status.stdout);
+    let header = header.lines().next().unwrap_or_default();
+    assert!(header.split_whitespace().any(|w| w == "health"), "{header}");
+    assert!(readme.contains("signals status                # each repository's health"));
+    // The demo records three hosts, and its help says so.
+    let help = run(dir.path(), &["demo", "--help"], &[]);
+    let help = String::from_utf8_lossy(&help.stdout).replace('\n', " ");
+    for host in ["GitHub", "GitLab", "Forgejo"] {
+        assert!(help.contains(host), "{host} in {help}");
+        assert!(
+            printed.contains(&host.to_lowercase().replace("forgejo", "gitea")),
+            "{printed}"
+        );
+    }
+}
+
+#[test]
+fn the_readme_and_the_example_configuration_name_every_environment_variable() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let load = std::fs::read_to_string(root.join("src/config/load.rs")).unwrap();
+    let mut applied: Vec<&str> = load
+        .match_indices("env(\"SIGNALS_")
+        .map(|(at, _)| {
+            let name = &load[at + 5..];
+            &name[..name.find('"').unwrap()]
+        })
+        .collect();
+    applied.sort();
+    applied.dedup();
+    assert!(applied.len() >= 5, "{applied:?}");
+    let example = signals_config::EXAMPLE;
+    let readme = readme();
+    for name in &applied {
+        assert!(example.contains(name), "{name} in the file `init` writes");
+        assert!(
+            readme.contains(&format!("`{name}`")),
+            "{name} in the README"
+        );
+    }
+    // And the README names no other (but CI's SIGNALS_REQUIRE_* and the
+    // file's own SIGNALS_CONFIG).
+    let cli = std::fs::read_to_string(root.join("src/cli.rs")).unwrap();
+    assert!(cli.contains("env = \"SIGNALS_CONFIG\""));
+    for (at, _) in readme.match_indices("SIGNALS_") {
+        let name: String = readme[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_uppercase() || *c == '_' || c.is_ascii_digit())
+            .collect();
+        assert!(
+            name.starts_with("SIGNALS_REQUIRE_")
+                || name == "SIGNALS_CONFIG"
+                || applied.contains(&name.as_str()),
+            "the README names {name}, which nothing reads"
+        );
+    }
+}
+
+#[test]
+fn the_readme_repos_add_examples_say_when_the_group_must_exist() {
+    let readme = readme();
+    let adds: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.starts_with("signals repos add") && l.contains("--group "))
+        .collect();
+    assert!(adds.len() >= 2, "{adds:?}");
+    let dir = TempDir::new("readme-repos-add");
+    let out = run(dir.path(), &["init"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    for line in adds {
+        let (command, comment) = line.split_once(" #").unwrap_or((line, ""));
+        let args: Vec<String> = shell_words(command.trim_start_matches("signals "));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run(dir.path(), &args, &[]);
+        if line.contains("--group-name") {
+            assert!(comment.contains("creates"), "{line}");
+            assert_eq!(out.status.code(), Some(0), "{line}: {}", show(&out));
+        } else {
+            // The example's groups are not `g`: as the README says, it
+            // fails, and the error says how to create it.
+            assert!(comment.contains("must exist"), "{line}");
+            assert_eq!(out.status.code(), Some(1), "{line}: {}", show(&out));
+            assert!(
+                String::from_utf8_lossy(&out.stderr)
+                    .contains("pass --group-name NAME to create it"),
+                "{}",
+                show(&out)
+            );
+        }
+    }
+}
+
+/// `command`'s words, with double-quoted words kept whole.
+fn shell_words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    for c in command.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            c if c.is_whitespace() && !quoted => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
