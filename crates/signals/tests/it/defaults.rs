@@ -215,3 +215,68 @@ fn a_reply_stamped_in_the_second_of_the_previous_run_is_read() {
     let item = signal(&doc, &format!(":issue:{ITEMS}"));
     assert_eq!(item["firstResponse"]["by"], "maint", "{item}");
 }
+
+/// The README's "Point it at GitHub" block, run as written against a
+/// loopback GitHub whose history is a year long: `signals init`, then
+/// the editing of `signals.toml` (here: its groups replaced by one
+/// tracking the host's repository; the host's address given by
+/// `SIGNALS_API_URL`, as the README's list of variables allows), then
+/// every command of the block, each of which must exit 0.
+#[test]
+fn the_readmes_point_it_at_github_commands_run_as_written() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let (_, section) = readme
+        .split_once("## Point it at GitHub")
+        .expect("the README has a section \"Point it at GitHub\"");
+    let (_, block) = section.split_once("```sh\n").unwrap();
+    let (block, _) = block.split_once("```").unwrap();
+
+    let host = TestHost::start(year(Timestamp::now())).unwrap();
+    let dir = TempDir::new("readme-github");
+    let bin = crate::support::signals_bin();
+    let bin = bin.to_str().unwrap();
+    let env = [
+        ("GITHUB_TOKEN", "tok"),
+        ("SIGNALS_API_URL", &host.api_url()),
+    ];
+    let mut ran = Vec::new();
+    for line in block.lines() {
+        let command = line.split("  #").next().unwrap().trim();
+        if command.is_empty() || command.starts_with("export ") {
+            continue;
+        }
+        if command.starts_with("$EDITOR") {
+            let path = dir.path().join("signals.toml");
+            let text = std::fs::read_to_string(&path).unwrap();
+            let (head, rest) = text.split_once("[[groups]]").unwrap();
+            let (_, alerts) = rest.split_once("# Alerts").unwrap();
+            let mine = "[[groups]]\nid = \"g\"\nname = \"Group\"\nrepos = [\"o/n\"]\n\n";
+            std::fs::write(&path, format!("{head}{mine}# Alerts{alerts}")).unwrap();
+            ran.push(command.to_string());
+            continue;
+        }
+        let command = command.replacen("signals", bin, 1);
+        if command.ends_with(" serve") {
+            let served = format!(
+                "env GITHUB_TOKEN=tok SIGNALS_API_URL={} {command}",
+                env[1].1
+            );
+            crate::readme::run_serve(dir.path(), &served);
+        } else {
+            let mut sh = std::process::Command::new("sh");
+            sh.arg("-c").arg(&command).current_dir(dir.path());
+            for (k, v) in env {
+                sh.env(k, v);
+            }
+            let out = sh.output().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{command}: {}", show(&out));
+        }
+        ran.push(command);
+    }
+    assert!(ran.len() >= 8, "{ran:?}");
+    let doc = read_json(&dir.path().join("site/g/n/dataset.json"));
+    let unanswered = signal(&doc, &format!(":issue:{UNANSWERED}"));
+    assert_eq!(unanswered["firstResponseState"], "none", "{unanswered}");
+}

@@ -94,7 +94,7 @@ fn sqlite3_available() -> bool {
 
 /// Starts a `serve` command on a free port, checks it answers `/api/`,
 /// and stops it.
-fn run_serve(dir: &Path, command: &str) {
+pub(crate) fn run_serve(dir: &Path, command: &str) {
     let command = command.split(" #").next().unwrap().trim();
     let port = crate::serve::free_port();
     let mut child = Command::new("sh")
