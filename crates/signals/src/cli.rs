@@ -75,9 +75,12 @@ pub struct ReposListArgs {
 /// `signals repos add`.
 #[derive(Debug, Args)]
 pub struct ReposAddArgs {
-    /// `owner/name`, or the repository's URL as pasted from a browser.
+    /// `owner/name`, or the repository's URL as pasted from a browser: it
+    /// goes to the configured host of the URL (when none is, the error
+    /// gives the `[[hosts]]` entry to add).
     pub repo: String,
-    /// The group's id; may be left out when there is only one group.
+    /// The group's id; may be left out when there is only one group. A
+    /// group holds one host's repositories.
     #[arg(long, short = 'g')]
     pub group: Option<String>,
     /// Creates the group with this display name when it does not exist.
