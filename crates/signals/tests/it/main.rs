@@ -25,6 +25,7 @@ mod orgs;
 mod readme;
 mod receiver;
 mod reconcile;
+mod recorded;
 mod references;
 mod resilience;
 mod round;
