@@ -26,6 +26,7 @@ mod pages;
 mod readme;
 mod receiver;
 mod reconcile;
+mod recorded;
 mod references;
 mod repos_add;
 mod resilience;
