@@ -120,6 +120,7 @@ impl Api<'_> {
             ["repos", group, repo, kind] => match self.repo(group, repo)? {
                 Some(s) if *kind == "signals" => self.signals(&s, params)?,
                 Some(s) if *kind == "trail" => self.trail(&s, params)?,
+                // `trends`, the third repository endpoint matched above.
                 Some(s) => self.trends(&s)?,
                 None => unknown_repo(group, repo),
             },

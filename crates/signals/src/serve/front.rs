@@ -149,6 +149,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_unknown_parameter_is_named_with_the_ones_the_endpoint_takes() {
+        let params = |keys: &[&str]| -> HashMap<String, String> {
+            keys.iter()
+                .map(|k| (k.to_string(), "1".to_string()))
+                .collect()
+        };
+        let message = |endpoint: &Endpoint, keys: &[&str]| {
+            endpoint
+                .unknown_param(&params(keys))
+                .map(|(status, _, body)| (status, String::from_utf8(body).unwrap()))
+        };
+        assert_eq!(message(&GROUPS, &[]), None);
+        let (status, body) = message(&GROUPS, &["x"]).unwrap();
+        assert_eq!(status, 400);
+        assert!(body.contains("/api/groups takes no parameter"), "{body}");
+        let (_, body) = message(&HISTORY, &["group", "page"]).unwrap();
+        assert!(
+            body.contains("\\\"page\\\"") && body.contains("takes only group"),
+            "{body}"
+        );
+        let (_, body) = message(&SIGNALS, &["zz", "q", "waiting"]).unwrap();
+        assert!(
+            body.contains("\\\"zz\\\"") && body.contains("sort and waiting"),
+            "{body}"
+        );
+        assert_eq!(message(&SIGNALS, &SIGNAL_PARAMS), None);
+    }
+
+    #[test]
     fn the_missing_page_is_html_and_its_path_inert() {
         let (status, kind, body) = page_not_found("/<script>alert(1)</script>");
         assert_eq!((status, kind), (404, "text/html; charset=utf-8"));
