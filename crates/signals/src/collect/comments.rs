@@ -13,8 +13,8 @@
 use std::collections::HashMap;
 
 use signals_core::diff::Observation;
-use signals_core::references::{ItemReferences, extract, of_text, place_of_repo};
-use signals_core::run::ItemEvent;
+use signals_core::references::{ItemReferences, extract, of_snapshots, of_text, place_of_repo};
+use signals_core::run::{ItemEvent, RunDelta};
 use signals_core::{Comment, CommentKind, ItemKind, ItemSnapshot, TrackedRepo, signal_id};
 use signals_store::comments::CommentText;
 use signals_store::{Backend, RepoKey};
@@ -75,10 +75,34 @@ impl CommentReferences {
         Ok(out)
     }
 
+    /// Every reference a run commits with its own items (`delta`,
+    /// accounted against their `previous` snapshots): their bodies', their
+    /// comments', and the comments' of every other item the store holds;
+    /// with the count of the comments whose item it does not hold, which
+    /// wait.
+    pub(super) fn with_bodies(
+        mut self,
+        store: &dyn Backend,
+        key: RepoKey,
+        delta: &RunDelta,
+        previous: &HashMap<String, ItemSnapshot>,
+    ) -> Result<(Vec<ItemReferences>, u64), RunError> {
+        let mut references = of_snapshots(&delta.snapshots);
+        let part = Observed {
+            snapshots: &delta.snapshots,
+            events: &delta.events,
+            previous,
+        };
+        references.extend(self.place(store, key, part)?);
+        let (known, waiting) = self.settle(store, key)?;
+        references.extend(known);
+        Ok((references, waiting))
+    }
+
     /// What is left once the run took its items' references: those whose
     /// items the store holds, and how many comments wait for their item
     /// (neither listed by the run nor in the store).
-    pub(super) fn settle(
+    fn settle(
         self,
         store: &dyn Backend,
         key: RepoKey,

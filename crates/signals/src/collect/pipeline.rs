@@ -304,7 +304,7 @@ pub(super) fn held(
     )?;
     let mut collected = outcome.collected;
     let mut stats = outcome.stats;
-    let mut comment_references = super::comments::store(
+    let comment_references = super::comments::store(
         &mut *store,
         key,
         repo,
@@ -370,18 +370,8 @@ pub(super) fn held(
     };
     // What the new texts name: parsed here, no request. A comment on an
     // item the store does not hold waits for the run that sees it.
-    let mut references = signals_core::references::of_snapshots(&delta.snapshots);
-    references.extend(comment_references.place(
-        &*store,
-        key,
-        super::comments::Observed {
-            snapshots: &delta.snapshots,
-            events: &delta.events,
-            previous: &previous,
-        },
-    )?);
-    let (known, comments_waiting) = comment_references.settle(&*store, key)?;
-    references.extend(known);
+    let (references, comments_waiting) =
+        comment_references.with_bodies(&*store, key, &delta, &previous)?;
     store.commit_run(
         key,
         &RunCommit {

@@ -393,18 +393,8 @@ fn staged_run(
     let mut news = News::from_collected(&collected.releases, &collected.milestones);
     let graphql = discussions.cost;
     discussions.into_news(&mut news);
-    let mut references = references::of_snapshots(&delta.snapshots);
-    references.extend(comment_references.place(
-        &*store,
-        key,
-        super::comments::Observed {
-            snapshots: &delta.snapshots,
-            events: &delta.events,
-            previous: &previous,
-        },
-    )?);
-    let (known, comments_waiting) = comment_references.settle(&*store, key)?;
-    references.extend(known);
+    let (references, comments_waiting) =
+        comment_references.with_bodies(&*store, key, &delta, &previous)?;
     let commit = RunCommit {
         record: record.clone(),
         context: collected.context,
