@@ -94,20 +94,33 @@ pub fn read_json(path: &Path) -> Value {
 }
 
 /// Sets each GitHub issue's and pull request's `comments` to the number
-/// of issue comments the scenario lists for it, as GitHub counts them: a
-/// count larger than the comments listed says replies were never read,
-/// and their item's first response is then not known.
+/// of issue comments the scenario lists for it, and its `updated_at` to
+/// its latest comment's when that is later, as GitHub has them: a count
+/// larger than the comments read says replies were never read, and their
+/// item's first response is then not known.
 pub fn count_comments(scenario: &mut signals_testhost::Scenario) {
+    use std::collections::HashMap;
     for data in scenario.repos.values_mut() {
-        let mut counts: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+        let mut counts: HashMap<String, (u64, String)> = HashMap::new();
         for c in &data.comments {
             if let Some(number) = c["issue_url"].as_str().and_then(|u| u.rsplit('/').next()) {
-                *counts.entry(number.to_string()).or_default() += 1;
+                let at = c["updated_at"].as_str().unwrap_or_default().to_string();
+                let entry = counts.entry(number.to_string()).or_default();
+                entry.0 += 1;
+                entry.1 = entry.1.clone().max(at);
             }
         }
         for issue in &mut data.issues {
             let number = issue["number"].to_string();
-            issue["comments"] = counts.get(&number).copied().unwrap_or(0).into();
+            let (count, latest) = counts.get(&number).cloned().unwrap_or_default();
+            issue["comments"] = count.into();
+            // Whole-second stamps of one form compare as text.
+            if issue["updated_at"]
+                .as_str()
+                .is_some_and(|u| u < latest.as_str())
+            {
+                issue["updated_at"] = latest.into();
+            }
         }
     }
 }
