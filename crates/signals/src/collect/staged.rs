@@ -63,6 +63,21 @@ struct Stage<'a> {
     error: Option<StoreError>,
 }
 
+impl<'a> Stage<'a> {
+    /// The stage of `repo`'s run at `at`, empty.
+    fn new(store: &'a dyn Backend, key: RepoKey, at: Timestamp, repo: &'a TrackedRepo) -> Self {
+        Stage {
+            store,
+            key,
+            at,
+            repo: &repo.repo,
+            source: &repo.source,
+            staged: 0,
+            error: None,
+        }
+    }
+}
+
 impl ItemSink for Stage<'_> {
     fn page(&mut self, items: Vec<ItemSnapshot>) {
         if self.error.is_some() || items.is_empty() {
@@ -304,15 +319,7 @@ fn staged_run(
     (collected_at, window, rate_prefix): (Timestamp, Window, &str),
     plan: &Plan,
 ) -> Result<RunOutcome, RunError> {
-    let mut stage = Stage {
-        store: &*store,
-        key,
-        at: collected_at,
-        repo: &repo.repo,
-        source: &repo.source,
-        staged: 0,
-        error: None,
-    };
+    let mut stage = Stage::new(&*store, key, collected_at, repo);
     let (outcome, discussions) = ask_host(
         client,
         (&*store, key, Some(&mut stage)),
