@@ -20,7 +20,8 @@
 //!
 //! `SIGNALS_SIM_SEEDS=N` runs seeds 0..N (default [`DEFAULT_SEEDS`]),
 //! `SIGNALS_SIM_SEED=S` one seed, `SIGNALS_SIM_SIZE=realistic` the larger
-//! world of the benchmark (`tools/sim`).
+//! world of the benchmark, `SIGNALS_SIM_THREADS=T` T seeds at once,
+//! `SIGNALS_SIM_SHRINK=0` failures as found (`tools/sim` runs 10,000).
 
 mod check;
 mod drive;
@@ -40,7 +41,7 @@ use setup::Setup;
 /// Seeds the suite runs by default: about two minutes of a debug build
 /// on a two-core machine. A count, not a time, so a run is the same
 /// everywhere.
-pub(crate) const DEFAULT_SEEDS: u64 = 100;
+pub(crate) const DEFAULT_SEEDS: u64 = 60;
 
 /// The suite's world: two repositories, a year of history, six runs.
 const SUITE: Size = Size {
@@ -177,18 +178,68 @@ struct Batch {
     tally: Tally,
 }
 
-/// Runs `seeds` at `size`, each failure shrunk.
-fn batch(seeds: impl Iterator<Item = u64>, size: Size) -> Batch {
+/// How a batch runs its seeds.
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    size: Size,
+    /// Seeds run at once, each on its own thread (its own host and
+    /// store): the outcome of a seed does not depend on it.
+    threads: usize,
+    /// Shrink each failure (the suite does; a long benchmark may not).
+    shrink: bool,
+}
+
+/// Runs `seed`; its failure, shrunk when `plan.shrink`.
+fn one(seed: u64, plan: Plan, tally: &mut Tally) -> Option<Found> {
+    if plan.shrink {
+        return run_seed(seed, plan.size, tally);
+    }
+    let drawn = draw(seed, plan.size);
+    let setup = Setup::draw(seed);
+    let failure = trial(seed, &drawn, &setup, drawn.runs.len(), tally)?;
+    Some(Found {
+        seed,
+        setup,
+        failure,
+        drawn,
+    })
+}
+
+/// Runs `seeds` by `plan`; the failures in the order of their seeds.
+fn batch(seeds: &[u64], plan: Plan) -> Batch {
     let start = Instant::now();
-    let mut n = 0;
+    let threads = plan.threads.clamp(1, seeds.len().max(1));
+    let results: Vec<(Vec<Found>, Tally)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    let mut tally = Tally::new();
+                    let failures: Vec<Found> = seeds
+                        .iter()
+                        .skip(t)
+                        .step_by(threads)
+                        .filter_map(|&seed| one(seed, plan, &mut tally))
+                        .collect();
+                    (failures, tally)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a simulation thread panicked"))
+            .collect()
+    });
     let mut failures = vec![];
     let mut tally = Tally::new();
-    for seed in seeds {
-        n += 1;
-        failures.extend(run_seed(seed, size, &mut tally));
+    for (found, counts) in results {
+        failures.extend(found);
+        for (limit, n) in counts {
+            *tally.entry(limit).or_default() += n;
+        }
     }
+    failures.sort_by_key(|f| f.seed);
     Batch {
-        seeds: n,
+        seeds: seeds.len() as u64,
         failures,
         elapsed: start.elapsed(),
         tally,
@@ -211,21 +262,26 @@ mod tests {
         );
     }
 
-    /// The suite's seeds (`SIGNALS_SIM_SEEDS`, or one `SIGNALS_SIM_SEED`),
-    /// with a table of what ran on stdout (`--nocapture`).
+    /// The suite's seeds (`SIGNALS_SIM_SEEDS`, or one `SIGNALS_SIM_SEED`;
+    /// `SIGNALS_SIM_THREADS` at once, `SIGNALS_SIM_SHRINK=0` to report
+    /// failures unshrunk), with a table of what ran on stdout
+    /// (`--nocapture`).
     #[test]
     fn seeds_find_no_difference_between_the_store_and_the_host() {
         let size = match std::env::var("SIGNALS_SIM_SIZE").as_deref() {
             Ok("realistic") => REALISTIC,
             _ => SUITE,
         };
-        let batch = match env_u64("SIGNALS_SIM_SEED") {
-            Some(seed) => batch(std::iter::once(seed), size),
-            None => batch(
-                0..env_u64("SIGNALS_SIM_SEEDS").unwrap_or(DEFAULT_SEEDS),
-                size,
-            ),
+        let plan = Plan {
+            size,
+            threads: env_u64("SIGNALS_SIM_THREADS").unwrap_or(1) as usize,
+            shrink: std::env::var("SIGNALS_SIM_SHRINK").as_deref() != Ok("0"),
         };
+        let seeds: Vec<u64> = match env_u64("SIGNALS_SIM_SEED") {
+            Some(seed) => vec![seed],
+            None => (0..env_u64("SIGNALS_SIM_SEEDS").unwrap_or(DEFAULT_SEEDS)).collect(),
+        };
+        let batch = batch(&seeds, plan);
         let secs = batch.elapsed.as_secs_f64();
         println!(
             "| seeds run | failures | seeds per second | ms per seed | world |\n\
@@ -244,6 +300,53 @@ mod tests {
             batch.tally
         );
         assert_passes(&batch);
+    }
+
+    /// Runs `seed` at the suite's size and fails with its report.
+    fn assert_seed_passes(seed: u64) {
+        let plan = Plan {
+            size: SUITE,
+            threads: 1,
+            shrink: true,
+        };
+        assert_passes(&batch(&[seed], plan));
+    }
+
+    /// A comment of the comments' 90 days on an item the first run's one
+    /// day did not list (the default configuration) refused the run.
+    #[test]
+    fn a_comment_on_an_item_the_first_run_did_not_list_does_not_fail_it() {
+        assert_seed_passes(1);
+    }
+
+    /// A comment stamped in the second of the previous run's instant, and
+    /// written after it, was dropped by the next run's `since`.
+    #[test]
+    fn a_reply_in_the_second_of_the_previous_run_is_read() {
+        assert_seed_passes(8);
+    }
+
+    /// A review of a pull request changed in the second of the previous
+    /// run's instant was never asked for: a later reply stood in as the
+    /// first response.
+    #[test]
+    fn a_review_of_a_pull_request_changed_in_the_previous_runs_second_is_read() {
+        assert_seed_passes(37);
+    }
+
+    /// An edit of a comment in the second of the previous run's instant
+    /// was lost, and a later reply stood in as the first response.
+    #[test]
+    fn a_comment_edited_in_the_previous_runs_second_is_read() {
+        assert_seed_passes(17);
+    }
+
+    /// An item a slow host clock stamped before the first run's instant,
+    /// visible only after it, fell before the next run's window, days
+    /// later.
+    #[test]
+    fn an_item_stamped_before_the_previous_run_by_a_slow_clock_is_read() {
+        assert_seed_passes(7);
     }
 
     #[test]
