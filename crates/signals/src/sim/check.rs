@@ -55,6 +55,8 @@ pub(super) enum What {
     FailedRunCommitted,
     /// The run's record or counts are wrong.
     RunRecord,
+    /// The run's events are not the changes it stored.
+    Trail,
     /// An item the host showed within the windows is not stored.
     ItemMissing,
     /// An item is stored as the host never showed it.
@@ -139,6 +141,14 @@ pub(super) fn after_run(
             ),
         );
     }
+    out.extend(super::trail::check(
+        store,
+        key,
+        run.at_ms,
+        input.before,
+        &after,
+        outcome.run.changed_count,
+    ));
     let Some(first) = input.runs.iter().find(|r| r.result.is_ok()) else {
         return out;
     };
