@@ -17,7 +17,8 @@ impl super::Config {
 }
 
 /// How far a repository's first run reads comments back, days.
-pub const DEFAULT_COMMENTS_BACKFILL_DAYS: u32 = 90;
+pub const DEFAULT_COMMENTS_BACKFILL_DAYS: u32 =
+    signals_core::first_response::DEFAULT_COMMENTS_BACKFILL_DAYS;
 
 /// `comments_backfill_days`: 1 to 3,650, [`DEFAULT_COMMENTS_BACKFILL_DAYS`]
 /// by default.

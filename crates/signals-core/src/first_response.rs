@@ -18,6 +18,10 @@ use crate::dataset::{FirstResponseDoc, fmt_seconds};
 
 use crate::model::{CommentKind, ItemKind, ItemSnapshot, ItemState, is_bot_login};
 
+/// The default of `comments_backfill_days`: a repository's first run
+/// reads comments back 90 days.
+pub const DEFAULT_COMMENTS_BACKFILL_DAYS: u32 = 90;
+
 /// The default of `waiting_days`: an open item unanswered for 2 days is
 /// waiting.
 pub const DEFAULT_WAITING_DAYS: u32 = 2;
@@ -60,12 +64,57 @@ impl FirstResponse {
     }
 }
 
+/// What is known of an issue's or pull request's first response.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// Its first response, among replies of which none is missing.
+    First(FirstResponse),
+    /// No response yet: every reply it has was read, and none counts.
+    NotYet,
+    /// Not known: it was opened before the first comment the store read
+    /// (and it is a pull request, whose reviews no count gives, or its
+    /// count of comments says some were never read), or its count of
+    /// comments says there are replies the store never read. A reply the
+    /// store holds may then not be the first, so none is shown.
+    Unknown,
+}
+
+impl Answer {
+    /// The first response, when known.
+    pub fn first(self) -> Option<FirstResponse> {
+        match self {
+            Answer::First(first) => Some(first),
+            Answer::NotYet | Answer::Unknown => None,
+        }
+    }
+
+    /// The API's and the dataset's name of the state: `answered`, `none`
+    /// (no response yet) or `unknown`.
+    pub fn state(&self) -> &'static str {
+        match self {
+            Answer::First(_) => "answered",
+            Answer::NotYet => "none",
+            Answer::Unknown => "unknown",
+        }
+    }
+
+    /// True when `item` waits for a reply at `now`: it has none yet, known
+    /// to be none ([`is_waiting`]).
+    pub fn waits(&self, item: &ItemSnapshot, now: Timestamp, waiting_days: u32) -> bool {
+        matches!(self, Answer::NotYet) && is_waiting(item, None, now, waiting_days)
+    }
+}
+
 /// The replies of a repository's items, by item id, with the group's
 /// `ignore_users`: what gives each item its first response.
 #[derive(Debug, Clone, Default)]
 pub struct Responses {
     by_item: HashMap<String, Vec<Reply>>,
     ignore_users: Vec<String>,
+    /// The oldest instant whose comments the store read: the
+    /// repository's first run less `comments_backfill_days`. `None`: not
+    /// known to be bounded (only the counts of comments tell).
+    read_from: Option<Timestamp>,
 }
 
 impl Responses {
@@ -78,18 +127,53 @@ impl Responses {
         Responses {
             by_item,
             ignore_users: ignore_users.to_vec(),
+            read_from: None,
         }
     }
 
-    /// The first response to `item` (signal id `id`); `None` for a
-    /// release, and for an item nobody answered.
-    pub fn of(&self, id: &str, item: &ItemSnapshot) -> Option<FirstResponse> {
+    /// The same replies, read from `read_from` on: an item opened before
+    /// it may have had replies the store never read.
+    pub fn read_from(self, read_from: Option<Timestamp>) -> Responses {
+        Responses { read_from, ..self }
+    }
+
+    /// What is known of the first response to `item` (signal id `id`);
+    /// `None` for a release and a discussion.
+    pub fn answer(&self, id: &str, item: &ItemSnapshot) -> Option<Answer> {
         if !matches!(item.kind(), ItemKind::Issue | ItemKind::PullRequest) {
             return None;
         }
-        let replies = self.by_item.get(id)?;
-        first_response(&item.author, item.created_at, replies, &self.ignore_users)
+        let replies = self.by_item.get(id).map_or(&[][..], Vec::as_slice);
+        let comments_read = replies
+            .iter()
+            .filter(|r| r.kind == CommentKind::Comment)
+            .count() as u64;
+        let missing = item.metrics.comments > comments_read;
+        let before = self.read_from.is_some_and(|from| item.created_at < from);
+        if missing || (before && item.kind() == ItemKind::PullRequest) {
+            return Some(Answer::Unknown);
+        }
+        Some(
+            match first_response(&item.author, item.created_at, replies, &self.ignore_users) {
+                Some(first) => Answer::First(first),
+                None => Answer::NotYet,
+            },
+        )
     }
+
+    /// The first response to `item` (signal id `id`), when known; `None`
+    /// for a release, an item nobody answered, and one whose first
+    /// response is not known ([`Responses::answer`]).
+    pub fn of(&self, id: &str, item: &ItemSnapshot) -> Option<FirstResponse> {
+        self.answer(id, item).and_then(Answer::first)
+    }
+}
+
+/// The oldest instant whose comments a repository's store read: its first
+/// successful run less `comments_backfill_days`.
+pub fn read_from(first_run: Option<Timestamp>, comments_backfill_days: u32) -> Option<Timestamp> {
+    let span = SignedDuration::from_hours(24 * i64::from(comments_backfill_days));
+    first_run.map(|at| at.saturating_sub(span).unwrap_or(Timestamp::MIN))
 }
 
 /// True when `reply` counts as a response to an item by `item_author`.
@@ -195,6 +279,59 @@ mod tests {
         assert_eq!(first.by, "rev");
         assert_eq!(first.hours, 18.0);
         assert!(first_response("author", created, &replies[1..4], &[]).is_none());
+    }
+
+    #[test]
+    fn a_first_response_that_cannot_be_known_is_unknown_not_none() {
+        use crate::model::ItemDetail;
+        let mut item = crate::diff::tests::issue("1");
+        item.metrics.comments = 0;
+        let id = "github:o/n:issue:1";
+        let created = item.created_at;
+        let later = |h: i64| created + SignedDuration::from_hours(h);
+        let answer = |replies: Vec<Reply>, read_from: Option<Timestamp>, item: &ItemSnapshot| {
+            let replies = replies.into_iter().map(|r| (id.to_string(), r)).collect();
+            Responses::new(replies, &[])
+                .read_from(read_from)
+                .answer(id, item)
+                .unwrap()
+        };
+        let maint = |h: i64| Reply {
+            at: later(h),
+            ..reply(CommentKind::Comment, "maint", "2024-01-01T00:00:00Z")
+        };
+        // Every comment read: none yet, or the first.
+        assert_eq!(answer(vec![], None, &item), Answer::NotYet);
+        item.metrics.comments = 1;
+        assert_eq!(answer(vec![maint(3)], None, &item).state(), "answered");
+        // Its count says a comment was never read: the one read may be a
+        // later one.
+        item.metrics.comments = 2;
+        assert_eq!(answer(vec![maint(3)], None, &item), Answer::Unknown);
+        // Opened before the comments read: an issue whose every comment
+        // was read is known; a pull request (reviews have no count) is not.
+        item.metrics.comments = 1;
+        let after = Some(later(1));
+        assert_eq!(answer(vec![maint(3)], after, &item).state(), "answered");
+        let mut pull = item.clone();
+        pull.detail = ItemDetail::PullRequest {
+            merged: false,
+            merged_at: None,
+            draft: false,
+        };
+        assert_eq!(answer(vec![maint(3)], after, &pull), Answer::Unknown);
+        assert_eq!(
+            answer(vec![maint(3)], Some(created), &pull).state(),
+            "answered"
+        );
+        // Unknown never waits; none yet does, once old enough.
+        let now = later(24 * 3);
+        assert!(!Answer::Unknown.waits(&item, now, 2));
+        assert!(Answer::NotYet.waits(&item, now, 2));
+        assert_eq!(
+            read_from(Some(at("2024-04-01T00:00:00Z")), 90),
+            Some(at("2024-01-02T00:00:00Z"))
+        );
     }
 
     #[test]

@@ -58,6 +58,26 @@ pub fn stable_since(since: Timestamp) -> Timestamp {
     Timestamp::from_second(day).unwrap_or(since)
 }
 
+/// How far before the previous run's instant a later run reads again.
+///
+/// A host stamps its items and comments in whole seconds, shows an update
+/// some time after its timestamp (replicas lag) and keeps a clock of its
+/// own; a run that read strictly from the previous run's instant would
+/// lose a reply written in the same second as that run, or one that
+/// became visible just after it. Ten minutes, as discussions' watermark
+/// ([`crate::WATERMARK_MARGIN`]): what is read again is upserted by the
+/// host's id, or found unchanged, and costs no request, since every list
+/// is asked from the start of its UTC day ([`stable_since`]).
+pub const REREAD_MARGIN: SignedDuration = crate::WATERMARK_MARGIN;
+
+/// The oldest `updatedAt` a later run reads again: the previous run's
+/// instant at the host's granularity (whole seconds), less
+/// [`REREAD_MARGIN`].
+pub fn reread_from(previous: Timestamp) -> Timestamp {
+    let whole = Timestamp::from_second(previous.as_second()).unwrap_or(previous);
+    whole.saturating_sub(REREAD_MARGIN).unwrap_or(whole)
+}
+
 /// One observation event a run records.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ItemEvent {
@@ -163,6 +183,16 @@ mod tests {
             plan_since(at, DEFAULT_WINDOW, Some(recent), None),
             ts("2026-11-20T12:00:00Z")
         );
+    }
+
+    #[test]
+    fn a_later_run_reads_again_from_the_whole_second_less_the_margin() {
+        let previous: Timestamp = "2026-11-01T12:00:12.3Z".parse().unwrap();
+        let from = reread_from(previous);
+        assert_eq!(from, "2026-11-01T11:50:12Z".parse::<Timestamp>().unwrap());
+        // A reply written after the run but stamped in its second is read.
+        let stamped: Timestamp = "2026-11-01T12:00:12Z".parse().unwrap();
+        assert!(stamped >= from && stamped < previous);
     }
 
     #[test]

@@ -29,6 +29,7 @@ use jiff::{SignedDuration, Timestamp, ToSpan};
 use serde::Serialize;
 
 use crate::dataset::{fmt_collected, fmt_seconds};
+use crate::first_response::Answer;
 use crate::model::{ItemDetail, ItemSnapshot, ItemState};
 
 /// The `schemaVersion` of `trends.json`.
@@ -103,9 +104,14 @@ pub struct Week {
     /// Their 90th percentile (nearest rank).
     pub first_response_p90_hours: Option<f64>,
     /// The share of the issues and pull requests opened in the week
-    /// answered within 48 hours; `None` when none was opened.
+    /// whose first response is known that were answered within 48 hours;
+    /// `None` when none such was opened.
     #[serde(rename = "answeredWithin2Days")]
     pub answered_within_2_days: Option<f64>,
+    /// The issues and pull requests opened in the week whose first
+    /// response is not known (`first_response::Answer::Unknown`): left
+    /// out of the three figures above.
+    pub first_response_unknown: u64,
 }
 
 /// The repository's context at one run.
@@ -258,6 +264,8 @@ struct Counts {
     hours_to_close: Vec<f64>,
     /// Hours to the first response of the week's opened issues and pulls.
     response_hours: Vec<f64>,
+    /// Those of them whose first response is not known.
+    response_unknown: u64,
 }
 
 impl WeekTally {
@@ -339,10 +347,15 @@ impl WeekTally {
     }
 
     /// Counts the first response of an issue or pull request created at
-    /// `created_at` (issue 26): `hours` after it, or none.
-    pub fn add_response(&mut self, created_at: Timestamp, hours: Option<f64>) {
-        if let (Some(w), Some(h)) = (self.week_of(created_at), hours) {
-            self.weeks[w].response_hours.push(h.max(0.0));
+    /// `created_at`: its hours, none yet, or not known.
+    pub fn add_response(&mut self, created_at: Timestamp, answer: &Answer) {
+        let Some(w) = self.week_of(created_at) else {
+            return;
+        };
+        match answer {
+            Answer::First(first) => self.weeks[w].response_hours.push(first.hours.max(0.0)),
+            Answer::NotYet => {}
+            Answer::Unknown => self.weeks[w].response_unknown += 1,
         }
     }
 
@@ -388,8 +401,9 @@ impl WeekTally {
                     first_response_p90_hours: p90(c.response_hours.clone()),
                     answered_within_2_days: answered_share(
                         &c.response_hours,
-                        c.issues_opened + c.pulls_opened,
+                        (c.issues_opened + c.pulls_opened).saturating_sub(c.response_unknown),
                     ),
+                    first_response_unknown: c.response_unknown,
                 }
             })
             .collect()
@@ -666,18 +680,34 @@ mod tests {
         let instant = ts("2026-11-25T12:00:00Z");
         let mut tally = WeekTally::new(instant, ts("2026-01-01T00:00:00Z"));
         let monday = ts("2026-11-23T01:00:00Z");
-        for hours in [Some(1.0), Some(3.0), Some(100.0), None] {
+        let answered = |hours: f64| {
+            Answer::First(crate::first_response::FirstResponse {
+                at: monday,
+                by: "maint".into(),
+                hours,
+            })
+        };
+        let answers = [
+            answered(1.0),
+            answered(3.0),
+            answered(100.0),
+            Answer::NotYet,
+            Answer::Unknown,
+        ];
+        for answer in &answers {
             tally.add(&ItemFacts {
                 created_at: monday,
                 kind: FactKind::Issue { closed: None },
             });
-            tally.add_response(monday, hours);
+            tally.add_response(monday, answer);
         }
         let weeks = tally.finish();
         let last = weeks.last().unwrap();
         assert_eq!(last.first_response_median_hours, Some(3.0));
         assert_eq!(last.first_response_p90_hours, Some(100.0));
+        // Of the four whose first response is known, two within 48 hours.
         assert_eq!(last.answered_within_2_days, Some(0.5));
+        assert_eq!(last.first_response_unknown, 1);
         let before = &weeks[weeks.len() - 2];
         assert_eq!(before.first_response_median_hours, None);
         assert_eq!(before.answered_within_2_days, None);

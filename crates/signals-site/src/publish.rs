@@ -80,6 +80,10 @@ pub struct SiteOptions {
     /// Days after which an unanswered open item is waiting (`waiting_days`,
     /// issue 26); `None`: the default, 2.
     pub waiting_days: Option<u32>,
+    /// How far back a repository's first run reads comments
+    /// (`comments_backfill_days`): before that, a first response may not
+    /// be known. `None`: the default, 90.
+    pub comments_backfill_days: Option<u32>,
 }
 /// What an export did: [`Publisher::finish`] (and [`crate::write_site`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -266,6 +266,7 @@ mod tests {
             first_response_median_hours: None,
             first_response_p90_hours: None,
             answered_within_2_days: None,
+            first_response_unknown: 0,
         };
         let trends = Trends {
             schema_version: signals_core::trends::TRENDS_SCHEMA_VERSION,

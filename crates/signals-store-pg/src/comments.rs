@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use signals_core::first_response::Reply;
 use signals_core::model::Comment;
-use signals_store::comments::{CommentRow, kind_code, replies_from};
+use signals_store::comments::{CommentRow, CommentText, kind_code, replies_from, texts_from};
 use signals_store::{CommentStore, Parts, RepoKey, Result};
 
 use crate::{PgStore, TEXTS_LOCK};
@@ -120,6 +120,25 @@ impl CommentStore for PgStore {
             .iter()
             .map(|r| (r.get(0), r.get(1)))
             .collect())
+    }
+
+    fn comments_of(&self, repo: RepoKey, items: &[String]) -> Result<Vec<CommentText>> {
+        if items.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = self
+            .query(
+                "reading the comments of items",
+                "SELECT c.item, c.kind, c.host_id, t.text FROM comments c
+                 JOIN texts t ON t.id = c.body
+                 WHERE c.repo = $1 AND c.item = ANY($2)
+                 ORDER BY c.item, c.created_s, c.kind, c.host_id",
+                &[&repo.raw(), &items],
+            )?
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+            .collect();
+        texts_from(&self.path(), rows)
     }
 }
 

@@ -5,7 +5,7 @@
 use rusqlite::{TransactionBehavior, params};
 use signals_core::first_response::Reply;
 use signals_core::model::Comment;
-use signals_store::comments::{CommentRow, kind_code, replies_from};
+use signals_store::comments::{CommentRow, CommentText, kind_code, replies_from, texts_from};
 use signals_store::{CommentStore, RepoKey, Result};
 
 use crate::Store;
@@ -91,5 +91,29 @@ impl CommentStore for Store {
             .doing(&self.path, doing)?
             .collect::<rusqlite::Result<Vec<_>>>()
             .doing(&self.path, doing)
+    }
+
+    fn comments_of(&self, repo: RepoKey, items: &[String]) -> Result<Vec<CommentText>> {
+        if items.is_empty() {
+            return Ok(Vec::new());
+        }
+        let doing = "reading the comments of items";
+        let ids = crate::read::ids_json(&self.path, items)?;
+        let rows = self
+            .conn
+            .prepare_cached(
+                "SELECT c.item, c.kind, c.host_id, t.text FROM comments c
+                 JOIN texts t ON t.id = c.body
+                 WHERE c.repo = ?1 AND c.item IN (SELECT value FROM json_each(?2))
+                 ORDER BY c.item, c.created_s, c.kind, c.host_id",
+            )
+            .doing(&self.path, doing)?
+            .query_map(params![repo.raw(), ids], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .doing(&self.path, doing)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .doing(&self.path, doing)?;
+        texts_from(&self.path, rows)
     }
 }

@@ -61,6 +61,36 @@ pub fn replies_from(path: &Path, rows: Vec<CommentRow>) -> Result<Vec<(String, R
         .collect()
 }
 
+/// A stored comment's text, as the references of its item read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommentText {
+    /// Its item's signal id.
+    pub item_id: String,
+    /// What it is.
+    pub kind: CommentKind,
+    /// Its id on the host.
+    pub host_id: String,
+    /// Its body.
+    pub body: String,
+}
+
+/// Decodes rows of (item id, kind code, host id, body) into texts.
+pub fn texts_from(
+    path: &Path,
+    rows: Vec<(String, i64, String, String)>,
+) -> Result<Vec<CommentText>> {
+    rows.into_iter()
+        .map(|(item_id, kind, host_id, body)| {
+            Ok(CommentText {
+                item_id,
+                kind: kind_from(path, kind)?,
+                host_id,
+                body,
+            })
+        })
+        .collect()
+}
+
 /// The comments and reviews of a store.
 pub trait CommentStore {
     /// Stores `comments` of `repo`, each with its item's signal id, as an
@@ -75,4 +105,9 @@ pub trait CommentStore {
     /// The body of every comment of `repo` with its item's signal id, by
     /// item id then time: what reads texts (references) match.
     fn comment_texts(&self, repo: RepoKey) -> Result<Vec<(String, String)>>;
+
+    /// The comments of `repo` stored under each of `items` (signal ids),
+    /// by item id then time: what a run reads of an item it sees for the
+    /// first time, whose comments may have come before it did.
+    fn comments_of(&self, repo: RepoKey, items: &[String]) -> Result<Vec<CommentText>>;
 }

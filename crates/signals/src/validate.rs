@@ -79,6 +79,23 @@ mod tests {
         assert!(text.iter().any(|t| t.contains("repository")), "{text:?}");
     }
 
+    /// A document written by hand from the spec alone, with only the
+    /// fields it names (its neutral host `codehost` spelled `github`): a
+    /// dataset exported by an earlier version, or by another tool, is
+    /// valid.
+    #[test]
+    fn a_document_with_only_the_fields_of_the_spec_is_valid() {
+        let doc = include_bytes!("../tests/it/data/spec-v3.json");
+        let problems = check(doc);
+        assert!(problems.is_empty(), "{problems:?}");
+        // Each field the spec marks required stays required.
+        let mut value: serde_json::Value = serde_json::from_slice(doc).unwrap();
+        let signal = value["dataset"]["signals"][0].as_object_mut().unwrap();
+        signal.remove("timestamp");
+        let problems = check(&serde_json::to_vec(&value).unwrap());
+        assert!(!problems.is_empty());
+    }
+
     #[test]
     fn not_json_is_one_problem() {
         let p = check(b"{\"schemaVersion\": 3,");

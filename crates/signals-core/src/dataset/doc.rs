@@ -278,10 +278,16 @@ pub struct SignalDoc {
     /// when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub referenced_by: Vec<String>,
-    /// The item's first response (issue 26); `null` when none, and for
-    /// releases.
+    /// The item's first response; `null` when none is known, and for
+    /// releases and discussions.
     #[serde(default)]
     pub first_response: Option<FirstResponseDoc>,
+    /// What is known of an issue's or pull request's first response:
+    /// `answered`, `none` (no response yet, every reply read) or
+    /// `unknown` (`crate::first_response::Answer`); absent on releases
+    /// and discussions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_response_state: Option<String>,
 }
 
 /// A signal's first response: when, by whom, and the hours from the

@@ -311,6 +311,7 @@ pub fn signal_of(
         references: Vec::new(),
         referenced_by: Vec::new(),
         first_response: None,
+        first_response_state: None,
     };
     match &item.detail {
         ItemDetail::Issue => {}

@@ -85,6 +85,32 @@ pub fn comments_upsert_and_read_back_by_repository(make: Factory<'_>) {
             (item.clone(), "edited".to_string())
         ]
     );
+    // The comments of the items asked, with their kinds and host ids:
+    // none of another item or repository.
+    let of = store
+        .comments_of(key, &[item.clone(), "github:o/n:issue:404".into()])
+        .unwrap();
+    let seen: Vec<(CommentKind, &str, &str)> = of
+        .iter()
+        .map(|c| {
+            assert_eq!(c.item_id, item);
+            (c.kind, c.host_id.as_str(), c.body.as_str())
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (CommentKind::Review, "10", "body of 10"),
+            (CommentKind::Comment, "10", "edited")
+        ]
+    );
+    assert!(store.comments_of(key, &[]).unwrap().is_empty());
+    assert!(
+        store
+            .comments_of(other, std::slice::from_ref(&item))
+            .unwrap()
+            .is_empty()
+    );
 
     store.purge_repository(key).unwrap();
     assert!(store.replies(other).is_ok());

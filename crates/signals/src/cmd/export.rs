@@ -18,6 +18,7 @@ pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
         base_url: config.base_url.clone(),
         ignore_users: config.ignore_users(),
         waiting_days: Some(config.waiting_days),
+        comments_backfill_days: Some(config.comments_backfill_days),
     };
     let report = export_with(
         &*store,

@@ -232,6 +232,7 @@ impl Collection {
                     observed: outcome.run.observed_count,
                     changed: outcome.run.changed_count,
                     discovered: outcome.discovered,
+                    comments_waiting: outcome.comments_waiting,
                     renamed_to: outcome.renamed_to,
                     through_owner: ask.is_some(),
                 });

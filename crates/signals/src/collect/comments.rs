@@ -1,28 +1,118 @@
-//! The comments step of one run (issue 26): the comments and reviews the
-//! host gave are stored under their items' signal ids, and what each one
-//! names joins the run's references, so a comment links items across a
-//! group as a body does (docs/decisions.md, "References across a group").
+//! The comments step of one run: the comments and reviews the host gave
+//! are stored under their items' signal ids, and what each one names joins
+//! the run's references, so a comment links items across a group as a
+//! body does (docs/decisions.md, "References across a group").
+//!
+//! A comment may name an item the run did not list and the store does not
+//! hold: a first run reads comments further back than items, and a host
+//! lists a review comment on a pull request it no longer lists. Such a
+//! comment is stored all the same; its references wait, counted in the
+//! run's summary, and are made from the stored comment by the run that
+//! first sees its item ([`stored`]). No request is sent for the item.
 
 use std::collections::HashMap;
 
+use signals_core::diff::Observation;
 use signals_core::references::{ItemReferences, extract, of_text, place_of_repo};
-use signals_core::{Comment, ItemKind, ItemSnapshot, TrackedRepo, signal_id};
+use signals_core::run::ItemEvent;
+use signals_core::{Comment, CommentKind, ItemKind, ItemSnapshot, TrackedRepo, signal_id};
+use signals_store::comments::CommentText;
 use signals_store::{Backend, RepoKey};
 
 use super::pipeline::RunError;
+
+/// What a run's comments name, by item, until the run knows which of their
+/// items the store holds once it commits.
+#[derive(Debug, Default)]
+pub(super) struct CommentReferences {
+    by_item: HashMap<String, Vec<ItemReferences>>,
+}
+
+/// A part of the run's observed items, as accounted against their
+/// previous snapshots: what the comments' references are placed by.
+pub(super) struct Observed<'a> {
+    /// The new snapshots, by signal id.
+    pub(super) snapshots: &'a [(String, ItemSnapshot)],
+    /// Their events.
+    pub(super) events: &'a [ItemEvent],
+    /// The previous snapshots of the observed items the store had.
+    pub(super) previous: &'a HashMap<String, ItemSnapshot>,
+}
+
+impl CommentReferences {
+    /// The comment references of `part`'s items, which the store holds
+    /// once the run commits: the run's own comments on them, and the
+    /// stored comments of the items the run discovers (one read). Each
+    /// (item, text) once, the run's own reading last.
+    pub(super) fn place(
+        &mut self,
+        store: &dyn Backend,
+        key: RepoKey,
+        part: Observed<'_>,
+    ) -> Result<Vec<ItemReferences>, RunError> {
+        let discovered: HashMap<&str, ()> = part
+            .events
+            .iter()
+            .filter(|e| matches!(e.observation, Observation::Discovered))
+            .map(|e| (e.item_id.as_str(), ()))
+            .collect();
+        let first: Vec<(&str, &str)> = part
+            .snapshots
+            .iter()
+            .filter(|(id, _)| discovered.contains_key(id.as_str()))
+            .map(|(id, item)| (id.as_str(), item.url.as_str()))
+            .collect();
+        let mut out = stored(store, key, &first)?;
+        let held = part
+            .snapshots
+            .iter()
+            .map(|(id, _)| id)
+            .chain(part.previous.keys());
+        for id in held {
+            out.extend(self.by_item.remove(id).unwrap_or_default());
+        }
+        dedup(&mut out);
+        Ok(out)
+    }
+
+    /// What is left once the run took its items' references: those whose
+    /// items the store holds, and how many comments wait for their item
+    /// (neither listed by the run nor in the store).
+    pub(super) fn settle(
+        self,
+        store: &dyn Backend,
+        key: RepoKey,
+    ) -> Result<(Vec<ItemReferences>, u64), RunError> {
+        if self.by_item.is_empty() {
+            return Ok((Vec::new(), 0));
+        }
+        let ids: Vec<String> = self.by_item.keys().cloned().collect();
+        let held = store.latest_heads_for(key, &ids)?;
+        let mut kept = Vec::new();
+        let mut waiting = 0;
+        for (id, refs) in self.by_item {
+            match held.contains_key(&id) {
+                true => kept.extend(refs),
+                false => waiting += refs.len() as u64,
+            }
+        }
+        kept.sort_by(|a, b| (&a.item_id, &a.text).cmp(&(&b.item_id, &b.text)));
+        Ok((kept, waiting))
+    }
+}
 
 /// Stores a run's comments under their items' signal ids and returns what
 /// their bodies name. The store is an upsert, before the run's commit:
 /// should the commit fail, the next run reads the same window again and
 /// stores them once (docs/decisions.md, "Comments and first responses");
-/// the references are committed with the run.
+/// the references are committed with the run, those of items it holds.
 pub(super) fn store(
     store: &mut dyn Backend,
     key: RepoKey,
     repo: &TrackedRepo,
     (repo_url, items): (&str, &[ItemSnapshot]),
     comments: Vec<Comment>,
-) -> Result<Vec<ItemReferences>, RunError> {
+) -> Result<CommentReferences, RunError> {
     let references = references(repo, repo_url, items, &comments);
     let comments: Vec<(String, Comment)> = comments
         .into_iter()
@@ -34,7 +124,61 @@ pub(super) fn store(
         })
         .collect();
     store.store_comments(key, &comments)?;
-    Ok(references)
+    let mut out = CommentReferences::default();
+    for r in references {
+        out.by_item.entry(r.item_id.clone()).or_default().push(r);
+    }
+    Ok(out)
+}
+
+/// What the stored comments of items the run sees for the first time
+/// name (`first`: each item's signal id and web URL): their comments may
+/// have come in runs before theirs. One read for all of them.
+fn stored(
+    store: &dyn Backend,
+    key: RepoKey,
+    first: &[(&str, &str)],
+) -> Result<Vec<ItemReferences>, RunError> {
+    if first.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<String> = first.iter().map(|(id, _)| id.to_string()).collect();
+    let urls: HashMap<&str, &str> = first.iter().copied().collect();
+    Ok(store
+        .comments_of(key, &ids)?
+        .iter()
+        .filter_map(|c: &CommentText| {
+            let url = urls.get(c.item_id.as_str())?;
+            let reference = of_text(&c.item_id, url, &tag(c.kind, &c.host_id), &c.body);
+            Some(ItemReferences {
+                own: None,
+                ..reference
+            })
+        })
+        .collect())
+}
+
+/// The text tag of a comment's references: `comment:<kind>:<host id>` (an
+/// edit replaces its keys).
+fn tag(kind: CommentKind, host_id: &str) -> String {
+    format!("comment:{}:{}", kind.as_str(), host_id)
+}
+
+/// One entry per (item, text): should a run bring the same comment twice
+/// (its own and the stored copy of an item it sees first), the last wins.
+fn dedup(references: &mut Vec<ItemReferences>) {
+    let mut at: HashMap<(String, String), usize> = HashMap::new();
+    let mut out: Vec<ItemReferences> = Vec::with_capacity(references.len());
+    for r in references.drain(..) {
+        match at.get(&(r.item_id.clone(), r.text.clone())) {
+            Some(&i) => out[i] = r,
+            None => {
+                at.insert((r.item_id.clone(), r.text.clone()), out.len());
+                out.push(r);
+            }
+        }
+    }
+    *references = out;
 }
 
 /// What each comment names: one text per comment, tagged
@@ -58,7 +202,7 @@ fn references(
         .iter()
         .map(|c| {
             let id = signal_id(&repo.source, &repo.repo, c.item_kind, &c.item_key);
-            let tag = format!("comment:{}:{}", c.kind.as_str(), c.host_id);
+            let tag = tag(c.kind, &c.host_id);
             match urls.get(&(c.item_kind, c.item_key.as_str())) {
                 Some(url) => ItemReferences {
                     own: None,

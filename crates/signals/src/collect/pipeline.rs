@@ -8,7 +8,7 @@ use jiff::{SignedDuration, Timestamp};
 use signals_core::diff::Observation;
 use signals_core::importance::Weights;
 use signals_core::notify::{Outgoing, RuleRef, RunInput, messages, waiting_messages};
-use signals_core::run::{RunDelta, account, plan_since, stable_since};
+use signals_core::run::{RunDelta, account, plan_since, reread_from, stable_since};
 use signals_core::{
     Collected, GraphqlCost, Group, ItemDetail, ItemKind, ItemSnapshot, News, RepoName, RunRecord,
     TrackedRepo,
@@ -131,6 +131,10 @@ pub struct RunOutcome {
     /// Items first seen in this run (the run's `discovered` events; the
     /// rest of `run.changed_count` are `changed` events).
     pub discovered: u64,
+    /// Comments and reviews of this run on items that neither it listed
+    /// nor the store holds: stored, their references and first responses
+    /// made by the run that sees their item.
+    pub comments_waiting: u64,
     /// Requests, 304s, bytes.
     pub stats: RequestStats,
     /// GraphQL requests and points (discussions), apart from `stats`.
@@ -250,6 +254,12 @@ pub(super) struct Plan {
     pub(super) previous: Option<Timestamp>,
     pub(super) reconcile: bool,
     pub(super) since: Timestamp,
+    /// The oldest `updatedAt` of an issue or pull request the run keeps:
+    /// `since`, or, when the previous run is older than the window, that
+    /// run's instant less the margin a host's whole seconds, lag and
+    /// clock call for (`signals_core::run::reread_from`). What the margin
+    /// brings again is found unchanged.
+    pub(super) floor: Timestamp,
     /// The store's count of open pull requests (issue 27).
     pub(super) counting: Counting,
 }
@@ -294,7 +304,7 @@ pub(super) fn held(
     )?;
     let mut collected = outcome.collected;
     let mut stats = outcome.stats;
-    let comment_references = super::comments::store(
+    let mut comment_references = super::comments::store(
         &mut *store,
         key,
         repo,
@@ -358,9 +368,20 @@ pub(super) fn held(
             )
         }
     };
-    // What the new texts name (issue 26): parsed here, no request.
+    // What the new texts name: parsed here, no request. A comment on an
+    // item the store does not hold waits for the run that sees it.
     let mut references = signals_core::references::of_snapshots(&delta.snapshots);
-    references.extend(comment_references);
+    references.extend(comment_references.place(
+        &*store,
+        key,
+        super::comments::Observed {
+            snapshots: &delta.snapshots,
+            events: &delta.events,
+            previous: &previous,
+        },
+    )?);
+    let (known, comments_waiting) = comment_references.settle(&*store, key)?;
+    references.extend(known);
     store.commit_run(
         key,
         &RunCommit {
@@ -380,6 +401,7 @@ pub(super) fn held(
     Ok(RunOutcome {
         run: record,
         discovered,
+        comments_waiting,
         stats,
         graphql,
         renamed_to: outcome.renamed_to,
@@ -411,14 +433,15 @@ pub(super) fn ask_host(
     let ask_since = if plan.reconcile {
         Timestamp::UNIX_EPOCH
     } else {
-        stable_since(plan.since)
+        stable_since(plan.floor)
     };
-    // Comments since the previous successful run, not the run window: an
-    // item updated in the last day would otherwise count as changed at
-    // every run, and its reviews be asked again (docs/decisions.md).
+    // Comments since the previous successful run (less the margin of a
+    // host's whole seconds and lag), not the run window: an item updated
+    // in the last day would otherwise count as changed at every run, and
+    // its reviews be asked again (docs/decisions.md).
     let comments_since = match plan.previous {
         None => plan_since(collected_at, window.comments_backfill, None, None),
-        Some(previous) => previous,
+        Some(previous) => reread_from(previous),
     };
     let asked = (Some(comments_since), plan.counting.may_count());
     let outcome = client.collect_into(ask, ask_since, asked, sink, &mut cache)?;
@@ -487,11 +510,16 @@ pub(super) fn plan(
         previous.as_ref().map(|r| r.collected_at),
         backfill,
     );
+    let floor = match &previous {
+        Some(previous) => since.min(reread_from(previous.collected_at)),
+        None => since,
+    };
     Ok(Plan {
         first_run,
         previous: previous.as_ref().map(|r| r.collected_at),
         reconcile,
         since,
+        floor,
         counting: Counting::plan(store, key, first_run, reconcile)?,
     })
 }
@@ -519,8 +547,8 @@ pub(super) fn observe(
     let since = plan.since;
     // Discussions read down to the watermark are observed down to it.
     let from = |i: &ItemSnapshot| match i.kind() {
-        ItemKind::Discussion => signals_core::watermark(since),
-        _ => since,
+        ItemKind::Discussion => signals_core::watermark(since).min(plan.floor),
+        _ => plan.floor,
     };
     let listed: Vec<String> = if plan.reconcile {
         collected.items.iter().map(|i| i.id(&repo.source)).collect()

@@ -27,12 +27,14 @@ use jiff::Timestamp;
 use signals_core::diff::Observation;
 use signals_core::importance::Weights;
 use signals_core::notify::{Outgoing, RunInput, Summaries};
+use signals_core::references::ItemReferences;
 use signals_core::run::{ItemEvent, RunDelta, account};
 use signals_core::{Group, ItemKind, ItemSnapshot, News, RepoName, RunRecord, SourceId};
 use signals_core::{TrackedRepo, references};
 use signals_http::{ItemSink, RequestStats};
 use signals_store::{Backend, RepoKey, RunCommit, StagedPart, StoreError};
 
+use super::comments::CommentReferences;
 use super::open_pulls;
 use super::pipeline::{Alerts, Plan, RunError, RunOutcome, Seen, Window, ask_host, observe};
 use crate::hosts::HostClient;
@@ -223,6 +225,7 @@ impl<'a> Notes<'a> {
 /// observes.
 struct Reading<'a> {
     source: &'a SourceId,
+    /// The oldest `updatedAt` observed (the plan's floor).
     since: Timestamp,
     reconcile: bool,
     /// The pull requests the host left out (their merge state unknown):
@@ -255,6 +258,18 @@ struct Tally {
     discovered: u64,
     /// Open pull requests up and down ([`open_pulls::shift`]).
     pulls: (u64, u64),
+    /// The comment references of the staged items the run observes, by
+    /// item: committed with each item's chunk.
+    references: HashMap<String, Vec<ItemReferences>>,
+}
+
+/// What reads the stage beside the counts: the notes of the run's
+/// messages, a reconcile's open items (each listed one struck off), and
+/// the run's comment references (those of observed items placed).
+struct Readers<'r, 'a> {
+    notes: &'r mut Notes<'a>,
+    open: Option<&'r mut HashSet<String>>,
+    comments: &'r mut CommentReferences,
 }
 
 /// The run, through its stage: as `pipeline::run`, with the issues and
@@ -311,7 +326,7 @@ fn staged_run(
     }
     let mut collected = outcome.collected;
     let mut stats: RequestStats = outcome.stats;
-    let comment_references = super::comments::store(
+    let mut comment_references = super::comments::store(
         store,
         key,
         repo,
@@ -320,7 +335,7 @@ fn staged_run(
     )?;
     let reading = Reading {
         source: &repo.source,
-        since: plan.since,
+        since: plan.floor,
         reconcile: plan.reconcile,
         left_out: &outcome.left_out,
     };
@@ -332,7 +347,15 @@ fn staged_run(
         true => Some(store.open_item_ids(key)?.into_iter().collect()),
         false => None,
     };
-    let tally = tally((&*store, key), &reading, &mut notes, open.as_mut())?;
+    let mut tally = tally(
+        (&*store, key),
+        &reading,
+        Readers {
+            notes: &mut notes,
+            open: open.as_mut(),
+            comments: &mut comment_references,
+        },
+    )?;
     // The run's own items: its releases and discussions, and the open
     // items a reconcile found gone.
     let seen = Seen {
@@ -371,7 +394,17 @@ fn staged_run(
     let graphql = discussions.cost;
     discussions.into_news(&mut news);
     let mut references = references::of_snapshots(&delta.snapshots);
-    references.extend(comment_references);
+    references.extend(comment_references.place(
+        &*store,
+        key,
+        super::comments::Observed {
+            snapshots: &delta.snapshots,
+            events: &delta.events,
+            previous: &previous,
+        },
+    )?);
+    let (known, comments_waiting) = comment_references.settle(&*store, key)?;
+    references.extend(known);
     let commit = RunCommit {
         record: record.clone(),
         context: collected.context,
@@ -385,10 +418,11 @@ fn staged_run(
         reconciled: plan.reconcile,
         open_pulls,
     };
-    commit_staged(store, key, &reading, &commit)?;
+    commit_staged(store, key, &reading, &commit, &mut tally.references)?;
     Ok(RunOutcome {
         run: record,
         discovered: tally.discovered + discovered(&commit.events),
+        comments_waiting,
         stats,
         graphql,
         renamed_to: outcome.renamed_to,
@@ -396,22 +430,28 @@ fn staged_run(
 }
 
 /// Commits the run from its stage, each chunk's items (those the run
-/// observes) diffed against their previous snapshots as in [`tally`].
+/// observes) diffed against their previous snapshots as in [`tally`],
+/// with the comment references [`tally`] placed on them.
 fn commit_staged(
     store: &mut dyn Backend,
     key: RepoKey,
     reading: &Reading<'_>,
     commit: &RunCommit,
+    placed: &mut HashMap<String, Vec<ItemReferences>>,
 ) -> Result<(), RunError> {
     store.commit_staged(key, commit, CHUNK, &mut |staged, previous| {
+        let mut comment_references = Vec::new();
         let observed: Vec<ItemSnapshot> = staged
             .into_iter()
+            .inspect(|s| comment_references.extend(placed.remove(&s.id).unwrap_or_default()))
+            .filter(|s| reading.observes(&s.snapshot, &previous))
             .map(|s| s.snapshot)
-            .filter(|i| reading.observes(i, &previous))
             .collect();
         let delta = account(reading.source, observed, &previous);
+        let mut references = references::of_snapshots(&delta.snapshots);
+        references.extend(comment_references);
         Ok(StagedPart {
-            references: references::of_snapshots(&delta.snapshots),
+            references,
             snapshots: delta.snapshots,
             events: delta.events,
         })
@@ -425,9 +465,13 @@ fn commit_staged(
 fn tally(
     (store, key): (&dyn Backend, RepoKey),
     reading: &Reading<'_>,
-    notes: &mut Notes<'_>,
-    mut open: Option<&mut HashSet<String>>,
+    readers: Readers<'_, '_>,
 ) -> Result<Tally, RunError> {
+    let Readers {
+        notes,
+        mut open,
+        comments,
+    } = readers;
     let mut tally = Tally::default();
     let mut after: Option<String> = None;
     loop {
@@ -452,6 +496,22 @@ fn tally(
         let (up, down) = open_pulls::shift(&observed, &previous, reading.source);
         tally.pulls = (tally.pulls.0 + up, tally.pulls.1 + down);
         let delta = account(reading.source, observed, &previous);
+        let placed = comments.place(
+            store,
+            key,
+            super::comments::Observed {
+                snapshots: &delta.snapshots,
+                events: &delta.events,
+                previous: &previous,
+            },
+        )?;
+        for r in placed {
+            tally
+                .references
+                .entry(r.item_id.clone())
+                .or_default()
+                .push(r);
+        }
         notes.add(&delta);
         tally.observed += delta.observed_count;
         tally.events += delta.changed_count();

@@ -25,6 +25,9 @@ pub enum RepoResult {
         changed: u64,
         /// Of those, items seen for the first time.
         discovered: u64,
+        /// Comments and reviews stored on items neither the run listed
+        /// nor the store holds: they count once their item is seen.
+        comments_waiting: u64,
         /// The host's new name, after a redirect.
         renamed_to: Option<RepoName>,
         /// Found through an owner, whose next listing follows a rename.
@@ -206,6 +209,21 @@ impl Summary {
         );
         if skipped > 0 {
             line.push_str(&format!(", {skipped} not collected"));
+        }
+        let waiting: u64 = self
+            .results
+            .iter()
+            .map(|r| match r {
+                RepoResult::Collected {
+                    comments_waiting, ..
+                } => *comments_waiting,
+                _ => 0,
+            })
+            .sum();
+        if waiting > 0 {
+            line.push_str(&format!(
+                "; {waiting} comments kept for items not collected yet (they count once their item is)"
+            ));
         }
         if !self.owners.is_empty() {
             let (mut listed, mut new, mut left, mut failed) = (0, 0, 0, 0);
@@ -398,11 +416,13 @@ impl Summary {
                     observed,
                     changed,
                     discovered,
+                    comments_waiting,
                     renamed_to,
                     through_owner: _,
                 } => json!({
                     "repo": repo, "status": "collected", "observedCount": observed,
                     "changedCount": changed, "newCount": discovered,
+                    "commentsWaiting": comments_waiting,
                     "renamedTo": renamed_to.as_ref().map(|n| n.to_string()),
                 }),
                 RepoResult::Failed { repo, error } => {

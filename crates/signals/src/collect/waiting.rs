@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use jiff::Timestamp;
-use signals_core::first_response::Responses;
+use signals_core::first_response::{Answer, Responses, read_from};
 use signals_core::notify::{Trigger, crossed};
 use signals_core::run::RunDelta;
 use signals_core::{Group, ItemSnapshot};
@@ -48,12 +48,17 @@ pub(super) fn crossing(
         .iter()
         .find(|g| g.group.id == group.id)
         .map_or(&[][..], |g| g.ignore_users.as_slice());
-    let responses = Responses::new(store.replies(key)?, ignore);
+    let (first_run, _) = store.reconcile_marks(key)?;
+    let read_from = read_from(first_run, config.comments_backfill_days);
+    let responses = Responses::new(store.replies(key)?, ignore).read_from(read_from);
     let mut out: Vec<(String, ItemSnapshot)> = items
         .into_iter()
         .filter(|(id, item)| {
-            let first = responses.of(id, item);
-            crossed(item, first.as_ref(), previous, now, config.waiting_days)
+            // An item whose first response is not known is not said to wait.
+            let answer = responses.answer(id, item);
+            let first = answer.clone().and_then(Answer::first);
+            !matches!(answer, Some(Answer::Unknown))
+                && crossed(item, first.as_ref(), previous, now, config.waiting_days)
         })
         .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));

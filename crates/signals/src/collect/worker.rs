@@ -459,11 +459,20 @@ fn line(name: &str, r: &RepoResult) -> String {
             observed,
             changed,
             discovered,
+            comments_waiting,
             ..
-        } => format!(
-            "collected {name}: {observed} observed, {discovered} new, {} changed",
-            changed - discovered
-        ),
+        } => {
+            let mut line = format!(
+                "collected {name}: {observed} observed, {discovered} new, {} changed",
+                changed - discovered
+            );
+            if *comments_waiting > 0 {
+                line.push_str(&format!(
+                    ", {comments_waiting} comments kept for items not collected yet"
+                ));
+            }
+            line
+        }
         RepoResult::Failed { error, .. } => format!("failed {name}: {error}"),
         RepoResult::NotCollected { .. } => format!("not collected {name}: its host is stopped"),
     }

@@ -219,10 +219,17 @@ fn export_repo<'s>(
     let mut files = publisher.open_repo(group, repo)?;
     let mut dataset = DatasetWriter::begin(Counted::new(files.open("dataset.json")?), &head)?;
     let ignore = options.ignore_users.get(group.as_str());
+    let read_from = signals_core::first_response::read_from(
+        Some(first.collected_at),
+        options
+            .comments_backfill_days
+            .unwrap_or(signals_core::first_response::DEFAULT_COMMENTS_BACKFILL_DAYS),
+    );
     let responses = Responses::new(
         store.replies(summary.key)?,
         ignore.map_or(&[][..], Vec::as_slice),
-    );
+    )
+    .read_from(read_from);
     let waiting_days = options
         .waiting_days
         .unwrap_or(signals_core::first_response::DEFAULT_WAITING_DAYS);
@@ -343,6 +350,7 @@ fn settings(options: &SiteOptions, weights: &Weights) -> String {
         "weights": weights,
         "ignore_users": options.ignore_users,
         "waiting_days": options.waiting_days,
+        "comments_backfill_days": options.comments_backfill_days,
         "site": signals_site::SITE_FORMAT,
     })
     .to_string()

@@ -22,7 +22,7 @@ use std::ops::Range;
 
 use jiff::Timestamp;
 use signals_core::dataset::{SignalDoc, signal_of};
-use signals_core::first_response::{Responses, is_waiting};
+use signals_core::first_response::{Answer, Responses};
 use signals_core::importance::{RankKey, Score, Weights, score};
 use signals_core::trends::{ItemFacts, WeekTally};
 use signals_core::{EventKind, ItemState, TrackedRepo, TrailEvent};
@@ -168,13 +168,14 @@ impl<'s> Streamed<'s> {
                 if !item.key.is_empty() {
                     flags |= SIGNAL;
                     let mut doc = signal_of(group, repo, item, repo_url, flags & CHANGED != 0);
-                    let first = s.responses.of(&latest.id, item);
-                    if is_waiting(item, first.as_ref(), instant, s.waiting_days) {
-                        flags |= WAITING;
+                    let answer = s.responses.answer(&latest.id, item);
+                    if let Some(answer) = &answer {
+                        if answer.waits(item, instant, s.waiting_days) {
+                            flags |= WAITING;
+                        }
+                        pass.tally.add_response(item.created_at, answer);
                     }
-                    pass.tally
-                        .add_response(item.created_at, first.as_ref().map(|f| f.hours));
-                    doc.first_response = first.map(|f| f.doc());
+                    with_answer(&mut doc, answer);
                     with_links(&mut doc, links.remove(&latest.id));
                     dataset.push(&doc)?;
                     pass.signals += 1;
@@ -352,7 +353,7 @@ impl<'s> Streamed<'s> {
                     &self.repo_url,
                     flags & CHANGED != 0,
                 );
-                doc.first_response = self.responses.of(id, &item).map(|f| f.doc());
+                with_answer(&mut doc, self.responses.answer(id, &item));
                 with_links(&mut doc, links.remove(id));
                 Ok((doc, score(&item, self.instant, &self.weights), flags))
             })
@@ -467,4 +468,10 @@ fn doc_updated_at(doc: &SignalDoc) -> Timestamp {
 
 fn source_error(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> SiteError {
     SiteError::Source(e.into())
+}
+
+/// Sets a signal's first response and what is known of it.
+fn with_answer(doc: &mut signals_core::dataset::SignalDoc, answer: Option<Answer>) {
+    doc.first_response_state = answer.as_ref().map(|a| a.state().to_string());
+    doc.first_response = answer.and_then(Answer::first).map(|f| f.doc());
 }

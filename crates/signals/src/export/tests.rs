@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::dataset::{DatasetInput, build};
-use signals_core::first_response::{DEFAULT_WAITING_DAYS, Responses, is_waiting};
+use signals_core::first_response::{
+    Answer, DEFAULT_COMMENTS_BACKFILL_DAYS, DEFAULT_WAITING_DAYS, Responses, read_from,
+};
 use signals_core::importance::{Score, Weights, score};
 use signals_core::run::account;
 use signals_core::trends::{ItemFacts, RISING_WINDOW, WeekTally, build_from, first_week};
@@ -89,7 +91,9 @@ fn reference_export(
         let first = view.runs.first().unwrap();
         // First responses, waiting and the weeks' response times (issue
         // 26), from the whole view and every reply of the repository.
-        let responses = Responses::new(store.replies(summary.key).unwrap(), &[]);
+        let read_from = read_from(Some(first.collected_at), DEFAULT_COMMENTS_BACKFILL_DAYS);
+        let responses =
+            Responses::new(store.replies(summary.key).unwrap(), &[]).read_from(read_from);
         let mut tally = WeekTally::new(instant, first.since);
         for item in view.items.values() {
             tally.add(&ItemFacts::of(item));
@@ -97,12 +101,15 @@ fn reference_export(
         let mut waiting = Vec::new();
         for s in &mut document.dataset.signals {
             let item = &view.items[&s.id];
-            let reply = responses.of(&s.id, item);
-            if is_waiting(item, reply.as_ref(), instant, DEFAULT_WAITING_DAYS) {
-                waiting.push(s.id.clone());
+            let answer = responses.answer(&s.id, item);
+            if let Some(answer) = &answer {
+                if answer.waits(item, instant, DEFAULT_WAITING_DAYS) {
+                    waiting.push(s.id.clone());
+                }
+                tally.add_response(item.created_at, answer);
             }
-            tally.add_response(item.created_at, reply.as_ref().map(|f| f.hours));
-            s.first_response = reply.map(|f| f.doc());
+            s.first_response_state = answer.as_ref().map(|a| a.state().to_string());
+            s.first_response = answer.and_then(Answer::first).map(|f| f.doc());
         }
         let scores: HashMap<String, Score> = view
             .items

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 use signals_core::ItemSnapshot;
+use signals_core::first_response::Answer as Replied;
 use signals_core::importance::Weights;
 use signals_store::{Backend, RepoSummary};
 
@@ -251,6 +252,7 @@ impl Api<'_> {
                 "importance": row.score,
                 "changedInLatest": row.changed,
                 "firstResponse": row.first,
+                "firstResponseState": row.first_state,
                 "history": history_link(id, &s.group.id),
             }));
             let (references, referenced_by) = link_ids(links.remove(id));
@@ -382,7 +384,9 @@ impl Api<'_> {
         match signals_core::history::history(id, &snapshots) {
             Some(h) => {
                 let mut value = serde_json::to_value(&h)?;
-                value["firstResponse"] = self.first_response(owner, id, snapshots.last())?;
+                let answer = self.first_response(owner, id, snapshots.last())?;
+                value["firstResponse"] = answer["firstResponse"].clone();
+                value["firstResponseState"] = answer["firstResponseState"].clone();
                 // The group it was reached from (`?group=`, which every
                 // link of the API carries), or the only one holding the
                 // repository; else none, and the groups that do.
@@ -418,8 +422,8 @@ impl Api<'_> {
         }
     }
 
-    /// An item's first response as the API shows it (issue 26): `null`
-    /// when none.
+    /// An item's first response as the API shows it: `firstResponse`
+    /// (`null` when none is known) and `firstResponseState`.
     fn first_response(
         &self,
         owner: &RepoSummary,
@@ -427,7 +431,7 @@ impl Api<'_> {
         latest: Option<&(jiff::Timestamp, ItemSnapshot)>,
     ) -> anyhow::Result<Value> {
         let Some((_, item)) = latest else {
-            return Ok(Value::Null);
+            return Ok(json!({"firstResponse": null, "firstResponseState": null}));
         };
         let replies: Vec<_> = self
             .store
@@ -439,10 +443,13 @@ impl Api<'_> {
         let responses = signals_core::first_response::Responses::new(
             replies,
             ignore.map_or(&[][..], Vec::as_slice),
-        );
-        Ok(serde_json::to_value(
-            responses.of(id, item).map(|f| f.doc()),
-        )?)
+        )
+        .read_from(self.indexes.read_from(self.store, owner)?);
+        let answer = responses.answer(id, item);
+        Ok(json!({
+            "firstResponse": answer.clone().and_then(Replied::first).map(|f| f.doc()),
+            "firstResponseState": answer.as_ref().map(Replied::state),
+        }))
     }
 
     /// An item's history page, rendered now from the store by the

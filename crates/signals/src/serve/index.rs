@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use jiff::Timestamp;
 pub use signals_core::api::{Filter, KINDS};
 use signals_core::dataset::FirstResponseDoc;
-use signals_core::first_response::Responses;
+use signals_core::first_response::{Answer, Responses};
 use signals_core::importance::{Weights, score};
 use signals_core::{ItemDetail, ItemSnapshot};
 use signals_store::{Backend, RepoSummary};
@@ -30,6 +30,29 @@ pub struct Indexes {
     pub ignore_users: std::collections::BTreeMap<String, Vec<String>>,
     /// `waiting_days` (issue 26).
     pub waiting_days: u32,
+    /// `comments_backfill_days`: with a repository's first run, what its
+    /// store read comments from (`first_response::read_from`).
+    pub comments_backfill_days: u32,
+}
+
+/// What the configuration says of replies: whose are no first response,
+/// when an unanswered item waits, and how far back a first run reads
+/// comments.
+#[derive(Debug, Clone, Default)]
+pub struct Conversation {
+    /// Each group's `ignore_users`, by group id.
+    pub ignore_users: std::collections::BTreeMap<String, Vec<String>>,
+    /// `waiting_days`.
+    pub waiting_days: u32,
+    /// `comments_backfill_days`.
+    pub comments_backfill_days: u32,
+}
+
+/// How a repository's index answers for first responses: its group's
+/// `ignore_users`, and the oldest instant whose comments its store read.
+struct Answering<'a> {
+    ignore_users: &'a [String],
+    read_from: Option<Timestamp>,
 }
 
 /// One item of a repository's index (its id is at the same position in
@@ -48,8 +71,11 @@ pub struct Row {
     pub changed: bool,
     /// When it was created.
     created_at: Timestamp,
-    /// Its first response (issue 26).
+    /// Its first response, when known.
     pub first: Option<FirstResponseDoc>,
+    /// What is known of its first response (`Answer::state`); `None` for
+    /// releases and discussions.
+    pub first_state: Option<&'static str>,
 }
 
 /// The API's states, as rows code them (a merged pull request is `merged`).
@@ -130,10 +156,11 @@ impl RepoIndex {
         summary: &RepoSummary,
         instant: Timestamp,
         weights: &Weights,
-        ignore_users: &[String],
+        answering: Answering<'_>,
     ) -> signals_store::Result<RepoIndex> {
         let changed = store.changed_in_latest(summary.key)?;
-        let responses = Responses::new(store.replies(summary.key)?, ignore_users);
+        let responses = Responses::new(store.replies(summary.key)?, answering.ignore_users)
+            .read_from(answering.read_from);
         let mut labels: HashMap<Box<str>, u32> = HashMap::new();
         let mut authors: HashMap<Box<str>, u32> = HashMap::new();
         let code = |dictionary: &mut HashMap<Box<str>, u32>, value: &str| {
@@ -147,6 +174,7 @@ impl RepoIndex {
                 item.labels.iter().map(|l| code(&mut labels, l)).collect();
             item_labels.sort_unstable();
             item_labels.dedup();
+            let answer = responses.answer(&id, &item);
             rows.push(Row {
                 kind: position(&KINDS, item.kind().as_str()).unwrap_or(0),
                 state: position(&STATES, state_of(&item)).unwrap_or(0),
@@ -156,7 +184,8 @@ impl RepoIndex {
                 score: score(&item, instant, weights).total,
                 changed: changed.contains(&id),
                 created_at: item.created_at,
-                first: responses.of(&id, &item).map(|f| f.doc()),
+                first: answer.clone().and_then(Answer::first).map(|f| f.doc()),
+                first_state: answer.as_ref().map(Answer::state),
             });
             ids.push(&id);
             Ok(())
@@ -246,7 +275,7 @@ impl RepoIndex {
                     && filter.waiting_before.is_none_or(|cut| {
                         row.kind < 2
                             && row.state == 0
-                            && row.first.is_none()
+                            && row.first_state == Some("none")
                             && row.created_at < cut
                     })
             })
@@ -283,15 +312,26 @@ fn document_rows(
 }
 
 impl Indexes {
-    /// No index yet, with the configuration's `ignore_users` and
-    /// `waiting_days`.
-    pub fn new(
-        ignore_users: std::collections::BTreeMap<String, Vec<String>>,
-        waiting_days: u32,
-    ) -> Indexes {
+    /// The oldest instant whose comments the store read for `summary`'s
+    /// repository (`first_response::read_from`).
+    pub fn read_from(
+        &self,
+        store: &dyn Backend,
+        summary: &RepoSummary,
+    ) -> signals_store::Result<Option<Timestamp>> {
+        let (first_run, _) = store.reconcile_marks(summary.key)?;
+        Ok(signals_core::first_response::read_from(
+            first_run,
+            self.comments_backfill_days,
+        ))
+    }
+
+    /// No index yet, with the configuration's rules of conversation.
+    pub fn new(conversation: Conversation) -> Indexes {
         Indexes {
-            ignore_users,
-            waiting_days,
+            ignore_users: conversation.ignore_users,
+            waiting_days: conversation.waiting_days,
+            comments_backfill_days: conversation.comments_backfill_days,
             ..Indexes::default()
         }
     }
@@ -316,8 +356,13 @@ impl Indexes {
         // Two requests may build the same index at once after a new run;
         // both are right, and the later one stays.
         let ignore = self.ignore_users.get(&summary.group.id);
-        let ignore = ignore.map_or(&[][..], Vec::as_slice);
-        let index = Arc::new(RepoIndex::build(store, summary, instant, weights, ignore)?);
+        let answering = Answering {
+            ignore_users: ignore.map_or(&[][..], Vec::as_slice),
+            read_from: self.read_from(store, summary)?,
+        };
+        let index = Arc::new(RepoIndex::build(
+            store, summary, instant, weights, answering,
+        )?);
         if let Ok(mut built) = self.built.lock() {
             built.insert(key, Arc::clone(&index));
         }

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
-use signals_core::first_response::{Responses, is_waiting};
+use signals_core::first_response::{Responses, read_from};
 use signals_core::importance::{Weights, score};
 use signals_core::{Comment, CommentKind, ItemDetail, ItemSnapshot, ItemState};
 use signals_store::suite::WholeReads;
@@ -92,7 +92,9 @@ fn reference_signals(
         .filter(|(_, i)| param("author").is_none_or(|a| i.author == a))
         .filter(|(id, i)| {
             param("waiting") != Some("true")
-                || is_waiting(i, responses.of(id, i).as_ref(), Timestamp::now(), 2)
+                || responses
+                    .answer(id, i)
+                    .is_some_and(|a| a.waits(i, Timestamp::now(), 2))
         })
         .filter(|(id, _)| searched.is_none() || rank.contains_key(id.as_str()))
         .map(|(id, i)| (score(i, instant, &weights).total, id, i))
@@ -125,6 +127,7 @@ fn reference_signals(
                 "importance": importance,
                 "changedInLatest": view.changed_in_latest.contains(*id),
                 "firstResponse": responses.of(id, item).map(|f| f.doc()),
+                "firstResponseState": responses.answer(id, item).map(|a| a.state()),
                 "history": format!("/api/signals/{}/history?group={group}", encode_id(id)),
             })
         })
@@ -205,7 +208,11 @@ fn compare(port: u16, store: &dyn Backend) -> usize {
             continue;
         };
         let (g, r) = (summary.group.id.as_str(), summary.repo.id.as_str());
-        let responses = Responses::new(store.replies(summary.key).unwrap(), &[]);
+        // The store read comments from its first run less the default 90
+        // days (`comments_backfill_days`).
+        let read_from = read_from(Some(view.runs[0].collected_at), 90);
+        let responses =
+            Responses::new(store.replies(summary.key).unwrap(), &[]).read_from(read_from);
         let mut comments: HashMap<String, Vec<String>> = HashMap::new();
         for (item, body) in store.comment_texts(summary.key).unwrap() {
             comments.entry(item).or_default().push(body);

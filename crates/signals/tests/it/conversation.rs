@@ -15,7 +15,7 @@ use signals_store::{CommentStore, Reads};
 use signals_store_sqlite::Store;
 use signals_testhost::{RecordedRequest, Scenario, TestHost, synthetic};
 
-use crate::support::{TempDir, config, run, show};
+use crate::support::{TempDir, config, count_comments, run, show};
 
 const TOKEN: (&str, &str) = ("GITHUB_TOKEN", "tok");
 
@@ -103,6 +103,7 @@ fn scenario() -> Scenario {
     data.comments = comments;
     data.review_comments = review_comments;
     data.reviews = reviews.into_iter().collect();
+    count_comments(&mut s);
     s
 }
 
@@ -214,6 +215,7 @@ fn comments_and_reviews_cost_no_request_per_item_and_quiet_runs_nothing() {
         .get_mut("3")
         .unwrap()
         .push(review(32, "maint", "COMMENTED", now));
+    count_comments(&mut changed);
     host.set_scenario(changed);
     host.clear_requests();
     collect(dir.path());
@@ -333,6 +335,7 @@ fn the_waiting_alert_fires_once_when_an_item_crosses_waiting_days() {
         "User",
         start + SignedDuration::from_secs(1),
     )];
+    count_comments(&mut s);
     let host = TestHost::start(s).unwrap();
     let dir = TempDir::new("conversation-waiting");
     let rules = format!(

@@ -7,6 +7,7 @@ mod api;
 mod browser;
 mod compact;
 mod conversation;
+mod defaults;
 mod deploy;
 mod discussions;
 mod e2e;

@@ -92,3 +92,22 @@ pub fn read_json(path: &Path) -> Value {
         std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     serde_json::from_slice(&bytes).unwrap()
 }
+
+/// Sets each GitHub issue's and pull request's `comments` to the number
+/// of issue comments the scenario lists for it, as GitHub counts them: a
+/// count larger than the comments listed says replies were never read,
+/// and their item's first response is then not known.
+pub fn count_comments(scenario: &mut signals_testhost::Scenario) {
+    for data in scenario.repos.values_mut() {
+        let mut counts: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+        for c in &data.comments {
+            if let Some(number) = c["issue_url"].as_str().and_then(|u| u.rsplit('/').next()) {
+                *counts.entry(number.to_string()).or_default() += 1;
+            }
+        }
+        for issue in &mut data.issues {
+            let number = issue["number"].to_string();
+            issue["comments"] = counts.get(&number).copied().unwrap_or(0).into();
+        }
+    }
+}
