@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use signals_core::first_response::{Responses, is_waiting};
+use signals_core::first_response::{Answer, Responses, read_from};
 use signals_core::{CommentKind, Group, ItemKind, ItemSnapshot, TrackedRepo};
 use signals_store::suite::WholeReads;
 use signals_store::{CommentStore, Reads, RepoKey};
@@ -397,8 +397,13 @@ fn replies(
     let [v0, v1] = views;
     for r in v0.replies.values().filter(|r| listed(v0, r)) {
         let pull_updated = v0.items.get(&r.number).map_or(i64::MIN, |i| i.updated);
-        if model::must_read(r, pull_updated, w) != Ok(true) {
-            continue;
+        match model::must_read(r, pull_updated, w) {
+            Ok(true) => {}
+            Ok(false) => continue,
+            Err(limit) => {
+                excuse(tally, limit);
+                continue;
+            }
         }
         let Some(k) = reply_key(input, v0, r) else {
             continue;
@@ -429,6 +434,11 @@ fn replies(
     first_responses(out, tally, input, scope, stored, now_ms);
 }
 
+/// Each stored issue's and pull request's first response as the API and
+/// the dataset compute it (`Responses::answer`, read from the first run
+/// less the comments' backfill) against the host's replies: a first
+/// response is the true first, "none yet" only when no reply counts, and
+/// "unknown" only where a limit allows it; `waiting` follows.
 fn first_responses(
     out: &mut Vec<Difference>,
     tally: &mut Tally,
@@ -445,7 +455,13 @@ fn first_responses(
         .find(|g| g.group.id == input.group.id)
         .map(|g| g.ignore_users.clone())
         .unwrap_or_default();
-    let responses = Responses::new(stored, &ignore);
+    let first_run = input
+        .runs
+        .iter()
+        .find(|r| r.result.is_ok())
+        .and_then(|r| jiff::Timestamp::from_millisecond(r.at_ms).ok());
+    let responses = Responses::new(stored, &ignore)
+        .read_from(read_from(first_run, input.config.comments_backfill_days));
     let now = jiff::Timestamp::from_millisecond(now_ms).expect("a run's instant");
     let [v0, v1] = views;
     for item in v0.items.values().filter(|i| !i.gone) {
@@ -453,41 +469,58 @@ fn first_responses(
         let Some(snapshot) = after.get(&id) else {
             continue;
         };
-        let got = responses.of(&id, snapshot);
-        let got_key = got.as_ref().map(|f| (f.at.as_second(), f.by.clone()));
-        let mut allowed = vec![];
-        let mut limit: Option<Limit> = None;
-        for view in [v0, v1] {
-            let Some(i) = view.items.get(&item.number) else {
-                continue;
-            };
-            match model::first_response(view, i, &ignore) {
-                // No reply at all: the store can hold none.
-                None => allowed.push(None),
-                Some(r) => match model::must_read(r, i.updated, w) {
-                    Ok(true) => allowed.push(Some((model::reply_at(r), r.author.to_string()))),
-                    Ok(false) => limit = Some(Limit::BeforeCommentsBackfill),
-                    Err(l) => limit = Some(l),
-                },
+        let Some(answer) = responses.answer(&id, snapshot) else {
+            diff(out, What::FirstResponse, format!("{id}: no answer at all"));
+            continue;
+        };
+        // The true first response in each view the run may have read.
+        let truth: Vec<Option<(i64, String)>> = [v0, v1]
+            .iter()
+            .filter_map(|view| Some((view, view.items.get(&item.number)?)))
+            .map(|(view, i)| {
+                model::first_response(view, i, &ignore)
+                    .map(|r| (model::reply_at(r), r.author.to_string()))
+            })
+            .collect();
+        let settled = Seen::of_snapshot(snapshot) == Seen::of_item(item)
+            && v0
+                .replies
+                .values()
+                .filter(|r| r.number == item.number)
+                .eq(v1.replies.values().filter(|r| r.number == item.number));
+        match &answer {
+            Answer::First(f) if !truth.contains(&Some((f.at.as_second(), f.by.clone()))) => {
+                diff(
+                    out,
+                    What::FirstResponse,
+                    format!(
+                        "{id}: answered by {} at {}, the host's replies give {truth:?}",
+                        f.by,
+                        f.at.as_second()
+                    ),
+                );
             }
+            Answer::NotYet if !truth.contains(&None) => {
+                diff(
+                    out,
+                    What::FirstResponse,
+                    format!("{id}: none yet, the host's replies give {truth:?}"),
+                );
+            }
+            Answer::Unknown if settled && item.created >= w.comments => {
+                diff(
+                    out,
+                    What::FirstResponse,
+                    format!("{id}: unknown, though opened within the comments read ({truth:?})"),
+                );
+            }
+            Answer::Unknown if settled => excuse(tally, Limit::BeforeCommentsBackfill),
+            Answer::Unknown => excuse(tally, Limit::ChangedDuringRun),
+            _ => {}
         }
-        if let Some(limit) = limit {
-            excuse(tally, limit);
-            continue;
-        }
-        if !allowed.contains(&got_key) {
-            diff(
-                out,
-                What::FirstResponse,
-                format!("{id}: {got_key:?}, the host's replies give {allowed:?}"),
-            );
-            continue;
-        }
-        let model_waiting =
-            model::waiting(item, got_key.is_some(), now_ms, input.config.waiting_days);
-        if is_waiting(snapshot, got.as_ref(), now, input.config.waiting_days) != model_waiting
-            && Seen::of_snapshot(snapshot) == Seen::of_item(item)
-        {
+        let model_waiting = matches!(answer, Answer::NotYet)
+            && model::waiting(item, false, now_ms, input.config.waiting_days);
+        if answer.waits(snapshot, now, input.config.waiting_days) != model_waiting && settled {
             diff(
                 out,
                 What::Waiting,
