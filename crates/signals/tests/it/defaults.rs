@@ -20,6 +20,10 @@ const TOKEN: (&str, &str) = ("GITHUB_TOKEN", "tok");
 /// Items in the year: one a day, the last opened 23 hours ago.
 const ITEMS: usize = 365;
 
+/// An open issue opened four days ago, relabelled an hour ago, that
+/// nobody answered: it waits, past the default `waiting_days` of 2.
+const UNANSWERED: usize = 362;
+
 fn fmt(t: Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
@@ -71,7 +75,10 @@ fn year(now: Timestamp) -> Scenario {
         {
             *merged = json!(fmt(created + SignedDuration::from_hours(1)));
         }
-        if number == ITEMS as u64 {
+        if number == UNANSWERED as u64 {
+            item["updated_at"] = json!(fmt(now - SignedDuration::from_hours(1)));
+        }
+        if number == ITEMS as u64 || number == UNANSWERED as u64 {
             item["comments"] = json!(0);
             continue;
         }
@@ -138,9 +145,10 @@ fn a_first_run_on_the_defaults_keeps_comments_on_items_it_did_not_list() {
     let first = collect_json(dir.path());
     let repo = &first["repositories"][0];
     assert_eq!(repo["status"], "collected", "{first}");
-    assert_eq!(repo["newCount"], 1, "{first}");
-    let waiting = repo["commentsWaiting"].as_u64().unwrap();
-    assert!((89..=91).contains(&waiting), "{first}");
+    assert_eq!(repo["newCount"], 2, "{first}");
+    // The answers of items 276 to 364 (opened 89 days to a day ago), but
+    // the unanswered one's, and the review comment.
+    assert_eq!(repo["commentsWaiting"], 88 + 1, "{first}");
 
     // An issue answered 30 days ago is updated now: the next run sees it
     // for the first time, and its stored answer gives its first response
@@ -158,6 +166,17 @@ fn a_first_run_on_the_defaults_keeps_comments_on_items_it_did_not_list() {
     let item = signal(&doc, &format!(":issue:{seen}"));
     assert_eq!(item["firstResponse"]["by"], "maint", "{item}");
     assert_eq!(item["firstResponse"]["hours"], 2.0, "{item}");
+    // Issue 362 is known to have no answer, and waits.
+    let unanswered = signal(&doc, &format!(":issue:{UNANSWERED}"));
+    assert_eq!(unanswered["firstResponseState"], "none", "{unanswered}");
+    let html = std::fs::read_to_string(dir.path().join("site/g/n/index.html")).unwrap();
+    let (_, list) = html.split_once("Waiting for a reply</h2>").unwrap();
+    let list = list.split("</section>").next().unwrap();
+    assert!(
+        list.contains(&format!("Synthetic item {UNANSWERED}")),
+        "{list}"
+    );
+    assert_eq!(list.matches("<li").count(), 1, "{list}");
     let newest = format!("github:o/n:issue:{ITEMS}");
     assert!(
         item["references"]
