@@ -343,6 +343,21 @@ mod tests {
         assert_seed_passes(17);
     }
 
+    /// A reply shown after its item was listed (replica lag, a list read
+    /// while the host moved on) was counted against the item's older
+    /// count of comments: a later reply stood in as the first response.
+    #[test]
+    fn a_reply_newer_than_its_items_snapshot_is_not_taken_for_the_first() {
+        assert_seed_passes(13);
+    }
+
+    /// The same with the item's author's reply: "none yet", though an
+    /// older reply never read answered it.
+    #[test]
+    fn an_authors_reply_newer_than_its_items_snapshot_does_not_make_it_unanswered() {
+        assert_seed_passes(28);
+    }
+
     /// An item a slow host clock stamped before the first run's instant,
     /// visible only after it, fell before the next run's window, days
     /// later.
