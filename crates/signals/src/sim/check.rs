@@ -57,6 +57,8 @@ pub(super) enum What {
     RunRecord,
     /// The run's events are not the changes it stored.
     Trail,
+    /// An item's links are not what its texts name.
+    References,
     /// An item the host showed within the windows is not stored.
     ItemMissing,
     /// An item is stored as the host never showed it.

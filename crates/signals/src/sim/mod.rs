@@ -15,8 +15,8 @@
 //!
 //! - `history.rs` draws the world, `world.rs` folds it into what the host shows
 //!   at an instant; `setup.rs` draws the configuration and faults;
-//! - `drive.rs` runs a trial; `check.rs`, `trail.rs` and `model.rs` judge
-//!   it;
+//! - `drive.rs` runs a trial; `check.rs`, `trail.rs`, `references.rs` and
+//!   `model.rs` judge it;
 //! - this file: the seeds the suite runs, shrinking, and the report.
 //!
 //! `SIGNALS_SIM_SEEDS=N` runs seeds 0..N (default [`DEFAULT_SEEDS`]),
@@ -28,6 +28,7 @@ mod check;
 mod drive;
 mod history;
 mod model;
+mod references;
 mod rng;
 mod setup;
 mod trail;
