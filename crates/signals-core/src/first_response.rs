@@ -144,13 +144,9 @@ impl Responses {
             return None;
         }
         let replies = self.by_item.get(id).map_or(&[][..], Vec::as_slice);
-        // The snapshot's count covers the comments written up to its
-        // `updated_at`: one written later may be read already (a host
-        // shows the comment list and the item list at different moments),
-        // and must not stand in for an older one the store never read.
         let comments_read = replies
             .iter()
-            .filter(|r| r.kind == CommentKind::Comment && r.at <= item.updated_at)
+            .filter(|r| r.kind == CommentKind::Comment)
             .count() as u64;
         let missing = item.metrics.comments > comments_read;
         let before = self.read_from.is_some_and(|from| item.created_at < from);
@@ -293,8 +289,6 @@ mod tests {
         let id = "github:o/n:issue:1";
         let created = item.created_at;
         let later = |h: i64| created + SignedDuration::from_hours(h);
-        // As a host has it: its replies updated it.
-        item.updated_at = later(3);
         let answer = |replies: Vec<Reply>, read_from: Option<Timestamp>, item: &ItemSnapshot| {
             let replies = replies.into_iter().map(|r| (id.to_string(), r)).collect();
             Responses::new(replies, &[])
@@ -338,31 +332,6 @@ mod tests {
             read_from(Some(at("2024-04-01T00:00:00Z")), 90),
             Some(at("2024-01-02T00:00:00Z"))
         );
-    }
-
-    #[test]
-    fn a_comment_newer_than_its_items_snapshot_does_not_stand_in_for_an_older_one() {
-        let mut item = crate::diff::tests::issue("1");
-        let id = "github:o/n:issue:1";
-        // The snapshot counts one comment, an old one never read; the one
-        // read was written after the snapshot (listed before it).
-        item.metrics.comments = 1;
-        let newer = Reply {
-            at: item.updated_at + SignedDuration::from_secs(1),
-            ..reply(CommentKind::Comment, "maint", "2024-01-01T00:00:00Z")
-        };
-        let responses = Responses::new(vec![(id.to_string(), newer.clone())], &[]);
-        assert_eq!(responses.answer(id, &item), Some(Answer::Unknown));
-        // Once the item is read again, its count covers the newer one too.
-        item.metrics.comments = 2;
-        item.updated_at = newer.at;
-        let old = Reply {
-            at: item.created_at,
-            ..newer.clone()
-        };
-        let replies = vec![(id.to_string(), newer), (id.to_string(), old.clone())];
-        let answer = Responses::new(replies, &[]).answer(id, &item);
-        assert_eq!(answer.and_then(Answer::first).map(|f| f.at), Some(old.at));
     }
 
     #[test]
