@@ -19,7 +19,8 @@
 //!   `model.rs` judge it;
 //! - this file: the seeds the suite runs, shrinking, and the report.
 //!
-//! `SIGNALS_SIM_SEEDS=N` runs seeds 0..N (default [`DEFAULT_SEEDS`]),
+//! `SIGNALS_SIM_SEEDS=N` runs N seeds from 0 (default [`DEFAULT_SEEDS`];
+//! from `SIGNALS_SIM_FIRST_SEED` when set),
 //! `SIGNALS_SIM_SEED=S` one seed, `SIGNALS_SIM_SIZE=realistic` the larger
 //! world of the benchmark, `SIGNALS_SIM_THREADS=T` T seeds at once,
 //! `SIGNALS_SIM_SHRINK=0` failures as found (`tools/sim` runs 10,000).
@@ -282,7 +283,11 @@ mod tests {
         };
         let seeds: Vec<u64> = match env_u64("SIGNALS_SIM_SEED") {
             Some(seed) => vec![seed],
-            None => (0..env_u64("SIGNALS_SIM_SEEDS").unwrap_or(DEFAULT_SEEDS)).collect(),
+            None => {
+                let first = env_u64("SIGNALS_SIM_FIRST_SEED").unwrap_or(0);
+                let count = env_u64("SIGNALS_SIM_SEEDS").unwrap_or(DEFAULT_SEEDS);
+                (first..first + count).collect()
+            }
         };
         let batch = batch(&seeds, plan);
         let secs = batch.elapsed.as_secs_f64();
