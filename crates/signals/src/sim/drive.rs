@@ -154,7 +154,7 @@ pub(super) fn trial(
             };
             let mut differences = check::after_run(&store, key, &input, tally);
             if differences.is_empty() && history[r].last().is_some_and(|run| run.result.is_ok()) {
-                differences = super::references::check(&store, &keys, r);
+                differences = super::references::check(&store, &keys, r, tally);
             }
             if !differences.is_empty() {
                 return Some(Failure {

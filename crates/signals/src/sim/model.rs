@@ -30,6 +30,9 @@ pub(super) enum Limit {
     /// What was updated within the overlap margin before the first run's
     /// window may be read or not.
     WindowMargin,
+    /// A `#N` naming a discussion links nothing: references resolve
+    /// `#N` to issues and pull requests.
+    DiscussionByNumber,
 }
 
 /// How many times each limit excused a difference.

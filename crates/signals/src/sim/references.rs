@@ -9,6 +9,7 @@ use signals_store::suite::WholeReads;
 use signals_store::{CommentStore, ReferenceReads, RepoKey};
 
 use super::check::{Difference, What};
+use super::model::{Limit, Tally, excuse};
 
 /// The store's repositories: (name, key), in the group's order.
 pub(super) type Repos<'a> = &'a [(String, RepoKey)];
@@ -41,11 +42,12 @@ fn named(text: &str, here: &str, repos: Repos) -> Vec<(String, u64)> {
 }
 
 /// The differences between the links of `repos[r]`'s stored items and
-/// what their texts name.
+/// what their texts name; `tally` counts the links a limit excused.
 pub(super) fn check(
     store: &signals_store_sqlite::Store,
     repos: Repos,
     r: usize,
+    tally: &mut Tally,
 ) -> Vec<Difference> {
     // Every stored item of the group by (repository, number).
     let mut by_number: BTreeMap<(String, u64), String> = BTreeMap::new();
@@ -77,6 +79,13 @@ pub(super) fn check(
             .flat_map(|t| named(t, here, repos))
             .filter_map(|k| by_number.get(&k).map(String::as_str))
             .filter(|target| *target != id)
+            .filter(|target| {
+                let discussion = target.contains(":discussion:");
+                if discussion {
+                    excuse(tally, Limit::DiscussionByNumber);
+                }
+                !discussion
+            })
             .collect();
         let got: BTreeSet<&str> = links
             .get(id)
