@@ -205,14 +205,8 @@ fn gone_at(input: &Input, number: u64) -> Option<i64> {
         .map(|e| e.visible_ms())
 }
 
-fn items(
-    out: &mut Vec<Difference>,
-    tally: &mut Tally,
-    input: &Input,
-    scope: &Scope,
-    reconciled: Option<i64>,
-) {
-    let (after, views, w) = (scope.after, scope.views, scope.windows);
+/// What each item the host showed in either view may be stored as.
+fn expected_items(input: &Input, views: &[RepoView; 2]) -> HashMap<String, Expected> {
     let t = input.tracked;
     let mut expected: HashMap<String, Expected> = HashMap::new();
     for (v, view) in views.iter().enumerate() {
@@ -253,6 +247,18 @@ fn items(
             }
         }
     }
+    expected
+}
+
+fn items(
+    out: &mut Vec<Difference>,
+    tally: &mut Tally,
+    input: &Input,
+    scope: &Scope,
+    reconciled: Option<i64>,
+) {
+    let (after, views, w) = (scope.after, scope.views, scope.windows);
+    let expected = expected_items(input, views);
     for (
         id,
         Expected {
