@@ -404,6 +404,12 @@ fn replies(
     }
     let [v0, v1] = views;
     for r in v0.replies.values().filter(|r| listed(v0, r)) {
+        // Deleted or transferred while the run paged: its replies left
+        // the host's lists with it.
+        if v1.items.get(&r.number).is_none_or(|i| i.gone) {
+            excuse(tally, Limit::ChangedDuringRun);
+            continue;
+        }
         let pull_updated = v0.items.get(&r.number).map_or(i64::MIN, |i| i.updated);
         match model::must_read(r, pull_updated, w) {
             Ok(true) => {}
