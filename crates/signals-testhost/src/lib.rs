@@ -153,6 +153,9 @@ struct State {
     overlaps: usize,
     /// Requests received.
     count: usize,
+    /// Scenarios to serve from a given request on: (the count of requests
+    /// received after which it applies, the scenario), in order.
+    swaps: VecDeque<(usize, Scenario)>,
 }
 
 struct Shared {
@@ -205,6 +208,7 @@ impl TestHost {
                 max_in_flight: HashMap::new(),
                 overlaps: 0,
                 count: 0,
+                swaps: VecDeque::new(),
             }),
             base_url: format!("http://{addr}"),
             stop: AtomicBool::new(false),
@@ -283,6 +287,34 @@ impl TestHost {
         let mut state = self.shared.lock();
         state.scenario = scenario;
         state.lists = routes::Lists::default();
+    }
+
+    /// Replaces the data served once `after` more requests have been
+    /// received: the requests received so far and the next `after` see the
+    /// data as it is, every later one `scenario`. So a host's state can
+    /// change between two pages of one list, as a live host's does while a
+    /// client pages through it (an item updated meanwhile moves from a
+    /// later page to an earlier one). Several swaps apply in the order
+    /// queued; [`TestHost::set_scenario`] does not cancel them.
+    pub fn set_scenario_after(&self, after: usize, scenario: Scenario) {
+        let mut state = self.shared.lock();
+        let at = state.count + after;
+        state.swaps.push_back((at, scenario));
+    }
+
+    /// Scenario swaps queued by [`TestHost::set_scenario_after`] and not
+    /// yet applied.
+    pub fn pending_swaps(&self) -> usize {
+        self.shared.lock().swaps.len()
+    }
+
+    /// Forgets the swaps and the faults not yet applied (a test's round
+    /// ends, and what it queued for requests that never came must not fall
+    /// on the next).
+    pub fn clear_pending(&self) {
+        let mut state = self.shared.lock();
+        state.swaps.clear();
+        state.faults.clear();
     }
 
     /// Sets the hourly budget per token (default [`DEFAULT_RATE_LIMIT`]);
@@ -404,6 +436,14 @@ fn handle(shared: &Shared, mut stream: TcpStream) {
     let latency = {
         let mut state = shared.lock();
         state.count += 1;
+        while let Some((at, _)) = state.swaps.front()
+            && state.count > *at
+        {
+            if let Some((_, scenario)) = state.swaps.pop_front() {
+                state.scenario = scenario;
+                state.lists = routes::Lists::default();
+            }
+        }
         let n = state.in_flight.entry(token.clone()).or_insert(0);
         *n += 1;
         let n = *n;

@@ -218,6 +218,32 @@ fn faults_can_target_a_path_prefix() {
 }
 
 #[test]
+fn a_queued_scenario_applies_after_its_count_of_requests() {
+    let h = host();
+    let start = "2025-01-01T00:00:00Z".parse().unwrap();
+    h.set_scenario_after(2, synthetic("o/n", 150, start));
+    h.set_scenario_after(3, synthetic("o/n", 50, start));
+    h.inject(Fault::Status(502));
+    assert_eq!(h.pending_swaps(), 2);
+    let total = |h: &TestHost| {
+        let r = get(h, "/repos/o/n/issues?state=all&per_page=100&page=2", &[]).unwrap();
+        (r.status, r.json().as_array().map(Vec::len))
+    };
+    // Two more requests see the first data (250 items), the third the
+    // second (150), the fourth the third (50: an empty second page).
+    assert_eq!(total(&h), (502, None));
+    assert_eq!(total(&h), (200, Some(100)));
+    assert_eq!(total(&h), (200, Some(50)));
+    assert_eq!(total(&h), (200, Some(0)));
+    assert_eq!(h.pending_swaps(), 0);
+    h.set_scenario_after(5, synthetic("o/n", 10, start));
+    h.inject(Fault::Status(500));
+    h.clear_pending();
+    assert_eq!((h.pending_swaps(), h.pending_faults()), (0, 0));
+    assert_eq!(total(&h), (200, Some(0)));
+}
+
+#[test]
 fn wire_faults() {
     let h = host();
     h.inject(Fault::Truncate);

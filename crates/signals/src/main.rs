@@ -23,6 +23,8 @@ mod metrics;
 mod migrate;
 mod repos;
 mod serve;
+#[cfg(test)]
+mod sim;
 mod status;
 mod store;
 mod validate;

@@ -36,6 +36,9 @@ use signals_store::Backend;
 
 pub use collection::{Target, collect_all, save_rate_limits};
 pub use pipeline::{Alerts, Reconcile, Window};
+/// One run of one repository, for the simulation (`src/sim`).
+#[cfg(test)]
+pub(crate) use pipeline::{RunOutcome, collect_one};
 pub use summary::Summary;
 
 use collection::{Collection, collect_with, now_millis};
