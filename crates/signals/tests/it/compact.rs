@@ -468,12 +468,16 @@ fn assert_same(store: &dyn Backend, dir: &Path, address: &str, backend: &str) {
     let exports = exports(dir, address);
     for (name, want) in expected["exports"].as_object().unwrap() {
         // The fixture was recorded before signals had `firstResponse`
-        // (issue 26); these items have no comments, so it is null on
-        // every one, and the rest must be exactly as recorded.
+        // and `firstResponseState`; these items have no comments read, so
+        // the first is null on every one and the second is never
+        // `answered`, and the rest must be exactly as recorded.
         let mut have: Json = serde_json::from_str(exports[name].as_str()).unwrap();
         for signal in have["dataset"]["signals"].as_array_mut().unwrap() {
-            let first = signal.as_object_mut().unwrap().remove("firstResponse");
+            let signal = signal.as_object_mut().unwrap();
+            let first = signal.remove("firstResponse");
             assert_eq!(first, Some(Json::Null), "{backend}: {name}");
+            let state = signal.remove("firstResponseState");
+            assert_ne!(state, Some(Json::from("answered")), "{backend}: {name}");
         }
         let want: Json = serde_json::from_str(want.as_str().unwrap()).unwrap();
         assert_eq!(have, want, "{backend}: {name}/dataset.json");
