@@ -309,6 +309,17 @@ fn serve_redirects_a_folder_without_its_slash_and_the_page_finds_its_own_data() 
     let (g, r) = REPO;
     assert!(site.join(g).join(r).join("index.html").is_file());
     let s = serve_with(dir.path(), &["--store", "demo/signals.db"], &[]);
+    // Until its first export of the site is done, serve answers 503 with
+    // `retry-after`: wait for it, a bounded time.
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(180);
+    while exchange(s.port, "GET", &format!("/{g}/{r}/"), "")
+        .0
+        .to_ascii_lowercase()
+        .starts_with("http/1.1 503")
+    {
+        assert!(std::time::Instant::now() < end, "the site was never ready");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
     for (asked, to) in [
         (
             format!("/{g}/{r}?q={Q}&sort=updated"),
