@@ -20,11 +20,11 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use jiff::{SignedDuration, Timestamp};
+use jiff::Timestamp;
 use serde_json::{Value, json};
 use signals_testhost::{Flavor, RepoData, Scenario, TestHost};
 
-use crate::collect::{Alerts, Reconcile, Window};
+use crate::collect::{Reconcile, Window};
 use crate::config::Config;
 
 /// The first instant's recorded GitHub responses.
@@ -157,19 +157,8 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut store = signals_store_sqlite::Store::open(&store_path)?;
     let discussions_off = crate::collect::discussions_off(&config);
-    let window = Window {
-        window: SignedDuration::from_hours(config.window_hours),
-        backfill: config
-            .backfill_days
-            .map(|d| SignedDuration::from_hours(d * 24)),
-        comments_backfill: SignedDuration::from_hours(
-            i64::from(config.comments_backfill_days) * 24,
-        ),
-        alerts: Alerts::of(&config),
-        // The demo's two runs are a day apart: none is a reconcile.
-        reconcile: Reconcile::default(),
-        discussions_off: &discussions_off,
-    };
+    // The demo's two runs are a day apart: none is a reconcile.
+    let window = Window::of(&config, Reconcile::default(), &discussions_off);
 
     let mut lines = Vec::new();
     for (i, instant) in INSTANTS.iter().enumerate() {

@@ -35,7 +35,7 @@ use signals_core::RepoName;
 use signals_store::Backend;
 
 pub use collection::{Target, collect_all, save_rate_limits};
-pub use pipeline::{Alerts, Reconcile, Window};
+pub use pipeline::{Reconcile, Window};
 /// One run of one repository, for the simulation (`src/sim`).
 #[cfg(test)]
 pub(crate) use pipeline::{RunOutcome, collect_one};
@@ -128,21 +128,11 @@ pub fn run(config: &Config, options: &Options, verbose: bool) -> anyhow::Result<
         );
     }
     let discussions_off = discussions_off(config);
-    let window = Window {
-        window: SignedDuration::from_hours(config.window_hours),
-        backfill: config
-            .backfill_days
-            .map(|d| SignedDuration::from_hours(d * 24)),
-        comments_backfill: SignedDuration::from_hours(
-            i64::from(config.comments_backfill_days) * 24,
-        ),
-        alerts: Alerts::of(config),
-        reconcile: Reconcile {
-            days: config.reconcile_days,
-            force: options.reconcile,
-        },
-        discussions_off: &discussions_off,
+    let reconcile = Reconcile {
+        days: config.reconcile_days,
+        force: options.reconcile,
     };
+    let window = Window::of(config, reconcile, &discussions_off);
     let mut opened = crate::store::open(&config.store, true)?;
     let (mut summary, store): (Summary, &dyn Backend) = match &mut opened {
         Opened::Sqlite(store) => {

@@ -41,6 +41,29 @@ pub struct Window<'a> {
     pub discussions_off: &'a [String],
 }
 
+impl<'a> Window<'a> {
+    /// The windows `config` sets, its alerts, when runs reconcile, and the
+    /// groups whose discussions are off (`collect::discussions_off`).
+    pub fn of(
+        config: &'a Config,
+        reconcile: Reconcile,
+        discussions_off: &'a [String],
+    ) -> Window<'a> {
+        Window {
+            window: SignedDuration::from_hours(config.window_hours),
+            backfill: config
+                .backfill_days
+                .map(|d| SignedDuration::from_hours(d * 24)),
+            comments_backfill: SignedDuration::from_hours(
+                i64::from(config.comments_backfill_days) * 24,
+            ),
+            alerts: Alerts::of(config),
+            reconcile,
+            discussions_off,
+        }
+    }
+}
+
 /// When a run is a reconcile: one that lists every item of its repository
 /// and compares them with the store (`signals_core::reconcile`).
 #[derive(Debug, Clone, Copy, Default)]

@@ -12,7 +12,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use jiff::{SignedDuration, Timestamp};
+use jiff::Timestamp;
 use signals_http::Token;
 use signals_store::suite::WholeReads;
 use signals_testhost::{Fault, TestHost};
@@ -21,7 +21,7 @@ use super::check::{self, Difference, RepoRun};
 use super::history::Drawn;
 use super::model::Tally;
 use super::setup::{RETRIES, Reconciles, RunFaults, Setup};
-use crate::collect::{self, Alerts, Reconcile, Window};
+use crate::collect::{self, Reconcile, Window};
 use crate::config::Config;
 use crate::hosts::HostClient;
 
@@ -68,21 +68,11 @@ fn client(api_url: &str, tokens: usize) -> HostClient {
 /// The window settings `collect` makes of `config`, as
 /// `collect::run` does, with a reconcile forced when `force`.
 fn window<'a>(config: &'a Config, off: &'a [String], force: bool) -> Window<'a> {
-    Window {
-        window: SignedDuration::from_hours(config.window_hours),
-        backfill: config
-            .backfill_days
-            .map(|d| SignedDuration::from_hours(d * 24)),
-        comments_backfill: SignedDuration::from_hours(
-            i64::from(config.comments_backfill_days) * 24,
-        ),
-        alerts: Alerts::of(config),
-        reconcile: Reconcile {
-            days: config.reconcile_days,
-            force,
-        },
-        discussions_off: off,
-    }
+    let reconcile = Reconcile {
+        days: config.reconcile_days,
+        force,
+    };
+    Window::of(config, reconcile, off)
 }
 
 /// Runs the first `runs` runs of `drawn` on `setup`; the first
