@@ -10,7 +10,7 @@
 //! run's summary, and are made from the stored comment by the run that
 //! first sees its item ([`stored`]). No request is sent for the item.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use signals_core::diff::Observation;
 use signals_core::references::{ItemReferences, extract, of_snapshots, of_text, place_of_repo};
@@ -50,16 +50,16 @@ impl CommentReferences {
         key: RepoKey,
         part: Observed<'_>,
     ) -> Result<Vec<ItemReferences>, RunError> {
-        let discovered: HashMap<&str, ()> = part
+        let discovered: HashSet<&str> = part
             .events
             .iter()
             .filter(|e| matches!(e.observation, Observation::Discovered))
-            .map(|e| (e.item_id.as_str(), ()))
+            .map(|e| e.item_id.as_str())
             .collect();
         let first: Vec<(&str, &str)> = part
             .snapshots
             .iter()
-            .filter(|(id, _)| discovered.contains_key(id.as_str()))
+            .filter(|(id, _)| discovered.contains(id.as_str()))
             .map(|(id, item)| (id.as_str(), item.url.as_str()))
             .collect();
         let mut out = stored(store, key, &first)?;

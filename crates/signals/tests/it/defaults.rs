@@ -166,7 +166,7 @@ fn a_first_run_on_the_defaults_keeps_comments_on_items_it_did_not_list() {
     let item = signal(&doc, &format!(":issue:{seen}"));
     assert_eq!(item["firstResponse"]["by"], "maint", "{item}");
     assert_eq!(item["firstResponse"]["hours"], 2.0, "{item}");
-    // Issue 362 is known to have no answer, and waits.
+    // The unanswered item (#362) is known to have no answer, and waits.
     let unanswered = signal(&doc, &format!(":issue:{UNANSWERED}"));
     assert_eq!(unanswered["firstResponseState"], "none", "{unanswered}");
     let html = std::fs::read_to_string(dir.path().join("site/g/n/index.html")).unwrap();
