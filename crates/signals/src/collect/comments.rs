@@ -17,7 +17,7 @@ use signals_core::references::{ItemReferences, extract, of_snapshots, of_text, p
 use signals_core::run::{ItemEvent, RunDelta};
 use signals_core::{Comment, CommentKind, ItemKind, ItemSnapshot, TrackedRepo, signal_id};
 use signals_store::comments::CommentText;
-use signals_store::{Backend, RepoKey};
+use signals_store::{Backend, RepoKey, StoreError};
 
 use super::pipeline::RunError;
 
@@ -125,33 +125,59 @@ impl CommentReferences {
     }
 }
 
-/// Stores a run's comments under their items' signal ids and returns what
-/// their bodies name. The store is an upsert, before the run's commit:
-/// should the commit fail, the next run reads the same window again and
-/// stores them once (docs/decisions.md, "Comments and first responses");
-/// the references are committed with the run, those of items it holds.
+/// Where a run's comments are read: the repository's web URL, and the
+/// items the run holds (none when they went to its stage), whose own URLs
+/// their comments' references are read against.
+#[derive(Clone, Copy)]
+pub(super) struct Written<'a> {
+    pub(super) repo_url: &'a str,
+    pub(super) items: &'a [ItemSnapshot],
+}
+
+impl CommentReferences {
+    /// Stores a page of a run's comments under their items' signal ids and
+    /// keeps what their bodies name. The store is an upsert, before the
+    /// run's commit: should the commit fail, the next run reads the same
+    /// window again and stores them once (docs/decisions.md, "Comments and
+    /// first responses"); the references are committed with the run, those
+    /// of items it holds.
+    pub(super) fn store_page(
+        &mut self,
+        store: &dyn Backend,
+        key: RepoKey,
+        repo: &TrackedRepo,
+        written: Written<'_>,
+        comments: Vec<Comment>,
+    ) -> Result<(), StoreError> {
+        let references = references(repo, written, &comments);
+        let comments: Vec<(String, Comment)> = comments
+            .into_iter()
+            .map(|c| {
+                (
+                    signal_id(&repo.source, &repo.repo, c.item_kind, &c.item_key),
+                    c,
+                )
+            })
+            .collect();
+        store.store_comments(key, &comments)?;
+        for r in references {
+            self.by_item.entry(r.item_id.clone()).or_default().push(r);
+        }
+        Ok(())
+    }
+}
+
+/// Stores a run's comments, held until its collection ended; see
+/// [`CommentReferences::store_page`].
 pub(super) fn store(
-    store: &mut dyn Backend,
+    store: &dyn Backend,
     key: RepoKey,
     repo: &TrackedRepo,
-    (repo_url, items): (&str, &[ItemSnapshot]),
+    written: Written<'_>,
     comments: Vec<Comment>,
 ) -> Result<CommentReferences, RunError> {
-    let references = references(repo, repo_url, items, &comments);
-    let comments: Vec<(String, Comment)> = comments
-        .into_iter()
-        .map(|c| {
-            (
-                signal_id(&repo.source, &repo.repo, c.item_kind, &c.item_key),
-                c,
-            )
-        })
-        .collect();
-    store.store_comments(key, &comments)?;
     let mut out = CommentReferences::default();
-    for r in references {
-        out.by_item.entry(r.item_id.clone()).or_default().push(r);
-    }
+    out.store_page(store, key, repo, written, comments)?;
     Ok(out)
 }
 
@@ -213,15 +239,15 @@ fn dedup(references: &mut Vec<ItemReferences>) {
 /// key: that comes from the item.
 fn references(
     repo: &TrackedRepo,
-    repo_url: &str,
-    items: &[ItemSnapshot],
+    written: Written<'_>,
     comments: &[Comment],
 ) -> Vec<ItemReferences> {
-    let urls: HashMap<(ItemKind, &str), &str> = items
+    let urls: HashMap<(ItemKind, &str), &str> = written
+        .items
         .iter()
         .map(|i| ((i.kind(), i.key.as_str()), i.url.as_str()))
         .collect();
-    let place = place_of_repo(repo_url);
+    let place = place_of_repo(written.repo_url);
     comments
         .iter()
         .map(|c| {
@@ -282,7 +308,11 @@ mod tests {
             ),
             comment("9", "see #3"),
         ];
-        let found = references(&repo, "https://github.com/o/n", &[], &comments);
+        let written = Written {
+            repo_url: "https://github.com/o/n",
+            items: &[],
+        };
+        let found = references(&repo, written, &comments);
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].item_id, "github:o/n:issue:1");
         assert_eq!(found[0].text, "comment:comment:c1");

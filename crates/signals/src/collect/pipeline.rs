@@ -13,7 +13,7 @@ use signals_core::{
     Collected, GraphqlCost, Group, ItemDetail, ItemKind, ItemSnapshot, News, RepoName, RunRecord,
     TrackedRepo,
 };
-use signals_http::{Collection, ItemSink, RequestStats};
+use signals_http::{Asked, Collection, PageSink, RequestStats};
 use signals_store::{Backend, RepoKey, RunCommit, StoreError};
 
 use super::discussions;
@@ -327,13 +327,11 @@ pub(super) fn held(
     )?;
     let mut collected = outcome.collected;
     let mut stats = outcome.stats;
-    let comment_references = super::comments::store(
-        &mut *store,
-        key,
-        repo,
-        (&collected.context.url, &collected.items),
-        outcome.comments,
-    )?;
+    let written = super::comments::Written {
+        repo_url: &collected.context.url,
+        items: &collected.items,
+    };
+    let comment_references = super::comments::store(&*store, key, repo, written, outcome.comments)?;
 
     let seen = Seen {
         plan,
@@ -426,7 +424,7 @@ pub(super) fn held(
 /// the configured name.
 pub(super) fn ask_host(
     client: &mut HostClient,
-    (store, key, sink): (&dyn Backend, RepoKey, Option<&mut dyn ItemSink>),
+    (store, key, sink): (&dyn Backend, RepoKey, Option<&mut dyn PageSink>),
     plan: &Plan,
     (group, repo, ask): (&Group, &TrackedRepo, &RepoName),
     (collected_at, window): (Timestamp, &Window),
@@ -456,7 +454,10 @@ pub(super) fn ask_host(
         None => plan_since(collected_at, window.comments_backfill, None, None),
         Some(previous) => reread_from(previous),
     };
-    let asked = (Some(comments_since), plan.counting.may_count());
+    let asked = Asked {
+        comments_since: Some(comments_since),
+        count_pulls: plan.counting.may_count(),
+    };
     let outcome = client.collect_into(ask, ask_since, asked, sink, &mut cache)?;
     // Discussions (issue 26), under the name the host answered to; a
     // reconcile reads them all.

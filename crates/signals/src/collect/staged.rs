@@ -29,12 +29,12 @@ use signals_core::importance::Weights;
 use signals_core::notify::{Outgoing, RunInput, Summaries};
 use signals_core::references::ItemReferences;
 use signals_core::run::{ItemEvent, RunDelta, account};
-use signals_core::{Group, ItemKind, ItemSnapshot, News, RepoName, RunRecord, SourceId};
+use signals_core::{Comment, Group, ItemKind, ItemSnapshot, News, RepoName, RunRecord, SourceId};
 use signals_core::{TrackedRepo, references};
-use signals_http::{ItemSink, RequestStats};
+use signals_http::{PageSink, RequestStats};
 use signals_store::{Backend, RepoKey, RunCommit, StagedPart, StoreError};
 
-use super::comments::CommentReferences;
+use super::comments::{CommentReferences, Written};
 use super::open_pulls;
 use super::pipeline::{Alerts, Plan, RunError, RunOutcome, Seen, Window, ask_host, observe};
 use crate::hosts::HostClient;
@@ -50,16 +50,16 @@ pub(super) fn applies(plan: &Plan) -> bool {
 }
 
 /// The stage of one run as its pages arrive: each page's items under the
-/// configured name and their signal ids, in one transaction. The first
-/// store error is kept and the pages after it are dropped; the run then
-/// fails with it.
+/// configured name and their signal ids, in one transaction, and each
+/// page of its comments stored, what they name kept. The first store
+/// error is kept and the pages after it are dropped; the run then fails
+/// with it.
 struct Stage<'a> {
     store: &'a dyn Backend,
     key: RepoKey,
     at: Timestamp,
-    repo: &'a RepoName,
-    source: &'a SourceId,
-    staged: u64,
+    repo: &'a TrackedRepo,
+    comments: CommentReferences,
     error: Option<StoreError>,
 }
 
@@ -70,29 +70,45 @@ impl<'a> Stage<'a> {
             store,
             key,
             at,
-            repo: &repo.repo,
-            source: &repo.source,
-            staged: 0,
+            repo,
+            comments: CommentReferences::default(),
             error: None,
         }
     }
 }
 
-impl ItemSink for Stage<'_> {
-    fn page(&mut self, items: Vec<ItemSnapshot>) {
+impl PageSink for Stage<'_> {
+    fn items(&mut self, items: Vec<ItemSnapshot>) {
         if self.error.is_some() || items.is_empty() {
             return;
         }
         let rows: Vec<(String, ItemSnapshot)> = items
             .into_iter()
             .map(|mut item| {
-                item.repo = self.repo.clone();
-                (item.id(self.source), item)
+                item.repo = self.repo.repo.clone();
+                (item.id(&self.repo.source), item)
             })
             .collect();
-        match self.store.stage_items(self.key, self.at, &rows) {
-            Ok(()) => self.staged += rows.len() as u64,
-            Err(e) => self.error = Some(e),
+        if let Err(e) = self.store.stage_items(self.key, self.at, &rows) {
+            self.error = Some(e);
+        }
+    }
+
+    fn comments(&mut self, repo_url: &str, comments: Vec<Comment>) {
+        if self.error.is_some() || comments.is_empty() {
+            return;
+        }
+        // The items went to the stage: references are read against the
+        // repository's URL, where `#123` means an item of it.
+        let written = Written {
+            repo_url,
+            items: &[],
+        };
+        let stored = self
+            .comments
+            .store_page(self.store, self.key, self.repo, written, comments);
+        if let Err(e) = stored {
+            self.error = Some(e);
         }
     }
 }
@@ -331,15 +347,9 @@ fn staged_run(
     if let Some(e) = stage.error {
         return Err(e.into());
     }
+    let mut comment_references = stage.comments;
     let mut collected = outcome.collected;
     let mut stats: RequestStats = outcome.stats;
-    let mut comment_references = super::comments::store(
-        store,
-        key,
-        repo,
-        (&collected.context.url, &collected.items),
-        outcome.comments,
-    )?;
     let reading = Reading {
         source: &repo.source,
         since: plan.floor,
