@@ -53,7 +53,9 @@ impl Shape {
         Shape {
             notify: std::env::var("SIGNALS_SCALE_FIRST_NOTIFY").is_ok_and(|v| v == "1"),
             comments_per_item: number("SIGNALS_SCALE_FIRST_COMMENTS").unwrap_or(0),
-            comment_days: number("SIGNALS_SCALE_FIRST_COMMENT_DAYS"),
+            comment_days: std::env::var("SIGNALS_SCALE_FIRST_COMMENT_DAYS")
+                .ok()
+                .and_then(|v| v.parse().ok()),
         }
     }
 }

@@ -19,7 +19,7 @@ use signals_core::{Comment, CommentKind, ItemKind, ItemSnapshot, TrackedRepo, si
 use signals_store::comments::CommentText;
 use signals_store::{Backend, RepoKey, StoreError};
 
-use super::pipeline::RunError;
+use super::run::RunError;
 
 /// What a run's comments name, by item, until the run knows which of their
 /// items the store holds once it commits.
@@ -86,7 +86,7 @@ impl CommentReferences {
         key: RepoKey,
         delta: &RunDelta,
         previous: &HashMap<String, ItemSnapshot>,
-    ) -> Result<(Vec<ItemReferences>, u64), RunError> {
+    ) -> Result<Placed, RunError> {
         let mut references = of_snapshots(&delta.snapshots);
         let part = Observed {
             snapshots: &delta.snapshots,
@@ -94,21 +94,20 @@ impl CommentReferences {
             previous,
         };
         references.extend(self.place(store, key, part)?);
-        let (known, waiting) = self.settle(store, key)?;
-        references.extend(known);
-        Ok((references, waiting))
+        let settled = self.settle(store, key)?;
+        references.extend(settled.references);
+        Ok(Placed {
+            references,
+            waiting: settled.waiting,
+        })
     }
 
     /// What is left once the run took its items' references: those whose
     /// items the store holds, and how many comments wait for their item
     /// (neither listed by the run nor in the store).
-    fn settle(
-        self,
-        store: &dyn Backend,
-        key: RepoKey,
-    ) -> Result<(Vec<ItemReferences>, u64), RunError> {
+    fn settle(self, store: &dyn Backend, key: RepoKey) -> Result<Placed, RunError> {
         if self.by_item.is_empty() {
-            return Ok((Vec::new(), 0));
+            return Ok(Placed::default());
         }
         let ids: Vec<String> = self.by_item.keys().cloned().collect();
         let held = store.latest_heads_for(key, &ids)?;
@@ -121,8 +120,19 @@ impl CommentReferences {
             }
         }
         kept.sort_by(|a, b| (&a.item_id, &a.text).cmp(&(&b.item_id, &b.text)));
-        Ok((kept, waiting))
+        Ok(Placed {
+            references: kept,
+            waiting,
+        })
     }
+}
+
+/// References a run commits, and the count of its comments whose item
+/// neither it nor the store holds, which wait.
+#[derive(Debug, Default)]
+pub(super) struct Placed {
+    pub(super) references: Vec<ItemReferences>,
+    pub(super) waiting: u64,
 }
 
 /// Where a run's comments are read: the repository's web URL, and the
