@@ -21,8 +21,7 @@ use signals_http::wire::comment::{CommentList, read_list};
 use signals_http::{Client, Error, ItemStamp, ResponseCache, decode};
 
 use crate::graphql::endpoint;
-use crate::host::PER_PAGE;
-use crate::{HOST, send};
+use crate::{HOST, PER_PAGE, send};
 
 /// Pull requests asked in one GraphQL query.
 pub const REVIEW_BATCH: usize = 100;

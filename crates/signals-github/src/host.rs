@@ -10,11 +10,8 @@ use signals_core::model::{DiscussionHead, Discussions, ItemDetail, ItemSnapshot,
 use signals_http::wire::{Conventions, Kinds, ListedRepo, v3};
 use signals_http::{Client, Error, Host, ItemList, ItemStamp, ListsSeen, ResponseCache};
 
-use crate::HOST;
+use crate::{HOST, PER_PAGE};
 use crate::wire::Pull;
-
-/// Page size asked of every list endpoint (GitHub's maximum).
-pub const PER_PAGE: u32 = 100;
 
 /// The API root of github.com.
 pub const API_URL: &str = "https://api.github.com";

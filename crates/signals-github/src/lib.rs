@@ -47,7 +47,7 @@ pub use graphql::{
     endpoint as graphql_endpoint, parse_discussions,
 };
 pub use heads::{heads_request, parse_heads};
-pub use host::{API_URL, GitHub, PER_PAGE};
+pub use host::{API_URL, GitHub};
 pub use signals_http::{
     CachedResponse, Clock, Collection, Config, Error, Logger, MemoryCache, OpenPulls, Owed,
     RateLimit, RequestLog, RequestStats, ResponseCache, Sleeper, Token, token_fingerprint,
@@ -58,6 +58,9 @@ pub type Client = signals_http::HostClient<GitHub>;
 
 /// The host's display name in messages.
 pub const HOST: &str = "GitHub";
+
+/// Page size asked of every list endpoint (GitHub's maximum).
+pub const PER_PAGE: u32 = 100;
 
 /// The environment variable a GitHub token is usually in.
 pub const TOKEN_ENV: &str = "GITHUB_TOKEN";
