@@ -9,9 +9,9 @@
 //! - The PostgreSQL store builds without SQLite.
 //! - ARCHITECTURE.md names only paths that exist, names every crate of the
 //!   workspace, and stays short.
-//! - No text under `crates/` or `docs/` cites a tracker number ("issue 26",
-//!   "issues 12 and 13"): the tracker is not public, so the number tells a
-//!   reader nothing. Test names such as `issue_30_...` do not count.
+//! - No text under `crates/` or `docs/` cites a tracker number (the word
+//!   "issue" or "issues", a space, then a number): the tracker is not
+//!   public, so the number tells a reader nothing. Test names such as `issue_30_...` do not count.
 //! - No page under `docs/` is over [`MAX_FILE_LINES`] lines: a long page
 //!   is split by topic, with an index.
 //!
