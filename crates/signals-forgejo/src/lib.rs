@@ -27,7 +27,7 @@
 //! A collection costs `3 + max(1, ceil(items / 50))` requests when nothing
 //! fails, and no per-item request: one issues list holds issues and pull
 //! requests (no `type=` filter), so pull requests cost no pages of their
-//! own. Comments, when asked for (issue 26), cost `ceil(comments / 50)`
+//! own. Comments, when asked for, cost `ceil(comments / 50)`
 //! pages of the repository-wide `issues/comments?since=`, and nothing when
 //! no item changed since `since` (a comment updates its item, and these
 //! servers answer no 304, so an unchanged list would cost its pages). It

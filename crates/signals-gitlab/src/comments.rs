@@ -1,4 +1,4 @@
-//! Notes on GitLab (issue 26). GitLab has no project-wide list of notes,
+//! Notes on GitLab. GitLab has no project-wide list of notes,
 //! so a run reads the notes of the items that changed since `since`:
 //! for at most [`MAX_NOTED_ITEMS`] of them, the most recently updated
 //! first, one request each for the first page of its notes, oldest first

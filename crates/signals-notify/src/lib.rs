@@ -1,4 +1,4 @@
-//! The channels alerts go out by (issue 19): a webhook (`webhook.rs`:
+//! The channels alerts go out by: a webhook (`webhook.rs`:
 //! the JSON message, signed with HMAC-SHA256 like GitHub's webhooks), a
 //! Slack-style incoming webhook (`slack.rs`: `text` plus `blocks`, which
 //! Slack, Mattermost, Rocket.Chat and Discord's `/slack` endpoints take),

@@ -1,4 +1,4 @@
-//! Issue 17's figures for `signals serve`: `cargo bench -p signals --bench
+//! The figures for `signals serve`: `cargo bench -p signals --bench
 //! api`, then the tables go into docs/performance.md. Stores are generated
 //! through the store API (`tests/it/synth.rs`), never over HTTP, and
 //! served by the release binary on loopback; clients are plain threads on

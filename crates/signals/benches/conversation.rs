@@ -1,4 +1,4 @@
-//! The conversation at scale (issue 26), on the real binary against the
+//! The conversation at scale, on the real binary against the
 //! loopback test host: `cargo bench -p signals --bench conversation`
 //! (10,000 items with 30,000 comments, reviews and review comments, and
 //! 1,000 discussions); `-- <items>` runs a smaller repository with 3

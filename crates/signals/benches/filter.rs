@@ -1,4 +1,4 @@
-//! Issue 17's figure for the page's filter: `cargo bench -p signals --bench
+//! The figure for the page's filter: `cargo bench -p signals --bench
 //! filter`, then the table goes into docs/performance.md. A repository of
 //! 1,000 and one of 100,000 items (bodies of 1,000 bytes, as in `api`) is
 //! generated through the store API (`tests/it/synth.rs`) and exported by

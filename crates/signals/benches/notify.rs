@@ -1,4 +1,4 @@
-//! Alerts (issue 19): `cargo bench -p signals --bench notify`.
+//! Alerts: `cargo bench -p signals --bench notify`.
 //!
 //! 1. A run with 300 matching events across 3 rules (every item; issues;
 //!    pull requests): the messages its commit carries (one per rule, 20

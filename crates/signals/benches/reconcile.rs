@@ -1,4 +1,4 @@
-//! The cost of a reconcile (issue 20): `cargo bench -p signals --bench
+//! The cost of a reconcile: `cargo bench -p signals --bench
 //! reconcile`. The real binary against the loopback test host (GitHub)
 //! serving one repository of 10,000 issues and pull requests, all updated
 //! 30 days ago and collected once with backfill; then:

@@ -6,7 +6,7 @@
 //! `collect --json` and counted again on the host side; they must agree and
 //! stay within `3 + max(1, ceil(items / 100)) + 2` (the comment lists) per
 //! repository and run (the open pull requests are counted from the store,
-//! which holds the repository's whole history: issue 27), or
+//! which holds the repository's whole history), or
 //! this program panics. Wall times (median of a few repetitions, process
 //! start included) are printed for scale only.
 //!
@@ -62,8 +62,8 @@ struct Row {
 
 impl Row {
     /// Repository, releases, milestones, the issue pages, plus the two
-    /// comment lists (issue 26; no comments here, no token, so no
-    /// GraphQL); no open pull request count (issue 27).
+    /// comment lists (no comments here, no token, so no
+    /// GraphQL); no open pull request count (the store keeps it).
     fn budget(&self) -> u64 {
         3 + self.items.div_ceil(100).max(1) + 2
     }

@@ -1,4 +1,4 @@
-//! 2,000 repositories on one PostgreSQL store (issue 27, part 4):
+//! 2,000 repositories on one PostgreSQL store:
 //! `cargo bench -p signals --bench round`.
 //!
 //! The loopback test host serves 2,000 synthetic repositories of 20 items

@@ -1,4 +1,4 @@
-//! Issue 7's scale figures: `cargo bench -p signals --bench scale`, then the
+//! The scale figures: `cargo bench -p signals --bench scale`, then the
 //! table goes into docs/performance.md. Stores are generated through the
 //! store API (`tests/it/synth.rs`), never over HTTP.
 //!
@@ -14,7 +14,7 @@
 //!    adds when 1,000 items changed only their reaction counts, against the
 //!    size of their bodies.
 //!
-//! 4. First collections (issue 27): the release `signals collect` of one
+//! 4. First collections: the release `signals collect` of one
 //!    repository of 3,000, 30,000 and 100,000 items from the loopback test
 //!    host, under `/usr/bin/time` for its wall time and peak RSS.
 //!

@@ -1,4 +1,4 @@
-//! Issue 28's figures for text search: `cargo bench -p signals --bench
+//! The figures for text search: `cargo bench -p signals --bench
 //! search`, then the tables go into docs/performance.md.
 //!
 //! A repository of 10,000 and one of 100,000 items (`SIGNALS_SEARCH_BIG`

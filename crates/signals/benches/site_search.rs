@@ -1,4 +1,4 @@
-//! Issue 28's figures for the static site's search: `cargo bench -p
+//! The figures for the static site's search: `cargo bench -p
 //! signals --bench site_search` (the table goes into docs/performance.md).
 //! A repository of 10,000 and one of 100,000 generated items (a Zipf
 //! vocabulary of 50,000 words, titles of 3 to 12 words, bodies of 10 to

@@ -1,4 +1,4 @@
-//! Issue 27's site figures: `cargo bench -p signals --bench sites`, then
+//! The site figures: `cargo bench -p signals --bench sites`, then
 //! the table goes into docs/performance.md. Stores of 100 and 1,000
 //! repositories in one group (25 items each, opened over the last weeks so
 //! their recent activity differs) are generated through the store API

@@ -49,7 +49,7 @@ fn main() {
         let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
         let changed = summary["repositories"][0]["changedCount"].as_u64().unwrap();
         // Every change must be seen (a full last page answered 304 once
-        // hid new items: regression of issue 11).
+        // hid new items).
         assert_eq!(changed, want, "{label}: {summary}");
         rows.push((label, changed, store_bytes(&dir)));
     };

@@ -1,4 +1,4 @@
-//! Issue 18's cost of trends: `cargo bench -p signals --bench trends`.
+//! The cost of trends: `cargo bench -p signals --bench trends`.
 //!
 //! One repository of 100,000 items (bodies of 1,000 bytes), generated
 //! through the store API with a week of daily runs behind it (each

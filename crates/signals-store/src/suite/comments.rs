@@ -1,4 +1,5 @@
-//! Checks of [`crate::CommentStore`] (issue 26).
+//! Checks of [`crate::CommentStore`]: comments and reviews written,
+//! edited, read back by repository and purged.
 
 use signals_core::model::{Comment, CommentKind, ItemKind};
 

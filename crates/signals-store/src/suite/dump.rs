@@ -19,11 +19,11 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
     store.commit_run(key, &run).unwrap();
     let mut changed = issue("1");
     changed.state = ItemState::Closed;
-    // A reference (issue 26): keys, references and a mark to copy.
+    // A reference: keys, references and a mark to copy.
     changed.text = "duplicate of #2".into();
     let t2 = ts("2026-11-21T10:00:00Z");
     let mut run = alerting_run(&*store, key, t2, vec![changed], &rules);
-    // The kept count of open pull requests and a difference (issue 27).
+    // The kept count of open pull requests and a difference.
     run.open_pulls = crate::KeptPulls::Differed { kept: 2, host: 3 };
     store.commit_run(key, &run).unwrap();
     // Alerts: one delivered, one pending, two held folded into a digest
@@ -79,7 +79,7 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
             &stats(2, 1),
         )
         .unwrap();
-    // A reply (issue 26), its body a text of its own.
+    // A reply, its body a text of its own.
     let at = ts("2026-11-20T11:00:00Z");
     let reply = signals_core::model::Comment {
         kind: signals_core::model::CommentKind::Review,

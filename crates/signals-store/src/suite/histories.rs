@@ -147,8 +147,8 @@ pub(super) fn commit_histories(store: &mut dyn Backend, key: RepoKey, runs: &[Ve
     }
 }
 
-/// The reference path: the design before issue 7, kept here to check the
-/// new one against. Every snapshot is kept whole, a run is accounted
+/// The reference path: the earlier whole-state design, kept here to check
+/// the current one against. Every snapshot is kept whole, a run is accounted
 /// against the whole latest state (not a per-item query of the store), and
 /// the export's inputs are rebuilt from those full snapshots.
 #[derive(Default)]

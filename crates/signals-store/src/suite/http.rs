@@ -53,7 +53,7 @@ pub fn the_http_cache_and_rate_limits_round_trip(make: Factory<'_>) {
     store.rate_limit_put("a", &limit(20), at).unwrap();
     store.rate_limit_put("b", &limit(9), at).unwrap();
     assert_eq!(store.rate_limit_get("b").unwrap(), Some((limit(9), at)));
-    // A refusal that did not say when it resets (issue 16): kept as such.
+    // A refusal that did not say when it resets: kept as such.
     let unknown = RateLimit {
         reset: None,
         ..limit(0)

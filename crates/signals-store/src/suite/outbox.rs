@@ -210,7 +210,7 @@ pub fn digests_fold_held_alerts_once_and_purge_takes_them(make: Factory<'_>) {
         .unwrap();
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].payload, digest.payload);
-    // Two items, issue 1 once (as last seen, with 9 comments).
+    // Two items, issue #1 once (as last seen, with 9 comments).
     assert_eq!(pending[0].payload.signals.len(), 2);
     assert!(
         pending[0]

@@ -7,7 +7,7 @@ use signals_core::ItemSnapshot;
 use super::histories::{commit_histories, histories};
 use super::*;
 
-/// Issue 17: for any sequence of runs, the reads `serve` pages with equal
+/// For any sequence of runs, the reads `serve` pages with equal
 /// the whole view: the latest heads are the latest snapshots without their
 /// bodies, in id order; the items changed in the latest run are the
 /// view's; every page of the trail, of any size, is the matching slice of

@@ -6,7 +6,7 @@ use signals_core::ItemState;
 use super::*;
 use crate::Backend;
 
-/// Health and metrics read these (issue 20): items, events and requests
+/// Health and metrics read these: items, events and requests
 /// add up over the runs; failures in a row are those after the latest
 /// successful run, compared as instants (a failure a quarter second after
 /// a run at a whole second counts), and all of them before any run.
@@ -65,7 +65,7 @@ pub fn status_totals_count_items_events_requests_and_failures_in_a_row(make: Fac
     assert_eq!((t.failures, t.failures_since_success), (4, 2));
 }
 
-/// A reconcile (issue 20) is planned from the first run and the latest
+/// A reconcile is planned from the first run and the latest
 /// reconcile run, and looks for the open issues and pull requests the host
 /// no longer lists (closed ones and releases are not looked for).
 pub fn reconcile_marks_and_open_items_plan_a_reconcile(make: Factory<'_>) {
@@ -97,7 +97,7 @@ pub fn reconcile_marks_and_open_items_plan_a_reconcile(make: Factory<'_>) {
     assert_eq!(status.repositories[0].last_reconcile, Some(t2));
 }
 
-/// The kept count of open pull requests (issue 27): none until a run
+/// The kept count of open pull requests: none until a run
 /// keeps one; each run's count replaces it and a run that keeps none
 /// leaves it; a difference a reconcile found is recorded and ends it,
 /// and stays recorded after later runs. Another repository's count is

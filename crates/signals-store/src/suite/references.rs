@@ -1,4 +1,4 @@
-//! Checks of [`crate::ReferenceReads`] (issue 26): links resolved within
+//! Checks of [`crate::ReferenceReads`]: links resolved within
 //! a group, written only when a text changes, marks for the export,
 //! purges and copies.
 

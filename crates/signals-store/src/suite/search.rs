@@ -1,4 +1,4 @@
-//! Checks of [`crate::SearchIndex`] (issue 28): the word index follows the
+//! Checks of [`crate::SearchIndex`]: the word index follows the
 //! latest snapshots and their comments, costs what changed, refuses a
 //! state that moved, keeps repositories apart, and orders terms by bytes.
 

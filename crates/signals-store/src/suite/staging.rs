@@ -1,4 +1,4 @@
-//! Checks of [`crate::RunStaging`] (issue 27, part 2): a run's stage keeps
+//! Checks of [`crate::RunStaging`]: a run's stage keeps
 //! the last sighting of each item, reads back in chunks in signal id
 //! order, belongs to one run, and is invisible to every read of the
 //! repository.

@@ -10,7 +10,7 @@ use signals_core::EventKind;
 use super::histories::{commit_histories, histories};
 use super::*;
 
-/// The batched reads `signals export` streams from (issue 17) give what
+/// The batched reads `signals export` streams from give what
 /// the whole view holds: the outline; the latest snapshots in id order,
 /// whatever the batch size, each with its event of the latest run; the
 /// trail's keys in its order; and its events read back by key.

@@ -1,4 +1,4 @@
-//! The kept totals of `signals status` (`repo_totals`, issue 27): after
+//! The kept totals of `signals status` (`repo_totals`): after
 //! every kind of write (held and staged commits, failures in and out of
 //! order, a purge of another repository), each repository's totals equal
 //! a recount of what the check wrote, made here by hand.

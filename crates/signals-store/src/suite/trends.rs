@@ -62,9 +62,9 @@ pub fn trend_reads_return_the_runs_and_growth_since_a_time(make: Factory<'_>) {
     let seen: Vec<(Timestamp, u64)> = contexts.iter().map(|(t, c)| (*t, c.stars)).collect();
     assert_eq!(seen, vec![(t2, 12), (t3, 15)]);
 
-    // From 2026-11-05 on: issue 1 grew from 2 (its snapshot of t1) to 12;
-    // issue 3 was first seen at 2 and is at 5; issue 4, first seen at 1,
-    // is still at 1: it did not grow and is left out; issue 2 was not
+    // From 2026-11-05 on: issue #1 grew from 2 (its snapshot of t1) to 12;
+    // issue #3 was first seen at 2 and is at 5; issue #4, first seen at 1,
+    // is still at 1: it did not grow and is left out; issue #2 was not
     // observed.
     let mut growth = store.growth_since(key, ts("2026-11-05T00:00:00Z")).unwrap();
     growth.sort_by(|a, b| a.id.cmp(&b.id));

@@ -437,7 +437,7 @@ pub fn purge_deletes_one_repository_and_its_texts(make: Factory<'_>) {
     assert_eq!(store.purge_repository(key).unwrap(), 1);
     assert_eq!(store.repository_view(key2).unwrap(), before);
     assert_eq!(store.repositories().unwrap().len(), 1);
-    // Issue 1's head and its body were used by nothing else.
+    // Issue #1's head and its body were used by nothing else.
     assert_eq!(texts(&*store), texts_before - 2);
     assert!(matches!(
         store.repository_view(key),
@@ -487,7 +487,7 @@ pub fn close_times_round_trip(make: Factory<'_>) {
     assert_eq!(history[1].1.closed_at, None);
 }
 
-/// Issue 17, part 5: the compact rows (timestamps as seconds and
+/// The compact rows (timestamps as seconds and
 /// nanoseconds, labels, assignees and detail as shared texts, events as
 /// integers numbered in signal id order) give back every value exactly,
 /// whatever order a run's events come in; and a purge keeps the texts

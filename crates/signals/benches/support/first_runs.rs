@@ -1,4 +1,4 @@
-//! First collections as the repository grows (issue 27, part 2): the
+//! First collections as the repository grows: the
 //! release `signals collect` of one synthetic GitHub repository of `n`
 //! issues and pull requests, from the loopback test host (served by this
 //! process), under `/usr/bin/time` for its wall time and peak RSS; then

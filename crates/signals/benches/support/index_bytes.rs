@@ -1,5 +1,5 @@
-//! What the page's filter downloads from an exported repository's folder
-//! (issue 17): `signals.json` names its text parts; the script reads the
+//! What the page's filter downloads from an exported repository's folder:
+//! `signals.json` names its text parts; the script reads the
 //! core and the first part at the first filter action, and every part at
 //! the first text query.
 

@@ -1,4 +1,4 @@
-//! Accessibility of the exported site (issue 30): the real binary renders
+//! Accessibility of the exported site: the real binary renders
 //! the offline demo, and `tools/a11y/axe.mjs` runs axe-core (tags wcag2a,
 //! wcag2aa, wcag21a, wcag21aa, best-practice) in Debian's headless Chromium
 //! on every kind of page: the index, each group digest, each repository's

@@ -1,4 +1,4 @@
-//! Issue 17: the API of `signals serve`, which reads through per-repository
+//! The API of `signals serve`, which reads through per-repository
 //! indexes and paged store reads, answers exactly what the reference below
 //! computes from the whole repository view (the API as it was before, kept
 //! here to check against), on the demo's store and on a generated
@@ -65,7 +65,7 @@ fn reference_signals(
     };
     let instant = view.runs.last().unwrap().collected_at;
     let weights = Weights::default();
-    // Issue 28: what the word index finds, ranked, by the reference.
+    // What the word index finds, ranked, by the reference.
     let searched = match param("q") {
         None => None,
         Some(q) => {
@@ -140,7 +140,7 @@ fn reference_signals(
     }))
 }
 
-/// The reference's signals with their links (issue 26), read one id at
+/// The reference's signals with their links, read one id at
 /// a time from the store.
 fn with_links(store: &dyn Backend, key: signals_store::RepoKey, expected: &mut Value) {
     for s in expected["signals"].as_array_mut().unwrap() {
@@ -339,7 +339,7 @@ fn generated(dir: &Path) {
         })
         .collect();
     synth::commit(&mut store, keys[0], 0, t4, merged);
-    // Replies (issue 26): some items answered by a maintainer, some by
+    // Replies: some items answered by a maintainer, some by
     // their author only, so `firstResponse` and `waiting` have both kinds.
     let items = store.latest_snapshots(keys[0]).unwrap();
     let comments: Vec<(String, Comment)> = items
@@ -370,7 +370,7 @@ fn generated(dir: &Path) {
         })
         .collect();
     store.store_comments(keys[0], &comments).unwrap();
-    // Issue 26: discussions, some closed, filtered by their own kind.
+    // Discussions, some closed, filtered by their own kind.
     let t5 = t4 + SignedDuration::from_hours(6);
     let discussions = (1..=30)
         .map(|k| {

@@ -214,7 +214,7 @@ fn demo_site_in_headless_chromium() {
             "the index does not link {href}: {hrefs:?}"
         );
     }
-    // ... and every group digest, whose filters work too (issue 10).
+    // ... and every group digest, whose filters work too.
     let groups: BTreeSet<&str> = repos.iter().map(|(g, _)| g.as_str()).collect();
     for group in &groups {
         let href = format!("{group}/index.html");
@@ -393,7 +393,7 @@ pub(crate) fn filter_results(dom: &Dom) -> (Vec<String>, String) {
     (ids, status)
 }
 
-/// The filters of one repository's first page (issue 10):
+/// The filters of one repository's first page:
 /// - `?state=open&label=L` (L the dataset's most used label among open
 ///   items) shows exactly the dataset's open signals labelled L, with their
 ///   count, so the URL restores the filter;
@@ -646,7 +646,7 @@ fn check_group(
 /// Signals of the large repository of [`filter_of_a_large_repository`].
 const LARGE: usize = 20_000;
 
-/// Issue 17: the filter of a repository of [`LARGE`] signals, generated
+/// The filter of a repository of [`LARGE`] signals, generated
 /// through the store API (`synth.rs`) and exported by the real binary.
 /// Results equal the sets computed from `dataset.json`: a narrow filter
 /// (every match shown), a broad one sorted by update time (its count, and
@@ -864,7 +864,7 @@ fn filter_of_a_large_repository_in_headless_chromium() {
         status.starts_with(&format!("{} signal", want.len())) && !status.contains("reading"),
         "{query}: status {status:?}"
     );
-    // Answered from the word index (issue 28): neither the filter index
+    // Answered from the word index: neither the filter index
     // nor its text parts are read.
     let read = fetched(before);
     assert!(
@@ -1184,7 +1184,7 @@ function probe() {
     if (r < 4.5) fails.push(el.tagName.toLowerCase() + '.' + el.className + ' ' +
       JSON.stringify(el.textContent.trim().slice(0, 40)) + ' ' + r.toFixed(2) + ':1, ' + cs.color + ' on rgb(' + bg.slice(0, 3).map(Math.round) + ')');
   }
-  // Charts (issue 18): drawn at a size, and titled.
+  // Charts: drawn at a size, and titled.
   const charts = Array.from(doc.querySelectorAll('svg.chart, svg.spark')).map(svg => {
     const r = svg.getBoundingClientRect();
     const t = svg.querySelector('title');

@@ -1,4 +1,4 @@
-//! Issue 17, part 5: the compact events and snapshots of SQLite migration
+//! The compact events and snapshots of SQLite migration
 //! 0008 (PostgreSQL 0007) keep every history exactly.
 //!
 //! `data/schema6.jsonl` is a store written by the code of schema 6 (SQLite;
@@ -484,7 +484,7 @@ fn assert_same(store: &dyn Backend, dir: &Path, address: &str, backend: &str) {
     }
 }
 
-/// Issue 17, part 5: a store of schema 6 (SQLite) migrated to the compact
+/// A store of schema 6 (SQLite) migrated to the compact
 /// rows reads back every history, trail and document exactly as the old
 /// code did; and it goes on collecting.
 #[test]

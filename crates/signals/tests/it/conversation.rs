@@ -1,4 +1,4 @@
-//! Comments, reviews and first responses end to end (issue 26): the real
+//! Comments, reviews and first responses end to end: the real
 //! `signals` against a loopback GitHub whose items have comments by their
 //! authors, bots, maintainers and ignored users, and reviews with and
 //! without comments; what each run asks (a first run, a quiet run that
@@ -157,7 +157,7 @@ fn comments_and_reviews_cost_no_request_per_item_and_quiet_runs_nothing() {
     let dir = setup(&host);
 
     // First run: the item's four requests (the open pull requests are
-    // counted from the store, issue 27), the two comment lists, and one
+    // counted from the store), the two comment lists, and one
     // GraphQL query for the two pull requests.
     collect(dir.path());
     let first = host.requests();
@@ -311,7 +311,7 @@ fn first_responses_reach_the_dataset_and_trends_and_documents_stay_valid() {
     assert_eq!(week["answeredWithin2Days"], 0.5, "{week}");
 }
 
-/// Issue 26: the `waiting` event fires once per item, at the first run
+/// The `waiting` event fires once per item, at the first run
 /// after it crosses `waiting_days` unanswered; an answered item never does.
 #[test]
 fn the_waiting_alert_fires_once_when_an_item_crosses_waiting_days() {

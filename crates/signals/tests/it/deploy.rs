@@ -1,4 +1,4 @@
-//! The systemd units of `docs/deploy/` (issue 30): each is shown in
+//! The systemd units of `docs/deploy/`: each is shown in
 //! `docs/deploy.md` exactly as its file holds it, none has a comment at the
 //! end of a setting's line (systemd reads it as part of the value, and
 //! `systemd-analyze verify` does not notice), and `systemd-analyze verify`

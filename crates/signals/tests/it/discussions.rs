@@ -1,4 +1,4 @@
-//! GitHub Discussions (issue 26) on the test host: paging down to the
+//! GitHub Discussions on the test host: paging down to the
 //! watermark, a discussion that changes between runs, answered and
 //! unanswered ones, a repository with discussions off, no token, a group
 //! that turns them off, and GraphQL's errors (`RATE_LIMITED` and
@@ -21,8 +21,8 @@ const TOKEN: (&str, &str) = ("GITHUB_TOKEN", "tok");
 
 /// `REPO` with 6 old issues and `discussions` (`None`: turned off), its
 /// REST object saying `has_discussions` as GitHub's does. Issues only:
-/// a pull request would add the reviews' GraphQL query (issue 26, part
-/// 2), and every POST here is the discussions'.
+/// a pull request would add the reviews' GraphQL query, and every
+/// POST here is the discussions'.
 fn scenario(discussions: Option<Vec<Value>>) -> Scenario {
     let mut s = synthetic(
         REPO,
@@ -382,7 +382,7 @@ fn graphql_errors_are_waited_out_retried_or_said() {
     assert_eq!(discussions_of(&export(dir.path())).len(), 250);
 }
 
-/// A store from before issue 26 (SQLite schema 9) takes discussions, and
+/// A store from before discussions were kept (SQLite schema 9) takes them, and
 /// is brought up to the schema of a fresh store.
 #[test]
 fn a_store_from_before_takes_discussions_on_sqlite() {

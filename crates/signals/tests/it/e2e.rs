@@ -118,9 +118,9 @@ fn two_runs_export_and_validate() {
     // 150 betamax items fit in 2, and their 64 closed pull requests,
     // recorded in 2017 without `merged_at`, send one page of the closed
     // pulls list; betamax's recorded object has no `created_at`, so its
-    // open pull requests are asked (issue 27); 11 github3.py items in 1,
+    // open pull requests are asked; 11 github3.py items in 1,
     // whose open pull requests are counted from the store; and each
-    // repository's two comment lists (issue 26).
+    // repository's two comment lists.
     assert_eq!(
         summary["requests"],
         (3 + 2 + 1 + 1 + 2) + (3 + 1 + 2),
@@ -143,8 +143,8 @@ fn two_runs_export_and_validate() {
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
     // Per repository: repo, releases and milestones answer 304 (unchanged),
     // one issues page of recent items, and the two comment lists from the
-    // window's day (issue 26); github3.py's open pull requests are counted
-    // from the store, betamax's asked (issue 27).
+    // window's day; github3.py's open pull requests are counted
+    // from the store, betamax's asked.
     assert_eq!(summary["requests"], 13, "{summary}");
     assert_eq!(summary["notModified"], 6, "{summary}");
     assert_eq!(host.requests().len(), 13);
@@ -180,7 +180,7 @@ fn two_runs_export_and_validate() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 
     // betamax: 150 recorded items + 1 new, but for the 64 closed pull
-    // requests whose merge state nothing says (issue 16): left out, not
+    // requests whose merge state nothing says: left out, not
     // reported as not merged.
     let doc = read_json(&betamax_doc);
     let d = &doc["dataset"];
@@ -471,7 +471,7 @@ fn demo_runs_offline_and_its_datasets_validate() {
         };
         assert!(page.contains(&format!("<span class=\"host\">{host}</span>")));
     }
-    // Issue 16: no signal of the demo is invented. Each title is a string
+    // No signal of the demo is invented. Each title is a string
     // of a recorded file shipped with the demo, and the GitLab and Gitea
     // repositories show what gitlab.com and gitea.com answered.
     let mut recorded = BTreeSet::new();

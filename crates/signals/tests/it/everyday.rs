@@ -1,4 +1,4 @@
-//! Everyday use from cron (issue 11): a configuration in another folder,
+//! Everyday use from cron: a configuration in another folder,
 //! failures that concern every repository (a refused token, an unreachable
 //! host) stopping the run at once, `--quiet`, the short configuration form
 //! and pasted URLs, `signals repos` keeping or purging history, and host
@@ -194,7 +194,7 @@ fn first_run_counts_new_items() {
         .map(|r| r["newCount"].as_u64().unwrap())
         .sum();
     // 11 + 1 github3.py signals, betamax's 150 but its 64 closed pull
-    // requests of unknown merge state (issue 16).
+    // requests of unknown merge state.
     assert!(per_repo > 90, "{summary:#}");
     assert_eq!(summary["newCount"], per_repo);
     assert_eq!(summary["changedCount"], 0);
@@ -415,7 +415,7 @@ fn hostile_host_values_still_export_valid_documents() {
     }
 }
 
-/// Regression (issue 11): with exactly two full pages in the window, a
+/// Regression: with exactly two full pages in the window, a
 /// third run after a new item saw both pages answer 304 with the cached
 /// `Link` (no next page), and the new item was missed run after run.
 #[test]

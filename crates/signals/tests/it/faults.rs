@@ -128,9 +128,9 @@ fn requests_for(host: &TestHost, repo: &str) -> Vec<RecordedRequest> {
 
 /// The request budget of a repository run that returns `items` issues and
 /// pull requests: repository, releases, milestones, the issue pages, and
-/// the two comment lists (issue 26; no pull request of these recordings
+/// the two comment lists (no pull request of these recordings
 /// changed within the comments' reach, so no GraphQL query). The open
-/// pull requests are counted from the store (issue 27): every first run
+/// pull requests are counted from the store: every first run
 /// here reaches back to its repository's creation.
 fn budget(items: u64) -> u64 {
     3 + items.div_ceil(100).max(1) + 2
@@ -138,9 +138,9 @@ fn budget(items: u64) -> u64 {
 
 /// The recorded betamax run: its 150 entries, plus one page of the closed
 /// pulls list for the 64 closed pull requests recorded (2017) without
-/// `merged_at`, which nothing settles and which are left out (issue 16);
+/// `merged_at`, which nothing settles and which are left out;
 /// and the count of open pull requests, asked as the recorded object has
-/// no `created_at` (issue 27).
+/// no `created_at`.
 fn betamax_budget() -> u64 {
     budget(150) + 1 + 1
 }
@@ -715,7 +715,7 @@ fn each_repository_run_stays_within_its_request_budget() {
     assert_eq!(host.requests().len() as u64, budget(0) * sizes.len() as u64);
 }
 
-/// Issue 16: GitHub's 2013-style refusal (limit and remaining 0, no
+/// GitHub's 2013-style refusal (limit and remaining 0, no
 /// `x-ratelimit-reset`) stops the host with "reset unknown", `status`
 /// shows `0 of 60 left, reset unknown` (not "0 of 0"), and the stop
 /// message fits whether a token was sent.

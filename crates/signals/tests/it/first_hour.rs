@@ -1,4 +1,4 @@
-//! A newcomer's first hour (issue 30, part 4): each step a new user takes
+//! A newcomer's first hour: each step a new user takes
 //! from a fresh clone, checked so that none fails or misleads again.
 
 use std::fs;

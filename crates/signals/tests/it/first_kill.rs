@@ -1,4 +1,4 @@
-//! A first collection killed at random moments (issue 27, part 2): its
+//! A first collection killed at random moments: its
 //! items go to the run's stage as the pages arrive, and the run commits
 //! all or nothing, so each kill leaves no run and no item (only the HTTP
 //! cache of the pages it read, and a stage no read sees), and the next

@@ -1,4 +1,4 @@
-//! A full disk (issue 30): `collect`, `export`, `notify` and `serve`, each
+//! A full disk: `collect`, `export`, `notify` and `serve`, each
 //! on a small tmpfs filled up to a little room, must stop with a clear
 //! message and exit code 7, keep everything committed or published before
 //! intact, leave nothing half-written behind, and succeed once exactly as

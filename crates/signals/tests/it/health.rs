@@ -1,4 +1,4 @@
-//! Health per repository and Prometheus metrics (issue 20), with the real
+//! Health per repository and Prometheus metrics, with the real
 //! binary against the loopback test host: a repository failing three
 //! times in a row shows as failing, then stale once its last success is
 //! more than three intervals old, with its last error, in `status --json`

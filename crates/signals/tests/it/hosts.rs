@@ -76,7 +76,7 @@ impl Host {
     /// `3 + M + pages(issues) + pages(merge requests)` with one active
     /// milestone, plus the notes of at most 100 changed items; Forgejo
     /// `3 + pages(items / 50)`, plus a page of comments when an item
-    /// changed; GitHub's two comment lists (issue 26).
+    /// changed; GitHub's two comment lists.
     fn budget(self, items: u64) -> u64 {
         match self.flavor {
             Flavor::Gitlab => {
@@ -587,7 +587,7 @@ repos = [
     let out = run(dir.path(), &["export"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     // `berg` is the second Forgejo host (after `dead`): its source carries
-    // its name (issue 16).
+    // its name.
     for (id, source) in [("proj", "gitlab"), ("repo", "forgejo-berg")] {
         let doc = dir.path().join("site/g").join(id).join("dataset.json");
         let out = run(dir.path(), &["validate", doc.to_str().unwrap()], &[]);
@@ -596,7 +596,7 @@ repos = [
     }
 }
 
-/// Issue 16: `openIssues` is open issues, pull and merge requests not
+/// `openIssues` is open issues, pull and merge requests not
 /// counted, on every host; each scenario has open pull requests, and
 /// GitHub's own `open_issues_count` counts them.
 #[test]
@@ -654,7 +654,7 @@ fn issue_16_open_issues_means_open_issues_on_every_host() {
     }
 }
 
-/// Issue 16, item 5: github.com and a GitHub Enterprise server (two
+/// Two hosts of one kind: github.com and a GitHub Enterprise server (two
 /// loopback GitHub hosts) both holding `o/n`, tracked in one group. The
 /// first host of the kind keeps today's ids (`github:o/n:...`); the second
 /// writes its name (`github-ghe:o/n:...`). Both documents export and
@@ -711,8 +711,8 @@ repos = [
         assert_eq!(out.status.code(), Some(0), "{}", show(&out));
         let doc = read_json(&doc_path);
         let signals = doc["dataset"]["signals"].as_array().unwrap();
-        // Closed pull requests without `merged_at` are left out (issue 16,
-        // item 3); the issues, the other pulls and two releases are signals.
+        // Closed pull requests without `merged_at` are left out; the
+        // issues, the other pulls and two releases are signals.
         assert!(
             !signals.is_empty() && signals.len() <= items + 2,
             "{id}: {} signals",

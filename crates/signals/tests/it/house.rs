@@ -1,5 +1,5 @@
-//! The shape of the house (issue 29): the rules that keep the workspace
-//! livable, checked on the source tree itself so they cannot drift.
+//! The shape of the house: the rules that keep the workspace livable,
+//! checked on the source tree itself so they cannot drift.
 //!
 //! - No source file over [`MAX_FILE_LINES`] lines and no function over
 //!   [`MAX_FN_LINES`] lines, outside test code (`tests/` folders,
@@ -9,6 +9,11 @@
 //! - The PostgreSQL store builds without SQLite.
 //! - ARCHITECTURE.md names only paths that exist, names every crate of the
 //!   workspace, and stays short.
+//! - No text under `crates/` or `docs/` cites a tracker number (the word
+//!   "issue" or "issues", a space, then a number): the tracker is not
+//!   public, so the number tells a reader nothing. Test names such as `issue_30_...` do not count.
+//! - No page under `docs/` is over [`MAX_FILE_LINES`] lines: a long page
+//!   is split by topic, with an index.
 //!
 //! The sizes are measured on code with comments and string literals blanked,
 //! so a `{` inside a string or a comment never moves a function's end.
@@ -515,4 +520,126 @@ fn issue_29_architecture_names_only_paths_that_exist_and_every_crate() {
         absent.is_empty(),
         "ARCHITECTURE.md has no codemap heading for: {absent:?}"
     );
+}
+
+/// The text files below `dir` a reader opens (sources, documents, SQL,
+/// templates, manifests), skipping build output, hidden folders, recorded
+/// test data and snapshots, whose words are a host's, not ours.
+fn text_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with('.') || ["target", "data", "snapshots", "node_modules"].contains(&name)
+        {
+            continue;
+        }
+        if path.is_dir() {
+            text_files(&path, out);
+        } else if [
+            ".rs", ".md", ".sql", ".toml", ".html", ".js", ".css", ".py", ".sh",
+        ]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+        {
+            out.push(path);
+        }
+    }
+}
+
+/// Where `text` cites a tracker number: the word `issue` or `issues` (any
+/// case, not inside a longer word), one space, then a digit. Returns the
+/// byte offsets of the citations.
+fn issue_citations(text: &str) -> Vec<usize> {
+    let lower = text.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = lower[from..].find("issue") {
+        let start = from + at;
+        from = start + "issue".len();
+        let glued_before =
+            start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_');
+        let mut end = start + "issue".len();
+        if bytes.get(end) == Some(&b's') {
+            end += 1;
+        }
+        let spaced_number =
+            bytes.get(end) == Some(&b' ') && bytes.get(end + 1).is_some_and(|b| b.is_ascii_digit());
+        if !glued_before && spaced_number {
+            found.push(start);
+        }
+    }
+    found
+}
+
+#[test]
+fn the_issue_scanner_finds_citations_and_leaves_names_alone() {
+    assert_eq!(issue_citations("see issue 26, then"), vec![4]);
+    assert_eq!(issue_citations("Issues 12 and 13"), vec![0]);
+    assert_eq!(
+        issue_citations("fn issue_30_the_readme() {}"),
+        Vec::<usize>::new()
+    );
+    assert_eq!(
+        issue_citations("an issue #151 or issue: 5"),
+        Vec::<usize>::new()
+    );
+    assert_eq!(issue_citations("reissue 3"), Vec::<usize>::new());
+}
+
+#[test]
+fn no_text_under_crates_or_docs_cites_a_tracker_number() {
+    let root = root();
+    let mut files = Vec::new();
+    text_files(&root.join("crates"), &mut files);
+    text_files(&root.join("docs"), &mut files);
+    assert!(
+        files.len() > 100,
+        "found only {} files: is the walk right?",
+        files.len()
+    );
+    let mut offending = Vec::new();
+    for path in &files {
+        let Ok(text) = fs::read_to_string(path) else {
+            continue;
+        };
+        let lines: Vec<usize> = issue_citations(&text)
+            .into_iter()
+            .map(|at| text[..at].lines().count().max(1))
+            .collect();
+        if !lines.is_empty() {
+            let name = path
+                .strip_prefix(&root)
+                .unwrap_or(path)
+                .display()
+                .to_string();
+            offending.push(format!("{name}: lines {lines:?}"));
+        }
+    }
+    assert!(
+        offending.is_empty(),
+        "{} files cite a tracker number (say why instead; the tracker is not public):\n{}",
+        offending.len(),
+        offending.join("\n")
+    );
+}
+
+#[test]
+fn no_page_under_docs_is_over_800_lines() {
+    let root = root();
+    let mut files = Vec::new();
+    text_files(&root.join("docs"), &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .filter_map(|p| {
+            let lines = fs::read_to_string(p).ok()?.lines().count();
+            (lines > MAX_FILE_LINES).then(|| format!("{} ({lines} lines)", p.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "split these pages by topic: {long:?}");
 }

@@ -1,4 +1,4 @@
-//! Alerts (issue 19), end to end with the real binary: the outbox filled
+//! Alerts, end to end with the real binary: the outbox filled
 //! through the store API the way `collect` fills it, then `signals notify`
 //! delivering to a loopback receiver this file starts (which checks
 //! signatures and can answer 500, 429 with `Retry-After`, or hang), to a

@@ -1,4 +1,4 @@
-//! The open pull request count from the store (issue 27, part 3), with the
+//! The open pull request count from the store, with the
 //! real binary against the loopback test host: once the store holds a
 //! repository's whole history, runs count the open pull requests locally
 //! (no `pulls?state=open&per_page=1` request) and equal the host's after

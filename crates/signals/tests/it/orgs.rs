@@ -1,4 +1,4 @@
-//! Whole organisations and groups (issue 20, part 1), with the real binary
+//! Whole organisations and groups, with the real binary
 //! against the loopback test host: a group's `orgs` are listed at each
 //! run with conditional requests, new repositories are tracked from then
 //! on, archived ones and forks are left out unless included, `exclude`
@@ -800,7 +800,7 @@ fn gitlab_asks_for(path: &str, name: &str) -> bool {
     path == p || path.starts_with(&format!("{p}/")) || path.starts_with(&format!("{p}?"))
 }
 
-/// Issue 20: an owner lists three repositories, the host renames one, and
+/// An owner lists three repositories, the host renames one, and
 /// the next listing follows it through the host's id: the same repository
 /// id, its history going on (its earlier runs, no item discovered again,
 /// the same signal ids), no `gone` repository, a listing of the same cost,

@@ -1,4 +1,4 @@
-//! The README's shell examples, run against the demo (issue 30), so they
+//! The README's shell examples, run against the demo, so they
 //! cannot drift from the program again.
 //!
 //! A fenced `sh` block right after the line

@@ -1,4 +1,4 @@
-//! The periodic reconcile (issue 20), with the real binary against the
+//! The periodic reconcile, with the real binary against the
 //! loopback test host: reactions added without a change of `updated_at`
 //! (as GitHub adds them) are missed by a normal run and found by a
 //! reconcile, which records them as `changed` events naming `metrics`;

@@ -1,4 +1,4 @@
-//! Issue 26, part 4: references across a group, end to end. Three
+//! References across a group, end to end. Three
 //! repositories of one group on the test host name each other's items in
 //! both forms (`owner/name#n`, URLs), their own repository (`#n`), the
 //! item itself, an item of a repository of another group and an item in

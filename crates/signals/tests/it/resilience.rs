@@ -1,4 +1,4 @@
-//! Workers that never fall over (issue 15), with the real binary, a
+//! Workers that never fall over, with the real binary, a
 //! loopback test host whose repositories share texts as real ones do, and
 //! a real throwaway PostgreSQL: no deadlock when four workers start
 //! together on an empty database, PostgreSQL restarted under a round, a
@@ -256,7 +256,7 @@ fn a_worker_stopped_past_its_lease_writes_nothing_when_it_wakes() {
     assert_eq!(observed(&pg), reference(&host, &repos));
 }
 
-/// Regression (issue 15, seen in CI): a worker stopped in the middle of its
+/// Regression (seen in CI): a worker stopped in the middle of its
 /// commit transaction held its repository's row lock, and another worker
 /// starting meanwhile waited on it for ever while registering the
 /// repositories. The server now ends a transaction left idle

@@ -1,4 +1,4 @@
-//! A round of many repositories on PostgreSQL (issue 27, part 4): four
+//! A round of many repositories on PostgreSQL: four
 //! one-shot workers collect every repository exactly once, and what
 //! PostgreSQL ran for it, counted by `pg_stat_statements`, grows no faster
 //! than the number of repositories: each statement is called a fixed

@@ -1,4 +1,4 @@
-//! Issue 7: the export is incremental and publishes atomically, on the real
+//! The export is incremental and publishes atomically, on the real
 //! binary over stores generated through the store API.
 
 use std::path::{Path, PathBuf};
@@ -90,7 +90,7 @@ fn an_export_after_one_new_run_renders_one_repository_and_keeps_the_others_byte_
         "{}",
         show(&out)
     );
-    // Issue 10: only the history pages of the 5 items that changed.
+    // Only the history pages of the 5 items that changed.
     assert!(
         String::from_utf8_lossy(&out.stdout).contains(", 5 of them item histories)"),
         "{}",
@@ -120,7 +120,7 @@ fn an_export_after_one_new_run_renders_one_repository_and_keeps_the_others_byte_
     assert_eq!(read("g/r1/dataset.json"), r1);
 }
 
-/// Issue 7: SIGKILL `export` at random moments. After each kill the served
+/// SIGKILL `export` at random moments. After each kill the served
 /// folder is the old site or the new one, whole, and every link of its
 /// index resolves; the next export repairs everything and removes what the
 /// killed ones left.

@@ -1,4 +1,4 @@
-//! Issue 28: the word index through the API. The shared corpus of queries
+//! The word index through the API. The shared corpus of queries
 //! (`data/search_corpus.json`) is asked of `signals serve` on SQLite and,
 //! after `signals migrate`, on PostgreSQL: each query finds exactly its
 //! items, in the order of the reference below (the index built in memory

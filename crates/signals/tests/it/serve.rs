@@ -224,7 +224,7 @@ fn the_api_answers_every_endpoint_pages_and_filters() {
     assert_eq!(repos.len(), 2);
     assert_eq!(repos[0]["id"], "r0");
     assert_eq!(repos[0]["runs"], 3);
-    // Health (issue 20): the store's runs are old, so with the default
+    // Health: the store's runs are old, so with the default
     // hourly interval the data is stale; nothing failed.
     let health = &repos[0]["health"];
     let instant = |v: &Value| v.as_str().unwrap().parse::<jiff::Timestamp>().unwrap();
@@ -376,7 +376,7 @@ fn head_length(port: u16, target: &str) -> Option<usize> {
         .and_then(|v| v.parse().ok())
 }
 
-/// Issue 10: history pages are rendered on demand from the store, by the
+/// History pages are rendered on demand from the store, by the
 /// export's own function (the same bytes `signals export` writes), for any
 /// item, cut file names included; the private site holds none of them, and
 /// goes when the server stops on SIGTERM.
@@ -544,7 +544,7 @@ fn closed_by_server(stream: &mut TcpStream) -> bool {
     }
 }
 
-/// Issue 17: a client that sends half a request line and waits, and 500
+/// A client that sends half a request line and waits, and 500
 /// idle connections, keep no one else from being served; the stalled head
 /// is closed after `--timeout`, a keep-alive connection answers several
 /// requests, and SIGTERM stops the server with the idle connections open.
@@ -585,7 +585,7 @@ fn a_stalled_request_head_and_500_idle_connections_do_not_starve_others() {
     drop(idle);
 }
 
-/// Issue 17: a client that reads its answers one byte a second (200
+/// A client that reads its answers one byte a second (200
 /// answers asked for at once, far more than the socket buffers hold)
 /// keeps no one else from being served meanwhile.
 #[test]
@@ -610,7 +610,7 @@ fn a_client_reading_one_byte_a_second_does_not_starve_others() {
     assert_eq!(read, b"HTTP");
 }
 
-/// Issue 17: with `--token-env`, every path needs `Authorization: Bearer
+/// With `--token-env`, every path needs `Authorization: Bearer
 /// <token>` (401 without it or with another), the token never reaches the
 /// log, and a missing variable stops `serve` before it listens.
 #[test]
@@ -661,7 +661,7 @@ fn the_read_token_is_required_accepted_and_never_logged() {
     assert!(err.contains("SIGNALS_READ_TOKEN"), "{err}");
 }
 
-/// Issue 28: answers are gzipped for a client that accepts it, and only
+/// Answers are gzipped for a client that accepts it, and only
 /// then; they decode to what an uncompressed request gets.
 #[test]
 fn answers_are_gzipped_when_the_client_accepts_it() {
@@ -694,7 +694,7 @@ fn answers_are_gzipped_when_the_client_accepts_it() {
     }
 }
 
-/// `serve` listens before its private site is exported (issue 27): the
+/// `serve` listens before its private site is exported: the
 /// API and `/metrics` answer from the first request; a page, and a
 /// repository's trends (read from that export), answer 503 with
 /// `Retry-After` and say why until the log says the export is done; then

@@ -1,4 +1,4 @@
-//! The static site's search (issue 28 part 3) in headless Chromium: the
+//! The static site's search in headless Chromium: the
 //! shared corpus of queries answered by the page's script from the
 //! exported word index (the same set as the corpus, in the order the
 //! core's ranking gives on the same store), what a first one-word query

@@ -1,4 +1,4 @@
-//! A group page's search (issue 28 part 3) in headless Chromium: the
+//! A group page's search in headless Chromium: the
 //! group's word index, written at export from its repositories' indexes,
 //! answers the search language over all the group's signals, ranked by
 //! BM25 over the group's documents (the core's ranking over the

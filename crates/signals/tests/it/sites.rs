@@ -1,4 +1,4 @@
-//! Issue 27, part 1: a site for hundreds of repositories. A store of
+//! A site for hundreds of repositories. A store of
 //! 1,000 repositories in one group (and 3 in another) is generated through
 //! the store API, the real binary exports it, and the pages are checked:
 //! their sizes, the group page's first screen, the ranked tables and the

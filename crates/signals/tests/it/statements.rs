@@ -1,5 +1,5 @@
-//! What PostgreSQL ran for a round, from `pg_stat_statements` (issue 27,
-//! part 4): the round test (`workers.rs`) and the round benchmark
+//! What PostgreSQL ran for a round, from `pg_stat_statements`:
+//! the round test (`workers.rs`) and the round benchmark
 //! (`benches/round.rs` includes this file) read the same figures. The
 //! cluster must load the module (`signals_testpg::Options`).
 

@@ -1,4 +1,4 @@
-//! Trends (issue 18) end to end: a test host repository whose items have
+//! Trends end to end: a test host repository whose items have
 //! known creation, close and merge times (weeks at their edges: Monday
 //! 00:00:00 exactly, Sunday 23:59:59; a reopened issue; pull requests
 //! merged and closed unmerged; stable and pre-releases), collected twice
@@ -240,7 +240,7 @@ fn trends_json_equals_an_independent_count_of_the_scenario() {
         host.set_scenario(scenario(&first, m0, 100));
         collect(dir.path());
 
-        // The second run: issue 7 reopened (open, no close time), items 2
+        // The second run: issue #7 reopened (open, no close time), items 2
         // and 3 gained reactions, more stars.
         let mut second = first.clone();
         let reopened = second.iter_mut().find(|s| s.number == 7).unwrap();
@@ -289,7 +289,7 @@ fn trends_json_equals_an_independent_count_of_the_scenario() {
         for (w, (got, want)) in weeks.iter().zip(&expected).enumerate() {
             assert_eq!(got, want, "{name}: week {w}");
         }
-        // The reopened issue is closed in no week; issue 1 (Monday 00:00
+        // The reopened issue is closed in no week; issue #1 (Monday 00:00
         // to Sunday 23:59:59) opened and closed in week 22.
         assert_eq!(weeks[22]["issuesOpened"], 1, "{name}");
         if backfill == 36_500 {

@@ -1,4 +1,4 @@
-//! Generated items with a vocabulary (issue 28): words drawn by Zipf's
+//! Generated items with a vocabulary: words drawn by Zipf's
 //! law from `wa`, `wb`, ... and texts of varied length, so a word index
 //! has common and rare words, as real text has. Shared by the site search
 //! tests and `benches/site_search.rs`.

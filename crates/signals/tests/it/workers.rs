@@ -1,4 +1,4 @@
-//! Several workers on one PostgreSQL store (issue 8), with the real binary
+//! Several workers on one PostgreSQL store, with the real binary
 //! against a loopback test host and a real throwaway PostgreSQL cluster:
 //! each repository collected exactly once per round, data equal to a
 //! single SQLite run over the same host data, workers killed at random
