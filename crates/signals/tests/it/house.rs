@@ -7,6 +7,8 @@
 //! - In the binary crate, nothing outside `src/cmd/` imports `crate::cmd`,
 //!   and no `cmd` file imports another.
 //! - The PostgreSQL store builds without SQLite.
+//! - No crate's modules import each other, around a ring or directly
+//!   (`house/modules.rs`, which also keeps the site crate's layers).
 //! - ARCHITECTURE.md names only paths that exist, names every crate of the
 //!   workspace, and stays short.
 //!
@@ -516,3 +518,5 @@ fn issue_29_architecture_names_only_paths_that_exist_and_every_crate() {
         "ARCHITECTURE.md has no codemap heading for: {absent:?}"
     );
 }
+
+mod modules;
