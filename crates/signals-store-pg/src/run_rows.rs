@@ -11,12 +11,10 @@ use postgres::Transaction;
 use signals_core::ItemSnapshot;
 use signals_core::run::ItemEvent;
 use signals_store::codec::{int, to_json, ts_parse, ts_text};
-use signals_store::{
-    KeptPulls, Parts, RepoKey, Result, RunCommit, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, StoreError,
-    check_commit,
-};
+use signals_store::{KeptPulls, Parts, RepoKey, Result, RunCommit, StoreError, check_commit};
 
 use crate::queue::Outcome;
+use crate::read::{SNAPSHOT_COLUMNS, SNAPSHOT_JOINS};
 use crate::{Attempt, PgStore, TEXTS_LOCK};
 
 /// One snapshot to store with its run.

@@ -12,10 +12,11 @@ use signals_core::ItemSnapshot;
 use signals_store::codec::{int, stamp, stamp_parse, uint};
 use signals_store::staging::{Positions, check_part, stage_rows, staged_from};
 use signals_store::{
-    Parts, RepoKey, Result, RunCommit, RunStaging, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, Staged,
-    StagedParts, StoreError, check_staged_commit,
+    Parts, RepoKey, Result, RunCommit, RunStaging, Staged, StagedParts, StoreError,
+    check_staged_commit,
 };
 
+use crate::read::{SNAPSHOT_COLUMNS, SNAPSHOT_JOINS};
 use crate::run_rows::{Commit, SnapshotRow};
 use crate::texts::Texts;
 use crate::{Attempt, PgStore};
