@@ -13,7 +13,7 @@ use signals_core::owners::Filter;
 use signals_core::{Group, RepoName, TrackedRepo, is_slug, slugify};
 use toml::Spanned;
 
-use super::HostConfig;
+use super::hosts::{HostConfig, url_domain};
 
 /// What is wrong, and where in the file.
 type Problem = (Range<usize>, String);
@@ -141,28 +141,6 @@ pub fn normalize_repo_input(input: &str) -> String {
     };
     path.strip_suffix(".git").unwrap_or(&path).to_string()
 }
-/// The lowercased host of an http(s), ssh or scp-like URL (`None` for
-/// `owner/name`).
-pub fn url_domain(input: &str) -> Option<String> {
-    let s = input.trim();
-    let rest = s
-        .strip_prefix("https://")
-        .or_else(|| s.strip_prefix("http://"))
-        .or_else(|| s.strip_prefix("ssh://"));
-    let host = match rest {
-        Some(rest) => {
-            let rest = rest.split(['/', '?', '#']).next().unwrap_or(rest);
-            rest.rsplit_once('@').map_or(rest, |(_, h)| h)
-        }
-        None => {
-            let (user_host, _) = s.split_once(':')?;
-            user_host.rsplit_once('@').map(|(_, h)| h)?
-        }
-    };
-    let host = host.split(':').next().unwrap_or(host).to_ascii_lowercase();
-    (!host.is_empty()).then_some(host)
-}
-
 /// A group with its repositories.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GroupConfig {

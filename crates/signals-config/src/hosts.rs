@@ -1,8 +1,9 @@
 //! The code hosts of the configuration (`[host]`, or `[[hosts]]` for
 //! several): each host's kind, name, API URL, token variables and HTTP
-//! settings, over the defaults of its kind. Those defaults (the public
-//! instance's API URL, the usual token variable) are the host crates'
-//! own ([`defaults`]), and [`kind`] is the one switch over kinds' names.
+//! settings, over the defaults of its kind ([`defaults`]: the public
+//! instance's API URL, the usual token variable), and [`kind`], the one
+//! switch over kinds' names. The domains of URLs ([`url_domain`]) are
+//! here too: a pasted repository URL picks its host by them.
 
 use std::ops::Range;
 
@@ -76,8 +77,8 @@ pub struct HostConfig {
 
 impl HostConfig {
     /// The defaults of a host of `source`: its public instance
-    /// (github.com, gitlab.com, codeberg.org) and its usual token variable,
-    /// as its host crate gives them.
+    /// (github.com, gitlab.com, codeberg.org) and its usual token variable
+    /// ([`defaults`]).
     pub fn of(source: Source) -> HostConfig {
         let defaults = crate::hosts::defaults(source);
         HostConfig {
@@ -96,7 +97,7 @@ impl HostConfig {
 
     /// The host part of the API URL, lowercased (`api.github.com`).
     pub(super) fn api_domain(&self) -> String {
-        super::groups::url_domain(&self.api_url).unwrap_or_default()
+        url_domain(&self.api_url).unwrap_or_default()
     }
 
     /// The domain of the host's web pages, which pasted repository URLs
@@ -110,7 +111,7 @@ impl HostConfig {
         }
     }
 
-    /// Whether `domain` (a URL's host, as [`crate::url_domain`] gives it)
+    /// Whether `domain` (a URL's host, as [`url_domain`] gives it)
     /// is this host's: its web or API domain, `www.` aside.
     pub fn serves(&self, domain: &str) -> bool {
         let domain = domain.strip_prefix("www.").unwrap_or(domain);
@@ -297,7 +298,8 @@ fn token_header(source: Source, h: &Spanned<String>) -> Result<TokenHeader, Span
     }
 }
 
-/// A host kind's defaults, as its host crate gives them.
+/// A host kind's defaults: what a configuration that names only the kind
+/// means.
 #[derive(Debug, Clone, Copy)]
 pub struct Defaults {
     /// The API root of its public instance (github.com, gitlab.com,
@@ -307,22 +309,48 @@ pub struct Defaults {
     pub token_env: &'static str,
 }
 
-/// The defaults of a host of `source`.
+/// The defaults of a host of `source`. They are the configuration's own,
+/// so that it stays pure (no host crate, no HTTP client below it); each
+/// host crate has the same values as its `API_URL` and `TOKEN_ENV`, and a
+/// test of the binary's `hosts.rs`, where hosts are built, keeps them
+/// equal.
 pub fn defaults(source: Source) -> Defaults {
     match source {
         Source::Github => Defaults {
-            api_url: signals_github::API_URL,
-            token_env: signals_github::TOKEN_ENV,
+            api_url: "https://api.github.com",
+            token_env: "GITHUB_TOKEN",
         },
         Source::Gitlab => Defaults {
-            api_url: signals_gitlab::API_URL,
-            token_env: signals_gitlab::TOKEN_ENV,
+            api_url: "https://gitlab.com/api/v4",
+            token_env: "GITLAB_TOKEN",
         },
         Source::Forgejo => Defaults {
-            api_url: signals_forgejo::API_URL,
-            token_env: signals_forgejo::TOKEN_ENV,
+            api_url: "https://codeberg.org/api/v1",
+            token_env: "FORGEJO_TOKEN",
         },
     }
+}
+
+/// The lowercased host of an http(s), ssh or scp-like URL (`None` for
+/// `owner/name`).
+pub fn url_domain(input: &str) -> Option<String> {
+    let s = input.trim();
+    let rest = s
+        .strip_prefix("https://")
+        .or_else(|| s.strip_prefix("http://"))
+        .or_else(|| s.strip_prefix("ssh://"));
+    let host = match rest {
+        Some(rest) => {
+            let rest = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+            rest.rsplit_once('@').map_or(rest, |(_, h)| h)
+        }
+        None => {
+            let (user_host, _) = s.split_once(':')?;
+            user_host.rsplit_once('@').map(|(_, h)| h)?
+        }
+    };
+    let host = host.split(':').next().unwrap_or(host).to_ascii_lowercase();
+    (!host.is_empty()).then_some(host)
 }
 
 /// The host kind a configuration's `kind` names (`gitea` is Forgejo's).

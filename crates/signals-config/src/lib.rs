@@ -25,8 +25,8 @@ pub mod groups;
 pub mod hosts;
 pub mod notify;
 mod read;
-pub use groups::{GroupConfig, normalize_repo_input, url_domain};
-pub use hosts::{HostConfig, TokenHeader};
+pub use groups::{GroupConfig, normalize_repo_input};
+pub use hosts::{HostConfig, TokenHeader, url_domain};
 pub use notify::NotifyRule;
 
 /// The default config file name, looked up in the working directory.

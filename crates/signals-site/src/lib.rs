@@ -38,7 +38,8 @@
 //! leaves import nothing of the crate, no module imports one of a later
 //! group, the graph of their imports has no cycle, and no module reaches
 //! for a name of this file (each imports from the module that defines it);
-//! a unit test (`module_graph.rs`) checks all four.
+//! the workspace's module graph test (`crates/signals/tests/it/house/modules.rs`)
+//! checks all four.
 //!
 //! - Leaves, importing nothing of the crate: `paths` (file names, which
 //!   page holds what, the parts of a signal id), `views` (the view types
@@ -163,9 +164,6 @@ mod waiting;
 mod pages;
 mod publish;
 mod whole;
-
-#[cfg(test)]
-mod module_graph;
 
 use std::path::Path;
 

@@ -29,6 +29,7 @@ mod paged;
 pub mod queue;
 mod read;
 mod references;
+mod run_rows;
 mod schema;
 mod search;
 mod staging;
@@ -52,6 +53,16 @@ use schema::MIGRATIONS;
 
 pub use address::{Address, is_postgres};
 pub use queue::{Lease, QueueStatus, WorkerStatus};
+
+/// Which try of an operation [`PgStore::retrying`] runs: a retry after a
+/// lost connection may find the first try's commit gone through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Attempt {
+    /// The first try.
+    First,
+    /// A try after a conflict or a lost connection.
+    Retry,
+}
 
 /// The advisory lock key that keeps a purge's deletion of texts apart from
 /// run commits ("RSig" and 2): a commit holds it shared from the moment it
@@ -250,13 +261,13 @@ impl PgStore {
     /// all or nothing: a transaction, or one statement.
     pub(crate) fn retrying<T>(
         &self,
-        mut op: impl FnMut(&mut Client, bool) -> Result<T>,
+        mut op: impl FnMut(&mut Client, Attempt) -> Result<T>,
     ) -> Result<T> {
         let mut conflicts = 0;
         let mut deadline = None;
-        let mut retry = false;
+        let mut attempt = Attempt::First;
         loop {
-            let result = op(&mut self.client.borrow_mut(), retry);
+            let result = op(&mut self.client.borrow_mut(), attempt);
             match result {
                 Err(StoreError::Conflict {
                     store,
@@ -288,7 +299,7 @@ impl PgStore {
                 }
                 other => return other,
             }
-            retry = true;
+            attempt = Attempt::Retry;
         }
     }
 

@@ -6,12 +6,10 @@ use std::collections::HashSet;
 
 use signals_core::{ItemSnapshot, TrailEvent};
 use signals_store::codec::uint;
-use signals_store::{
-    HEAD_COLUMNS, HEAD_JOINS, PagedReads, Parts, RepoKey, Result, trail_event_from, trail_plan,
-};
+use signals_store::{PagedReads, Parts, RepoKey, Result, trail_event_from, trail_plan};
 
 use crate::PgStore;
-use crate::read::{raw_parts, trail_row};
+use crate::read::{HEAD_COLUMNS, HEAD_JOINS, raw_parts, trail_row};
 
 impl PagedReads for PgStore {
     fn each_latest_head(

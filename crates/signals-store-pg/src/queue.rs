@@ -16,9 +16,19 @@
 use std::time::Duration;
 
 use jiff::Timestamp;
-use signals_store::{RepoKey, Result};
+use postgres::Transaction;
+use signals_store::{RepoKey, Result, StoreError};
 
 use crate::PgStore;
+
+/// How a leased attempt ended, as its worker's counters record it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// A run was committed.
+    Collected,
+    /// A failure was recorded.
+    Failed,
+}
 
 /// A lease held on a repository, for `signals status`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -241,5 +251,62 @@ impl PgStore {
             "DELETE FROM workers WHERE seen_at < now() - make_interval(secs => $1)",
             &[&older_than.as_secs_f64()],
         )
+    }
+}
+
+impl PgStore {
+    /// Releases this process's lease on `repo` inside `tx`, recording the
+    /// attempt (counted as the worker's `outcome`); without a lease, only records the attempt. Fails with
+    /// [`StoreError::LeaseLost`] when the lease is no longer this worker's.
+    pub(crate) fn release_in(
+        &self,
+        tx: &mut Transaction<'_>,
+        repo: RepoKey,
+        outcome: Outcome,
+    ) -> Result<()> {
+        let err = self.err("releasing a lease");
+        let lease = self.lease.borrow().clone();
+        match lease {
+            Some((leased, worker, _)) if leased == repo.raw() => {
+                let n = tx
+                    .execute(
+                        "UPDATE leases SET worker = NULL, lease_until = NULL, last_attempt = now()
+                         WHERE repo = $1 AND worker = $2 AND lease_until > now()",
+                        &[&leased, &worker],
+                    )
+                    .map_err(&err)?;
+                if n == 0 {
+                    let name: Option<String> = tx
+                        .query_opt(
+                            "SELECT group_id || '/' || repo_id FROM repositories WHERE key = $1",
+                            &[&leased],
+                        )
+                        .map_err(&err)?
+                        .map(|r| r.get(0));
+                    return Err(StoreError::LeaseLost {
+                        store: self.shown.clone(),
+                        repo: name.unwrap_or_else(|| repo.to_string()),
+                    });
+                }
+                let column = match outcome {
+                    Outcome::Collected => "collected",
+                    Outcome::Failed => "failed",
+                };
+                tx.execute(
+                    &format!("UPDATE workers SET {column} = {column} + 1 WHERE id = $1"),
+                    &[&worker],
+                )
+                .map_err(&err)?;
+            }
+            _ => {
+                tx.execute(
+                    "INSERT INTO leases (repo, last_attempt) VALUES ($1, now())
+                     ON CONFLICT (repo) DO UPDATE SET last_attempt = now()",
+                    &[&repo.raw()],
+                )
+                .map_err(&err)?;
+            }
+        }
+        Ok(())
     }
 }

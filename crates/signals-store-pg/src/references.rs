@@ -25,7 +25,8 @@ impl PgStore {
         &self,
         tx: &mut Transaction<'_>,
         repo: i64,
-        (run, commit): (i64, &RunCommit),
+        run: i64,
+        commit: &RunCommit,
     ) -> Result<()> {
         let err = self.err("storing an item's references");
         let mut moved: BTreeSet<String> = BTreeSet::new();

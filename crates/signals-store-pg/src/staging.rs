@@ -12,13 +12,23 @@ use signals_core::ItemSnapshot;
 use signals_store::codec::{int, stamp, stamp_parse, uint};
 use signals_store::staging::{Positions, check_part, stage_rows, staged_from};
 use signals_store::{
-    Parts, RepoKey, Result, RunCommit, RunStaging, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, Staged,
-    StagedParts, StoreError, check_staged_commit,
+    Parts, RepoKey, Result, RunCommit, RunStaging, Staged, StagedParts, StoreError,
+    check_staged_commit,
 };
 
+use crate::read::{SNAPSHOT_COLUMNS, SNAPSHOT_JOINS};
+use crate::run_rows::{Commit, SnapshotRow};
 use crate::texts::Texts;
-use crate::write::Commit;
-use crate::{PgStore, TEXTS_LOCK};
+use crate::{Attempt, PgStore};
+
+/// A staged run's commit, prepared before its transaction: the run, the
+/// texts of its own snapshots, and how many staged items a chunk holds.
+#[derive(Clone, Copy)]
+struct StagedCommit<'a> {
+    commit: &'a Commit<'a>,
+    texts: &'a Texts<'a>,
+    chunk: usize,
+}
 
 /// Reads a chunk of a stage, in signal id order.
 const STAGED_SQL: &str = "SELECT item_id, snapshot FROM run_stage_items
@@ -123,8 +133,13 @@ impl RunStaging for PgStore {
                 .collect::<Result<Vec<_>>>()?;
             self.insert_texts(repo, &Texts::of(parts.iter()))?;
         }
-        let committed = self.retrying(|client, retry| {
-            self.commit_staged_in(client, retry, (&commit, &texts), chunk.max(1), &mut *part)
+        let committed = self.retrying(|client, attempt| {
+            let run = StagedCommit {
+                commit: &commit,
+                texts: &texts,
+                chunk: chunk.max(1),
+            };
+            self.commit_staged_in(client, attempt, run, &mut *part)
         })?;
         if !committed {
             self.notice(format!(
@@ -178,46 +193,35 @@ impl PgStore {
     fn commit_staged_in(
         &self,
         client: &mut Client,
-        retry: bool,
-        (c, texts): (&Commit<'_>, &Texts<'_>),
-        chunk: usize,
+        attempt: Attempt,
+        run: StagedCommit<'_>,
         part_of: StagedParts<'_>,
     ) -> Result<bool> {
+        let StagedCommit {
+            commit: c,
+            texts,
+            chunk,
+        } = run;
         let err = self.err("committing a run");
         let path = self.path();
         let repo = c.repo;
         let mut tx = client.transaction().map_err(&err)?;
-        tx.execute("SELECT pg_advisory_xact_lock_shared($1)", &[&TEXTS_LOCK])
-            .map_err(&err)?;
-        let last = self.last_run_locked(&mut tx, repo)?;
-        if retry && last == Some(c.at) {
+        if !self.begin_run(&mut tx, c, attempt)? {
             return Ok(false);
-        }
-        self.release_in(&mut tx, repo, false)?;
-        if let Some(last) = last
-            && c.at <= last
-        {
-            return Err(StoreError::RunOutOfOrder {
-                path,
-                repo: c.repo_name.clone(),
-                at: c.at,
-                last,
-            });
         }
         self.check_stage(&mut tx, repo, c.at)?;
         let ids = texts.resolve(&mut tx).map_err(&err)?;
         let run_id = self.insert_run(&mut tx, c)?;
         let mut new_items = 0;
         for (id, snapshot, parts) in &c.parts {
-            new_items += u64::from(self.store_snapshot(
-                &mut tx,
-                repo.raw(),
-                id,
+            let row = SnapshotRow {
+                repo: repo.raw(),
+                item_id: id,
                 snapshot,
                 parts,
-                &ids,
-                run_id,
-            )?);
+                run: run_id,
+            };
+            new_items += u64::from(self.store_snapshot(&mut tx, row, &ids)?);
         }
         let invalid = |problem: String| StoreError::InvalidRun {
             repo: c.repo_name.clone(),
@@ -257,22 +261,21 @@ impl PgStore {
                 .resolve(&mut tx)
                 .map_err(&err)?;
             for (id, snapshot, parts) in &parts {
-                new_items += u64::from(self.store_snapshot(
-                    &mut tx,
-                    repo.raw(),
-                    id,
+                let row = SnapshotRow {
+                    repo: repo.raw(),
+                    item_id: id,
                     snapshot,
                     parts,
-                    &part_ids,
-                    run_id,
-                )?);
+                    run: run_id,
+                };
+                new_items += u64::from(self.store_snapshot(&mut tx, row, &part_ids)?);
             }
             let events = positions.part(&mut part.events);
-            self.store_events(&mut tx, (c, run_id), events)?;
+            self.store_events(&mut tx, c, run_id, events)?;
             shell.references = part.references;
-            self.store_references(&mut tx, repo.raw(), (run_id, &shell))?;
+            self.store_references(&mut tx, repo.raw(), run_id, &shell)?;
         }
-        self.store_events(&mut tx, (c, run_id), positions.rest())?;
+        self.store_events(&mut tx, c, run_id, positions.rest())?;
         if positions.count() != c.run.record.changed_count {
             return Err(invalid(format!(
                 "changedCount is {} but the run and its stage have {} observation events",
@@ -280,7 +283,7 @@ impl PgStore {
                 positions.count()
             )));
         }
-        self.store_references(&mut tx, repo.raw(), (run_id, c.run))?;
+        self.store_references(&mut tx, repo.raw(), run_id, c.run)?;
         self.finish_in(&mut tx, c, run_id, new_items)?;
         discard(&mut tx, repo).map_err(&err)?;
         tx.commit().map_err(&err)?;

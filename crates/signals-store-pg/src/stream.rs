@@ -8,12 +8,12 @@ use signals_core::{News, RepoContext, TrailEvent};
 use signals_store::codec::{from_json, ts_parse};
 use signals_store::events::{detail_of, kind_of};
 use signals_store::{
-    LatestItem, Parts, RepoKey, RepoOutline, Result, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, StreamReads,
-    TrailKey, run_record_from, trail_event_from,
+    LatestItem, Parts, RepoKey, RepoOutline, Result, StreamReads, TrailKey, run_record_from,
+    trail_event_from,
 };
 
 use crate::PgStore;
-use crate::read::{RUN_COLUMNS, raw_parts, run_row};
+use crate::read::{RUN_COLUMNS, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, raw_parts, run_row};
 
 impl StreamReads for PgStore {
     fn repository_outline(&self, repo: RepoKey) -> Result<Option<RepoOutline>> {

@@ -13,15 +13,14 @@
 
 use postgres::Transaction;
 use signals_store::codec::{int, ts_text};
-use signals_store::{RepoKey, Result};
+use signals_store::{RepoKey, Result, RunCommit};
 
 use crate::PgStore;
-use crate::write::Commit;
 
 /// The schema version from which a store keeps `repo_totals`.
 pub(crate) const SINCE_VERSION: i64 = 17;
 
-/// A committed run: one more run, its counters, and `new_items` (the items
+/// A committed `run` of `repo`: one more run, its counters, and `new_items` (the items
 /// rows the commit inserted). The failures after the latest run are
 /// recounted only when there were some after the previous one: a run is
 /// later than the previous (commits refuse one that is not), so none can
@@ -29,10 +28,11 @@ pub(crate) const SINCE_VERSION: i64 = 17;
 pub(crate) fn add_run(
     store: &PgStore,
     tx: &mut Transaction<'_>,
-    c: &Commit<'_>,
+    repo: RepoKey,
+    run: &RunCommit,
     new_items: u64,
 ) -> Result<()> {
-    let (record, stats) = (&c.run.record, c.run.stats);
+    let (record, stats) = (&run.record, run.stats);
     tx.execute(
         "INSERT INTO repo_totals (repo, items, runs, changed, requests, not_modified, bytes,
                                   retries)
@@ -49,7 +49,7 @@ pub(crate) fn add_run(
                  ELSE (SELECT count(*) FROM failures WHERE repo = $1
                        AND at::timestamptz > $8::text::timestamptz) END",
         &[
-            &c.repo.raw(),
+            &repo.raw(),
             &int("new items", new_items)?,
             &int("changed_count", record.changed_count)?,
             &int("requests", stats.requests)?,

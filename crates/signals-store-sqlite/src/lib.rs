@@ -69,6 +69,7 @@ mod owners;
 mod paged;
 mod read;
 mod references;
+mod run_rows;
 mod schema;
 mod search;
 mod snapshots;

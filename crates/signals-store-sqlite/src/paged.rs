@@ -5,14 +5,12 @@ use std::collections::HashSet;
 use rusqlite::params;
 use signals_core::{ItemSnapshot, TrailEvent};
 use signals_store::codec::uint;
-use signals_store::{
-    HEAD_COLUMNS, HEAD_JOINS, PagedReads, Parts, RepoKey, Result, trail_event_from, trail_plan,
-};
+use signals_store::{PagedReads, Parts, RepoKey, Result, trail_event_from, trail_plan};
 
 use crate::Store;
 use crate::error::DbContext;
 use crate::read::trail_row;
-use crate::snapshots::raw_parts;
+use crate::snapshots::{HEAD_COLUMNS, HEAD_JOINS, raw_parts};
 
 impl PagedReads for Store {
     fn each_latest_head(

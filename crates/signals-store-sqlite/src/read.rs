@@ -9,14 +9,15 @@ use rusqlite::{OptionalExtension, Row, params};
 use signals_core::{DiscussionsOff, ItemSnapshot, RunRecord};
 use signals_store::codec::{ts_parse, uint};
 use signals_store::{
-    Failure, HEAD_COLUMNS, HEAD_JOINS, Parts, Reads, RepoKey, RepoStatus, RepoSummary,
-    RequestStats, Result, RunRow, RunStatus, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, Status, StoreError,
-    SummaryRow, TrailRow, discussions_off_from, run_record_from, summary_from, totals_from,
+    Failure, Parts, Reads, RepoKey, RepoStatus, RepoSummary, RequestStats, Result, RunRow,
+    RunStatus, Status, StoreError, SummaryRow, TrailRow, discussions_off_from, run_record_from,
+    summary_from, totals_from,
 };
 
 use crate::Store;
 use crate::error::DbContext;
 use crate::snapshots::raw_parts;
+use crate::snapshots::{HEAD_COLUMNS, HEAD_JOINS, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS};
 
 const SUMMARY_SQL: &str = "
     SELECT r.key, r.group_id, g.name, r.repo_id, r.source, r.full_name, r.display_name,

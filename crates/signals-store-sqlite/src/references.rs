@@ -22,7 +22,8 @@ pub(crate) fn store_references(
     tx: &Transaction<'_>,
     path: &Path,
     repo: i64,
-    (run, commit): (i64, &RunCommit),
+    run: i64,
+    commit: &RunCommit,
 ) -> Result<()> {
     let doing = "storing an item's references";
     let mut moved: BTreeSet<String> = BTreeSet::new();

@@ -17,7 +17,7 @@ use signals_store::{
 
 use crate::Store;
 use crate::error::DbContext;
-use crate::write::{finish_run, insert_run, invalid, last_run, store_events};
+use crate::run_rows::{finish_run, insert_run, invalid, last_run, store_events};
 
 impl RunStaging for Store {
     fn stage_start(&self, repo: RepoKey, collected_at: Timestamp) -> Result<u64> {
@@ -191,11 +191,11 @@ impl Store {
                 )?);
             }
             let events = positions.part(&mut part.events);
-            store_events(&tx, path, (repo, run_id, run), events)?;
+            store_events(&tx, path, repo, run_id, run, events)?;
             shell.references = part.references;
-            crate::references::store_references(&tx, path, repo.raw(), (run_id, &shell))?;
+            crate::references::store_references(&tx, path, repo.raw(), run_id, &shell)?;
         }
-        store_events(&tx, path, (repo, run_id, run), positions.rest())?;
+        store_events(&tx, path, repo, run_id, run, positions.rest())?;
         if positions.count() != run.record.changed_count {
             return Err(invalid(
                 run,
@@ -206,7 +206,7 @@ impl Store {
                 ),
             ));
         }
-        crate::references::store_references(&tx, path, repo.raw(), (run_id, run))?;
+        crate::references::store_references(&tx, path, repo.raw(), run_id, run)?;
         finish_run(&tx, path, repo, run_id, run)?;
         if self.keeps_totals {
             crate::totals::add_run(&tx, path, repo, run, new_items)?;

@@ -6,14 +6,14 @@ use signals_core::{News, RepoContext, TrailEvent};
 use signals_store::codec::from_json;
 use signals_store::events::{detail_of, kind_of};
 use signals_store::{
-    LatestItem, Parts, RepoKey, RepoOutline, Result, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, StoreError,
-    StreamReads, TrailKey, run_record_from, trail_event_from,
+    LatestItem, Parts, RepoKey, RepoOutline, Result, StoreError, StreamReads, TrailKey,
+    run_record_from, trail_event_from,
 };
 
 use crate::Store;
 use crate::error::DbContext;
 use crate::read::{RUN_COLUMNS, run_row, trail_row, trail_row_at};
-use crate::snapshots::raw_parts;
+use crate::snapshots::{SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, raw_parts};
 
 impl StreamReads for Store {
     fn repository_outline(&self, repo: RepoKey) -> Result<Option<RepoOutline>> {

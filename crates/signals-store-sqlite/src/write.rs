@@ -5,17 +5,15 @@
 //! any error (a refused run, a constraint, a full disk) drops the
 //! transaction, which rolls it back, so the store is exactly as before.
 
-use std::path::Path;
-
 use jiff::Timestamp;
-use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
-use signals_core::run::ItemEvent;
+use rusqlite::{TransactionBehavior, params};
 use signals_core::{Group, TrackedRepo};
-use signals_store::codec::{int, to_json, ts_parse, ts_text};
-use signals_store::{KeptPulls, RepoKey, Result, RunCommit, RunWrites, StoreError, check_commit};
+use signals_store::codec::{to_json, ts_text};
+use signals_store::{RepoKey, Result, RunCommit, RunWrites, StoreError, check_commit};
 
 use crate::Store;
 use crate::error::DbContext;
+use crate::run_rows::{finish_run, insert_run, invalid, last_run, store_events};
 use crate::snapshots;
 
 impl RunWrites for Store {
@@ -211,8 +209,8 @@ impl Store {
             )?);
         }
         let events = signals_store::events::positioned(&run.events);
-        store_events(&tx, &path, (repo, run_id, run), events)?;
-        crate::references::store_references(&tx, &path, repo.raw(), (run_id, run))?;
+        store_events(&tx, &path, repo, run_id, run, events)?;
+        crate::references::store_references(&tx, &path, repo.raw(), run_id, run)?;
         finish_run(&tx, &path, repo, run_id, run)?;
         if self.keeps_totals {
             crate::totals::add_run(&tx, &path, repo, run, new_items)?;
@@ -221,152 +219,10 @@ impl Store {
     }
 }
 
-/// What a run writes after its items: its alert messages and its
-/// repository's row (the name the host gave, the kept count of open pull
-/// requests).
-pub(crate) fn finish_run(
-    tx: &Transaction<'_>,
-    path: &Path,
-    repo: RepoKey,
-    run_id: i64,
-    run: &RunCommit,
-) -> Result<()> {
-    let at = run.record.collected_at;
-    crate::outbox::store_messages(tx, path, repo, run_id, at, &run.messages)?;
-    tx.execute(
-        "UPDATE repositories SET host_name = ?2, missing = 0, last_error = NULL
-         WHERE key = ?1",
-        params![repo.raw(), run.renamed_to.as_ref().map(|n| n.to_string())],
-    )
-    .doing(path, "updating the repository after a run")?;
-    if run.open_pulls != KeptPulls::Unknown {
-        tx.execute(
-            "UPDATE repositories
-             SET open_pulls = ?2, open_pulls_differed = COALESCE(?3, open_pulls_differed)
-             WHERE key = ?1",
-            params![
-                repo.raw(),
-                run.open_pulls.count().map(|n| n as i64),
-                run.open_pulls.differed(at),
-            ],
-        )
-        .doing(path, "keeping the count of open pull requests")?;
-    }
-    Ok(())
-}
-
-/// A run that contradicts itself, refused.
-pub(crate) fn invalid(run: &RunCommit, problem: String) -> StoreError {
-    StoreError::InvalidRun {
-        repo: run.context.repository.to_string(),
-        at: run.record.collected_at,
-        problem,
-    }
-}
-
-/// The instant of the repository's last run; an unknown repository is
-/// refused.
-pub(crate) fn last_run(
-    tx: &Transaction<'_>,
-    path: &Path,
-    repo: RepoKey,
-) -> Result<Option<Timestamp>> {
-    let known: Option<String> = tx
-        .query_row(
-            "SELECT full_name FROM repositories WHERE key = ?1",
-            [repo.raw()],
-            |r| r.get(0),
-        )
-        .optional()
-        .doing(path, "looking up the repository of a run")?;
-    if known.is_none() {
-        return Err(StoreError::UnknownRepository {
-            path: path.to_path_buf(),
-            key: repo,
-        });
-    }
-    let last: Option<String> = tx
-        .query_row(
-            "SELECT collected_at FROM runs WHERE repo = ?1 ORDER BY id DESC LIMIT 1",
-            [repo.raw()],
-            |r| r.get(0),
-        )
-        .optional()
-        .doing(path, "reading the last run")?;
-    last.map(|last| ts_parse(path, "runs.collected_at", &last))
-        .transpose()
-}
-
-/// Adds the run's row; returns its id.
-pub(crate) fn insert_run(
-    tx: &Transaction<'_>,
-    path: &Path,
-    repo: RepoKey,
-    run: &RunCommit,
-    context: &str,
-    news: &str,
-) -> Result<i64> {
-    let (record, stats) = (&run.record, run.stats);
-    tx.execute(
-        "INSERT INTO runs (repo, collected_at, since, observed_count, changed_count,
-                           requests, not_modified, bytes_received, retries, context, news,
-                           reconciled)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-        params![
-            repo.raw(),
-            ts_text(record.collected_at),
-            ts_text(record.since),
-            int("observed_count", record.observed_count)?,
-            int("changed_count", record.changed_count)?,
-            int("requests", stats.requests)?,
-            int("not_modified", stats.not_modified)?,
-            int("bytes_received", stats.bytes_received)?,
-            int("retries", stats.retries)?,
-            context,
-            news,
-            i64::from(run.reconciled)
-        ],
-    )
-    .doing(path, "storing a run")?;
-    Ok(tx.last_insert_rowid())
-}
-
-/// Adds the run's events, each pointing at its item's latest snapshot
-/// (stored with the run or before).
-pub(crate) fn store_events<'e>(
-    tx: &Transaction<'_>,
-    path: &Path,
-    (repo, run_id, run): (RepoKey, i64, &RunCommit),
-    events: impl IntoIterator<Item = (i64, &'e ItemEvent)>,
-) -> Result<()> {
-    let mut event = tx
-        .prepare_cached(
-            "INSERT INTO events (run, pos, item, kind, fields, snapshot)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )
-        .doing(path, "preparing to store events")?;
-    for (pos, e) in events {
-        let Some((item, snapshot)) = snapshots::item_row(tx, path, repo.raw(), &e.item_id)? else {
-            return Err(invalid(
-                run,
-                format!(
-                    "its {} event for {} has no snapshot of that item; \
-                     pass the item's snapshot with the run",
-                    e.observation.kind().as_str(),
-                    e.item_id
-                ),
-            ));
-        };
-        let (kind, fields) = signals_store::events::encode(&e.observation);
-        event
-            .execute(params![run_id, pos, item, kind, fields, snapshot])
-            .doing(path, "storing an observation event")?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
     use signals_core::run::ItemEvent;
     use signals_core::{ItemDetail, ItemState, Metrics, Observation, Source};

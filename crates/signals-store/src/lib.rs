@@ -11,9 +11,10 @@
 //! numbered migrations, and the same suite ([`suite`], feature `suite`)
 //! runs against both, so they cannot drift.
 //!
-//! This crate has no database dependency and runs no statement: it holds
-//! no SQL but the column lists both schemas share, beside the decoders of
-//! their rows ([`SNAPSHOT_COLUMNS`], [`dump::Table`]). Its API speaks
+//! This crate has no database dependency and holds no query: each backend
+//! writes its own. It names only what the portable dump carries, the same
+//! in both schemas ([`dump::Table`]: tables, columns, the order of rows),
+//! and decodes a snapshot's row ([`RawParts`]) for both. Its API speaks
 //! signals-core types and plain values, never a database binding's types.
 //!
 //! # Roles
@@ -84,10 +85,7 @@ pub use read::{
 };
 pub use references::{Linked, Links, ReferenceReads, SharedItem};
 pub use search::{SearchIndex, SearchState, SearchUpdate};
-pub use snapshots::{
-    HEAD_COLUMNS, HEAD_JOINS, Parts, RawParts, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS, head_title_url,
-    state_code,
-};
+pub use snapshots::{Parts, RawParts, head_title_url, state_code};
 pub use staging::{RunStaging, Staged, StagedPart, StagedParts};
 pub use stream::{LatestItem, RepoOutline, StreamReads, TrailKey};
 pub use trends::{ContextRow, GrowthRow, TrendReads, contexts_from, growth_from};

@@ -33,7 +33,7 @@ struct Head {
     created_at: Timestamp,
 }
 
-/// A snapshot as columns: what [`SNAPSHOT_COLUMNS`] reads and the insert
+/// A snapshot as columns: what a backend's `SNAPSHOT_COLUMNS` reads and the insert
 /// writes, in both backends. Two snapshots are the same exactly when their
 /// parts are equal. The texts (head, body, and since SQLite migration `0008_compact`
 /// and PostgreSQL `0007_compact` labels, assignees and detail) are stored once each
@@ -59,29 +59,10 @@ pub struct Parts {
     pub closed_at: Option<(i64, i64)>,
 }
 
-/// The columns of a snapshot row joined with its texts, in the order
-/// [`Parts::from_raw`] reads them; `s` is the alias of `snapshots`, the
-/// others those of [`SNAPSHOT_JOINS`].
-pub const SNAPSHOT_COLUMNS: &str = "h.text, b.text, s.updated_s, s.updated_ns, s.state, \
-     s.reactions, s.comments, l.text, a.text, d.text, s.closed_s, s.closed_ns";
-
-/// The joins that go with [`SNAPSHOT_COLUMNS`].
-pub const SNAPSHOT_JOINS: &str = "JOIN texts h ON h.id = s.head JOIN texts b ON b.id = s.body \
-     JOIN texts l ON l.id = s.labels JOIN texts a ON a.id = s.assignees \
-     JOIN texts d ON d.id = s.detail";
-
-/// [`SNAPSHOT_COLUMNS`] without the body (read as an empty text), and the
-/// joins that go with it: what ranking and filtering need, at a fraction of
-/// the bytes.
-pub const HEAD_COLUMNS: &str = "h.text, '', s.updated_s, s.updated_ns, s.state, \
-     s.reactions, s.comments, l.text, a.text, d.text, s.closed_s, s.closed_ns";
-
-/// The joins that go with [`HEAD_COLUMNS`].
-pub const HEAD_JOINS: &str = "JOIN texts h ON h.id = s.head \
-     JOIN texts l ON l.id = s.labels JOIN texts a ON a.id = s.assignees \
-     JOIN texts d ON d.id = s.detail";
-
-/// The raw row of [`SNAPSHOT_COLUMNS`], decoded outside the row callback.
+/// A snapshot's row joined with its texts, as each backend selects it
+/// (its `SNAPSHOT_COLUMNS`): head, body, updated (seconds, nanoseconds),
+/// state, reactions, comments, labels, assignees, detail, closed (seconds,
+/// nanoseconds); decoded outside the row callback.
 pub type RawParts = (
     String,
     String,
@@ -98,7 +79,7 @@ pub type RawParts = (
 );
 
 impl Parts {
-    /// The parts from the tuple of [`SNAPSHOT_COLUMNS`]; a close time with
+    /// The parts from a snapshot's row ([`RawParts`]); a close time with
     /// one of its two columns missing is corrupt.
     pub fn from_raw(path: &Path, raw: RawParts) -> Result<Parts> {
         let (

@@ -8,7 +8,8 @@ use jiff::Timestamp;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::routes::{self, Response};
+use crate::http::Response;
+use crate::routes;
 use crate::{Budget, Fault, Flavor, Request, State, hosts, owners, reason};
 
 /// Builds the full response for one request: faults, budget, routing,
@@ -23,7 +24,7 @@ pub(crate) fn answer(
 ) -> Response {
     let now = Timestamp::now().as_second();
     let flavor = state.scenario.flavor;
-    let key = token_key(req);
+    let key = req.token_key();
     let limit = state.limit;
     let budget = open_window(state, &key, now);
     let anonymous = key == "anonymous";
@@ -57,15 +58,6 @@ pub(crate) fn answer(
     let headers = rate_limit_headers(flavor, fault, limit, budget.used, reset);
     response.headers.extend(headers);
     response
-}
-
-/// Whose budget a request spends: its `Authorization` (or GitLab's
-/// `PRIVATE-TOKEN`) header as sent, or `anonymous`.
-pub(crate) fn token_key(req: &Request) -> String {
-    req.headers
-        .iter()
-        .find(|(k, _)| k == "authorization" || k == "private-token")
-        .map_or_else(|| "anonymous".to_string(), |(_, v)| v.clone())
 }
 
 /// The budget of token `key` in its current window, a fresh one when the

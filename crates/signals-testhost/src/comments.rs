@@ -12,7 +12,7 @@
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Map, Value, json};
 
-use crate::routes::{Response, paginate, param, parse_query};
+use crate::http::{Response, paginate, param, parse_query};
 use crate::scenario::{RepoData, Scenario, fmt_ts};
 
 fn ts(v: &Value, field: &str) -> Option<Timestamp> {

@@ -15,7 +15,7 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
-use crate::routes::Response;
+use crate::http::Response;
 use crate::scenario::{RepoData, Scenario, fmt_ts};
 use crate::{Budget, Fault, Request, State};
 
@@ -26,7 +26,7 @@ pub const GRAPHQL_POINTS: u64 = 5000;
 /// for it ([`Fault::GraphqlRateLimited`], [`Fault::GraphqlNotFound`]).
 pub(crate) fn answer(state: &mut State, req: &Request, fault: Option<&Fault>) -> Response {
     let now = Timestamp::now().as_second();
-    let key = crate::answer::token_key(req);
+    let key = req.token_key();
     if key == "anonymous" {
         return Response::json(
             401,

@@ -9,7 +9,7 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
-use crate::routes::{Response, paginate, param, parse_query, percent_decode};
+use crate::http::{Response, paginate, param, parse_query, percent_decode};
 use crate::scenario::Scenario;
 
 fn ts(v: &Value, field: &str) -> Option<Timestamp> {

@@ -22,6 +22,7 @@ mod answer;
 mod comments;
 mod graphql;
 mod hosts;
+mod http;
 mod owners;
 mod routes;
 mod scenario;
@@ -385,6 +386,17 @@ struct Request {
     body: Vec<u8>,
 }
 
+impl Request {
+    /// Whose budget a request spends: its `Authorization` (or GitLab's
+    /// `PRIVATE-TOKEN`) header as sent, or `anonymous`.
+    fn token_key(&self) -> String {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == "authorization" || k == "private-token")
+            .map_or_else(|| "anonymous".to_string(), |(_, v)| v.clone())
+    }
+}
+
 /// Reads the request line, headers and body (up to 1 MiB).
 fn read_request(stream: &TcpStream) -> io::Result<Request> {
     let mut reader = BufReader::new(stream);
@@ -432,7 +444,7 @@ fn handle(shared: &Shared, mut stream: TcpStream) {
     let Ok(req) = read_request(&stream) else {
         return;
     };
-    let token = answer::token_key(&req);
+    let token = req.token_key();
     let latency = {
         let mut state = shared.lock();
         state.count += 1;

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use crate::dataset::{SignalDoc, fmt_collected, signal_of};
 use crate::diff::Observation;
 use crate::hostile::http_url;
-use crate::importance::Weights;
+use crate::importance::{Weights, score};
 use crate::model::{Group, ItemSnapshot, TrackedRepo};
 use crate::run::ItemEvent;
 
@@ -152,7 +152,7 @@ pub struct RunInput<'a> {
 
 /// The messages `rules` call for after a run: at most one per rule.
 pub fn messages(rules: &[RuleRef<'_>], run: &RunInput<'_>) -> Vec<Outgoing> {
-    let scored = super::summary::scored_events(run);
+    let scored = scored_events(run);
     let collected = fmt_collected(run.collected_at);
     let mut out = Vec::new();
     for r in rules {
@@ -259,4 +259,32 @@ pub fn rank(signals: &mut [MessageSignal]) {
             .cmp(&a.importance)
             .then_with(|| a.signal.id.as_bytes().cmp(b.signal.id.as_bytes()))
     });
+}
+
+/// The events of `run` whose item has a new snapshot, with that snapshot
+/// and its importance at the run's instant.
+pub(super) fn scored<'a>(run: &RunInput<'a>) -> Vec<(&'a ItemSnapshot, u32)> {
+    scored_events(run)
+        .into_iter()
+        .map(|(_, item, imp)| (item, imp))
+        .collect()
+}
+
+/// As [`scored`], with each event.
+fn scored_events<'a>(run: &RunInput<'a>) -> Vec<(&'a ItemEvent, &'a ItemSnapshot, u32)> {
+    let snapshots = run.snapshots;
+    let snapshot = |id: &str| {
+        snapshots
+            .binary_search_by(|(i, _)| i.as_str().cmp(id))
+            .ok()
+            .map(|i| &snapshots[i].1)
+            .or_else(|| snapshots.iter().find(|(i, _)| i == id).map(|(_, s)| s))
+    };
+    run.events
+        .iter()
+        .filter_map(|e| {
+            let item = snapshot(&e.item_id)?;
+            Some((e, item, score(item, run.collected_at, run.weights).total))
+        })
+        .collect()
 }

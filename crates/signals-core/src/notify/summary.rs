@@ -5,11 +5,7 @@
 //! that of a chunk. The messages are those [`super::messages`] makes of
 //! the whole run at once.
 
-use crate::ItemSnapshot;
-use crate::importance::score;
-use crate::run::ItemEvent;
-
-use super::message::{run_payload, signal};
+use super::message::{run_payload, scored, signal};
 use super::{Initial, MAX_SIGNALS, MessageKind, MessageSignal, Outgoing, RuleRef, RunInput};
 use super::{Trigger, delivery_id, rank};
 
@@ -104,32 +100,4 @@ impl<'r> Summaries<'r> {
             })
             .collect()
     }
-}
-
-/// The events of `run` whose item has a new snapshot, with that snapshot
-/// and its importance at the run's instant.
-pub(super) fn scored<'a>(run: &RunInput<'a>) -> Vec<(&'a ItemSnapshot, u32)> {
-    scored_events(run)
-        .into_iter()
-        .map(|(_, item, imp)| (item, imp))
-        .collect()
-}
-
-/// As [`scored`], with each event.
-pub(super) fn scored_events<'a>(run: &RunInput<'a>) -> Vec<(&'a ItemEvent, &'a ItemSnapshot, u32)> {
-    let snapshots = run.snapshots;
-    let snapshot = |id: &str| {
-        snapshots
-            .binary_search_by(|(i, _)| i.as_str().cmp(id))
-            .ok()
-            .map(|i| &snapshots[i].1)
-            .or_else(|| snapshots.iter().find(|(i, _)| i == id).map(|(_, s)| s))
-    };
-    run.events
-        .iter()
-        .filter_map(|e| {
-            let item = snapshot(&e.item_id)?;
-            Some((e, item, score(item, run.collected_at, run.weights).total))
-        })
-        .collect()
 }

@@ -7,8 +7,10 @@
 //! - In the binary crate, nothing outside `src/cmd/` imports `crate::cmd`,
 //!   and no `cmd` file imports another.
 //! - The PostgreSQL store builds without SQLite.
-//! - ARCHITECTURE.md names only paths that exist, names every crate of the
-//!   workspace, and stays short.
+//! - No crate's modules import each other, around a ring or directly
+//!   (`house/modules.rs`, which also keeps the site crate's layers).
+//! - ARCHITECTURE.md names only paths and types that exist, names every
+//!   crate of the workspace, and stays short.
 //! - No text under `crates/` or `docs/` cites a tracker number (the word
 //!   "issue" or "issues", a space, then a number): the tracker is not
 //!   public, so the number tells a reader nothing. Test names such as `issue_30_...` do not count.
@@ -643,3 +645,70 @@ fn no_page_under_docs_is_over_800_lines() {
         .collect();
     assert!(long.is_empty(), "split these pages by topic: {long:?}");
 }
+
+/// The type names of a line of ARCHITECTURE.md: its backticked CamelCase
+/// words, a path's first segment (`Config::parse`) and a generic's name
+/// (`HostClient<H>`) included.
+fn named_types(line: &str) -> Vec<String> {
+    line.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|w| {
+            let w = w.split(['<', ':', '(']).next().unwrap_or(w);
+            w.to_string()
+        })
+        .filter(|w| {
+            w.starts_with(|c: char| c.is_ascii_uppercase())
+                && w.chars().any(|c| c.is_ascii_lowercase())
+                && w.chars().all(|c| c.is_ascii_alphanumeric())
+        })
+        .collect()
+}
+
+/// Every type, trait and alias the workspace's sources declare.
+fn declared_types() -> std::collections::BTreeSet<String> {
+    let mut files = Vec::new();
+    rust_files(&root().join("crates"), &mut files);
+    let mut names = std::collections::BTreeSet::new();
+    for path in files {
+        let code = blank_literals(&fs::read_to_string(&path).expect("read a source file"));
+        let words: Vec<&str> = code
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        for pair in words.windows(2) {
+            if ["struct", "enum", "trait", "type", "union"].contains(&pair[0]) {
+                names.insert(pair[1].to_string());
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn architecture_names_only_types_that_exist() {
+    let text = fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let declared = declared_types();
+    let mut named = 0;
+    let mut missing = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        for name in named_types(line) {
+            named += 1;
+            if !declared.contains(&name) {
+                missing.push(format!("line {}: `{name}`", n + 1));
+            }
+        }
+    }
+    assert!(named > 30, "ARCHITECTURE.md names only {named} types");
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names types no source declares:\n{}",
+        missing.join("\n")
+    );
+    assert_eq!(
+        named_types("`Config::parse` and `HostClient<H>`, `API_URL`, `a.rs`"),
+        ["Config", "HostClient"]
+    );
+}
+
+mod modules;
