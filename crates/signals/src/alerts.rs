@@ -24,7 +24,7 @@ use signals_core::notify::{Payload, digest};
 use signals_notify::email::{Security, Smtp};
 use signals_notify::webhook::Sender;
 use signals_notify::{SendError, email, slack, webhook};
-use signals_store::{Backend, MessageState, OutboxMessage, RuleOutbox, Settle};
+use signals_store::{MessageState, Outbox, OutboxMessage, RuleOutbox, Settle};
 
 use crate::config::notify::{Channel, EmailConfig, Tls, UrlSource};
 use crate::config::{Config, NotifyRule, parse_duration};
@@ -105,7 +105,7 @@ impl Report {
 /// `options.wait` for retries that come due.
 pub fn deliver(
     config: &Config,
-    store: &mut dyn Backend,
+    store: &mut dyn Outbox,
     options: &Options,
 ) -> anyhow::Result<Report> {
     let mut report = Report {
@@ -305,7 +305,7 @@ fn smtp(e: &EmailConfig, rule: &str, timeout: Duration) -> Result<Smtp, SendErro
 /// says so (`force`: now). Returns the digests made.
 fn make_digests(
     config: &Config,
-    store: &mut dyn Backend,
+    store: &mut dyn Outbox,
     now: Timestamp,
     force: bool,
 ) -> anyhow::Result<u64> {
@@ -340,7 +340,7 @@ fn make_digests(
 
 /// `--dry-run`: per rule, the messages that would be sent and the digest
 /// that would be made, without sending or changing anything.
-pub fn dry_run(config: &Config, store: &dyn Backend, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn dry_run(config: &Config, store: &dyn Outbox, out: &mut dyn Write) -> anyhow::Result<()> {
     let now = Timestamp::now();
     let pending = store.outbox_messages(MessageState::Pending, None)?;
     if config.notify.is_empty() {
