@@ -109,7 +109,7 @@ pub fn deliver(
     options: &Options,
 ) -> anyhow::Result<Report> {
     let mut report = Report {
-        digests: make_digests(config, store, Timestamp::now(), options.send_digests)?,
+        digests: make_digests(config, store, Timestamp::now(), Digests::of(options))?,
         ..Report::default()
     };
     let sender = Sender::new(
@@ -301,13 +301,32 @@ fn smtp(e: &EmailConfig, rule: &str, timeout: Duration) -> Result<Smtp, SendErro
     })
 }
 
-/// Folds each digest rule's held messages into a digest when its schedule
-/// says so (`force`: now). Returns the digests made.
+/// Which digests a delivery makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Digests {
+    /// Those whose schedule says so.
+    Due,
+    /// Every one that holds messages (`--send-digests`).
+    AllHeld,
+}
+
+impl Digests {
+    fn of(options: &Options) -> Digests {
+        if options.send_digests {
+            Digests::AllHeld
+        } else {
+            Digests::Due
+        }
+    }
+}
+
+/// Folds each digest rule's held messages into a digest when `which`
+/// says so. Returns the digests made.
 fn make_digests(
     config: &Config,
     store: &mut dyn Outbox,
     now: Timestamp,
-    force: bool,
+    which: Digests,
 ) -> anyhow::Result<u64> {
     let mut made = 0;
     for rule in &config.notify {
@@ -322,7 +341,7 @@ fn make_digests(
         let Some(first) = held.first() else { continue };
         if let Some((schedule, timezone)) = schedule {
             let since = store.outbox_last_digest(name)?.unwrap_or(first.created_at);
-            if !force && now < schedule.next_after(since, timezone) {
+            if which == Digests::Due && now < schedule.next_after(since, timezone) {
                 continue;
             }
         }
