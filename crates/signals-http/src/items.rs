@@ -261,13 +261,19 @@ mod tests {
         gather.page(vec![
             listed(snapshot("1", "issue", false), Merge::Known),
             listed(snapshot("2", "pull unknown", true), Merge::Unknown),
-            listed(snapshot("3", "pull unknown then known", true), Merge::Unknown),
+            listed(
+                snapshot("3", "pull unknown then known", true),
+                Merge::Unknown,
+            ),
         ]);
         gather.page(vec![
             listed(snapshot("3", "pull known", true), Merge::Known),
             listed(snapshot("4", "pull known then unknown", true), Merge::Known),
         ]);
-        gather.page(vec![listed(snapshot("4", "pull unknown at last", true), Merge::Unknown)]);
+        gather.page(vec![listed(
+            snapshot("4", "pull unknown at last", true),
+            Merge::Unknown,
+        )]);
         let Gathered {
             items: held,
             unknown,

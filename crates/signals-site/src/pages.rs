@@ -217,10 +217,7 @@ fn render_signal_page(
             total: repo.trail_total,
             pager: None,
         }),
-        cards: cards
-            .iter()
-            .map(|r| card(r, total))
-            .collect(),
+        cards: cards.iter().map(|r| card(r, total)).collect(),
         first: start + 1,
         shown: format!("{} shown", cards.len()),
         total_text: count(total as u64, "signal in total", "signals in total"),

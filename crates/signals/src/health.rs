@@ -40,12 +40,10 @@ impl<'a> Owned<'a> {
             owners
                 .iter()
                 .flat_map(|o| {
-                    o.repos
-                        .iter()
-                        .map(move |k| {
-                            let key = (o.group_id.as_str(), k.repo_id.as_str());
-                            (key, Listing { owner: o, row: k })
-                        })
+                    o.repos.iter().map(move |k| {
+                        let key = (o.group_id.as_str(), k.repo_id.as_str());
+                        (key, Listing { owner: o, row: k })
+                    })
                 })
                 .collect(),
         )
