@@ -106,19 +106,22 @@ impl Host for Forgejo {
         http: &mut signals_http::Client,
         root: &str,
         since: jiff::Timestamp,
-        items: &[signals_core::model::ItemSnapshot],
+        items: &[signals_http::ItemStamp],
+        sink: &mut dyn FnMut(Vec<signals_core::model::Comment>),
         cache: &mut dyn ResponseCache,
-    ) -> Result<Vec<signals_core::model::Comment>, Error> {
+    ) -> Result<(), Error> {
         if !items.iter().any(|i| i.updated_at >= since) {
-            return Ok(Vec::new());
+            return Ok(());
         }
         let day = signals_core::run::stable_since(since).strftime("%Y-%m-%dT%H:%M:%SZ");
         let url = format!("{root}/issues/comments?since={day}&limit={LIMIT}");
-        let kind = signals_core::model::CommentKind::Comment;
-        let mut out =
-            signals_http::wire::comment::read_list(http, &url, kind, LIMIT as usize, cache)?;
-        out.retain(|c| c.updated_at >= since);
-        Ok(out)
+        let list = signals_http::wire::comment::CommentList {
+            first: &url,
+            kind: signals_core::model::CommentKind::Comment,
+            per_page: LIMIT as usize,
+            since,
+        };
+        signals_http::wire::comment::read_list(http, list, sink, cache)
     }
 
     /// `/orgs/{owner}/repos`, then, when Forgejo knows no such

@@ -1,4 +1,5 @@
-//! Comments and reviews on GitHub (issue 26), never one request per item:
+//! Comments and reviews on GitHub, never one request per item, each page
+//! handed on as it arrives (a first run reads 90 days of them):
 //!
 //! - `issues/comments?since=` and `pulls/comments?since=`, repository-wide,
 //!   from the start of `since`'s UTC day (like the items list, so a day's
@@ -13,11 +14,11 @@
 
 use jiff::Timestamp;
 use serde::Deserialize;
-use signals_core::model::{Comment, CommentKind, ItemKind, ItemSnapshot, is_bot_login};
+use signals_core::model::{Comment, CommentKind, ItemKind, is_bot_login};
 use signals_core::run::stable_since;
 use signals_http::de::{opt_timestamp, secs, text};
-use signals_http::wire::comment::read_list;
-use signals_http::{Client, Error, ResponseCache, decode};
+use signals_http::wire::comment::{CommentList, read_list};
+use signals_http::{Client, Error, ItemStamp, ResponseCache, decode};
 
 use crate::graphql::endpoint;
 use crate::host::PER_PAGE;
@@ -26,53 +27,62 @@ use crate::{HOST, send};
 /// Pull requests asked in one GraphQL query.
 pub const REVIEW_BATCH: usize = 100;
 
-/// The comments and reviews written or edited at or after `since`; see
-/// the module documentation for the cost.
+/// The comments and reviews written or edited at or after `since`, handed
+/// to `sink` a page (or a query of reviews) at a time; see the module
+/// documentation for the cost.
 pub(crate) fn comments(
     http: &mut Client,
     root: &str,
     since: Timestamp,
-    items: &[ItemSnapshot],
+    items: &[ItemStamp],
+    sink: &mut dyn FnMut(Vec<Comment>),
     cache: &mut dyn ResponseCache,
-) -> Result<Vec<Comment>, Error> {
+) -> Result<(), Error> {
     let day = stable_since(since).strftime("%Y-%m-%dT%H:%M:%SZ");
-    let per_page = PER_PAGE as usize;
     let query = format!("since={day}&per_page={PER_PAGE}");
-    let mut out = read_list(
-        http,
-        &format!("{root}/issues/comments?{query}"),
-        CommentKind::Comment,
-        per_page,
-        cache,
-    )?;
-    out.extend(read_list(
-        http,
-        &format!("{root}/pulls/comments?{query}"),
-        CommentKind::ReviewComment,
-        per_page,
-        cache,
-    )?);
-    out.retain(|c| c.updated_at >= since);
+    let lists = [
+        ("issues/comments", CommentKind::Comment),
+        ("pulls/comments", CommentKind::ReviewComment),
+    ];
+    for (path, kind) in lists {
+        let list = CommentList {
+            first: &format!("{root}/{path}?{query}"),
+            kind,
+            per_page: PER_PAGE as usize,
+            since,
+        };
+        read_list(http, list, sink, cache)?;
+    }
     let changed: Vec<&str> = items
         .iter()
-        .filter(|i| i.kind() == ItemKind::PullRequest && i.updated_at >= since)
+        .filter(|i| i.kind == ItemKind::PullRequest && i.updated_at >= since)
         .map(|i| i.key.as_str())
         .collect();
     if http.is_authenticated()
-        && let Some((base, owner, name)) = split_root(root)
+        && let Some(repo) = RepoRoot::parse(root)
     {
+        let url = endpoint(repo.base);
         for batch in changed.chunks(REVIEW_BATCH) {
-            out.extend(reviews(http, &endpoint(base), (owner, name), batch, cache)?);
+            sink(reviews(http, &url, repo, batch, cache)?);
         }
     }
-    Ok(out)
+    Ok(())
 }
 
-/// `{base}/repos/{owner}/{name}` split into its parts.
-fn split_root(root: &str) -> Option<(&str, &str, &str)> {
-    let (base, repo) = root.rsplit_once("/repos/")?;
-    let (owner, name) = repo.split_once('/')?;
-    Some((base, owner, name))
+/// A repository's API root, `{base}/repos/{owner}/{name}`, in its parts.
+#[derive(Debug, Clone, Copy)]
+struct RepoRoot<'a> {
+    base: &'a str,
+    owner: &'a str,
+    name: &'a str,
+}
+
+impl<'a> RepoRoot<'a> {
+    fn parse(root: &'a str) -> Option<RepoRoot<'a>> {
+        let (base, repo) = root.rsplit_once("/repos/")?;
+        let (owner, name) = repo.split_once('/')?;
+        Some(RepoRoot { base, owner, name })
+    }
 }
 
 /// The query asking the first 100 reviews of each pull request of
@@ -161,13 +171,13 @@ struct Author {
 fn reviews(
     http: &mut Client,
     url: &str,
-    (owner, name): (&str, &str),
+    repo: RepoRoot<'_>,
     numbers: &[&str],
     cache: &mut dyn ResponseCache,
 ) -> Result<Vec<Comment>, Error> {
     let body = serde_json::json!({
         "query": reviews_query(numbers),
-        "variables": {"owner": owner, "name": name},
+        "variables": {"owner": repo.owner, "name": repo.name},
     });
     let body = serde_json::to_vec(&body).unwrap_or_default();
     // Never kept (a POST has no validators); its points are counted.
@@ -239,10 +249,8 @@ mod tests {
 
     #[test]
     fn the_root_splits_into_base_owner_and_name() {
-        assert_eq!(
-            split_root("http://h/repos/o/n"),
-            Some(("http://h", "o", "n"))
-        );
+        let root = RepoRoot::parse("http://h/repos/o/n").unwrap();
+        assert_eq!((root.base, root.owner, root.name), ("http://h", "o", "n"));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use signals_core::model::{DiscussionHead, Discussions, ItemDetail, ItemSnapshot, RepoName};
 use signals_http::wire::{Conventions, Kinds, ListedRepo, v3};
-use signals_http::{Client, Error, Host, ItemList, ListsSeen, ResponseCache};
+use signals_http::{Client, Error, Host, ItemList, ItemStamp, ListsSeen, ResponseCache};
 
 use crate::HOST;
 use crate::wire::Pull;
@@ -73,10 +73,11 @@ impl Host for GitHub {
         http: &mut Client,
         root: &str,
         since: Timestamp,
-        items: &[ItemSnapshot],
+        items: &[ItemStamp],
+        sink: &mut dyn FnMut(Vec<signals_core::model::Comment>),
         cache: &mut dyn ResponseCache,
-    ) -> Result<Vec<signals_core::model::Comment>, Error> {
-        crate::comments::comments(http, root, since, items, cache)
+    ) -> Result<(), Error> {
+        crate::comments::comments(http, root, since, items, sink, cache)
     }
 
     /// `/orgs/{owner}/repos?type=public`, then, when GitHub knows no such

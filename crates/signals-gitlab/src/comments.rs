@@ -9,9 +9,9 @@
 
 use jiff::Timestamp;
 use serde::Deserialize;
-use signals_core::model::{Comment, CommentKind, ItemKind, ItemSnapshot, is_bot_login};
+use signals_core::model::{Comment, CommentKind, ItemKind, is_bot_login};
 use signals_http::de::{opt_timestamp, secs, text, timestamp};
-use signals_http::{Client, Error, ResponseCache, decode};
+use signals_http::{Client, Error, ItemStamp, ResponseCache, decode};
 
 use crate::{HOST, PER_PAGE};
 
@@ -47,18 +47,18 @@ pub(crate) fn comments(
     http: &mut Client,
     root: &str,
     since: Timestamp,
-    items: &[ItemSnapshot],
+    items: &[ItemStamp],
+    sink: &mut dyn FnMut(Vec<Comment>),
     cache: &mut dyn ResponseCache,
-) -> Result<Vec<Comment>, Error> {
-    let mut changed: Vec<&ItemSnapshot> = items
+) -> Result<(), Error> {
+    let mut changed: Vec<&ItemStamp> = items
         .iter()
         .filter(|i| i.updated_at >= since)
-        .filter(|i| matches!(i.kind(), ItemKind::Issue | ItemKind::PullRequest))
+        .filter(|i| matches!(i.kind, ItemKind::Issue | ItemKind::PullRequest))
         .collect();
     changed.sort_by_key(|i| std::cmp::Reverse(i.updated_at));
-    let mut out = Vec::new();
     for item in changed.into_iter().take(MAX_NOTED_ITEMS) {
-        let list = match item.kind() {
+        let list = match item.kind {
             ItemKind::PullRequest => "merge_requests",
             _ => "issues",
         };
@@ -67,14 +67,14 @@ pub(crate) fn comments(
             item.key
         );
         let fetched = http.get(&url, cache)?;
-        out.extend(parse_notes(
+        sink(parse_notes(
             &fetched.url,
             &fetched.body,
-            item.kind(),
+            item.kind,
             &item.key,
         )?);
     }
-    Ok(out)
+    Ok(())
 }
 
 /// One page of an item's notes (fetched from `url`), without system

@@ -165,10 +165,11 @@ impl Host for GitLab {
         http: &mut signals_http::Client,
         root: &str,
         since: jiff::Timestamp,
-        items: &[signals_core::model::ItemSnapshot],
+        items: &[signals_http::ItemStamp],
+        sink: &mut dyn FnMut(Vec<signals_core::model::Comment>),
         cache: &mut dyn ResponseCache,
-    ) -> Result<Vec<signals_core::model::Comment>, Error> {
-        comments::comments(http, root, since, items, cache)
+    ) -> Result<(), Error> {
+        comments::comments(http, root, since, items, sink, cache)
     }
 
     /// GitLab's milestone object has no issue counts: per active

@@ -6,7 +6,7 @@ use jiff::Timestamp;
 use signals_core::model::{Discussions, RepoName};
 
 use crate::{
-    Client, Collection, Error, Host, HostClient, ItemSink, Owed, OwnerListing, ResponseCache,
+    Asked, Client, Collection, Error, Host, HostClient, Owed, OwnerListing, PageSink, ResponseCache,
 };
 
 /// A host client behind a pointer: what the binary holds for each
@@ -25,7 +25,7 @@ pub trait Collect: fmt::Debug + Send {
         &mut self,
         repo: &RepoName,
         since: Timestamp,
-        asked: (Option<Timestamp>, bool),
+        asked: Asked,
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error>;
     /// See [`HostClient::collect_into`].
@@ -33,8 +33,8 @@ pub trait Collect: fmt::Debug + Send {
         &mut self,
         repo: &RepoName,
         since: Timestamp,
-        asked: (Option<Timestamp>, bool),
-        sink: Option<&mut dyn ItemSink>,
+        asked: Asked,
+        sink: Option<&mut dyn PageSink>,
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error>;
     /// See [`HostClient::ask_open_pulls`].
@@ -75,7 +75,7 @@ impl<H: Host> Collect for HostClient<H> {
         &mut self,
         repo: &RepoName,
         since: Timestamp,
-        asked: (Option<Timestamp>, bool),
+        asked: Asked,
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error> {
         HostClient::collect_with(self, repo, since, asked, cache)
@@ -85,8 +85,8 @@ impl<H: Host> Collect for HostClient<H> {
         &mut self,
         repo: &RepoName,
         since: Timestamp,
-        asked: (Option<Timestamp>, bool),
-        sink: Option<&mut dyn ItemSink>,
+        asked: Asked,
+        sink: Option<&mut dyn PageSink>,
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error> {
         HostClient::collect_into(self, repo, since, asked, sink, cache)

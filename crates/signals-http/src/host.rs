@@ -10,6 +10,8 @@ use signals_core::model::{
     Comment, DiscussionHead, Discussions, DiscussionsOff, ItemSnapshot, Milestone, RepoName,
 };
 
+use crate::items::ItemStamp;
+
 use crate::wire::{
     Conventions, Kinds, ListedEntry, Place, WireItem, WireMilestone, WireRelease, WireRepo,
 };
@@ -136,20 +138,22 @@ pub trait Host: Protocol + Clone + 'static {
         Ok(listed.into_iter().map(|m| m.into_milestone(at)).collect())
     }
 
-    /// The comments and reviews written or edited at or after `since`
-    /// (issue 26), at a cost bounded by the host crate (its `comments`
-    /// module); `items` are the collection's items, of which those updated
-    /// at or after `since` are the ones that changed. Default: none.
+    /// The comments and reviews written or edited at or after `since`,
+    /// handed to `sink` a page (or a query) at a time, at a cost bounded
+    /// by the host crate (its `comments` module); `items` are the
+    /// collection's items, of which those updated at or after `since` are
+    /// the ones that changed. Default: none.
     fn comments(
         &self,
         http: &mut Client,
         root: &str,
         since: Timestamp,
-        items: &[ItemSnapshot],
+        items: &[ItemStamp],
+        sink: &mut dyn FnMut(Vec<Comment>),
         cache: &mut dyn ResponseCache,
-    ) -> Result<Vec<Comment>, Error> {
-        let _ = (http, root, since, items, cache);
-        Ok(Vec::new())
+    ) -> Result<(), Error> {
+        let _ = (http, root, since, items, sink, cache);
+        Ok(())
     }
 
     /// Settles the merge state of the closed pull requests in `unknown`

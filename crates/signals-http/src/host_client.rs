@@ -24,12 +24,24 @@ use signals_core::model::{
 };
 
 use crate::host::{HEADS_PER_QUERY, Host, ListsSeen};
-use crate::items::{Gather, Gathered, ItemSink, Listed, Merge};
+use crate::items::{Gather, Gathered, ItemStamp, Listed, Merge, PageSink};
 use crate::wire::{Place, WireItem, WireRelease, WireRepo};
 use crate::{
     Client, Config, Error, Logger, OpenPulls, Owed, OwnerListing, RateLimit, RequestStats,
     ResponseCache, decode,
 };
+
+/// What a collection asks of the host beyond the repository, its
+/// releases, milestones and items.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Asked {
+    /// The comments and reviews written or edited at or after this
+    /// instant; none when `None`.
+    pub comments_since: Option<Timestamp>,
+    /// Whether the caller counts the open pull requests from its store:
+    /// they are then left owed ([`OpenPulls::Owed`]), not asked.
+    pub count_pulls: bool,
+}
 
 /// What one host client's `collect` of one repository produced, the same
 /// for every host.
@@ -43,7 +55,8 @@ pub struct Collection {
     /// Request counters of this collection.
     pub stats: RequestStats,
     /// The comments and reviews written or edited since the comments'
-    /// `since` (issue 26); empty when none were asked for.
+    /// `since`; empty when none were asked for, or when a [`PageSink`]
+    /// took them.
     pub comments: Vec<Comment>,
     /// Whether the open pull requests were taken off `openIssues`, or
     /// are owed by the caller (issue 27).
@@ -53,7 +66,7 @@ pub struct Collection {
     /// True when some closed pull request whose merge state stayed
     /// unknown was left out of the items.
     pub pulls_left_out: bool,
-    /// The keys of those pull requests: with an [`ItemSink`], an earlier
+    /// The keys of those pull requests: with a [`PageSink`], an earlier
     /// sighting of one that went to the sink is to be dropped.
     pub left_out: HashSet<String>,
 }
@@ -171,7 +184,7 @@ impl<H: Host> HostClient<H> {
         since: Timestamp,
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error> {
-        self.collect_with(repo, since, (None, false), cache)
+        self.collect_with(repo, since, Asked::default(), cache)
     }
 
     /// [`HostClient::collect`], and then, when `comments_since` is given,
@@ -184,22 +197,22 @@ impl<H: Host> HostClient<H> {
         &mut self,
         repo: &RepoName,
         since: Timestamp,
-        asked: (Option<Timestamp>, bool),
+        asked: Asked,
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error> {
         self.collect_into(repo, since, asked, None, cache)
     }
 
-    /// [`HostClient::collect_with`], the items sent to `sink` as their
-    /// pages arrive instead of held (issue 27, part 2): the
-    /// [`Collection`]'s items are then empty, and the comments step reads
-    /// only the items updated since its `since`, held meanwhile.
+    /// [`HostClient::collect_with`], the items and comments sent to
+    /// `sink` as their pages arrive instead of held: the [`Collection`]'s
+    /// items and comments are then empty, and the comments step reads only
+    /// the stamps of the items updated since its `since`, held meanwhile.
     pub fn collect_into(
         &mut self,
         repo: &RepoName,
         since: Timestamp,
-        (comments_since, count_pulls): (Option<Timestamp>, bool),
-        sink: Option<&mut dyn ItemSink>,
+        asked: Asked,
+        sink: Option<&mut dyn PageSink>,
         cache: &mut dyn ResponseCache,
     ) -> Result<Collection, Error> {
         let (http, host) = (&mut self.http, &self.host);
@@ -241,16 +254,16 @@ impl<H: Host> HostClient<H> {
         let milestones = host.milestones(http, &root, listed, &at, cache)?;
 
         let since_text = since.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
-        let mut gather = Gather::new(sink, comments_since);
-        let asked = Lists {
+        let mut gather = Gather::new(sink, asked.comments_since);
+        let lists_asked = Lists {
             root: &root,
             since: &since_text,
             at: &at,
         };
-        let lists = read_lists(http, host, &asked, &mut gather, cache)?;
+        let lists = read_lists(http, host, &lists_asked, &mut gather, cache)?;
         let open_pulls = if !H::OPEN_ISSUES_HOLD_PULLS {
             OpenPulls::NotHeld
-        } else if count_pulls {
+        } else if asked.count_pulls {
             OpenPulls::Owed(Owed {
                 root: root.clone(),
                 lists,
@@ -270,13 +283,26 @@ impl<H: Host> HostClient<H> {
             host.settle_merges(http, &root, since, &mut items, &mut unknown, cache)?;
             items.retain(|i| !(i.kind() == ItemKind::PullRequest && unknown.contains(&i.key)));
         }
-        if let Some(sink) = sink {
-            sink.page(std::mem::take(&mut items));
-        }
-        let comments = match comments_since {
-            Some(at) => host.comments(http, &root, at, recent.as_ref().unwrap_or(&items), cache)?,
-            None => Vec::new(),
+        let stamps = match recent {
+            Some(recent) => recent,
+            None => items.iter().map(ItemStamp::of).collect(),
         };
+        let mut comments = Vec::new();
+        match sink {
+            Some(sink) => {
+                sink.items(std::mem::take(&mut items));
+                if let Some(at) = asked.comments_since {
+                    let mut to_sink = |page: Vec<Comment>| sink.comments(&web, page);
+                    host.comments(http, &root, at, &stamps, &mut to_sink, cache)?;
+                }
+            }
+            None => {
+                if let Some(at) = asked.comments_since {
+                    let mut hold = |page: Vec<Comment>| comments.extend(page);
+                    host.comments(http, &root, at, &stamps, &mut hold, cache)?;
+                }
+            }
+        }
         Ok(Collection {
             collected: Collected {
                 context,

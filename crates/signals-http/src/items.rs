@@ -1,15 +1,16 @@
-//! The items of one collection as its list pages give them: held in
-//! memory ([`Items`]), or handed page by page to an [`ItemSink`] (issue 27,
-//! part 2), holding only what the steps after the lists need.
+//! The items and comments of one collection as its pages give them:
+//! held in memory ([`Items`]), or handed page by page to a [`PageSink`],
+//! holding only what the steps after the lists need.
 
 use std::collections::{HashMap, HashSet};
 
 use jiff::Timestamp;
-use signals_core::model::{ItemKind, ItemSnapshot};
+use signals_core::model::{Comment, ItemKind, ItemSnapshot};
 
-/// Where a collection's items go as their pages arrive
+/// Where a collection's items and comments go as their pages arrive
 /// ([`crate::HostClient::collect_into`]), so that a collection of a
-/// 100,000-item repository does not hold them all (issue 27, part 2).
+/// 100,000-item repository, or of its last 90 days of conversation, does
+/// not hold them all.
 ///
 /// A page's items come in the order listed. The same item may come again
 /// in a later page (it moved while the lists were read): the last one
@@ -18,11 +19,80 @@ use signals_core::model::{ItemKind, ItemSnapshot};
 /// settled does not come, and its key is in
 /// [`crate::Collection::left_out`]: an earlier sighting of it that came
 /// must be dropped too.
-pub trait ItemSink {
-    /// One page's items. A sink that fails keeps its error for its caller
-    /// and ignores the pages after it (the collection goes on: the host
-    /// client cannot tell a sink's failure from its own).
-    fn page(&mut self, items: Vec<ItemSnapshot>);
+///
+/// Comments come after every item, a page (or a query of reviews) at a
+/// time. The same comment may come twice (it was edited while its list
+/// was read): the last one stands.
+///
+/// A sink that fails keeps its error for its caller and ignores the pages
+/// after it (the collection goes on: the host client cannot tell a sink's
+/// failure from its own).
+pub trait PageSink {
+    /// One page's items.
+    fn items(&mut self, items: Vec<ItemSnapshot>);
+    /// One page's comments, reviews or review comments of the repository
+    /// whose web URL is `repo_url` (what their references are read
+    /// against).
+    fn comments(&mut self, repo_url: &str, comments: Vec<Comment>);
+}
+
+/// What the comments step needs of an item the lists gave: which item,
+/// and when it last changed. Held in place of the whole item while the
+/// items go to a [`PageSink`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemStamp {
+    /// The item's kind.
+    pub kind: ItemKind,
+    /// The item's key (its number).
+    pub key: String,
+    /// When the item last changed.
+    pub updated_at: Timestamp,
+}
+
+impl ItemStamp {
+    /// The stamp of `item`.
+    pub fn of(item: &ItemSnapshot) -> ItemStamp {
+        ItemStamp {
+            kind: item.kind(),
+            key: item.key.clone(),
+            updated_at: item.updated_at,
+        }
+    }
+}
+
+/// The items the comments step reads, by kind and key, the last sighting
+/// standing, in the order first seen.
+#[derive(Default)]
+struct Stamps {
+    at: HashMap<(ItemKind, String), usize>,
+    stamps: Vec<ItemStamp>,
+}
+
+impl Stamps {
+    fn push(&mut self, item: &ItemSnapshot) {
+        let stamp = ItemStamp::of(item);
+        match self.at.get(&(stamp.kind, stamp.key.clone())) {
+            Some(&i) => self.stamps[i] = stamp,
+            None => {
+                self.at
+                    .insert((stamp.kind, stamp.key.clone()), self.stamps.len());
+                self.stamps.push(stamp);
+            }
+        }
+    }
+}
+
+/// What [`Gather`] holds once the lists are read.
+pub(crate) struct Gathered<'s> {
+    /// All items, or (with a sink) the pull requests to settle.
+    pub(crate) items: Vec<ItemSnapshot>,
+    /// The keys of the pull requests whose merge state is unknown.
+    pub(crate) unknown: HashSet<String>,
+    /// With a sink, the stamps of the items the comments step reads
+    /// (those updated at or after its `since`); `None`: the held items.
+    pub(crate) recent: Option<Vec<ItemStamp>>,
+    /// The sink, when there is one.
+    pub(crate) sink: Option<&'s mut dyn PageSink>,
 }
 
 /// A collection's items as they arrive: all held ([`Items`]), or sent to
@@ -31,16 +101,16 @@ pub trait ItemSink {
 pub(crate) struct Gather<'s> {
     /// All items, or (with a sink) the pull requests to settle.
     items: Items,
-    sink: Option<&'s mut dyn ItemSink>,
-    /// With a sink: the items the comments step reads.
+    sink: Option<&'s mut dyn PageSink>,
+    /// With a sink: the stamps of the items the comments step reads.
     recent: Option<Recent>,
 }
 
-/// The items updated at or after `since`, held for the comments step
-/// while the others go to a sink.
+/// The stamps of the items updated at or after `since`, held for the
+/// comments step while the items go to a sink.
 struct Recent {
     since: Timestamp,
-    items: Items,
+    stamps: Stamps,
 }
 
 /// An item as a list page gives it.
@@ -59,18 +129,6 @@ pub(crate) enum Merge {
     Unknown,
 }
 
-/// What the lists gave, once read.
-pub(crate) struct Gathered<'s> {
-    /// The held items: all, or (with a sink) the pull requests to settle.
-    pub(crate) items: Vec<ItemSnapshot>,
-    /// The keys of the pull requests whose merge state is unknown.
-    pub(crate) unknown: HashSet<String>,
-    /// The items the comments step reads; `None`: the held ones.
-    pub(crate) recent: Option<Vec<ItemSnapshot>>,
-    /// The sink, handed back for the settled pull requests.
-    pub(crate) sink: Option<&'s mut dyn ItemSink>,
-}
-
 /// The items held by an [`Items`], in order.
 pub(crate) struct Held {
     pub(crate) items: Vec<ItemSnapshot>,
@@ -82,13 +140,13 @@ impl<'s> Gather<'s> {
     /// Holds every item, or, with `sink`, sends them there and holds those
     /// updated at or after `comments_since`.
     pub(crate) fn new(
-        sink: Option<&'s mut dyn ItemSink>,
+        sink: Option<&'s mut dyn PageSink>,
         comments_since: Option<Timestamp>,
     ) -> Self {
         let recent = match (&sink, comments_since) {
             (Some(_), Some(since)) => Some(Recent {
                 since,
-                items: Items::default(),
+                stamps: Stamps::default(),
             }),
             _ => None,
         };
@@ -112,10 +170,7 @@ impl<'s> Gather<'s> {
             if let Some(recent) = &mut self.recent
                 && item.updated_at >= recent.since
             {
-                recent.items.push(Listed {
-                    item: item.clone(),
-                    merge: Merge::Known,
-                });
+                recent.stamps.push(&item);
             }
             if item.kind() == ItemKind::PullRequest {
                 if merge == Merge::Unknown {
@@ -126,16 +181,16 @@ impl<'s> Gather<'s> {
             }
             out.push(item);
         }
-        sink.page(out);
+        sink.items(out);
     }
 
-    /// After the lists: what they gave.
+    /// After the lists: what is held.
     pub(crate) fn finish(self) -> Gathered<'s> {
         let held = self.items.finish();
         Gathered {
             items: held.items,
             unknown: held.unknown,
-            recent: self.recent.map(|r| r.items.finish().items),
+            recent: self.recent.map(|r| r.stamps.stamps),
             sink: self.sink,
         }
     }
@@ -247,10 +302,12 @@ mod tests {
     #[derive(Default)]
     struct Pages(Vec<Vec<String>>);
 
-    impl ItemSink for Pages {
-        fn page(&mut self, items: Vec<ItemSnapshot>) {
+    impl PageSink for Pages {
+        fn items(&mut self, items: Vec<ItemSnapshot>) {
             self.0.push(items.into_iter().map(|i| i.title).collect());
         }
+
+        fn comments(&mut self, _: &str, _: Vec<Comment>) {}
     }
 
     #[test]

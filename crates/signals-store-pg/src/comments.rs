@@ -13,7 +13,7 @@ use signals_store::{CommentStore, Parts, RepoKey, Result};
 use crate::{PgStore, TEXTS_LOCK};
 
 impl CommentStore for PgStore {
-    fn store_comments(&mut self, repo: RepoKey, comments: &[(String, Comment)]) -> Result<()> {
+    fn store_comments(&self, repo: RepoKey, comments: &[(String, Comment)]) -> Result<()> {
         if comments.is_empty() {
             return Ok(());
         }

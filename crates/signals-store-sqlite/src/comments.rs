@@ -2,7 +2,7 @@
 //! per comment in one `BEGIN IMMEDIATE` transaction, its body a text
 //! stored once, and the two reads by repository.
 
-use rusqlite::{TransactionBehavior, params};
+use rusqlite::{Transaction, TransactionBehavior, params};
 use signals_core::first_response::Reply;
 use signals_core::model::Comment;
 use signals_store::comments::{CommentRow, CommentText, kind_code, replies_from, texts_from};
@@ -13,15 +13,13 @@ use crate::error::DbContext;
 use crate::snapshots::text_id;
 
 impl CommentStore for Store {
-    fn store_comments(&mut self, repo: RepoKey, comments: &[(String, Comment)]) -> Result<()> {
+    fn store_comments(&self, repo: RepoKey, comments: &[(String, Comment)]) -> Result<()> {
         if comments.is_empty() {
             return Ok(());
         }
         let doing = "storing comments";
         let path = self.path.clone();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
             .doing(&path, doing)?;
         for (item, c) in comments {
             let body = text_id(&tx, &path, &c.body)?;

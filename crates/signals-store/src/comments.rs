@@ -96,7 +96,7 @@ pub trait CommentStore {
     /// Stores `comments` of `repo`, each with its item's signal id, as an
     /// upsert by (kind, host id); the body is stored once as a text. All or
     /// nothing.
-    fn store_comments(&mut self, repo: RepoKey, comments: &[(String, Comment)]) -> Result<()>;
+    fn store_comments(&self, repo: RepoKey, comments: &[(String, Comment)]) -> Result<()>;
 
     /// The replies of every item of `repo` (without bodies), by item id in
     /// id order, then by time: what first responses are computed from.

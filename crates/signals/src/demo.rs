@@ -157,7 +157,12 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
     let targets: Vec<_> = config
         .select(None, None)
         .into_iter()
-        .map(|(g, r)| (g, r, config.host_of(g, r), None))
+        .map(|(group, repo)| crate::collect::Target {
+            group,
+            repo,
+            host: config.host_of(group, repo),
+            through_owner: None,
+        })
         .collect();
     let mut hosts = config
         .hosts

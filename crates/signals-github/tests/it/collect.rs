@@ -379,7 +379,15 @@ fn the_open_pull_count_is_owed_to_a_caller_that_counts() {
     let mut cache = MemoryCache::new();
     let since = ts("2024-12-31T00:00:00Z");
     let owed = c
-        .collect_with(&name("o/n"), since, (None, true), &mut cache)
+        .collect_with(
+            &name("o/n"),
+            since,
+            signals_http::Asked {
+                comments_since: None,
+                count_pulls: true,
+            },
+            &mut cache,
+        )
         .unwrap();
     let counted = |host: &TestHost| {
         host.requests()
@@ -398,7 +406,12 @@ fn the_open_pull_count_is_owed_to_a_caller_that_counts() {
     assert_eq!((counted(&host), host.requests().len()), (1, before + 1));
     // Not counting: asked, as before issue 27.
     let asked = c
-        .collect_with(&name("o/n"), since, (None, false), &mut cache)
+        .collect_with(
+            &name("o/n"),
+            since,
+            signals_http::Asked::default(),
+            &mut cache,
+        )
         .unwrap();
     assert_eq!(asked.open_pulls, signals_github::OpenPulls::Asked(pulls));
     assert_eq!(asked.collected.context.open_issues, issues);

@@ -124,22 +124,36 @@ pub fn parse_list(
 }
 
 /// Every page of a repository-wide comments list from `first`, as
-/// comments of kind `kind` (entries naming no item are skipped).
+/// comments of kind `kind` (entries naming no item are skipped), those
+/// written or edited at or after `since` handed to `sink` a page at a
+/// time.
 pub fn read_list(
     http: &mut Client,
-    first: &str,
-    kind: CommentKind,
-    per_page: usize,
+    list: CommentList<'_>,
+    sink: &mut dyn FnMut(Vec<Comment>),
     cache: &mut dyn ResponseCache,
-) -> Result<Vec<Comment>, Error> {
+) -> Result<(), Error> {
     let host = http.host_name();
-    let mut out = Vec::new();
-    http.get_pages(first, cache, per_page, None, |fetched| {
-        let (page, n) = parse_list(host, &fetched.url, &fetched.body, kind)?;
-        out.extend(page);
+    http.get_pages(list.first, cache, list.per_page, None, |fetched| {
+        let (mut page, n) = parse_list(host, &fetched.url, &fetched.body, list.kind)?;
+        page.retain(|c| c.updated_at >= list.since);
+        sink(page);
         Ok(n)
-    })?;
-    Ok(out)
+    })
+}
+
+/// A repository-wide comments list, as [`read_list`] reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct CommentList<'a> {
+    /// The first page's URL.
+    pub first: &'a str,
+    /// The kind of its comments.
+    pub kind: CommentKind,
+    /// The entries a full page holds.
+    pub per_page: usize,
+    /// The oldest `updated_at` kept (the list itself may start earlier,
+    /// at its UTC day).
+    pub since: Timestamp,
 }
 
 #[cfg(test)]

@@ -7,10 +7,10 @@
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use jiff::Timestamp;
-use signals_core::{Group, RepoName, TrackedRepo};
 use signals_store::Backend;
 
-use super::pipeline::{RunError, Window, collect_one};
+use super::pipeline::collect_one;
+use super::run::{Run, RunError, Target, Window, is_repository_failure};
 use super::summary::{OwnerResult, RateStop, RepoResult, Stop, Summary};
 use crate::hosts::HostEntry;
 
@@ -19,13 +19,6 @@ pub fn now_millis() -> Timestamp {
     Timestamp::from_millisecond(Timestamp::now().as_millisecond())
         .unwrap_or_else(|_| Timestamp::now())
 }
-
-/// A repository to collect: its group, itself, its host (an index into
-/// the configured hosts), and for one found through an owner, the name to
-/// ask the host for: the one the owner's last listing gave, which differs
-/// from `repo.repo` (the name its signal ids keep) once the owner renamed
-/// it. `None`: a configured repository, asked under its configured name.
-pub type Target<'a> = (&'a Group, &'a TrackedRepo, usize, Option<&'a RepoName>);
 
 /// Keeps the rate limits the clients saw, for `signals status`. A failure
 /// here loses nothing collected, so it is only reported. With several
@@ -85,10 +78,10 @@ pub fn collect_with(
     window: Window,
     progress: bool,
 ) -> anyhow::Result<Summary> {
-    super::discussions::plan_heads(hosts, targets, window.discussions_off);
+    super::ask::discussions::plan_heads(hosts, targets, window.discussions_off);
     let bar = progress_bar(progress, targets.len() as u64);
     for &target in targets {
-        bar.set_message(target.3.unwrap_or(&target.1.repo).to_string());
+        bar.set_message(target.ask().to_string());
         run.one(hosts, store, target, now(), window)
             .inspect_err(|_| bar.finish_and_clear())?;
         bar.inc(1);
@@ -198,12 +191,18 @@ impl Collection {
         &mut self,
         hosts: &mut [HostEntry],
         store: &mut dyn Backend,
-        (group, repo, host, ask): Target<'_>,
+        target: Target<'_>,
         at: Timestamp,
         window: Window,
     ) -> anyhow::Result<()> {
+        let Target {
+            group,
+            repo,
+            host,
+            through_owner,
+        } = target;
         // Shown under the name the host knows it by.
-        let name = ask.unwrap_or(&repo.repo).to_string();
+        let name = target.ask().to_string();
         let summary = &mut self.summary;
         if self.stopped_hosts[host] {
             summary
@@ -214,7 +213,15 @@ impl Collection {
         let prefix = rate_prefix(hosts, host);
         let client = &mut hosts[host].client;
         self.last_host = Some(host);
-        let result = collect_one(client, store, (group, repo, ask), at, window, &prefix);
+        let run = Run {
+            group,
+            repo,
+            ask: target.ask(),
+            collected_at: at,
+            window,
+            rate_prefix: &prefix,
+        };
+        let result = collect_one(client, store, run);
         // Count what every attempt cost, failed ones included.
         let (stats, graphql) = match &result {
             Ok(outcome) => (outcome.stats, outcome.graphql),
@@ -234,7 +241,7 @@ impl Collection {
                     discovered: outcome.discovered,
                     comments_waiting: outcome.comments_waiting,
                     renamed_to: outcome.renamed_to,
-                    through_owner: ask.is_some(),
+                    through_owner: through_owner.is_some(),
                 });
             }
             Err(RunError::Host(
@@ -268,7 +275,7 @@ impl Collection {
                 });
             }
             // This repository's failure; the others go on.
-            Err(RunError::Store(e)) if super::pipeline::is_repository_failure(&e) => {
+            Err(RunError::Store(e)) if is_repository_failure(&e) => {
                 summary.results.push(RepoResult::Failed {
                     repo: name,
                     error: format!(

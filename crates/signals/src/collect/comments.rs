@@ -17,9 +17,9 @@ use signals_core::references::{ItemReferences, extract, of_snapshots, of_text, p
 use signals_core::run::{ItemEvent, RunDelta};
 use signals_core::{Comment, CommentKind, ItemKind, ItemSnapshot, TrackedRepo, signal_id};
 use signals_store::comments::CommentText;
-use signals_store::{Backend, RepoKey};
+use signals_store::{Backend, RepoKey, StoreError};
 
-use super::pipeline::RunError;
+use super::run::RunError;
 
 /// What a run's comments name, by item, until the run knows which of their
 /// items the store holds once it commits.
@@ -86,7 +86,7 @@ impl CommentReferences {
         key: RepoKey,
         delta: &RunDelta,
         previous: &HashMap<String, ItemSnapshot>,
-    ) -> Result<(Vec<ItemReferences>, u64), RunError> {
+    ) -> Result<Placed, RunError> {
         let mut references = of_snapshots(&delta.snapshots);
         let part = Observed {
             snapshots: &delta.snapshots,
@@ -94,21 +94,20 @@ impl CommentReferences {
             previous,
         };
         references.extend(self.place(store, key, part)?);
-        let (known, waiting) = self.settle(store, key)?;
-        references.extend(known);
-        Ok((references, waiting))
+        let settled = self.settle(store, key)?;
+        references.extend(settled.references);
+        Ok(Placed {
+            references,
+            waiting: settled.waiting,
+        })
     }
 
     /// What is left once the run took its items' references: those whose
     /// items the store holds, and how many comments wait for their item
     /// (neither listed by the run nor in the store).
-    fn settle(
-        self,
-        store: &dyn Backend,
-        key: RepoKey,
-    ) -> Result<(Vec<ItemReferences>, u64), RunError> {
+    fn settle(self, store: &dyn Backend, key: RepoKey) -> Result<Placed, RunError> {
         if self.by_item.is_empty() {
-            return Ok((Vec::new(), 0));
+            return Ok(Placed::default());
         }
         let ids: Vec<String> = self.by_item.keys().cloned().collect();
         let held = store.latest_heads_for(key, &ids)?;
@@ -121,37 +120,74 @@ impl CommentReferences {
             }
         }
         kept.sort_by(|a, b| (&a.item_id, &a.text).cmp(&(&b.item_id, &b.text)));
-        Ok((kept, waiting))
+        Ok(Placed {
+            references: kept,
+            waiting,
+        })
     }
 }
 
-/// Stores a run's comments under their items' signal ids and returns what
-/// their bodies name. The store is an upsert, before the run's commit:
-/// should the commit fail, the next run reads the same window again and
-/// stores them once (docs/decisions.md, "Comments and first responses");
-/// the references are committed with the run, those of items it holds.
+/// References a run commits, and the count of its comments whose item
+/// neither it nor the store holds, which wait.
+#[derive(Debug, Default)]
+pub(super) struct Placed {
+    pub(super) references: Vec<ItemReferences>,
+    pub(super) waiting: u64,
+}
+
+/// Where a run's comments are read: the repository's web URL, and the
+/// items the run holds (none when they went to its stage), whose own URLs
+/// their comments' references are read against.
+#[derive(Clone, Copy)]
+pub(super) struct Written<'a> {
+    pub(super) repo_url: &'a str,
+    pub(super) items: &'a [ItemSnapshot],
+}
+
+impl CommentReferences {
+    /// Stores a page of a run's comments under their items' signal ids and
+    /// keeps what their bodies name. The store is an upsert, before the
+    /// run's commit: should the commit fail, the next run reads the same
+    /// window again and stores them once (docs/decisions.md, "Comments and
+    /// first responses"); the references are committed with the run, those
+    /// of items it holds.
+    pub(super) fn store_page(
+        &mut self,
+        store: &dyn Backend,
+        key: RepoKey,
+        repo: &TrackedRepo,
+        written: Written<'_>,
+        comments: Vec<Comment>,
+    ) -> Result<(), StoreError> {
+        let references = references(repo, written, &comments);
+        let comments: Vec<(String, Comment)> = comments
+            .into_iter()
+            .map(|c| {
+                (
+                    signal_id(&repo.source, &repo.repo, c.item_kind, &c.item_key),
+                    c,
+                )
+            })
+            .collect();
+        store.store_comments(key, &comments)?;
+        for r in references {
+            self.by_item.entry(r.item_id.clone()).or_default().push(r);
+        }
+        Ok(())
+    }
+}
+
+/// Stores a run's comments, held until its collection ended; see
+/// [`CommentReferences::store_page`].
 pub(super) fn store(
-    store: &mut dyn Backend,
+    store: &dyn Backend,
     key: RepoKey,
     repo: &TrackedRepo,
-    (repo_url, items): (&str, &[ItemSnapshot]),
+    written: Written<'_>,
     comments: Vec<Comment>,
 ) -> Result<CommentReferences, RunError> {
-    let references = references(repo, repo_url, items, &comments);
-    let comments: Vec<(String, Comment)> = comments
-        .into_iter()
-        .map(|c| {
-            (
-                signal_id(&repo.source, &repo.repo, c.item_kind, &c.item_key),
-                c,
-            )
-        })
-        .collect();
-    store.store_comments(key, &comments)?;
     let mut out = CommentReferences::default();
-    for r in references {
-        out.by_item.entry(r.item_id.clone()).or_default().push(r);
-    }
+    out.store_page(store, key, repo, written, comments)?;
     Ok(out)
 }
 
@@ -213,15 +249,15 @@ fn dedup(references: &mut Vec<ItemReferences>) {
 /// key: that comes from the item.
 fn references(
     repo: &TrackedRepo,
-    repo_url: &str,
-    items: &[ItemSnapshot],
+    written: Written<'_>,
     comments: &[Comment],
 ) -> Vec<ItemReferences> {
-    let urls: HashMap<(ItemKind, &str), &str> = items
+    let urls: HashMap<(ItemKind, &str), &str> = written
+        .items
         .iter()
         .map(|i| ((i.kind(), i.key.as_str()), i.url.as_str()))
         .collect();
-    let place = place_of_repo(repo_url);
+    let place = place_of_repo(written.repo_url);
     comments
         .iter()
         .map(|c| {
@@ -282,7 +318,11 @@ mod tests {
             ),
             comment("9", "see #3"),
         ];
-        let found = references(&repo, "https://github.com/o/n", &[], &comments);
+        let written = Written {
+            repo_url: "https://github.com/o/n",
+            items: &[],
+        };
+        let found = references(&repo, written, &comments);
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].item_id, "github:o/n:issue:1");
         assert_eq!(found[0].text, "comment:comment:c1");

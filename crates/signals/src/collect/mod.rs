@@ -5,7 +5,10 @@
 //!
 //! - `collection.rs`: a collection in progress and the single-machine loop
 //!   (also the demo's);
-//! - `pipeline.rs`: one run of one repository, host to store;
+//! - `pipeline.rs`: one run of one repository, host to store, as a
+//!   recipe: `run.rs` holds its plain types, `held.rs` and `staged.rs`
+//!   its two ways, `ask/`, `comments.rs`, `observe.rs`, `open_pulls.rs`
+//!   and `waiting.rs` its steps, `tail.rs` its end;
 //! - `worker.rs`: the loop of a worker on PostgreSQL, which leases
 //!   repositories instead of walking the list;
 //! - `owners.rs`: the owners' listings, before the repositories;
@@ -14,16 +17,20 @@
 //! [`run`] chooses how to collect: on SQLite one collection at a time
 //! (a lock file), on PostgreSQL a worker.
 
+mod ask;
 mod collection;
 mod comments;
-mod discussions;
+mod held;
+mod observe;
 mod open_pulls;
 mod owners;
 mod pipeline;
+mod run;
 mod staged;
 #[cfg(test)]
 mod staged_tests;
 mod summary;
+mod tail;
 mod waiting;
 mod worker;
 
@@ -34,11 +41,13 @@ use jiff::{SignedDuration, Timestamp};
 use signals_core::RepoName;
 use signals_store::Backend;
 
-pub use collection::{Target, collect_all, save_rate_limits};
-pub use pipeline::{Reconcile, Window};
+pub use collection::{collect_all, save_rate_limits};
 /// One run of one repository, for the simulation (`src/sim`).
 #[cfg(test)]
-pub(crate) use pipeline::{RunOutcome, collect_one};
+pub(crate) use pipeline::collect_one;
+pub use run::{Reconcile, Target, Window};
+#[cfg(test)]
+pub(crate) use run::{Run, RunOutcome};
 pub use summary::Summary;
 
 use collection::{Collection, collect_with, now_millis};
@@ -116,7 +125,12 @@ pub fn run(config: &Config, options: &Options, verbose: bool) -> anyhow::Result<
         .collect::<anyhow::Result<Vec<HostEntry>>>()?;
     let targets: Vec<Target> = targets
         .into_iter()
-        .map(|(group, repo)| (group, repo, config.host_of(group, repo), None))
+        .map(|(group, repo)| Target {
+            group,
+            repo,
+            host: config.host_of(group, repo),
+            through_owner: None,
+        })
         .collect();
     if !options.quiet {
         note_anonymous_hosts(&hosts, &targets, &discovery);
@@ -191,7 +205,7 @@ fn collect_here(
     let mut run = Collection::new(hosts.len());
     let found = discovery.run(hosts, store, &mut run, SignedDuration::ZERO, now_millis())?;
     let mut targets = targets.to_vec();
-    targets.extend(found.iter().map(|(g, r, h, ask)| (g, r, *h, Some(ask))));
+    targets.extend(found.iter().map(|f| f.target(owners::ThroughOwner::Yes)));
     collect_with(
         run,
         hosts,
@@ -207,7 +221,7 @@ fn collect_here(
 /// token, and what that means on each.
 fn note_anonymous_hosts(hosts: &[HostEntry], targets: &[Target], discovery: &Discovery<'_>) {
     for (i, host) in hosts.iter().enumerate() {
-        let used = targets.iter().any(|t| t.2 == i)
+        let used = targets.iter().any(|t| t.host == i)
             || discovery
                 .groups
                 .iter()

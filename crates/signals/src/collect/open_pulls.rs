@@ -1,6 +1,6 @@
 //! The open pull requests GitHub's open issue count holds, counted from
-//! the store when it holds the repository's whole history (issue 27,
-//! docs/decisions.md), else asked of the host.
+//! the store when it holds the repository's whole history
+//! (docs/decisions.md), else asked of the host.
 //!
 //! The store keeps the count on the repository, and each run moves it by
 //! what the run's items changed: +1 for a pull request that is open now
@@ -17,50 +17,11 @@ use std::collections::HashMap;
 use jiff::Timestamp;
 use signals_core::{ItemKind, ItemSnapshot, ItemState, RepoContext, SourceId};
 use signals_http::{OpenPulls, RequestStats};
-use signals_store::{Backend, KeptPulls, RepoKey};
+use signals_store::{Backend, KeptPulls};
 
-use super::pipeline::RunError;
+use super::run::{Plan, RunError};
 use crate::cache::StoreCache;
 use crate::hosts::HostClient;
-
-/// What the run knows before asking the host: the store's count of open
-/// pull requests, when it may be trusted.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Counting {
-    /// The store's count before the run: `Some(0)` for a first run (to be
-    /// trusted only if its window reaches the repository's creation).
-    before: Option<u64>,
-    first_run: bool,
-    /// The run asks the host whatever it knows (a reconcile checks).
-    check: bool,
-}
-
-impl Counting {
-    /// From the store: a first run starts from nothing; a later one from
-    /// the kept count, when there is one; a reconcile asks to compare.
-    pub(super) fn plan(
-        store: &dyn Backend,
-        key: RepoKey,
-        first_run: bool,
-        reconcile: bool,
-    ) -> Result<Counting, RunError> {
-        let before = match first_run {
-            true => Some(0),
-            false => store.kept_pulls(key)?.count,
-        };
-        Ok(Counting {
-            before,
-            first_run,
-            check: reconcile,
-        })
-    }
-
-    /// Whether the host client may leave the count owed
-    /// (`collect_with`'s `count_pulls`).
-    pub(super) fn may_count(&self) -> bool {
-        self.before.is_some() && !self.check
-    }
-}
 
 /// The parts of a collection the count needs and settles.
 pub(super) struct Collected<'a> {
@@ -76,11 +37,15 @@ pub(super) struct Collected<'a> {
 /// request, added to `stats`); compares with the host's count when it
 /// was asked. Returns what the store keeps.
 pub(super) fn settle(
-    (client, store): (&mut HostClient, &dyn Backend),
-    (counting, since, rate_prefix): (Counting, Timestamp, &str),
+    client: &mut HostClient,
+    store: &dyn Backend,
+    at: Settling<'_>,
     collected: Collected<'_>,
-    (up, down): (u64, u64),
+    shift: Shift,
 ) -> Result<KeptPulls, RunError> {
+    let Settling { plan, rate_prefix } = at;
+    let (counting, since) = (plan.counting, plan.since);
+    let Shift { up, down } = shift;
     // A first run knows every item only when its window reached the
     // repository's creation.
     let whole = !counting.first_run || collected.created_at.is_some_and(|c| since <= c);
@@ -125,25 +90,50 @@ pub(super) fn settle(
     }
 }
 
+/// What the count is settled by: the run's plan (its count before and its
+/// window) and the keys of the host's rate limits.
+#[derive(Clone, Copy)]
+pub(super) struct Settling<'a> {
+    pub(super) plan: &'a Plan,
+    pub(super) rate_prefix: &'a str,
+}
+
+/// How a run's items move the count: pull requests open now and not
+/// before (`up`), open before and not now (`down`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Shift {
+    pub(super) up: u64,
+    pub(super) down: u64,
+}
+
+impl std::ops::Add for Shift {
+    type Output = Shift;
+    fn add(self, other: Shift) -> Shift {
+        Shift {
+            up: self.up + other.up,
+            down: self.down + other.down,
+        }
+    }
+}
+
 /// How the run's `observed` items move the count against their previous
-/// snapshots: pull requests open now and not before (up), open before and
-/// not now (down). A run whose items come in chunks adds up each chunk's.
+/// snapshots. A run whose items come in chunks adds up each chunk's.
 pub(super) fn shift(
     observed: &[ItemSnapshot],
     previous: &HashMap<String, ItemSnapshot>,
     source: &SourceId,
-) -> (u64, u64) {
+) -> Shift {
     let open = |i: &ItemSnapshot| i.kind() == ItemKind::PullRequest && i.state == ItemState::Open;
-    let (mut up, mut down) = (0u64, 0u64);
+    let mut shift = Shift::default();
     for item in observed {
         let was = previous.get(&item.id(source)).is_some_and(open);
         match (was, open(item)) {
-            (false, true) => up += 1,
-            (true, false) => down += 1,
+            (false, true) => shift.up += 1,
+            (true, false) => shift.down += 1,
             _ => {}
         }
     }
-    (up, down)
+    shift
 }
 
 /// `into` plus what the client counted between `before` and `after`.
@@ -200,11 +190,14 @@ mod tests {
             pull("4", open),
             pull("5", closed),
         ];
-        assert_eq!(shift(&observed, &previous, &source), (2, 1));
-        assert_eq!(shift(&[], &previous, &source), (0, 0));
+        assert_eq!(
+            shift(&observed, &previous, &source),
+            Shift { up: 2, down: 1 }
+        );
+        assert_eq!(shift(&[], &previous, &source), Shift::default());
         // An issue does not count.
         let mut issue = pull("6", open);
         issue.detail = ItemDetail::Issue;
-        assert_eq!(shift(&[issue], &previous, &source), (0, 0));
+        assert_eq!(shift(&[issue], &previous, &source), Shift::default());
     }
 }

@@ -26,15 +26,44 @@ use signals_core::{Group, RepoName, TrackedRepo};
 use signals_store::{Backend, OwnerRef};
 
 use super::collection::{Collection, rate_prefix};
+use super::run::Target;
 use super::summary::OwnerResult;
 use crate::cache::StoreCache;
 use crate::config::{Config, GroupConfig};
 use crate::hosts::HostEntry;
 
-/// A repository to collect that the store, not the configuration, holds:
-/// its group, itself (under the name its signal ids use), its host, and
-/// the name to ask the host for (the owner's last listing's).
-pub type Found = (Group, TrackedRepo, usize, RepoName);
+/// A repository to collect that the store, not the configuration, holds.
+#[derive(Debug, Clone)]
+pub struct Found {
+    pub group: Group,
+    /// Itself, under the name its signal ids use.
+    pub repo: TrackedRepo,
+    /// Its host, an index into the collection's hosts.
+    pub host: usize,
+    /// The name to ask the host for: the owner's last listing's.
+    pub ask: RepoName,
+}
+
+impl Found {
+    /// The repository as a collection's target, asked under the owner's
+    /// listing's name when `through_owner` says so, else under its own.
+    pub fn target(&self, through_owner: ThroughOwner) -> Target<'_> {
+        Target {
+            group: &self.group,
+            repo: &self.repo,
+            host: self.host,
+            through_owner: (through_owner == ThroughOwner::Yes).then_some(&self.ask),
+        }
+    }
+}
+
+/// Whether a target was found through an owner (and is asked under the
+/// name the owner's listing gave).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThroughOwner {
+    Yes,
+    No,
+}
 
 /// The owners of the groups a collection selected.
 pub struct Discovery<'a> {
@@ -204,9 +233,9 @@ impl<'a> Discovery<'a> {
             {
                 continue;
             }
-            out.push((
-                g.group.clone(),
-                TrackedRepo {
+            out.push(Found {
+                group: g.group.clone(),
+                repo: TrackedRepo {
                     id: k.repo_id.clone(),
                     source: hosts[o.host].config.signals_source.clone(),
                     // Shown under its current name; its ids keep the first.
@@ -214,9 +243,9 @@ impl<'a> Discovery<'a> {
                     repo: k.ids_name().clone(),
                     keywords: vec![],
                 },
-                o.host,
-                k.full_name,
-            ));
+                host: o.host,
+                ask: k.full_name,
+            });
         }
         Ok(out)
     }

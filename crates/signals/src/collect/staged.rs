@@ -1,5 +1,5 @@
-//! The runs that list a whole repository, in flat memory (issue 27,
-//! part 2): a repository's first run and its reconciles. The run's issues
+//! The runs that list a whole repository, in flat memory: a
+//! repository's first run and its reconciles. The run's issues
 //! and pull requests go to the store's stage of the run as the host's
 //! pages arrive ([`signals_store::RunStaging`]), each page in a small
 //! transaction of its own, and the run is committed from the stage a
@@ -24,42 +24,38 @@
 use std::collections::{HashMap, HashSet};
 
 use jiff::Timestamp;
-use signals_core::diff::Observation;
 use signals_core::importance::Weights;
 use signals_core::notify::{Outgoing, RunInput, Summaries};
 use signals_core::references::ItemReferences;
 use signals_core::run::{ItemEvent, RunDelta, account};
-use signals_core::{Group, ItemKind, ItemSnapshot, News, RepoName, RunRecord, SourceId};
-use signals_core::{TrackedRepo, references};
-use signals_http::{ItemSink, RequestStats};
+use signals_core::{Comment, Group, ItemKind, ItemSnapshot, SourceId, TrackedRepo, references};
+use signals_http::PageSink;
 use signals_store::{Backend, RepoKey, RunCommit, StagedPart, StoreError};
 
-use super::comments::CommentReferences;
-use super::open_pulls;
-use super::pipeline::{Alerts, Plan, RunError, RunOutcome, Seen, Window, ask_host, observe};
+use super::ask::{self, Asking};
+use super::comments::{CommentReferences, Written};
+use super::observe::{Observed, observe};
+use super::open_pulls::{self, Settling, Shift};
+use super::run::{Alerts, Occasion, Plan, Run, RunError, RunOutcome, Seen};
+use super::tail::{Ending, StagedCounts, discovered, finish};
+use super::waiting;
 use crate::hosts::HostClient;
 
 /// The items a chunk of the stage holds: what the store reads, diffs and
 /// writes at a time.
 const CHUNK: usize = 500;
 
-/// True when a run goes through its stage: a repository's first run and
-/// its reconciles, the runs that list its whole history.
-pub(super) fn applies(plan: &Plan) -> bool {
-    plan.first_run || plan.reconcile
-}
-
 /// The stage of one run as its pages arrive: each page's items under the
-/// configured name and their signal ids, in one transaction. The first
-/// store error is kept and the pages after it are dropped; the run then
-/// fails with it.
+/// configured name and their signal ids, in one transaction, and each
+/// page of its comments stored, what they name kept. The first store
+/// error is kept and the pages after it are dropped; the run then fails
+/// with it.
 struct Stage<'a> {
     store: &'a dyn Backend,
     key: RepoKey,
     at: Timestamp,
-    repo: &'a RepoName,
-    source: &'a SourceId,
-    staged: u64,
+    repo: &'a TrackedRepo,
+    comments: CommentReferences,
     error: Option<StoreError>,
 }
 
@@ -70,29 +66,45 @@ impl<'a> Stage<'a> {
             store,
             key,
             at,
-            repo: &repo.repo,
-            source: &repo.source,
-            staged: 0,
+            repo,
+            comments: CommentReferences::default(),
             error: None,
         }
     }
 }
 
-impl ItemSink for Stage<'_> {
-    fn page(&mut self, items: Vec<ItemSnapshot>) {
+impl PageSink for Stage<'_> {
+    fn items(&mut self, items: Vec<ItemSnapshot>) {
         if self.error.is_some() || items.is_empty() {
             return;
         }
         let rows: Vec<(String, ItemSnapshot)> = items
             .into_iter()
             .map(|mut item| {
-                item.repo = self.repo.clone();
-                (item.id(self.source), item)
+                item.repo = self.repo.repo.clone();
+                (item.id(&self.repo.source), item)
             })
             .collect();
-        match self.store.stage_items(self.key, self.at, &rows) {
-            Ok(()) => self.staged += rows.len() as u64,
-            Err(e) => self.error = Some(e),
+        if let Err(e) = self.store.stage_items(self.key, self.at, &rows) {
+            self.error = Some(e);
+        }
+    }
+
+    fn comments(&mut self, repo_url: &str, comments: Vec<Comment>) {
+        if self.error.is_some() || comments.is_empty() {
+            return;
+        }
+        // The items went to the stage: references are read against the
+        // repository's URL, where `#123` means an item of it.
+        let written = Written {
+            repo_url,
+            items: &[],
+        };
+        let stored = self
+            .comments
+            .store_page(self.store, self.key, self.repo, written, comments);
+        if let Err(e) = stored {
+            self.error = Some(e);
         }
     }
 }
@@ -139,11 +151,13 @@ impl About<'_> {
 impl<'a> Summary<'a> {
     /// The summaries of `alerts`' rules (none without rules) about the
     /// first run of `repo`, at `collected_at`.
-    fn new(
-        alerts: Option<Alerts<'a>>,
-        (group, repo, repo_url): (&'a Group, &'a TrackedRepo, &str),
-        collected_at: Timestamp,
-    ) -> Summary<'a> {
+    fn new(alerts: Option<Alerts<'a>>, subject: Subject<'a, '_>) -> Summary<'a> {
+        let Subject {
+            group,
+            repo,
+            repo_url,
+            collected_at,
+        } = subject;
         let about = About {
             group,
             repo,
@@ -171,6 +185,15 @@ impl<'a> Summary<'a> {
     }
 }
 
+/// What a run's messages are about: its repository, at its instant.
+#[derive(Clone, Copy)]
+struct Subject<'a, 'u> {
+    group: &'a Group,
+    repo: &'a TrackedRepo,
+    repo_url: &'u str,
+    collected_at: Timestamp,
+}
+
 /// What the run's messages are made of as its stage is read: a first
 /// run's summaries, or what a reconcile found changed, kept only when
 /// some `[[notify]]` rule may alert on it.
@@ -180,14 +203,9 @@ enum Notes<'a> {
 }
 
 impl<'a> Notes<'a> {
-    fn new(
-        plan: &Plan,
-        alerts: Option<Alerts<'a>>,
-        subject: (&'a Group, &'a TrackedRepo, &str),
-        collected_at: Timestamp,
-    ) -> Notes<'a> {
+    fn new(plan: &Plan, alerts: Option<Alerts<'a>>, subject: Subject<'a, '_>) -> Notes<'a> {
         match plan.first_run {
-            true => Notes::First(Summary::new(alerts, subject, collected_at)),
+            true => Notes::First(Summary::new(alerts, subject)),
             false => Notes::Later(alerts.map(|a| {
                 let changes = RunDelta {
                     observed_count: 0,
@@ -216,9 +234,10 @@ impl<'a> Notes<'a> {
     /// since the `previous` run, as a held run makes them.
     fn finish(
         mut self,
-        (store, key): (&dyn Backend, RepoKey),
-        (group, repo, repo_url): (&Group, &TrackedRepo, &str),
-        (previous, collected_at): (Option<Timestamp>, Timestamp),
+        store: &dyn Backend,
+        key: RepoKey,
+        subject: Subject<'_, '_>,
+        when: waiting::Between,
         own: &RunDelta,
     ) -> Result<Vec<Outgoing>, RunError> {
         self.add(own);
@@ -226,11 +245,17 @@ impl<'a> Notes<'a> {
             Notes::First(summary) => Ok(summary.finish()),
             Notes::Later(None) => Ok(Vec::new()),
             Notes::Later(Some((alerts, changes))) => {
-                let when = (previous, collected_at);
-                let crossing =
-                    super::waiting::crossing(store, key, group, when, &changes, &alerts)?;
-                let at = collected_at;
-                Ok(alerts.messages(group, repo, repo_url, at, false, (&changes, &crossing)))
+                let group = subject.group;
+                let crossing = waiting::crossing(store, key, group, when, &changes, &alerts)?;
+                Ok(alerts.messages(Occasion {
+                    group,
+                    repo: subject.repo,
+                    repo_url: subject.repo_url,
+                    collected_at: subject.collected_at,
+                    first_run: false,
+                    delta: &changes,
+                    crossing: &crossing,
+                }))
             }
         }
     }
@@ -257,7 +282,7 @@ impl Reading<'_> {
 
     /// Whether the run observes `item`: listed, and updated in its window
     /// or, by a reconcile, known to the store (`previous`) whatever its
-    /// `updated_at`, as `pipeline::observe` chooses.
+    /// `updated_at`, as `observe.rs` chooses.
     fn observes(&self, item: &ItemSnapshot, previous: &HashMap<String, ItemSnapshot>) -> bool {
         self.lists(item)
             && (item.updated_at >= self.since
@@ -272,7 +297,7 @@ struct Tally {
     events: u64,
     discovered: u64,
     /// Open pull requests up and down ([`open_pulls::shift`]).
-    pulls: (u64, u64),
+    pulls: Shift,
     /// The comment references of the staged items the run observes, by
     /// item: committed with each item's chunk.
     references: HashMap<String, Vec<ItemReferences>>,
@@ -287,23 +312,18 @@ struct Readers<'r, 'a> {
     comments: &'r mut CommentReferences,
 }
 
-/// The run, through its stage: as `pipeline::run`, with the issues and
-/// pull requests staged as they arrive and committed from the stage.
+/// The run, through its stage: as a held run (`held.rs`), with the
+/// issues and pull requests staged as they arrive and committed from the
+/// stage.
 pub(super) fn run(
     client: &mut HostClient,
-    (store, key): (&mut dyn Backend, RepoKey),
-    (group, repo, ask): (&Group, &TrackedRepo, &RepoName),
-    (collected_at, window, rate_prefix): (Timestamp, Window, &str),
+    store: &mut dyn Backend,
+    key: RepoKey,
+    run: &Run<'_>,
     plan: &Plan,
 ) -> Result<RunOutcome, RunError> {
-    store.stage_start(key, collected_at)?;
-    let result = staged_run(
-        client,
-        (&mut *store, key),
-        (group, repo, ask),
-        (collected_at, window, rate_prefix),
-        plan,
-    );
+    store.stage_start(key, run.collected_at)?;
+    let result = staged_run(client, &mut *store, key, run, plan);
     if result.is_err() {
         // Not needed (the next run discards it), but the rows are freed
         // now; a failure here changes nothing.
@@ -314,40 +334,52 @@ pub(super) fn run(
 
 fn staged_run(
     client: &mut HostClient,
-    (store, key): (&mut dyn Backend, RepoKey),
-    (group, repo, ask): (&Group, &TrackedRepo, &RepoName),
-    (collected_at, window, rate_prefix): (Timestamp, Window, &str),
+    store: &mut dyn Backend,
+    key: RepoKey,
+    run: &Run<'_>,
     plan: &Plan,
 ) -> Result<RunOutcome, RunError> {
-    let mut stage = Stage::new(&*store, key, collected_at, repo);
-    let (outcome, discussions) = ask_host(
-        client,
-        (&*store, key, Some(&mut stage)),
-        plan,
-        (group, repo, ask),
-        (collected_at, &window),
+    let Run {
+        group,
+        repo,
+        collected_at,
+        window,
         rate_prefix,
-    )?;
+        ..
+    } = *run;
+    let mut stage = Stage::new(&*store, key, collected_at, repo);
+    let asking = Asking { run, plan };
+    let mut host = ask::host(client, &*store, key, asking, Some(&mut stage))?;
     if let Some(e) = stage.error {
         return Err(e.into());
     }
-    let mut collected = outcome.collected;
-    let mut stats: RequestStats = outcome.stats;
-    let mut comment_references = super::comments::store(
-        store,
-        key,
-        repo,
-        (&collected.context.url, &collected.items),
-        outcome.comments,
-    )?;
+    let mut comment_references = stage.comments;
+    let news = host.news();
+    let seen_discussions = host.discussions.read();
+    let signals_http::Collection {
+        mut collected,
+        renamed_to,
+        mut stats,
+        open_pulls,
+        created_at,
+        pulls_left_out,
+        left_out,
+        ..
+    } = host.collection;
     let reading = Reading {
         source: &repo.source,
         since: plan.floor,
         reconcile: plan.reconcile,
-        left_out: &outcome.left_out,
+        left_out: &left_out,
     };
-    let subject = (group, repo, collected.context.url.as_str());
-    let mut notes = Notes::new(plan, window.alerts, subject, collected_at);
+    let url = collected.context.url.clone();
+    let subject = Subject {
+        group,
+        repo,
+        repo_url: &url,
+        collected_at,
+    };
+    let mut notes = Notes::new(plan, window.alerts, subject);
     // A reconcile closes the store's open items it does not list: those
     // its stage lists are struck off as it is read.
     let mut open: Option<HashSet<String>> = match plan.reconcile {
@@ -355,7 +387,8 @@ fn staged_run(
         false => None,
     };
     let mut tally = tally(
-        (&*store, key),
+        &*store,
+        key,
         &reading,
         Readers {
             notes: &mut notes,
@@ -367,63 +400,61 @@ fn staged_run(
     // items a reconcile found gone.
     let seen = Seen {
         plan,
-        discussions: discussions.read(),
+        discussions: seen_discussions,
         unlisted_open: open.as_ref(),
     };
-    let (observed, previous) = observe(&*store, key, repo, &mut collected, seen, collected_at)?;
+    let Observed { observed, previous } =
+        observe(&*store, key, repo, &mut collected, seen, collected_at)?;
     let own_pulls = open_pulls::shift(&observed, &previous, &repo.source);
     let open_pulls = open_pulls::settle(
-        (client, &*store),
-        (plan.counting, plan.since, rate_prefix),
+        client,
+        &*store,
+        Settling { plan, rate_prefix },
         open_pulls::Collected {
-            open_pulls: &outcome.open_pulls,
-            created_at: outcome.created_at,
-            pulls_left_out: outcome.pulls_left_out,
+            open_pulls: &open_pulls,
+            created_at,
+            pulls_left_out,
             context: &mut collected.context,
             stats: &mut stats,
         },
-        (own_pulls.0 + tally.pulls.0, own_pulls.1 + tally.pulls.1),
+        own_pulls + tally.pulls,
     )?;
     let delta = account(&repo.source, observed, &previous);
-    let messages = notes.finish(
-        (&*store, key),
-        (group, repo, &collected.context.url),
-        (plan.previous, collected_at),
-        &delta,
+    let when = waiting::Between {
+        previous: plan.previous,
+        now: collected_at,
+    };
+    let messages = notes.finish(&*store, key, subject, when, &delta)?;
+    let placed = comment_references.with_bodies(&*store, key, &delta, &previous)?;
+    let finished = finish(
+        plan,
+        Ending {
+            collected_at,
+            context: collected.context,
+            news,
+            delta,
+            references: placed.references,
+            messages,
+            stats,
+            graphql: host.graphql,
+            renamed_to,
+            open_pulls,
+            comments_waiting: placed.waiting,
+            staged: StagedCounts {
+                observed: tally.observed,
+                events: tally.events,
+                discovered: tally.discovered,
+            },
+        },
+    );
+    commit_staged(
+        store,
+        key,
+        &reading,
+        &finished.commit,
+        &mut tally.references,
     )?;
-    let record = RunRecord {
-        collected_at,
-        since: plan.since,
-        observed_count: delta.observed_count + tally.observed,
-        changed_count: delta.changed_count() + tally.events,
-    };
-    let mut news = News::from_collected(&collected.releases, &collected.milestones);
-    let graphql = discussions.cost;
-    discussions.into_news(&mut news);
-    let (references, comments_waiting) =
-        comment_references.with_bodies(&*store, key, &delta, &previous)?;
-    let commit = RunCommit {
-        record: record.clone(),
-        context: collected.context,
-        news,
-        snapshots: delta.snapshots,
-        events: delta.events,
-        references,
-        stats,
-        renamed_to: outcome.renamed_to.clone(),
-        messages,
-        reconciled: plan.reconcile,
-        open_pulls,
-    };
-    commit_staged(store, key, &reading, &commit, &mut tally.references)?;
-    Ok(RunOutcome {
-        run: record,
-        discovered: tally.discovered + discovered(&commit.events),
-        comments_waiting,
-        stats,
-        graphql,
-        renamed_to: outcome.renamed_to,
-    })
+    Ok(finished.outcome)
 }
 
 /// Commits the run from its stage, each chunk's items (those the run
@@ -460,7 +491,8 @@ fn commit_staged(
 /// to its counts against their previous snapshots, and to its `notes`;
 /// each item it lists is struck off `open`.
 fn tally(
-    (store, key): (&dyn Backend, RepoKey),
+    store: &dyn Backend,
+    key: RepoKey,
     reading: &Reading<'_>,
     readers: Readers<'_, '_>,
 ) -> Result<Tally, RunError> {
@@ -490,8 +522,7 @@ fn tally(
                 observed.push(s.snapshot);
             }
         }
-        let (up, down) = open_pulls::shift(&observed, &previous, reading.source);
-        tally.pulls = (tally.pulls.0 + up, tally.pulls.1 + down);
+        tally.pulls = tally.pulls + open_pulls::shift(&observed, &previous, reading.source);
         let delta = account(reading.source, observed, &previous);
         let placed = comments.place(
             store,
@@ -514,12 +545,4 @@ fn tally(
         tally.events += delta.changed_count();
         tally.discovered += discovered(&delta.events);
     }
-}
-
-/// How many of `events` discover their item.
-fn discovered(events: &[signals_core::run::ItemEvent]) -> u64 {
-    events
-        .iter()
-        .filter(|e| matches!(e.observation, Observation::Discovered))
-        .count() as u64
 }

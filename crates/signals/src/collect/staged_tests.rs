@@ -1,4 +1,4 @@
-//! The runs that go through their stage (issue 27, part 2) against the
+//! The runs that go through their stage against the
 //! same runs holding every item: a repository's first run with
 //! `[[notify]]` rules, its summaries made a chunk at a time, and a
 //! reconcile, with its alerts and the items it closes. The same messages,
@@ -15,7 +15,7 @@ use signals_store::suite::WholeReads;
 use signals_store::{MessageState, Outbox, RunWrites};
 use signals_testhost::{TestHost, synthetic};
 
-use super::pipeline::{self, Alerts, Reconcile, RunOutcome, Window};
+use super::run::{self, Alerts, Reconcile, Run, RunOutcome, Window};
 use crate::config::Config;
 
 const REPO: &str = "o/big";
@@ -103,15 +103,21 @@ fn one_run(dir: &Path, config: &Config, (staged, reconcile): (bool, bool), at: T
         },
         discussions_off: &discussions_off,
     };
-    let plan = pipeline::plan(&store, key, (group, repo), at, &window).unwrap();
+    let one = Run {
+        group,
+        repo,
+        ask: &repo.repo,
+        collected_at: at,
+        window,
+        rate_prefix: "test",
+    };
+    let plan = run::plan(&store, key, &one).unwrap();
     assert_eq!(plan.reconcile, reconcile);
-    assert!(super::staged::applies(&plan));
-    let target = (group, repo, &repo.repo);
-    let when = (at, window, "test");
+    assert!(plan.staged());
     let outcome = if staged {
-        super::staged::run(&mut client, (&mut store, key), target, when, &plan)
+        super::staged::run(&mut client, &mut store, key, &one, &plan)
     } else {
-        pipeline::held(&mut client, (&mut store, key), target, when, &plan)
+        super::held::run(&mut client, &mut store, key, &one, &plan)
     }
     .unwrap();
     assert_eq!(

@@ -1,4 +1,4 @@
-//! Which items a run finds crossing `waiting_days` (issue 26), for the
+//! Which items a run finds crossing `waiting_days`, for the
 //! `waiting` alert event: only when some `[[notify]]` rule asks for it,
 //! and not on a repository's first run. It reads the repository's open
 //! items' latest snapshots and its stored replies (no request to the
@@ -14,7 +14,16 @@ use signals_core::run::RunDelta;
 use signals_core::{Group, ItemSnapshot};
 use signals_store::{Backend, RepoKey};
 
-use super::pipeline::{Alerts, RunError};
+use super::run::{Alerts, RunError};
+
+/// The span a run looks back over for items crossing `waiting_days`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Between {
+    /// The previous successful run's instant (none on a first run).
+    pub(super) previous: Option<Timestamp>,
+    /// This run's instant.
+    pub(super) now: Timestamp,
+}
 
 /// The items of `repo` that crossed `waiting_days` between the previous
 /// run and `now`, with this run's snapshots; empty when no rule asks for
@@ -23,7 +32,7 @@ pub(super) fn crossing(
     store: &dyn Backend,
     key: RepoKey,
     group: &Group,
-    (previous, now): (Option<Timestamp>, Timestamp),
+    when: Between,
     delta: &RunDelta,
     alerts: &Alerts<'_>,
 ) -> Result<Vec<ItemSnapshot>, RunError> {
@@ -31,6 +40,7 @@ pub(super) fn crossing(
         .rules
         .iter()
         .any(|r| r.rule.events.contains(&Trigger::Waiting));
+    let Between { previous, now } = when;
     let Some(previous) = previous.filter(|_| asked) else {
         return Ok(Vec::new());
     };

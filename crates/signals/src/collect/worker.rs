@@ -19,9 +19,9 @@ use signals_store::{RepoKey, RunWrites, StoreError};
 use signals_store_pg::PgStore;
 
 use super::Options;
-use super::collection::{Collection, Target, now_millis};
-use super::owners::{Discovery, Found};
-use super::pipeline::Window;
+use super::collection::{Collection, now_millis};
+use super::owners::{Discovery, Found, ThroughOwner};
+use super::run::{Target, Window};
 use super::summary::{OwnerResult, RepoResult, Summary};
 use crate::config::{Config, parse_duration};
 use crate::hosts::HostEntry;
@@ -117,10 +117,15 @@ impl Worker {
         // (issue 27).
         let spread = u64::from(std::process::id()).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
         let from = (spread % targets.len().max(1) as u64) as usize;
-        for &(group, repo, host, ask) in targets[from..].iter().chain(&targets[..from]) {
-            let key = store.ensure_repository(group, repo)?;
-            let ask = ask.unwrap_or(&repo.repo).clone();
-            by_key.insert(key, (group.clone(), repo.clone(), host, ask));
+        for target in targets[from..].iter().chain(&targets[..from]) {
+            let key = store.ensure_repository(target.group, target.repo)?;
+            let found = Found {
+                group: target.group.clone(),
+                repo: target.repo.clone(),
+                host: target.host,
+                ask: target.ask().clone(),
+            };
+            by_key.insert(key, found);
         }
         // Workers not seen for a week are gone from the list.
         store.forget_workers(Duration::from_secs(7 * 24 * 3600))?;
@@ -243,7 +248,7 @@ impl Worker {
         let keys: Vec<RepoKey> = by_key
             .iter()
             .chain(found.iter())
-            .filter(|(_, t)| !collection.is_stopped(t.2))
+            .filter(|(_, t)| !collection.is_stopped(t.host))
             .map(|(k, _)| *k)
             .collect();
         if keys.is_empty() && !self.looping {
@@ -265,14 +270,17 @@ impl Worker {
             nap(next.clamp(Duration::from_millis(200), MAX_NAP));
             return Ok(true);
         };
-        let through_owner = !by_key.contains_key(&key);
-        let Some((group, repo, host, ask)) = by_key.get(&key).or_else(|| found.get(&key)) else {
+        let through_owner = match by_key.contains_key(&key) {
+            true => ThroughOwner::No,
+            false => ThroughOwner::Yes,
+        };
+        let Some(found) = by_key.get(&key).or_else(|| found.get(&key)) else {
             // Not ours (a race with a rediscovery): give it back.
             store.abandon()?;
             return Ok(true);
         };
-        let target: Target<'_> = (group, repo, *host, through_owner.then_some(ask));
-        let name = format!("{}/{}", target.0.id, target.1.id);
+        let target = found.target(through_owner);
+        let name = format!("{}/{}", target.group.id, target.repo.id);
         store.worker_report(
             &self.id,
             &self.host,
@@ -293,10 +301,10 @@ impl Worker {
         // stopped host).
         store.abandon()?;
         if let Some(until) = collection.summary.stopped_until
-            && collection.is_stopped(target.2)
+            && collection.is_stopped(target.host)
         {
             let wait = Duration::try_from(until - Timestamp::now()).unwrap_or_default();
-            paused.insert(target.2, Instant::now() + wait);
+            paused.insert(target.host, Instant::now() + wait);
         }
         if self.looping {
             // A long-lived worker reports each repository and keeps only
@@ -323,10 +331,10 @@ impl Worker {
         let every = SignedDuration::try_from(self.interval).unwrap_or(SignedDuration::MAX);
         let found = discovery.run(hosts, store, &mut round.collection, every, now_millis())?;
         round.found.clear();
-        for (group, repo, host, ask) in found {
-            let key = store.ensure_repository(&group, &repo)?;
+        for one in found {
+            let key = store.ensure_repository(&one.group, &one.repo)?;
             if !round.by_key.contains_key(&key) {
-                round.found.insert(key, (group, repo, host, ask));
+                round.found.insert(key, one);
             }
         }
         round.listed = Some(Instant::now());

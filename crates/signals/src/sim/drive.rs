@@ -1,6 +1,6 @@
 //! Runs a drawn world through the collector, in process: a test host
 //! serving what the world shows at each run's instant, a SQLite store in a
-//! scratch folder, and `pipeline::collect_one` per repository and run,
+//! scratch folder, and `collect_one` per repository and run,
 //! with the run's faults queued on the host. After each repository's run
 //! the store is checked against the model (`check.rs`).
 //!
@@ -118,14 +118,15 @@ pub(super) fn trial(
             let before = store.latest_snapshots(key).expect("the store's snapshots");
             let collected_at = Timestamp::from_millisecond(at_ms).expect("a run's instant");
             let force = faults.reconcile && setup.reconcile == Some(Reconciles::Forced);
-            let result = collect::collect_one(
-                &mut client,
-                &mut store,
-                (group, repo, None),
+            let one = collect::Run {
+                group,
+                repo,
+                ask: &repo.repo,
                 collected_at,
-                window(&config, &off, force),
-                "sim",
-            );
+                window: window(&config, &off, force),
+                rate_prefix: "sim",
+            };
+            let result = collect::collect_one(&mut client, &mut store, one);
             let run = RepoRun {
                 at_ms,
                 moved_ms: moved.unwrap_or(0),

@@ -1,14 +1,13 @@
-//! The discussions step of one run (issue 26): asked of the host after
-//! its collection, in the same run, unless the group turns them off; what
-//! it reads joins the run's items, and the news gets the open ones or the
-//! reason there are none. See docs/decisions.md, "Discussions (issue
-//! 26)".
+//! The discussions of one run: asked of the host after its collection,
+//! in the same run, unless the group turns them off; what it reads joins
+//! the run's items, and the news gets the open ones or the reason there
+//! are none. See docs/decisions.md, "Discussions".
 
 use jiff::Timestamp;
 use signals_core::{Discussions, DiscussionsOff, GraphqlCost, ItemSnapshot, News, RepoName};
 use signals_http::{DiscussionsBefore, ResponseCache};
 
-use super::collection::Target;
+use crate::collect::run::Target;
 use crate::hosts::{HostClient, HostEntry};
 
 /// What the step brought to the run.
@@ -115,15 +114,15 @@ pub fn read(
 }
 
 /// Names to each host the round's repositories on it whose group reads
-/// discussions (issue 26), so a run asks their heads a hundred at a time
+/// discussions, so a run asks their heads a hundred at a time
 /// (one GraphQL point) and a quiet repository's run asks nothing more.
 /// Asks nothing itself.
 pub fn plan_heads(hosts: &mut [HostEntry], targets: &[Target<'_>], discussions_off: &[String]) {
     for (h, host) in hosts.iter_mut().enumerate() {
         let names: Vec<RepoName> = targets
             .iter()
-            .filter(|(group, _, at, _)| *at == h && !discussions_off.contains(&group.id))
-            .map(|(_, repo, _, ask)| ask.unwrap_or(&repo.repo).clone())
+            .filter(|t| t.host == h && !discussions_off.contains(&t.group.id))
+            .map(|t| t.ask().clone())
             .collect();
         host.client.plan_discussion_heads(&names);
     }
