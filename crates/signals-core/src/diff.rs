@@ -77,8 +77,8 @@ impl TrackedField {
             TrackedField::Assignees => a.assignees != b.assignees,
             TrackedField::Metrics => a.metrics != b.metrics,
             TrackedField::UpdatedAt => a.updated_at != b.updated_at,
-            TrackedField::Draft => pull_flags(a).0 != pull_flags(b).0,
-            TrackedField::Merged => pull_flags(a).1 != pull_flags(b).1,
+            TrackedField::Draft => pull_flags(a).draft != pull_flags(b).draft,
+            TrackedField::Merged => pull_flags(a).merged != pull_flags(b).merged,
         }
     }
 }
@@ -89,13 +89,24 @@ impl fmt::Display for TrackedField {
     }
 }
 
-/// `(draft, merged)` of a pull request; `None`s for other kinds, so an item
-/// that changes kind (an issue converted, which GitHub does not do today)
-/// still shows up as a change of those fields.
-fn pull_flags(s: &ItemSnapshot) -> (Option<bool>, Option<bool>) {
+/// The flags of a pull request; `None`s for other kinds, so an item that
+/// changes kind (an issue converted, which GitHub does not do today) still
+/// shows up as a change of those fields.
+struct PullFlags {
+    draft: Option<bool>,
+    merged: Option<bool>,
+}
+
+fn pull_flags(s: &ItemSnapshot) -> PullFlags {
     match s.detail {
-        ItemDetail::PullRequest { draft, merged, .. } => (Some(draft), Some(merged)),
-        _ => (None, None),
+        ItemDetail::PullRequest { draft, merged, .. } => PullFlags {
+            draft: Some(draft),
+            merged: Some(merged),
+        },
+        _ => PullFlags {
+            draft: None,
+            merged: None,
+        },
     }
 }
 

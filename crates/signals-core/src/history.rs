@@ -316,21 +316,24 @@ fn changes(field: TrackedField, a: &ItemSnapshot, b: &ItemSnapshot) -> Vec<Chang
             new: b.updated_at,
         }],
         TrackedField::Draft => vec![Change::Draft {
-            old: pull(a).0,
-            new: pull(b).0,
+            old: is_draft(a),
+            new: is_draft(b),
         }],
         TrackedField::Merged => vec![Change::Merged {
-            old: pull(a).1,
-            new: pull(b).1,
+            old: is_merged(a),
+            new: is_merged(b),
         }],
     }
 }
 
-fn pull(s: &ItemSnapshot) -> (bool, bool) {
-    match s.detail {
-        ItemDetail::PullRequest { draft, merged, .. } => (draft, merged),
-        _ => (false, false),
-    }
+/// A pull request's draft flag; false for other kinds.
+fn is_draft(s: &ItemSnapshot) -> bool {
+    matches!(s.detail, ItemDetail::PullRequest { draft: true, .. })
+}
+
+/// A pull request's merged flag; false for other kinds.
+fn is_merged(s: &ItemSnapshot) -> bool {
+    matches!(s.detail, ItemDetail::PullRequest { merged: true, .. })
 }
 
 /// Added and removed elements (labels are sets; a reorder alone changes

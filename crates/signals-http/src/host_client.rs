@@ -24,7 +24,7 @@ use signals_core::model::{
 };
 
 use crate::host::{HEADS_PER_QUERY, Host, ListsSeen};
-use crate::items::{Gather, Gathered, ItemStamp, PageSink};
+use crate::items::{Gather, Gathered, ItemStamp, Listed, Merge, PageSink};
 use crate::wire::{Place, WireItem, WireRelease, WireRepo};
 use crate::{
     Client, Config, Error, Logger, OpenPulls, Owed, OwnerListing, RateLimit, RequestStats,
@@ -255,7 +255,12 @@ impl<H: Host> HostClient<H> {
 
         let since_text = since.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
         let mut gather = Gather::new(sink, asked.comments_since);
-        let lists = read_lists(http, host, (&root, &since_text, &at), &mut gather, cache)?;
+        let lists_asked = Lists {
+            root: &root,
+            since: &since_text,
+            at: &at,
+        };
+        let lists = read_lists(http, host, &lists_asked, &mut gather, cache)?;
         let open_pulls = if !H::OPEN_ISSUES_HOLD_PULLS {
             OpenPulls::NotHeld
         } else if asked.count_pulls {
@@ -447,18 +452,28 @@ pub enum DiscussionsBefore {
     },
 }
 
+/// The item lists of one repository, as a collection asks them.
+struct Lists<'a> {
+    /// The repository's API root.
+    root: &'a str,
+    /// The lists' `since`, as the host reads it.
+    since: &'a str,
+    /// Where their items are.
+    at: &'a Place<'a>,
+}
+
 /// Reads every page of each of the host's item lists into `gather`;
 /// returns what the lists answered.
 fn read_lists<H: Host>(
     http: &mut Client,
     host: &H,
-    (root, since, at): (&str, &str, &Place<'_>),
+    asked: &Lists<'_>,
     gather: &mut Gather<'_>,
     cache: &mut dyn ResponseCache,
 ) -> Result<ListsSeen, Error> {
     let name_of_host = http.host_name();
     let mut digest = H::DIGESTS_LISTS.then(Sha256::new);
-    for list in host.item_lists(root, since) {
+    for list in host.item_lists(asked.root, asked.since) {
         let per_page = H::PER_PAGE as usize;
         let mut pages = 0;
         http.get_pages(&list.url, cache, per_page, list.disabled, |fetched| {
@@ -473,9 +488,13 @@ fn read_lists<H: Host>(
             let entries = page.len();
             gather.page(
                 page.into_iter()
-                    .map(|entry| {
-                        let merge_unknown = entry.merge_unknown();
-                        (entry.into_snapshot(at, list.kinds), merge_unknown)
+                    .map(|entry| Listed {
+                        merge: if entry.merge_unknown() {
+                            Merge::Unknown
+                        } else {
+                            Merge::Known
+                        },
+                        item: entry.into_snapshot(asked.at, list.kinds),
                     })
                     .collect(),
             );

@@ -102,9 +102,38 @@ pub(crate) struct Gather<'s> {
     /// All items, or (with a sink) the pull requests to settle.
     items: Items,
     sink: Option<&'s mut dyn PageSink>,
-    /// With a sink: the stamps of the items updated at or after `.0`, for
-    /// the comments.
-    recent: Option<(Timestamp, Stamps)>,
+    /// With a sink: the stamps of the items the comments step reads.
+    recent: Option<Recent>,
+}
+
+/// The stamps of the items updated at or after `since`, held for the
+/// comments step while the items go to a sink.
+struct Recent {
+    since: Timestamp,
+    stamps: Stamps,
+}
+
+/// An item as a list page gives it.
+pub(crate) struct Listed {
+    pub(crate) item: ItemSnapshot,
+    pub(crate) merge: Merge,
+}
+
+/// Whether a list page told a pull request's merge state. GitHub's issue
+/// lists do not: the host settles those after the lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Merge {
+    /// Given, or not a pull request.
+    Known,
+    /// A closed pull request whose merge the page did not say.
+    Unknown,
+}
+
+/// The items held by an [`Items`], in order.
+pub(crate) struct Held {
+    pub(crate) items: Vec<ItemSnapshot>,
+    /// The keys of the pull requests whose merge state is unknown.
+    pub(crate) unknown: HashSet<String>,
 }
 
 impl<'s> Gather<'s> {
@@ -115,7 +144,10 @@ impl<'s> Gather<'s> {
         comments_since: Option<Timestamp>,
     ) -> Self {
         let recent = match (&sink, comments_since) {
-            (Some(_), Some(since)) => Some((since, Stamps::default())),
+            (Some(_), Some(since)) => Some(Recent {
+                since,
+                stamps: Stamps::default(),
+            }),
             _ => None,
         };
         Gather {
@@ -125,24 +157,24 @@ impl<'s> Gather<'s> {
         }
     }
 
-    /// One page's items, each with whether its merge state is unknown.
-    pub(crate) fn page(&mut self, page: Vec<(ItemSnapshot, bool)>) {
+    /// One page's items.
+    pub(crate) fn page(&mut self, page: Vec<Listed>) {
         let Some(sink) = &mut self.sink else {
-            for (item, merge_unknown) in page {
-                self.items.push(item, merge_unknown);
+            for listed in page {
+                self.items.push(listed);
             }
             return;
         };
         let mut out = Vec::with_capacity(page.len());
-        for (item, merge_unknown) in page {
-            if let Some((since, recent)) = &mut self.recent
-                && item.updated_at >= *since
+        for Listed { item, merge } in page {
+            if let Some(recent) = &mut self.recent
+                && item.updated_at >= recent.since
             {
-                recent.push(&item);
+                recent.stamps.push(&item);
             }
             if item.kind() == ItemKind::PullRequest {
-                if merge_unknown {
-                    self.items.push(item, true);
+                if merge == Merge::Unknown {
+                    self.items.push(Listed { item, merge });
                     continue;
                 }
                 self.items.forget(&item.key);
@@ -154,11 +186,11 @@ impl<'s> Gather<'s> {
 
     /// After the lists: what is held.
     pub(crate) fn finish(self) -> Gathered<'s> {
-        let (items, unknown) = self.items.finish();
+        let held = self.items.finish();
         Gathered {
-            items,
-            unknown,
-            recent: self.recent.map(|(_, r)| r.stamps),
+            items: held.items,
+            unknown: held.unknown,
+            recent: self.recent.map(|r| r.stamps.stamps),
             sink: self.sink,
         }
     }
@@ -176,11 +208,11 @@ pub(crate) struct Items {
 }
 
 impl Items {
-    pub(crate) fn push(&mut self, item: ItemSnapshot, merge_unknown: bool) {
+    pub(crate) fn push(&mut self, Listed { item, merge }: Listed) {
         let kind = item.kind();
         if kind == ItemKind::PullRequest {
             self.unknown.remove(&item.key);
-            if merge_unknown {
+            if merge == Merge::Unknown {
                 self.unknown.insert(item.key.clone());
             }
         }
@@ -202,8 +234,11 @@ impl Items {
 
     /// The items in order, and the keys of pull requests whose merge state
     /// is unknown.
-    pub(crate) fn finish(self) -> (Vec<ItemSnapshot>, HashSet<String>) {
-        (self.slots.into_iter().flatten().collect(), self.unknown)
+    pub(crate) fn finish(self) -> Held {
+        Held {
+            items: self.slots.into_iter().flatten().collect(),
+            unknown: self.unknown,
+        }
     }
 }
 
@@ -241,16 +276,20 @@ mod tests {
         }
     }
 
+    fn listed(item: ItemSnapshot, merge: Merge) -> Listed {
+        Listed { item, merge }
+    }
+
     #[test]
     fn items_keep_the_last_sighting_per_kind_and_key() {
         let mut items = Items::default();
-        items.push(snapshot("1", "first", false), false);
-        items.push(snapshot("2", "pull", true), true);
-        items.push(snapshot("1", "merge request 1", true), false);
-        items.push(snapshot("1", "moved", false), false);
-        items.push(snapshot("2", "pull again", true), false);
-        items.push(snapshot("3", "unknown", true), true);
-        let (items, unknown) = items.finish();
+        items.push(listed(snapshot("1", "first", false), Merge::Known));
+        items.push(listed(snapshot("2", "pull", true), Merge::Unknown));
+        items.push(listed(snapshot("1", "merge request 1", true), Merge::Known));
+        items.push(listed(snapshot("1", "moved", false), Merge::Known));
+        items.push(listed(snapshot("2", "pull again", true), Merge::Known));
+        items.push(listed(snapshot("3", "unknown", true), Merge::Unknown));
+        let Held { items, unknown } = items.finish();
         let titles: Vec<_> = items.iter().map(|i| i.title.as_str()).collect();
         assert_eq!(
             titles,
@@ -277,15 +316,21 @@ mod tests {
         let since: Timestamp = "2024-01-01T00:00:00Z".parse().unwrap();
         let mut gather = Gather::new(Some(&mut pages), Some(since));
         gather.page(vec![
-            (snapshot("1", "issue", false), false),
-            (snapshot("2", "pull unknown", true), true),
-            (snapshot("3", "pull unknown then known", true), true),
+            listed(snapshot("1", "issue", false), Merge::Known),
+            listed(snapshot("2", "pull unknown", true), Merge::Unknown),
+            listed(
+                snapshot("3", "pull unknown then known", true),
+                Merge::Unknown,
+            ),
         ]);
         gather.page(vec![
-            (snapshot("3", "pull known", true), false),
-            (snapshot("4", "pull known then unknown", true), false),
+            listed(snapshot("3", "pull known", true), Merge::Known),
+            listed(snapshot("4", "pull known then unknown", true), Merge::Known),
         ]);
-        gather.page(vec![(snapshot("4", "pull unknown at last", true), true)]);
+        gather.page(vec![listed(
+            snapshot("4", "pull unknown at last", true),
+            Merge::Unknown,
+        )]);
         let Gathered {
             items: held,
             unknown,
@@ -314,8 +359,8 @@ mod tests {
     fn without_a_sink_every_item_is_held() {
         let mut gather = Gather::new(None, None);
         gather.page(vec![
-            (snapshot("1", "issue", false), false),
-            (snapshot("2", "pull unknown", true), true),
+            listed(snapshot("1", "issue", false), Merge::Known),
+            listed(snapshot("2", "pull unknown", true), Merge::Unknown),
         ]);
         let Gathered {
             items: held,

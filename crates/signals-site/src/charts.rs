@@ -680,9 +680,18 @@ fn growth_chart(trends: &Trends) -> Chart {
     }
 }
 
+/// How a sparkline draws its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Spark {
+    /// A bar per value: counts per week.
+    Bars,
+    /// A line through the values: levels.
+    Line,
+}
+
 /// A small chart without axes (a sparkline), on a given scale so that a
-/// group's repositories compare: bars (`bars = true`) or a line.
-pub(crate) fn sparkline(label: &str, values: &[Option<f64>], top: f64, bars: bool) -> String {
+/// group's repositories compare.
+pub(crate) fn sparkline(label: &str, values: &[Option<f64>], top: f64, shape: Spark) -> String {
     const SW: f64 = 120.0;
     const SH: f64 = 28.0;
     let n = values.len().max(1);
@@ -694,7 +703,7 @@ pub(crate) fn sparkline(label: &str, values: &[Option<f64>], top: f64, bars: boo
         esc(label)
     );
     let slot = SW / n as f64;
-    if bars {
+    if shape == Spark::Bars {
         for (i, v) in values.iter().enumerate() {
             if let Some(v) = v {
                 let top_y = y(*v);

@@ -25,7 +25,7 @@ use signals_core::dataset::SignalDoc;
 use signals_core::trends::RISING;
 use signals_core::{EventKind, ItemKind, TrailEvent};
 
-use crate::charts::{nice_max, num, sparkline};
+use crate::charts::{Spark, nice_max, num, sparkline};
 use crate::error::SiteError;
 use crate::feed::{FeedEntry, FeedView, feed_entry_of, keep_newest, under};
 use crate::filter::{self, FILTER_INDEX_VERSION, FilterEntry, GroupIndex};
@@ -40,7 +40,8 @@ use crate::source::Ranked;
 use crate::templates::render;
 use crate::text::http_url;
 use crate::trends::{
-    RECENT_WEEKS, SMALL_WEEKS, TrendRow, by_activity, listed, recent_activity, rising_views,
+    Activity, RECENT_WEEKS, SMALL_WEEKS, TrendRow, by_activity, listed, recent_activity,
+    rising_views,
 };
 use crate::views::{HealthView, Layout, TimeView};
 use crate::waiting::{self, WaitingEntry};
@@ -162,7 +163,7 @@ impl RepoDigest {
             .take(DIGEST_SIGNALS)
             .enumerate()
             .map(|(i, r)| {
-                let mut e = filter::entry(&r.signal, &r.score, r.new, i, &prefix);
+                let mut e = filter::entry(r.shown(), i, &prefix);
                 e.repo = Some(d.repository.name.clone());
                 e
             })
@@ -413,7 +414,14 @@ pub fn render_group(
 ) -> Result<Vec<(PathBuf, String)>, SiteError> {
     let dir = PathBuf::from(slug("group", &g.id)?);
     let mut repos = g.repos.clone();
-    repos.sort_by(|a, b| by_activity((a.activity, &a.name, &a.id), (b.activity, &b.name, &b.id)));
+    fn key(r: &RepoNews) -> Activity<'_> {
+        Activity {
+            recent: r.activity,
+            name: &r.name,
+            id: &r.id,
+        }
+    }
+    repos.sort_by(|a, b| by_activity(key(a), key(b)));
     let changed = ChangedView::of(&repos);
     let top = &repos[..repos.len().min(TOP_REPOS)];
     let mut trail = g.trail.clone();
@@ -614,7 +622,14 @@ impl GroupTrends {
         // Ranked as the group's list is; the ids are in the links.
         let mut rows: Vec<(u64, &(String, String, TrendRow))> =
             rows.iter().map(|r| (recent_activity(&r.2), r)).collect();
-        rows.sort_by(|(x, a), (y, b)| by_activity((*x, &a.0, &a.1), (*y, &b.0, &b.1)));
+        fn key<'a>((recent, r): &(u64, &'a (String, String, TrendRow))) -> Activity<'a> {
+            Activity {
+                recent: *recent,
+                name: &r.0,
+                id: &r.1,
+            }
+        }
+        rows.sort_by(|a, b| by_activity(key(a), key(b)));
         rows.truncate(TOP_REPOS);
         let rows: Vec<&(String, String, TrendRow)> = rows.into_iter().map(|(_, r)| r).collect();
         let top = |f: &dyn Fn(&TrendRow) -> Vec<Option<u64>>| {
@@ -630,13 +645,13 @@ impl GroupTrends {
         let stars = |t: &TrendRow| t.star_growth();
         let backlog = |t: &TrendRow| t.backlog.clone();
         let (ta, ts, tb) = (top(&activity), top(&stars), top(&backlog));
-        let spark = |name: &str, what: &str, values: Vec<Option<u64>>, top: f64, bars: bool| {
+        let spark = |name: &str, what: &str, values: Vec<Option<u64>>, top: f64, shape: Spark| {
             let label = format!(
                 "{name}: {what} per week: {}",
                 listed(values.iter().copied())
             );
             let values: Vec<Option<f64>> = values.iter().map(|v| v.map(|v| v as f64)).collect();
-            sparkline(&label, &values, top, bars)
+            sparkline(&label, &values, top, shape)
         };
         let span = rows
             .iter()
@@ -654,10 +669,16 @@ impl GroupTrends {
                         "items opened plus closed or merged",
                         activity(t),
                         ta,
-                        true,
+                        Spark::Bars,
                     ),
-                    stars: spark(name, "stars gained", stars(t), ts, false),
-                    backlog: spark(name, "open issues at the week's end", backlog(t), tb, false),
+                    stars: spark(name, "stars gained", stars(t), ts, Spark::Line),
+                    backlog: spark(
+                        name,
+                        "open issues at the week's end",
+                        backlog(t),
+                        tb,
+                        Spark::Line,
+                    ),
                     activity_text: listed(activity(t).into_iter()),
                     stars_text: listed(stars(t).into_iter()),
                     backlog_text: listed(backlog(t).into_iter()),

@@ -98,16 +98,26 @@ pub struct FilterEntry {
     pub repo: Option<String>,
 }
 
-/// The entry of `s`, the `position`-th (0-based) signal in page order of its
-/// repository; `prefix` is prepended to its page link (`""` on the
+/// A signal as its entry shows it.
+#[derive(Debug, Clone, Copy)]
+pub struct Shown<'a> {
+    /// The signal.
+    pub signal: &'a SignalDoc,
+    /// Its importance at the dataset's instant.
+    pub score: &'a Score,
+    /// First seen in the latest run.
+    pub new: bool,
+}
+
+/// The entry of `shown`, the `position`-th (0-based) signal in page order
+/// of its repository; `prefix` is prepended to its page link (`""` on the
 /// repository's own pages, `<repo-id>/` from a group page).
-pub(crate) fn entry(
-    s: &SignalDoc,
-    score: &Score,
-    new: bool,
-    position: usize,
-    prefix: &str,
-) -> FilterEntry {
+pub(crate) fn entry(shown: Shown<'_>, position: usize, prefix: &str) -> FilterEntry {
+    let Shown {
+        signal: s,
+        score,
+        new,
+    } = shown;
     let kind = ItemKind::parse(&s.kind);
     let key = s.tag.as_deref().unwrap_or_else(|| id_parts(&s.id).1);
     FilterEntry {

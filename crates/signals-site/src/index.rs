@@ -16,7 +16,9 @@ use crate::health;
 use crate::paths::{LIST_PAGE_SIZE, TOP_REPOS, document_dir};
 use crate::templates::render;
 use crate::text::{http_url, markdown_html};
-use crate::trends::{RECENT_WEEKS, TrendRow, by_activity, index_sparkline, recent_activity};
+use crate::trends::{
+    Activity, RECENT_WEEKS, TrendRow, by_activity, index_sparkline, recent_activity,
+};
 use crate::views::{HealthView, Layout, TimeView};
 
 /// The filter script, written once as `<out>/filter.js`.
@@ -199,7 +201,14 @@ pub(crate) fn ranked(repos: &[RepoSummary]) -> Vec<&RepoSummary> {
         .iter()
         .map(|r| (recent_activity(&r.trend), r))
         .collect();
-    all.sort_by(|(x, a), (y, b)| by_activity((*x, &a.name, &a.id), (*y, &b.name, &b.id)));
+    fn key<'a>((recent, r): &(u64, &'a RepoSummary)) -> Activity<'a> {
+        Activity {
+            recent: *recent,
+            name: &r.name,
+            id: &r.id,
+        }
+    }
+    all.sort_by(|a, b| by_activity(key(a), key(b)));
     all.into_iter().map(|(_, r)| r).collect()
 }
 

@@ -175,7 +175,7 @@ pub use error::SiteError;
 pub use feed::{FEED_ENTRIES, FeedEntry};
 pub use files::{Counted, RepoFile, RepoFiles};
 pub use filter::{
-    FILTER_INDEX_VERSION, FilterEntry, IndexFile, IndexWriter, TEXT_PART, read_index,
+    FILTER_INDEX_VERSION, FilterEntry, IndexFile, IndexWriter, Shown, TEXT_PART, read_index,
 };
 pub use head::{HealthNote, RepoHead};
 pub use history::{render_history, render_history_linked};

@@ -15,8 +15,6 @@
 
 use serde::Serialize;
 use signals_core::ItemKind;
-use signals_core::dataset::SignalDoc;
-use signals_core::importance::Score;
 
 use crate::digest::{DIGEST_FILE, DIGEST_SIGNALS, DIGEST_TRAIL, RepoDigest};
 use crate::error::SiteError;
@@ -113,7 +111,7 @@ pub(crate) fn render_pages(
         let cards = source.ranked(start.min(end)..end)?;
         if let Some(index) = &mut index {
             for r in &cards {
-                if let Some((name, json)) = index.push(&r.signal, &r.score, r.new)? {
+                if let Some((name, json)) = index.push(r.shown())? {
                     out.put(&name, &json)?;
                 }
             }
@@ -219,10 +217,7 @@ fn render_signal_page(
             total: repo.trail_total,
             pager: None,
         }),
-        cards: cards
-            .iter()
-            .map(|r| card(&r.signal, &r.score, r.new, standing(r.place, total)))
-            .collect(),
+        cards: cards.iter().map(|r| card(r, total)).collect(),
         first: start + 1,
         shown: format!("{} shown", cards.len()),
         total_text: count(total as u64, "signal in total", "signals in total"),
@@ -359,19 +354,34 @@ struct CardView<'a> {
     referenced: Option<String>,
 }
 
-/// Where each importance stands in a repository: ties share the place of
-/// the first of them (competition ranking), as a place and a percentile.
-fn standing(rank: usize, total: usize) -> (String, String) {
-    let pct = (rank * 100).div_ceil(total.max(1)).max(1);
-    (format!("{rank} of {total}"), format!("top {pct}%"))
+/// Where an importance stands in a repository: ties share the place of
+/// the first of them (competition ranking).
+struct Standing {
+    /// `3 of 399`.
+    rank: String,
+    /// `top 1%`.
+    percentile: String,
 }
 
-fn card<'a>(
-    s: &'a SignalDoc,
-    score: &'a Score,
-    new: bool,
-    (rank, percentile): (String, String),
-) -> CardView<'a> {
+impl Standing {
+    fn of(place: usize, total: usize) -> Standing {
+        let pct = (place * 100).div_ceil(total.max(1)).max(1);
+        Standing {
+            rank: format!("{place} of {total}"),
+            percentile: format!("top {pct}%"),
+        }
+    }
+}
+
+/// The card of the signal at `ranked.place` of `total`.
+fn card(ranked: &Ranked, total: usize) -> CardView<'_> {
+    let Ranked {
+        signal: s,
+        score,
+        new,
+        place,
+    } = ranked;
+    let Standing { rank, percentile } = Standing::of(*place, total);
     let kind = ItemKind::parse(&s.kind);
     let mut flags = Vec::new();
     if s.draft == Some(true) {
@@ -429,7 +439,7 @@ fn card<'a>(
             .filter(|u| !u.is_empty()),
         updated_at: TimeView::parse(&s.updated_at),
         updated: s.change.is_some(),
-        new,
+        new: *new,
         comments: s.metrics.comments,
         reactions: s.metrics.reactions,
         assignees: &s.assignees,
@@ -442,6 +452,11 @@ fn card<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn standing(place: usize, total: usize) -> (String, String) {
+        let s = Standing::of(place, total);
+        (s.rank, s.percentile)
+    }
 
     #[test]
     fn standing_is_a_place_and_a_percentile() {

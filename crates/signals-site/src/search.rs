@@ -545,7 +545,7 @@ pub(crate) fn write_order(rank: &[(u32, u32)], out: &mut RepoFiles) -> Result<()
 /// The card of `r`, the `position`-th signal in page order, as the text
 /// files hold it.
 pub fn card(r: &Ranked, position: usize) -> FilterEntry {
-    entry(&r.signal, &r.score, r.new, position, "")
+    entry(r.shown(), position, "")
 }
 
 /// The files a repository's index needs from a previous version, for

@@ -11,6 +11,7 @@ use signals_core::dataset::SignalDoc;
 use signals_core::importance::Score;
 
 use crate::error::SiteError;
+use crate::filter::Shown;
 use crate::trail::TrailItem;
 
 /// A signal at its place in page order.
@@ -25,6 +26,17 @@ pub struct Ranked {
     /// Its place by importance, 1-based; ties share the place of the first
     /// of them (competition ranking).
     pub place: usize,
+}
+
+impl Ranked {
+    /// The signal as its filter entry shows it.
+    pub fn shown(&self) -> Shown<'_> {
+        Shown {
+            signal: &self.signal,
+            score: &self.score,
+            new: self.new,
+        }
+    }
 }
 
 /// Where a repository's signals and trail come from, a page at a time.

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use signals_core::trends::{Trends, hours_text};
 
-use crate::charts::{self, Chart, repo_charts};
+use crate::charts::{self, Chart, Spark, repo_charts};
 use crate::error::SiteError;
 use crate::paths::history_file;
 use crate::text::http_url;
@@ -165,12 +165,21 @@ pub(crate) fn recent_activity(row: &TrendRow) -> u64 {
     row.activity[skip..].iter().sum()
 }
 
+/// What the ranked tables and lists order a repository by.
+pub(crate) struct Activity<'a> {
+    /// Its [`recent_activity`].
+    pub(crate) recent: u64,
+    pub(crate) name: &'a str,
+    pub(crate) id: &'a str,
+}
+
 /// The order of the ranked tables and lists: the most recent activity
 /// first, then by name, then by id, so the order is total and stable.
-pub(crate) fn by_activity(a: (u64, &str, &str), b: (u64, &str, &str)) -> std::cmp::Ordering {
-    b.0.cmp(&a.0)
-        .then_with(|| a.1.cmp(b.1))
-        .then_with(|| a.2.cmp(b.2))
+pub(crate) fn by_activity(a: Activity<'_>, b: Activity<'_>) -> std::cmp::Ordering {
+    b.recent
+        .cmp(&a.recent)
+        .then_with(|| a.name.cmp(b.name))
+        .then_with(|| a.id.cmp(b.id))
 }
 
 /// Values as a sparkline's label lists them.
@@ -191,7 +200,7 @@ pub(crate) fn index_sparkline(row: &TrendRow) -> String {
         listed(row.activity.iter().copied().map(Some))
     );
     let values: Vec<Option<f64>> = row.activity.iter().map(|v| Some(*v as f64)).collect();
-    charts::sparkline(&label, &values, charts::nice_max(top), true)
+    charts::sparkline(&label, &values, charts::nice_max(top), Spark::Bars)
 }
 
 /// The measures beside a repository's facts at the top of its page: whether it speeds up, its
@@ -204,7 +213,7 @@ pub(crate) fn glance(trends: &Trends) -> Vec<GlanceView> {
         .iter()
         .map(|w| w.median_hours_to_close)
         .collect();
-    let spark = |label: &str, values: &[Option<f64>], bars: bool| {
+    let spark = |label: &str, values: &[Option<f64>], shape: Spark| {
         let top = values.iter().flatten().fold(0.0, |a: f64, b| a.max(*b));
         let text = values
             .iter()
@@ -218,7 +227,7 @@ pub(crate) fn glance(trends: &Trends) -> Vec<GlanceView> {
             ),
             values,
             charts::nice_max(top),
-            bars,
+            shape,
         )
     };
     let as_f = |v: &[Option<u64>]| v.iter().map(|v| v.map(|v| v as f64)).collect::<Vec<_>>();
@@ -229,17 +238,17 @@ pub(crate) fn glance(trends: &Trends) -> Vec<GlanceView> {
         GlanceView {
             label: "Activity",
             value: charts::num(last(&activity).unwrap_or(0.0)),
-            svg: spark("Items opened plus closed or merged", &activity, true),
+            svg: spark("Items opened plus closed or merged", &activity, Spark::Bars),
         },
         GlanceView {
             label: "Backlog",
             value: last(&backlog).map_or_else(|| "unknown".into(), charts::num),
-            svg: spark("Open issues at the week's end", &backlog, false),
+            svg: spark("Open issues at the week's end", &backlog, Spark::Line),
         },
         GlanceView {
             label: "To close",
             value: last(&close).map_or_else(|| "none".into(), hours_text),
-            svg: spark("Median hours to close an issue", &close, false),
+            svg: spark("Median hours to close an issue", &close, Spark::Line),
         },
     ]
 }

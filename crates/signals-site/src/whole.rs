@@ -26,7 +26,7 @@ use crate::digest::{DIGEST_SIGNALS, DIGEST_TRAIL, RepoDigest};
 use crate::error::SiteError;
 use crate::feed::{FEED_ENTRIES, feed_entry_of, render_feed_of, render_site_feed_from, updated_at};
 use crate::files::RepoFiles;
-use crate::filter::{IndexFile, IndexWriter};
+use crate::filter::{IndexFile, IndexWriter, Shown};
 use crate::head::{HealthNote, RepoHead};
 use crate::index::RepoSummary;
 use crate::pages::{PageSet, render_pages, render_repo_files};
@@ -290,7 +290,11 @@ pub fn render_filter_index(repo: &RepoPage<'_>) -> Result<Vec<IndexFile>, SiteEr
     let mut writer = IndexWriter::new(&repo_label(repo.document));
     let mut files = Vec::new();
     for (s, score) in ranked(repo)? {
-        files.extend(writer.push(s, score, new.contains(s.id.as_str()))?);
+        files.extend(writer.push(Shown {
+            signal: s,
+            score,
+            new: new.contains(s.id.as_str()),
+        })?);
     }
     files.extend(writer.finish()?);
     Ok(files)

@@ -46,6 +46,12 @@
 //! on one role here and its implementation in the same module of each
 //! backend. What only tests read is not a role: [`suite::WholeReads`]
 //! builds it from the roles.
+//!
+//! A caller that uses one role takes that role (`&dyn Outbox`,
+//! `&dyn HttpState`), and a `&dyn Backend` coerces to it. [`Backend`] is
+//! the bound of a caller that plays several roles at once (a run plans,
+//! stages, commits and keeps its HTTP state; export streams, pages and
+//! links), since `dyn` cannot name a sum of traits.
 
 #![deny(missing_docs)]
 

@@ -26,7 +26,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use signals_core::search::postings::{self, Block, Entry, block_of};
-use signals_core::search::{DocText, Stats, index, rank};
+use signals_core::search::{DocText, Positions, Stats, index, rank};
 
 use crate::{RepoKey, Result, StoreError};
 
@@ -321,10 +321,11 @@ fn damaged(repo: RepoKey, term: &str) -> impl Fn(postings::BlockError) -> StoreE
 impl<S: SearchIndex + ?Sized> signals_core::search::Source for Postings<'_, S> {
     type Error = StoreError;
 
-    fn entries(&mut self, term: &str, positions: bool) -> Result<Vec<Entry>> {
+    fn entries(&mut self, term: &str, positions: Positions) -> Result<Vec<Entry>> {
         let mut out = Vec::new();
-        for block in self.store.search_blocks(self.repo, term, positions)? {
-            let with = positions.then_some(block.positions.as_slice());
+        let read = positions == Positions::Read;
+        for block in self.store.search_blocks(self.repo, term, read)? {
+            let with = read.then_some(block.positions.as_slice());
             postings::decode(&block.docs, with, &mut out).map_err(damaged(self.repo, term))?;
         }
         Ok(out)

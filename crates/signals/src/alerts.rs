@@ -24,7 +24,7 @@ use signals_core::notify::{Payload, digest};
 use signals_notify::email::{Security, Smtp};
 use signals_notify::webhook::Sender;
 use signals_notify::{SendError, email, slack, webhook};
-use signals_store::{Backend, MessageState, OutboxMessage, RuleOutbox, Settle};
+use signals_store::{MessageState, Outbox, OutboxMessage, RuleOutbox, Settle};
 
 use crate::config::notify::{Channel, EmailConfig, Tls, UrlSource};
 use crate::config::{Config, NotifyRule, parse_duration};
@@ -105,11 +105,11 @@ impl Report {
 /// `options.wait` for retries that come due.
 pub fn deliver(
     config: &Config,
-    store: &mut dyn Backend,
+    store: &mut dyn Outbox,
     options: &Options,
 ) -> anyhow::Result<Report> {
     let mut report = Report {
-        digests: make_digests(config, store, Timestamp::now(), options.send_digests)?,
+        digests: make_digests(config, store, Timestamp::now(), Digests::of(options))?,
         ..Report::default()
     };
     let sender = Sender::new(
@@ -301,13 +301,32 @@ fn smtp(e: &EmailConfig, rule: &str, timeout: Duration) -> Result<Smtp, SendErro
     })
 }
 
-/// Folds each digest rule's held messages into a digest when its schedule
-/// says so (`force`: now). Returns the digests made.
+/// Which digests a delivery makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Digests {
+    /// Those whose schedule says so.
+    Due,
+    /// Every one that holds messages (`--send-digests`).
+    AllHeld,
+}
+
+impl Digests {
+    fn of(options: &Options) -> Digests {
+        if options.send_digests {
+            Digests::AllHeld
+        } else {
+            Digests::Due
+        }
+    }
+}
+
+/// Folds each digest rule's held messages into a digest when `which`
+/// says so. Returns the digests made.
 fn make_digests(
     config: &Config,
-    store: &mut dyn Backend,
+    store: &mut dyn Outbox,
     now: Timestamp,
-    force: bool,
+    which: Digests,
 ) -> anyhow::Result<u64> {
     let mut made = 0;
     for rule in &config.notify {
@@ -322,7 +341,7 @@ fn make_digests(
         let Some(first) = held.first() else { continue };
         if let Some((schedule, timezone)) = schedule {
             let since = store.outbox_last_digest(name)?.unwrap_or(first.created_at);
-            if !force && now < schedule.next_after(since, timezone) {
+            if which == Digests::Due && now < schedule.next_after(since, timezone) {
                 continue;
             }
         }
@@ -340,7 +359,7 @@ fn make_digests(
 
 /// `--dry-run`: per rule, the messages that would be sent and the digest
 /// that would be made, without sending or changing anything.
-pub fn dry_run(config: &Config, store: &dyn Backend, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn dry_run(config: &Config, store: &dyn Outbox, out: &mut dyn Write) -> anyhow::Result<()> {
     let now = Timestamp::now();
     let pending = store.outbox_messages(MessageState::Pending, None)?;
     if config.notify.is_empty() {

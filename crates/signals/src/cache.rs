@@ -9,11 +9,11 @@
 //! nothing of it is committed).
 
 use signals_http::{CachedResponse, RateLimit, ResponseCache};
-use signals_store::{Backend, StoreError};
+use signals_store::{HttpState, StoreError};
 
 /// Adapts a store to [`ResponseCache`].
 pub struct StoreCache<'a> {
-    store: &'a dyn Backend,
+    store: &'a dyn HttpState,
     /// Prefix of rate-limit keys (`<host name>:` when several hosts are
     /// configured, see `collect::rate_key`).
     prefix: String,
@@ -23,7 +23,7 @@ pub struct StoreCache<'a> {
 
 impl<'a> StoreCache<'a> {
     /// Wraps a store, for a host whose rate-limit keys start with `prefix`.
-    pub fn new(store: &'a dyn Backend, prefix: String) -> Self {
+    pub fn new(store: &'a dyn HttpState, prefix: String) -> Self {
         StoreCache {
             store,
             prefix,

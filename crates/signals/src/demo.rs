@@ -127,17 +127,26 @@ pub const RECORDED_YEARS: (i16, i16) = (2013, 2021);
 /// a file that starts otherwise is not the demo's, and is left alone.
 const CONFIG_HEADER: &str = "# Written by `signals demo`";
 
+/// Which of the demo's two [`INSTANTS`] a recorded host answers for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Day {
+    /// The first instant: the recordings, less what they hold back.
+    First,
+    /// The second instant, a day later: the recordings with their edits.
+    Second,
+}
+
 /// Does the demo and returns what to print.
 pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
     let store_path = fresh_store(out)?;
-    let first = github_instant(false)?;
+    let first = github_instant(Day::First)?;
     let github = TestHost::start(first).context("cannot start the loopback server on 127.0.0.1")?;
     // The demo collects without a token, so the host grants GitHub's
     // unauthenticated budget.
     github.set_rate_limit(60);
-    let gitlab = TestHost::start(recorded_gitlab(false)?)
+    let gitlab = TestHost::start(recorded_gitlab(Day::First)?)
         .context("cannot start the loopback server on 127.0.0.1")?;
-    let forgejo = TestHost::start(recorded_gitea(false)?)
+    let forgejo = TestHost::start(recorded_gitea(Day::First)?)
         .context("cannot start the loopback server on 127.0.0.1")?;
 
     let mut config = Config::parse(DEMO_CONFIG, Path::new("<demo>"))?;
@@ -168,9 +177,9 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
     let mut lines = Vec::new();
     for (i, instant) in INSTANTS.iter().enumerate() {
         if i == 1 {
-            github.set_scenario(github_instant(true)?);
-            gitlab.set_scenario(recorded_gitlab(true)?);
-            forgejo.set_scenario(recorded_gitea(true)?);
+            github.set_scenario(github_instant(Day::Second)?);
+            gitlab.set_scenario(recorded_gitlab(Day::Second)?);
+            forgejo.set_scenario(recorded_gitea(Day::Second)?);
         }
         let at: Timestamp = instant.parse().expect("fixed instants parse");
         let mut summary = crate::collect::collect_all(
@@ -339,16 +348,16 @@ fn item_mut<'a>(list: &'a mut [Value], n: u64, what: &str) -> anyhow::Result<&'a
         .with_context(|| format!("the demo's {what} has no item {n} to edit"))
 }
 
-/// gitlab.com's `gitea/test_repo` at the first instant, or at the second
-/// (`second`), which is the first with these edits (`demo/SOURCES.md`):
+/// gitlab.com's `gitea/test_repo` at the first instant, or at the second,
+/// which is the first with these edits (`demo/SOURCES.md`):
 /// issue #1 gets one more upvote, merge request !2 ("do not merge this
 /// PR") is closed, and issue #2, held back from the first instant, appears.
-fn recorded_gitlab(second: bool) -> anyhow::Result<Scenario> {
+fn recorded_gitlab(day: Day) -> anyhow::Result<Scenario> {
     let [project, issues, mr, milestones, releases] =
         GITLAB_RECORDED.map(|(name, text)| parse(&format!("gitlab/{name}.json"), text));
     let mut issues: Vec<Value> = serde_json::from_value(issues?)?;
     let mut merge_requests = vec![mr?];
-    if second {
+    if day == Day::Second {
         let at = json!(EDITED_AT);
         let one = item_mut(&mut issues, 1, "GitLab issue list")?;
         one["upvotes"] = json!(one["upvotes"].as_u64().unwrap_or(0) + 1);
@@ -378,13 +387,13 @@ fn recorded_gitlab(second: bool) -> anyhow::Result<Scenario> {
 /// #10, held back from the first instant, appears. Its pull requests are
 /// recorded from `/pulls`; they are served in the shape the issue list
 /// gives pull requests (`pull_request: {merged, merged_at, draft}`).
-fn recorded_gitea(second: bool) -> anyhow::Result<Scenario> {
+fn recorded_gitea(day: Day) -> anyhow::Result<Scenario> {
     let [repo, issues, pulls, milestones, releases] =
         GITEA_RECORDED.map(|(name, text)| parse(&format!("gitea/{name}.json"), text));
     let mut issues: Vec<Value> = serde_json::from_value(issues?)?;
     let pulls: Vec<Value> = serde_json::from_value(pulls?)?;
     issues.extend(pulls.iter().map(pull_as_issue_entry));
-    if second {
+    if day == Day::Second {
         let at = json!(EDITED_AT);
         let nine = item_mut(&mut issues, 9, "Gitea issue list")?;
         nine["state"] = json!("closed");
@@ -434,10 +443,10 @@ fn scenario(flavor: Flavor, data: RepoData) -> Scenario {
 /// `changes.json` holds back), or at the second (`changes.json` applied:
 /// its issue entries replace the entry with the same number or are added;
 /// `repo` fields override).
-fn github_instant(second: bool) -> anyhow::Result<Scenario> {
+fn github_instant(day: Day) -> anyhow::Result<Scenario> {
     let mut data = parse("instant1.json", INSTANT1)?;
     let changes = parse("changes.json", CHANGES)?;
-    if second {
+    if day == Day::Second {
         apply_changes(&mut data, &changes).context("demo changes do not fit instant 1")?;
     } else {
         hold_back(&mut data, &changes)?;
@@ -540,8 +549,8 @@ mod tests {
 
     #[test]
     fn the_second_instant_edits_recorded_items_and_adds_held_back_ones() {
-        let first = github_instant(false).unwrap();
-        let second = github_instant(true).unwrap();
+        let first = github_instant(Day::First).unwrap();
+        let second = github_instant(Day::Second).unwrap();
         let betamax = |s: &Scenario| s.repos["betamaxpy/betamax"].issues.clone();
         assert!(!betamax(&first).iter().any(|i| i["number"] == 143));
         assert!(betamax(&second).iter().any(|i| i["number"] == 143));
@@ -551,8 +560,8 @@ mod tests {
         assert_eq!((github3(&first), github3(&second)), (1, 1));
 
         for (first, second, held) in [
-            (recorded_gitlab(false), recorded_gitlab(true), 2),
-            (recorded_gitea(false), recorded_gitea(true), 10),
+            (recorded_gitlab(Day::First), recorded_gitlab(Day::Second), 2),
+            (recorded_gitea(Day::First), recorded_gitea(Day::Second), 10),
         ] {
             let (first, second) = (first.unwrap(), second.unwrap());
             let issues = |s: &Scenario| s.repos[RECORDED_REPO].issues.clone();
@@ -569,7 +578,7 @@ mod tests {
             assert_eq!(edited.len(), 3, "{edited:?}");
         }
         // Gitea's pull requests are served with their merge state.
-        let gitea = recorded_gitea(false).unwrap();
+        let gitea = recorded_gitea(Day::First).unwrap();
         let twelve = gitea.repos[RECORDED_REPO]
             .issues
             .iter()

@@ -19,7 +19,17 @@ use signals_store::{OwnerStatus, RepoStatus};
 /// listing. Built once from what the store holds (`owners_status`), so
 /// judging every repository costs a lookup each, not a scan of every
 /// owner's rows.
-pub struct Owned<'a>(HashMap<(&'a str, &'a str), (&'a OwnerStatus, &'a Known)>);
+pub struct Owned<'a>(HashMap<(&'a str, &'a str), Listing<'a>>);
+
+/// A repository found through an owner: the owner, and the repository's
+/// row in that owner's listing.
+#[derive(Debug, Clone, Copy)]
+pub struct Listing<'a> {
+    /// The owner whose listing holds the repository.
+    pub owner: &'a OwnerStatus,
+    /// The repository's row in it.
+    pub row: &'a Known,
+}
 
 impl<'a> Owned<'a> {
     /// Indexes the owners' rows. Ids are unique within a group across its
@@ -30,9 +40,10 @@ impl<'a> Owned<'a> {
             owners
                 .iter()
                 .flat_map(|o| {
-                    o.repos
-                        .iter()
-                        .map(move |k| ((o.group_id.as_str(), k.repo_id.as_str()), (o, k)))
+                    o.repos.iter().map(move |k| {
+                        let key = (o.group_id.as_str(), k.repo_id.as_str());
+                        (key, Listing { owner: o, row: k })
+                    })
                 })
                 .collect(),
         )
@@ -40,7 +51,7 @@ impl<'a> Owned<'a> {
 
     /// The owner through which repository `repo` of `group` was found,
     /// and its row; `None` for a repository configured in `repos` only.
-    pub fn get(&self, group: &str, repo: &str) -> Option<(&'a OwnerStatus, &'a Known)> {
+    pub fn get(&self, group: &str, repo: &str) -> Option<Listing<'a>> {
         self.0.get(&(group, repo)).copied()
     }
 }
@@ -57,12 +68,12 @@ pub fn of(
     let interval = SignedDuration::try_from(interval).unwrap_or(SignedDuration::MAX);
     let left_out = owned
         .get(&repo.summary.group.id, &repo.summary.repo.id)
-        .filter(|(_, k)| k.state != State::Tracked)
-        .map(|(o, k)| LeftOut {
-            reason: k.state,
-            since: k.since,
-            owner: o.owner.clone(),
-            host: o.host.clone(),
+        .filter(|l| l.row.state != State::Tracked)
+        .map(|l| LeftOut {
+            reason: l.row.state,
+            since: l.row.since,
+            owner: l.owner.owner.clone(),
+            host: l.owner.host.clone(),
         });
     assess(
         repo.last_run.as_ref().map(|r| r.record.collected_at),

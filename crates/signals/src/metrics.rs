@@ -117,15 +117,13 @@ pub fn render(
     let repos: Vec<_> = status
         .repositories
         .iter()
-        .map(|r| {
-            (
-                [
-                    ("group", r.summary.group.id.as_str()),
-                    ("repository", r.summary.repo.id.as_str()),
-                ],
-                r,
-                crate::health::of(r, &owned, interval, now),
-            )
+        .map(|r| Judged {
+            labels: [
+                ("group", r.summary.group.id.as_str()),
+                ("repository", r.summary.repo.id.as_str()),
+            ],
+            status: r,
+            health: crate::health::of(r, &owned, interval, now),
         })
         .collect();
     repository_families(&mut out, &repos);
@@ -138,8 +136,13 @@ pub fn render(
     out
 }
 
-/// A repository's labels, its status and its health.
-type Judged<'a> = ([(&'static str, &'a str); 2], &'a RepoStatus, Health);
+/// A repository as its metrics see it.
+struct Judged<'a> {
+    /// Its labels: group and repository.
+    labels: [(&'static str, &'a str); 2],
+    status: &'a RepoStatus,
+    health: Health,
+}
 
 /// Per repository: its last success and reconcile, whether it is left
 /// out, its runs, failures, staleness, items and events.
@@ -150,9 +153,9 @@ fn repository_families(out: &mut String, repos: &[Judged<'_>]) {
         "gauge",
         "Unix time of the repository's latest successful run (absent before the first).",
     );
-    for (labels, _, h) in repos {
-        if let Some(t) = h.last_success {
-            f.sample(labels, secs(t));
+    for j in repos {
+        if let Some(t) = j.health.last_success {
+            f.sample(&j.labels, secs(t));
         }
     }
     let mut f = family(
@@ -161,9 +164,9 @@ fn repository_families(out: &mut String, repos: &[Judged<'_>]) {
         "gauge",
         "Unix time of the repository's latest reconcile, a run that listed every item (absent before the first).",
     );
-    for (labels, _, h) in repos {
-        if let Some(t) = h.last_reconcile {
-            f.sample(labels, secs(t));
+    for j in repos {
+        if let Some(t) = j.health.last_reconcile {
+            f.sample(&j.labels, secs(t));
         }
     }
     // A repository its owner no longer lists (or that the group's filter
@@ -175,8 +178,8 @@ fn repository_families(out: &mut String, repos: &[Judged<'_>]) {
         "gauge",
         "1 when the repository was found through an owner (orgs) that no longer lists it, or the group's filter now leaves it out, so it is no longer collected; else 0.",
     );
-    for (labels, _, h) in repos {
-        f.sample(labels, f64::from(u8::from(h.left_out.is_some())));
+    for j in repos {
+        f.sample(&j.labels, f64::from(u8::from(j.health.left_out.is_some())));
     }
     let per_repo: [RepoMetric; 6] = [
         (
@@ -218,8 +221,8 @@ fn repository_families(out: &mut String, repos: &[Judged<'_>]) {
     ];
     for (name, kind, help, value) in per_repo {
         let mut f = family(out, name, kind, help);
-        for (labels, r, h) in repos {
-            f.sample(labels, value(r, h));
+        for j in repos {
+            f.sample(&j.labels, value(j.status, &j.health));
         }
     }
 }

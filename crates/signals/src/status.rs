@@ -161,12 +161,12 @@ impl Report {
                 "check": self.setup.check(&f.kind, &f.message, &r.summary.group.id, &r.summary.repo),
             })),
             "health": crate::health::of(r, owned, self.interval, self.now),
-            "owner": owned.get(&r.summary.group.id, &r.summary.repo.id).map(|(o, k)| json!({
-                "owner": o.owner, "host": o.host, "state": k.state.as_str(),
-                "gone": k.state == State::Gone,
-                "since": fmt_collected(k.since), "firstSeen": fmt_collected(k.first_seen),
-                "repo": k.full_name.to_string(),
-                "renamed": renamed_json(k),
+            "owner": owned.get(&r.summary.group.id, &r.summary.repo.id).map(|l| json!({
+                "owner": l.owner.owner, "host": l.owner.host, "state": l.row.state.as_str(),
+                "gone": l.row.state == State::Gone,
+                "since": fmt_collected(l.row.since), "firstSeen": fmt_collected(l.row.first_seen),
+                "repo": l.row.full_name.to_string(),
+                "renamed": renamed_json(l.row),
             })),
             "discussionsOff": self.discussions_off(r).map(DiscussionsOff::as_str),
             "totals": {
@@ -324,8 +324,8 @@ impl Report {
         )?;
         self.write_health(out, r, owned)?;
         let owned = owned.get(&r.summary.group.id, &r.summary.repo.id);
-        if let Some((o, k)) = owned
-            && let Some(line) = renamed_line(k, &o.owner)
+        if let Some(l) = owned
+            && let Some(line) = renamed_line(l.row, &l.owner.owner)
         {
             writeln!(out, "  {line}")?;
         }

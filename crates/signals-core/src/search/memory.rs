@@ -7,7 +7,7 @@ use std::convert::Infallible;
 
 use super::doc::Indexed;
 use super::postings::{Block, Entry, block_of, decode, encode, merge};
-use super::rank::{Source, Stats};
+use super::rank::{Positions, Source, Stats};
 
 /// Blocks by `(term, block)`, and the index's statistics.
 #[derive(Debug, Default)]
@@ -39,13 +39,14 @@ impl Memory {
 impl Source for Memory {
     type Error = Infallible;
 
-    fn entries(&mut self, term: &str, positions: bool) -> Result<Vec<Entry>, Infallible> {
+    fn entries(&mut self, term: &str, positions: Positions) -> Result<Vec<Entry>, Infallible> {
         let mut out = Vec::new();
         for ((t, _), block) in self.blocks.range((term.to_string(), 0)..) {
             if t != term {
                 break;
             }
-            let _ = decode(&block.docs, positions.then_some(&block.positions), &mut out);
+            let with = (positions == Positions::Read).then_some(block.positions.as_slice());
+            let _ = decode(&block.docs, with, &mut out);
         }
         Ok(out)
     }

@@ -19,4 +19,4 @@ pub use doc::{DocText, Indexed, index};
 pub use memory::Memory;
 pub use postings::{BLOCK_DOCS, Block, BlockError, Entry, block_of};
 pub use query::{Clause, Query, QueryError};
-pub use rank::{Hit, MAX_EXPANSION, SearchFailure, Source, Stats, evaluate, scan};
+pub use rank::{Hit, MAX_EXPANSION, Positions, SearchFailure, Source, Stats, evaluate, scan};

@@ -41,13 +41,23 @@ pub struct Hit {
 /// The most terms a prefix may stand for.
 pub const MAX_EXPANSION: usize = 1000;
 
+/// Whether a posting list is read with each entry's word positions: a
+/// phrase needs them, a word or a prefix does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Positions {
+    /// Each entry with its positions.
+    Read,
+    /// The entries without their positions.
+    Skip,
+}
+
 /// Where posting lists come from: the store, or a test's documents.
 pub trait Source {
     /// Why a list could not be read.
     type Error;
     /// Every entry of `term`, in document order (with positions when
     /// asked).
-    fn entries(&mut self, term: &str, positions: bool) -> Result<Vec<Entry>, Self::Error>;
+    fn entries(&mut self, term: &str, positions: Positions) -> Result<Vec<Entry>, Self::Error>;
     /// The first `limit` indexed terms that start with `prefix`, sorted.
     fn expand(&mut self, prefix: &str, limit: usize) -> Result<Vec<String>, Self::Error>;
     /// Every document of `term`, in document order, with its BM25 share
@@ -56,7 +66,7 @@ pub trait Source {
     /// can count a list before reading it may score as it reads, with the
     /// same result.
     fn scored(&mut self, term: &str, stats: Stats) -> Result<Vec<(u32, f64)>, Self::Error> {
-        let list = self.entries(term, false)?;
+        let list = self.entries(term, Positions::Skip)?;
         let mut scorer = TermScorer::new(stats, idf(stats, list.len()), list.len());
         Ok(list
             .iter()
@@ -260,7 +270,7 @@ fn phrase<S: Source>(
 ) -> Result<Vec<(u32, f64)>, S::Error> {
     let mut lists = Vec::with_capacity(parts.len());
     for p in parts {
-        let list = source.entries(&p.term, true)?;
+        let list = source.entries(&p.term, Positions::Read)?;
         let idf = idf(stats, list.len());
         lists.push((list, idf));
     }

@@ -41,6 +41,14 @@ pub(super) enum Attempt {
     Fail(Error),
 }
 
+/// Whether a GET goes through the cache: conditionally (its validators
+/// sent, a 200 with validators kept), or not at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Caching {
+    Conditional,
+    Off,
+}
+
 /// One request as its exchange sees it, besides what goes on the wire.
 struct Asked<'a> {
     url: &'a str,
@@ -79,7 +87,7 @@ impl Client {
         &mut self,
         url: &str,
         cache: &mut dyn ResponseCache,
-        conditional: bool,
+        caching: Caching,
     ) -> Attempt {
         let (idx, token) = self.pick_token();
         // The token goes only to the base URL's origin: a `Link` or
@@ -97,7 +105,7 @@ impl Client {
             self.limits.insert(idx, shared);
             return Attempt::Spent;
         }
-        let cached = if conditional {
+        let cached = if caching == Caching::Conditional {
             cache.get(url, &fingerprint)
         } else {
             None
@@ -119,7 +127,7 @@ impl Client {
             url,
             idx,
             cached,
-            keep: conditional,
+            keep: caching == Caching::Conditional,
             fingerprint: &fingerprint,
         };
         let result = self.exchange(req, asked, cache, &mut log);

@@ -30,7 +30,7 @@ use signals_core::RequestStats;
 use crate::cache::ResponseCache;
 use crate::token::origin;
 use crate::{Config, Error, Protocol, RateLimit, Token};
-use exchange::Attempt;
+use exchange::{Attempt, Caching};
 pub use post::Posted;
 
 /// Hops of 301/302/307/308 followed for one request before giving up.
@@ -234,7 +234,7 @@ impl Client {
 
     /// GETs `url` with the cache, rate limits, retries and redirects.
     pub fn get(&mut self, url: &str, cache: &mut dyn ResponseCache) -> Result<Fetched, Error> {
-        self.get_with(url, cache, true)
+        self.get_with(url, cache, Caching::Conditional)
     }
 
     /// GETs `url` like [`Client::get`], but never conditionally and without
@@ -246,14 +246,14 @@ impl Client {
         url: &str,
         cache: &mut dyn ResponseCache,
     ) -> Result<Fetched, Error> {
-        self.get_with(url, cache, false)
+        self.get_with(url, cache, Caching::Off)
     }
 
     fn get_with(
         &mut self,
         url: &str,
         cache: &mut dyn ResponseCache,
-        conditional: bool,
+        caching: Caching,
     ) -> Result<Fetched, Error> {
         let host = self.protocol.name();
         let mut url = url.to_string();
@@ -261,7 +261,7 @@ impl Client {
         let mut attempt = 0;
         loop {
             self.wait_for_budget(&url)?;
-            match self.attempt(&url, cache, conditional) {
+            match self.attempt(&url, cache, caching) {
                 Attempt::Done(mut f) => {
                     self.secondary_hits = 0;
                     f.redirected = redirects > 0;

@@ -26,10 +26,8 @@ use std::io::{Read, Seek, SeekFrom, Write};
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
-use signals_core::dataset::SignalDoc;
-use signals_core::importance::Score;
 
-use super::{FILTER_INDEX_VERSION, FilterEntry, entry, fragment, push_json, to_json};
+use super::{FILTER_INDEX_VERSION, FilterEntry, Shown, entry, fragment, push_json, to_json};
 use crate::error::SiteError;
 use crate::paths::{FILTER_INDEX_FILE, PAGE_SIZE, page_file};
 
@@ -287,16 +285,11 @@ impl IndexWriter {
         }
     }
 
-    /// Adds the next signal in page order, with its score and whether it is
-    /// new in the latest run. Returns a text part when this signal
-    /// completed one, for the caller to write beside `signals.json`.
-    pub fn push(
-        &mut self,
-        s: &SignalDoc,
-        score: &Score,
-        new: bool,
-    ) -> Result<Option<IndexFile>, SiteError> {
-        self.push_entry(entry(s, score, new, self.total, ""))
+    /// Adds the next signal in page order. Returns a text part when this
+    /// signal completed one, for the caller to write beside
+    /// `signals.json`.
+    pub fn push(&mut self, shown: Shown<'_>) -> Result<Option<IndexFile>, SiteError> {
+        self.push_entry(entry(shown, self.total, ""))
     }
 
     /// [`IndexWriter::push`] of an entry already made by `filter::entry`

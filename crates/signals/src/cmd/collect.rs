@@ -10,12 +10,7 @@ use crate::collect::{self, Options};
 use crate::config::Config;
 
 /// Runs `signals collect` with the configuration read from `config_path`.
-pub fn run(
-    config: &Config,
-    config_path: &Path,
-    args: &CollectArgs,
-    verbose: bool,
-) -> anyhow::Result<u8> {
+pub fn run(config: &Config, config_path: &Path, args: &CollectArgs) -> anyhow::Result<u8> {
     if let Some(clock) = config.clock {
         anyhow::bail!(
             "this configuration sets clock = \"{clock}\": it judges a recorded store (the \
@@ -43,7 +38,7 @@ pub fn run(
         interval: args.interval.clone(),
         lease: args.lease.clone(),
     };
-    let outcome = collect::run(config, &options, verbose)?;
+    let outcome = collect::run(config, &options, args.verbose)?;
     match outcome.alerts {
         Some(Ok(report)) if !args.quiet && !args.json => eprintln!("{}", report.line()),
         Some(Ok(_)) | None => {}

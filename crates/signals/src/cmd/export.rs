@@ -5,12 +5,13 @@
 
 use signals_site::SiteOptions;
 
+use crate::cli::ExportArgs;
 use crate::config::Config;
 use crate::exit;
 use crate::export::{Judge, export_with};
 
 /// Exports every repository of the store that has at least one run.
-pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
+pub fn run(config: &Config, args: &ExportArgs) -> anyhow::Result<u8> {
     let mut store = crate::store::open(&config.store, false)?;
     crate::export::index_all(&mut *store)?;
     let out = &config.out;
@@ -25,11 +26,11 @@ pub fn run(config: &Config, quiet: bool, all: bool) -> anyhow::Result<u8> {
         out,
         &options,
         &config.importance,
-        all,
+        args.all,
         true,
         Judge::now(config),
     )?;
-    if quiet {
+    if args.quiet {
         return Ok(exit::OK);
     }
     if report.unchanged {

@@ -4,11 +4,12 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 
+use crate::cli::InitArgs;
 use crate::config::EXAMPLE;
 
-/// Writes the example to `path`, refusing to overwrite unless `force`.
-pub fn run(path: &Path, force: bool) -> anyhow::Result<u8> {
-    if path.exists() && !force {
+/// Writes the example to `path`, refusing to overwrite unless `--force`.
+pub fn run(path: &Path, args: &InitArgs) -> anyhow::Result<u8> {
+    if path.exists() && !args.force {
         bail!(
             "{} already exists: edit it, or pass --force to overwrite it with the example",
             path.display()

@@ -23,15 +23,15 @@ use crate::config::{self, for_command as config_for};
 /// Dispatches a parsed command line; returns the exit code.
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
-        Command::Init(args) => init::run(&cli.config, args.force),
+        Command::Init(args) => init::run(&cli.config, &args),
         Command::Validate(args) => validate::run(&args.files),
-        Command::Demo(args) => demo::run(&args.out, args.verbose),
+        Command::Demo(args) => demo::run(&args),
         Command::Collect(args) => {
             let mut config = config::load_with_env(&cli.config)?;
             if let Some(store) = &args.store {
                 config.store = store.clone();
             }
-            collect::run(&config, &cli.config, &args, args.verbose)
+            collect::run(&config, &cli.config, &args)
         }
         Command::Notify(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
@@ -42,11 +42,11 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             if args.serve_site {
                 return export::serve_site(&config);
             }
-            export::run(&config, args.quiet, args.all)
+            export::run(&config, &args)
         }
         Command::Status(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;
-            status::run(&config, args.json)
+            status::run(&config, &args)
         }
         Command::Migrate(args) => {
             let config = config_for(&cli.config, None, None)?;

@@ -2,17 +2,18 @@
 //! its last failure, and the rate limits last seen (`crate::status`), as
 //! a table or as JSON.
 
+use crate::cli::StatusArgs;
 use crate::config::Config;
 use crate::status::Report;
 use std::io::Write;
 
 /// Prints the status table (or JSON) of the store of `config`.
-pub fn run(config: &Config, as_json: bool) -> anyhow::Result<u8> {
+pub fn run(config: &Config, args: &StatusArgs) -> anyhow::Result<u8> {
     let store = crate::store::open(&config.store, false)?;
     let report = Report::read(&store, config)?;
     // Buffered: a line per repository, thousands of them (issue 27).
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    if as_json {
+    if args.json {
         serde_json::to_writer_pretty(&mut out, &report.to_json())?;
         writeln!(out)?;
     } else {

@@ -12,10 +12,9 @@
 
 use std::path::PathBuf;
 
-use jiff::Timestamp;
 use signals_core::dataset::fmt_collected;
 use signals_core::{SourceId, TrackedRepo};
-use signals_store::RepoStatus;
+use signals_store::{Failure, RepoStatus};
 
 use crate::config::{Config, HostConfig};
 
@@ -118,14 +117,16 @@ impl Setup {
             .map(|(group, repo, host)| {
                 let host = &self.hosts[*host];
                 let (reason, check) = match self.stop_of(host, stored) {
-                    Some((at, by, kind, message)) => (
+                    Some(stop) => (
                         format!(
-                            "the collect of {} stopped on host {:?} before it, when {by} failed \
-                             ({kind})",
-                            fmt_collected(at),
-                            host.name
+                            "the collect of {} stopped on host {:?} before it, when {} failed \
+                             ({})",
+                            fmt_collected(stop.failure.at),
+                            host.name,
+                            stop.repo,
+                            stop.failure.kind
                         ),
-                        self.check(kind, message, group, repo),
+                        self.check(&stop.failure.kind, &stop.failure.message, group, repo),
                     ),
                     None => (
                         "no collect has reached it since it was added".to_string(),
@@ -146,12 +147,8 @@ impl Setup {
     /// The failure that stopped the latest collect on `host`, if one did:
     /// the latest failure of its repositories, when it is of a kind that
     /// stops a host (no answer, a refused token, a rate limit) and no run
-    /// of them came after it. Its instant, repository, kind and message.
-    fn stop_of<'a>(
-        &self,
-        host: &HostConfig,
-        stored: &'a [RepoStatus],
-    ) -> Option<(Timestamp, String, &'a str, &'a str)> {
+    /// of them came after it.
+    fn stop_of<'a>(&self, host: &HostConfig, stored: &'a [RepoStatus]) -> Option<Stop<'a>> {
         let mine = || {
             stored
                 .iter()
@@ -168,15 +165,18 @@ impl Setup {
                 .as_ref()
                 .is_some_and(|l| l.record.collected_at > f.at)
         });
-        (stops && !later_run).then(|| {
-            (
-                f.at,
-                format!("{}/{}", s.summary.group.id, s.summary.repo.id),
-                f.kind.as_str(),
-                f.message.as_str(),
-            )
+        (stops && !later_run).then(|| Stop {
+            repo: format!("{}/{}", s.summary.group.id, s.summary.repo.id),
+            failure: f,
         })
     }
+}
+
+/// The failure that stopped a collect on a host, and the repository
+/// (`group/repo`) it was of.
+struct Stop<'a> {
+    repo: String,
+    failure: &'a Failure,
 }
 
 #[cfg(test)]

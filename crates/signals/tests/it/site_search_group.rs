@@ -14,7 +14,7 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
 use signals_core::ItemSnapshot;
 use signals_core::search::postings::Entry;
-use signals_core::search::{Query, Stats};
+use signals_core::search::{Positions, Query, Stats};
 use signals_store::search::{Postings, catch_up};
 use signals_store::{RepoKey, RunWrites, SearchIndex, StoreError};
 use signals_store_sqlite::Store;
@@ -66,7 +66,7 @@ struct Group<'a> {
 impl signals_core::search::Source for Group<'_> {
     type Error = StoreError;
 
-    fn entries(&mut self, term: &str, positions: bool) -> Result<Vec<Entry>, StoreError> {
+    fn entries(&mut self, term: &str, positions: Positions) -> Result<Vec<Entry>, StoreError> {
         let mut out = Vec::new();
         for &(base, repo) in &self.parts {
             let mut p = Postings {
