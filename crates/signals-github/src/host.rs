@@ -10,8 +10,8 @@ use signals_core::model::{DiscussionHead, Discussions, ItemDetail, ItemSnapshot,
 use signals_http::wire::{Conventions, Kinds, ListedRepo, v3};
 use signals_http::{Client, Error, Host, ItemList, ItemStamp, ListsSeen, ResponseCache};
 
-use crate::{HOST, PER_PAGE};
 use crate::wire::Pull;
+use crate::{HOST, PER_PAGE};
 
 /// The API root of github.com.
 pub const API_URL: &str = "https://api.github.com";

@@ -10,7 +10,7 @@ use jiff::Timestamp;
 use signals_store::Backend;
 
 use super::pipeline::collect_one;
-use super::run::{Run, RunError, Target, Window, is_repository_failure};
+use super::run::{RunError, Target, Window, is_repository_failure};
 use super::summary::{OwnerResult, RateStop, RepoResult, Stop, Summary};
 use crate::hosts::HostEntry;
 
@@ -195,12 +195,7 @@ impl Collection {
         at: Timestamp,
         window: Window,
     ) -> anyhow::Result<()> {
-        let Target {
-            group,
-            repo,
-            host,
-            through_owner,
-        } = target;
+        let host = target.host;
         // Shown under the name the host knows it by.
         let name = target.ask().to_string();
         let summary = &mut self.summary;
@@ -213,15 +208,7 @@ impl Collection {
         let prefix = rate_prefix(hosts, host);
         let client = &mut hosts[host].client;
         self.last_host = Some(host);
-        let run = Run {
-            group,
-            repo,
-            ask: target.ask(),
-            collected_at: at,
-            window,
-            rate_prefix: &prefix,
-        };
-        let result = collect_one(client, store, run);
+        let result = collect_one(client, store, target.run(at, window, &prefix));
         // Count what every attempt cost, failed ones included.
         let (stats, graphql) = match &result {
             Ok(outcome) => (outcome.stats, outcome.graphql),
@@ -241,7 +228,7 @@ impl Collection {
                     discovered: outcome.discovered,
                     comments_waiting: outcome.comments_waiting,
                     renamed_to: outcome.renamed_to,
-                    through_owner: through_owner.is_some(),
+                    through_owner: target.through_owner.is_some(),
                 });
             }
             Err(RunError::Host(

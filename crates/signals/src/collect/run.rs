@@ -34,6 +34,27 @@ impl<'a> Target<'a> {
     pub fn ask(&self) -> &'a RepoName {
         self.through_owner.unwrap_or(&self.repo.repo)
     }
+
+    /// Its run at `collected_at`, in `window`, its host's rate limits kept
+    /// under `rate_prefix`.
+    pub fn run<'r>(
+        &self,
+        collected_at: Timestamp,
+        window: Window<'r>,
+        rate_prefix: &'r str,
+    ) -> Run<'r>
+    where
+        'a: 'r,
+    {
+        Run {
+            group: self.group,
+            repo: self.repo,
+            ask: self.ask(),
+            collected_at,
+            window,
+            rate_prefix,
+        }
+    }
 }
 
 /// One run of one repository: what it collects, when, and how.

@@ -273,7 +273,17 @@ struct Reading<'a> {
     left_out: &'a HashSet<String>,
 }
 
-impl Reading<'_> {
+impl<'a> Reading<'a> {
+    /// How a run of `plan` reads its stage.
+    fn of(plan: &Plan, source: &'a SourceId, left_out: &'a HashSet<String>) -> Reading<'a> {
+        Reading {
+            source,
+            since: plan.floor,
+            reconcile: plan.reconcile,
+            left_out,
+        }
+    }
+
     /// Whether the run lists `item` (a reconcile closes the open items it
     /// does not list).
     fn lists(&self, item: &ItemSnapshot) -> bool {
@@ -301,6 +311,17 @@ struct Tally {
     /// The comment references of the staged items the run observes, by
     /// item: committed with each item's chunk.
     references: HashMap<String, Vec<ItemReferences>>,
+}
+
+impl Tally {
+    /// What the stage adds to the run's counts.
+    fn counts(&self) -> StagedCounts {
+        StagedCounts {
+            observed: self.observed,
+            events: self.events,
+            discovered: self.discovered,
+        }
+    }
 }
 
 /// What reads the stage beside the counts: the notes of the run's
@@ -366,12 +387,7 @@ fn staged_run(
         left_out,
         ..
     } = host.collection;
-    let reading = Reading {
-        source: &repo.source,
-        since: plan.floor,
-        reconcile: plan.reconcile,
-        left_out: &left_out,
-    };
+    let reading = Reading::of(plan, &repo.source, &left_out);
     let url = collected.context.url.clone();
     let subject = Subject {
         group,
@@ -440,11 +456,7 @@ fn staged_run(
             renamed_to,
             open_pulls,
             comments_waiting: placed.waiting,
-            staged: StagedCounts {
-                observed: tally.observed,
-                events: tally.events,
-                discovered: tally.discovered,
-            },
+            staged: tally.counts(),
         },
     );
     commit_staged(
