@@ -17,7 +17,7 @@
 //! `collect --json` counts them and as the host saw them (they must agree,
 //! or this program panics); the wall time. Then the store's bytes per
 //! comment: the comments table and its index, and the texts only comments
-//! use, over the comments. Last, a round of 250 small repositories with
+//! use, over the comments. Last, rounds of 10 and 250 small repositories with
 //! discussions: a first round, a quiet one (their discussions asked by
 //! heads, 100 repositories a GraphQL point), and one with a single
 //! discussion changed.
@@ -82,11 +82,13 @@ fn main() {
         bytes as f64 / rows.max(1) as f64
     );
     std::fs::remove_dir_all(&dir).ok();
-    round_of_many(ROUND, start, now);
+    for repos in ROUNDS {
+        round_of_many(repos, start, now);
+    }
 }
 
-/// Repositories of the round measured by [`round_of_many`].
-const ROUND: usize = 250;
+/// The sizes of the rounds measured by [`round_of_many`].
+const ROUNDS: [usize; 2] = [10, 250];
 
 /// A round of `repos` small repositories with discussions on one host
 /// (3 issues and 5 discussions each): a first round, then two quiet ones
