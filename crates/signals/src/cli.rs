@@ -338,7 +338,7 @@ mod tests {
 
     use super::Cli;
 
-    /// Issue 30: `-v` logs HTTP requests, so only the commands that make
+    /// `-v` logs HTTP requests, so only the commands that make
     /// requests offer it (`collect` to its hosts, `demo` to its loopback
     /// ones); the others would accept it and do nothing.
     #[test]

@@ -15,7 +15,7 @@
 //! The demo is judged at its own clock: its pages at its last run, and the
 //! `signals.toml` it writes beside its store sets `clock` to that instant,
 //! so `status`, `serve` and `metrics` run with it find the demo fresh
-//! rather than stale for years (issue 30).
+//! rather than stale for years.
 
 use std::path::{Path, PathBuf};
 

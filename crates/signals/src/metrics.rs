@@ -1,4 +1,4 @@
-//! The Prometheus text exposition of what the store knows (issue 20):
+//! The Prometheus text exposition of what the store knows:
 //! per repository its last success, runs, failures, items and events; per
 //! token (by fingerprint, never the token) its rate limit; per worker on
 //! PostgreSQL its state and when it was last seen; and the HTTP totals.
@@ -229,7 +229,7 @@ fn repository_families(out: &mut String, repos: &[Judged<'_>]) {
 
 /// The HTTP totals of every run and owner listing in the store.
 fn http_totals(out: &mut String, status: &Status, owners: &[OwnerStatus]) {
-    // Owner listings (issue 20) count with the runs: same requests, same
+    // Owner listings count with the runs: same requests, same
     // HTTP layer.
     let total = |pick: fn(&signals_core::RequestStats) -> u64| -> f64 {
         status
@@ -298,7 +298,7 @@ fn rate_limit_families(out: &mut String, status: &Status) {
     }
 }
 
-/// Per owner (issue 20): its last listing, and its repositories by state.
+/// Per owner: its last listing, and its repositories by state.
 fn owner_families(out: &mut String, owners: &[OwnerStatus]) {
     let mut f = family(
         out,

@@ -5,7 +5,7 @@
 //! and page the export writes from the copy is compared, byte for byte,
 //! with those written from the original.
 //!
-//! The word index (issue 28) is not copied: the copy indexes its own
+//! The word index is not copied: the copy indexes its own
 //! snapshots once the rows are in.
 //!
 //! Rows stream from one store to the other through a bounded channel (the
@@ -73,7 +73,7 @@ pub fn copy(from: &Path, to: &Path) -> anyhow::Result<Copied> {
             "the copy in {to_shown} does not have the rows of {from_shown}: {copied:?} against {counts:?}"
         );
     }
-    // The word index is derived data that no dump carries (issue 28): the
+    // The word index is derived data that no dump carries: the
     // copy builds its own from the snapshots it now holds.
     for summary in target.repositories()? {
         signals_store::search::catch_up(&mut *target, summary.key)
@@ -123,7 +123,7 @@ fn compare_exports(
     // The static word index numbers documents in the order each store
     // indexed them (the original run by run, the copy at once), so its
     // files differ in bytes while answering the same (docs/decisions.md,
-    // "The word index (issue 28)"): they are left out of the comparison.
+    // "The word index"): they are left out of the comparison.
     left.retain(|name, _| !word_index_file(name));
     right.retain(|name, _| !word_index_file(name));
     if left.len() != right.len() || !left.keys().eq(right.keys()) {

@@ -60,7 +60,7 @@ pub struct Report {
     owners: Vec<OwnerStatus>,
     /// On PostgreSQL: the workers, the leases and how many are due.
     queue: Option<QueueStatus>,
-    /// Why the latest run of a repository read no discussions (issue 26).
+    /// Why the latest run of a repository read no discussions.
     discussions: Vec<(signals_store::RepoKey, DiscussionsOff)>,
     /// The collection interval, against which health is judged.
     interval: Duration,

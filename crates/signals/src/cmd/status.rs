@@ -11,7 +11,7 @@ use std::io::Write;
 pub fn run(config: &Config, args: &StatusArgs) -> anyhow::Result<u8> {
     let store = crate::store::open(&config.store, false)?;
     let report = Report::read(&store, config)?;
-    // Buffered: a line per repository, thousands of them (issue 27).
+    // Buffered: a line per repository, thousands of them.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.json {
         serde_json::to_writer_pretty(&mut out, &report.to_json())?;

@@ -298,7 +298,7 @@ fn prune_cache(store: &dyn Backend) {
 }
 
 /// The ids of the groups whose discussions are not read (`discussions =
-/// false`, issue 26).
+/// false`).
 pub fn discussions_off(config: &Config) -> Vec<String> {
     config
         .groups

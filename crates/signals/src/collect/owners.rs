@@ -1,4 +1,4 @@
-//! Whole owners (issue 20, part 1): before a collection's repositories
+//! Whole owners: before a collection's repositories
 //! are collected, each `orgs` owner of the selected groups is listed on
 //! its host (one conditional listing per owner, answered 304 when nothing
 //! changed), the listing is applied to what the store knew

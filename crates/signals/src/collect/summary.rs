@@ -47,7 +47,7 @@ pub enum RepoResult {
     },
 }
 
-/// The outcome of one owner's listing in a collection (issue 20).
+/// The outcome of one owner's listing in a collection.
 #[derive(Debug)]
 pub enum OwnerResult {
     /// Listed, and its repositories recorded.
@@ -94,7 +94,7 @@ pub enum OwnerResult {
 pub struct Summary {
     /// Per repository, in order.
     pub results: Vec<RepoResult>,
-    /// Per owner of the selected groups, in order (issue 20).
+    /// Per owner of the selected groups, in order.
     pub owners: Vec<OwnerResult>,
     /// Requests sent.
     pub requests: u64,
@@ -102,7 +102,7 @@ pub struct Summary {
     pub not_modified: u64,
     /// Body bytes received.
     pub bytes: u64,
-    /// GraphQL requests and points (discussions, issue 26), counted apart
+    /// GraphQL requests and points (discussions), counted apart
     /// from `requests`: GitHub charges them to a budget of their own.
     pub graphql: signals_core::GraphqlCost,
     /// The rate limit after the last request: (remaining, limit, reset);

@@ -113,8 +113,7 @@ impl Worker {
         // process id, spread: workers started together have ids in a
         // row): workers started together then mostly find the
         // repositories another one registered, instead of inserting the
-        // same ones in step and waiting on each other's row locks
-        // (issue 27).
+        // same ones in step and waiting on each other's row locks.
         let spread = u64::from(std::process::id()).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
         let from = (spread % targets.len().max(1) as u64) as usize;
         for target in targets[from..].iter().chain(&targets[..from]) {
