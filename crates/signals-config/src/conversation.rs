@@ -1,4 +1,4 @@
-//! The configuration keys of comments and first responses (issue 26):
+//! The configuration keys of comments and first responses:
 //! `comments_backfill_days` and `waiting_days` at the top of the file,
 //! `ignore_users` in a group.
 

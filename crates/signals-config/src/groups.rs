@@ -1,5 +1,5 @@
 //! The `[[groups]]` section: each group's repositories (`repos`, the short
-//! form or tables) and owners (`orgs`, issue 20) with their filter, and the
+//! form or tables) and owners (`orgs`) with their filter, and the
 //! host each one is collected from. Pure, like the rest of the
 //! configuration: [`parse`] takes what serde read and the hosts, and says
 //! what is wrong at which span.
@@ -35,7 +35,7 @@ pub(super) struct RawGroup {
     host: Option<Spanned<String>>,
     #[serde(default)]
     repos: Vec<Spanned<RawRepoEntry>>,
-    /// Owners whose public repositories the group tracks (issue 20): a
+    /// Owners whose public repositories the group tracks: a
     /// GitHub organisation or user, a GitLab group (with its subgroups), a
     /// Forgejo organisation or user; the name, or its URL.
     #[serde(default)]
@@ -49,10 +49,10 @@ pub(super) struct RawGroup {
     /// Repositories of the owners never tracked: `owner/name` or a name.
     #[serde(default)]
     exclude: Vec<Spanned<String>>,
-    /// Accounts whose comments are no first response (issue 26).
+    /// Accounts whose comments are no first response.
     #[serde(default)]
     ignore_users: Vec<String>,
-    /// Read the repositories' GitHub Discussions (issue 26; default true).
+    /// Read the repositories' GitHub Discussions (default true).
     discussions: Option<bool>,
 }
 
@@ -152,7 +152,7 @@ pub struct GroupConfig {
     pub owners: Vec<OwnerConfig>,
     /// What it takes from its owners' listings.
     pub filter: Filter,
-    /// Accounts whose comments are no first response (issue 26).
+    /// Accounts whose comments are no first response.
     pub ignore_users: Vec<String>,
     /// Whether its GitHub repositories' discussions are read
     /// (`discussions`, default true).
@@ -236,7 +236,7 @@ type RepoHosts = HashMap<(String, String), usize>;
 /// with the host of each repository by (group id, repository id).
 ///
 /// Every group is checked, and every problem returned (the first of each
-/// group), so a file with several is told them all at once (issue 30).
+/// group), so a file with several is told them all at once.
 pub(super) fn parse(
     raw: Vec<RawGroup>,
     hosts: &[HostConfig],
@@ -489,7 +489,7 @@ discussions = false
         assert_eq!(g.filter.exclude, vec!["vllm-project/old", "docs"]);
         assert!(c.groups[1].owners.is_empty());
         assert_eq!(c.groups[1].filter, Default::default());
-        // Discussions are read unless a group says not to (issue 26).
+        // Discussions are read unless a group says not to.
         assert!(g.discussions && !c.groups[1].discussions);
     }
 

@@ -42,7 +42,7 @@ pub struct ConfigError {
     /// What is wrong and what to do.
     pub message: String,
     /// The file's further problems after this first one, in file order
-    /// (line, message): a file is checked whole, and told whole (issue 30).
+    /// (line, message): a file is checked whole, and told whole.
     pub more: Vec<(usize, String)>,
 }
 
@@ -78,12 +78,12 @@ struct RawConfig {
     base_url: Option<Spanned<String>>,
     window_hours: Option<Spanned<i64>>,
     backfill_days: Option<Spanned<i64>>,
-    /// How far a first run reads comments back (issue 26).
+    /// How far a first run reads comments back.
     comments_backfill_days: Option<Spanned<i64>>,
-    /// When an unanswered open item is waiting (issue 26).
+    /// When an unanswered open item is waiting.
     waiting_days: Option<Spanned<i64>>,
-    /// Every how many days a repository's run lists all its items (issue
-    /// 20); 0 turns it off.
+    /// Every how many days a repository's run lists all its items; 0
+    /// turns it off.
     reconcile_days: Option<Spanned<i64>>,
     /// Workers on a PostgreSQL store: when a repository is due again.
     interval: Option<Spanned<String>>,
@@ -121,7 +121,7 @@ pub fn normalize_base_url(url: &str) -> Result<String, String> {
     })
 }
 
-/// Every how many days a repository is reconciled by default (issue 20).
+/// Every how many days a repository is reconciled by default.
 pub const DEFAULT_RECONCILE_DAYS: u32 = 7;
 
 /// When a repository is due again, by default.
@@ -155,10 +155,10 @@ pub struct Config {
     /// window only).
     pub backfill_days: Option<i64>,
     /// How far a repository's first run reads comments back, days (90 by
-    /// default; issue 26).
+    /// default).
     pub comments_backfill_days: u32,
     /// An open issue or pull request unanswered for longer than this many
-    /// days is waiting for a reply (2 by default; issue 26).
+    /// days is waiting for a reply (2 by default).
     pub waiting_days: u32,
     /// Every how many days a repository's run lists all its items, not
     /// only those updated since (7 by default; 0: never).
@@ -182,7 +182,7 @@ pub struct Config {
     /// Alert rules, in file order.
     pub notify: Vec<NotifyRule>,
     /// The instant health is judged at instead of now (`clock`): the
-    /// demo's store is a recording, fresh at its own last run (issue 30).
+    /// demo's store is a recording, fresh at its own last run.
     pub clock: Option<jiff::Timestamp>,
 }
 
@@ -201,7 +201,7 @@ impl Config {
     /// Every problem is found, not only the first: the file is read past
     /// each key serde refuses (`read.rs`), each setting and each
     /// group and rule is checked, and the problems are reported together
-    /// in file order (issue 30).
+    /// in file order.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         let fail = |mut problems: Vec<SpanError>| {
             problems.sort_by_key(|(span, _)| span.start);
@@ -467,7 +467,7 @@ mod tests {
         assert_eq!(e.line, Some(7), "{e}");
     }
 
-    /// Issue 30: a file with several problems is told them all, in file
+    /// A file with several problems is told them all, in file
     /// order; before, one at a time, and not the first in the file.
     #[test]
     fn issue_30_every_problem_is_reported_in_file_order() {

@@ -1,4 +1,4 @@
-//! `[[notify]]`: alert rules and where their messages go (issue 19).
+//! `[[notify]]`: alert rules and where their messages go.
 //!
 //! Its own module so `lib.rs` only hands it the raw tables and the
 //! groups. Each rule is checked here, with the file, line and fix in the
@@ -170,7 +170,7 @@ enum RawTo {
 /// Checks the `[[notify]]` tables against the configured groups.
 ///
 /// Every rule is checked and every problem returned (the first of each
-/// rule), so a file with several is told them all at once (issue 30).
+/// rule), so a file with several is told them all at once.
 pub(super) fn parse(
     raw: Vec<Spanned<RawNotify>>,
     groups: &[GroupConfig],
