@@ -59,7 +59,7 @@ pub fn encode_id(id: &str) -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sort {
     /// Best match first, ties by importance then id (`sort=relevance`, the
-    /// default with `q`; issue 28).
+    /// default with `q`).
     Relevance,
     /// Highest importance first (`sort=importance`, the default without
     /// `q`).
@@ -87,7 +87,7 @@ pub struct SignalQuery {
     pub sort: Sort,
     /// `page`, from 1.
     pub page: usize,
-    /// `waiting=true` (issue 26): open issues and pull requests without a
+    /// `waiting=true`: open issues and pull requests without a
     /// first response, older than the configuration's `waiting_days`.
     pub waiting: bool,
 }
@@ -195,7 +195,7 @@ pub struct Filter<'a> {
     /// An author, exactly.
     pub author: Option<&'a str>,
     /// Only open issues and pull requests without a first response
-    /// created before this instant (`waiting=true`, issue 26).
+    /// created before this instant (`waiting=true`).
     pub waiting_before: Option<jiff::Timestamp>,
 }
 

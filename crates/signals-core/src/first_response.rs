@@ -1,4 +1,4 @@
-//! First responses and items waiting for a reply (issue 26): pure rules
+//! First responses and items waiting for a reply: pure rules
 //! over an item and the replies stored for it.
 //!
 //! An item's first response is its earliest reply (an issue comment, a

@@ -1,4 +1,4 @@
-//! A repository's health (issue 20): whether its data is current, shown
+//! A repository's health: whether its data is current, shown
 //! where people look (`signals status`, the pages, the API, metrics) so
 //! that a silent gap is seen. Pure: the caller supplies what the store
 //! holds, the collection interval and the instant to judge at.

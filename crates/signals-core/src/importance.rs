@@ -67,7 +67,7 @@ pub struct Weights {
     pub release: f64,
     /// Base points of a prerelease.
     pub prerelease: f64,
-    /// Base points of a discussion (issue 26).
+    /// Base points of a discussion.
     pub discussion: f64,
     /// Points for a discussion whose answer is marked (usually negative:
     /// the question is settled).

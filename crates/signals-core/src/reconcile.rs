@@ -1,4 +1,4 @@
-//! The periodic reconcile (issue 20): a run that lists every item of its
+//! The periodic reconcile: a run that lists every item of its
 //! repository, not only those updated since its `since`, to find what the
 //! `since` query cannot see: reactions (which do not bump `updated_at` on
 //! GitHub) and items the host no longer lists (deleted, transferred,

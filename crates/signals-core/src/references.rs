@@ -1,4 +1,4 @@
-//! References between items (issue 26, part 4): what a text (an item's
+//! References between items: what a text (an item's
 //! body, a comment) names, as *reference keys*, and where an item itself
 //! is, as its own key; two items are linked when a text of one names the
 //! other's key. Pure: texts in, keys out; the store keeps the keys and

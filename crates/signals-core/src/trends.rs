@@ -1,4 +1,4 @@
-//! Trends of one repository (issue 18): what its last 26 weeks looked like
+//! Trends of one repository: what its last 26 weeks looked like
 //! (opened against closed, backlog, time to close, releases), how its
 //! stars and forks grew, and which items are heating up now. The
 //! `trends.json` document (`schemas/trends-v1.schema.json`) and the charts
@@ -99,7 +99,7 @@ pub struct Week {
     /// issues closed in the week; `None` when none was.
     pub median_hours_to_close: Option<f64>,
     /// The median hours to the first response of the issues and pull
-    /// requests opened in the week that got one (issue 26).
+    /// requests opened in the week that got one.
     pub first_response_median_hours: Option<f64>,
     /// Their 90th percentile (nearest rank).
     pub first_response_p90_hours: Option<f64>,
@@ -554,7 +554,7 @@ pub fn first_week(instant: Timestamp) -> Timestamp {
     last.checked_sub(WEEK * (WEEKS as i32 - 1)).unwrap_or(last)
 }
 
-/// A span of hours as a reader takes it in (issue 30): hours up to two
+/// A span of hours as a reader takes it in: hours up to two
 /// days (`36 h`), then days up to two weeks (`3.5 days`), then weeks
 /// (`210.6 weeks`), to one decimal, without a trailing `.0`. The median
 /// time to close is kept in hours in `trends.json`; only its text changes.

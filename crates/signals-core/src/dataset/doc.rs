@@ -103,13 +103,13 @@ pub struct NewsDoc {
     pub latest_release: Option<LatestReleaseDoc>,
     /// Open milestones.
     pub upcoming: Vec<UpcomingDoc>,
-    /// The most recently updated open discussions (issue 26), newest
+    /// The most recently updated open discussions, newest
     /// first; empty where the host has none or they were not read.
     pub community_discussions: Vec<CommunityDiscussionDoc>,
 }
 
 /// An element of `dataset.news.communityDiscussions` (docs/decisions.md,
-/// "Discussions (issue 26)").
+/// "Discussions").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CommunityDiscussionDoc {
@@ -270,8 +270,8 @@ pub struct SignalDoc {
     /// `updated` on signals changed in the latest run; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<String>,
-    /// Ids of the signals of the group this item's texts name (issue 26,
-    /// `crate::references`); absent when none.
+    /// Ids of the signals of the group this item's texts name
+    /// (`crate::references`); absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub references: Vec<String>,
     /// Ids of the signals of the group whose texts name this item; absent

@@ -1,5 +1,5 @@
 //! A comment or review on an issue or pull request, as a host's lists
-//! give it (issue 26): what first responses and waiting items are computed
+//! give it: what first responses and waiting items are computed
 //! from, and what the store keeps of each.
 
 use jiff::Timestamp;

@@ -1,4 +1,4 @@
-//! GitHub Discussions (issue 26): what a host's discussions step brings
+//! GitHub Discussions: what a host's discussions step brings
 //! back ([`Discussions`]), why a repository has none ([`DiscussionsOff`]),
 //! and the element of `news.communityDiscussions` ([`CommunityDiscussion`]).
 //!
@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::ItemSnapshot;
 
 /// How many open discussions `news.communityDiscussions` lists: the most
-/// recently updated ones (docs/decisions.md, "Discussions (issue 26)").
+/// recently updated ones (docs/decisions.md, "Discussions").
 pub const COMMUNITY_DISCUSSIONS: usize = 10;
 
 /// How far before the run's `since` the discussions list is read: the
@@ -128,7 +128,7 @@ pub enum Discussions {
 }
 
 /// What a round's one query for many repositories at once said of one
-/// repository's discussions (issue 26): enough to leave a quiet one
+/// repository's discussions: enough to leave a quiet one
 /// unasked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DiscussionHead {

@@ -18,7 +18,7 @@ pub enum ItemKind {
     PullRequest,
     /// A published release.
     Release,
-    /// A GitHub Discussion (issue 26).
+    /// A GitHub Discussion.
     Discussion,
 }
 
@@ -152,7 +152,7 @@ pub struct ItemSnapshot {
     pub state: ItemState,
     /// When the host says it was closed (its `closed_at`); `None` while
     /// open, for releases, and where the host did not say (snapshots
-    /// stored before issue 18). Not a tracked field: it changes with
+    /// stored before the store kept close times). Not a tracked field: it changes with
     /// `state`, which is. Trends count closes by it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closed_at: Option<Timestamp>,

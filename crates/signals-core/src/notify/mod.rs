@@ -1,5 +1,5 @@
 //! Alerts: which of a run's events a `[[notify]]` rule asks for, and the
-//! messages a committed run leaves in the outbox (issue 19).
+//! messages a committed run leaves in the outbox.
 //!
 //! Pure like the rest of the core: a run's events and snapshots in, the
 //! messages out. Where a message goes (webhook, chat, email) and how it is

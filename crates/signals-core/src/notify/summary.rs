@@ -1,5 +1,5 @@
-//! A repository's first-run summaries made a part of the run at a time
-//! (issue 27, part 2): a run committed from its stage sees its events a
+//! A repository's first-run summaries made a part of the run at a time:
+//! a run committed from its stage sees its events a
 //! chunk at a time, and each rule's summary keeps only its top
 //! [`MAX_SIGNALS`] signals and the count of the rest, so memory stays
 //! that of a chunk. The messages are those [`super::messages`] makes of

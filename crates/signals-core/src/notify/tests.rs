@@ -353,8 +353,8 @@ mod property {
                 }
             }
         }
-            /// A first run's summaries fed a chunk at a time (a staged run,
-        /// issue 27 part 2) are the messages of the whole run at once.
+            /// A first run's summaries fed a chunk at a time (a staged
+        /// run) are the messages of the whole run at once.
         #[test]
         fn summaries_by_chunks_are_the_whole_runs(
             items in proptest::collection::vec(arb_item(), 0..70),

@@ -24,7 +24,7 @@ pub enum Trigger {
     /// Any tracked change.
     Changed,
     /// An open issue or pull request crossed `waiting_days` without a
-    /// first response (issue 26); never an observation's trigger.
+    /// first response; never an observation's trigger.
     Waiting,
 }
 

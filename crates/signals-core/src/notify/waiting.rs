@@ -1,4 +1,4 @@
-//! The `waiting` alert event (issue 26): an open issue or pull request
+//! The `waiting` alert event: an open issue or pull request
 //! with no first response crosses `waiting_days` between two runs of its
 //! repository. It fires once per item, at the first run after the crossing
 //! (a repository's first run sends its summary instead), as a message of

@@ -1,4 +1,4 @@
-//! Whole owners (issue 20): which repositories of an organisation, user or
+//! Whole owners: which repositories of an organisation, user or
 //! GitLab group a configured group tracks, from the host's listing of them.
 //!
 //! Pure: a listing and what the store knew go in, the owner's repositories

@@ -1,4 +1,4 @@
-//! What an item gives the word index (issue 28): its title, labels,
+//! What an item gives the word index: its title, labels,
 //! author, body and comments, in that order, each field's words at
 //! consecutive positions and one free position between fields (so a
 //! phrase never spans two), and the document's weighted length: the title

@@ -1,4 +1,4 @@
-//! The word index of issue 28, pure: how text becomes terms
+//! The word index, pure: how text becomes terms
 //! ([`tokens`]), what a query means ([`query`]), what an item gives the
 //! index ([`doc`]), how a term's documents are kept ([`postings`]) and
 //! how a query is answered and ranked ([`rank`]). The stores keep the

@@ -1,4 +1,4 @@
-//! The word index's posting lists (issue 28): for each term, the documents
+//! The word index's posting lists: for each term, the documents
 //! holding it, cut into blocks of [`BLOCK_DOCS`] document numbers so that
 //! a changed item rewrites one block of each of its terms, never a whole
 //! list. The store keeps each block as two opaque strings of bytes

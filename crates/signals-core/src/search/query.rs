@@ -1,4 +1,4 @@
-//! The search language (issue 28, docs/api.md "Search"): words, `"a
+//! The search language (docs/api.md "Search"): words, `"a
 //! phrase"`, a prefix `word*` and `-word` to exclude, parsed into clauses
 //! of terms at relative positions with the tokenizer of [`super::tokens`].
 //!

@@ -1,4 +1,4 @@
-//! Answering a query from posting lists (issue 28): which documents match
+//! Answering a query from posting lists: which documents match
 //! ([`super::query`]'s rules) and how well, by BM25 over the weighted
 //! document ([`super::doc`]): `k1` = 1.2, `b` = 0.75, a term's frequency
 //! counting its title occurrences [`TITLE_WEIGHT`] times. A phrase scores

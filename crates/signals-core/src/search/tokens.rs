@@ -1,4 +1,4 @@
-//! How text becomes terms (issue 28): the one tokenizer the store's word
+//! How text becomes terms: the one tokenizer the store's word
 //! index, the API's queries and the static site's index share, so the
 //! three find the same items.
 //!
