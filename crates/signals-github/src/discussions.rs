@@ -1,7 +1,7 @@
-//! The discussions step of a GitHub collection (issue 26): pages through
+//! The discussions step of a GitHub collection: pages through
 //! the repository's discussions, newest update first, down to the
 //! watermark, and keeps the open ones the news lists; see
-//! docs/decisions.md, "Discussions (issue 26)".
+//! docs/decisions.md, "Discussions".
 //!
 //! Cost: one GraphQL request (one point) for a repository whose newest
 //! discussion is older than the watermark, which is every quiet run; one

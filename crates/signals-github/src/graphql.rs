@@ -1,4 +1,4 @@
-//! GitHub's GraphQL API as the discussions step speaks it (issue 26): the
+//! GitHub's GraphQL API as the discussions step speaks it: the
 //! one query it sends, the answer's wire types, and their reading into
 //! domain values (`parse_discussions`). Pure: `discussions.rs` sends and
 //! pages, through `send.rs`, which reads the answer's `rateLimit` and

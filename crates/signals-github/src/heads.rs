@@ -1,4 +1,4 @@
-//! The round's heads query (issue 26): one GraphQL request asks up to
+//! The round's heads query: one GraphQL request asks up to
 //! `HEADS_PER_QUERY` (100) repositories at once whether their discussions are
 //! on and when the most recently updated one changed, by alias
 //! (`r0: repository(owner: $o0, name: $n0) { ... }`). GitHub charges a

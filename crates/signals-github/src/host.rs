@@ -131,7 +131,7 @@ impl Host for GitHub {
     /// turned off (410) pull requests are not seen there, so they are
     /// always counted. None of this is asked when the collector counts
     /// them from a store that holds the repository's whole history
-    /// (issue 27, docs/decisions.md).
+    /// (docs/decisions.md, "The open pull request count from the store").
     fn open_pulls(
         &self,
         http: &mut Client,

@@ -23,7 +23,7 @@
 //! what `comments` says: two repository-wide lists (304 when unchanged)
 //! and one GraphQL query per 100 changed pull requests.
 //!
-//! Discussions (issue 26) come from GraphQL (`graphql`: the query and
+//! Discussions come from GraphQL (`graphql`: the query and
 //! its answer; `discussions`: paging down to the watermark), counted in
 //! points apart from the REST requests above.
 //!

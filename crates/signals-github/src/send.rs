@@ -1,4 +1,4 @@
-//! Sending one GraphQL query (issue 26), for the discussions and the
+//! Sending one GraphQL query, for the discussions and the
 //! reviews alike: the POST ([`Client::post_json`], never cached, counted
 //! apart from REST), the points its answer's `rateLimit` charged counted
 //! ([`Client::add_graphql_points`]) and its remaining budget kept

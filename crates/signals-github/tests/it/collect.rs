@@ -363,7 +363,7 @@ fn logger_sees_every_request_without_the_token() {
     );
 }
 
-/// A caller that counts the open pull requests itself (issue 27) is left
+/// A caller that counts the open pull requests itself is left
 /// them owed: no count request, `openIssues` still holds them, and the
 /// repository's creation is reported; asked for afterwards, the count is
 /// the host's, in one request.
@@ -404,7 +404,7 @@ fn the_open_pull_count_is_owed_to_a_caller_that_counts() {
     let before = host.requests().len();
     assert_eq!(c.ask_open_pulls(debt, &mut cache).unwrap(), pulls);
     assert_eq!((counted(&host), host.requests().len()), (1, before + 1));
-    // Not counting: asked, as before issue 27.
+    // Not counting: the count is asked along with the collection.
     let asked = c
         .collect_with(
             &name("o/n"),

@@ -252,7 +252,7 @@ fn other_4xx_carries_githubs_message() {
     assert_eq!(host.requests().len(), 3);
 }
 
-/// Issue 16: a refusal without `x-ratelimit-reset` (the shape GitHub sent
+/// A refusal without `x-ratelimit-reset` (the shape GitHub sent
 /// in 2013 to an anonymous client: limit 60, remaining 0, no reset) keeps
 /// what it says, never makes up a reset, waits the shortest pause before
 /// asking again, and, refused on every retry, stops with advice for the

@@ -146,7 +146,7 @@ fn collect_betamax(
     (host, got)
 }
 
-/// Issue 16: recorded pre-2022 issue pages (no `pull_request.merged_at`)
+/// Recorded pre-2022 issue pages (no `pull_request.merged_at`)
 /// with a pulls list that settles them. The pulls list is not recorded:
 /// it is made from the recorded entries (number, state, times), and which
 /// of them were merged is chosen here (every pull request whose number is
