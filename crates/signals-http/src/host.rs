@@ -175,8 +175,8 @@ pub trait Host: Protocol + Clone + 'static {
     }
 
     /// Reads the discussions of `repo` (its current name) updated at or
-    /// after `watermark`, and its most recently updated open ones (issue
-    /// 26). Asked after [`crate::HostClient::collect`], in the same run, with the
+    /// after `watermark`, and its most recently updated open ones.
+    /// Asked after [`crate::HostClient::collect`], in the same run, with the
     /// repository's object as that collection read it (`None` when it did
     /// not); what it costs is counted apart from REST requests
     /// ([`Client::graphql_cost`]). Default: the host has none.
@@ -192,8 +192,8 @@ pub trait Host: Protocol + Clone + 'static {
     }
 
     /// Asks, for many repositories at once (at most [`HEADS_PER_QUERY`]),
-    /// whether their discussions are on and when the newest changed
-    /// (issue 26), by lower-cased `owner/name`; a repository left out is
+    /// whether their discussions are on and when the newest changed,
+    /// by lower-cased `owner/name`; a repository left out is
     /// asked as before. Default: nothing (the host has no discussions).
     fn discussion_heads(
         &self,

@@ -59,7 +59,7 @@ pub struct Collection {
     /// took them.
     pub comments: Vec<Comment>,
     /// Whether the open pull requests were taken off `openIssues`, or
-    /// are owed by the caller (issue 27).
+    /// are owed by the caller.
     pub open_pulls: OpenPulls,
     /// When the repository was created, when its object says.
     pub created_at: Option<Timestamp>,

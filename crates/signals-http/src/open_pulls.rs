@@ -1,5 +1,5 @@
 //! Who counts the open pull requests a host's open issue count holds
-//! (GitHub's `open_issues_count`; issue 27): the host, with a request, or
+//! (GitHub's `open_issues_count`): the host, with a request, or
 //! the caller, from a store that holds the repository's whole history.
 
 use crate::ListsSeen;

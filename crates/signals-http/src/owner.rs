@@ -1,4 +1,4 @@
-//! An owner's listing (issue 20): every page of an organisation's or a
+//! An owner's listing: every page of an organisation's or a
 //! user's repositories, each page decoded as a list of the host's
 //! [`ListedEntry`], the same for every host. Which repositories of it a
 //! group tracks is decided in `signals_core::owners`, not here.
@@ -6,7 +6,7 @@
 use crate::wire::ListedEntry;
 use crate::{Client, Error, RequestStats, ResponseCache, decode};
 
-/// What one host client's listing of an owner's repositories (issue 20)
+/// What one host client's listing of an owner's repositories
 /// produced, the same for every host.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OwnerListing {

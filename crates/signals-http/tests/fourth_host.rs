@@ -184,7 +184,7 @@ fn fuzz_retry_after_past_the_year_9999() {
     }
 }
 
-/// Issue 26: the round's heads are asked a hundred repositories at a
+/// The round's heads are asked a hundred repositories at a
 /// time, when a run may skip its discussions, and used only while fresh
 /// (the watermark's margin); the last repository of a round asks its own.
 #[test]

@@ -1,4 +1,4 @@
-//! POST of a JSON body, for GitHub's GraphQL API (issue 26): one request
+//! POST of a JSON body, for GitHub's GraphQL API: one request
 //! at a time on a token, like every GET, with 5xx answers and cut
 //! connections retried, and the host's refusals read by its [`Protocol`].
 //!

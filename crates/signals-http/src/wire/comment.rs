@@ -1,6 +1,6 @@
 //! A comment as GitHub's REST v3 sends it (`issues/comments`,
 //! `pulls/comments`), which Forgejo's and Gitea's API v1 copies, and the
-//! paging of such a repository-wide list (issue 26).
+//! paging of such a repository-wide list.
 //!
 //! The item a comment is on is read from its `html_url`
 //! (`.../issues/7#...`, `.../pull/7#...`, Forgejo's `.../pulls/7#...`):

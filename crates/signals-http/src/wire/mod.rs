@@ -87,7 +87,7 @@ pub trait WireRepo: DeserializeOwned {
     /// as the host spells it, or the name asked for when that is no valid
     /// `owner/name`).
     fn into_context(self, repository: RepoName) -> RepoContext;
-    /// When the repository was created, when the host says (issue 27: a
+    /// When the repository was created, when the host says (a
     /// first run whose window reaches it has seen every item). Default:
     /// not said.
     fn created_at(&self) -> Option<jiff::Timestamp> {
