@@ -1,4 +1,4 @@
-//! Comments and reviews in the store (issue 26): the role
+//! Comments and reviews in the store: the role
 //! ([`CommentStore`]) and the row both backends share ([`CommentRow`]).
 //!
 //! A comment is keyed by its repository, kind and host id, and written as

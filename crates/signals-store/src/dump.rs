@@ -70,7 +70,7 @@ pub enum Table {
     ItemRefs,
     /// Runs that changed a repository's links.
     ReferenceMarks,
-    /// Comments and reviews (`crate::comments`, issue 26).
+    /// Comments and reviews (`crate::comments`).
     Comments,
 }
 

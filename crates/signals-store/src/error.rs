@@ -203,7 +203,7 @@ pub enum StoreError {
         repo: String,
     },
 
-    /// A run's stage (issue 27, part 2) is no longer the run's: another
+    /// A run's stage is no longer the run's: another
     /// run of the same repository started its own since (two collectors
     /// of one store at once), or none was started. Nothing of the refused
     /// items was written.

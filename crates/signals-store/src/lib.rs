@@ -37,10 +37,10 @@
 //! - [`Outbox`] (`outbox.rs`): alerts claimed, settled, digested.
 //! - [`Owners`] (`owners.rs`): owners' listings and their repositories.
 //! - [`ReferenceReads`] (`references.rs`): links between items of a group.
-//! - [`CommentStore`] (`comments.rs`): comments and reviews (issue 26).
-//! - [`SearchIndex`] (`search.rs`): the word index (issue 28).
+//! - [`CommentStore`] (`comments.rs`): comments and reviews.
+//! - [`SearchIndex`] (`search.rs`): the word index.
 //! - [`RunStaging`] (`staging.rs`): a run's items as its pages arrive,
-//!   invisible until its commit (issue 27, part 2).
+//!   invisible until its commit.
 //!
 //! Reads take `&self`, writes `&mut self`. Adding a read means one method
 //! on one role here and its implementation in the same module of each

@@ -1,4 +1,4 @@
-//! The outbox of alerts (issue 19): the messages a run's `[[notify]]` rules
+//! The outbox of alerts: the messages a run's `[[notify]]` rules
 //! call for, committed in the run's own transaction (`commit_run`), then
 //! claimed, delivered and settled by `signals notify` ([`Outbox`]).
 //!

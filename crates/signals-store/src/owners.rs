@@ -1,4 +1,4 @@
-//! Whole owners (issue 20, part 1): the owners a group lists, and the
+//! Whole owners: the owners a group lists, and the
 //! repositories found through them with their state
 //! (`signals_core::owners`).
 //!

@@ -1,4 +1,4 @@
-//! What `signals serve` reads (issue 17), each costing what it returns or
+//! What `signals serve` reads, each costing what it returns or
 //! streaming what it reads, instead of reading a repository whole: the
 //! latest heads of a repository one at a time (without bodies), the items changed in the latest run, and one
 //! page of the trail ([`PagedReads`]).
@@ -9,7 +9,7 @@
 //! only that page's events are read, by the events' primary key `(run,
 //! pos)` (`pos` numbers a run's events in signal id order).
 //!
-//! Text search is the word index's (`crate::search`, issue 28).
+//! Text search is the word index's (`crate::search`).
 
 use std::collections::HashSet;
 
@@ -52,7 +52,7 @@ pub fn trail_plan(runs: &[(i64, u64)], offset: u64, limit: u64) -> (u64, Vec<Tra
     (total, slices)
 }
 
-/// What `signals serve` reads (issue 17), each costing what it returns or
+/// What `signals serve` reads, each costing what it returns or
 /// streaming what it reads: the latest heads one at a time, the items
 /// changed in the latest run, one page of the trail.
 pub trait PagedReads {

@@ -49,7 +49,7 @@ pub struct RepoSummary {
 }
 
 /// A repository read whole: everything its dataset document and page
-/// are built from. The export streams instead (issue 17), so only tests
+/// are built from. The export streams instead, so only tests
 /// read one, through `suite::WholeReads`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RepoView {
@@ -97,7 +97,7 @@ pub struct Failure {
 }
 
 /// What a repository's runs and failures add up to, for health and
-/// metrics (issue 20): each an aggregate over indexed rows of that
+/// metrics: each an aggregate over indexed rows of that
 /// repository, never a read of its snapshots.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RepoTotals {
@@ -198,12 +198,12 @@ pub trait Reads {
     /// The latest successful run of a repository.
     fn last_successful_run(&self, repo: RepoKey) -> Result<Option<RunRecord>>;
 
-    /// What plans a repository's next reconcile (issue 20): the instants of
+    /// What plans a repository's next reconcile: the instants of
     /// its first run and of its latest reconcile run.
     fn reconcile_marks(&self, repo: RepoKey) -> Result<(Option<Timestamp>, Option<Timestamp>)>;
 
     /// The repository's kept count of open pull requests and the last
-    /// difference a reconcile found (issue 27): one row read, whatever
+    /// difference a reconcile found: one row read, whatever
     /// the repository's size.
     fn kept_pulls(&self, repo: RepoKey) -> Result<crate::PullsKept>;
 
@@ -258,8 +258,8 @@ pub trait Reads {
     /// shows.
     fn status(&self) -> Result<Status>;
 
-    /// Per repository whose latest run read no discussions, why (issue
-    /// 26): the latest run's `news.discussions_off`, in key order. What
+    /// Per repository whose latest run read no discussions, why: the
+    /// latest run's `news.discussions_off`, in key order. What
     /// `signals status` says once.
     fn discussions_off(&self) -> Result<Vec<(RepoKey, DiscussionsOff)>>;
 }

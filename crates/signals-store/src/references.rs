@@ -1,4 +1,4 @@
-//! References between items of a group (issue 26, part 4): the role that
+//! References between items of a group: the role that
 //! reads them ([`ReferenceReads`]) and the values it speaks.
 //!
 //! A run commits what each new text of an item names

@@ -1,4 +1,4 @@
-//! The word index (issue 28) as both stores keep it: posting blocks by
+//! The word index as both stores keep it: posting blocks by
 //! `(repository, term, block)` ([`signals_core::search::postings`]), each
 //! item's document number, weighted length and terms (to take it out
 //! again), and per repository the index's statistics and how far it has

@@ -1,4 +1,4 @@
-//! A run's stage (issue 27, part 2): the items of a run written to the
+//! A run's stage: the items of a run written to the
 //! store as the host's pages arrive, in small transactions of their own,
 //! so that a first collection of a 100,000-item repository need not hold
 //! every item in memory until its commit.

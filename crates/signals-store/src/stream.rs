@@ -1,4 +1,4 @@
-//! What `signals export` streams a repository from (issue 17), in bounded
+//! What `signals export` streams a repository from, in bounded
 //! batches, so that an export never holds a whole repository: the
 //! repository without its items and trail ([`RepoOutline`]), its latest
 //! snapshots in signal id order after a given id ([`LatestItem`]), its
@@ -47,8 +47,8 @@ pub struct LatestItem {
 /// (unique together), the key [`StreamReads::trail_events`] reads by.
 pub type TrailKey = (i64, String);
 
-/// What `signals export` streams a repository from, a batch at a time
-/// (issue 17): the repository without its items and trail, its latest
+/// What `signals export` streams a repository from, a batch at a time:
+/// the repository without its items and trail, its latest
 /// snapshots after an id, its trail's keys after a key, and the events of
 /// a trail page by their keys.
 pub trait StreamReads {
@@ -59,7 +59,7 @@ pub trait StreamReads {
 
     /// The news of `repo`'s latest successful run, `None` before its
     /// first: one row read, whatever the number of runs (a run whose
-    /// discussions did not change keeps the previous run's, issue 26).
+    /// discussions did not change keeps the previous run's).
     fn latest_news(&self, repo: RepoKey) -> Result<Option<News>>;
 
     /// At most `limit` latest snapshots of `repo`'s items, bodies

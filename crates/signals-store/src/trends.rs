@@ -1,4 +1,4 @@
-//! What trends read from the store beyond the latest snapshots (issue 18):
+//! What trends read from the store beyond the latest snapshots:
 //! the role ([`TrendReads`]) and the row decoding both backends share.
 
 use std::path::Path;
@@ -45,7 +45,7 @@ pub fn growth_from(path: &Path, rows: Vec<GrowthRow>) -> Result<Vec<Rising>> {
         .collect()
 }
 
-/// The two reads trends add (issue 18), each by one indexed query whose
+/// The two reads trends add, each by one indexed query whose
 /// cost follows what it returns, not the repository's size.
 pub trait TrendReads {
     /// The instant and context of each run of `repo` since `since`, oldest
@@ -61,6 +61,6 @@ pub trait TrendReads {
     /// their reactions plus comments then (or when first seen) and now:
     /// the candidates of trends' "rising". Only those that grew: the others
     /// cannot rise, and a repository whose items were all seen this week
-    /// (a first collection) would otherwise hand them all over (issue 17).
+    /// (a first collection) would otherwise hand them all over.
     fn growth_since(&self, repo: RepoKey, from: Timestamp) -> Result<Vec<Rising>>;
 }

@@ -35,7 +35,7 @@ pub struct RunCommit {
     /// must have a snapshot, stored now or before.
     pub events: Vec<ItemEvent>,
     /// What the new texts of the run's items name, and where each item is
-    /// (`signals_core::references`, issue 26): each entry replaces the
+    /// (`signals_core::references`): each entry replaces the
     /// keys of one (item, text) pair; its item must have a snapshot,
     /// stored now or before.
     pub references: Vec<signals_core::references::ItemReferences>,
@@ -48,16 +48,16 @@ pub struct RunCommit {
     /// The alert messages the run's events call for
     /// (`signals_core::notify::messages`), committed with it.
     pub messages: Vec<signals_core::notify::Outgoing>,
-    /// Whether the run listed every item of the repository (a reconcile,
-    /// issue 20), not only those updated since its `since`.
+    /// Whether the run listed every item of the repository (a reconcile),
+    /// not only those updated since its `since`.
     pub reconciled: bool,
     /// The open pull requests the store holds after the run, when it
-    /// holds the repository's whole history (issue 27).
+    /// holds the repository's whole history.
     pub open_pulls: KeptPulls,
 }
 
 /// What a run leaves of the store's count of its repository's open pull
-/// requests (issue 27): the collector computes it (from the previous
+/// requests: the collector computes it (from the previous
 /// count and the run's items), the store keeps it on the repository.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum KeptPulls {
