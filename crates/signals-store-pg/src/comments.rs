@@ -1,4 +1,4 @@
-//! Comments and reviews on PostgreSQL (issue 26, migration 0010): one
+//! Comments and reviews on PostgreSQL (migration 0010): one
 //! transaction per batch, its new texts inserted in one statement in hash
 //! order (so concurrent writers wait on them in one order and cannot
 //! deadlock), then an upsert of every comment in one statement.
@@ -80,7 +80,7 @@ impl CommentStore for PgStore {
                 ],
             )
             .map_err(&err)?;
-            // The word index reads these items again (issue 28), in one
+            // The word index reads these items again, in one
             // order, so concurrent writers cannot deadlock on the marks.
             let mut marked: Vec<&str> = comments.iter().map(|(item, _)| item.as_str()).collect();
             marked.sort_unstable();

@@ -174,7 +174,7 @@ impl PgStore {
         let mut config = address.config.clone();
         // No JIT: the store's statements are short, and a status of
         // 2,000 repositories crossed the planner's JIT threshold only to
-        // spend 130 ms compiling for a 150 ms query (issue 27).
+        // spend 130 ms compiling for a 150 ms query.
         let limit = format!(
             "-c idle_in_transaction_session_timeout={} -c jit=off",
             IDLE_IN_TRANSACTION.as_millis()
@@ -396,7 +396,7 @@ impl PgStore {
     /// transaction: the statements a run's commit makes per item, event
     /// and reference then cost one round trip each and, after a few
     /// executions, no planning (parsing and planning them was more of the
-    /// server's time than executing them, issue 27). A statement gone
+    /// server's time than executing them). A statement gone
     /// stale aborts its transaction; [`PgStore::err`] then forgets the
     /// session's statements and calls it a conflict, so
     /// [`PgStore::retrying`] runs the transaction again, prepared anew.

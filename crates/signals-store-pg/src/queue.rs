@@ -108,7 +108,7 @@ impl PgStore {
     /// due. The lease is remembered: the next commit or failure of that
     /// repository by this store releases it.
     ///
-    /// Its cost does not grow with the repositories (issue 27): it walks
+    /// Its cost does not grow with the repositories: it walks
     /// the index `leases_due` (migration 0014) from the least recently
     /// attempted due row and stops at the first free one among `keys`
     /// (which the server hashes once), skipping only the rows other

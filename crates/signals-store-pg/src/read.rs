@@ -147,7 +147,7 @@ impl Reads for PgStore {
         self.query(
             "reading why discussions were not read",
             // Each repository's last run by the `(repo, id)` index: a
-            // `GROUP BY` over all runs grew with the history (issue 27).
+            // `GROUP BY` over all runs grew with the history.
             "SELECT r.key, (l.news::jsonb)->>'discussions_off' FROM repositories r
              CROSS JOIN LATERAL (SELECT news FROM runs WHERE repo = r.key
                                  ORDER BY id DESC LIMIT 1) l
@@ -249,7 +249,7 @@ impl Reads for PgStore {
         .collect()
     }
 
-    /// One statement for every repository (issue 27): each repository's
+    /// One statement for every repository: each repository's
     /// last run, last failure and last reconcile come from `LATERAL`
     /// subqueries on the `(repo, id)` indexes, its totals from its row of
     /// `repo_totals`, where one query per repository and per value cost 5

@@ -1,4 +1,4 @@
-//! References on PostgreSQL (issue 26): what a run's commit writes to
+//! References on PostgreSQL: what a run's commit writes to
 //! `item_keys`, `item_refs` and `reference_marks` (the SQLite store's
 //! `references.rs` does the same), the reads of [`ReferenceReads`] (a
 //! page of ids in one statement each way), and migration 0011's Rust

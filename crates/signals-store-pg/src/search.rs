@@ -1,4 +1,4 @@
-//! The word index on PostgreSQL (issue 28, migrations 0013 and 0018):
+//! The word index on PostgreSQL (migrations 0013 and 0018):
 //! reads by primary key or key range (terms compare as bytes), and one
 //! transaction per update that locks the repository's state row and checks
 //! it is the one the update was computed from; blocks and documents are

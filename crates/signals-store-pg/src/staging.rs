@@ -1,4 +1,4 @@
-//! A run's stage on PostgreSQL (issue 27, part 2, migration 0015): each
+//! A run's stage on PostgreSQL (migration 0015): each
 //! write in one transaction, a page's items upserted in one statement. Only
 //! the worker holding the repository's lease stages it; the stage's row is
 //! locked while items join it, so a run that started its own stage in

@@ -1,4 +1,4 @@
-//! `signals export`'s reads in bounded batches (issue 17), on PostgreSQL
+//! `signals export`'s reads in bounded batches, on PostgreSQL
 //! (`signals_store::StreamReads`): the same four as the SQLite store's,
 //! keyset-paged so that no cursor stays open between batches.
 

@@ -54,7 +54,7 @@ impl RunWrites for PgStore {
             // Neither statement locks the group's row unless its name
             // changes: an upsert's `DO UPDATE` locked it even when its
             // `WHERE` was false, so workers registering a new group's
-            // repositories at once waited for one another (issue 27).
+            // repositories at once waited for one another.
             tx.execute(
                 "INSERT INTO groups (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING",
                 &[&group.id, &group.name],

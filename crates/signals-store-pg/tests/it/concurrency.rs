@@ -1,4 +1,4 @@
-//! Concurrent writers on one PostgreSQL store (issue 15): commits that
+//! Concurrent writers on one PostgreSQL store: commits that
 //! share texts never deadlock, a deadlock forced from outside is retried,
 //! a connection lost in the middle of a commit is restored and the run
 //! written once, and a purge never deletes a text a commit is about to
@@ -273,7 +273,7 @@ fn a_purge_never_deletes_a_text_a_concurrent_commit_references() {
     }
 }
 
-/// The session prepares a commit's statements once (issue 27); when the
+/// The session prepares a commit's statements once; when the
 /// schema changes what one of them returns (as another process's
 /// migration may), the server refuses it and aborts the commit's
 /// transaction: the store forgets its statements and the commit is

@@ -1,4 +1,4 @@
-//! References (issue 26) on PostgreSQL: a store from before migration
+//! References on PostgreSQL: a store from before migration
 //! 0011 gets the references of its stored bodies when it is opened.
 
 use signals_store::suite::{commit_referencing_items, links_of_items};

@@ -1,4 +1,4 @@
-//! Migration 0018 (issue 28) on PostgreSQL: a word index of the first
+//! Migration 0018 on PostgreSQL: a word index of the first
 //! format (one string per block) is cut into its documents' and positions'
 //! parts when the store is opened, byte for byte, and answers as before.
 

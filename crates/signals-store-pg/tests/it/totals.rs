@@ -1,4 +1,4 @@
-//! The kept totals (issue 27) on PostgreSQL: a store from before
+//! The kept totals on PostgreSQL: a store from before
 //! migration 0017 gets every repository's row when it is opened, equal to
 //! what `status` computed from the rows before.
 

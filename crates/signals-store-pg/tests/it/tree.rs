@@ -1,4 +1,4 @@
-//! Issue 29: the PostgreSQL store builds without SQLite. Its dependency
+//! The PostgreSQL store builds without SQLite. Its dependency
 //! tree, normal and dev, as `cargo tree` resolves it for this machine,
 //! holds no SQLite binding, so a PostgreSQL-only build compiles none.
 
