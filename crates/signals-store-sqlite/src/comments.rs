@@ -1,4 +1,4 @@
-//! Comments and reviews on SQLite (issue 26, migration 0011): an upsert
+//! Comments and reviews on SQLite (migration 0011): an upsert
 //! per comment in one `BEGIN IMMEDIATE` transaction, its body a text
 //! stored once, and the two reads by repository.
 
@@ -43,7 +43,7 @@ impl CommentStore for Store {
                 body,
             ])
             .doing(&path, doing)?;
-            // The word index reads the item again (issue 28).
+            // The word index reads the item again.
             tx.prepare_cached("INSERT OR IGNORE INTO search_dirty (repo, item) VALUES (?1, ?2)")
                 .doing(&path, doing)?
                 .execute(params![repo.raw(), item])

@@ -38,10 +38,10 @@
 //! - `events`: observation events (discovered / changed, detail, changed
 //!   field names), each pointing at the snapshot stored with it.
 //! - `item_keys`, `item_refs`, `reference_marks`: links between items
-//!   (issue 26, `references.rs`): each item's own reference key, the keys
+//!   (`references.rs`): each item's own reference key, the keys
 //!   its texts name, and the runs that changed a repository's links.
 //! - `search_postings`, `search_docs`, `search_state`: the word index
-//!   (issue 28, `search.rs`), derived from the latest snapshots.
+//!   (`search.rs`), derived from the latest snapshots.
 //! - `failures`: one row per failed attempt; a failure writes nothing else.
 //! - `http_cache`, `rate_limits`: keyed by a token *fingerprint* the caller
 //!   computes; a token is never stored.
@@ -229,7 +229,7 @@ impl Store {
             // database file at once, so the WAL holds little more than
             // the transaction in progress, and a write that fails on a full
             // disk leaves only its own pages there, which
-            // [`Store::give_back`] can then truncate away (issue 30).
+            // [`Store::give_back`] can then truncate away.
             store
                 .conn
                 .pragma_update(None, "wal_autocheckpoint", 1)

@@ -234,7 +234,7 @@ impl Reads for Store {
         Ok(out)
     }
 
-    /// One statement for every repository (issue 27): per repository a
+    /// One statement for every repository: per repository a
     /// statement prepared each time was most of the cost at 2,000.
     fn status(&self) -> Result<Status> {
         let path = &self.path;

@@ -1,4 +1,4 @@
-//! References on SQLite (issue 26): what a run's commit writes to
+//! References on SQLite: what a run's commit writes to
 //! `item_keys`, `item_refs` and `reference_marks`, the reads of
 //! [`ReferenceReads`], and migration 0012's Rust step, which fills them
 //! from the stored bodies.

@@ -260,7 +260,7 @@ mod tests {
         assert!(tables(&store).contains(&"extra".to_string()));
     }
 
-    /// Issue 7: migration 0002 moves every snapshot of a store made by the
+    /// Migration 0002 moves every snapshot of a store made by the
     /// 0001 schema into the content-addressed layout; every item's history
     /// and the whole trail read back exactly as before.
     #[test]

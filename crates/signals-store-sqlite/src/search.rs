@@ -1,4 +1,4 @@
-//! The word index on SQLite (issue 28, migrations 0014 and 0018): reads by
+//! The word index on SQLite (migrations 0014 and 0018): reads by
 //! primary key or key range, and one `BEGIN IMMEDIATE` transaction per
 //! update that first checks the stored state is the one the update was
 //! computed from. A block's documents' part is `data` and its positions'

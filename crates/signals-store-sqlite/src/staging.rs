@@ -1,4 +1,4 @@
-//! A run's stage on SQLite (issue 27, part 2, migration 0015): each write
+//! A run's stage on SQLite (migration 0015): each write
 //! in one `BEGIN IMMEDIATE` transaction, the items upserted one statement
 //! each.
 

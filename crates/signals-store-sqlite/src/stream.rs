@@ -1,4 +1,4 @@
-//! `signals export`'s batched reads (issue 17) on SQLite: keyset-paged,
+//! `signals export`'s batched reads on SQLite: keyset-paged,
 //! each one indexed range.
 
 use rusqlite::{OptionalExtension, params};

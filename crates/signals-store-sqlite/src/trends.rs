@@ -1,4 +1,4 @@
-//! Trends' two reads on SQLite (issue 18), each one indexed query whose
+//! Trends' two reads on SQLite, each one indexed query whose
 //! cost follows what it returns, not the repository's size.
 
 use jiff::Timestamp;

@@ -477,7 +477,7 @@ mod tests {
 
     #[test]
     fn a_commit_on_a_full_disk_is_rolled_back_and_gives_back_its_wal() {
-        // Issue 30: the failed run's WAL kept its 2.2 MB, so freeing what
+        // The failed run's WAL kept its 2.2 MB, so freeing what
         // had been missing was not enough for the next run.
         let Some(disk) = Tmpfs::mount("full-commit", 2 << 20) else {
             return;
