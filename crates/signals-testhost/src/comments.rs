@@ -1,4 +1,4 @@
-//! Comments and reviews on the fake host (issue 26): GitHub's and
+//! Comments and reviews on the fake host: GitHub's and
 //! Forgejo's repository-wide `issues/comments?since=`, GitHub's
 //! `pulls/comments?since=`, GitHub's GraphQL reviews of pull requests by
 //! alias (`pN: pullRequest(number: N)`), and GitLab's notes of one issue

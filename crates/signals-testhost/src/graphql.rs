@@ -1,5 +1,5 @@
 //! GitHub's GraphQL endpoint (`POST /graphql`), as far as the client asks
-//! it (issue 26): the `Discussions` query, answered from a repository's
+//! it: the `Discussions` query, answered from a repository's
 //! [`RepoData::discussions`] by its variables, and the reviews of pull
 //! requests by alias (`crate::comments`), both with GitHub's
 //! answers where the client depends on them: `rateLimit { cost remaining

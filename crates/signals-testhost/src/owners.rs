@@ -1,4 +1,4 @@
-//! The owner listings (issue 20): an organisation's, a user's or a GitLab
+//! The owner listings: an organisation's, a user's or a GitLab
 //! group's repositories, as each host lists them, made from the
 //! scenario's repository objects.
 //!

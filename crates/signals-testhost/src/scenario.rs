@@ -89,7 +89,7 @@ pub struct RepoData {
     #[serde(default)]
     pub pulls: Vec<Value>,
     /// GitHub and Forgejo: issue comments (`issues/comments`), on issues
-    /// and pull requests alike (issue 26).
+    /// and pull requests alike.
     #[serde(default)]
     pub comments: Vec<Value>,
     /// GitHub only: review comments (`pulls/comments`).
@@ -103,8 +103,8 @@ pub struct RepoData {
     /// `merge_requests/{iid}`.
     #[serde(default)]
     pub notes: BTreeMap<String, Vec<Value>>,
-    /// GitHub only: discussion nodes as GraphQL answers them (issue 26;
-    /// `crate::discussion` makes one). `None`: the repository has
+    /// GitHub only: discussion nodes as GraphQL answers them
+    /// (`crate::discussion` makes one). `None`: the repository has
     /// discussions turned off.
     #[serde(default)]
     pub discussions: Option<Vec<Value>>,
@@ -338,8 +338,8 @@ pub fn synthetic_many(
 /// the theme) and bodies drawn from one pool of `pool` texts (bot-written
 /// dependency bumps, issue templates), each repository walking the pool
 /// in its own order. So two repositories committed at the same time store
-/// many of the same new texts, in different orders: what made concurrent
-/// commits deadlock on `texts` before issue 15.
+/// many of the same new texts, in different orders: what would deadlock
+/// concurrent commits on `texts` if each inserted them in its own order.
 pub fn synthetic_shared(
     owner: &str,
     repos: usize,
