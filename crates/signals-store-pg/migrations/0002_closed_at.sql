@@ -1,4 +1,4 @@
--- 0002_closed_at: the host's close time of an item (trends); the
+-- 0002_closed_at: the host's close time of an item (issue 18, trends); the
 -- SQLite store's 0003_closed_at.
 --
 -- Never edit this file once merged. RFC 3339 text as every data timestamp

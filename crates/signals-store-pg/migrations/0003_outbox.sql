@@ -1,4 +1,4 @@
--- 0003_outbox: the outbox of alerts; the SQLite store's
+-- 0003_outbox: the outbox of alerts (issue 19); the SQLite store's
 -- 0004_outbox, whose comments say what each column is.
 --
 -- Never edit this file once merged. Several workers share it: a sender

@@ -1,5 +1,5 @@
 -- 0004_text_search: a trigram index of every text, for `serve`'s `q`
--- (SQLite's 0005_text_search).
+-- (issue 17; SQLite's 0005_text_search).
 --
 -- Never edit this file once merged. pg_trgm (a contrib extension, trusted:
 -- the database's owner may create it) indexes `lower(text)` by its

@@ -1,5 +1,5 @@
 -- 0006_owners: the SQLite store's 0007_owners. The owners a group lists
--- and the repositories found through them; a
+-- and the repositories found through them (issue 20, part 1); a
 -- repository is never deleted from here (one no longer listed is `gone`).
 -- `claimed_at` is text like every data timestamp (so the two stores copy
 -- row for row), written from the server's clock and compared as

@@ -1,5 +1,5 @@
 -- 0007_compact: the SQLite store's 0008_compact, whose comments say what
--- each column holds: snapshot rows with timestamps as
+-- each column holds (issue 17, part 5): snapshot rows with timestamps as
 -- seconds and nanoseconds, the state as 0 or 1, labels, assignees and
 -- detail as references to texts; event rows of integers only, numbered
 -- within their run in signal id order (`pos`), with the detail text kept

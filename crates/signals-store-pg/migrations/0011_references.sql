@@ -1,5 +1,6 @@
--- 0011_references: references between items of a group.
--- SQLite's 0012_references is the same change. Never edit this file once merged.
+-- 0011_references: references between items of a group (issue 26, part
+-- 4). SQLite's 0012_references is the same change. Never edit this
+-- file once merged.
 --
 -- Derived from the items' texts (`signals_core::references`), kept so a
 -- link is an indexed read, never a parse of stored texts: written in a

@@ -1,5 +1,5 @@
 -- 0013_word_index: the word index of `signals serve`'s `q` and the static
--- site's search (signals_store::search); SQLite's 0014_word_index.
+-- site's search (issue 28, signals_store::search); SQLite's 0014_word_index.
 --
 -- Never edit this file once merged. Derived data, rebuilt from snapshots:
 -- `signals migrate` copies none of it, and a store from before starts with

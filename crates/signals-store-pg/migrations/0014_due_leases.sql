@@ -1,4 +1,4 @@
--- A claim takes the least recently attempted due repository.
+-- Issue 27: a claim takes the least recently attempted due repository.
 -- Without an index in that order, every claim read and sorted every row of
 -- `leases`, so a round of N repositories cost N² row visits. With this
 -- index, a claim walks the due rows from the oldest and stops at the first

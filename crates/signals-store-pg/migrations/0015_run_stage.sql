@@ -1,4 +1,4 @@
--- 0015_run_stage: a run's stage (signals_store::staging),
+-- 0015_run_stage: a run's stage (issue 27, part 2; signals_store::staging),
 -- as SQLite's 0015_run_stage.
 --
 -- Never edit this file once merged. The items of a run, written as the

@@ -1,4 +1,4 @@
--- `status` reads each repository's latest reconcile (a
+-- Issue 27, part 4: `status` reads each repository's latest reconcile (a
 -- run that listed every item). By `runs_by_repo` alone that walks the
 -- repository's runs back to its last reconcile, all of them when there was
 -- none: a cost that grows with the history. A partial index of the

@@ -1,4 +1,4 @@
--- 0003_closed_at: the host's close time of an item (trends).
+-- 0003_closed_at: the host's close time of an item (issue 18, trends).
 --
 -- Never edit this file once merged. `closed_at` is the host's `closed_at`
 -- (GitLab: a merged merge request's `merged_at`), RFC 3339 text as every

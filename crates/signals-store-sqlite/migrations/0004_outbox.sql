@@ -1,4 +1,4 @@
--- 0004_outbox: the outbox of alerts; PostgreSQL's 0003_outbox.
+-- 0004_outbox: the outbox of alerts (issue 19); PostgreSQL's 0003_outbox.
 --
 -- Never edit this file once merged. A run's `[[notify]]` messages are
 -- inserted by `commit_run` in the run's own transaction, so a run that

@@ -1,4 +1,5 @@
--- 0005_text_search: a trigram index of every text, for `serve`'s `q`.
+-- 0005_text_search: a trigram index of every text, for `serve`'s `q`
+-- (issue 17).
 --
 -- Never edit this file once merged. `texts_trigrams` is an FTS5 table over
 -- `texts` (external content: it stores no copy of a text, only which texts

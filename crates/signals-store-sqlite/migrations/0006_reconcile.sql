@@ -1,5 +1,5 @@
 -- 0006_reconcile: which runs listed every item of their repository
--- (the periodic reconcile), so the next one can be planned and
+-- (issue 20, the periodic reconcile), so the next one can be planned and
 -- `status`, the pages and the API can say when it last happened.
 --
 -- Never edit this file once merged. 1 for a reconcile run, 0 for a run

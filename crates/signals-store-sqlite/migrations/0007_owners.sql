@@ -1,4 +1,4 @@
--- 0007_owners: whole organisations and groups: the
+-- 0007_owners: whole organisations and groups (issue 20, part 1): the
 -- owners a group lists (a GitHub organisation or user, a GitLab group, a
 -- Forgejo organisation), and the repositories found through them.
 --

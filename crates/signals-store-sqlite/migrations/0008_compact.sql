@@ -1,4 +1,4 @@
--- 0008_compact: snapshot and event rows of a few bytes,
+-- 0008_compact: snapshot and event rows of a few bytes (issue 17, part 5),
 -- so a run in which an item only gained a reaction adds well under 10% of
 -- a 1,000-byte body. PostgreSQL's 0007_compact is the same change.
 --

@@ -1,5 +1,5 @@
 -- 0013_open_pulls: the open pull requests a repository's store holds
--- PostgreSQL's 0012_open_pulls is the same change.
+-- (issue 27, part 3). PostgreSQL's 0012_open_pulls is the same change.
 -- Never edit this file once merged.
 --
 -- `open_pulls` is the number of open pull requests among the items'

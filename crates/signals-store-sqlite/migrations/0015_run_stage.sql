@@ -1,4 +1,4 @@
--- 0015_run_stage: a run's stage (signals_store::staging).
+-- 0015_run_stage: a run's stage (issue 27, part 2; signals_store::staging).
 --
 -- Never edit this file once merged. The items of a run, written as the
 -- host's pages arrive, each page in a transaction of its own, and read back

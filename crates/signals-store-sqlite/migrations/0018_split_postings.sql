@@ -1,4 +1,4 @@
--- 0018_split_postings: a block of the word index is kept as two
+-- 0018_split_postings: a block of the word index (issue 28) is kept as two
 -- strings of bytes, its documents' counts (`data`) and their positions
 -- (`positions`), so a word's query reads the counts alone: a word in every
 -- one of 100,000 items reads about 500 KB instead of 1.6 MB, and only a

@@ -545,7 +545,9 @@ fn issue_29_architecture_names_only_paths_that_exist_and_every_crate() {
 
 /// The text files below `dir` a reader opens (sources, documents, SQL,
 /// templates, manifests), skipping build output, hidden folders, recorded
-/// test data and snapshots, whose words are a host's, not ours.
+/// test data and snapshots, whose words are a host's, not ours, and the
+/// stores' migrations, which are never edited once merged, their comments
+/// included.
 fn text_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
@@ -554,8 +556,8 @@ fn text_files(dir: &Path, out: &mut Vec<PathBuf>) {
     entries.sort();
     for path in entries {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if name.starts_with('.') || ["target", "data", "snapshots", "node_modules"].contains(&name)
-        {
+        let skipped = ["target", "data", "snapshots", "node_modules", "migrations"];
+        if name.starts_with('.') || skipped.contains(&name) {
             continue;
         }
         if path.is_dir() {
