@@ -7,7 +7,7 @@
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use jiff::Timestamp;
-use signals_store::Backend;
+use signals_store::{Backend, HttpState};
 
 use super::pipeline::collect_one;
 use super::run::{RunError, Target, Window, is_repository_failure};
@@ -25,14 +25,19 @@ pub fn now_millis() -> Timestamp {
 /// hosts each limit is kept under `<host name>:<fingerprint>`, since two
 /// hosts' anonymous limits (or one token used on two hosts) are different
 /// limits; a single host keeps the plain fingerprint, as before.
-pub fn save_rate_limits(hosts: &[HostEntry], store: &dyn Backend) {
+pub fn save_rate_limits(hosts: &[HostEntry], store: &dyn HttpState) {
     let seen_at = Timestamp::now();
     for (i, host) in hosts.iter().enumerate() {
         save_host_rate_limits(host, store, seen_at, &rate_prefix(hosts, i));
     }
 }
 
-fn save_host_rate_limits(host: &HostEntry, store: &dyn Backend, seen_at: Timestamp, prefix: &str) {
+fn save_host_rate_limits(
+    host: &HostEntry,
+    store: &dyn HttpState,
+    seen_at: Timestamp,
+    prefix: &str,
+) {
     let fingerprints = &host.fingerprints;
     for (env, limit) in host.client.http_ref().rate_limits() {
         let (Some(limit), Some((_, fp))) = (limit, fingerprints.iter().find(|(e, _)| *e == env))

@@ -17,7 +17,7 @@ use signals_core::references::{ItemReferences, extract, of_snapshots, of_text, p
 use signals_core::run::{ItemEvent, RunDelta};
 use signals_core::{Comment, CommentKind, ItemKind, ItemSnapshot, TrackedRepo, signal_id};
 use signals_store::comments::CommentText;
-use signals_store::{Backend, RepoKey, StoreError};
+use signals_store::{Backend, CommentStore, Reads, RepoKey, StoreError};
 
 use super::run::RunError;
 
@@ -46,7 +46,7 @@ impl CommentReferences {
     /// (item, text) once, the run's own reading last.
     pub(super) fn place(
         &mut self,
-        store: &dyn Backend,
+        store: &dyn CommentStore,
         key: RepoKey,
         part: Observed<'_>,
     ) -> Result<Vec<ItemReferences>, RunError> {
@@ -105,7 +105,7 @@ impl CommentReferences {
     /// What is left once the run took its items' references: those whose
     /// items the store holds, and how many comments wait for their item
     /// (neither listed by the run nor in the store).
-    fn settle(self, store: &dyn Backend, key: RepoKey) -> Result<Placed, RunError> {
+    fn settle(self, store: &dyn Reads, key: RepoKey) -> Result<Placed, RunError> {
         if self.by_item.is_empty() {
             return Ok(Placed::default());
         }
@@ -153,7 +153,7 @@ impl CommentReferences {
     /// of items it holds.
     pub(super) fn store_page(
         &mut self,
-        store: &dyn Backend,
+        store: &dyn CommentStore,
         key: RepoKey,
         repo: &TrackedRepo,
         written: Written<'_>,
@@ -180,7 +180,7 @@ impl CommentReferences {
 /// Stores a run's comments, held until its collection ended; see
 /// [`CommentReferences::store_page`].
 pub(super) fn store(
-    store: &dyn Backend,
+    store: &dyn CommentStore,
     key: RepoKey,
     repo: &TrackedRepo,
     written: Written<'_>,
@@ -195,7 +195,7 @@ pub(super) fn store(
 /// name (`first`: each item's signal id and web URL): their comments may
 /// have come in runs before theirs. One read for all of them.
 fn stored(
-    store: &dyn Backend,
+    store: &dyn CommentStore,
     key: RepoKey,
     first: &[(&str, &str)],
 ) -> Result<Vec<ItemReferences>, RunError> {

@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use jiff::{SignedDuration, Timestamp};
 use signals_core::RepoName;
-use signals_store::Backend;
+use signals_store::{Backend, HttpState};
 
 pub use collection::{collect_all, save_rate_limits};
 /// One run of one repository, for the simulation (`src/sim`).
@@ -288,7 +288,7 @@ pub const CACHE_KEEP: SignedDuration = SignedDuration::from_hours(7 * 24);
 
 /// Drops cached responses unused for [`CACHE_KEEP`]; only reported on
 /// failure, since the cache is an optimization.
-fn prune_cache(store: &dyn Backend) {
+fn prune_cache(store: &dyn HttpState) {
     let before = Timestamp::now()
         .saturating_sub(CACHE_KEEP)
         .unwrap_or(Timestamp::MIN);

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use jiff::Timestamp;
 use signals_core::{Collected, ItemDetail, ItemKind, ItemSnapshot, TrackedRepo};
-use signals_store::{Backend, RepoKey};
+use signals_store::{Reads, RepoKey};
 
 use super::run::{RunError, Seen};
 
@@ -21,7 +21,7 @@ use super::run::{RunError, Seen};
 /// repository. Importance is not computed here: it depends on time, so
 /// the export computes it from the latest snapshots.
 pub(super) fn observe(
-    store: &dyn Backend,
+    store: &dyn Reads,
     key: RepoKey,
     repo: &TrackedRepo,
     collected: &mut Collected,

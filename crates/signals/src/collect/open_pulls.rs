@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use jiff::Timestamp;
 use signals_core::{ItemKind, ItemSnapshot, ItemState, RepoContext, SourceId};
 use signals_http::{OpenPulls, RequestStats};
-use signals_store::{Backend, KeptPulls};
+use signals_store::{HttpState, KeptPulls};
 
 use super::run::{Plan, RunError};
 use crate::cache::StoreCache;
@@ -38,7 +38,7 @@ pub(super) struct Collected<'a> {
 /// was asked. Returns what the store keeps.
 pub(super) fn settle(
     client: &mut HostClient,
-    store: &dyn Backend,
+    store: &dyn HttpState,
     at: Settling<'_>,
     collected: Collected<'_>,
     shift: Shift,

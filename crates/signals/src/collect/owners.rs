@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use jiff::{SignedDuration, Timestamp};
 use signals_core::owners::{Known, State, apply};
 use signals_core::{Group, RepoName, TrackedRepo};
-use signals_store::{Backend, OwnerRef};
+use signals_store::{Backend, OwnerRef, Owners};
 
 use super::collection::{Collection, rate_prefix};
 use super::run::Target;
@@ -210,7 +210,7 @@ impl<'a> Discovery<'a> {
         &self,
         g: &GroupConfig,
         hosts: &[HostEntry],
-        store: &dyn Backend,
+        store: &dyn Owners,
     ) -> anyhow::Result<Vec<Found>> {
         let mut out = Vec::new();
         for r in store.owner_repos(&g.group.id)? {

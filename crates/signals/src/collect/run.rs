@@ -13,7 +13,7 @@ use signals_core::notify::{Outgoing, RuleRef, RunInput, messages, waiting_messag
 use signals_core::run::{RunDelta, plan_since, reread_from};
 use signals_core::{GraphqlCost, Group, ItemSnapshot, RepoName, RunRecord, TrackedRepo};
 use signals_http::RequestStats;
-use signals_store::{Backend, RepoKey, StoreError};
+use signals_store::{Reads, RepoKey, StoreError};
 
 use crate::config::{Config, NotifyRule};
 
@@ -305,7 +305,7 @@ impl Plan {
 
 /// Plans a run from the store: a first run reaches back `backfill`; a
 /// later one is a reconcile when forced or due at this repository's phase.
-pub(super) fn plan(store: &dyn Backend, key: RepoKey, run: &Run<'_>) -> Result<Plan, RunError> {
+pub(super) fn plan(store: &dyn Reads, key: RepoKey, run: &Run<'_>) -> Result<Plan, RunError> {
     let Run {
         group,
         repo,
@@ -367,7 +367,7 @@ impl Counting {
     /// From the store: a first run starts from nothing; a later one from
     /// the kept count, when there is one; a reconcile asks to compare.
     fn plan(
-        store: &dyn Backend,
+        store: &dyn Reads,
         key: RepoKey,
         first_run: bool,
         reconcile: bool,

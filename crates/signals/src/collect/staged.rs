@@ -30,7 +30,7 @@ use signals_core::references::ItemReferences;
 use signals_core::run::{ItemEvent, RunDelta, account};
 use signals_core::{Comment, Group, ItemKind, ItemSnapshot, SourceId, TrackedRepo, references};
 use signals_http::PageSink;
-use signals_store::{Backend, RepoKey, RunCommit, StagedPart, StoreError};
+use signals_store::{Backend, RepoKey, RunCommit, RunStaging, StagedPart, StoreError};
 
 use super::ask::{self, Asking};
 use super::comments::{CommentReferences, Written};
@@ -473,7 +473,7 @@ fn staged_run(
 /// observes) diffed against their previous snapshots as in [`tally`],
 /// with the comment references [`tally`] placed on them.
 fn commit_staged(
-    store: &mut dyn Backend,
+    store: &mut dyn RunStaging,
     key: RepoKey,
     reading: &Reading<'_>,
     commit: &RunCommit,
