@@ -42,7 +42,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             if args.serve_site {
                 return export::serve_site(&config);
             }
-            export::run(&config, args.quiet, args.all)
+            export::run(&config, &args)
         }
         Command::Status(args) => {
             let config = config_for(&cli.config, args.store.as_deref(), None)?;

@@ -59,11 +59,19 @@ pub struct Api<'a> {
     pub weights: &'a Weights,
     /// The collection interval, against which health is judged.
     pub interval: std::time::Duration,
-    /// The configuration's `clock`: health is judged at it, else now.
+    /// The configuration's `clock`: health, waiting and the metrics are
+    /// judged at it, else now.
     pub clock: Option<jiff::Timestamp>,
 }
 
 impl Api<'_> {
+    /// The instant the API judges at: the configuration's `clock`, else
+    /// now. Health, waiting and the metrics all read it, so a configured
+    /// clock moves them together.
+    fn now(&self) -> jiff::Timestamp {
+        self.clock.unwrap_or_else(jiff::Timestamp::now)
+    }
+
     /// Answers `/api/<path>`; a store failure is a 500 saying how.
     pub fn answer(&self, path: &str, params: &HashMap<String, String>) -> Answer {
         match self.route(path, params) {
@@ -75,7 +83,7 @@ impl Api<'_> {
     /// `/metrics`: the Prometheus text `signals metrics` prints
     /// (docs/metrics.md).
     pub fn metrics(&self) -> Answer {
-        let now = self.clock.unwrap_or_else(jiff::Timestamp::now);
+        let now = self.now();
         match crate::metrics::text(self.opened, self.interval, now) {
             Ok(text) => (
                 200,
@@ -140,7 +148,7 @@ impl Api<'_> {
     fn groups(&self) -> anyhow::Result<Answer> {
         let mut groups: Vec<Value> = Vec::new();
         let mut current: Option<String> = None;
-        let now = self.clock.unwrap_or_else(jiff::Timestamp::now);
+        let now = self.now();
         let owners = self.store.owners_status()?;
         let owned = crate::health::Owned::new(&owners);
         for status in self.store.status()?.repositories {
@@ -189,8 +197,9 @@ impl Api<'_> {
         };
         let mut filter = query.filter();
         if query.waiting {
-            let span = signals_core::first_response::waiting_span(self.indexes.waiting_days);
-            filter.waiting_before = Some(jiff::Timestamp::now() - span);
+            let span =
+                signals_core::first_response::waiting_span(self.indexes.conversation.waiting_days);
+            filter.waiting_before = Some(self.now() - span);
         }
         let mut matched = index.matching(order, &filter);
         // With a search, `matched` may hold only the pages up to the one
@@ -442,10 +451,9 @@ impl Api<'_> {
             .into_iter()
             .filter(|(i, _)| i == id)
             .collect();
-        let ignore = self.indexes.ignore_users.get(&owner.group.id);
         let responses = signals_core::first_response::Responses::new(
             replies,
-            ignore.map_or(&[][..], Vec::as_slice),
+            self.indexes.conversation.ignored_in(&owner.group.id),
         )
         .read_from(self.indexes.read_from(self.store, owner)?);
         let answer = responses.answer(id, item);

@@ -20,32 +20,14 @@ use signals_core::importance::{Weights, score};
 use signals_core::{ItemDetail, ItemSnapshot};
 use signals_store::{Backend, RepoSummary};
 
+use crate::export::Conversation;
 use crate::export::ids::Ids;
 
 /// Every repository's index, by repository key.
-#[derive(Default)]
 pub struct Indexes {
     built: Mutex<HashMap<i64, Arc<RepoIndex>>>,
-    /// Each group's `ignore_users`, by group id (issue 26).
-    pub ignore_users: std::collections::BTreeMap<String, Vec<String>>,
-    /// `waiting_days` (issue 26).
-    pub waiting_days: u32,
-    /// `comments_backfill_days`: with a repository's first run, what its
-    /// store read comments from (`first_response::read_from`).
-    pub comments_backfill_days: u32,
-}
-
-/// What the configuration says of replies: whose are no first response,
-/// when an unanswered item waits, and how far back a first run reads
-/// comments.
-#[derive(Debug, Clone, Default)]
-pub struct Conversation {
-    /// Each group's `ignore_users`, by group id.
-    pub ignore_users: std::collections::BTreeMap<String, Vec<String>>,
-    /// `waiting_days`.
-    pub waiting_days: u32,
-    /// `comments_backfill_days`.
-    pub comments_backfill_days: u32,
+    /// What the configuration says of replies, as the export has it.
+    pub conversation: Conversation,
 }
 
 /// How a repository's index answers for first responses: its group's
@@ -322,17 +304,15 @@ impl Indexes {
         let (first_run, _) = store.reconcile_marks(summary.key)?;
         Ok(signals_core::first_response::read_from(
             first_run,
-            self.comments_backfill_days,
+            self.conversation.comments_backfill_days,
         ))
     }
 
     /// No index yet, with the configuration's rules of conversation.
     pub fn new(conversation: Conversation) -> Indexes {
         Indexes {
-            ignore_users: conversation.ignore_users,
-            waiting_days: conversation.waiting_days,
-            comments_backfill_days: conversation.comments_backfill_days,
-            ..Indexes::default()
+            built: Mutex::default(),
+            conversation,
         }
     }
 
@@ -355,9 +335,8 @@ impl Indexes {
         }
         // Two requests may build the same index at once after a new run;
         // both are right, and the later one stays.
-        let ignore = self.ignore_users.get(&summary.group.id);
         let answering = Answering {
-            ignore_users: ignore.map_or(&[][..], Vec::as_slice),
+            ignore_users: self.conversation.ignored_in(&summary.group.id),
             read_from: self.read_from(store, summary)?,
         };
         let index = Arc::new(RepoIndex::build(
