@@ -20,7 +20,9 @@
 //!
 //! `SIGNALS_READING_EXPORT=2000,20000` and `SIGNALS_READING_LIST=30000`
 //! choose the sizes (an empty value skips the table);
-//! `SIGNALS_READING_SECS=10` how long each load runs.
+//! `SIGNALS_READING_SECS=10` how long each load runs;
+//! `SIGNALS_READING_KEEP=1` keeps the export's stores (under
+//! `target/release/tmp/bench-reading`) for a closer look.
 
 // The keep-alive client; its `throughput` (for `api` and `search`) is not
 // used here, where each request's time is kept too.
@@ -131,7 +133,9 @@ fn export_table(base: &Path, counts: &[usize]) {
             t.said
         );
         peaks.push((count, t.rss_kib as f64));
-        std::fs::remove_dir_all(&dir).ok();
+        if std::env::var_os("SIGNALS_READING_KEEP").is_none() {
+            std::fs::remove_dir_all(&dir).ok();
+        }
     }
     if let (Some(small), Some(big)) = (peaks.first(), peaks.last())
         && peaks.len() > 1

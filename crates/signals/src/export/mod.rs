@@ -349,14 +349,7 @@ fn export_repo<'s>(
         &mut files,
     )?;
     let previous = publisher.previous_dir(group, repo);
-    search::write(
-        store,
-        outline.summary.key,
-        pass.signals,
-        &mut streamed,
-        previous,
-        &mut files,
-    )?;
+    search::write(store, outline.summary.key, &streamed, previous, &mut files)?;
     publisher.close_repo(files, summary, key)?;
     Ok(Some(streamed))
 }

@@ -26,7 +26,10 @@ use signals_core::first_response::{Answer, Responses};
 use signals_core::importance::{RankKey, Score, Weights, score};
 use signals_core::trends::{ItemFacts, WeekTally};
 use signals_core::{EventKind, ItemState, TrackedRepo, TrailEvent};
-use signals_site::{DatasetWriter, FEED_ENTRIES, Ranked, RepoSource, SiteError, TrailItem};
+use signals_site::{
+    DatasetWriter, FEED_ENTRIES, FilterEntry, Ranked, RepoSource, ShownDoc, SiteError, TrailItem,
+    search_card,
+};
 use signals_store::{Backend, RepoKey};
 
 use super::ids::Ids;
@@ -301,6 +304,48 @@ impl<'s> Streamed<'s> {
             .enumerate()
             .filter(|(_, changed)| **changed)
             .map(|(i, _)| self.ids.get(i))
+    }
+
+    /// The shown signals in page order, as the search index's document
+    /// files need them (`documents`: each item's document number in the
+    /// word index by position, `u32::MAX` for none): the signals without
+    /// a document are left out, their places counted.
+    pub fn shown_docs(&self, documents: &[u32]) -> Vec<ShownDoc<'_>> {
+        self.order
+            .iter()
+            .enumerate()
+            .filter_map(|(place, &p)| {
+                let doc = *documents.get(p as usize)?;
+                (doc != u32::MAX).then(|| ShownDoc {
+                    doc,
+                    importance: self.scores[p as usize],
+                    id: self.ids.get(p as usize),
+                    place,
+                })
+            })
+            .collect()
+    }
+
+    /// Each item's document number in the word index (`u32::MAX`: none),
+    /// by position, from the store's list of `(signal id, document)`.
+    pub fn documents(&self, docs: Vec<(String, u32)>) -> Vec<u32> {
+        let mut by_position = vec![u32::MAX; self.ids.len()];
+        for (id, doc) in docs {
+            if let Some(p) = self.ids.find(&id) {
+                by_position[p] = doc;
+            }
+        }
+        by_position
+    }
+
+    /// The search cards of the signals at `places` of page order.
+    pub fn cards(&self, places: &[usize]) -> Result<Vec<FilterEntry>, SiteError> {
+        Ok(self
+            .ranked_at(places)?
+            .iter()
+            .zip(places)
+            .map(|(r, &place)| search_card(r, place))
+            .collect())
     }
 
     /// The signals at `places` of page order, with their standing.
