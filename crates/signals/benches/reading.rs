@@ -22,7 +22,7 @@
 //! choose the sizes (an empty value skips the table);
 //! `SIGNALS_READING_SECS=10` how long each load runs;
 //! `SIGNALS_READING_KEEP=1` keeps the export's stores (under
-//! `target/release/tmp/bench-reading`) for a closer look.
+//! `target/tmp/bench-reading`) for a closer look.
 
 // The keep-alive client; its `throughput` (for `api` and `search`) is not
 // used here, where each request's time is kept too.
@@ -187,7 +187,13 @@ fn serve(dir: &Path) -> (Served, u16) {
     let port = free_port();
     let mut child = Command::new(env!("CARGO_BIN_EXE_signals"))
         .current_dir(dir)
-        .args(["serve", "--store", "signals.db", "--port", &port.to_string()])
+        .args([
+            "serve",
+            "--store",
+            "signals.db",
+            "--port",
+            &port.to_string(),
+        ])
         .env("TMPDIR", dir)
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(dir.join("serve.log")).unwrap())
@@ -358,7 +364,13 @@ fn list_table(base: &Path, count: usize, time: Duration) {
         time,
     );
     let closed = datasette_page(port, &format!("{table}&state=closed"), 20);
-    row("Datasette", "page 20 of the closed items", port, &closed, time);
+    row(
+        "Datasette",
+        "page 20 of the closed items",
+        port,
+        &closed,
+        time,
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -295,11 +295,8 @@ fn export_repo<'s>(
         Some(first.collected_at),
         conversation.comments_backfill_days,
     );
-    let responses = Responses::new(
-        store.replies(summary.key)?,
-        conversation.ignored_in(group),
-    )
-    .read_from(read_from);
+    let responses = Responses::new(store.replies(summary.key)?, conversation.ignored_in(group))
+        .read_from(read_from);
     let waiting_days = conversation.waiting_days;
     let (mut streamed, pass) = Streamed::read(
         store,

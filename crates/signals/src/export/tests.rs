@@ -23,7 +23,9 @@ use signals_store::suite::WholeReads;
 use signals_store::{Backend, Owners, Reads, RepoKey, RunCommit, RunWrites};
 use signals_store_sqlite::Store;
 
-use super::{Conversation, Histories, Judge, Recipe, data_key, export_with, history_page, settings};
+use super::{
+    Conversation, Histories, Judge, Recipe, data_key, export_with, history_page, settings,
+};
 
 #[path = "../../tests/it/synth.rs"]
 mod synth;

@@ -75,6 +75,11 @@ pub struct RepoIndex {
     pub by_importance: Vec<u32>,
     /// Row positions by update time (newest first), ties by id.
     pub by_updated: Vec<u32>,
+    /// What a filter reads of each row, in row order: 16 bytes a row
+    /// instead of a whole [`Row`], so a filtered list, which looks at every
+    /// row in the order asked, reads a few hundred kilobytes at 30,000
+    /// items rather than missing the cache once a row.
+    keys: Vec<FilterKey>,
     labels: HashMap<Box<str>, u32>,
     authors: HashMap<Box<str>, u32>,
     /// The word index's documents' rows, as of the word index's
@@ -108,6 +113,36 @@ impl DocRow {
         row: u32::MAX,
         importance: 0,
     };
+}
+
+/// The fields of a row a filter compares, packed.
+#[derive(Clone, Copy)]
+struct FilterKey {
+    /// Label codes below [`OTHER_LABELS`] as bits; that bit itself when
+    /// the row has a label of a higher code (then its [`Row::labels`] say
+    /// which).
+    labels: u64,
+    author: u32,
+    kind: u8,
+    state: u8,
+}
+
+/// The bit of [`FilterKey::labels`] that stands for every higher code.
+const OTHER_LABELS: u32 = 63;
+
+impl FilterKey {
+    fn of(row: &Row) -> FilterKey {
+        let labels = row
+            .labels
+            .iter()
+            .fold(0u64, |bits, &l| bits | 1 << l.min(OTHER_LABELS));
+        FilterKey {
+            labels,
+            author: row.author,
+            kind: row.kind,
+            state: row.state,
+        }
+    }
 }
 
 /// A filter coded against one index: `None` when it cannot match anything
@@ -183,8 +218,10 @@ impl RepoIndex {
                 .cmp(&rows[a as usize].updated_at)
         });
         let documents = std::sync::RwLock::new(document_rows(store, summary, &ids, &rows)?);
+        let keys = rows.iter().map(FilterKey::of).collect();
         Ok(RepoIndex {
             built_at: (summary.run_count, instant),
+            keys,
             rows,
             ids,
             by_importance,
@@ -245,16 +282,22 @@ impl RepoIndex {
             // No row to look at: a copy of the order.
             return order.to_vec();
         }
+        let label_bit = c.label.map(|l| 1u64 << l.min(OTHER_LABELS));
         order
             .iter()
             .copied()
             .filter(|&p| {
-                let row = &self.rows[p as usize];
-                c.kind.is_none_or(|k| row.kind == k)
-                    && c.state.is_none_or(|s| row.state == s)
-                    && c.label.is_none_or(|l| row.labels.binary_search(&l).is_ok())
-                    && c.author.is_none_or(|a| row.author == a)
+                let key = &self.keys[p as usize];
+                c.kind.is_none_or(|k| key.kind == k)
+                    && c.state.is_none_or(|s| key.state == s)
+                    && c.author.is_none_or(|a| key.author == a)
+                    && label_bit.is_none_or(|bit| key.labels & bit != 0)
+                    // A high code's bit is shared: the row says.
+                    && c.label.is_none_or(|l| {
+                        l < OTHER_LABELS || self.rows[p as usize].labels.binary_search(&l).is_ok()
+                    })
                     && filter.waiting_before.is_none_or(|cut| {
+                        let row = &self.rows[p as usize];
                         row.kind < 2
                             && row.state == 0
                             && row.first_state == Some("none")

@@ -145,9 +145,7 @@ pub fn run(config: &Config, config_path: &Path, args: Settings) -> anyhow::Resul
         .context("cannot start the server's runtime")?;
     let app = Arc::new(App {
         pool,
-        indexes: Arc::new(index::Indexes::new(crate::export::Conversation::of(
-            config,
-        ))),
+        indexes: Arc::new(index::Indexes::new(crate::export::Conversation::of(config))),
         weights: Arc::new(config.importance.clone()),
         interval: config.interval,
         clock: config.clock,

@@ -410,6 +410,8 @@ fn serve_pages_follow_the_configured_ignore_users_and_waiting_days() {
     let page = String::from_utf8_lossy(&page);
     let waiting = page
         .split_once("Waiting for a reply</h2>")
-        .map_or("", |(_, list)| list.split("</section>").next().unwrap_or(""));
+        .map_or("", |(_, list)| {
+            list.split("</section>").next().unwrap_or("")
+        });
     assert!(!waiting.contains("Synthetic item 4"), "{waiting}");
 }
