@@ -29,7 +29,7 @@ use signals_site::{
 };
 use signals_store::{Backend, RepoOutline, RepoSummary};
 
-use source::Streamed;
+use source::{Reading, Streamed};
 
 use crate::config::Config;
 
@@ -297,24 +297,21 @@ fn export_repo<'s>(
     );
     let responses = Responses::new(store.replies(summary.key)?, conversation.ignored_in(group))
         .read_from(read_from);
-    let waiting_days = conversation.waiting_days;
-    let (mut streamed, pass) = Streamed::read(
-        store,
-        (responses, waiting_days),
-        summary.key,
+    let reading = Reading {
+        key: summary.key,
         group,
-        &outline.summary.repo,
-        &repo_url,
+        repo: &outline.summary.repo,
+        repo_url: &repo_url,
         weights,
-        WeekTally::new(instant, coverage_start),
+        responses,
+        waiting_days: conversation.waiting_days,
+        tally: WeekTally::new(instant, coverage_start),
         instant,
         since,
-        (
-            items,
-            outline.runs.iter().map(|r| r.changed_count as usize).sum(),
-        ),
-        &mut dataset,
-    )?;
+        items,
+        events: outline.runs.iter().map(|r| r.changed_count as usize).sum(),
+    };
+    let (mut streamed, pass) = Streamed::read(store, reading, &mut dataset)?;
     let dataset = dataset.finish()?;
     let bytes = dataset.bytes;
     files.close(dataset.into_inner(), bytes)?;

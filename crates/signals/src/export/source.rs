@@ -67,6 +67,37 @@ pub struct FirstPass {
     pub tally: WeekTally,
 }
 
+/// What [`Streamed::read`] reads a repository with.
+pub struct Reading<'a> {
+    /// The repository.
+    pub key: RepoKey,
+    /// Its group's id.
+    pub group: &'a str,
+    /// The repository as tracked.
+    pub repo: &'a TrackedRepo,
+    /// The URL that stands in for an item's that is not http(s).
+    pub repo_url: &'a str,
+    /// Importance weights.
+    pub weights: &'a Weights,
+    /// Each item's first response.
+    pub responses: Responses,
+    /// `waiting_days`.
+    pub waiting_days: u32,
+    /// The trends' weeks, fed with every item.
+    pub tally: WeekTally,
+    /// The dataset's instant.
+    pub instant: Timestamp,
+    /// The repository's previous export, whose later events make
+    /// [`Streamed::histories`].
+    pub since: Option<Timestamp>,
+    /// How many items the store holds: room made for them at once
+    /// (growing the arrays by doubling would leave the old copies in the
+    /// heap).
+    pub items: usize,
+    /// How many trail events the store holds, likewise.
+    pub events: usize,
+}
+
 /// A repository of the store as the site's [`RepoSource`].
 pub struct Streamed<'s> {
     store: &'s dyn Backend,
@@ -101,27 +132,27 @@ pub struct Streamed<'s> {
 }
 
 impl<'s> Streamed<'s> {
-    /// Reads `key`'s latest items (writing each signal to `dataset`), then
-    /// its trail, and sorts both into page order. `instant` is the
-    /// dataset's; `since` the repository's previous export, whose later
-    /// events make [`Streamed::histories`]. `items` and `events` are how
-    /// many the store said it holds, room made for them at once (growing
-    /// the arrays by doubling would leave the old copies in the heap).
-    #[allow(clippy::too_many_arguments)]
+    /// Reads the repository `reading` names (writing each signal to
+    /// `dataset`), then its trail, and sorts both into page order.
     pub fn read<W: Write>(
         store: &'s dyn Backend,
-        (responses, waiting_days): (Responses, u32),
-        key: RepoKey,
-        group: &str,
-        repo: &TrackedRepo,
-        repo_url: &str,
-        weights: &Weights,
-        tally: WeekTally,
-        instant: Timestamp,
-        since: Option<Timestamp>,
-        (items, events): (usize, usize),
+        reading: Reading<'_>,
         dataset: &mut DatasetWriter<W>,
     ) -> anyhow::Result<(Streamed<'s>, FirstPass)> {
+        let Reading {
+            key,
+            group,
+            repo,
+            repo_url,
+            weights,
+            responses,
+            waiting_days,
+            tally,
+            instant,
+            since,
+            items,
+            events,
+        } = reading;
         let mut s = Streamed {
             store,
             responses,

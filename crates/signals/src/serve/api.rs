@@ -298,10 +298,14 @@ impl Api<'_> {
                     ));
                 }
             };
-            let shown = query.page.saturating_mul(PAGE_SIZE);
-            let relevance = query.sort == Sort::Relevance;
-            let (found, all) =
-                super::search::order(index.rows.len(), rows, &matched, (relevance, shown));
+            let ranking = if query.sort == Sort::Relevance {
+                super::search::Ranking::Relevance {
+                    shown: query.page.saturating_mul(PAGE_SIZE),
+                }
+            } else {
+                super::search::Ranking::Asked
+            };
+            let (found, all) = super::search::order(index.rows.len(), rows, &matched, ranking);
             matched = found;
             total = all;
         }

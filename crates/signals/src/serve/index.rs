@@ -239,7 +239,9 @@ impl RepoIndex {
     /// it, a plain list never does.
     pub fn with_document_rows<T>(
         &self,
-        (store, summary, through): (&dyn Backend, &RepoSummary, i64),
+        store: &dyn Backend,
+        summary: &RepoSummary,
+        through: i64,
         with: impl FnOnce(&[DocRow]) -> T,
     ) -> signals_store::Result<T> {
         let read_at = self.documents.read().map_or(i64::MIN, |d| d.through);
