@@ -188,10 +188,10 @@ pub use pages::{TRAIL_PREVIEW, render_repo_files};
 pub use paths::{
     FILTER_INDEX_FILE, LIST_PAGE_SIZE, PAGE_SIZE, TOP_REPOS, TRAIL_PAGE_SIZE, history_file,
 };
-pub use publish::{Publisher, SiteOptions, SiteReport};
+pub use publish::{Publisher, Render, SiteOptions, SiteReport};
 pub use search::{
-    Manifest as SearchManifest, SEARCH_DIR, SEARCH_MANIFEST, SEARCH_VERSION, SearchWriter,
-    card as search_card, previous_manifest, shard_files,
+    CardsAt, Manifest as SearchManifest, SEARCH_DIR, SEARCH_MANIFEST, SEARCH_VERSION, SearchWriter,
+    ShownDoc, card as search_card, previous_manifest, shard_files,
 };
 pub use source::{Ranked, RepoSource};
 pub use text::{EXCERPT_CHARS, excerpt};
@@ -229,7 +229,7 @@ pub fn write_site_with(
     repos: &[RepoPage<'_>],
     options: &SiteOptions,
 ) -> Result<SiteReport, SiteError> {
-    let mut publisher = Publisher::begin(out, options, "", true)?;
+    let mut publisher = Publisher::begin(out, options, "", Render::All)?;
     for repo in repos {
         publisher.publish(repo, "")?;
     }

@@ -74,16 +74,16 @@ pub struct SiteOptions {
     /// need; pages always link relatively, so the site works from any
     /// folder or host.
     pub base_url: Option<String>,
-    /// Per group id, the accounts whose comments are no first response
-    /// (`ignore_users`, issue 26).
-    pub ignore_users: std::collections::BTreeMap<String, Vec<String>>,
-    /// Days after which an unanswered open item is waiting (`waiting_days`,
-    /// issue 26); `None`: the default, 2.
-    pub waiting_days: Option<u32>,
-    /// How far back a repository's first run reads comments
-    /// (`comments_backfill_days`): before that, a first response may not
-    /// be known. `None`: the default, 90.
-    pub comments_backfill_days: Option<u32>,
+}
+
+/// Which repositories a [`Publisher`] renders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Render {
+    /// Every repository, whatever the previous generation holds.
+    All,
+    /// Only those whose key or settings differ from the previous
+    /// generation's; the others keep their files.
+    Changed,
 }
 /// What an export did: [`Publisher::finish`] (and [`crate::write_site`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -170,14 +170,15 @@ pub struct Publisher {
 impl Publisher {
     /// Starts the next generation of the site served at `out`. `settings`
     /// names what, besides a repository's data, the rendering depends on;
-    /// a change of it renders every repository again. `all` renders every
-    /// repository again regardless.
+    /// a change of it renders every repository again. [`Render::All`]
+    /// renders every repository again regardless.
     pub fn begin(
         out: &Path,
         options: &SiteOptions,
         settings: &str,
-        all: bool,
+        render: Render,
     ) -> Result<Publisher, SiteError> {
+        let all = render == Render::All;
         let name = out
             .file_name()
             .and_then(|n| n.to_str())

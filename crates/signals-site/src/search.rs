@@ -394,16 +394,19 @@ impl SearchWriter {
     }
 
     /// Ends the terms (linking the unchanged ranges left), then writes the
-    /// documents' files and the manifest. `docs`: each shown signal's
-    /// document number, its card, and its position in page order.
+    /// documents' files and the manifest. `shown`: the shown signals that
+    /// have a document, in page order; `cards` answers the cards of
+    /// signals by their places in page order, a batch at a time, so that
+    /// no more than a batch of cards is ever held.
     pub fn finish(
         mut self,
-        docs: Vec<(u32, FilterEntry)>,
+        shown: &[ShownDoc<'_>],
+        cards: &mut CardsAt<'_>,
         out: &mut RepoFiles,
     ) -> Result<(Manifest, usize, usize), SiteError> {
         self.end_shards(out)?;
-        let ranked = docs.len() as u64;
-        write_docs(docs, out)?;
+        let ranked = shown.len() as u64;
+        write_docs(shown, cards, out)?;
         let manifest = self.manifest(ranked);
         let mut json = String::new();
         push_json(&mut json, &manifest, SEARCH_MANIFEST)?;
@@ -470,44 +473,70 @@ pub(crate) fn write_bytes(out: &mut RepoFiles, rel: &str, bytes: &[u8]) -> Resul
     out.close(file, bytes.len() as u64)
 }
 
-/// The rank and text files of `docs` (`(doc, card)`, cards in page order).
-fn write_docs(mut docs: Vec<(u32, FilterEntry)>, out: &mut RepoFiles) -> Result<(), SiteError> {
-    // Page order first: a document's position.
-    let mut place: Vec<(u32, u32)> = docs
-        .iter()
-        .enumerate()
-        .map(|(i, (doc, _))| (*doc, i as u32))
-        .collect();
-    // Then the API's tie-break: importance desc, id asc.
-    docs.sort_by(|a, b| {
-        b.1.importance
-            .cmp(&a.1.importance)
-            .then(a.1.id.cmp(&b.1.id))
+/// A shown signal as its index's document files need it: its document
+/// number, its importance and its id (what the rank order sorts by), and
+/// its place in page order (what its card links to).
+#[derive(Debug, Clone, Copy)]
+pub struct ShownDoc<'a> {
+    /// Its document number in the word index.
+    pub doc: u32,
+    /// Its importance at the latest run.
+    pub importance: u32,
+    /// Its signal id.
+    pub id: &'a str,
+    /// Its place in page order, counting every signal shown.
+    pub place: usize,
+}
+
+/// The cards of the signals at the given places of page order, in the
+/// order asked ([`card`] makes one).
+pub type CardsAt<'a> = dyn FnMut(&[usize]) -> Result<Vec<FilterEntry>, SiteError> + 'a;
+
+/// Cards asked for at once: about 150 text files.
+const CARD_BATCH: usize = 600;
+
+/// The rank and text files of `shown` (in page order), the cards read
+/// from `cards` a batch at a time, in document order.
+fn write_docs(
+    shown: &[ShownDoc<'_>],
+    cards: &mut CardsAt<'_>,
+    out: &mut RepoFiles,
+) -> Result<(), SiteError> {
+    // The API's tie-break: importance desc, id asc (ids are unique).
+    let mut by_rank: Vec<u32> = (0..shown.len() as u32).collect();
+    by_rank.sort_unstable_by(|&a, &b| {
+        let (a, b) = (&shown[a as usize], &shown[b as usize]);
+        b.importance.cmp(&a.importance).then(a.id.cmp(b.id))
     });
-    let rank: Vec<(u32, u32)> = docs
+    let rank: Vec<(u32, u32)> = by_rank
         .iter()
         .enumerate()
-        .map(|(i, (doc, _))| (*doc, i as u32))
+        .map(|(r, &i)| (shown[i as usize].doc, r as u32))
         .collect();
     write_order(&rank, out)?;
     // The rank order with what orders it, for the group's index.
-    let order: Vec<(u32, u32, &str)> = docs
+    let order: Vec<(u32, u32, &str)> = by_rank
         .iter()
-        .map(|(doc, c)| (*doc, c.importance, c.id.as_str()))
+        .map(|&i| {
+            let s = &shown[i as usize];
+            (s.doc, s.importance, s.id)
+        })
         .collect();
     let mut json = String::new();
     push_json(&mut json, &order, RANK_LIST)?;
+    drop(order);
     out.put(&format!("{SEARCH_DIR}/{RANK_LIST}"), &json)?;
-    let Some(max) = docs.iter().map(|(d, _)| *d).max() else {
+    drop(json);
+    let Some(max) = shown.iter().map(|s| s.doc).max() else {
         return Ok(());
     };
+    // Per document: its rank, and its position among the shown ones.
     let mut pairs = vec![(u32::MAX, u32::MAX); max as usize + 1];
     for (doc, r) in rank {
         pairs[doc as usize].0 = r;
     }
-    place.sort_unstable();
-    for (doc, p) in place {
-        pairs[doc as usize].1 = p;
+    for (i, s) in shown.iter().enumerate() {
+        pairs[s.doc as usize].1 = i as u32;
     }
     for (k, chunk) in pairs.chunks(RANK_DOCS as usize).enumerate() {
         let bytes: Vec<u8> = chunk.iter().flat_map(|(r, _)| r.to_le_bytes()).collect();
@@ -517,18 +546,33 @@ fn write_docs(mut docs: Vec<(u32, FilterEntry)>, out: &mut RepoFiles) -> Result<
         let bytes: Vec<u8> = chunk.iter().flat_map(|(_, p)| p.to_le_bytes()).collect();
         write_bytes(out, &format!("{SEARCH_DIR}/o-{k}.bin"), &bytes)?;
     }
-    docs.sort_by_key(|(doc, _)| *doc);
+    drop(pairs);
+    let mut by_doc: Vec<u32> = (0..shown.len() as u32).collect();
+    by_doc.sort_unstable_by_key(|&i| shown[i as usize].doc);
+    let file_of = |i: u32| shown[i as usize].doc / TEXT_DOCS;
     let mut at = 0;
-    while at < docs.len() {
-        let c = docs[at].0 / TEXT_DOCS;
-        let mut slots: Vec<Option<&FilterEntry>> = vec![None; TEXT_DOCS as usize];
-        while at < docs.len() && docs[at].0 / TEXT_DOCS == c {
-            slots[(docs[at].0 % TEXT_DOCS) as usize] = Some(&docs[at].1);
-            at += 1;
+    while at < by_doc.len() {
+        // A batch of whole text files.
+        let mut end = (at + CARD_BATCH).min(by_doc.len());
+        while end < by_doc.len() && file_of(by_doc[end]) == file_of(by_doc[end - 1]) {
+            end += 1;
         }
-        let mut json = String::new();
-        push_json(&mut json, &slots, "search text")?;
-        out.put(&format!("{SEARCH_DIR}/t-{c}.json"), &json)?;
+        let batch = &by_doc[at..end];
+        let places: Vec<usize> = batch.iter().map(|&i| shown[i as usize].place).collect();
+        let read = cards(&places)?;
+        let mut i = 0;
+        while i < batch.len() {
+            let c = file_of(batch[i]);
+            let mut slots: Vec<Option<&FilterEntry>> = vec![None; TEXT_DOCS as usize];
+            while i < batch.len() && file_of(batch[i]) == c {
+                slots[(shown[batch[i] as usize].doc % TEXT_DOCS) as usize] = read.get(i);
+                i += 1;
+            }
+            let mut json = String::new();
+            push_json(&mut json, &slots, "search text")?;
+            out.put(&format!("{SEARCH_DIR}/t-{c}.json"), &json)?;
+        }
+        at = end;
     }
     Ok(())
 }

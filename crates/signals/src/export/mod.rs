@@ -15,7 +15,7 @@ mod links;
 mod search;
 mod source;
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use anyhow::Context;
@@ -24,12 +24,12 @@ use signals_core::first_response::Responses;
 use signals_core::importance::Weights;
 use signals_core::trends::{RISING_WINDOW, WeekTally, first_week};
 use signals_site::{
-    Counted, DatasetWriter, HealthNote, Publisher, RepoHead, SiteOptions, SiteReport,
+    Counted, DatasetWriter, HealthNote, Publisher, Render, RepoHead, SiteOptions, SiteReport,
     render_repo_files,
 };
 use signals_store::{Backend, RepoOutline, RepoSummary};
 
-use source::Streamed;
+use source::{Reading, Streamed};
 
 use crate::config::Config;
 
@@ -55,6 +55,78 @@ impl Judge {
     }
 }
 
+/// What the configuration says of replies, which first responses, the
+/// waiting lists and the trends' response times follow: whose comments
+/// are no first response, when an unanswered item waits, and how far back
+/// a repository's first run read comments. The export and `serve`'s list
+/// read it alike.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conversation {
+    /// Each group's `ignore_users`, by group id.
+    pub ignore_users: BTreeMap<String, Vec<String>>,
+    /// `waiting_days`.
+    pub waiting_days: u32,
+    /// `comments_backfill_days`.
+    pub comments_backfill_days: u32,
+}
+
+impl Default for Conversation {
+    /// The configuration's defaults: nobody ignored, 2 days, 90 days.
+    fn default() -> Conversation {
+        Conversation {
+            ignore_users: BTreeMap::new(),
+            waiting_days: signals_core::first_response::DEFAULT_WAITING_DAYS,
+            comments_backfill_days: signals_core::first_response::DEFAULT_COMMENTS_BACKFILL_DAYS,
+        }
+    }
+}
+
+impl Conversation {
+    /// The configuration's.
+    pub fn of(config: &Config) -> Conversation {
+        Conversation {
+            ignore_users: config.ignore_users(),
+            waiting_days: config.waiting_days,
+            comments_backfill_days: config.comments_backfill_days,
+        }
+    }
+
+    /// The accounts of `group` whose comments are no first response.
+    pub fn ignored_in(&self, group: &str) -> &[String] {
+        self.ignore_users.get(group).map_or(&[][..], Vec::as_slice)
+    }
+}
+
+/// Whether an export writes the item history pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Histories {
+    /// Written with the pages (`signals export`).
+    Written,
+    /// Left out: `signals serve` renders them on demand, with the same
+    /// function ([`history_page`]).
+    OnDemand,
+}
+
+/// How an export renders: the site-wide settings, the rules of
+/// conversation, the importance weights, which repositories are rendered,
+/// whether history pages are written, and when health is judged.
+#[derive(Debug, Clone, Copy)]
+pub struct Recipe<'a> {
+    /// Site-wide settings (`base_url`).
+    pub site: &'a SiteOptions,
+    /// What the configuration says of replies.
+    pub conversation: &'a Conversation,
+    /// Importance weights.
+    pub weights: &'a Weights,
+    /// Every repository, or only those whose data changed since the last
+    /// export.
+    pub render: Render,
+    /// Whether item history pages are written.
+    pub histories: Histories,
+    /// When, and against which interval, health is judged.
+    pub judge: Judge,
+}
+
 /// Brings the word index of every repository up to date
 /// (`signals_store::search::catch_up`), so that an export never publishes
 /// a search index behind its pages: after a run that `collect` could not
@@ -73,8 +145,9 @@ pub fn index_all(store: &mut dyn Backend) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Builds the documents and writes the site, rendering every repository.
-/// Shared with `demo`.
+/// Builds the documents and writes the site, rendering every repository,
+/// with the default settings and rules of conversation. Shared with
+/// `demo` and `migrate`'s check.
 pub fn export(
     store: &dyn Backend,
     out: &Path,
@@ -84,18 +157,20 @@ pub fn export(
     export_with(
         store,
         out,
-        &SiteOptions::default(),
-        weights,
-        true,
-        true,
-        judge,
+        &Recipe {
+            site: &SiteOptions::default(),
+            conversation: &Conversation::default(),
+            weights,
+            render: Render::All,
+            histories: Histories::Written,
+            judge,
+        },
     )
 }
 
-/// [`export`] with site-wide settings (`base_url`); `all: false` renders
-/// only the repositories whose data changed since the last export;
-/// `histories: false` writes no item history pages (`signals serve`
-/// renders them on demand, with the same function).
+/// [`export`] as `recipe` says: [`Render::Changed`] renders only the
+/// repositories whose data changed since the last export;
+/// [`Histories::OnDemand`] writes no item history pages.
 ///
 /// Importance is computed here, from each item's latest snapshot at the
 /// instant of the repository's latest run (the dataset's instant), with the
@@ -109,15 +184,13 @@ pub fn export(
 pub fn export_with(
     store: &dyn Backend,
     out: &Path,
-    options: &SiteOptions,
-    weights: &Weights,
-    all: bool,
-    histories: bool,
-    judge: Judge,
+    recipe: &Recipe<'_>,
 ) -> anyhow::Result<SiteReport> {
     let fail = || format!("cannot write the site to {}", out.display());
-    let settings = settings(options, weights);
-    let mut publisher = Publisher::begin(out, options, &settings, all).with_context(fail)?;
+    let judge = recipe.judge;
+    let settings = settings(recipe.site, recipe.conversation, recipe.weights);
+    let mut publisher =
+        Publisher::begin(out, recipe.site, &settings, recipe.render).with_context(fail)?;
     let owners = store.owners_status()?;
     let owned = crate::health::Owned::new(&owners);
     for status in store.status()?.repositories {
@@ -140,20 +213,17 @@ pub fn export_with(
             continue;
         }
         let since = publisher.previous_instant(group, repo);
-        let written = export_repo(
-            store,
-            &mut publisher,
-            options,
-            weights,
-            &status.summary,
-            status.totals.items as usize,
-            &health,
-            &key,
+        let one = OneRepo {
+            summary,
+            items: status.totals.items as usize,
+            health: &health,
+            key: &key,
             since,
-        )
-        .with_context(|| format!("cannot export {group}/{repo} to {}", out.display()))?;
+        };
+        let written = export_repo(store, &mut publisher, recipe, &one)
+            .with_context(|| format!("cannot export {group}/{repo} to {}", out.display()))?;
         let Some(streamed) = written else { continue };
-        if !histories {
+        if recipe.histories == Histories::OnDemand {
             continue;
         }
         // History pages of the items with an event since the repository's
@@ -181,18 +251,20 @@ pub fn export_with(
 /// as the dataset is written; the context points and the rising items by
 /// the store's own queries, which read the runs of the weeks covered and
 /// the items observed in the last 7 days, never the whole history.
-#[allow(clippy::too_many_arguments)]
 fn export_repo<'s>(
     store: &'s dyn Backend,
     publisher: &mut Publisher,
-    options: &SiteOptions,
-    weights: &Weights,
-    summary: &RepoSummary,
-    items: usize,
-    health: &HealthNote,
-    key: &str,
-    since: Option<jiff::Timestamp>,
+    recipe: &Recipe<'_>,
+    one: &OneRepo<'_>,
 ) -> anyhow::Result<Option<Streamed<'s>>> {
+    let OneRepo {
+        summary,
+        items,
+        health,
+        key,
+        since,
+    } = *one;
+    let (options, weights) = (recipe.site, recipe.weights);
     let Some(outline) = store.repository_outline(summary.key)? else {
         return Ok(None);
     };
@@ -218,38 +290,28 @@ fn export_repo<'s>(
     let (group, repo) = (&outline.summary.group.id, &outline.summary.repo.id);
     let mut files = publisher.open_repo(group, repo)?;
     let mut dataset = DatasetWriter::begin(Counted::new(files.open("dataset.json")?), &head)?;
-    let ignore = options.ignore_users.get(group.as_str());
+    let conversation = recipe.conversation;
     let read_from = signals_core::first_response::read_from(
         Some(first.collected_at),
-        options
-            .comments_backfill_days
-            .unwrap_or(signals_core::first_response::DEFAULT_COMMENTS_BACKFILL_DAYS),
+        conversation.comments_backfill_days,
     );
-    let responses = Responses::new(
-        store.replies(summary.key)?,
-        ignore.map_or(&[][..], Vec::as_slice),
-    )
-    .read_from(read_from);
-    let waiting_days = options
-        .waiting_days
-        .unwrap_or(signals_core::first_response::DEFAULT_WAITING_DAYS);
-    let (mut streamed, pass) = Streamed::read(
-        store,
-        (responses, waiting_days),
-        summary.key,
+    let responses = Responses::new(store.replies(summary.key)?, conversation.ignored_in(group))
+        .read_from(read_from);
+    let reading = Reading {
+        key: summary.key,
         group,
-        &outline.summary.repo,
-        &repo_url,
+        repo: &outline.summary.repo,
+        repo_url: &repo_url,
         weights,
-        WeekTally::new(instant, coverage_start),
+        responses,
+        waiting_days: conversation.waiting_days,
+        tally: WeekTally::new(instant, coverage_start),
         instant,
         since,
-        (
-            items,
-            outline.runs.iter().map(|r| r.changed_count as usize).sum(),
-        ),
-        &mut dataset,
-    )?;
+        items,
+        events: outline.runs.iter().map(|r| r.changed_count as usize).sum(),
+    };
+    let (mut streamed, pass) = Streamed::read(store, reading, &mut dataset)?;
     let dataset = dataset.finish()?;
     let bytes = dataset.bytes;
     files.close(dataset.into_inner(), bytes)?;
@@ -281,14 +343,7 @@ fn export_repo<'s>(
         &mut files,
     )?;
     let previous = publisher.previous_dir(group, repo);
-    search::write(
-        store,
-        outline.summary.key,
-        pass.signals,
-        &mut streamed,
-        previous,
-        &mut files,
-    )?;
+    search::write(store, outline.summary.key, &streamed, previous, &mut files)?;
     publisher.close_repo(files, summary, key)?;
     Ok(Some(streamed))
 }
@@ -342,15 +397,27 @@ pub fn history_page(
     )?))
 }
 
+/// One repository as the export loop found it: its summary, the number
+/// of items the store holds, its health, its data key and its previous
+/// export's instant.
+#[derive(Clone, Copy)]
+struct OneRepo<'a> {
+    summary: &'a RepoSummary,
+    items: usize,
+    health: &'a HealthNote,
+    key: &'a str,
+    since: Option<jiff::Timestamp>,
+}
+
 /// What the pages depend on besides the data: a change re-renders all.
-fn settings(options: &SiteOptions, weights: &Weights) -> String {
+fn settings(options: &SiteOptions, conversation: &Conversation, weights: &Weights) -> String {
     serde_json::json!({
         "signals": env!("CARGO_PKG_VERSION"),
         "base_url": options.base_url,
         "weights": weights,
-        "ignore_users": options.ignore_users,
-        "waiting_days": options.waiting_days,
-        "comments_backfill_days": options.comments_backfill_days,
+        "ignore_users": conversation.ignore_users,
+        "waiting_days": conversation.waiting_days,
+        "comments_backfill_days": conversation.comments_backfill_days,
         "site": signals_site::SITE_FORMAT,
     })
     .to_string()

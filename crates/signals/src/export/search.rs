@@ -1,21 +1,19 @@
 //! A repository's search index for the static site (issue 28): the
 //! store's word index, read block by block in term order and handed to
 //! [`SearchWriter`] (signals-site `search.rs` describes the files), then
-//! each shown signal's card and document number.
+//! each shown signal's document number and, a batch at a time, its card.
 //!
 //! Incremental: when the previous export left a manifest, only the shards
 //! holding a term the store wrote after that manifest's `through` are
 //! written again; the others are linked from the previous version.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use signals_site::{RepoFiles, RepoSource, SearchWriter, previous_manifest, search_card};
+use signals_site::{RepoFiles, SearchWriter, previous_manifest};
 use signals_store::{Backend, RepoKey, StoreError};
 
-/// Signals read back from the source at once.
-const BATCH: usize = 500;
+use super::source::Streamed;
 
 /// What [`write`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -26,14 +24,13 @@ pub struct Written {
     pub linked: usize,
 }
 
-/// Writes the search index of repository `key` (`signals` shown, read
-/// from `source` in page order) into `files`; `previous`: the folder of
-/// the repository's previous version, if any.
+/// Writes the search index of repository `key` (the signals `streamed`
+/// shows, read back a batch at a time for their cards) into `files`;
+/// `previous`: the folder of the repository's previous version, if any.
 pub fn write(
     store: &dyn Backend,
     key: RepoKey,
-    signals: usize,
-    source: &mut dyn RepoSource,
+    streamed: &Streamed<'_>,
     previous: Option<PathBuf>,
     files: &mut RepoFiles,
 ) -> anyhow::Result<Written> {
@@ -48,7 +45,7 @@ pub fn write(
     };
     let mut writer = SearchWriter::new(state.through, state.stats, previous);
     let mut failed = None;
-    let streamed = store.search_each_block(key, &mut |term, _block, docs, positions| {
+    let streamed_blocks = store.search_each_block(key, &mut |term, _block, docs, positions| {
         writer.block(term, (docs, positions), files).map_err(|e| {
             failed = Some(e);
             StoreError::Corrupt {
@@ -60,18 +57,16 @@ pub fn write(
     if let Some(e) = failed {
         return Err(e).context("cannot write the search index");
     }
-    streamed?;
-    let docs: HashMap<String, u32> = store.search_docs(key)?.into_iter().collect();
-    writer.limit = docs.values().max().map_or(0, |d| d + 1);
-    let mut cards = Vec::with_capacity(docs.len());
-    for start in (0..signals).step_by(BATCH) {
-        let batch = source.ranked(start..(start + BATCH).min(signals))?;
-        for (i, r) in batch.iter().enumerate() {
-            if let Some(&doc) = docs.get(&r.signal.id) {
-                cards.push((doc, search_card(r, start + i)));
-            }
-        }
-    }
-    let (_, written, linked) = writer.finish(cards, files)?;
+    streamed_blocks?;
+    let docs = store.search_docs(key)?;
+    writer.limit = docs.iter().map(|(_, d)| *d).max().map_or(0, |d| d + 1);
+    // Document numbers by item position: a number per item, not a map of
+    // ids, and the cards are read back a batch at a time when their text
+    // files are written, never all held at once.
+    let documents = streamed.documents(docs);
+    let shown = streamed.shown_docs(&documents);
+    drop(documents);
+    let (_, written, linked) =
+        writer.finish(&shown, &mut |places| streamed.cards(places), files)?;
     Ok(Written { written, linked })
 }

@@ -26,7 +26,10 @@ use signals_core::first_response::{Answer, Responses};
 use signals_core::importance::{RankKey, Score, Weights, score};
 use signals_core::trends::{ItemFacts, WeekTally};
 use signals_core::{EventKind, ItemState, TrackedRepo, TrailEvent};
-use signals_site::{DatasetWriter, FEED_ENTRIES, Ranked, RepoSource, SiteError, TrailItem};
+use signals_site::{
+    DatasetWriter, FEED_ENTRIES, FilterEntry, Ranked, RepoSource, ShownDoc, SiteError, TrailItem,
+    search_card,
+};
 use signals_store::{Backend, RepoKey};
 
 use super::ids::Ids;
@@ -64,6 +67,37 @@ pub struct FirstPass {
     pub tally: WeekTally,
 }
 
+/// What [`Streamed::read`] reads a repository with.
+pub struct Reading<'a> {
+    /// The repository.
+    pub key: RepoKey,
+    /// Its group's id.
+    pub group: &'a str,
+    /// The repository as tracked.
+    pub repo: &'a TrackedRepo,
+    /// The URL that stands in for an item's that is not http(s).
+    pub repo_url: &'a str,
+    /// Importance weights.
+    pub weights: &'a Weights,
+    /// Each item's first response.
+    pub responses: Responses,
+    /// `waiting_days`.
+    pub waiting_days: u32,
+    /// The trends' weeks, fed with every item.
+    pub tally: WeekTally,
+    /// The dataset's instant.
+    pub instant: Timestamp,
+    /// The repository's previous export, whose later events make
+    /// [`Streamed::histories`].
+    pub since: Option<Timestamp>,
+    /// How many items the store holds: room made for them at once
+    /// (growing the arrays by doubling would leave the old copies in the
+    /// heap).
+    pub items: usize,
+    /// How many trail events the store holds, likewise.
+    pub events: usize,
+}
+
 /// A repository of the store as the site's [`RepoSource`].
 pub struct Streamed<'s> {
     store: &'s dyn Backend,
@@ -98,27 +132,27 @@ pub struct Streamed<'s> {
 }
 
 impl<'s> Streamed<'s> {
-    /// Reads `key`'s latest items (writing each signal to `dataset`), then
-    /// its trail, and sorts both into page order. `instant` is the
-    /// dataset's; `since` the repository's previous export, whose later
-    /// events make [`Streamed::histories`]. `items` and `events` are how
-    /// many the store said it holds, room made for them at once (growing
-    /// the arrays by doubling would leave the old copies in the heap).
-    #[allow(clippy::too_many_arguments)]
+    /// Reads the repository `reading` names (writing each signal to
+    /// `dataset`), then its trail, and sorts both into page order.
     pub fn read<W: Write>(
         store: &'s dyn Backend,
-        (responses, waiting_days): (Responses, u32),
-        key: RepoKey,
-        group: &str,
-        repo: &TrackedRepo,
-        repo_url: &str,
-        weights: &Weights,
-        tally: WeekTally,
-        instant: Timestamp,
-        since: Option<Timestamp>,
-        (items, events): (usize, usize),
+        reading: Reading<'_>,
         dataset: &mut DatasetWriter<W>,
     ) -> anyhow::Result<(Streamed<'s>, FirstPass)> {
+        let Reading {
+            key,
+            group,
+            repo,
+            repo_url,
+            weights,
+            responses,
+            waiting_days,
+            tally,
+            instant,
+            since,
+            items,
+            events,
+        } = reading;
         let mut s = Streamed {
             store,
             responses,
@@ -301,6 +335,48 @@ impl<'s> Streamed<'s> {
             .enumerate()
             .filter(|(_, changed)| **changed)
             .map(|(i, _)| self.ids.get(i))
+    }
+
+    /// The shown signals in page order, as the search index's document
+    /// files need them (`documents`: each item's document number in the
+    /// word index by position, `u32::MAX` for none): the signals without
+    /// a document are left out, their places counted.
+    pub fn shown_docs(&self, documents: &[u32]) -> Vec<ShownDoc<'_>> {
+        self.order
+            .iter()
+            .enumerate()
+            .filter_map(|(place, &p)| {
+                let doc = *documents.get(p as usize)?;
+                (doc != u32::MAX).then(|| ShownDoc {
+                    doc,
+                    importance: self.scores[p as usize],
+                    id: self.ids.get(p as usize),
+                    place,
+                })
+            })
+            .collect()
+    }
+
+    /// Each item's document number in the word index (`u32::MAX`: none),
+    /// by position, from the store's list of `(signal id, document)`.
+    pub fn documents(&self, docs: Vec<(String, u32)>) -> Vec<u32> {
+        let mut by_position = vec![u32::MAX; self.ids.len()];
+        for (id, doc) in docs {
+            if let Some(p) = self.ids.find(&id) {
+                by_position[p] = doc;
+            }
+        }
+        by_position
+    }
+
+    /// The search cards of the signals at `places` of page order.
+    pub fn cards(&self, places: &[usize]) -> Result<Vec<FilterEntry>, SiteError> {
+        Ok(self
+            .ranked_at(places)?
+            .iter()
+            .zip(places)
+            .map(|(r, &place)| search_card(r, place))
+            .collect())
     }
 
     /// The signals at `places` of page order, with their standing.

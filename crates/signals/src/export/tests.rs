@@ -18,12 +18,14 @@ use signals_core::importance::{Score, Weights, score};
 use signals_core::run::account;
 use signals_core::trends::{ItemFacts, RISING_WINDOW, WeekTally, build_from, first_week};
 use signals_core::{ItemDetail, ItemSnapshot, ItemState, News, RequestStats, RunRecord, Source};
-use signals_site::{HealthNote, Publisher, RepoPage, SiteOptions, SiteReport};
+use signals_site::{HealthNote, Publisher, Render, RepoPage, SiteOptions, SiteReport};
 use signals_store::suite::WholeReads;
 use signals_store::{Backend, Owners, Reads, RepoKey, RunCommit, RunWrites};
 use signals_store_sqlite::Store;
 
-use super::{Judge, data_key, export_with, history_page, settings};
+use super::{
+    Conversation, Histories, Judge, Recipe, data_key, export_with, history_page, settings,
+};
 
 #[path = "../../tests/it/synth.rs"]
 mod synth;
@@ -34,11 +36,13 @@ fn reference_export(
     store: &dyn Backend,
     out: &Path,
     weights: &Weights,
-    all: bool,
+    render: Render,
     judge: Judge,
 ) -> SiteReport {
     let options = SiteOptions::default();
-    let mut publisher = Publisher::begin(out, &options, &settings(&options, weights), all).unwrap();
+    let conversation = Conversation::default();
+    let settings = settings(&options, &conversation, weights);
+    let mut publisher = Publisher::begin(out, &options, &settings, render).unwrap();
     let owners = store.owners_status().unwrap();
     let owned = crate::health::Owned::new(&owners);
     for status in store.status().unwrap().repositories {
@@ -175,13 +179,20 @@ fn files(out: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 
 /// Exports `store` both ways into `dir/new` and `dir/reference` and checks
 /// that the sites are the same, file for file.
-fn both_ways(store: &dyn Backend, dir: &Path, all: bool, judge: Judge) {
+fn both_ways(store: &dyn Backend, dir: &Path, render: Render, judge: Judge) {
     let weights = Weights::default();
     let new = dir.join("new");
     let reference = dir.join("reference");
-    let options = SiteOptions::default();
-    let mut a = export_with(store, &new, &options, &weights, all, true, judge).unwrap();
-    let b = reference_export(store, &reference, &weights, all, judge);
+    let recipe = Recipe {
+        site: &SiteOptions::default(),
+        conversation: &Conversation::default(),
+        weights: &weights,
+        render,
+        histories: Histories::Written,
+        judge,
+    };
+    let mut a = export_with(store, &new, &recipe).unwrap();
+    let b = reference_export(store, &reference, &weights, render, judge);
     let (mut new, reference) = (files(&new), files(&reference));
     // The static word index (issue 28) is written by the streamed export
     // only, from the store's index, and checked by its own tests
@@ -246,7 +257,7 @@ fn the_streamed_export_equals_the_whole_view_export_on_the_demo() {
         interval: std::time::Duration::from_secs(3600),
         now: crate::demo::INSTANTS[1].parse().unwrap(),
     };
-    both_ways(&store, &dir, true, judge);
+    both_ways(&store, &dir, Render::All, judge);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -395,7 +406,7 @@ fn the_streamed_export_equals_the_whole_view_export_on_generated_repositories() 
         interval: std::time::Duration::from_secs(6 * 3600),
         now: t[2] + SignedDuration::from_hours(1),
     };
-    both_ways(&store, &dir, true, judge);
+    both_ways(&store, &dir, Render::All, judge);
 
     // A new run: only what changed since is rendered again, and only the
     // histories of the items it saw.
@@ -410,7 +421,7 @@ fn the_streamed_export_equals_the_whole_view_export_on_generated_repositories() 
         interval: std::time::Duration::from_secs(6 * 3600),
         now: t[3] + SignedDuration::from_hours(1),
     };
-    both_ways(&store, &dir, false, judge);
+    both_ways(&store, &dir, Render::Changed, judge);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -430,9 +441,15 @@ fn a_repository_its_owner_no_longer_lists_is_rendered_once_as_gone_then_kept() {
     };
     let out = dir.join("site");
     let export = |store: &Store, now: Timestamp| {
-        let options = SiteOptions::default();
-        let weights = Weights::default();
-        export_with(store, &out, &options, &weights, false, true, at(now)).unwrap()
+        let recipe = Recipe {
+            site: &SiteOptions::default(),
+            conversation: &Conversation::default(),
+            weights: &Weights::default(),
+            render: Render::Changed,
+            histories: Histories::Written,
+            judge: at(now),
+        };
+        export_with(store, &out, &recipe).unwrap()
     };
     assert_eq!(
         export(&store, t[2] + SignedDuration::from_hours(1)).repositories,
@@ -488,7 +505,7 @@ fn a_repository_its_owner_no_longer_lists_is_rendered_once_as_gone_then_kept() {
     both_ways(
         &store,
         &dir,
-        true,
+        Render::All,
         at(t[0] + SignedDuration::from_hours(24 * 60)),
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -38,6 +38,79 @@ pub fn json_answer(status: u16, value: &Value) -> Answer {
     (status, "application/json; charset=utf-8", text.into_bytes())
 }
 
+/// [`json_answer`] of a typed value, written straight from it: the same
+/// text as through a [`Value`] when its fields are in name order, as a
+/// [`Value`]'s keys are, without building a map per object.
+fn typed_answer(status: u16, value: &impl serde::Serialize) -> Answer {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => (
+            status,
+            "application/json; charset=utf-8",
+            escape_markup(text).into_bytes(),
+        ),
+        Err(e) => error(500, format!("cannot write the answer: {e}")),
+    }
+}
+
+/// `<`, `>` and `&` escaped in a JSON text, in one pass, and only when
+/// there is one (the usual answer has none).
+fn escape_markup(text: String) -> String {
+    if !text.bytes().any(|b| matches!(b, b'<' | b'>' | b'&')) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 64);
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A page of the signals list, as `/api/repos/{group}/{repo}/signals`
+/// answers it (docs/api.md). Fields are in name order: the text is the
+/// one a [`Value`] of the same fields gives.
+#[derive(serde::Serialize)]
+struct List<'a> {
+    group: &'a str,
+    page: usize,
+    #[serde(rename = "pageSize")]
+    page_size: usize,
+    pages: usize,
+    repo: &'a str,
+    signals: Vec<Listed<'a>>,
+    total: usize,
+}
+
+/// One signal of [`List`], fields in name order.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Listed<'a> {
+    assignees: &'a [String],
+    author: &'a str,
+    changed_in_latest: bool,
+    comments: u64,
+    created_at: String,
+    first_response: Option<&'a signals_core::dataset::FirstResponseDoc>,
+    first_response_state: Option<&'static str>,
+    history: String,
+    id: &'a str,
+    importance: u32,
+    key: &'a str,
+    kind: &'static str,
+    labels: &'a [String],
+    reactions: u64,
+    referenced_by: Vec<String>,
+    references: Vec<String>,
+    state: &'static str,
+    title: &'a str,
+    updated_at: String,
+    url: &'a str,
+}
+
 /// An error answer: `{"error": message}`.
 pub fn error(status: u16, message: impl Into<String>) -> Answer {
     json_answer(status, &json!({ "error": message.into() }))
@@ -59,11 +132,19 @@ pub struct Api<'a> {
     pub weights: &'a Weights,
     /// The collection interval, against which health is judged.
     pub interval: std::time::Duration,
-    /// The configuration's `clock`: health is judged at it, else now.
+    /// The configuration's `clock`: health, waiting and the metrics are
+    /// judged at it, else now.
     pub clock: Option<jiff::Timestamp>,
 }
 
 impl Api<'_> {
+    /// The instant the API judges at: the configuration's `clock`, else
+    /// now. Health, waiting and the metrics all read it, so a configured
+    /// clock moves them together.
+    fn now(&self) -> jiff::Timestamp {
+        self.clock.unwrap_or_else(jiff::Timestamp::now)
+    }
+
     /// Answers `/api/<path>`; a store failure is a 500 saying how.
     pub fn answer(&self, path: &str, params: &HashMap<String, String>) -> Answer {
         match self.route(path, params) {
@@ -75,7 +156,7 @@ impl Api<'_> {
     /// `/metrics`: the Prometheus text `signals metrics` prints
     /// (docs/metrics.md).
     pub fn metrics(&self) -> Answer {
-        let now = self.clock.unwrap_or_else(jiff::Timestamp::now);
+        let now = self.now();
         match crate::metrics::text(self.opened, self.interval, now) {
             Ok(text) => (
                 200,
@@ -140,7 +221,7 @@ impl Api<'_> {
     fn groups(&self) -> anyhow::Result<Answer> {
         let mut groups: Vec<Value> = Vec::new();
         let mut current: Option<String> = None;
-        let now = self.clock.unwrap_or_else(jiff::Timestamp::now);
+        let now = self.now();
         let owners = self.store.owners_status()?;
         let owned = crate::health::Owned::new(&owners);
         for status in self.store.status()?.repositories {
@@ -189,8 +270,9 @@ impl Api<'_> {
         };
         let mut filter = query.filter();
         if query.waiting {
-            let span = signals_core::first_response::waiting_span(self.indexes.waiting_days);
-            filter.waiting_before = Some(jiff::Timestamp::now() - span);
+            let span =
+                signals_core::first_response::waiting_span(self.indexes.conversation.waiting_days);
+            filter.waiting_before = Some(self.now() - span);
         }
         let mut matched = index.matching(order, &filter);
         // With a search, `matched` may hold only the pages up to the one
@@ -216,10 +298,14 @@ impl Api<'_> {
                     ));
                 }
             };
-            let shown = query.page.saturating_mul(PAGE_SIZE);
-            let relevance = query.sort == Sort::Relevance;
-            let (found, all) =
-                super::search::order(index.rows.len(), rows, &matched, (relevance, shown));
+            let ranking = if query.sort == Sort::Relevance {
+                super::search::Ranking::Relevance {
+                    shown: query.page.saturating_mul(PAGE_SIZE),
+                }
+            } else {
+                super::search::Ranking::Asked
+            };
+            let (found, all) = super::search::order(index.rows.len(), rows, &matched, ranking);
             matched = found;
             total = all;
         }
@@ -248,40 +334,40 @@ impl Api<'_> {
             let item = items.get(id).ok_or_else(|| {
                 anyhow::anyhow!("{id} is in the index of the latest run but not in the store")
             })?;
-            signals.push(json!({
-                "id": id,
-                "kind": item.kind().as_str(),
-                "key": item.key,
-                "title": item.title,
-                "url": item.url,
-                "state": state_of(item),
-                "labels": item.labels,
-                "author": item.author,
-                "assignees": item.assignees,
-                "createdAt": item.created_at.to_string(),
-                "updatedAt": item.updated_at.to_string(),
-                "reactions": item.metrics.reactions,
-                "comments": item.metrics.comments,
-                "importance": row.score,
-                "changedInLatest": row.changed,
-                "firstResponse": row.first,
-                "firstResponseState": row.first_state,
-                "history": history_link(id, &s.group.id),
-            }));
             let (references, referenced_by) = link_ids(links.remove(id));
-            if let Some(signal) = signals.last_mut() {
-                signal["references"] = references.into();
-                signal["referencedBy"] = referenced_by.into();
-            }
+            signals.push(Listed {
+                assignees: &item.assignees,
+                author: &item.author,
+                changed_in_latest: row.changed,
+                comments: item.metrics.comments,
+                created_at: item.created_at.to_string(),
+                first_response: row.first.as_ref(),
+                first_response_state: row.first_state,
+                history: history_link(id, &s.group.id),
+                id,
+                importance: row.score,
+                key: &item.key,
+                kind: item.kind().as_str(),
+                labels: &item.labels,
+                reactions: item.metrics.reactions,
+                referenced_by,
+                references,
+                state: state_of(item),
+                title: &item.title,
+                updated_at: item.updated_at.to_string(),
+                url: &item.url,
+            });
         }
-        Ok(json_answer(
-            200,
-            &json!({
-                "group": s.group.id, "repo": s.repo.id,
-                "total": total, "page": query.page, "pages": pages, "pageSize": PAGE_SIZE,
-                "signals": signals,
-            }),
-        ))
+        let list = List {
+            group: &s.group.id,
+            page: query.page,
+            page_size: PAGE_SIZE,
+            pages,
+            repo: &s.repo.id,
+            signals,
+            total,
+        };
+        Ok(typed_answer(200, &list))
     }
 
     /// The repository's trends: the document export writes as
@@ -442,10 +528,9 @@ impl Api<'_> {
             .into_iter()
             .filter(|(i, _)| i == id)
             .collect();
-        let ignore = self.indexes.ignore_users.get(&owner.group.id);
         let responses = signals_core::first_response::Responses::new(
             replies,
-            ignore.map_or(&[][..], Vec::as_slice),
+            self.indexes.conversation.ignored_in(&owner.group.id),
         )
         .read_from(self.indexes.read_from(self.store, owner)?);
         let answer = responses.answer(id, item);

@@ -20,32 +20,14 @@ use signals_core::importance::{Weights, score};
 use signals_core::{ItemDetail, ItemSnapshot};
 use signals_store::{Backend, RepoSummary};
 
+use crate::export::Conversation;
 use crate::export::ids::Ids;
 
 /// Every repository's index, by repository key.
-#[derive(Default)]
 pub struct Indexes {
     built: Mutex<HashMap<i64, Arc<RepoIndex>>>,
-    /// Each group's `ignore_users`, by group id (issue 26).
-    pub ignore_users: std::collections::BTreeMap<String, Vec<String>>,
-    /// `waiting_days` (issue 26).
-    pub waiting_days: u32,
-    /// `comments_backfill_days`: with a repository's first run, what its
-    /// store read comments from (`first_response::read_from`).
-    pub comments_backfill_days: u32,
-}
-
-/// What the configuration says of replies: whose are no first response,
-/// when an unanswered item waits, and how far back a first run reads
-/// comments.
-#[derive(Debug, Clone, Default)]
-pub struct Conversation {
-    /// Each group's `ignore_users`, by group id.
-    pub ignore_users: std::collections::BTreeMap<String, Vec<String>>,
-    /// `waiting_days`.
-    pub waiting_days: u32,
-    /// `comments_backfill_days`.
-    pub comments_backfill_days: u32,
+    /// What the configuration says of replies, as the export has it.
+    pub conversation: Conversation,
 }
 
 /// How a repository's index answers for first responses: its group's
@@ -93,6 +75,11 @@ pub struct RepoIndex {
     pub by_importance: Vec<u32>,
     /// Row positions by update time (newest first), ties by id.
     pub by_updated: Vec<u32>,
+    /// What a filter reads of each row, in row order: 16 bytes a row
+    /// instead of a whole [`Row`], so a filtered list, which looks at every
+    /// row in the order asked, reads a few hundred kilobytes at 30,000
+    /// items rather than missing the cache once a row.
+    keys: Vec<FilterKey>,
     labels: HashMap<Box<str>, u32>,
     authors: HashMap<Box<str>, u32>,
     /// The word index's documents' rows, as of the word index's
@@ -126,6 +113,36 @@ impl DocRow {
         row: u32::MAX,
         importance: 0,
     };
+}
+
+/// The fields of a row a filter compares, packed.
+#[derive(Clone, Copy)]
+struct FilterKey {
+    /// Label codes below [`OTHER_LABELS`] as bits; that bit itself when
+    /// the row has a label of a higher code (then its [`Row::labels`] say
+    /// which).
+    labels: u64,
+    author: u32,
+    kind: u8,
+    state: u8,
+}
+
+/// The bit of [`FilterKey::labels`] that stands for every higher code.
+const OTHER_LABELS: u32 = 63;
+
+impl FilterKey {
+    fn of(row: &Row) -> FilterKey {
+        let labels = row
+            .labels
+            .iter()
+            .fold(0u64, |bits, &l| bits | 1 << l.min(OTHER_LABELS));
+        FilterKey {
+            labels,
+            author: row.author,
+            kind: row.kind,
+            state: row.state,
+        }
+    }
 }
 
 /// A filter coded against one index: `None` when it cannot match anything
@@ -201,8 +218,10 @@ impl RepoIndex {
                 .cmp(&rows[a as usize].updated_at)
         });
         let documents = std::sync::RwLock::new(document_rows(store, summary, &ids, &rows)?);
+        let keys = rows.iter().map(FilterKey::of).collect();
         Ok(RepoIndex {
             built_at: (summary.run_count, instant),
+            keys,
             rows,
             ids,
             by_importance,
@@ -220,7 +239,9 @@ impl RepoIndex {
     /// it, a plain list never does.
     pub fn with_document_rows<T>(
         &self,
-        (store, summary, through): (&dyn Backend, &RepoSummary, i64),
+        store: &dyn Backend,
+        summary: &RepoSummary,
+        through: i64,
         with: impl FnOnce(&[DocRow]) -> T,
     ) -> signals_store::Result<T> {
         let read_at = self.documents.read().map_or(i64::MIN, |d| d.through);
@@ -263,16 +284,22 @@ impl RepoIndex {
             // No row to look at: a copy of the order.
             return order.to_vec();
         }
+        let label_bit = c.label.map(|l| 1u64 << l.min(OTHER_LABELS));
         order
             .iter()
             .copied()
             .filter(|&p| {
-                let row = &self.rows[p as usize];
-                c.kind.is_none_or(|k| row.kind == k)
-                    && c.state.is_none_or(|s| row.state == s)
-                    && c.label.is_none_or(|l| row.labels.binary_search(&l).is_ok())
-                    && c.author.is_none_or(|a| row.author == a)
+                let key = &self.keys[p as usize];
+                c.kind.is_none_or(|k| key.kind == k)
+                    && c.state.is_none_or(|s| key.state == s)
+                    && c.author.is_none_or(|a| key.author == a)
+                    && label_bit.is_none_or(|bit| key.labels & bit != 0)
+                    // A high code's bit is shared: the row says.
+                    && c.label.is_none_or(|l| {
+                        l < OTHER_LABELS || self.rows[p as usize].labels.binary_search(&l).is_ok()
+                    })
                     && filter.waiting_before.is_none_or(|cut| {
+                        let row = &self.rows[p as usize];
                         row.kind < 2
                             && row.state == 0
                             && row.first_state == Some("none")
@@ -322,17 +349,15 @@ impl Indexes {
         let (first_run, _) = store.reconcile_marks(summary.key)?;
         Ok(signals_core::first_response::read_from(
             first_run,
-            self.comments_backfill_days,
+            self.conversation.comments_backfill_days,
         ))
     }
 
     /// No index yet, with the configuration's rules of conversation.
     pub fn new(conversation: Conversation) -> Indexes {
         Indexes {
-            ignore_users: conversation.ignore_users,
-            waiting_days: conversation.waiting_days,
-            comments_backfill_days: conversation.comments_backfill_days,
-            ..Indexes::default()
+            built: Mutex::default(),
+            conversation,
         }
     }
 
@@ -355,9 +380,8 @@ impl Indexes {
         }
         // Two requests may build the same index at once after a new run;
         // both are right, and the later one stays.
-        let ignore = self.ignore_users.get(&summary.group.id);
         let answering = Answering {
-            ignore_users: ignore.map_or(&[][..], Vec::as_slice),
+            ignore_users: self.conversation.ignored_in(&summary.group.id),
             read_from: self.read_from(store, summary)?,
         };
         let index = Arc::new(RepoIndex::build(

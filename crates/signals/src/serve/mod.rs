@@ -145,11 +145,7 @@ pub fn run(config: &Config, config_path: &Path, args: Settings) -> anyhow::Resul
         .context("cannot start the server's runtime")?;
     let app = Arc::new(App {
         pool,
-        indexes: Arc::new(index::Indexes::new(index::Conversation {
-            ignore_users: config.ignore_users(),
-            waiting_days: config.waiting_days,
-            comments_backfill_days: config.comments_backfill_days,
-        })),
+        indexes: Arc::new(index::Indexes::new(crate::export::Conversation::of(config))),
         weights: Arc::new(config.importance.clone()),
         interval: config.interval,
         clock: config.clock,

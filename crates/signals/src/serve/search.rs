@@ -46,7 +46,9 @@ pub fn search(
     let mut source = Postings { store, repo: s.key };
     match evaluate(query, state.stats, &mut source) {
         Ok(hits) => Ok(Searched::Rows(index.with_document_rows(
-            (store, s, state.through),
+            store,
+            s,
+            state.through,
             |docs: &[DocRow]| {
                 hits.iter()
                     .filter_map(|h| {
@@ -67,6 +69,19 @@ pub fn search(
     }
 }
 
+/// How [`order`] ranks the matches of a search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ranking {
+    /// In the order the list was asked in (importance or update time).
+    Asked,
+    /// Best score first; only the first `shown` are kept, the rest
+    /// counted.
+    Relevance {
+        /// The matches on the pages up to the one asked for.
+        shown: usize,
+    },
+}
+
 /// `matches` kept where `allowed` (the filters' rows of an index of `n`
 /// rows, in the asked order) has them, and how many: in `allowed`'s
 /// order, or best score first (ties by importance, then id) for
@@ -82,9 +97,13 @@ pub fn order(
     n: usize,
     matches: Vec<Match>,
     allowed: &[u32],
-    (relevance, shown): (bool, usize),
+    ranking: Ranking,
 ) -> (Vec<u32>, usize) {
-    if !relevance {
+    let shown = match ranking {
+        Ranking::Relevance { shown } => shown,
+        Ranking::Asked => 0,
+    };
+    if ranking == Ranking::Asked {
         let mut hit = vec![false; n];
         for m in &matches {
             if let Some(slot) = hit.get_mut(m.row as usize) {

@@ -382,3 +382,47 @@ fn the_waiting_alert_fires_once_when_an_item_crosses_waiting_days() {
     collect(dir.path());
     assert_eq!(rx.hits().len(), 1);
 }
+
+/// `serve`'s pages come from its private export (`export --serve-site`),
+/// which reads the configuration's `ignore_users` and `waiting_days` as
+/// `signals export` does: the ignored triager's comment is no first
+/// response there either, and an item five days old does not wait when
+/// `waiting_days` is 6.
+#[test]
+fn serve_pages_follow_the_configured_ignore_users_and_waiting_days() {
+    use crate::serve::{raw, serve_with};
+
+    let host = TestHost::start(scenario()).unwrap();
+    let dir = setup(&host);
+    let path = dir.path().join("signals.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("waiting_days = 6\n{text}")).unwrap();
+    collect(dir.path());
+
+    let served = serve_with(dir.path(), &[], &[]);
+    let (status, body) = raw(served.port, "GET", "/g/n/dataset.json");
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    let doc: Value = serde_json::from_slice(&body).unwrap();
+    let first = |suffix: &str| {
+        doc["dataset"]["signals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"].as_str().unwrap().ends_with(suffix))
+            .unwrap()["firstResponse"]
+            .clone()
+    };
+    let answered = first(":issue:2");
+    assert_eq!(answered["by"], "maint", "{answered}");
+    assert_eq!(answered["hours"], 5.0, "{answered}");
+
+    let (status, page) = raw(served.port, "GET", "/g/n/");
+    assert_eq!(status, 200);
+    let page = String::from_utf8_lossy(&page);
+    let waiting = page
+        .split_once("Waiting for a reply</h2>")
+        .map_or("", |(_, list)| {
+            list.split("</section>").next().unwrap_or("")
+        });
+    assert!(!waiting.contains("Synthetic item 4"), "{waiting}");
+}
