@@ -1,4 +1,4 @@
-//! Charts as SVG, drawn at export (issue 18): no chart library and no
+//! Charts as SVG, drawn at export: no chart library and no
 //! script in the browser, so the pages keep working without JavaScript and
 //! under the site's CSP (`style-src 'self'`: the SVG carries classes, never
 //! inline styles; its colours are the stylesheet's, light and dark).

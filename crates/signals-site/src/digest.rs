@@ -1,5 +1,5 @@
 //! The group digest: one page per group (`<out>/<group>/index.html`) with
-//! what matters across its repositories, in this order (issue 27): what
+//! what matters across its repositories, in this order: what
 //! its latest runs changed, what is rising, the top signals by importance
 //! (each naming its repository), then the [`TOP_REPOS`] most active
 //! repositories side by side with their releases and "Publicly indicated
@@ -86,10 +86,10 @@ pub struct RepoDigest {
     /// Its rising items, links relative to the group folder.
     #[serde(default)]
     pub(crate) rising: Vec<DigestRising>,
-    /// How its collection stood at the export (issue 20).
+    /// How its collection stood at the export.
     #[serde(default)]
     pub(crate) health: HealthNote,
-    /// Its items waiting for a reply (issue 26), links relative to the
+    /// Its items waiting for a reply, links relative to the
     /// group folder.
     #[serde(default)]
     pub(crate) waiting: Vec<WaitingEntry>,
@@ -312,7 +312,7 @@ pub struct GroupDigest {
     trends: Vec<(String, String, TrendRow)>,
     /// The group's rising items: the [`RISING`] that grew most.
     rising: Vec<DigestRising>,
-    /// The items named from several of its repositories (issue 26).
+    /// The items named from several of its repositories.
     shared: Vec<SharedEntry>,
     /// The group's items waiting for a reply, most important first.
     waiting: Vec<WaitingEntry>,
@@ -356,7 +356,7 @@ impl GroupDigest {
     }
 
     /// The items of the group that items of several of its repositories
-    /// name, as the store found them (issue 26), for the group page.
+    /// name, as the store found them, for the group page.
     pub fn set_shared(&mut self, shared: Vec<SharedEntry>) {
         self.shared = shared;
     }
@@ -527,7 +527,7 @@ const CHANGED_LISTED: usize = 10;
 /// group's latest collection.
 const RECENT_RELEASE_DAYS: i64 = 7;
 
-/// The top of a group page (issue 27): what its latest runs found, in a
+/// The top of a group page: what its latest runs found, in a
 /// few lines whatever the size of the group.
 #[derive(Serialize)]
 struct ChangedView<'a> {

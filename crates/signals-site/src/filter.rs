@@ -32,7 +32,7 @@ mod columns;
 pub use columns::{IndexFile, IndexWriter, TEXT_PART, read_index};
 
 /// Version of the filter index format; the script refuses other versions.
-/// 3: columnar, dictionary-coded, excerpts in text parts (issue 17).
+/// 3: columnar, dictionary-coded, excerpts in text parts.
 pub const FILTER_INDEX_VERSION: u32 = 3;
 
 /// A group page's `signals.json`: the filter index of each of its

@@ -1,4 +1,4 @@
-//! A group's word index (issue 28): the same files as a repository's
+//! A group's word index: the same files as a repository's
 //! (`search.rs`), over all the group's signals, so the group page answers
 //! the same search language, ranked by BM25 over the group's documents,
 //! ties by importance then id.

@@ -1,4 +1,4 @@
-//! A repository's collection health on its pages (issue 20): a notice in
+//! A repository's collection health on its pages: a notice in
 //! the repository's header and a flag on the index when its collection is
 //! failing or its data is stale, so nobody reads old data as current; and
 //! when its owner's listing left it out (`orgs`: gone, archived, a fork,

@@ -20,7 +20,7 @@ pub fn render_history(
     render_history_linked(history, group_name, repo_name, &HistoryLinks::default())
 }
 
-/// [`render_history`] with the item's links in its group (issue 26).
+/// [`render_history`] with the item's links in its group.
 pub fn render_history_linked(
     history: &ItemHistory,
     group_name: &str,

@@ -212,7 +212,7 @@ pub(crate) fn ranked(repos: &[RepoSummary]) -> Vec<&RepoSummary> {
     all.into_iter().map(|(_, r)| r).collect()
 }
 
-/// The site index (issue 27): every group in one row with its latest
+/// The site index: every group in one row with its latest
 /// activity (by name, then id); the [`TOP_REPOS`] most active repositories
 /// of the site (by recent activity, [`by_activity`]); and a link to the
 /// paged list of every repository (`repos-<n>.html`, `roster.rs`). Its size

@@ -208,9 +208,9 @@ pub use write::write_content;
 /// no repository kept from an older export lacks a file the site now needs.
 /// 4: the filter index's format 2 and history links in `digest.json`
 /// (format 3 had added history pages). 5: `trends.json`, charts, and the
-/// trend rows of `digest.json` and of the index (issue 18). 6: health in
-/// `digest.json` and the manifest's summaries (issue 20). 7: the filter
-/// index's format 3, columnar with text parts (issue 17).
+/// trend rows of `digest.json` and of the index. 6: health in
+/// `digest.json` and the manifest's summaries. 7: the filter
+/// index's format 3, columnar with text parts.
 pub const SITE_FORMAT: u32 = 7;
 
 /// Renders and publishes the whole site at `out`: every repository's

@@ -1,4 +1,4 @@
-//! Links between items of a group on the pages (issue 26, part 4): the
+//! Links between items of a group on the pages: the
 //! line a card shows ("referenced from 2 other repositories in this
 //! group"), the lists of an item's history page, and the group page's
 //! items named from several repositories. Pure: the store resolved the

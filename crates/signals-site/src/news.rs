@@ -2,7 +2,7 @@
 //! release with its notes, and "Publicly indicated next" (prereleases, then
 //! open milestones by due date), with overdue or inactive milestones set
 //! apart, for they are not what comes next; and the most recently
-//! updated open GitHub Discussions (issue 26), or why there are none.
+//! updated open GitHub Discussions, or why there are none.
 
 use jiff::Timestamp;
 use serde::Serialize;

@@ -1,5 +1,4 @@
-//! A repository's pages, and the recipe of everything its folder holds
-//! (issue 17).
+//! A repository's pages, and the recipe of everything its folder holds.
 //!
 //! [`render_repo_files`] asks a [`RepoSource`] for one page of signals (50,
 //! in page order, with their scores and places) or one page of the trail
@@ -154,7 +153,7 @@ struct RepoPageView<'a> {
     trail: Option<TrailView<'a>>,
     /// Only on the first page: the charts and what is rising.
     trends: Option<TrendsView>,
-    /// Only on the first page: the items waiting for a reply (issue 26).
+    /// Only on the first page: the items waiting for a reply.
     waiting: &'a [WaitingEntry],
     cards: Vec<CardView<'a>>,
     /// Number of the first card on this page (for `<ol start>`).
@@ -350,7 +349,7 @@ struct CardView<'a> {
     rank: String,
     /// `top 1%`: how the score stands in this repository.
     percentile: String,
-    /// What names it in its group (issue 26), if anything.
+    /// What names it in its group, if anything.
     referenced: Option<String>,
 }
 

@@ -16,9 +16,9 @@ pub const PAGE_SIZE: usize = 50;
 /// Observation events per trail page.
 pub const TRAIL_PAGE_SIZE: usize = 200;
 /// Repositories in the "most active" table of the index and of a group
-/// page (issue 27); the rest are on the paged lists.
+/// page; the rest are on the paged lists.
 pub const TOP_REPOS: usize = 25;
-/// Repositories per page of a paged list (`repos-<n>.html`, issue 27).
+/// Repositories per page of a paged list (`repos-<n>.html`).
 pub const LIST_PAGE_SIZE: usize = 100;
 /// Name of the filter index beside a page with signals.
 pub const FILTER_INDEX_FILE: &str = "signals.json";
@@ -202,7 +202,7 @@ mod tests {
         );
     }
 
-    /// Issue 10: a long tag made the export fail (file name too long).
+    /// A long tag once made the export fail (file name too long).
     #[test]
     fn a_long_tag_names_a_file_that_can_be_written() {
         let dir = std::env::temp_dir().join(format!("signals-history-name-{}", std::process::id()));

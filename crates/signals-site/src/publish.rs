@@ -235,7 +235,7 @@ impl Publisher {
     }
 
     /// The items of `group` that items of several of its repositories
-    /// name (issue 26), for its group page.
+    /// name, for its group page.
     pub fn set_shared(&mut self, group: &str, shared: Vec<crate::links::SharedEntry>) {
         self.shared.insert(group.to_string(), shared);
     }
@@ -496,7 +496,7 @@ impl Publisher {
             self.report.files += 1;
             self.report.bytes += content.len() as u64;
         }
-        // The group's word index, from its repositories' (issue 28).
+        // The group's word index, from its repositories'.
         let members: Vec<Member> = g
             .members()
             .filter_map(|(id, name)| {

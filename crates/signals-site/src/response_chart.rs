@@ -1,4 +1,4 @@
-//! The repository page's chart of first responses (issue 26): per week,
+//! The repository page's chart of first responses: per week,
 //! the median and the 90th percentile of the hours to a first response of
 //! the issues and pull requests opened that week, drawn with the line
 //! chart of `charts.rs` (in a file of its own, beside it).

@@ -1,4 +1,4 @@
-//! The paged lists of repositories (issue 27): every repository of the
+//! The paged lists of repositories: every repository of the
 //! site (`<out>/repos-<n>.html`) and of each group
 //! (`<out>/<group>/repos-<n>.html`), [`LIST_PAGE_SIZE`] a page, in the
 //! order of the ranked tables (recent activity, then name: `by_activity`

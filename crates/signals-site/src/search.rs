@@ -1,10 +1,10 @@
-//! The static site's word index (issue 28): the store's word index
+//! The static site's word index: the store's word index
 //! ([`signals_core::search`]) cut into files the page's script fetches one
 //! at a time, so a first one-word query reads a few hundred kilobytes at
 //! 100,000 signals, never the whole index.
 //!
 //! Per repository (format [`SEARCH_VERSION`], docs/decisions.md "Search in
-//! the static site (issue 28)"):
+//! the static site"):
 //!
 //! - `search.json`, the manifest: the index's `through`, its statistics
 //!   (documents, total weighted length: the BM25 of the API), and the

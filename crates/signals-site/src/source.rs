@@ -54,7 +54,7 @@ pub trait RepoSource {
     /// The [`crate::FEED_ENTRIES`] most recently updated signals, newest
     /// first (ties by id), each with its importance.
     fn newest(&mut self) -> Result<Vec<(SignalDoc, u32)>, SiteError>;
-    /// The first `limit` signals waiting for a reply (issue 26), in page
+    /// The first `limit` signals waiting for a reply, in page
     /// order. Default: none (a source that knows no comments).
     fn waiting(&mut self, limit: usize) -> Result<Vec<Ranked>, SiteError> {
         let _ = limit;

@@ -104,7 +104,7 @@ pub(crate) fn trail_order_key(e: &TrailEvent) -> (Timestamp, bool, u8, u64, &str
 
 /// The trail in page order: runs chronologically; within a run, `changed`
 /// entries before `discovered` ones, each by item kind and then by number
-/// as a number (issue 2 before issue 10), tags as text. The store's order
+/// as a number (2 before 10), tags as text. The store's order
 /// within a run is by id as text, which reads as 1, 10, 100, 2.
 pub(crate) fn ordered_trail(trail: &[TrailEvent]) -> Vec<&TrailEvent> {
     let mut out: Vec<&TrailEvent> = trail.iter().collect();

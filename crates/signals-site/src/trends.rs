@@ -154,7 +154,7 @@ impl TrendRow {
 }
 
 /// Weeks of a repository's recent activity, the measure that ranks the
-/// repositories of the index and of a group page (issue 27).
+/// repositories of the index and of a group page.
 pub const RECENT_WEEKS: usize = 4;
 
 /// A repository's recent activity: items opened plus items closed or
@@ -257,7 +257,7 @@ pub(crate) fn glance(trends: &Trends) -> Vec<GlanceView> {
 mod tests {
     use signals_core::trends::{Trends, Week};
 
-    /// Issue 30: the glance read "To close 35375.8 h".
+    /// A long time to close reads in weeks, never as "To close 35375.8 h".
     #[test]
     fn issue_30_the_glance_shows_a_long_time_to_close_in_weeks() {
         let week = |start: &str, median: Option<f64>| Week {

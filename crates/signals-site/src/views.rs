@@ -93,7 +93,7 @@ pub(crate) struct HeaderView<'a> {
     pub counts: String,
     pub collected_at: TimeView,
     /// On a repository's first page: its trends at a glance, beside its
-    /// facts (issue 18).
+    /// facts.
     pub glance: Vec<GlanceView>,
     /// A notice when its collection is failing or its data stale.
     pub health: Option<HealthView>,

@@ -1,4 +1,4 @@
-//! "Waiting for a reply" (issue 26): the open issues and pull requests
+//! "Waiting for a reply": the open issues and pull requests
 //! nobody but their author (or a bot, or an ignored account) answered for
 //! more than `waiting_days`, most important first, on the repository page
 //! and the group digest. Which items wait is the export's to say (at the

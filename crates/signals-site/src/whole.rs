@@ -58,7 +58,7 @@ pub struct RepoPage<'a> {
     pub collected_at: Timestamp,
     /// How its collection stands (a notice when failing or stale).
     pub health: &'a HealthNote,
-    /// Ids of its signals waiting for a reply (issue 26): open issues and
+    /// Ids of its signals waiting for a reply: open issues and
     /// pull requests without a first response, older than `waiting_days`.
     pub waiting: &'a [String],
 }

@@ -1,4 +1,4 @@
-/* Repo Signals: the word index in the browser (issue 28). The query
+/* Repo Signals: the word index in the browser. The query
    language and the tokenizer mirror signals-core's search/query.rs and
    search/tokens.rs rule for rule; the ranking mirrors search/rank.rs (the
    same double sums in the same order, rounded to millionths), ties broken

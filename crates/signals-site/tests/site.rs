@@ -544,7 +544,7 @@ fn trail_is_numeric_within_a_run_and_folds_initial_snapshots() {
     let files = render_repo_pages(&f.page()).unwrap();
     let t1 = page_named(&files, "trail.html");
     // The 120 discovered entries of the one run, as one folded group,
-    // numbered 1..120 in numeric order (issue 2 before issue 10).
+    // numbered 1..120 in numeric order (2 before 10).
     assert!(t1.contains("<li class=\"trail-group\" value=\"1\"><details><summary><span class=\"ev-kind ev-discovered\">discovered</span> 120 items first seen in the run of"));
     let pos = |n: &str| {
         t1.find(&format!("<span class=\"num\">#{n}</span>"))
@@ -751,7 +751,7 @@ fn stale_note(message: &str) -> signals_site::HealthNote {
     }
 }
 
-/// Issue 20: a stale repository says so in its header, with its last
+/// A stale repository says so in its header, with its last
 /// success and error, and is flagged on the index; a healthy one shows
 /// neither.
 #[test]
@@ -1165,7 +1165,7 @@ fn group_digest_snapshot() {
             "inference-engines/signals.json"
         ]
     );
-    // Issue 10: the group's trail entries and cards link to the items'
+    // The group's trail entries and cards link to the items'
     // history pages, as the repository pages do.
     let page = &files[0].1;
     for (class, file) in [
@@ -1292,7 +1292,7 @@ fn assert_only_our_svg(path: &str, markup: &str) {
     }
 }
 
-/// Issue 17: `dataset.json` written a signal at a time is byte for byte
+/// `dataset.json` written a signal at a time is byte for byte
 /// the whole document's, and the filter index fed entry by entry is the
 /// whole index's, with no signal, one, and many (hostile text included).
 #[test]

@@ -1,4 +1,4 @@
-//! The repository's filter index, columnar (format 3, issue 17): what the
+//! The repository's filter index, columnar (format 3): what the
 //! first filter action downloads must stay small at 100,000 signals.
 //!
 //! `signals.json` holds one column per field (every signal in page order),
