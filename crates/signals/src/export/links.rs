@@ -1,4 +1,4 @@
-//! Links between items of a group in the export (issue 26, part 4): an
+//! Links between items of a group in the export: an
 //! item's history page lists them, and each group page lists the items
 //! named from 2 or more of its other repositories. The store resolves
 //! them from its indexes; nothing here reads a text.

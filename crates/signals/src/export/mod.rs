@@ -34,7 +34,7 @@ use source::{Reading, Streamed};
 use crate::config::Config;
 
 /// When, and against which collection interval, the pages judge each
-/// repository's health (issue 20): now for `export` and `serve`, the
+/// repository's health: now for `export` and `serve`, the
 /// last run's instant for the demo, whose runs are at fixed instants.
 #[derive(Debug, Clone, Copy)]
 pub struct Judge {
@@ -205,7 +205,7 @@ pub fn export_with(
             judge.now,
         ));
         // A link made or lost by another repository's run re-renders this
-        // one too (issue 26): its mark is part of the key.
+        // one too: its mark is part of the key.
         let key = data_key(summary, &health, store.references_mark(summary.key)?);
         let (group, repo) = (&summary.group.id, &summary.repo.id);
         if publisher.is_current(group, repo, &key) {

@@ -1,4 +1,4 @@
-//! A repository's search index for the static site (issue 28): the
+//! A repository's search index for the static site: the
 //! store's word index, read block by block in term order and handed to
 //! [`SearchWriter`] (signals-site `search.rs` describes the files), then
 //! each shown signal's document number and, a batch at a time, its card.

@@ -1,5 +1,5 @@
 //! One repository read from the store a batch at a time, for `signals
-//! export` (issue 17): its memory is a few compact arrays per item, never
+//! export`: its memory is a few compact arrays per item, never
 //! the items themselves.
 //!
 //! [`Streamed::read`] makes two passes over the store. The first reads the
@@ -42,7 +42,7 @@ const SIGNAL: u8 = 1;
 const CHANGED: u8 = 2;
 const NEW: u8 = 4;
 const CLOSED: u8 = 8;
-/// Waiting for a reply at the dataset's instant (issue 26).
+/// Waiting for a reply at the dataset's instant.
 const WAITING: u8 = 16;
 
 /// Event flags.
@@ -101,7 +101,7 @@ pub struct Reading<'a> {
 /// A repository of the store as the site's [`RepoSource`].
 pub struct Streamed<'s> {
     store: &'s dyn Backend,
-    /// Each item's first response (issue 26).
+    /// Each item's first response.
     responses: Responses,
     /// `waiting_days`.
     waiting_days: u32,
@@ -183,7 +183,7 @@ impl<'s> Streamed<'s> {
                 // Ids of one repository are about as long as its first.
                 s.ids.reserve_text(items * (last.id.len() + 2));
             }
-            // The batch's links (issue 26): indexed reads, no text parsed.
+            // The batch's links: indexed reads, no text parsed.
             let batch_ids: Vec<String> = batch.iter().map(|l| l.id.clone()).collect();
             let mut links = store.links_of(key, &batch_ids)?;
             for latest in batch {

@@ -1,4 +1,4 @@
-//! The streamed export (issue 17) against the reference: the export as it
+//! The streamed export against the reference: the export as it
 //! was before, which read each repository whole (`repository_view`) and
 //! rendered it from the whole document, kept here. Both export the same
 //! store; every file of the two sites must be the same, byte for byte: on
@@ -30,7 +30,7 @@ use super::{
 #[path = "../../tests/it/synth.rs"]
 mod synth;
 
-/// The export before issue 17: each repository read whole, its document
+/// The export as it was before it streamed: each repository read whole, its document
 /// built whole, rendered from it.
 fn reference_export(
     store: &dyn Backend,
@@ -80,7 +80,7 @@ fn reference_export(
             changed_in_latest: &view.changed_in_latest,
         })
         .unwrap();
-        // Links between items (issue 26), as the store resolves them.
+        // Links between items, as the store resolves them.
         let ids: Vec<String> = document
             .dataset
             .signals
@@ -194,7 +194,7 @@ fn both_ways(store: &dyn Backend, dir: &Path, render: Render, judge: Judge) {
     let mut a = export_with(store, &new, &recipe).unwrap();
     let b = reference_export(store, &reference, &weights, render, judge);
     let (mut new, reference) = (files(&new), files(&reference));
-    // The static word index (issue 28) is written by the streamed export
+    // The static word index is written by the streamed export
     // only, from the store's index, and checked by its own tests
     // (`tests/it/site_search.rs`): it is left out here.
     let search: Vec<PathBuf> = new
@@ -425,7 +425,7 @@ fn the_streamed_export_equals_the_whole_view_export_on_generated_repositories() 
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Issue 20: a repository its owner's listing leaves out is rendered again
+/// A repository its owner's listing leaves out is rendered again
 /// once (without a new run), as gone, then kept at every later export,
 /// however many intervals pass: it is never judged stale, while a
 /// repository merely not collected is.

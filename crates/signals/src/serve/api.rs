@@ -15,6 +15,8 @@ use signals_core::first_response::Answer as Replied;
 use signals_core::importance::Weights;
 use signals_store::{Backend, RepoSummary};
 
+use super::answer::typed_answer;
+pub use super::answer::{Answer, error, json_answer};
 use super::front;
 use super::index::{Indexes, Row, state_of};
 use signals_core::api::{SignalQuery, Sort, encode_id, page_param, parse_id};
@@ -24,52 +26,6 @@ pub(super) use signals_core::api::{history_path, parse_query, percent_decode};
 pub const PAGE_SIZE: usize = 50;
 /// Trail events per page of `/api/repos/{group}/{repo}/trail`.
 pub const TRAIL_PAGE_SIZE: usize = 100;
-/// A status, a content type and a body.
-pub type Answer = (u16, &'static str, Vec<u8>);
-
-/// The JSON body of an answer; `<`, `>` and `&` are escaped too, so a
-/// response read as HTML by mistake is still inert.
-pub fn json_answer(status: u16, value: &Value) -> Answer {
-    let text = serde_json::to_string_pretty(value)
-        .unwrap_or_else(|_| "{}".into())
-        .replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026");
-    (status, "application/json; charset=utf-8", text.into_bytes())
-}
-
-/// [`json_answer`] of a typed value, written straight from it: the same
-/// text as through a [`Value`] when its fields are in name order, as a
-/// [`Value`]'s keys are, without building a map per object.
-fn typed_answer(status: u16, value: &impl serde::Serialize) -> Answer {
-    match serde_json::to_string_pretty(value) {
-        Ok(text) => (
-            status,
-            "application/json; charset=utf-8",
-            escape_markup(text).into_bytes(),
-        ),
-        Err(e) => error(500, format!("cannot write the answer: {e}")),
-    }
-}
-
-/// `<`, `>` and `&` escaped in a JSON text, in one pass, and only when
-/// there is one (the usual answer has none).
-fn escape_markup(text: String) -> String {
-    if !text.bytes().any(|b| matches!(b, b'<' | b'>' | b'&')) {
-        return text;
-    }
-    let mut out = String::with_capacity(text.len() + 64);
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// A page of the signals list, as `/api/repos/{group}/{repo}/signals`
 /// answers it (docs/api.md). Fields are in name order: the text is the
 /// one a [`Value`] of the same fields gives.
@@ -109,11 +65,6 @@ struct Listed<'a> {
     title: &'a str,
     updated_at: String,
     url: &'a str,
-}
-
-/// An error answer: `{"error": message}`.
-pub fn error(status: u16, message: impl Into<String>) -> Answer {
-    json_answer(status, &json!({ "error": message.into() }))
 }
 
 /// The API over one store connection.
@@ -574,7 +525,7 @@ impl Api<'_> {
 
 /// The API's link to an item's history, reached from `group`: the
 /// history then names that group, not another that tracks the same
-/// repository (issue 30).
+/// repository.
 fn history_link(id: &str, group: &str) -> String {
     format!(
         "/api/signals/{}/history?group={}",
@@ -583,7 +534,7 @@ fn history_link(id: &str, group: &str) -> String {
     )
 }
 
-/// The ids an item's texts name and the ids naming it (issue 26), each
+/// The ids an item's texts name and the ids naming it, each
 /// sorted; empty when it has no link.
 fn link_ids(links: Option<signals_store::Links>) -> (Vec<String>, Vec<String>) {
     let links = links.unwrap_or_default();

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 use signals_core::api::SIGNAL_PARAMS;
 
-use super::api::{Answer, error, json_answer};
+use super::answer::{Answer, error, json_answer};
 
 /// One endpoint of the API: what `/api/` lists, and what the router
 /// checks a request's parameters against, so the two cannot disagree.

@@ -1,4 +1,4 @@
-//! The per-repository index the signals list reads (issue 17): one compact
+//! The per-repository index the signals list reads: one compact
 //! row per item (id, kind, state, labels and author as dictionary codes,
 //! update time, score, changed in the latest run), with the two orders the
 //! API sorts by, built from the store's latest heads (bodies are never

@@ -29,6 +29,7 @@
 //! or SIGTERM, or fails; only a SIGKILL leaves it behind, in the system's
 //! temporary folder.
 
+mod answer;
 mod api;
 mod front;
 mod index;
@@ -209,7 +210,7 @@ pub fn run(config: &Config, config_path: &Path, args: Settings) -> anyhow::Resul
         // the pages once it is done (docs/decisions.md).
         let (failed_tx, failed_rx) = tokio::sync::oneshot::channel();
         tokio::spawn(first_export(Arc::clone(&app), failed_tx));
-        // Answers are gzipped for a client that accepts it (issue 28):
+        // Answers are gzipped for a client that accepts it:
         // pages, JSON, the filter index (docs/decisions.md, "Compression").
         let router = axum::Router::new()
             .fallback(handle)

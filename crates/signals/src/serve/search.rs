@@ -1,4 +1,4 @@
-//! Text search of the signals list (issue 28): the query, parsed by the
+//! Text search of the signals list: the query, parsed by the
 //! search language (`signals_core::search`), is answered from the store's
 //! word index and ranked by BM25; its documents are mapped to the rows of
 //! the repository's index, where the list's other filters and orders
