@@ -12,7 +12,7 @@ use crate::export::{Judge, export_with};
 
 /// Exports every repository of the store that has at least one run.
 pub fn run(config: &Config, args: &ExportArgs) -> anyhow::Result<u8> {
-    let mut store = crate::store::open(&config.store, false)?;
+    let mut store = crate::store::open(&config.store, crate::store::IfMissing::Refuse)?;
     crate::export::index_all(&mut *store)?;
     let out = &config.out;
     let options = SiteOptions {
@@ -52,7 +52,7 @@ pub fn run(config: &Config, args: &ExportArgs) -> anyhow::Result<u8> {
 
 /// `signals export --serve-site`: the private site of `signals serve`.
 pub fn serve_site(config: &Config) -> anyhow::Result<u8> {
-    let mut store = crate::store::open(&config.store, false)?;
+    let mut store = crate::store::open(&config.store, crate::store::IfMissing::Refuse)?;
     crate::export::index_all(&mut *store)?;
     export_with(
         &*store,
