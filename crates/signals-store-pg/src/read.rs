@@ -187,7 +187,7 @@ impl Reads for PgStore {
         repo: RepoKey,
         ids: &[String],
     ) -> Result<HashMap<String, ItemSnapshot>> {
-        self.latest_of(repo, ids, (SNAPSHOT_COLUMNS, SNAPSHOT_JOINS))
+        self.latest_of(repo, ids, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS)
     }
 
     fn latest_heads_for(
@@ -195,7 +195,7 @@ impl Reads for PgStore {
         repo: RepoKey,
         ids: &[String],
     ) -> Result<HashMap<String, ItemSnapshot>> {
-        self.latest_of(repo, ids, (HEAD_COLUMNS, HEAD_JOINS))
+        self.latest_of(repo, ids, HEAD_COLUMNS, HEAD_JOINS)
     }
 
     fn snapshot_history(
@@ -348,7 +348,8 @@ impl PgStore {
         &self,
         repo: RepoKey,
         ids: &[String],
-        (columns, joins): (&str, &str),
+        columns: &str,
+        joins: &str,
     ) -> Result<HashMap<String, ItemSnapshot>> {
         let path = self.path();
         let mut out = HashMap::with_capacity(ids.len());

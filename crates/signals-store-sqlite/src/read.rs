@@ -160,7 +160,7 @@ impl Reads for Store {
         repo: RepoKey,
         ids: &[String],
     ) -> Result<HashMap<String, ItemSnapshot>> {
-        self.latest_of(repo, ids, (SNAPSHOT_COLUMNS, SNAPSHOT_JOINS))
+        self.latest_of(repo, ids, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS)
     }
 
     fn latest_heads_for(
@@ -168,7 +168,7 @@ impl Reads for Store {
         repo: RepoKey,
         ids: &[String],
     ) -> Result<HashMap<String, ItemSnapshot>> {
-        self.latest_of(repo, ids, (HEAD_COLUMNS, HEAD_JOINS))
+        self.latest_of(repo, ids, HEAD_COLUMNS, HEAD_JOINS)
     }
 
     fn snapshot_history(
@@ -388,7 +388,8 @@ impl Store {
         &self,
         repo: RepoKey,
         ids: &[String],
-        (columns, joins): (&str, &str),
+        columns: &str,
+        joins: &str,
     ) -> Result<HashMap<String, ItemSnapshot>> {
         let doing = "reading the latest snapshots of observed items";
         let mut out = HashMap::with_capacity(ids.len());

@@ -331,10 +331,10 @@ impl TestHost {
         self.shared.lock().link_base = Some(base.trim_end_matches('/').to_string());
     }
 
-    /// Drops the `Link` header from every answer, as some proxies do; GitLab
-    /// clients then page by `X-Next-Page`.
-    pub fn set_drop_link(&self, drop: bool) {
-        self.shared.lock().drop_link = drop;
+    /// Drops the `Link` header from every answer from now on, as some
+    /// proxies do; GitLab clients then page by `X-Next-Page`.
+    pub fn drop_link_headers(&self) {
+        self.shared.lock().drop_link = true;
     }
 
     /// Every request received so far, in arrival order.
