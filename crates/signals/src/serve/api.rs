@@ -352,7 +352,7 @@ impl Api<'_> {
     /// `id` is `<source>:<owner>/<name>:<kind>:<key>`; `group` picks the
     /// group when the repository is tracked in several.
     fn history(&self, id: &str, params: &HashMap<String, String>) -> anyhow::Result<Answer> {
-        let Some((source, repo)) = parse_id(id) else {
+        let Some(signals_core::api::IdRepo { source, repo }) = parse_id(id) else {
             return Ok(error(
                 400,
                 format!("{id:?} is not a signal id (<source>:<owner>/<name>:<kind>:<key>)"),
