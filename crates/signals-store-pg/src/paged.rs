@@ -4,9 +4,9 @@
 
 use std::collections::HashSet;
 
-use signals_core::{ItemSnapshot, TrailEvent};
+use signals_core::ItemSnapshot;
 use signals_store::codec::uint;
-use signals_store::{PagedReads, Parts, RepoKey, Result, trail_event_from, trail_plan};
+use signals_store::{PagedReads, Parts, RepoKey, Result, TrailPage, trail_event_from, trail_plan};
 
 use crate::PgStore;
 use crate::read::{HEAD_COLUMNS, HEAD_JOINS, raw_parts, trail_row};
@@ -46,7 +46,7 @@ impl PagedReads for PgStore {
             .collect())
     }
 
-    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<(u64, Vec<TrailEvent>)> {
+    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<TrailPage> {
         let path = self.path();
         let doing = "reading a page of the trail";
         let mut runs = Vec::new();
@@ -82,6 +82,6 @@ impl PagedReads for PgStore {
                 out.push(trail_event_from(&path, trail_row(&r))?);
             }
         }
-        Ok((total, out))
+        Ok(TrailPage { total, events: out })
     }
 }

@@ -9,8 +9,8 @@
 
 use std::collections::HashMap;
 
-use signals_core::search::{Positions, Stats};
 use signals_core::search::postings::{self, Block};
+use signals_core::search::{Positions, Stats};
 use signals_store::search::{
     EachBlock, IndexedDoc, PendingItem, SearchUpdate, prefix_end, unsplittable,
 };

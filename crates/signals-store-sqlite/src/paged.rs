@@ -3,9 +3,9 @@
 use std::collections::HashSet;
 
 use rusqlite::params;
-use signals_core::{ItemSnapshot, TrailEvent};
+use signals_core::ItemSnapshot;
 use signals_store::codec::uint;
-use signals_store::{PagedReads, Parts, RepoKey, Result, trail_event_from, trail_plan};
+use signals_store::{PagedReads, Parts, RepoKey, Result, TrailPage, trail_event_from, trail_plan};
 
 use crate::Store;
 use crate::error::DbContext;
@@ -53,7 +53,7 @@ impl PagedReads for Store {
             .doing(&self.path, doing)
     }
 
-    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<(u64, Vec<TrailEvent>)> {
+    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<TrailPage> {
         let path = &self.path;
         let doing = "reading a page of the trail";
         let runs = {
@@ -104,6 +104,6 @@ impl PagedReads for Store {
                 out.push(trail_event_from(path, row.doing(path, doing)?)?);
             }
         }
-        Ok((total, out))
+        Ok(TrailPage { total, events: out })
     }
 }

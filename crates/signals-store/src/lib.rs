@@ -80,14 +80,14 @@ use std::fmt;
 pub use comments::CommentStore;
 pub use dump::Dump;
 pub use error::{DbError, Result, StoreError};
-pub use http::{CachedResponse, HttpState, RateLimit, check_cacheable};
+pub use http::{CachedResponse, HttpState, RateLimit, SeenLimit, check_cacheable};
 pub use outbox::{MessageState, Outbox, OutboxMessage, RuleOutbox, Settle};
 pub use owners::{OwnerRef, OwnerRepo, OwnerStatus, Owners};
-pub use paged::{PagedReads, TrailSlice, trail_plan};
+pub use paged::{PagedReads, TrailPage, TrailSlice, trail_plan};
 pub use read::{
-    Failure, Reads, RepoStatus, RepoSummary, RepoTotals, RepoView, RunRow, RunStatus, Status,
-    SummaryRow, TotalsRow, TrailRow, discussions_off_from, run_record_from, summary_from,
-    totals_from, trail_event_from,
+    Failure, Reads, ReconcileMarks, RepoStatus, RepoSummary, RepoTotals, RepoView, RunRow,
+    RunStatus, Status, SummaryRow, TotalsRow, TrailRow, discussions_off_from, run_record_from,
+    summary_from, totals_from, trail_event_from,
 };
 pub use references::{Linked, Links, ReferenceReads, SharedItem};
 pub use search::{SearchIndex, SearchState, SearchUpdate};

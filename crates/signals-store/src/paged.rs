@@ -29,6 +29,15 @@ pub struct TrailSlice {
     pub take: u64,
 }
 
+/// A page of a repository's trail ([`PagedReads::trail_page`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TrailPage {
+    /// How many events the whole trail holds.
+    pub total: u64,
+    /// The page's events, newest first.
+    pub events: Vec<TrailEvent>,
+}
+
 /// Which events of which runs make the trail page `offset..offset+limit`,
 /// newest first, given every run's `(id, changed_count)` newest first; and
 /// the trail's total.
@@ -72,7 +81,7 @@ pub trait PagedReads {
     /// The trail's total and its events `offset..offset + limit`, newest
     /// first (latest run first, then item ids in descending order: the
     /// reverse of the trail's order), reading only those.
-    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<(u64, Vec<TrailEvent>)>;
+    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<TrailPage>;
 }
 
 #[cfg(test)]

@@ -96,8 +96,7 @@ pub trait SearchIndex {
     /// The non-empty blocks of `term`, in block order, with their
     /// positions only when `positions` says to read them (else their
     /// positions' part is empty: a word reads a third of a phrase's bytes).
-    fn search_blocks(&self, repo: RepoKey, term: &str, positions: Positions)
-    -> Result<Vec<Block>>;
+    fn search_blocks(&self, repo: RepoKey, term: &str, positions: Positions) -> Result<Vec<Block>>;
 
     /// The non-empty blocks of each of `terms`, without positions: one
     /// list per term, in the order of `terms` (empty for a term with no

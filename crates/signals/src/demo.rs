@@ -25,8 +25,8 @@ use serde_json::{Value, json};
 use signals_testhost::{Flavor, RepoData, Scenario, TestHost};
 
 use crate::collect::{Progress, Reconcile, Window};
-use crate::hosts::Requests;
 use crate::config::Config;
+use crate::hosts::Requests;
 
 /// The first instant's recorded GitHub responses.
 const INSTANT1: &str = include_str!("../demo/instant1.json");

@@ -189,7 +189,12 @@ pub fn the_word_index_follows_the_latest_snapshots(make: Factory<'_>) {
             .is_empty()
     );
     store.purge_repository(key).unwrap();
-    assert!(store.search_blocks(key, "crash", Positions::Read).unwrap().is_empty());
+    assert!(
+        store
+            .search_blocks(key, "crash", Positions::Read)
+            .unwrap()
+            .is_empty()
+    );
     assert!(store.search_docs(key).unwrap().is_empty());
     assert_eq!(store.search_state(key).unwrap(), Default::default());
 }

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use crate::cli::CollectArgs;
 use crate::collect::{self, Options, Progress};
-use crate::hosts::Requests;
 use crate::config::Config;
+use crate::hosts::Requests;
 
 /// Runs `signals collect` with the configuration read from `config_path`.
 pub fn run(config: &Config, config_path: &Path, args: &CollectArgs) -> anyhow::Result<u8> {

@@ -167,7 +167,13 @@ impl<'s> Streamed<'s> {
                 let (mut importance, mut updated) = (0, 0);
                 if !item.key.is_empty() {
                     flags |= SIGNAL;
-                    let mut doc = signal_of(group, repo, item, repo_url, Changed::from(flags & CHANGED != 0));
+                    let mut doc = signal_of(
+                        group,
+                        repo,
+                        item,
+                        repo_url,
+                        Changed::from(flags & CHANGED != 0),
+                    );
                     let answer = s.responses.answer(&latest.id, item);
                     if let Some(answer) = &answer {
                         if answer.waits(item, instant, s.waiting_days) {

@@ -318,7 +318,7 @@ impl Api<'_> {
             Ok(p) => p,
             Err(message) => return Ok(error(400, message)),
         };
-        let (total, events) = self.store.trail_page(
+        let signals_store::TrailPage { total, events } = self.store.trail_page(
             s.key,
             ((page - 1) * TRAIL_PAGE_SIZE) as u64,
             TRAIL_PAGE_SIZE as u64,

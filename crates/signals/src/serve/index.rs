@@ -319,7 +319,7 @@ impl Indexes {
         store: &dyn Backend,
         summary: &RepoSummary,
     ) -> signals_store::Result<Option<Timestamp>> {
-        let (first_run, _) = store.reconcile_marks(summary.key)?;
+        let first_run = store.reconcile_marks(summary.key)?.first_run;
         Ok(signals_core::first_response::read_from(
             first_run,
             self.comments_backfill_days,

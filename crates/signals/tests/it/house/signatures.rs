@@ -152,8 +152,10 @@ fn signatures(code: &str) -> Vec<Signature> {
         if name.is_empty() {
             continue;
         }
-        let Some(open) = params_open(code, at + 3 + (code[at + 3..].len() - rest.len()) + name.len())
-        else {
+        let Some(open) = params_open(
+            code,
+            at + 3 + (code[at + 3..].len() - rest.len()) + name.len(),
+        ) else {
             continue;
         };
         let close = closing_paren(bytes, open);
@@ -174,9 +176,7 @@ fn param_type(param: &str) -> Option<&str> {
     let bytes = param.as_bytes();
     // The first `:` that is not half of a `::` path separator.
     let colon = (0..bytes.len()).find(|&k| {
-        bytes[k] == b':'
-            && bytes.get(k + 1) != Some(&b':')
-            && (k == 0 || bytes[k - 1] != b':')
+        bytes[k] == b':' && bytes.get(k + 1) != Some(&b':') && (k == 0 || bytes[k - 1] != b':')
     })?;
     Some(param[colon + 1..].trim())
 }
@@ -215,7 +215,10 @@ fn test_files_declared(path: &str, code: &str) -> Vec<String> {
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_')
             .collect();
-        if decl.trim_start()[name.len()..].trim_start().starts_with(';') {
+        if decl.trim_start()[name.len()..]
+            .trim_start()
+            .starts_with(';')
+        {
             declared.push(format!("{dir}/{name}.rs"));
             declared.push(format!("{dir}/{name}/"));
         }
@@ -237,9 +240,15 @@ fn violations(code: &str) -> Vec<(usize, String)> {
                 continue;
             };
             if is_tuple(ty) {
-                found.push((sig.line, format!("fn {}: tuple parameter `{param}`", sig.name)));
+                found.push((
+                    sig.line,
+                    format!("fn {}: tuple parameter `{param}`", sig.name),
+                ));
             } else if sig.public && ty == "bool" {
-                found.push((sig.line, format!("fn {}: bool parameter `{param}`", sig.name)));
+                found.push((
+                    sig.line,
+                    format!("fn {}: bool parameter `{param}`", sig.name),
+                ));
             }
         }
     }
@@ -276,7 +285,10 @@ fn the_signature_scanner_finds_tuples_bools_and_long_lists() {
     assert!(found[4].1.contains("s: &mut (u8, u8)"), "{found:?}");
     assert_eq!(
         test_files_declared("crates/a/src/collect/mod.rs", &blank_literals(src)),
-        ["crates/a/src/collect/staged_tests.rs", "crates/a/src/collect/staged_tests/"]
+        [
+            "crates/a/src/collect/staged_tests.rs",
+            "crates/a/src/collect/staged_tests/"
+        ]
     );
     assert_eq!(
         test_files_declared("crates/a/src/store.rs", "#[cfg(test)]\nmod suite;"),
