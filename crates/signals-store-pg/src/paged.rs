@@ -6,7 +6,9 @@ use std::collections::HashSet;
 
 use signals_core::ItemSnapshot;
 use signals_store::codec::uint;
-use signals_store::{PagedReads, Parts, RepoKey, Result, TrailPage, trail_event_from, trail_plan};
+use signals_store::{
+    PagedReads, Parts, RepoKey, Result, TrailPage, TrailPlan, trail_event_from, trail_plan,
+};
 
 use crate::PgStore;
 use crate::read::{HEAD_COLUMNS, HEAD_JOINS, raw_parts, trail_row};
@@ -60,7 +62,7 @@ impl PagedReads for PgStore {
                 uint(&path, "runs.changed_count", r.get(1))?,
             ));
         }
-        let (total, slices) = trail_plan(&runs, offset, limit);
+        let TrailPlan { total, slices } = trail_plan(&runs, offset, limit);
         let mut out = Vec::new();
         for slice in slices {
             // A range of the primary key (run, pos), from the run's last

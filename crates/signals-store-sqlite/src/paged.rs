@@ -5,7 +5,9 @@ use std::collections::HashSet;
 use rusqlite::params;
 use signals_core::ItemSnapshot;
 use signals_store::codec::uint;
-use signals_store::{PagedReads, Parts, RepoKey, Result, TrailPage, trail_event_from, trail_plan};
+use signals_store::{
+    PagedReads, Parts, RepoKey, Result, TrailPage, TrailPlan, trail_event_from, trail_plan,
+};
 
 use crate::Store;
 use crate::error::DbContext;
@@ -75,7 +77,7 @@ impl PagedReads for Store {
             }
             runs
         };
-        let (total, slices) = trail_plan(&runs, offset, limit);
+        let TrailPlan { total, slices } = trail_plan(&runs, offset, limit);
         let mut out = Vec::new();
         for slice in slices {
             // The slice is a range of the primary key: the run's events
