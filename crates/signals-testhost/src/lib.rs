@@ -38,8 +38,8 @@ use std::time::Duration;
 pub use comments::with_comments;
 pub use graphql::{GRAPHQL_POINTS, discussion, synthetic_discussions};
 pub use scenario::{
-    Flavor, RepoData, Scenario, synthetic, synthetic_forgejo, synthetic_gitlab, synthetic_many,
-    synthetic_shared,
+    Flavor, RepoData, Scenario, Synthetic, synthetic, synthetic_forgejo, synthetic_gitlab,
+    synthetic_many, synthetic_shared,
 };
 
 /// The default hourly request budget per token, as on GitHub for a personal
