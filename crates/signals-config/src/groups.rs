@@ -232,15 +232,20 @@ fn owners(
 /// index into the hosts.
 type RepoHosts = HashMap<(String, String), usize>;
 
+/// The groups, checked, and where each of their repositories is hosted.
+pub(super) struct Groups {
+    /// The groups in file order.
+    pub(super) groups: Vec<GroupConfig>,
+    /// The host of each repository.
+    pub(super) repo_hosts: RepoHosts,
+}
+
 /// Checks the groups: ids, repositories, owners and hosts. Returns them
 /// with the host of each repository by (group id, repository id).
 ///
 /// Every group is checked, and every problem returned (the first of each
 /// group), so a file with several is told them all at once.
-pub(super) fn parse(
-    raw: Vec<RawGroup>,
-    hosts: &[HostConfig],
-) -> Result<(Vec<GroupConfig>, RepoHosts), Vec<Problem>> {
+pub(super) fn parse(raw: Vec<RawGroup>, hosts: &[HostConfig]) -> Result<Groups, Vec<Problem>> {
     let mut repo_hosts = HashMap::new();
     let mut groups = Vec::new();
     let mut group_ids = HashSet::new();
@@ -270,7 +275,7 @@ pub(super) fn parse(
         }
     }
     if problems.is_empty() {
-        Ok((groups, repo_hosts))
+        Ok(Groups { groups, repo_hosts })
     } else {
         Err(problems)
     }
