@@ -314,7 +314,11 @@ fn group(
     let mut repos = Vec::new();
     let mut repo_ids = HashSet::new();
     for entry in g.repos {
-        let (repo, host_idx, span) = repo_entry(entry, group_host, hosts)?;
+        let RepoEntry {
+            repo,
+            host: host_idx,
+            span,
+        } = repo_entry(entry, group_host, hosts)?;
         if !repo_ids.insert(repo.id.clone()) {
             return Err(err(
                 at(span),
@@ -354,13 +358,22 @@ fn group(
     })
 }
 
+/// One entry of a group's `repos`, checked.
+struct RepoEntry {
+    repo: TrackedRepo,
+    /// Its host, an index into the hosts.
+    host: usize,
+    /// The span of its id, to say where a repeated id is.
+    span: Range<usize>,
+}
+
 /// One entry of a group's `repos`: the repository, its host, and the
-/// span of its id (to say where a repeated id is).
+/// span of its id.
 fn repo_entry(
     entry: Spanned<RawRepoEntry>,
     group_host: Option<usize>,
     hosts: &[HostConfig],
-) -> Result<(TrackedRepo, usize, Range<usize>), Problem> {
+) -> Result<RepoEntry, Problem> {
     let entry_span = entry.span();
     let r = match entry.into_inner() {
         RawRepoEntry::Full(r) => r,
@@ -413,7 +426,11 @@ fn repo_entry(
         name,
         keywords: r.keywords,
     };
-    Ok((repo, host_idx, span))
+    Ok(RepoEntry {
+        repo,
+        host: host_idx,
+        span,
+    })
 }
 
 /// A group's `exclude`: repositories of its owners never tracked, each
