@@ -45,7 +45,7 @@ pub fn target(data: &[u8]) {
             signal_id(&id);
         }
     }
-    if let Some((group, repo, file)) = history_path(&path) {
+    if let Some(signals_core::api::HistoryPath { group, repo, file }) = history_path(&path) {
         assert!(file.ends_with(".html"));
         assert_eq!(format!("/{group}/{repo}/history/{file}"), path);
     }
@@ -87,7 +87,7 @@ fn signals(params: &std::collections::HashMap<String, String>) {
 
 /// A signal id: parsed, and its path form decoded back.
 fn signal_id(id: &str) {
-    if let Some((_, repo)) = parse_id(id) {
+    if let Some(signals_core::api::IdRepo { repo, .. }) = parse_id(id) {
         assert!(repo.contains('/'));
     }
     assert_eq!(

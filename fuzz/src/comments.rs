@@ -14,8 +14,10 @@ use signals_core::{Comment, CommentKind, ItemKind};
 pub fn lists(body: &[u8]) {
     let url = "https://api.github.com/repos/o/n/issues/comments";
     for kind in [CommentKind::Comment, CommentKind::ReviewComment] {
-        if let Ok((comments, n)) =
-            signals_http::wire::comment::parse_list("GitHub", url, body, kind)
+        if let Ok(signals_http::wire::comment::CommentPage {
+            comments,
+            entries: n,
+        }) = signals_http::wire::comment::parse_list("GitHub", url, body, kind)
         {
             assert!(comments.len() <= n, "more comments than entries");
             for c in &comments {

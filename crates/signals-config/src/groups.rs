@@ -232,15 +232,20 @@ fn owners(
 /// index into the hosts.
 type RepoHosts = HashMap<(String, String), usize>;
 
+/// The groups, checked, and where each of their repositories is hosted.
+pub(super) struct Groups {
+    /// The groups in file order.
+    pub(super) groups: Vec<GroupConfig>,
+    /// The host of each repository.
+    pub(super) repo_hosts: RepoHosts,
+}
+
 /// Checks the groups: ids, repositories, owners and hosts. Returns them
 /// with the host of each repository by (group id, repository id).
 ///
 /// Every group is checked, and every problem returned (the first of each
 /// group), so a file with several is told them all at once.
-pub(super) fn parse(
-    raw: Vec<RawGroup>,
-    hosts: &[HostConfig],
-) -> Result<(Vec<GroupConfig>, RepoHosts), Vec<Problem>> {
+pub(super) fn parse(raw: Vec<RawGroup>, hosts: &[HostConfig]) -> Result<Groups, Vec<Problem>> {
     let mut repo_hosts = HashMap::new();
     let mut groups = Vec::new();
     let mut group_ids = HashSet::new();
@@ -270,7 +275,7 @@ pub(super) fn parse(
         }
     }
     if problems.is_empty() {
-        Ok((groups, repo_hosts))
+        Ok(Groups { groups, repo_hosts })
     } else {
         Err(problems)
     }
@@ -309,7 +314,11 @@ fn group(
     let mut repos = Vec::new();
     let mut repo_ids = HashSet::new();
     for entry in g.repos {
-        let (repo, host_idx, span) = repo_entry(entry, group_host, hosts)?;
+        let RepoEntry {
+            repo,
+            host: host_idx,
+            span,
+        } = repo_entry(entry, group_host, hosts)?;
         if !repo_ids.insert(repo.id.clone()) {
             return Err(err(
                 at(span),
@@ -349,13 +358,22 @@ fn group(
     })
 }
 
+/// One entry of a group's `repos`, checked.
+struct RepoEntry {
+    repo: TrackedRepo,
+    /// Its host, an index into the hosts.
+    host: usize,
+    /// The span of its id, to say where a repeated id is.
+    span: Range<usize>,
+}
+
 /// One entry of a group's `repos`: the repository, its host, and the
-/// span of its id (to say where a repeated id is).
+/// span of its id.
 fn repo_entry(
     entry: Spanned<RawRepoEntry>,
     group_host: Option<usize>,
     hosts: &[HostConfig],
-) -> Result<(TrackedRepo, usize, Range<usize>), Problem> {
+) -> Result<RepoEntry, Problem> {
     let entry_span = entry.span();
     let r = match entry.into_inner() {
         RawRepoEntry::Full(r) => r,
@@ -408,7 +426,11 @@ fn repo_entry(
         name,
         keywords: r.keywords,
     };
-    Ok((repo, host_idx, span))
+    Ok(RepoEntry {
+        repo,
+        host: host_idx,
+        span,
+    })
 }
 
 /// A group's `exclude`: repositories of its owners never tracked, each

@@ -216,11 +216,11 @@ impl Config {
                 more: lines.collect(),
             }
         };
-        let (raw, mut problems) =
-            read::deserialize_all::<RawConfig>(text).map_err(|(span, message)| ConfigError {
+        let read::ReadPast { raw, mut problems } = read::deserialize_all::<RawConfig>(text)
+            .map_err(|e| ConfigError {
                 path: path.to_path_buf(),
-                line: span.map(|s| line_of(text, s.start)),
-                message,
+                line: e.span.map(|s| line_of(text, s.start)),
+                message: e.message,
                 more: Vec::new(),
             })?;
         let Some(raw) = raw else {
@@ -296,7 +296,7 @@ fn check(raw: RawConfig, problems: &mut Vec<SpanError>) -> Option<Config> {
     // Groups name hosts, and rules name groups: each is checked against
     // what came before it only when that was whole.
     let hosts = keep(hosts::parse(raw.host, raw.hosts), problems)?;
-    let (groups, repo_hosts) = groups::parse(raw.groups, &hosts)
+    let groups::Groups { groups, repo_hosts } = groups::parse(raw.groups, &hosts)
         .map_err(|p| problems.extend(p))
         .ok()?;
     let notify = notify::parse(raw.notify, &groups)

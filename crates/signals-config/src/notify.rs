@@ -464,7 +464,11 @@ fn email(
     let from = need(&r.from, "from", "signals@example.org")?;
     let tls = tls(r, &smtp_host, &span, ctx)?;
     let to = recipients(r, &from, &span, ctx)?;
-    let (digest, timezone, top) = digest(r, ctx)?;
+    let Digest {
+        schedule: digest,
+        timezone,
+        top,
+    } = digest(r, ctx)?;
     Ok(EmailConfig {
         smtp_port: r.smtp_port.unwrap_or(match tls {
             Tls::Implicit => 465,
@@ -558,12 +562,18 @@ fn recipients(
     Ok(to)
 }
 
-/// An email rule's digest: its schedule (`None`: a message per run), its
-/// time zone and how many signals it holds.
-fn digest(
-    r: &RawNotify,
-    ctx: &dyn Fn(String) -> String,
-) -> Result<(Option<Schedule>, jiff::tz::TimeZone, usize), SpanError> {
+/// An email rule's digest settings.
+struct Digest {
+    /// Its schedule (`None`: a message per run).
+    schedule: Option<Schedule>,
+    timezone: jiff::tz::TimeZone,
+    /// How many signals it holds.
+    top: usize,
+}
+
+/// An email rule's digest: its schedule, its time zone and how many
+/// signals it holds.
+fn digest(r: &RawNotify, ctx: &dyn Fn(String) -> String) -> Result<Digest, SpanError> {
     let digest = match &r.digest {
         None => None,
         Some(d) if d.get_ref() == "immediate" => None,
@@ -597,7 +607,11 @@ fn digest(
             ));
         }
     };
-    Ok((digest, timezone, top))
+    Ok(Digest {
+        schedule: digest,
+        timezone,
+        top,
+    })
 }
 
 /// `local@domain`, one `@`, no spaces or control characters (the SMTP

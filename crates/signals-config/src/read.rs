@@ -24,18 +24,33 @@ const TABLES: &[&str] = &[
     "[[notify]]",
 ];
 
+/// What is left of a file read past the keys serde refuses.
+pub(super) struct ReadPast<T> {
+    /// The raw file, when what is left reads.
+    pub(super) raw: Option<T>,
+    /// Each refused part's problem.
+    pub(super) problems: Vec<SpanError>,
+}
+
+/// A file that is not TOML at all: where it breaks, when TOML says, and
+/// why.
+pub(super) struct NotToml {
+    pub(super) span: Option<Range<usize>>,
+    pub(super) message: String,
+}
+
 /// The file read past every key serde refuses: each refused part is
 /// blanked with spaces ([`blanked_region`]), which keeps every offset and
 /// line of the rest, and the file is read again. A problem inside a part
 /// already blanked is a consequence of the blanking and is not reported
 /// again. Returns the raw file when what is left reads, and the problems;
 /// `Err` only when the file is not TOML at all.
-#[allow(clippy::type_complexity)]
-pub(super) fn deserialize_all<T: DeserializeOwned>(
-    text: &str,
-) -> Result<(Option<T>, Vec<SpanError>), (Option<Range<usize>>, String)> {
+pub(super) fn deserialize_all<T: DeserializeOwned>(text: &str) -> Result<ReadPast<T>, NotToml> {
     if let Err(e) = toml::from_str::<toml::Table>(text) {
-        return Err((e.span(), refused(&e, text)));
+        return Err(NotToml {
+            span: e.span(),
+            message: refused(&e, text),
+        });
     }
     let original = text;
     let mut text = text.to_string();
@@ -44,7 +59,12 @@ pub(super) fn deserialize_all<T: DeserializeOwned>(
     // Each pass blanks at least one line, so the passes end.
     for _ in 0..=text.lines().count() {
         let e = match toml::from_str::<T>(&text) {
-            Ok(raw) => return Ok((Some(raw), problems)),
+            Ok(raw) => {
+                return Ok(ReadPast {
+                    raw: Some(raw),
+                    problems,
+                });
+            }
             Err(e) => e,
         };
         let Some(span) = e.span() else {
@@ -76,7 +96,10 @@ pub(super) fn deserialize_all<T: DeserializeOwned>(
             break; // the blanking broke the file: report what was found
         }
     }
-    Ok((None, problems))
+    Ok(ReadPast {
+        raw: None,
+        problems,
+    })
 }
 
 /// The part of `text` to blank for a refusal at `span`: the whole lines of

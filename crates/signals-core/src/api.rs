@@ -13,11 +13,25 @@ use crate::SourceId;
 /// The longest `q` accepted, in characters.
 pub const MAX_Q: usize = 200;
 
-/// `(group, repo, file)` of `/<group>/<repo>/history/<file>.html`.
-pub fn history_path(path: &str) -> Option<(&str, &str, &str)> {
+/// The parts of an item's history page path,
+/// `/<group>/<repo>/history/<file>.html`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryPath<'a> {
+    /// The group's id.
+    pub group: &'a str,
+    /// The repository's id in the group.
+    pub repo: &'a str,
+    /// The page's file name, `.html` included.
+    pub file: &'a str,
+}
+
+/// The parts of `path` when it is an item's history page.
+pub fn history_path(path: &str) -> Option<HistoryPath<'_>> {
     let parts: Vec<&str> = path.strip_prefix('/')?.split('/').collect();
     match parts.as_slice() {
-        [group, repo, "history", file] if file.ends_with(".html") => Some((group, repo, file)),
+        [group, repo, "history", file] if file.ends_with(".html") => {
+            Some(HistoryPath { group, repo, file })
+        }
         _ => None,
     }
 }
@@ -26,8 +40,18 @@ pub fn history_path(path: &str) -> Option<(&str, &str, &str)> {
 /// them.
 pub const KINDS: [&str; 4] = ["issue", "pull_request", "release", "discussion"];
 
-/// `(source, owner/name)` of a signal id.
-pub fn parse_id(id: &str) -> Option<(SourceId, &str)> {
+/// Where a signal comes from, read from its id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdRepo<'a> {
+    /// The host of the id's first part.
+    pub source: SourceId,
+    /// The repository, `owner/name` (GitLab's may hold subgroups).
+    pub repo: &'a str,
+}
+
+/// The source and repository of a signal id,
+/// `<source>:<owner>/<name>:<kind>:<key>`.
+pub fn parse_id(id: &str) -> Option<IdRepo<'_>> {
     let mut parts = id.splitn(4, ':');
     let source = parts.next()?;
     let repo = parts.next()?;
@@ -37,7 +61,7 @@ pub fn parse_id(id: &str) -> Option<(SourceId, &str)> {
         return None;
     }
     let source = SourceId::parse(source).ok()?;
-    repo.contains('/').then_some((source, repo))
+    repo.contains('/').then_some(IdRepo { source, repo })
 }
 
 /// A signal id in a path: `/` stays (the id's repository), the rest that
@@ -260,15 +284,15 @@ mod tests {
     #[test]
     fn ids_queries_and_escapes_parse_or_are_refused() {
         assert_eq!(
-            parse_id("github:o/n:issue:7"),
+            parse_id("github:o/n:issue:7").map(|p| (p.source, p.repo)),
             Some((Source::Github.into(), "o/n"))
         );
         assert_eq!(
-            parse_id("gitlab:g/sub/p:pull_request:3"),
+            parse_id("gitlab:g/sub/p:pull_request:3").map(|p| (p.source, p.repo)),
             Some((Source::Gitlab.into(), "g/sub/p"))
         );
         assert_eq!(
-            parse_id("github-ghe:o/n:issue:7"),
+            parse_id("github-ghe:o/n:issue:7").map(|p| (p.source, p.repo)),
             Some((SourceId::parse("github-ghe").unwrap(), "o/n"))
         );
         assert_eq!(parse_id("github:o/n:commit:7"), None);

@@ -30,7 +30,8 @@ use crate::send;
 /// Reads `repo`'s discussions updated at or after `watermark`.
 pub(crate) fn read(
     http: &mut Client,
-    (repo, object): (&RepoName, Option<&[u8]>),
+    repo: &RepoName,
+    object: Option<&[u8]>,
     watermark: Timestamp,
     cache: &mut dyn ResponseCache,
 ) -> Result<Discussions, Error> {

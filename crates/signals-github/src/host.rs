@@ -97,11 +97,12 @@ impl Host for GitHub {
     fn discussions(
         &self,
         http: &mut Client,
-        (repo, object): (&RepoName, Option<&[u8]>),
+        repo: &RepoName,
+        object: Option<&[u8]>,
         watermark: Timestamp,
         cache: &mut dyn ResponseCache,
     ) -> Result<Discussions, Error> {
-        crate::discussions::read(http, (repo, object), watermark, cache)
+        crate::discussions::read(http, repo, object, watermark, cache)
     }
 
     /// One GraphQL point per 100 repositories (`heads.rs`); nothing

@@ -37,7 +37,7 @@ fn name(s: &str) -> RepoName {
 #[test]
 fn pages_by_x_next_page_when_a_proxy_drops_link() {
     let host = TestHost::start(synthetic_gitlab(PATH, 250, start())).unwrap();
-    host.set_drop_link(true);
+    host.drop_link_headers();
     let mut c = client(&host, Auth::PrivateToken, &[]);
     let got = c
         .collect(&name(PATH), start(), &mut MemoryCache::new())

@@ -183,7 +183,8 @@ pub trait Host: Protocol + Clone + 'static {
     fn discussions(
         &self,
         http: &mut Client,
-        (repo, object): (&RepoName, Option<&[u8]>),
+        repo: &RepoName,
+        object: Option<&[u8]>,
         watermark: Timestamp,
         cache: &mut dyn ResponseCache,
     ) -> Result<Discussions, Error> {

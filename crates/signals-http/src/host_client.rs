@@ -367,7 +367,7 @@ impl<H: Host> HostClient<H> {
         }
         let object = self.repo_object.as_deref();
         self.host
-            .discussions(&mut self.http, (repo, object), watermark, cache)
+            .discussions(&mut self.http, repo, object, watermark, cache)
     }
 
     /// Names the round's repositories whose discussions may be asked

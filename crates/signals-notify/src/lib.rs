@@ -144,7 +144,7 @@ pub(crate) mod tests {
             &repo,
             &item,
             "https://github.com/evil/repo",
-            false,
+            signals_core::dataset::Changed::No,
         );
         Payload {
             rule: "r".into(),

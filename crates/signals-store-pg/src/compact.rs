@@ -194,8 +194,11 @@ fn move_events(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
                      the store was left as it was"
                 )));
             };
-            let (kind, fields, detail) =
-                signals_store::events::from_text_row(&path, &at, r.get(3), r.get(4), r.get(5))?;
+            let signals_store::events::EventColumns {
+                kind,
+                fields,
+                detail,
+            } = signals_store::events::from_text_row(&path, &at, r.get(3), r.get(4), r.get(5))?;
             columns[0].push(r.get(1));
             columns[1].push(r.get(7));
             columns[2].push(item);

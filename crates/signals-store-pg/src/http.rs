@@ -5,7 +5,7 @@
 
 use jiff::Timestamp;
 use signals_store::codec::{int, reset_parse, reset_text, ts_parse, ts_text, uint};
-use signals_store::{CachedResponse, HttpState, RateLimit, Result, check_cacheable};
+use signals_store::{CachedResponse, HttpState, RateLimit, Result, SeenLimit, check_cacheable};
 
 use crate::{PgStore, lock_key};
 
@@ -96,14 +96,17 @@ impl HttpState for PgStore {
         Ok(())
     }
 
-    fn rate_limit_get(&self, key: &str) -> Result<Option<(RateLimit, Timestamp)>> {
+    fn rate_limit_get(&self, key: &str) -> Result<Option<SeenLimit>> {
         self.query_opt(
             "reading a rate limit",
             "SELECT token_fingerprint, rate_limit, remaining, reset_at, seen_at
              FROM rate_limits WHERE token_fingerprint = $1",
             &[&key],
         )?
-        .map(|r| self.limit_row(&r).map(|(_, l, s)| (l, s)))
+        .map(|r| {
+            self.limit_row(&r)
+                .map(|(_, limit, seen_at)| SeenLimit { limit, seen_at })
+        })
         .transpose()
     }
 

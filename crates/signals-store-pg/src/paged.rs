@@ -4,9 +4,11 @@
 
 use std::collections::HashSet;
 
-use signals_core::{ItemSnapshot, TrailEvent};
+use signals_core::ItemSnapshot;
 use signals_store::codec::uint;
-use signals_store::{PagedReads, Parts, RepoKey, Result, trail_event_from, trail_plan};
+use signals_store::{
+    PagedReads, Parts, RepoKey, Result, TrailPage, TrailPlan, trail_event_from, trail_plan,
+};
 
 use crate::PgStore;
 use crate::read::{HEAD_COLUMNS, HEAD_JOINS, raw_parts, trail_row};
@@ -46,7 +48,7 @@ impl PagedReads for PgStore {
             .collect())
     }
 
-    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<(u64, Vec<TrailEvent>)> {
+    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<TrailPage> {
         let path = self.path();
         let doing = "reading a page of the trail";
         let mut runs = Vec::new();
@@ -60,7 +62,7 @@ impl PagedReads for PgStore {
                 uint(&path, "runs.changed_count", r.get(1))?,
             ));
         }
-        let (total, slices) = trail_plan(&runs, offset, limit);
+        let TrailPlan { total, slices } = trail_plan(&runs, offset, limit);
         let mut out = Vec::new();
         for slice in slices {
             // A range of the primary key (run, pos), from the run's last
@@ -82,6 +84,6 @@ impl PagedReads for PgStore {
                 out.push(trail_event_from(&path, trail_row(&r))?);
             }
         }
-        Ok((total, out))
+        Ok(TrailPage { total, events: out })
     }
 }

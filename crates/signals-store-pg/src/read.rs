@@ -10,8 +10,8 @@ use jiff::Timestamp;
 use signals_core::{DiscussionsOff, ItemSnapshot, RunRecord};
 use signals_store::codec::{ts_parse, uint};
 use signals_store::{
-    Failure, Parts, Reads, RepoKey, RepoStatus, RepoSummary, RequestStats, Result, RunStatus,
-    Status, StoreError, discussions_off_from, run_record_from, summary_from,
+    Failure, Parts, Reads, ReconcileMarks, RepoKey, RepoStatus, RepoSummary, RequestStats, Result,
+    RunStatus, Status, StoreError, discussions_off_from, run_record_from, summary_from,
 };
 
 use crate::PgStore;
@@ -103,7 +103,7 @@ impl Reads for PgStore {
             .transpose()
     }
 
-    fn reconcile_marks(&self, repo: RepoKey) -> Result<(Option<Timestamp>, Option<Timestamp>)> {
+    fn reconcile_marks(&self, repo: RepoKey) -> Result<ReconcileMarks> {
         let path = self.path();
         let row = self
             .query_opt(
@@ -118,7 +118,10 @@ impl Reads for PgStore {
             t.map(|t| ts_parse(&path, "runs.collected_at", &t))
                 .transpose()
         };
-        Ok((parse(row.get(0))?, parse(row.get(1))?))
+        Ok(ReconcileMarks {
+            first_run: parse(row.get(0))?,
+            last_reconcile: parse(row.get(1))?,
+        })
     }
 
     fn kept_pulls(&self, repo: RepoKey) -> Result<signals_store::PullsKept> {
@@ -187,7 +190,7 @@ impl Reads for PgStore {
         repo: RepoKey,
         ids: &[String],
     ) -> Result<HashMap<String, ItemSnapshot>> {
-        self.latest_of(repo, ids, (SNAPSHOT_COLUMNS, SNAPSHOT_JOINS))
+        self.latest_of(repo, ids, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS)
     }
 
     fn latest_heads_for(
@@ -195,7 +198,7 @@ impl Reads for PgStore {
         repo: RepoKey,
         ids: &[String],
     ) -> Result<HashMap<String, ItemSnapshot>> {
-        self.latest_of(repo, ids, (HEAD_COLUMNS, HEAD_JOINS))
+        self.latest_of(repo, ids, HEAD_COLUMNS, HEAD_JOINS)
     }
 
     fn snapshot_history(
@@ -348,7 +351,8 @@ impl PgStore {
         &self,
         repo: RepoKey,
         ids: &[String],
-        (columns, joins): (&str, &str),
+        columns: &str,
+        joins: &str,
     ) -> Result<HashMap<String, ItemSnapshot>> {
         let path = self.path();
         let mut out = HashMap::with_capacity(ids.len());

@@ -267,7 +267,7 @@ pub(crate) fn migrate(store: &PgStore, tx: &mut Transaction<'_>) -> Result<()> {
         let (mut ref_items, mut targets, mut repos) = (Vec::new(), Vec::new(), Vec::new());
         for row in &batch {
             let (item, repo): (i64, i64) = (row.get(0), row.get(1));
-            let (_, url) = head_title_url(&path, row.get(3))?;
+            let url = head_title_url(&path, row.get(3))?.url;
             let refs = of_text(row.get(2), &url, BODY, row.get(4));
             if let Some(own) = refs.own {
                 key_items.push(item);

@@ -191,7 +191,8 @@ impl PgStore {
                     ),
                 });
             };
-            let (kind, fields) = signals_store::events::encode(&e.observation);
+            let signals_store::events::EventColumns { kind, fields, .. } =
+                signals_store::events::encode(&e.observation);
             let err = self.err("storing an observation event");
             let statement = self
                 .prep(

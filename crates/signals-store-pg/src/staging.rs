@@ -91,7 +91,7 @@ impl RunStaging for PgStore {
             &[&repo.raw(), &after, &limit],
         )?
         .iter()
-        .map(|r| staged_from(&path, (r.get(0), r.get(1))))
+        .map(|r| staged_from(&path, r.get(0), r.get(1)))
         .collect()
     }
 
@@ -244,7 +244,7 @@ impl PgStore {
                 .query(STAGED_SQL, &[&repo.raw(), &after, &limit])
                 .map_err(&err)?
                 .iter()
-                .map(|r| staged_from(&path, (r.get(0), r.get(1))))
+                .map(|r| staged_from(&path, r.get(0), r.get(1)))
                 .collect::<Result<Vec<Staged>>>()?;
             let Some(last) = staged.last() else { break };
             after = Some(last.id.clone());

@@ -5,7 +5,7 @@
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 use signals_store::codec::{int, reset_parse, reset_text, ts_parse, ts_text, uint};
-use signals_store::{CachedResponse, HttpState, RateLimit, Result, check_cacheable};
+use signals_store::{CachedResponse, HttpState, RateLimit, Result, SeenLimit, check_cacheable};
 
 use crate::Store;
 use crate::error::DbContext;
@@ -128,12 +128,12 @@ impl HttpState for Store {
         Ok(())
     }
 
-    fn rate_limit_get(&self, fingerprint: &str) -> Result<Option<(RateLimit, Timestamp)>> {
+    fn rate_limit_get(&self, fingerprint: &str) -> Result<Option<SeenLimit>> {
         Ok(self
             .all_rate_limits()?
             .into_iter()
             .find(|(f, _, _)| f == fingerprint)
-            .map(|(_, l, seen)| (l, seen)))
+            .map(|(_, limit, seen_at)| SeenLimit { limit, seen_at }))
     }
 }
 
@@ -269,7 +269,10 @@ mod tests {
         store.rate_limit_put("fp", &later, seen).unwrap();
         store.rate_limit_put("", &limit, seen).unwrap();
         assert_eq!(
-            store.rate_limit_get("fp").unwrap(),
+            store
+                .rate_limit_get("fp")
+                .unwrap()
+                .map(|s| (s.limit, s.seen_at)),
             Some((later.clone(), seen))
         );
         assert_eq!(

@@ -115,6 +115,15 @@ impl fmt::Debug for Store {
     }
 }
 
+/// How a store's connection journals its writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Journal {
+    /// A file's write-ahead log, so readers go on while a writer writes.
+    Wal,
+    /// SQLite's default, for a store in memory, which has no file to share.
+    InMemory,
+}
+
 impl Store {
     /// Opens the store file at `path`, creating it when it does not exist,
     /// and brings its schema up to date.
@@ -146,7 +155,7 @@ impl Store {
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).doing(path, "opening the file")?;
-        Store::init(conn, path.to_path_buf(), true)
+        Store::init(conn, path.to_path_buf(), Journal::Wal)
     }
 
     /// Opens the store file at `path` with only its first `migrations`
@@ -171,7 +180,7 @@ impl Store {
     pub fn open_in_memory() -> Result<Store> {
         let path = PathBuf::from(":memory:");
         let conn = Connection::open_in_memory().doing(&path, "opening an in-memory store")?;
-        Store::init(conn, path, false)
+        Store::init(conn, path, Journal::InMemory)
     }
 
     /// Readies this connection for serving reads (`signals serve`'s
@@ -200,7 +209,7 @@ impl Store {
             .doing(&self.path, "reading the schema version")
     }
 
-    fn init(conn: Connection, path: PathBuf, wal: bool) -> Result<Store> {
+    fn init(conn: Connection, path: PathBuf, journal: Journal) -> Result<Store> {
         conn.busy_timeout(BUSY_TIMEOUT)
             .doing(&path, "setting the busy timeout")?;
         conn.pragma_update(None, "foreign_keys", true)
@@ -211,7 +220,7 @@ impl Store {
             keeps_totals: false,
         };
         store.check_identity()?;
-        if wal {
+        if journal == Journal::Wal {
             // WAL lets `signals status` and the export read while a
             // collection writes. The pragma answers with the mode in force.
             let mode: String = store

@@ -3,9 +3,11 @@
 use std::collections::HashSet;
 
 use rusqlite::params;
-use signals_core::{ItemSnapshot, TrailEvent};
+use signals_core::ItemSnapshot;
 use signals_store::codec::uint;
-use signals_store::{PagedReads, Parts, RepoKey, Result, trail_event_from, trail_plan};
+use signals_store::{
+    PagedReads, Parts, RepoKey, Result, TrailPage, TrailPlan, trail_event_from, trail_plan,
+};
 
 use crate::Store;
 use crate::error::DbContext;
@@ -53,7 +55,7 @@ impl PagedReads for Store {
             .doing(&self.path, doing)
     }
 
-    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<(u64, Vec<TrailEvent>)> {
+    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<TrailPage> {
         let path = &self.path;
         let doing = "reading a page of the trail";
         let runs = {
@@ -75,7 +77,7 @@ impl PagedReads for Store {
             }
             runs
         };
-        let (total, slices) = trail_plan(&runs, offset, limit);
+        let TrailPlan { total, slices } = trail_plan(&runs, offset, limit);
         let mut out = Vec::new();
         for slice in slices {
             // The slice is a range of the primary key: the run's events
@@ -104,6 +106,6 @@ impl PagedReads for Store {
                 out.push(trail_event_from(path, row.doing(path, doing)?)?);
             }
         }
-        Ok((total, out))
+        Ok(TrailPage { total, events: out })
     }
 }

@@ -9,9 +9,9 @@ use rusqlite::{OptionalExtension, Row, params};
 use signals_core::{DiscussionsOff, ItemSnapshot, RunRecord};
 use signals_store::codec::{ts_parse, uint};
 use signals_store::{
-    Failure, Parts, Reads, RepoKey, RepoStatus, RepoSummary, RequestStats, Result, RunRow,
-    RunStatus, Status, StoreError, SummaryRow, TrailRow, discussions_off_from, run_record_from,
-    summary_from, totals_from,
+    Failure, Parts, Reads, ReconcileMarks, RepoKey, RepoStatus, RepoSummary, RequestStats, Result,
+    RunRow, RunStatus, Status, StoreError, SummaryRow, TrailRow, discussions_off_from,
+    run_record_from, summary_from, totals_from,
 };
 
 use crate::Store;
@@ -64,7 +64,7 @@ impl Reads for Store {
         row.map(|r| run_record_from(&self.path, r)).transpose()
     }
 
-    fn reconcile_marks(&self, repo: RepoKey) -> Result<(Option<Timestamp>, Option<Timestamp>)> {
+    fn reconcile_marks(&self, repo: RepoKey) -> Result<ReconcileMarks> {
         let (first, last): (Option<String>, Option<String>) = self
             .conn
             .query_row(
@@ -82,7 +82,10 @@ impl Reads for Store {
             t.map(|t| ts_parse(&self.path, "runs.collected_at", &t))
                 .transpose()
         };
-        Ok((parse(first)?, parse(last)?))
+        Ok(ReconcileMarks {
+            first_run: parse(first)?,
+            last_reconcile: parse(last)?,
+        })
     }
 
     fn kept_pulls(&self, repo: RepoKey) -> Result<signals_store::PullsKept> {
@@ -160,7 +163,7 @@ impl Reads for Store {
         repo: RepoKey,
         ids: &[String],
     ) -> Result<HashMap<String, ItemSnapshot>> {
-        self.latest_of(repo, ids, (SNAPSHOT_COLUMNS, SNAPSHOT_JOINS))
+        self.latest_of(repo, ids, SNAPSHOT_COLUMNS, SNAPSHOT_JOINS)
     }
 
     fn latest_heads_for(
@@ -168,7 +171,7 @@ impl Reads for Store {
         repo: RepoKey,
         ids: &[String],
     ) -> Result<HashMap<String, ItemSnapshot>> {
-        self.latest_of(repo, ids, (HEAD_COLUMNS, HEAD_JOINS))
+        self.latest_of(repo, ids, HEAD_COLUMNS, HEAD_JOINS)
     }
 
     fn snapshot_history(
@@ -388,7 +391,8 @@ impl Store {
         &self,
         repo: RepoKey,
         ids: &[String],
-        (columns, joins): (&str, &str),
+        columns: &str,
+        joins: &str,
     ) -> Result<HashMap<String, ItemSnapshot>> {
         let doing = "reading the latest snapshots of observed items";
         let mut out = HashMap::with_capacity(ids.len());

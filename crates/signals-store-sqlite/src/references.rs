@@ -264,7 +264,7 @@ pub(crate) fn migrate_0012(tx: &Transaction<'_>, path: &Path) -> Result<()> {
         };
         after = last.0;
         for (item, repo, item_id, head, body) in batch {
-            let (_, url) = head_title_url(path, &head)?;
+            let url = head_title_url(path, &head)?.url;
             let refs = of_text(&item_id, &url, BODY, &body);
             if let Some(own) = &refs.own {
                 tx.execute(

@@ -152,7 +152,8 @@ pub(crate) fn store_events<'e>(
                 ),
             ));
         };
-        let (kind, fields) = signals_store::events::encode(&e.observation);
+        let signals_store::events::EventColumns { kind, fields, .. } =
+            signals_store::events::encode(&e.observation);
         event
             .execute(params![run_id, pos, item, kind, fields, snapshot])
             .doing(path, "storing an observation event")?;

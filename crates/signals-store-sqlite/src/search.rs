@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
-use signals_core::search::Stats;
 use signals_core::search::postings::{self, Block};
+use signals_core::search::{Positions, Stats};
 use signals_store::search::{
     EachBlock, IndexedDoc, PendingItem, SearchUpdate, prefix_end, unsplittable,
 };
@@ -44,9 +44,9 @@ impl SearchIndex for Store {
             .unwrap_or_default())
     }
 
-    fn search_blocks(&self, repo: RepoKey, term: &str, positions: bool) -> Result<Vec<Block>> {
+    fn search_blocks(&self, repo: RepoKey, term: &str, positions: Positions) -> Result<Vec<Block>> {
         let doing = "reading the word index";
-        let sql = if positions {
+        let sql = if positions == Positions::Read {
             "SELECT data, positions FROM search_postings
              WHERE repo = ?1 AND term = ?2 AND length(data) > 0 ORDER BY block"
         } else {

@@ -363,8 +363,11 @@ fn compact_events(tx: &Transaction<'_>, path: &Path) -> Result<()> {
         let kind: String = row.get(3).doing(path, doing)?;
         let detail: String = row.get(4).doing(path, doing)?;
         let fields: String = row.get(5).doing(path, doing)?;
-        let (kind, fields, detail) =
-            signals_store::events::from_text_row(path, &at, &kind, detail, &fields)?;
+        let signals_store::events::EventColumns {
+            kind,
+            fields,
+            detail,
+        } = signals_store::events::from_text_row(path, &at, &kind, detail, &fields)?;
         tx.prepare_cached(
             "INSERT INTO events (run, pos, item, kind, fields, snapshot, detail)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",

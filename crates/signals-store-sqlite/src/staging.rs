@@ -82,7 +82,7 @@ impl RunStaging for Store {
             .collect::<rusqlite::Result<Vec<(String, String)>>>()
             .doing(&self.path, doing)?;
         rows.into_iter()
-            .map(|row| staged_from(&self.path, row))
+            .map(|(id, json)| staged_from(&self.path, id, &json))
             .collect()
     }
 

@@ -38,15 +38,32 @@ const FIELD_BITS: [(&str, i64); 9] = [
 /// The detail of a `discovered` event.
 const INITIAL: &str = "initial snapshot";
 
-/// `events.kind` and `events.fields` of an observation.
-pub fn encode(observation: &Observation) -> (i64, i64) {
-    match observation {
+/// The columns of an event row that say what happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventColumns {
+    /// `events.kind`.
+    pub kind: i64,
+    /// `events.fields`, a bit set of the fields that changed.
+    pub fields: i64,
+    /// `events.detail`: `None` when it is the one `kind` and `fields`
+    /// derive, as for every new event.
+    pub detail: Option<String>,
+}
+
+/// The columns of an observation's event.
+pub fn encode(observation: &Observation) -> EventColumns {
+    let (kind, fields) = match observation {
         Observation::Discovered => (DISCOVERED, 0),
         Observation::Changed(fields) => {
             let names: Vec<&str> = fields.iter().map(|f| f.as_str()).collect();
             // Core's field names are all in the table (a test says so).
             (CHANGED, bits(&names).unwrap_or(0))
         }
+    };
+    EventColumns {
+        kind,
+        fields,
+        detail: None,
     }
 }
 
@@ -123,7 +140,7 @@ pub fn from_text_row(
     kind: &str,
     detail: String,
     fields: &str,
-) -> Result<(i64, i64, Option<String>)> {
+) -> Result<EventColumns> {
     let corrupt = |what: String| StoreError::Corrupt {
         path: path.to_path_buf(),
         what: format!("{what} ({at}); the store was left as it was"),
@@ -153,7 +170,11 @@ pub fn from_text_row(
         )));
     }
     let verbatim = (derived(kind, bits).as_deref() != Some(detail.as_str())).then_some(detail);
-    Ok((kind, bits, verbatim))
+    Ok(EventColumns {
+        kind,
+        fields: bits,
+        detail: verbatim,
+    })
 }
 
 #[cfg(test)]
@@ -166,12 +187,12 @@ mod tests {
         let all: Vec<&str> = TrackedField::ALL.iter().map(|f| f.as_str()).collect();
         assert_eq!(all, FIELD_BITS.map(|(n, _)| n));
         let obs = Observation::Changed(TrackedField::ALL.to_vec());
-        let (kind, fields) = encode(&obs);
+        let EventColumns { kind, fields, .. } = encode(&obs);
         assert_eq!(
             detail_of(Path::new("x"), kind, fields, None).unwrap(),
             obs.detail()
         );
-        let (kind, fields) = encode(&Observation::Discovered);
+        let EventColumns { kind, fields, .. } = encode(&Observation::Discovered);
         assert_eq!(
             detail_of(Path::new("x"), kind, fields, None).unwrap(),
             "initial snapshot"
@@ -181,7 +202,11 @@ mod tests {
     #[test]
     fn old_rows_keep_their_detail_exactly() {
         let p = Path::new("x");
-        let (k, f, d) = from_text_row(
+        let EventColumns {
+            kind: k,
+            fields: f,
+            detail: d,
+        } = from_text_row(
             p,
             "e",
             "changed",
@@ -191,7 +216,11 @@ mod tests {
         .unwrap();
         assert_eq!((k, f, d), (CHANGED, 6, None));
         // A detail that is not the derived one is kept as it was.
-        let (_, f, d) = from_text_row(
+        let EventColumns {
+            fields: f,
+            detail: d,
+            ..
+        } = from_text_row(
             p,
             "e",
             "changed",

@@ -15,6 +15,15 @@ use crate::{Result, StoreError};
 
 pub use signals_core::{CachedResponse, RateLimit};
 
+/// A rate limit as last seen, and when ([`HttpState::rate_limit_get`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeenLimit {
+    /// The limit.
+    pub limit: RateLimit,
+    /// When a response reported it.
+    pub seen_at: Timestamp,
+}
+
 /// What the HTTP client keeps in the store and shares through it: cached
 /// responses, the rate limits last seen, and, where several processes
 /// share a store, the token locks.
@@ -54,7 +63,7 @@ pub trait HttpState {
     fn rate_limit_put(&self, key: &str, limit: &RateLimit, seen_at: Timestamp) -> Result<()>;
 
     /// The rate limit last seen for a key, and when.
-    fn rate_limit_get(&self, key: &str) -> Result<Option<(RateLimit, Timestamp)>>;
+    fn rate_limit_get(&self, key: &str) -> Result<Option<SeenLimit>>;
 
     /// True when other processes share this store's HTTP state while it is
     /// open (PostgreSQL): then the client shares rate limits after every

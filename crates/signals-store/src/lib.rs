@@ -80,18 +80,18 @@ use std::fmt;
 pub use comments::CommentStore;
 pub use dump::Dump;
 pub use error::{DbError, Result, StoreError};
-pub use http::{CachedResponse, HttpState, RateLimit, check_cacheable};
+pub use http::{CachedResponse, HttpState, RateLimit, SeenLimit, check_cacheable};
 pub use outbox::{MessageState, Outbox, OutboxMessage, RuleOutbox, Settle};
 pub use owners::{OwnerRef, OwnerRepo, OwnerStatus, Owners};
-pub use paged::{PagedReads, TrailSlice, trail_plan};
+pub use paged::{PagedReads, TrailPage, TrailPlan, TrailSlice, trail_plan};
 pub use read::{
-    Failure, Reads, RepoStatus, RepoSummary, RepoTotals, RepoView, RunRow, RunStatus, Status,
-    SummaryRow, TotalsRow, TrailRow, discussions_off_from, run_record_from, summary_from,
-    totals_from, trail_event_from,
+    Failure, Reads, ReconcileMarks, RepoStatus, RepoSummary, RepoTotals, RepoView, RunRow,
+    RunStatus, Status, SummaryRow, TotalsRow, TrailRow, discussions_off_from, run_record_from,
+    summary_from, totals_from, trail_event_from,
 };
 pub use references::{Linked, Links, ReferenceReads, SharedItem};
 pub use search::{SearchIndex, SearchState, SearchUpdate};
-pub use snapshots::{Parts, RawParts, head_title_url, state_code};
+pub use snapshots::{Parts, RawParts, TitleUrl, head_title_url, state_code};
 pub use staging::{RunStaging, Staged, StagedPart, StagedParts};
 pub use stream::{LatestItem, RepoOutline, StreamReads, TrailKey};
 pub use trends::{ContextRow, GrowthRow, TrendReads, contexts_from, growth_from};

@@ -29,10 +29,29 @@ pub struct TrailSlice {
     pub take: u64,
 }
 
+/// A page of a repository's trail ([`PagedReads::trail_page`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TrailPage {
+    /// How many events the whole trail holds.
+    pub total: u64,
+    /// The page's events, newest first.
+    pub events: Vec<TrailEvent>,
+}
+
+/// What [`trail_plan`] finds: the trail's total and the slices of runs
+/// that make a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrailPlan {
+    /// How many events the whole trail holds.
+    pub total: u64,
+    /// The page's events, run by run, newest first.
+    pub slices: Vec<TrailSlice>,
+}
+
 /// Which events of which runs make the trail page `offset..offset+limit`,
 /// newest first, given every run's `(id, changed_count)` newest first; and
 /// the trail's total.
-pub fn trail_plan(runs: &[(i64, u64)], offset: u64, limit: u64) -> (u64, Vec<TrailSlice>) {
+pub fn trail_plan(runs: &[(i64, u64)], offset: u64, limit: u64) -> TrailPlan {
     let total = runs.iter().map(|(_, n)| n).sum();
     let mut slices = Vec::new();
     let end = offset.saturating_add(limit);
@@ -49,7 +68,7 @@ pub fn trail_plan(runs: &[(i64, u64)], offset: u64, limit: u64) -> (u64, Vec<Tra
         }
         start_of_run = end_of_run;
     }
-    (total, slices)
+    TrailPlan { total, slices }
 }
 
 /// What `signals serve` reads, each costing what it returns or
@@ -72,7 +91,7 @@ pub trait PagedReads {
     /// The trail's total and its events `offset..offset + limit`, newest
     /// first (latest run first, then item ids in descending order: the
     /// reverse of the trail's order), reading only those.
-    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<(u64, Vec<TrailEvent>)>;
+    fn trail_page(&self, repo: RepoKey, offset: u64, limit: u64) -> Result<TrailPage>;
 }
 
 #[cfg(test)]
@@ -82,10 +101,10 @@ mod tests {
     #[test]
     fn trail_plans_cover_exactly_the_page() {
         let runs = [(9, 3), (8, 0), (7, 5), (6, 2)];
-        assert_eq!(trail_plan(&runs, 0, 100).0, 10);
+        assert_eq!(trail_plan(&runs, 0, 100).total, 10);
         let all: Vec<(i64, u64)> = (0..10)
             .flat_map(|offset| {
-                let (_, slices) = trail_plan(&runs, offset, 1);
+                let slices = trail_plan(&runs, offset, 1).slices;
                 assert_eq!(slices.len(), 1, "{offset}");
                 slices.into_iter().map(|s| (s.run, s.skip))
             })
@@ -106,7 +125,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            trail_plan(&runs, 2, 4).1,
+            trail_plan(&runs, 2, 4).slices,
             [
                 TrailSlice {
                     run: 9,
@@ -120,7 +139,7 @@ mod tests {
                 }
             ]
         );
-        assert!(trail_plan(&runs, 10, 5).1.is_empty());
-        assert!(trail_plan(&[], 0, 5).1.is_empty());
+        assert!(trail_plan(&runs, 10, 5).slices.is_empty());
+        assert!(trail_plan(&[], 0, 5).slices.is_empty());
     }
 }

@@ -20,6 +20,15 @@ use crate::http::RateLimit;
 use crate::write::RequestStats;
 use crate::{RepoKey, Result, StoreError};
 
+/// What plans a repository's next reconcile ([`Reads::reconcile_marks`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReconcileMarks {
+    /// When its first run collected (`None` before any).
+    pub first_run: Option<Timestamp>,
+    /// When its latest reconcile run collected (`None` before any).
+    pub last_reconcile: Option<Timestamp>,
+}
+
 /// The fields of an item head the trail shows.
 #[derive(serde::Deserialize)]
 struct TrailHead {
@@ -200,7 +209,7 @@ pub trait Reads {
 
     /// What plans a repository's next reconcile: the instants of
     /// its first run and of its latest reconcile run.
-    fn reconcile_marks(&self, repo: RepoKey) -> Result<(Option<Timestamp>, Option<Timestamp>)>;
+    fn reconcile_marks(&self, repo: RepoKey) -> Result<ReconcileMarks>;
 
     /// The repository's kept count of open pull requests and the last
     /// difference a reconcile found: one row read, whatever

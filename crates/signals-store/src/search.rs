@@ -94,9 +94,9 @@ pub trait SearchIndex {
     fn search_state(&self, repo: RepoKey) -> Result<SearchState>;
 
     /// The non-empty blocks of `term`, in block order, with their
-    /// positions only when `positions` is set (else their positions' part
-    /// is empty: a word reads a third of a phrase's bytes).
-    fn search_blocks(&self, repo: RepoKey, term: &str, positions: bool) -> Result<Vec<Block>>;
+    /// positions only when `positions` says to read them (else their
+    /// positions' part is empty: a word reads a third of a phrase's bytes).
+    fn search_blocks(&self, repo: RepoKey, term: &str, positions: Positions) -> Result<Vec<Block>>;
 
     /// The non-empty blocks of each of `terms`, without positions: one
     /// list per term, in the order of `terms` (empty for a term with no
@@ -106,7 +106,7 @@ pub trait SearchIndex {
     fn search_blocks_of(&self, repo: RepoKey, terms: &[String]) -> Result<Vec<Vec<Block>>> {
         terms
             .iter()
-            .map(|term| self.search_blocks(repo, term, false))
+            .map(|term| self.search_blocks(repo, term, Positions::Skip))
             .collect()
     }
 
@@ -323,9 +323,8 @@ impl<S: SearchIndex + ?Sized> signals_core::search::Source for Postings<'_, S> {
 
     fn entries(&mut self, term: &str, positions: Positions) -> Result<Vec<Entry>> {
         let mut out = Vec::new();
-        let read = positions == Positions::Read;
-        for block in self.store.search_blocks(self.repo, term, read)? {
-            let with = read.then_some(block.positions.as_slice());
+        for block in self.store.search_blocks(self.repo, term, positions)? {
+            let with = (positions == Positions::Read).then_some(block.positions.as_slice());
             postings::decode(&block.docs, with, &mut out).map_err(damaged(self.repo, term))?;
         }
         Ok(out)
@@ -339,7 +338,7 @@ impl<S: SearchIndex + ?Sized> signals_core::search::Source for Postings<'_, S> {
     /// each entry is scored where it is decoded, and no list of entries
     /// is kept (a word in every one of 100,000 items made 100,000).
     fn scored(&mut self, term: &str, stats: Stats) -> Result<Vec<(u32, f64)>> {
-        let blocks = self.store.search_blocks(self.repo, term, false)?;
+        let blocks = self.store.search_blocks(self.repo, term, Positions::Skip)?;
         score_blocks(&blocks, stats, damaged(self.repo, term))
     }
 

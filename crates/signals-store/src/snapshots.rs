@@ -209,8 +209,20 @@ pub fn state_code(state: ItemState) -> i64 {
     }
 }
 
+/// An item's title and URL, read from its head text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TitleUrl {
+    /// The item's title.
+    pub title: String,
+    /// The item's page on its host.
+    pub url: String,
+}
+
 /// The title and URL of an item from its head text.
-pub fn head_title_url(path: &Path, head: &str) -> Result<(String, String)> {
+pub fn head_title_url(path: &Path, head: &str) -> Result<TitleUrl> {
     let head: Head = from_json(path, "texts.text (item head)", head)?;
-    Ok((head.title, head.url))
+    Ok(TitleUrl {
+        title: head.title,
+        url: head.url,
+    })
 }

@@ -228,10 +228,10 @@ pub fn stage_rows(
     Ok(rows)
 }
 
-/// A staged row read back: its id and JSON.
-pub fn staged_from(path: &std::path::Path, (id, json): (String, String)) -> Result<Staged> {
+/// A staged row read back from its id and JSON.
+pub fn staged_from(path: &std::path::Path, id: String, json: &str) -> Result<Staged> {
     Ok(Staged {
-        snapshot: crate::codec::from_json(path, "run_stage_items.snapshot", &json)?,
+        snapshot: crate::codec::from_json(path, "run_stage_items.snapshot", json)?,
         id,
     })
 }

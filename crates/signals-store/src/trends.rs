@@ -8,7 +8,7 @@ use signals_core::RepoContext;
 use signals_core::trends::Rising;
 
 use crate::codec::{from_json, ts_parse, uint};
-use crate::snapshots::head_title_url;
+use crate::snapshots::{TitleUrl, head_title_url};
 use crate::{RepoKey, Result};
 
 /// A run's instant and context as stored: (collected_at, context JSON).
@@ -33,7 +33,7 @@ pub fn contexts_from(path: &Path, rows: Vec<ContextRow>) -> Result<Vec<(Timestam
 pub fn growth_from(path: &Path, rows: Vec<GrowthRow>) -> Result<Vec<Rising>> {
     rows.into_iter()
         .map(|(id, head, from, to)| {
-            let (title, url) = head_title_url(path, &head)?;
+            let TitleUrl { title, url } = head_title_url(path, &head)?;
             Ok(Rising {
                 id,
                 title,

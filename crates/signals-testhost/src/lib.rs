@@ -38,8 +38,8 @@ use std::time::Duration;
 pub use comments::with_comments;
 pub use graphql::{GRAPHQL_POINTS, discussion, synthetic_discussions};
 pub use scenario::{
-    Flavor, RepoData, Scenario, synthetic, synthetic_forgejo, synthetic_gitlab, synthetic_many,
-    synthetic_shared,
+    Flavor, RepoData, Scenario, Synthetic, synthetic, synthetic_forgejo, synthetic_gitlab,
+    synthetic_many, synthetic_shared,
 };
 
 /// The default hourly request budget per token, as on GitHub for a personal
@@ -331,10 +331,10 @@ impl TestHost {
         self.shared.lock().link_base = Some(base.trim_end_matches('/').to_string());
     }
 
-    /// Drops the `Link` header from every answer, as some proxies do; GitLab
-    /// clients then page by `X-Next-Page`.
-    pub fn set_drop_link(&self, drop: bool) {
-        self.shared.lock().drop_link = drop;
+    /// Drops the `Link` header from every answer from now on, as some
+    /// proxies do; GitLab clients then page by `X-Next-Page`.
+    pub fn drop_link_headers(&self) {
+        self.shared.lock().drop_link = true;
     }
 
     /// Every request received so far, in arrival order.

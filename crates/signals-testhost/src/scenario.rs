@@ -302,6 +302,16 @@ pub fn synthetic(full_name: &str, items: usize, start: Timestamp) -> Scenario {
     scenario
 }
 
+/// A scenario of many synthetic repositories, and their names in order
+/// ([`synthetic_many`], [`synthetic_shared`]).
+#[derive(Debug, Clone)]
+pub struct Synthetic {
+    /// The repositories' scenario.
+    pub scenario: Scenario,
+    /// Their full names, `owner/r000` first.
+    pub names: Vec<String>,
+}
+
 /// `repos` synthetic GitHub repositories in one scenario, for tests and
 /// benchmarks with many repositories (several workers, a full round):
 /// `owner/r000`, `owner/r001`, ..., each made by [`synthetic`] with `items`
@@ -313,12 +323,7 @@ pub fn synthetic(full_name: &str, items: usize, start: Timestamp) -> Scenario {
 /// [`crate::TestHost::set_rate_window`] (budgets that reset within a test);
 /// [`crate::TestHost::max_in_flight`] and [`crate::TestHost::overlaps`]
 /// then tell whether requests on one token stayed serial.
-pub fn synthetic_many(
-    owner: &str,
-    repos: usize,
-    items: usize,
-    start: Timestamp,
-) -> (Scenario, Vec<String>) {
+pub fn synthetic_many(owner: &str, repos: usize, items: usize, start: Timestamp) -> Synthetic {
     let mut all = Scenario::default();
     let mut names = Vec::with_capacity(repos);
     for i in 0..repos {
@@ -329,7 +334,10 @@ pub fn synthetic_many(
         }
         names.push(name);
     }
-    (all, names)
+    Synthetic {
+        scenario: all,
+        names,
+    }
 }
 
 /// Like [`synthetic_many`], but with texts that repositories share, as
@@ -346,7 +354,7 @@ pub fn synthetic_shared(
     items: usize,
     pool: usize,
     start: Timestamp,
-) -> (Scenario, Vec<String>) {
+) -> Synthetic {
     let pool = pool.max(1);
     let authors = [
         "dependabot[bot]",
@@ -356,7 +364,10 @@ pub fn synthetic_shared(
         "maintainer-b",
         "maintainer-c",
     ];
-    let (mut all, names) = synthetic_many(owner, repos, items, start);
+    let Synthetic {
+        scenario: mut all,
+        names,
+    } = synthetic_many(owner, repos, items, start);
     for (r, name) in names.iter().enumerate() {
         let Some(data) = all.repos.get_mut(name) else {
             continue;
@@ -378,7 +389,10 @@ pub fn synthetic_shared(
             entry["user"] = json!({ "login": authors[a], "id": 900 + a });
         }
     }
-    (all, names)
+    Synthetic {
+        scenario: all,
+        names,
+    }
 }
 
 fn gcd(a: usize, b: usize) -> usize {

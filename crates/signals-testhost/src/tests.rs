@@ -401,7 +401,7 @@ fn a_short_rate_window_resets_the_budget() {
 #[test]
 fn synthetic_many_serves_distinct_repositories() {
     let start = "2025-01-01T00:00:00Z".parse().unwrap();
-    let (scenario, names) = synthetic_many("o", 12, 3, start);
+    let Synthetic { scenario, names } = synthetic_many("o", 12, 3, start);
     assert_eq!(names.len(), 12);
     assert_eq!(names[0], "o/r000");
     assert_eq!(names[11], "o/r011");
@@ -424,7 +424,7 @@ fn synthetic_many_serves_distinct_repositories() {
     }
     assert_eq!(ids.len(), 12, "every repository has its own id");
     // `/repositories/{id}` finds each one by its own id.
-    let id = synthetic_many("o", 12, 3, start).0.repos["o/r007"].repo["id"]
+    let id = synthetic_many("o", 12, 3, start).scenario.repos["o/r007"].repo["id"]
         .as_u64()
         .unwrap();
     let r = get(&host, &format!("/repositories/{id}"), &[]).unwrap();
@@ -434,7 +434,7 @@ fn synthetic_many_serves_distinct_repositories() {
 #[test]
 fn shared_texts_overlap_across_repositories_in_different_orders() {
     let start: Timestamp = "2026-10-01T00:00:00Z".parse().unwrap();
-    let (scenario, names) = synthetic_shared("o", 4, 12, 8, start);
+    let Synthetic { scenario, names } = synthetic_shared("o", 4, 12, 8, start);
     let bodies = |name: &str| -> Vec<String> {
         scenario.repos[name]
             .issues

@@ -96,7 +96,10 @@ const ROUNDS: [usize; 2] = [10, 250];
 /// the backfill), then one where a single discussion changed. The quiet repositories are
 /// asked by their heads, 100 a query.
 fn round_of_many(repos: usize, start: Timestamp, now: Timestamp) {
-    let (mut scenario, names) = signals_testhost::synthetic_many("round", repos, 3, start);
+    let signals_testhost::Synthetic {
+        mut scenario,
+        names,
+    } = signals_testhost::synthetic_many("round", repos, 3, start);
     for (name, data) in scenario.repos.iter_mut() {
         for issue in &mut data.issues {
             if let Some(entry) = issue.as_object_mut() {

@@ -332,7 +332,8 @@ fn main() {
         return;
     };
     let start: Timestamp = "2026-10-01T00:00:00Z".parse().unwrap();
-    let (scenario, names) = synthetic_many("bench", repos, ITEMS, start);
+    let signals_testhost::Synthetic { scenario, names } =
+        synthetic_many("bench", repos, ITEMS, start);
     let host = TestHost::start(scenario).unwrap();
     host.set_latency(LATENCY);
     // A round is 7 requests a repository, 14,000 at 2,000: more than

@@ -47,7 +47,8 @@ fn disjoint() -> (Scenario, Vec<String>) {
 /// Repositories sharing authors and bodies, as real ones of a theme do.
 fn shared() -> (Scenario, Vec<String>) {
     let start: Timestamp = "2026-10-01T00:00:00Z".parse().unwrap();
-    synthetic_shared("bench", REPOS, 40, 8, start)
+    let synthetic = synthetic_shared("bench", REPOS, 40, 8, start);
+    (synthetic.scenario, synthetic.names)
 }
 
 fn config(store: &str, api_url: &str, repos: &[String]) -> String {

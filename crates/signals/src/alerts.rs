@@ -55,7 +55,8 @@ impl Options {
     /// `collect`'s delivery: the defaults of `signals notify`, staying for
     /// retries only when not looping (a worker delivers again after its
     /// next step). The hidden settings follow their environment variables.
-    pub fn for_collect(quiet: bool) -> Options {
+    /// It is quiet: a caller that shows its notes sets `quiet` to false.
+    pub fn for_collect() -> Options {
         let env = |k: &str, default: Duration| {
             std::env::var(k)
                 .ok()
@@ -70,7 +71,7 @@ impl Options {
             claim: SignedDuration::try_from(env("SIGNALS_NOTIFY_CLAIM", Duration::from_secs(600)))
                 .unwrap_or(SignedDuration::from_mins(10)),
             timeout: Duration::from_secs(30),
-            quiet,
+            quiet: true,
         }
     }
 }

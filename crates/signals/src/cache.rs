@@ -80,11 +80,11 @@ impl ResponseCache for StoreCache<'_> {
         if !self.store.shares_http_state() {
             return None;
         }
-        let (limit, _) = self
+        let seen = self
             .store
             .rate_limit_get(&self.key(token_fingerprint))
             .ok()??;
-        Some(limit)
+        Some(seen.limit)
     }
 
     fn share_limit(&mut self, token_fingerprint: &str, limit: &RateLimit) {

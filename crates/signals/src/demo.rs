@@ -24,8 +24,9 @@ use jiff::Timestamp;
 use serde_json::{Value, json};
 use signals_testhost::{Flavor, RepoData, Scenario, TestHost};
 
-use crate::collect::{Reconcile, Window};
+use crate::collect::{Progress, Reconcile, Window};
 use crate::config::Config;
+use crate::hosts::Requests;
 
 /// The first instant's recorded GitHub responses.
 const INSTANT1: &str = include_str!("../demo/instant1.json");
@@ -137,7 +138,7 @@ enum Day {
 }
 
 /// Does the demo and returns what to print.
-pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
+pub fn demo(out: &Path, requests: Requests) -> anyhow::Result<String> {
     let store_path = fresh_store(out)?;
     let first = github_instant(Day::First)?;
     let github = TestHost::start(first).context("cannot start the loopback server on 127.0.0.1")?;
@@ -167,7 +168,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
     let mut hosts = config
         .hosts
         .iter()
-        .map(|h| crate::hosts::build(h, |_| None, verbose))
+        .map(|h| crate::hosts::build(h, |_| None, requests))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut store = signals_store_sqlite::Store::open(&store_path)?;
     let discussions_off = crate::collect::discussions_off(&config);
@@ -188,7 +189,7 @@ pub fn demo(out: &Path, verbose: bool) -> anyhow::Result<String> {
             &targets,
             &mut || at,
             window,
-            false,
+            Progress::Hidden,
         )?;
         summary.store = store_path.clone();
         summary.print_failures();

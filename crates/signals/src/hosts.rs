@@ -34,13 +34,23 @@ pub struct HostEntry {
     pub fingerprints: Fingerprints,
 }
 
+/// Whether a host's client logs each of its requests (`--verbose`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Requests {
+    /// Each request is logged on stderr (the token's variable name, never
+    /// the token).
+    Logged,
+    /// Nothing is logged.
+    #[default]
+    Unlogged,
+}
+
 /// Builds the client of `host`, reading its tokens from the environment
-/// through `env`. With `verbose`, every request is logged on stderr (the
-/// token's variable name, never the token).
+/// through `env`, its requests logged as `requests` says.
 pub fn build(
     host: &HostConfig,
     env: impl Fn(&str) -> Option<String>,
-    verbose: bool,
+    requests: Requests,
 ) -> anyhow::Result<HostEntry> {
     let tokens: Vec<Token> = host
         .token_env
@@ -87,7 +97,7 @@ pub fn build(
         }
         Source::Forgejo => Box::new(signals_forgejo::Client::new(config).with_context(context)?),
     };
-    if verbose {
+    if requests == Requests::Logged {
         client.http().set_logger(Box::new(|log: &RequestLog| {
             eprintln!(
                 "{} {} -> {} {} bytes{} in {} ms{}",

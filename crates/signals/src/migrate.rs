@@ -41,9 +41,9 @@ pub fn copy(from: &Path, to: &Path) -> anyhow::Result<Copied> {
     if from_shown == to_shown {
         bail!("--from and --to are the same store ({from_shown}): copy into a new, empty one");
     }
-    let source = crate::store::open(from, false)
+    let source = crate::store::open(from, crate::store::IfMissing::Refuse)
         .with_context(|| format!("cannot open the store to copy, {from_shown}"))?;
-    let mut target = crate::store::open(to, true)
+    let mut target = crate::store::open(to, crate::store::IfMissing::Create)
         .with_context(|| format!("cannot open the store to copy into, {to_shown}"))?;
 
     let (tx, rx) = std::sync::mpsc::sync_channel::<signals_store::Result<Record>>(CHANNEL);

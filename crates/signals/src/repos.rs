@@ -34,7 +34,7 @@ impl Listing {
     /// created yet holds nothing.
     pub fn read(config: Config, store_path: &Path) -> anyhow::Result<Listing> {
         let (stored, owners) = if store_path.exists() || crate::store::is_postgres(store_path) {
-            let store = crate::store::open(store_path, false)?;
+            let store = crate::store::open(store_path, crate::store::IfMissing::Refuse)?;
             (store.repositories()?, store.owners_status()?)
         } else {
             (Vec::new(), Vec::new())
@@ -391,7 +391,7 @@ pub fn remove(config_path: &Path, repo: &str, group: Option<&str>) -> anyhow::Re
 /// `store_path`; the runs deleted, or `None` when the store held nothing
 /// of it.
 pub fn purge(store_path: &Path, removed: &Removed) -> anyhow::Result<Option<u64>> {
-    let mut store = crate::store::open(store_path, false)?;
+    let mut store = crate::store::open(store_path, crate::store::IfMissing::Refuse)?;
     let key = store
         .repositories()?
         .into_iter()

@@ -44,14 +44,23 @@ pub fn is_postgres(store: &Path) -> bool {
     store.to_str().is_some_and(signals_store_pg::is_postgres)
 }
 
-/// Opens the store, creating a SQLite file when `create` (collect) and
-/// refusing a missing one otherwise (a read would find nothing). A
-/// PostgreSQL database must exist; its tables are created when missing.
-pub fn open(store: &Path, create: bool) -> anyhow::Result<Opened> {
+/// What [`open`] does when the SQLite file is not there yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IfMissing {
+    /// Create it (`collect`, the target of `migrate`).
+    Create,
+    /// Refuse it: a read would find nothing.
+    Refuse,
+}
+
+/// Opens the store, its SQLite file created or refused as `if_missing`
+/// says. A PostgreSQL database must exist; its tables are created when
+/// missing.
+pub fn open(store: &Path, if_missing: IfMissing) -> anyhow::Result<Opened> {
     if let Some(url) = store.to_str().filter(|s| signals_store_pg::is_postgres(s)) {
         return Ok(Opened::Postgres(Box::new(PgStore::open(url)?)));
     }
-    if !create && !store.exists() {
+    if if_missing == IfMissing::Refuse && !store.exists() {
         anyhow::bail!(
             "no store at {}: run `signals collect` first, or pass --store (or set SIGNALS_STORE)",
             store.display()

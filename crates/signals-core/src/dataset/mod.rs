@@ -260,10 +260,29 @@ fn community_doc(repo: &str, d: &CommunityDiscussion, repo_url: &str) -> Communi
 }
 
 fn signal_doc(input: &DatasetInput<'_>, item: &ItemSnapshot, repo_url: &str) -> SignalDoc {
-    let changed = input
-        .changed_in_latest
-        .contains(&item.id(&input.repo.source));
+    let changed = Changed::from(
+        input
+            .changed_in_latest
+            .contains(&item.id(&input.repo.source)),
+    );
     signal_of(&input.group.id, input.repo, item, repo_url, changed)
+}
+
+/// Whether an item changed in the latest run: a changed one's signal says
+/// `"change": "updated"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Changed {
+    /// It changed.
+    Yes,
+    /// It is new, or as it was.
+    No,
+}
+
+impl From<bool> for Changed {
+    /// A test of flags or sets, named at the call (`Changed::from(..)`).
+    fn from(changed: bool) -> Changed {
+        if changed { Changed::Yes } else { Changed::No }
+    }
 }
 
 /// One item as a v3 signal of `repo` in group `group_id`; `repo_url`
@@ -274,11 +293,11 @@ pub fn signal_of(
     repo: &TrackedRepo,
     item: &ItemSnapshot,
     repo_url: &str,
-    changed: bool,
+    changed: Changed,
 ) -> SignalDoc {
     let id = item.id(&repo.source);
     let updated = fmt_seconds(item.updated_at);
-    let change = changed.then(|| "updated".to_string());
+    let change = (changed == Changed::Yes).then(|| "updated".to_string());
     let mut doc = SignalDoc {
         id,
         source: repo.source.as_str().to_string(),

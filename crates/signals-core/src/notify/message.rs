@@ -7,7 +7,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::dataset::{SignalDoc, fmt_collected, signal_of};
+use crate::dataset::{Changed, SignalDoc, fmt_collected, signal_of};
 use crate::diff::Observation;
 use crate::hostile::http_url;
 use crate::importance::{Weights, score};
@@ -196,7 +196,7 @@ pub fn messages(rules: &[RuleRef<'_>], run: &RunInput<'_>) -> Vec<Outgoing> {
             delivery: delivery_id(&[&rule.name, &run.group.id, &run.repo.id, &collected]),
             rule: rule.name.clone(),
             held: r.held,
-            payload: run_payload(&rule.name, kind, run, (signals, more)),
+            payload: run_payload(&rule.name, kind, run, signals, more),
         });
     }
     out
@@ -208,7 +208,8 @@ pub(super) fn run_payload(
     rule: &str,
     kind: MessageKind,
     run: &RunInput<'_>,
-    (signals, more): (Vec<MessageSignal>, u64),
+    signals: Vec<MessageSignal>,
+    more: u64,
 ) -> Payload {
     Payload {
         rule: rule.to_string(),
@@ -243,7 +244,7 @@ pub(super) fn signal(
             run.repo,
             item,
             &repo_url,
-            event != Trigger::Discovered && event != Trigger::Released,
+            Changed::from(event != Trigger::Discovered && event != Trigger::Released),
         ),
         importance,
         event,

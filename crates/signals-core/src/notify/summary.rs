@@ -95,7 +95,7 @@ impl<'r> Summaries<'r> {
                     delivery: delivery_id(&[&rule.name, &run.group.id, &run.repo.id, &collected]),
                     rule: rule.name.clone(),
                     held: top.rule.held,
-                    payload: run_payload(&rule.name, MessageKind::Summary, run, (top.kept, more)),
+                    payload: run_payload(&rule.name, MessageKind::Summary, run, top.kept, more),
                 }
             })
             .collect()

@@ -6,7 +6,7 @@
 
 use jiff::Timestamp;
 
-use crate::dataset::{fmt_collected, signal_of};
+use crate::dataset::{Changed, fmt_collected, signal_of};
 use crate::first_response::{FirstResponse, is_waiting, waiting_span};
 use crate::hostile::http_url;
 use crate::importance::score;
@@ -54,7 +54,7 @@ pub fn waiting_messages(
                 let importance = score(item, run.collected_at, run.weights).total;
                 rule.selects(run.repo, item, importance)
                     .then(|| MessageSignal {
-                        signal: signal_of(&run.group.id, run.repo, item, &repo_url, false),
+                        signal: signal_of(&run.group.id, run.repo, item, &repo_url, Changed::No),
                         importance,
                         event: Trigger::Waiting,
                         fields: vec![],
@@ -81,7 +81,8 @@ pub fn waiting_messages(
                 &rule.name,
                 MessageKind::Alert,
                 run,
-                (signals, more),
+                signals,
+                more,
             ),
         });
     }

@@ -102,6 +102,16 @@ fn last_number(url: &str) -> Option<String> {
     (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then(|| n.to_string())
 }
 
+/// One page of a repository-wide comments list, read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommentPage {
+    /// Its comments that name an item.
+    pub comments: Vec<Comment>,
+    /// How many entries it held, those skipped included: the pager stops
+    /// on a short page.
+    pub entries: usize,
+}
+
 /// One page of a repository-wide comments list (GitHub's and Forgejo's
 /// `issues/comments`, GitHub's `pulls/comments`), fetched from `url` on
 /// `host`, as comments of kind `kind` (entries naming no item are
@@ -112,15 +122,16 @@ pub fn parse_list(
     url: &str,
     body: &[u8],
     kind: CommentKind,
-) -> Result<(Vec<Comment>, usize), Error> {
+) -> Result<CommentPage, Error> {
     let page = decode::<Vec<V3Comment>>(host, url, body)?;
-    let n = page.len();
-    Ok((
-        page.into_iter()
+    let entries = page.len();
+    Ok(CommentPage {
+        comments: page
+            .into_iter()
             .filter_map(|c| c.into_comment(kind))
             .collect(),
-        n,
-    ))
+        entries,
+    })
 }
 
 /// Every page of a repository-wide comments list from `first`, as
@@ -135,10 +146,13 @@ pub fn read_list(
 ) -> Result<(), Error> {
     let host = http.host_name();
     http.get_pages(list.first, cache, list.per_page, None, |fetched| {
-        let (mut page, n) = parse_list(host, &fetched.url, &fetched.body, list.kind)?;
-        page.retain(|c| c.updated_at >= list.since);
-        sink(page);
-        Ok(n)
+        let CommentPage {
+            mut comments,
+            entries,
+        } = parse_list(host, &fetched.url, &fetched.body, list.kind)?;
+        comments.retain(|c| c.updated_at >= list.since);
+        sink(comments);
+        Ok(entries)
     })
 }
 

@@ -50,7 +50,10 @@ pub fn paged_reads_equal_the_whole_view(make: Factory<'_>) {
         for limit in [1u64, 3, 100] {
             let mut offset = 0;
             loop {
-                let (total, page) = store.trail_page(key, offset, limit).unwrap();
+                let crate::TrailPage {
+                    total,
+                    events: page,
+                } = store.trail_page(key, offset, limit).unwrap();
                 prop_assert_eq!(total, newest_first.len() as u64);
                 let from = (offset as usize).min(newest_first.len());
                 let to = ((offset + limit) as usize).min(newest_first.len());

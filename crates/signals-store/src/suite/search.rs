@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use signals_core::model::{Comment, CommentKind, ItemKind};
-use signals_core::search::{Query, evaluate};
+use signals_core::search::{Positions, Query, evaluate};
 
 use super::*;
 use crate::search::{Postings, SearchUpdate, catch_up};
@@ -131,9 +131,9 @@ pub fn the_word_index_follows_the_latest_snapshots(make: Factory<'_>) {
     );
     // A word's read leaves the positions on the server; a phrase's takes
     // them, and they decode with the counts.
-    let bare = store.search_blocks(key, "crash", false).unwrap();
+    let bare = store.search_blocks(key, "crash", Positions::Skip).unwrap();
     assert!(bare.len() == 1 && bare[0].positions.is_empty() && !bare[0].docs.is_empty());
-    let whole = store.search_blocks(key, "crash", true).unwrap();
+    let whole = store.search_blocks(key, "crash", Positions::Read).unwrap();
     assert_eq!(whole[0].docs, bare[0].docs);
     let mut entries = Vec::new();
     signals_core::search::postings::decode(&whole[0].docs, Some(&whole[0].positions), &mut entries)
@@ -184,12 +184,17 @@ pub fn the_word_index_follows_the_latest_snapshots(make: Factory<'_>) {
     // The other repository has its own index; a purge takes this one.
     assert!(
         store
-            .search_blocks(other, "crash", true)
+            .search_blocks(other, "crash", Positions::Read)
             .unwrap()
             .is_empty()
     );
     store.purge_repository(key).unwrap();
-    assert!(store.search_blocks(key, "crash", true).unwrap().is_empty());
+    assert!(
+        store
+            .search_blocks(key, "crash", Positions::Read)
+            .unwrap()
+            .is_empty()
+    );
     assert!(store.search_docs(key).unwrap().is_empty());
     assert_eq!(store.search_state(key).unwrap(), Default::default());
 }
@@ -208,7 +213,7 @@ pub fn a_prefix_reads_the_lists_of_its_terms_at_once(make: Factory<'_>) {
     let lists = store.search_blocks_of(key, &terms).unwrap();
     assert_eq!(lists.len(), terms.len());
     for (term, list) in terms.iter().zip(&lists) {
-        let alone = store.search_blocks(key, term, false).unwrap();
+        let alone = store.search_blocks(key, term, Positions::Skip).unwrap();
         assert_eq!(list, &alone, "{term}");
         assert_eq!(list.is_empty(), term == "nowhere", "{term}");
         assert!(list.iter().all(|b| b.positions.is_empty()), "{term}");

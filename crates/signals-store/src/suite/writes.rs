@@ -531,7 +531,11 @@ pub fn compact_rows_keep_every_value_and_the_trail_order(make: Factory<'_>) {
     let trail: Vec<String> = view.trail.iter().map(|e| e.item_id.clone()).collect();
     assert_eq!(trail, ids);
     let paged: Vec<String> = (0..3)
-        .map(|i| store.trail_page(key, i, 1).unwrap().1[0].item_id.clone())
+        .map(|i| {
+            store.trail_page(key, i, 1).unwrap().events[0]
+                .item_id
+                .clone()
+        })
         .collect();
     ids.reverse();
     assert_eq!(paged, ids);
@@ -542,7 +546,7 @@ pub fn compact_rows_keep_every_value_and_the_trail_order(make: Factory<'_>) {
     let t2 = ts("2026-11-21T10:00:00Z");
     let run = run_of(&*store, key, t2, vec![bumped.clone()], 1);
     store.commit_run(key, &run).unwrap();
-    let (_, page) = store.trail_page(key, 0, 1).unwrap();
+    let page = store.trail_page(key, 0, 1).unwrap().events;
     assert_eq!(
         (page[0].item_id.as_str(), page[0].detail.as_str()),
         (id(&odd).as_str(), "metrics")

@@ -6,8 +6,9 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 use crate::cli::CollectArgs;
-use crate::collect::{self, Options};
+use crate::collect::{self, Options, Progress};
 use crate::config::Config;
+use crate::hosts::Requests;
 
 /// Runs `signals collect` with the configuration read from `config_path`.
 pub fn run(config: &Config, config_path: &Path, args: &CollectArgs) -> anyhow::Result<u8> {
@@ -33,12 +34,21 @@ pub fn run(config: &Config, config_path: &Path, args: &CollectArgs) -> anyhow::R
         looping: args.r#loop,
         reconcile: args.reconcile,
         quiet: args.quiet,
-        progress: std::io::stderr().is_terminal() && !args.json && !args.quiet,
+        progress: if std::io::stderr().is_terminal() && !args.json && !args.quiet {
+            Progress::Bar
+        } else {
+            Progress::Hidden
+        },
+        requests: if args.verbose {
+            Requests::Logged
+        } else {
+            Requests::Unlogged
+        },
         notify: !args.no_notify,
         interval: args.interval.clone(),
         lease: args.lease.clone(),
     };
-    let outcome = collect::run(config, &options, args.verbose)?;
+    let outcome = collect::run(config, &options)?;
     match outcome.alerts {
         Some(Ok(report)) if !args.quiet && !args.json => eprintln!("{}", report.line()),
         Some(Ok(_)) | None => {}

@@ -12,7 +12,7 @@ use crate::export::{Conversation, Histories, Judge, Recipe, export_with};
 
 /// Exports every repository of the store that has at least one run.
 pub fn run(config: &Config, args: &ExportArgs) -> anyhow::Result<u8> {
-    let mut store = crate::store::open(&config.store, false)?;
+    let mut store = crate::store::open(&config.store, crate::store::IfMissing::Refuse)?;
     crate::export::index_all(&mut *store)?;
     let out = &config.out;
     let report = export_with(
@@ -58,7 +58,7 @@ pub fn run(config: &Config, args: &ExportArgs) -> anyhow::Result<u8> {
 /// has them. Its feeds keep relative links (no `base_url`): it is served
 /// at `serve`'s own address, which the configuration does not know.
 pub fn serve_site(config: &Config) -> anyhow::Result<u8> {
-    let mut store = crate::store::open(&config.store, false)?;
+    let mut store = crate::store::open(&config.store, crate::store::IfMissing::Refuse)?;
     crate::export::index_all(&mut *store)?;
     export_with(
         &*store,

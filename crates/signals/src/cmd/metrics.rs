@@ -15,7 +15,7 @@ pub fn run(
     interval: Duration,
     now: jiff::Timestamp,
 ) -> anyhow::Result<u8> {
-    let store = crate::store::open(store_path, false)?;
+    let store = crate::store::open(store_path, crate::store::IfMissing::Refuse)?;
     let text = crate::metrics::text(&store, interval, now)?;
     match out {
         None => {

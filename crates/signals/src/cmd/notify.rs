@@ -13,7 +13,7 @@ use crate::exit;
 /// Runs `signals notify`.
 pub fn run(config: &Config, args: &NotifyArgs) -> anyhow::Result<u8> {
     let options = options(args)?;
-    let mut store = crate::store::open(&config.store, false)?;
+    let mut store = crate::store::open(&config.store, crate::store::IfMissing::Refuse)?;
     if args.dry_run {
         alerts::dry_run(config, &*store, &mut std::io::stdout().lock())?;
         return Ok(exit::OK);

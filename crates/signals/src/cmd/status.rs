@@ -9,7 +9,7 @@ use std::io::Write;
 
 /// Prints the status table (or JSON) of the store of `config`.
 pub fn run(config: &Config, args: &StatusArgs) -> anyhow::Result<u8> {
-    let store = crate::store::open(&config.store, false)?;
+    let store = crate::store::open(&config.store, crate::store::IfMissing::Refuse)?;
     let report = Report::read(&store, config)?;
     // Buffered: a line per repository, thousands of them.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

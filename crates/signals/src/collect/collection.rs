@@ -66,7 +66,7 @@ pub fn collect_all(
     targets: &[Target<'_>],
     now: &mut dyn FnMut() -> Timestamp,
     window: Window,
-    progress: bool,
+    progress: Progress,
 ) -> anyhow::Result<Summary> {
     let run = Collection::new(hosts.len());
     collect_with(run, hosts, store, targets, now, window, progress)
@@ -81,7 +81,7 @@ pub fn collect_with(
     targets: &[Target<'_>],
     now: &mut dyn FnMut() -> Timestamp,
     window: Window,
-    progress: bool,
+    progress: Progress,
 ) -> anyhow::Result<Summary> {
     super::ask::discussions::plan_heads(hosts, targets, window.discussions_off);
     let bar = progress_bar(progress, targets.len() as u64);
@@ -95,8 +95,18 @@ pub fn collect_with(
     Ok(run.finish(hosts))
 }
 
-fn progress_bar(progress: bool, len: u64) -> ProgressBar {
-    if !progress {
+/// Whether a collection on this machine shows a progress bar.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Progress {
+    /// A bar on stderr, one step a target.
+    Bar,
+    /// No bar (not a terminal, `--json`, `--quiet`, the demo).
+    #[default]
+    Hidden,
+}
+
+fn progress_bar(progress: Progress, len: u64) -> ProgressBar {
+    if progress == Progress::Hidden {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(len);

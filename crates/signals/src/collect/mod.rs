@@ -41,7 +41,7 @@ use jiff::{SignedDuration, Timestamp};
 use signals_core::RepoName;
 use signals_store::{Backend, HttpState};
 
-pub use collection::{collect_all, save_rate_limits};
+pub use collection::{Progress, collect_all, save_rate_limits};
 /// One run of one repository, for the simulation (`src/sim`).
 #[cfg(test)]
 pub(crate) use pipeline::collect_one;
@@ -54,7 +54,7 @@ use collection::{Collection, collect_with, now_millis};
 use owners::Discovery;
 
 use crate::config::Config;
-use crate::hosts::{self, HostEntry};
+use crate::hosts::{self, HostEntry, Requests};
 use crate::store::Opened;
 
 /// What `signals collect` was asked to do.
@@ -70,8 +70,11 @@ pub struct Options {
     pub reconcile: bool,
     /// `--quiet`: no notes.
     pub quiet: bool,
-    /// Show a progress bar (on a terminal, without `--json` or `--quiet`).
-    pub progress: bool,
+    /// A progress bar or none (a bar on a terminal, without `--json` or
+    /// `--quiet`).
+    pub progress: Progress,
+    /// `--verbose`: each request is logged.
+    pub requests: Requests,
     /// Deliver the alerts of the runs once collected (not `--no-notify`).
     pub notify: bool,
     /// `--interval` of a worker, as given (the worker parses it).
@@ -92,7 +95,7 @@ pub struct Outcome {
 
 /// Collects the repositories `options` select, each once (or, looping,
 /// each when due), and delivers their alerts.
-pub fn run(config: &Config, options: &Options, verbose: bool) -> anyhow::Result<Outcome> {
+pub fn run(config: &Config, options: &Options) -> anyhow::Result<Outcome> {
     let repo_filter = options.repo.as_deref().map(RepoName::parse).transpose()?;
     let targets = config.select(options.group.as_deref(), repo_filter.as_ref());
     let discovery = Discovery::of(config, options.group.as_deref(), repo_filter.as_ref());
@@ -121,7 +124,7 @@ pub fn run(config: &Config, options: &Options, verbose: bool) -> anyhow::Result<
     let mut hosts = config
         .hosts
         .iter()
-        .map(|h| hosts::build(h, |k| std::env::var(k).ok(), verbose))
+        .map(|h| hosts::build(h, |k| std::env::var(k).ok(), options.requests))
         .collect::<anyhow::Result<Vec<HostEntry>>>()?;
     let targets: Vec<Target> = targets
         .into_iter()
@@ -147,7 +150,7 @@ pub fn run(config: &Config, options: &Options, verbose: bool) -> anyhow::Result<
         force: options.reconcile,
     };
     let window = Window::of(config, reconcile, &discussions_off);
-    let mut opened = crate::store::open(&config.store, true)?;
+    let mut opened = crate::store::open(&config.store, crate::store::IfMissing::Create)?;
     let (mut summary, store): (Summary, &dyn Backend) = match &mut opened {
         Opened::Sqlite(store) => {
             if options.looping {
@@ -169,14 +172,7 @@ pub fn run(config: &Config, options: &Options, verbose: bool) -> anyhow::Result<
         }
         Opened::Postgres(store) => {
             let worker = worker::Worker::new(config, options)?;
-            let summary = worker.run(
-                &mut hosts,
-                store,
-                &targets,
-                &discovery,
-                window,
-                options.quiet,
-            )?;
+            let summary = worker.run(&mut hosts, store, &targets, &discovery, window)?;
             (summary, &**store)
         }
     };
@@ -186,7 +182,10 @@ pub fn run(config: &Config, options: &Options, verbose: bool) -> anyhow::Result<
     // Alerts of the runs just committed (a looping worker delivers them
     // after each step instead).
     let alerts = (options.notify && !options.looping && !config.notify.is_empty()).then(|| {
-        let alerts = crate::alerts::Options::for_collect(options.quiet);
+        let alerts = crate::alerts::Options {
+            quiet: options.quiet,
+            ..crate::alerts::Options::for_collect()
+        };
         crate::alerts::deliver(config, &mut *opened, &alerts)
     });
     Ok(Outcome { summary, alerts })
@@ -200,7 +199,7 @@ fn collect_here(
     targets: &[Target],
     discovery: &Discovery<'_>,
     window: Window,
-    progress: bool,
+    progress: Progress,
 ) -> anyhow::Result<Summary> {
     let mut run = Collection::new(hosts.len());
     let found = discovery.run(hosts, store, &mut run, SignedDuration::ZERO, now_millis())?;

@@ -316,13 +316,13 @@ pub(super) fn plan(store: &dyn Reads, key: RepoKey, run: &Run<'_>) -> Result<Pla
     let previous = store.last_successful_run(key)?;
     let first_run = previous.is_none();
     let reconcile = !first_run && {
-        let (first, last) = store.reconcile_marks(key)?;
+        let marks = store.reconcile_marks(key)?;
         window.reconcile.force
             || signals_core::reconcile::due(
                 &format!("{}/{}", group.id, repo.id),
                 window.reconcile.days,
-                first,
-                last,
+                marks.first_run,
+                marks.last_reconcile,
                 collected_at,
             )
     };

@@ -86,9 +86,10 @@ type RunOf = (RunOutcome, Vec<Message>, BTreeMap<String, ItemSnapshot>);
 /// messages (delivery id, rule, payload) and the latest snapshots.
 fn one_run(dir: &Path, config: &Config, (staged, reconcile): (bool, bool), at: Timestamp) -> RunOf {
     let (group, repo) = config.select(None, None)[0];
-    let mut client = crate::hosts::build(&config.hosts[0], |_| None, false)
-        .unwrap()
-        .client;
+    let mut client =
+        crate::hosts::build(&config.hosts[0], |_| None, crate::hosts::Requests::Unlogged)
+            .unwrap()
+            .client;
     let mut store = signals_store_sqlite::Store::open(dir.join("signals.db")).unwrap();
     let key = store.ensure_repository(group, repo).unwrap();
     let discussions_off = Vec::new();

@@ -89,6 +89,15 @@ pub enum OwnerResult {
     },
 }
 
+/// How many items a collection found first and found changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NewAndChanged {
+    /// Items seen for the first time.
+    pub new: u64,
+    /// Items seen before that changed.
+    pub changed: u64,
+}
+
 /// What a collection did.
 #[derive(Debug, Default)]
 pub struct Summary {
@@ -186,15 +195,20 @@ impl Summary {
     }
 
     /// Items first seen and items changed, over the collected repositories.
-    pub fn new_and_changed(&self) -> (u64, u64) {
-        self.results.iter().fold((0, 0), |(n, c), r| match r {
-            RepoResult::Collected {
+    pub fn new_and_changed(&self) -> NewAndChanged {
+        let mut counts = NewAndChanged::default();
+        for r in &self.results {
+            if let RepoResult::Collected {
                 changed,
                 discovered,
                 ..
-            } => (n + discovered, c + changed.saturating_sub(*discovered)),
-            _ => (n, c),
-        })
+            } = r
+            {
+                counts.new += discovered;
+                counts.changed += changed.saturating_sub(*discovered);
+            }
+        }
+        counts
     }
 
     /// The one-line summary: what changed first, then what it cost.
@@ -202,7 +216,7 @@ impl Summary {
         let collected = self.count(|r| matches!(r, RepoResult::Collected { .. }));
         let failed = self.count(|r| matches!(r, RepoResult::Failed { .. }));
         let skipped = self.count(|r| matches!(r, RepoResult::NotCollected { .. }));
-        let (new, changed) = self.new_and_changed();
+        let NewAndChanged { new, changed } = self.new_and_changed();
         let mut line = format!(
             "{new} new, {changed} changed in {collected} of {} repositories, {failed} failed",
             self.results.len()
@@ -477,8 +491,8 @@ impl Summary {
             })),
             "stoppedUntil": self.stopped_until.map(signals_core::dataset::fmt_seconds),
             "stopped": self.stop_message(),
-            "newCount": self.new_and_changed().0,
-            "changedCount": self.new_and_changed().1,
+            "newCount": self.new_and_changed().new,
+            "changedCount": self.new_and_changed().changed,
             "store": self.store.display().to_string(),
             "exitCode": self.exit_code(),
         })

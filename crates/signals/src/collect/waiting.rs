@@ -58,7 +58,7 @@ pub(super) fn crossing(
         .iter()
         .find(|g| g.group.id == group.id)
         .map_or(&[][..], |g| g.ignore_users.as_slice());
-    let (first_run, _) = store.reconcile_marks(key)?;
+    let first_run = store.reconcile_marks(key)?.first_run;
     let read_from = read_from(first_run, config.comments_backfill_days);
     let responses = Responses::new(store.replies(key)?, ignore).read_from(read_from);
     let mut out: Vec<(String, ItemSnapshot)> = items

@@ -56,6 +56,8 @@ pub struct Worker {
     interval: Duration,
     lease: Duration,
     looping: bool,
+    /// `--quiet`: only failures are reported.
+    quiet: bool,
     /// A looping worker's alerts, delivered after each step
     /// (`crate::alerts`); `None` with `--no-notify` or no rules.
     alerts: Option<(Config, crate::alerts::Options)>,
@@ -88,8 +90,9 @@ impl Worker {
             interval: flag(&options.interval, "interval", config.interval)?,
             lease,
             looping: options.looping,
+            quiet: options.quiet,
             alerts: (options.looping && options.notify && !config.notify.is_empty()).then(|| {
-                let mut options = crate::alerts::Options::for_collect(true);
+                let mut options = crate::alerts::Options::for_collect();
                 options.wait = Duration::ZERO;
                 (config.clone(), options)
             }),
@@ -105,7 +108,6 @@ impl Worker {
         targets: &[Target<'_>],
         discovery: &Discovery<'_>,
         window: Window,
-        quiet: bool,
     ) -> anyhow::Result<Summary> {
         install_signal_handlers();
         let mut by_key: HashMap<RepoKey, Found> = HashMap::new();
@@ -146,7 +148,7 @@ impl Worker {
             self.discover(hosts, store, &mut round, discovery)?;
             if self.looping {
                 for o in round.collection.summary.owners.drain(..) {
-                    if let Some(line) = owner_line(&o, quiet) {
+                    if let Some(line) = owner_line(&o, self.quiet) {
                         eprintln!("{line}");
                     }
                 }
@@ -160,7 +162,7 @@ impl Worker {
             if STOP.load(Ordering::SeqCst) {
                 break Ok(());
             }
-            let step = self.step(hosts, store, &mut round, discovery, window, quiet);
+            let step = self.step(hosts, store, &mut round, discovery, window);
             log_notices(store);
             if let Some((config, options)) = &self.alerts
                 && let Err(e) = crate::alerts::deliver(config, store, options)
@@ -209,7 +211,6 @@ impl Worker {
         round: &mut Round,
         discovery: &Discovery<'_>,
         window: Window,
-        quiet: bool,
     ) -> anyhow::Result<bool> {
         // A lease left by an attempt the store's connection broke under.
         store.abandon()?;
@@ -227,7 +228,7 @@ impl Worker {
             self.discover(hosts, store, round, discovery)?;
             // A long-lived worker reports each listing and keeps none.
             for o in round.collection.summary.owners.drain(..) {
-                if let Some(line) = owner_line(&o, quiet) {
+                if let Some(line) = owner_line(&o, self.quiet) {
                     eprintln!("{line}");
                 }
             }
@@ -309,7 +310,7 @@ impl Worker {
             // A long-lived worker reports each repository and keeps only
             // totals, so its memory does not grow with its runs.
             for r in collection.summary.results.drain(before..) {
-                if !quiet || matches!(r, RepoResult::Failed { .. }) {
+                if !self.quiet || matches!(r, RepoResult::Failed { .. }) {
                     println!("{}", line(&name, &r));
                 }
             }

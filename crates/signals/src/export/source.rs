@@ -21,7 +21,7 @@ use std::io::Write;
 use std::ops::Range;
 
 use jiff::Timestamp;
-use signals_core::dataset::{SignalDoc, signal_of};
+use signals_core::dataset::{Changed, SignalDoc, signal_of};
 use signals_core::first_response::{Answer, Responses};
 use signals_core::importance::{RankKey, Score, Weights, score};
 use signals_core::trends::{ItemFacts, WeekTally};
@@ -201,7 +201,13 @@ impl<'s> Streamed<'s> {
                 let (mut importance, mut updated) = (0, 0);
                 if !item.key.is_empty() {
                     flags |= SIGNAL;
-                    let mut doc = signal_of(group, repo, item, repo_url, flags & CHANGED != 0);
+                    let mut doc = signal_of(
+                        group,
+                        repo,
+                        item,
+                        repo_url,
+                        Changed::from(flags & CHANGED != 0),
+                    );
                     let answer = s.responses.answer(&latest.id, item);
                     if let Some(answer) = &answer {
                         if answer.waits(item, instant, s.waiting_days) {
@@ -427,7 +433,7 @@ impl<'s> Streamed<'s> {
                     &self.repo,
                     &item,
                     &self.repo_url,
-                    flags & CHANGED != 0,
+                    Changed::from(flags & CHANGED != 0),
                 );
                 with_answer(&mut doc, self.responses.answer(id, &item));
                 with_links(&mut doc, links.remove(id));

@@ -251,7 +251,7 @@ fn scratch(name: &str) -> PathBuf {
 #[test]
 fn the_streamed_export_equals_the_whole_view_export_on_the_demo() {
     let dir = scratch("demo");
-    crate::demo::demo(&dir, false).unwrap();
+    crate::demo::demo(&dir, crate::hosts::Requests::Unlogged).unwrap();
     let store = Store::open(dir.join("signals.db")).unwrap();
     let judge = Judge {
         interval: std::time::Duration::from_secs(3600),

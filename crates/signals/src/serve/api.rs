@@ -355,7 +355,7 @@ impl Api<'_> {
             Ok(p) => p,
             Err(message) => return Ok(error(400, message)),
         };
-        let (total, events) = self.store.trail_page(
+        let signals_store::TrailPage { total, events } = self.store.trail_page(
             s.key,
             ((page - 1) * TRAIL_PAGE_SIZE) as u64,
             TRAIL_PAGE_SIZE as u64,
@@ -389,7 +389,7 @@ impl Api<'_> {
     /// `id` is `<source>:<owner>/<name>:<kind>:<key>`; `group` picks the
     /// group when the repository is tracked in several.
     fn history(&self, id: &str, params: &HashMap<String, String>) -> anyhow::Result<Answer> {
-        let Some((source, repo)) = parse_id(id) else {
+        let Some(signals_core::api::IdRepo { source, repo }) = parse_id(id) else {
             return Ok(error(
                 400,
                 format!("{id:?} is not a signal id (<source>:<owner>/<name>:<kind>:<key>)"),

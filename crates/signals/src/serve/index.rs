@@ -346,7 +346,7 @@ impl Indexes {
         store: &dyn Backend,
         summary: &RepoSummary,
     ) -> signals_store::Result<Option<Timestamp>> {
-        let (first_run, _) = store.reconcile_marks(summary.key)?;
+        let first_run = store.reconcile_marks(summary.key)?.first_run;
         Ok(signals_core::first_response::read_from(
             first_run,
             self.conversation.comments_backfill_days,

@@ -391,7 +391,7 @@ async fn handle(
         let rest = rest.to_string();
         return read(&app, move |api| api.answer(&rest, &params)).await;
     }
-    if let Some((group, repo, file)) = api::history_path(&path) {
+    if let Some(signals_core::api::HistoryPath { group, repo, file }) = api::history_path(&path) {
         let (group, repo, file) = (group.to_string(), repo.to_string(), file.to_string());
         let response = read(&app, move |api| {
             api.history_page_answer(&group, &repo, &file)

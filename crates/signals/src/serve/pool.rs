@@ -47,7 +47,7 @@ impl Pool {
         let size = size.max(1);
         let mut idle = Vec::with_capacity(size);
         for _ in 0..size {
-            let opened = crate::store::open(store, false)?;
+            let opened = crate::store::open(store, crate::store::IfMissing::Refuse)?;
             if let crate::store::Opened::Sqlite(s) = &opened {
                 s.serve_reads()?;
             }

@@ -162,7 +162,7 @@ pub(super) fn after_run(
     let reconciled = store
         .reconcile_marks(key)
         .expect("the reconcile marks")
-        .1
+        .last_reconcile
         .map(|t| t.as_millisecond());
     let scope = Scope {
         after: &after,

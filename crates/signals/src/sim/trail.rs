@@ -57,7 +57,7 @@ pub(super) fn check(
         }
     }
     let limit = after.len() as u64 + 16;
-    let (_, events) = store.trail_page(key, 0, limit).expect("the trail");
+    let events = store.trail_page(key, 0, limit).expect("the trail").events;
     let recorded: BTreeMap<&str, (EventKind, String)> = events
         .iter()
         .filter(|e| e.at.as_millisecond() == at_ms)

@@ -300,11 +300,11 @@ fn histories(store: &dyn Backend) -> Json {
             items.insert(id.clone(), serde_json::to_value(&history).unwrap());
         }
         // The trail whole, and paged newest first in pages of 7.
-        let (total, _) = store.trail_page(key, 0, 0).unwrap();
+        let total = store.trail_page(key, 0, 0).unwrap().total;
         let mut paged = Vec::new();
         let mut offset = 0;
         while offset < total {
-            paged.extend(store.trail_page(key, offset, 7).unwrap().1);
+            paged.extend(store.trail_page(key, offset, 7).unwrap().events);
             offset += 7;
         }
         out.insert(
@@ -576,7 +576,7 @@ fn goes_on(mut store: impl Backend) {
         .latest_snapshots_for(repo.key, std::slice::from_ref(&id))
         .unwrap();
     let delta = account(Source::Github, vec![s.clone()], &previous);
-    let (before, _) = store.trail_page(repo.key, 0, 0).unwrap();
+    let before = store.trail_page(repo.key, 0, 0).unwrap().total;
     store
         .commit_run(
             repo.key,
@@ -600,7 +600,10 @@ fn goes_on(mut store: impl Backend) {
             },
         )
         .unwrap();
-    let (after, page) = store.trail_page(repo.key, 0, 1).unwrap();
+    let signals_store::TrailPage {
+        total: after,
+        events: page,
+    } = store.trail_page(repo.key, 0, 1).unwrap();
     assert_eq!(after, before + 1);
     assert_eq!(page[0].item_id, id);
     assert_eq!(page[0].detail, "metrics, updatedAt");

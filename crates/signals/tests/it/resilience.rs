@@ -21,7 +21,8 @@ use crate::workers::{
 /// `o/r000` .. : 40 items each, authors and bodies shared across them.
 fn shared(repos: usize) -> (Scenario, Vec<String>) {
     let start: Timestamp = "2026-10-01T00:00:00Z".parse().unwrap();
-    synthetic_shared("o", repos, 40, 8, start)
+    let synthetic = synthetic_shared("o", repos, 40, 8, start);
+    (synthetic.scenario, synthetic.names)
 }
 
 /// A throwaway cluster with an empty database, a test host serving

@@ -108,7 +108,7 @@ fn a_round_of_many_repositories_collects_each_once_in_statements_per_repository(
         .max(20);
     let half = n / 2;
     let start: Timestamp = "2026-10-01T00:00:00Z".parse().unwrap();
-    let (scenario, names) = synthetic_many("o", n, 20, start);
+    let signals_testhost::Synthetic { scenario, names } = synthetic_many("o", n, 20, start);
     let host = TestHost::start(scenario).unwrap();
 
     let small = round(&cluster, &host, &names[..half], "half");
