@@ -622,14 +622,10 @@ impl GroupTrends {
         // Ranked as the group's list is; the ids are in the links.
         let mut rows: Vec<(u64, &(String, String, TrendRow))> =
             rows.iter().map(|r| (recent_activity(&r.2), r)).collect();
-        fn key<'a>((recent, r): &(u64, &'a (String, String, TrendRow))) -> Activity<'a> {
-            Activity {
-                recent: *recent,
-                name: &r.0,
-                id: &r.1,
-            }
+        fn key<'a>(recent: u64, name: &'a str, id: &'a str) -> Activity<'a> {
+            Activity { recent, name, id }
         }
-        rows.sort_by(|a, b| by_activity(key(a), key(b)));
+        rows.sort_by(|a, b| by_activity(key(a.0, &a.1.0, &a.1.1), key(b.0, &b.1.0, &b.1.1)));
         rows.truncate(TOP_REPOS);
         let rows: Vec<&(String, String, TrendRow)> = rows.into_iter().map(|(_, r)| r).collect();
         let top = |f: &dyn Fn(&TrendRow) -> Vec<Option<u64>>| {

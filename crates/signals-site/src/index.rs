@@ -201,14 +201,14 @@ pub(crate) fn ranked(repos: &[RepoSummary]) -> Vec<&RepoSummary> {
         .iter()
         .map(|r| (recent_activity(&r.trend), r))
         .collect();
-    fn key<'a>((recent, r): &(u64, &'a RepoSummary)) -> Activity<'a> {
+    fn key(recent: u64, r: &RepoSummary) -> Activity<'_> {
         Activity {
-            recent: *recent,
+            recent,
             name: &r.name,
             id: &r.id,
         }
     }
-    all.sort_by(|a, b| by_activity(key(a), key(b)));
+    all.sort_by(|a, b| by_activity(key(a.0, a.1), key(b.0, b.1)));
     all.into_iter().map(|(_, r)| r).collect()
 }
 

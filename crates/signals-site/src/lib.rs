@@ -190,8 +190,8 @@ pub use paths::{
 };
 pub use publish::{Publisher, Render, SiteOptions, SiteReport};
 pub use search::{
-    CardsAt, Manifest as SearchManifest, SEARCH_DIR, SEARCH_MANIFEST, SEARCH_VERSION, SearchWriter,
-    ShownDoc, card as search_card, previous_manifest, shard_files,
+    BlockParts, CardsAt, Manifest as SearchManifest, SEARCH_DIR, SEARCH_MANIFEST, SEARCH_VERSION,
+    SearchWriter, ShownDoc, card as search_card, previous_manifest, shard_files,
 };
 pub use source::{Ranked, RepoSource};
 pub use text::{EXCERPT_CHARS, excerpt};

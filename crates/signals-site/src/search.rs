@@ -172,6 +172,15 @@ struct Open {
     words: Vec<u8>,
     positions: Vec<u8>,
 }
+/// The two parts of one block of the store's word index, as
+/// [`SearchWriter::block`] takes them.
+#[derive(Debug, Clone, Copy)]
+pub struct BlockParts<'a> {
+    /// The documents' part.
+    pub docs: &'a [u8],
+    /// The positions' part.
+    pub positions: &'a [u8],
+}
 
 /// Writes a repository's search index from the store's blocks, fed in
 /// term order ([`SearchWriter::block`]), then its documents
@@ -261,9 +270,10 @@ impl SearchWriter {
     pub fn block(
         &mut self,
         term: &str,
-        (docs, positions): (&[u8], &[u8]),
+        block: BlockParts<'_>,
         out: &mut RepoFiles,
     ) -> Result<(), SiteError> {
+        let BlockParts { docs, positions } = block;
         if !self.enter(term, out)? {
             return Ok(());
         }

@@ -46,13 +46,15 @@ pub fn write(
     let mut writer = SearchWriter::new(state.through, state.stats, previous);
     let mut failed = None;
     let streamed_blocks = store.search_each_block(key, &mut |term, _block, docs, positions| {
-        writer.block(term, (docs, positions), files).map_err(|e| {
-            failed = Some(e);
-            StoreError::Corrupt {
-                path: format!("repository {key}").into(),
-                what: "the static site's search index could not be written".into(),
-            }
-        })
+        writer
+            .block(term, signals_site::BlockParts { docs, positions }, files)
+            .map_err(|e| {
+                failed = Some(e);
+                StoreError::Corrupt {
+                    path: format!("repository {key}").into(),
+                    what: "the static site's search index could not be written".into(),
+                }
+            })
     });
     if let Some(e) = failed {
         return Err(e).context("cannot write the search index");
