@@ -127,7 +127,7 @@ impl Answering {
 /// A repository of the store as the site's [`RepoSource`].
 pub struct Streamed<'s> {
     store: &'s dyn Backend,
-    /// What gives each item its first response (issue 26).
+    /// What gives each item its first response.
     answering: Answering,
     /// `waiting_days`.
     waiting_days: u32,
