@@ -109,6 +109,24 @@ impl CommentStore for PgStore {
         replies_from(&self.path(), rows)
     }
 
+    fn replies_of(&self, repo: RepoKey, items: &[String]) -> Result<Vec<(String, Reply)>> {
+        if items.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<CommentRow> = self
+            .query(
+                "reading the replies of items",
+                "SELECT item, kind, author, bot = 1, state, created_s FROM comments
+                 WHERE repo = $1 AND item = ANY($2)
+                 ORDER BY item, created_s, kind, host_id",
+                &[&repo.raw(), &items],
+            )?
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5)))
+            .collect();
+        replies_from(&self.path(), rows)
+    }
+
     fn comment_texts(&self, repo: RepoKey) -> Result<Vec<(String, String)>> {
         Ok(self
             .query(

@@ -1,6 +1,6 @@
 //! Comments and reviews on SQLite (migration 0011): an upsert
 //! per comment in one `BEGIN IMMEDIATE` transaction, its body a text
-//! stored once, and the two reads by repository.
+//! stored once, and the reads by repository and by items.
 
 use rusqlite::{Transaction, TransactionBehavior, params};
 use signals_core::first_response::Reply;
@@ -62,6 +62,36 @@ impl CommentStore for Store {
             )
             .doing(&self.path, doing)?
             .query_map(params![repo.raw()], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })
+            .doing(&self.path, doing)?
+            .collect::<rusqlite::Result<Vec<CommentRow>>>()
+            .doing(&self.path, doing)?;
+        replies_from(&self.path, rows)
+    }
+
+    fn replies_of(&self, repo: RepoKey, items: &[String]) -> Result<Vec<(String, Reply)>> {
+        if items.is_empty() {
+            return Ok(Vec::new());
+        }
+        let doing = "reading the replies of items";
+        let ids = crate::read::ids_json(&self.path, items)?;
+        let rows = self
+            .conn
+            .prepare_cached(
+                "SELECT item, kind, author, bot, state, created_s FROM comments
+                 WHERE repo = ?1 AND item IN (SELECT value FROM json_each(?2))
+                 ORDER BY item, created_s, kind, host_id",
+            )
+            .doing(&self.path, doing)?
+            .query_map(params![repo.raw(), ids], |r| {
                 Ok((
                     r.get(0)?,
                     r.get(1)?,

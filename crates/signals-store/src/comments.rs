@@ -102,6 +102,12 @@ pub trait CommentStore {
     /// id order, then by time: what first responses are computed from.
     fn replies(&self, repo: RepoKey) -> Result<Vec<(String, Reply)>>;
 
+    /// The replies of `repo` stored under each of `items` (signal ids), in
+    /// the order and shape of [`CommentStore::replies`]: what a reader
+    /// going through the items a batch at a time computes their first
+    /// responses from, without holding every reply of the repository.
+    fn replies_of(&self, repo: RepoKey, items: &[String]) -> Result<Vec<(String, Reply)>>;
+
     /// The body of every comment of `repo` with its item's signal id, by
     /// item id then time: what reads texts (references) match.
     fn comment_texts(&self, repo: RepoKey) -> Result<Vec<(String, String)>>;

@@ -120,3 +120,76 @@ pub fn comments_upsert_and_read_back_by_repository(make: Factory<'_>) {
         vec![("x".to_string(), "body of 10".to_string())]
     );
 }
+
+/// The replies of some items are those of [`crate::CommentStore::replies`]
+/// for those items, in the same order: none of another item or
+/// repository, nothing for no items.
+pub fn replies_of_items_are_their_share_of_the_replies(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let mut other_repo = tracked();
+    other_repo.id = "other".into();
+    other_repo.repo = RepoName::parse("o/other").unwrap();
+    let other = store.ensure_repository(&group(), &other_repo).unwrap();
+    let items: Vec<String> = ["1", "2", "3", "10"].map(|k| id(&issue(k))).to_vec();
+    let mut stored = Vec::new();
+    for (n, item) in items.iter().enumerate() {
+        // Written out of time order, with two at one instant: the read
+        // orders them.
+        for (i, at) in [
+            "2026-11-03T10:00:00Z",
+            "2026-11-01T10:00:00Z",
+            "2026-11-01T10:00:00Z",
+        ]
+        .iter()
+        .enumerate()
+        .take(n + 1)
+        {
+            let kind = if i == 1 {
+                CommentKind::Review
+            } else {
+                CommentKind::Comment
+            };
+            let host_id = format!("{}", 100 * n + i);
+            let author = format!("user{i}");
+            let c = comment(kind, &host_id, "1", &author, at);
+            stored.push((item.clone(), c));
+        }
+    }
+    store.store_comments(key, &stored).unwrap();
+    store
+        .store_comments(other, &[(items[1].clone(), stored[0].1.clone())])
+        .unwrap();
+
+    let all = store.replies(key).unwrap();
+    assert_eq!(all.len(), stored.len());
+    // Asked out of order, one twice, one the store does not have.
+    let asked = vec![
+        items[3].clone(),
+        items[1].clone(),
+        "github:o/n:issue:404".to_string(),
+        items[3].clone(),
+    ];
+    let want: Vec<_> = all
+        .iter()
+        .filter(|(i, _)| asked.contains(i))
+        .cloned()
+        .collect();
+    assert_eq!(want.len(), 2 + 3);
+    assert_eq!(store.replies_of(key, &asked).unwrap(), want);
+    assert_eq!(store.replies_of(key, &items).unwrap(), all);
+    assert!(store.replies_of(key, &[]).unwrap().is_empty());
+    assert_eq!(
+        store
+            .replies_of(other, std::slice::from_ref(&items[1]))
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(
+        store
+            .replies_of(other, std::slice::from_ref(&items[0]))
+            .unwrap()
+            .is_empty()
+    );
+}

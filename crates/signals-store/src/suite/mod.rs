@@ -183,6 +183,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         "a_staged_commit_is_all_or_nothing",
         a_staged_commit_is_all_or_nothing,
     ),
+    (
+        "replies_of_items_are_their_share_of_the_replies",
+        replies_of_items_are_their_share_of_the_replies,
+    ),
 ];
 
 /// Runs every check, naming each on stderr first (so a failure names its

@@ -20,7 +20,6 @@ use std::path::Path;
 
 use anyhow::Context;
 use signals_core::dataset::{DatasetInput, build_head};
-use signals_core::first_response::Responses;
 use signals_core::importance::Weights;
 use signals_core::trends::{RISING_WINDOW, WeekTally, first_week};
 use signals_site::{
@@ -29,7 +28,7 @@ use signals_site::{
 };
 use signals_store::{Backend, RepoOutline, RepoSummary};
 
-use source::{Reading, Streamed};
+use source::{Answering, Reading, Streamed};
 
 use crate::config::Config;
 
@@ -295,15 +294,17 @@ fn export_repo<'s>(
         Some(first.collected_at),
         conversation.comments_backfill_days,
     );
-    let responses = Responses::new(store.replies(summary.key)?, conversation.ignored_in(group))
-        .read_from(read_from);
+    let answering = Answering {
+        ignore_users: conversation.ignored_in(group).to_vec(),
+        read_from,
+    };
     let reading = Reading {
         key: summary.key,
         group,
         repo: &outline.summary.repo,
         repo_url: &repo_url,
         weights,
-        responses,
+        answering,
         waiting_days: conversation.waiting_days,
         tally: WeekTally::new(instant, coverage_start),
         instant,

@@ -79,8 +79,8 @@ pub struct Reading<'a> {
     pub repo_url: &'a str,
     /// Importance weights.
     pub weights: &'a Weights,
-    /// Each item's first response.
-    pub responses: Responses,
+    /// What gives each item its first response besides its replies.
+    pub answering: Answering,
     /// `waiting_days`.
     pub waiting_days: u32,
     /// The trends' weeks, fed with every item.
@@ -98,11 +98,37 @@ pub struct Reading<'a> {
     pub events: usize,
 }
 
+/// What gives an item its first response besides its own replies, which
+/// are read with each batch of items: an item's answer depends on its
+/// replies alone, so a batch's replies answer for its items as the
+/// repository's would, and the export never holds every reply at once.
+pub struct Answering {
+    /// The group's `ignore_users`.
+    pub ignore_users: Vec<String>,
+    /// The oldest instant whose comments the store read.
+    pub read_from: Option<Timestamp>,
+}
+
+impl Answering {
+    /// The first responses of the items `ids` of repository `key`.
+    fn responses(
+        &self,
+        store: &dyn Backend,
+        key: RepoKey,
+        ids: &[String],
+    ) -> signals_store::Result<Responses> {
+        Ok(
+            Responses::new(store.replies_of(key, ids)?, &self.ignore_users)
+                .read_from(self.read_from),
+        )
+    }
+}
+
 /// A repository of the store as the site's [`RepoSource`].
 pub struct Streamed<'s> {
     store: &'s dyn Backend,
-    /// Each item's first response.
-    responses: Responses,
+    /// What gives each item its first response.
+    answering: Answering,
     /// `waiting_days`.
     waiting_days: u32,
     key: RepoKey,
@@ -145,7 +171,7 @@ impl<'s> Streamed<'s> {
             repo,
             repo_url,
             weights,
-            responses,
+            answering,
             waiting_days,
             tally,
             instant,
@@ -155,7 +181,7 @@ impl<'s> Streamed<'s> {
         } = reading;
         let mut s = Streamed {
             store,
-            responses,
+            answering,
             waiting_days,
             key,
             group: group.to_string(),
@@ -186,6 +212,7 @@ impl<'s> Streamed<'s> {
             // The batch's links: indexed reads, no text parsed.
             let batch_ids: Vec<String> = batch.iter().map(|l| l.id.clone()).collect();
             let mut links = store.links_of(key, &batch_ids)?;
+            let responses = s.answering.responses(store, key, &batch_ids)?;
             for latest in batch {
                 let item = &latest.item;
                 let position = s.ids.len() as u32;
@@ -208,7 +235,7 @@ impl<'s> Streamed<'s> {
                         repo_url,
                         Changed::from(flags & CHANGED != 0),
                     );
-                    let answer = s.responses.answer(&latest.id, item);
+                    let answer = responses.answer(&latest.id, item);
                     if let Some(answer) = &answer {
                         if answer.waits(item, instant, s.waiting_days) {
                             flags |= WAITING;
@@ -419,6 +446,10 @@ impl<'s> Streamed<'s> {
             .latest_snapshots_for(self.key, &ids)
             .map_err(source_error)?;
         let mut links = self.store.links_of(self.key, &ids).map_err(source_error)?;
+        let responses = self
+            .answering
+            .responses(self.store, self.key, &ids)
+            .map_err(source_error)?;
         ids.iter()
             .zip(positions)
             .map(|(id, &p)| {
@@ -435,7 +466,7 @@ impl<'s> Streamed<'s> {
                     &self.repo_url,
                     Changed::from(flags & CHANGED != 0),
                 );
-                with_answer(&mut doc, self.responses.answer(id, &item));
+                with_answer(&mut doc, responses.answer(id, &item));
                 with_links(&mut doc, links.remove(id));
                 Ok((doc, score(&item, self.instant, &self.weights), flags))
             })

@@ -473,12 +473,7 @@ impl Api<'_> {
         let Some((_, item)) = latest else {
             return Ok(json!({"firstResponse": null, "firstResponseState": null}));
         };
-        let replies: Vec<_> = self
-            .store
-            .replies(owner.key)?
-            .into_iter()
-            .filter(|(i, _)| i == id)
-            .collect();
+        let replies = self.store.replies_of(owner.key, &[id.to_string()])?;
         let responses = signals_core::first_response::Responses::new(
             replies,
             self.indexes.conversation.ignored_in(&owner.group.id),
