@@ -1,5 +1,5 @@
 //! The reading side at scale: `cargo bench -p signals --bench reading`,
-//! figures for docs/perf-reading.md. Stores are generated through the
+//! figures for docs/performance/reading.md. Stores are generated through the
 //! store API (`tests/it/synth.rs`), each item with as many stored
 //! comments as its count says (0 to 12), so first responses are computed
 //! from real replies.
