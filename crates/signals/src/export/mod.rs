@@ -352,7 +352,10 @@ fn export_repo<'s>(
 /// The URL that stands in for an item's that is not http(s)
 /// (`signals_core::dataset::repository_url`): the host's, else read from
 /// the items in id order until one has an http(s) URL.
-fn repository_url(store: &dyn Backend, outline: &RepoOutline) -> anyhow::Result<String> {
+fn repository_url(
+    store: &dyn signals_store::StreamReads,
+    outline: &RepoOutline,
+) -> anyhow::Result<String> {
     let (context, repo) = (&outline.context, &outline.summary.repo);
     let mut found: Option<String> = None;
     if !signals_core::hostile::is_http_url(&context.url) {

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use signals_site::{RepoFiles, SearchWriter, previous_manifest};
-use signals_store::{Backend, RepoKey, StoreError};
+use signals_store::{RepoKey, SearchIndex, StoreError};
 
 use super::source::Streamed;
 
@@ -28,7 +28,7 @@ pub struct Written {
 /// shows, read back a batch at a time for their cards) into `files`;
 /// `previous`: the folder of the repository's previous version, if any.
 pub fn write(
-    store: &dyn Backend,
+    store: &dyn SearchIndex,
     key: RepoKey,
     streamed: &Streamed<'_>,
     previous: Option<PathBuf>,

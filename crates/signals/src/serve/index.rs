@@ -313,7 +313,7 @@ impl RepoIndex {
 /// The word index's `through` and each of its documents' row in `ids`
 /// (and that row's importance, from `rows`).
 fn document_rows(
-    store: &dyn Backend,
+    store: &dyn signals_store::SearchIndex,
     summary: &RepoSummary,
     ids: &Ids,
     rows: &[Row],
@@ -343,7 +343,7 @@ impl Indexes {
     /// repository (`first_response::read_from`).
     pub fn read_from(
         &self,
-        store: &dyn Backend,
+        store: &dyn signals_store::Reads,
         summary: &RepoSummary,
     ) -> signals_store::Result<Option<Timestamp>> {
         let first_run = store.reconcile_marks(summary.key)?.first_run;

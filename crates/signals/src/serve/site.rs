@@ -28,7 +28,7 @@ impl Drop for PrivateSite {
 
 /// The store's state that the pages depend on: each repository's key and
 /// number of runs.
-fn data_key(store: &dyn Backend) -> anyhow::Result<String> {
+fn data_key(store: &dyn signals_store::Reads) -> anyhow::Result<String> {
     Ok(serde_json::to_string(
         &store
             .repositories()?
