@@ -61,16 +61,7 @@ impl CommentStore for Store {
                  WHERE repo = ?1 ORDER BY item, created_s, kind, host_id",
             )
             .doing(&self.path, doing)?
-            .query_map(params![repo.raw()], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })
+            .query_map(params![repo.raw()], comment_row)
             .doing(&self.path, doing)?
             .collect::<rusqlite::Result<Vec<CommentRow>>>()
             .doing(&self.path, doing)?;
@@ -91,16 +82,7 @@ impl CommentStore for Store {
                  ORDER BY item, created_s, kind, host_id",
             )
             .doing(&self.path, doing)?
-            .query_map(params![repo.raw(), ids], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })
+            .query_map(params![repo.raw(), ids], comment_row)
             .doing(&self.path, doing)?
             .collect::<rusqlite::Result<Vec<CommentRow>>>()
             .doing(&self.path, doing)?;
@@ -144,4 +126,17 @@ impl CommentStore for Store {
             .doing(&self.path, doing)?;
         texts_from(&self.path, rows)
     }
+}
+
+/// A reply's row (item, kind, author, bot, state, creation second), as
+/// `replies` and `replies_of` select it.
+fn comment_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CommentRow> {
+    Ok((
+        r.get(0)?,
+        r.get(1)?,
+        r.get(2)?,
+        r.get(3)?,
+        r.get(4)?,
+        r.get(5)?,
+    ))
 }
