@@ -215,6 +215,8 @@ impl RunWrites for PgStore {
             )
             .map_err(&err)?;
             crate::staging::discard(&mut tx, repo).map_err(&err)?;
+            tx.execute("DELETE FROM related_lists WHERE other_repo = $1", &[&key])
+                .map_err(&err)?;
             for table in [
                 "item_refs",
                 "reference_marks",
@@ -222,6 +224,9 @@ impl RunWrites for PgStore {
                 "search_docs",
                 "search_state",
                 "search_dirty",
+                "related_profiles",
+                "related_lists",
+                "related_state",
             ] {
                 tx.execute(&format!("DELETE FROM {table} WHERE repo = $1"), &[&key])
                     .map_err(&err)?;

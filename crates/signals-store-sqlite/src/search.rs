@@ -385,7 +385,10 @@ mod tests {
                 .unwrap();
             }
             tx.execute_batch(
-                "ALTER TABLE search_postings DROP COLUMN positions; PRAGMA user_version = 17;",
+                "ALTER TABLE search_postings DROP COLUMN positions;
+                 DROP TABLE related_profiles; DROP TABLE related_lists;
+                 DROP TABLE related_state;
+                 PRAGMA user_version = 17;",
             )
             .unwrap();
             tx.commit().unwrap();

@@ -122,6 +122,11 @@ impl RunWrites for Store {
         )
         .doing(&path, doing)?;
         crate::staging::discard(&tx, &path, repo)?;
+        tx.execute(
+            "DELETE FROM related_lists WHERE other_repo = ?1",
+            params![repo.raw()],
+        )
+        .doing(&path, doing)?;
         for table in [
             "item_refs",
             "reference_marks",
@@ -133,6 +138,9 @@ impl RunWrites for Store {
             "search_docs",
             "search_state",
             "search_dirty",
+            "related_profiles",
+            "related_lists",
+            "related_state",
         ] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE repo = ?1"),

@@ -8,6 +8,7 @@
 
 mod concurrency;
 mod references;
+mod related;
 mod search_split;
 mod suite;
 mod totals;

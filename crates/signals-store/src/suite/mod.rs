@@ -19,6 +19,7 @@ mod owners;
 mod paged;
 mod reads;
 mod references;
+mod related;
 mod search;
 mod staging;
 mod stream;
@@ -45,6 +46,7 @@ pub use owners::*;
 pub use paged::*;
 pub use reads::*;
 pub use references::*;
+pub use related::*;
 pub use search::*;
 pub use staging::*;
 pub use stream::*;
@@ -186,6 +188,10 @@ pub const CHECKS: &[(&str, Check)] = &[
     (
         "replies_of_items_are_their_share_of_the_replies",
         replies_of_items_are_their_share_of_the_replies,
+    ),
+    (
+        "related_items_round_trip_within_their_group",
+        related_items_round_trip_within_their_group,
     ),
 ];
 

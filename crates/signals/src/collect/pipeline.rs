@@ -1,8 +1,8 @@
 //! One run of one repository, as a recipe: plan the run; a repository's
 //! first run and its reconciles list its whole history through the
 //! store's stage (`staged.rs`), every other run holds what it listed
-//! (`held.rs`); then the word index catches up, and a failure leaves its
-//! note. Both kinds of run are the same steps in the same order (`ask`,
+//! (`held.rs`); then the word index and the group's related items catch
+//! up, and a failure leaves its note. Both kinds of run are the same steps in the same order (`ask`,
 //! `comments`, `observe`, `open_pulls`, `waiting`) ending in the same
 //! tail (`tail.rs`); the steps read the run's plain types (`run.rs`) and
 //! never each other. `collect`, the worker and `demo` all go through
@@ -32,6 +32,9 @@ pub fn collect_one(
         // the run stays committed and the next catch-up, at the next run,
         // indexes it.
         signals_store::search::catch_up(store, key)?;
+        // Related items likewise: a failure leaves `through` behind and
+        // the next catch-up (a run of the group, an export) completes it.
+        crate::related::catch_up(store, &run.group.id)?;
         Ok(outcome)
     });
     // A failed attempt leaves a note for `signals status`, nothing else. A

@@ -212,6 +212,7 @@ impl<'s> Streamed<'s> {
             // The batch's links: indexed reads, no text parsed.
             let batch_ids: Vec<String> = batch.iter().map(|l| l.id.clone()).collect();
             let mut links = store.links_of(key, &batch_ids)?;
+            let mut related = store.related_of(key, &batch_ids)?;
             let responses = s.answering.responses(store, key, &batch_ids)?;
             for latest in batch {
                 let item = &latest.item;
@@ -244,6 +245,7 @@ impl<'s> Streamed<'s> {
                     }
                     with_answer(&mut doc, answer);
                     with_links(&mut doc, links.remove(&latest.id));
+                    doc.related = crate::related::docs(related.remove(&latest.id));
                     dataset.push(&doc)?;
                     pass.signals += 1;
                     importance = score(item, instant, weights).total;
@@ -446,6 +448,10 @@ impl<'s> Streamed<'s> {
             .latest_snapshots_for(self.key, &ids)
             .map_err(source_error)?;
         let mut links = self.store.links_of(self.key, &ids).map_err(source_error)?;
+        let mut related = self
+            .store
+            .related_of(self.key, &ids)
+            .map_err(source_error)?;
         let responses = self
             .answering
             .responses(self.store, self.key, &ids)
@@ -468,6 +474,7 @@ impl<'s> Streamed<'s> {
                 );
                 with_answer(&mut doc, responses.answer(id, &item));
                 with_links(&mut doc, links.remove(id));
+                doc.related = crate::related::docs(related.remove(id));
                 Ok((doc, score(&item, self.instant, &self.weights), flags))
             })
             .collect()

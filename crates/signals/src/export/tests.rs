@@ -60,6 +60,7 @@ fn reference_export(
             summary,
             &health,
             store.references_mark(summary.key).unwrap(),
+            store.related_mark(summary.key).unwrap(),
         );
         let (group, repo) = (&summary.group.id, &summary.repo.id);
         if publisher.is_current(group, repo, &key) {
@@ -88,8 +89,10 @@ fn reference_export(
             .map(|s| s.id.clone())
             .collect();
         let mut links = store.links_of(summary.key, &ids).unwrap();
+        let mut related = store.related_of(summary.key, &ids).unwrap();
         for s in &mut document.dataset.signals {
             super::source::with_links(s, links.remove(&s.id));
+            s.related = crate::related::docs(related.remove(&s.id));
         }
         let instant = view.runs.last().unwrap().collected_at;
         let first = view.runs.first().unwrap();

@@ -74,6 +74,12 @@ pub const HISTORY: Endpoint = Endpoint {
     params: &["group"],
     answers: "every stored snapshot of one item, with what changed in each",
 };
+/// `GET /api/signals/{id}/related`.
+pub const RELATED: Endpoint = Endpoint {
+    path: "/api/signals/{id}/related",
+    params: &["group"],
+    answers: "every item of the group telling the same story as one item, best first",
+};
 /// `GET /metrics`.
 pub const METRICS: Endpoint = Endpoint {
     path: "/metrics",
@@ -88,7 +94,9 @@ pub const FRONT: Endpoint = Endpoint {
 };
 
 /// The API's endpoints, as `/api/` lists them.
-pub const ENDPOINTS: [&Endpoint; 6] = [&GROUPS, &SIGNALS, &TRAIL, &TRENDS, &HISTORY, &METRICS];
+pub const ENDPOINTS: [&Endpoint; 7] = [
+    &GROUPS, &SIGNALS, &TRAIL, &TRENDS, &HISTORY, &RELATED, &METRICS,
+];
 
 /// `GET /api/` (and `/api`): the endpoints, so the API can be found from
 /// its root.

@@ -1,0 +1,238 @@
+//! Related items on PostgreSQL: the reads and the one write of
+//! [`RelatedStore`] over `related_profiles`, `related_lists` and
+//! `related_state` (migration 0023); each write is one statement over
+//! arrays, in one transaction.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use signals_store::related::{RelatedEntry, RelatedStore, RelatedUpdate, StoredProfile};
+use signals_store::{Linked, RepoKey, Result};
+
+use crate::PgStore;
+
+/// An entry's columns from `at`: other repository, other id, score,
+/// shared words, open.
+fn entry_at(r: &postgres::Row, at: usize) -> RelatedEntry {
+    let shared: String = r.get(at + 3);
+    RelatedEntry {
+        item: Linked {
+            repo: RepoKey::from_raw(r.get(at)),
+            id: r.get(at + 1),
+        },
+        score: r.get(at + 2),
+        shared: shared
+            .split('\n')
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect(),
+        open: r.get::<_, Option<bool>>(at + 4).unwrap_or(false),
+    }
+}
+
+impl RelatedStore for PgStore {
+    fn related_through(&self, repo: RepoKey) -> Result<i64> {
+        let rows = self.query(
+            "reading how far related items have read",
+            "SELECT through FROM related_state WHERE repo = $1",
+            &[&repo.raw()],
+        )?;
+        Ok(rows.first().map(|r| r.get(0)).unwrap_or(0))
+    }
+
+    fn related_pending(
+        &self,
+        repo: RepoKey,
+        through: i64,
+        limit: usize,
+    ) -> Result<Vec<(String, i64)>> {
+        let rows = self.query(
+            "reading the items related items have not read",
+            "SELECT item_id, latest FROM items
+             WHERE repo = $1 AND latest > $2 AND kind <> 'release'
+             ORDER BY latest LIMIT $3",
+            &[&repo.raw(), &through, &(limit as i64)],
+        )?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
+    fn related_profiles(&self, group: &str) -> Result<Vec<StoredProfile>> {
+        let rows = self.query(
+            "reading a group's similarity profiles",
+            "SELECT p.repo, p.item_id, p.open, p.profile
+             FROM repositories g JOIN related_profiles p ON p.repo = g.key
+             WHERE g.group_id = $1 ORDER BY p.repo, p.item_id COLLATE \"C\"",
+            &[&group],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| StoredProfile {
+                item: Linked {
+                    repo: RepoKey::from_raw(r.get(0)),
+                    id: r.get(1),
+                },
+                open: r.get(2),
+                profile: r.get(3),
+            })
+            .collect())
+    }
+
+    fn related_listing(&self, group: &str, items: &[Linked]) -> Result<Vec<Linked>> {
+        let repos: Vec<i64> = items.iter().map(|i| i.repo.raw()).collect();
+        let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
+        let rows = self.query(
+            "reading the lists naming items",
+            "SELECT l.repo, l.item_id
+             FROM unnest($1::bigint[], $2::text[]) AS w (repo, id)
+             JOIN related_lists l ON l.other_repo = w.repo AND l.other_id = w.id
+             JOIN repositories g ON g.key = l.repo
+             WHERE g.group_id = $3",
+            &[&repos, &ids, &group],
+        )?;
+        // Sorted and distinct as Rust orders them, as on SQLite.
+        let items: BTreeSet<Linked> = rows
+            .iter()
+            .map(|r| Linked {
+                repo: RepoKey::from_raw(r.get(0)),
+                id: r.get(1),
+            })
+            .collect();
+        Ok(items.into_iter().collect())
+    }
+
+    fn related_apply(&mut self, update: &RelatedUpdate) -> Result<()> {
+        let err = self.err("writing related items");
+        let p_repo: Vec<i64> = update.profiles.iter().map(|p| p.item.repo.raw()).collect();
+        let p_id: Vec<&str> = update.profiles.iter().map(|p| p.item.id.as_str()).collect();
+        let p_open: Vec<bool> = update.profiles.iter().map(|p| p.open).collect();
+        let p_text: Vec<&str> = update.profiles.iter().map(|p| p.profile.as_str()).collect();
+        let r_repo: Vec<i64> = update.removed.iter().map(|i| i.repo.raw()).collect();
+        let r_id: Vec<&str> = update.removed.iter().map(|i| i.id.as_str()).collect();
+        let l_repo: Vec<i64> = update.lists.iter().map(|(i, _)| i.repo.raw()).collect();
+        let l_id: Vec<&str> = update.lists.iter().map(|(i, _)| i.id.as_str()).collect();
+        let mut rows: (Vec<i64>, Vec<&str>, Vec<i64>, Vec<i64>, Vec<&str>, Vec<f64>) =
+            Default::default();
+        let mut shared: Vec<String> = Vec::new();
+        for (item, list) in &update.lists {
+            for (rank, e) in list.iter().enumerate() {
+                rows.0.push(item.repo.raw());
+                rows.1.push(&item.id);
+                rows.2.push(rank as i64);
+                rows.3.push(e.item.repo.raw());
+                rows.4.push(&e.item.id);
+                rows.5.push(e.score);
+                shared.push(e.shared.join("\n"));
+            }
+        }
+        let mut state: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+        for (repo, through) in &update.through {
+            state.entry(repo.raw()).or_default().0 = *through;
+        }
+        for repo in l_repo.iter().collect::<BTreeSet<_>>() {
+            state.entry(*repo).or_default().1 = 1;
+        }
+        let s_repo: Vec<i64> = state.keys().copied().collect();
+        let s_through: Vec<i64> = state.values().map(|v| v.0).collect();
+        let s_mark: Vec<i64> = state.values().map(|v| v.1).collect();
+        self.retrying(|client, _| {
+            let mut tx = client.transaction().map_err(&err)?;
+            tx.execute(
+                "INSERT INTO related_profiles (repo, item_id, open, profile)
+                 SELECT * FROM unnest($1::bigint[], $2::text[], $3::boolean[], $4::text[])
+                 ON CONFLICT (repo, item_id) DO UPDATE
+                 SET open = excluded.open, profile = excluded.profile",
+                &[&p_repo, &p_id, &p_open, &p_text],
+            )
+            .map_err(&err)?;
+            tx.execute(
+                "DELETE FROM related_profiles p
+                 USING unnest($1::bigint[], $2::text[]) AS w (repo, id)
+                 WHERE p.repo = w.repo AND p.item_id = w.id",
+                &[&r_repo, &r_id],
+            )
+            .map_err(&err)?;
+            tx.execute(
+                "DELETE FROM related_lists l
+                 USING unnest($1::bigint[], $2::text[]) AS w (repo, id)
+                 WHERE l.repo = w.repo AND l.item_id = w.id",
+                &[&l_repo, &l_id],
+            )
+            .map_err(&err)?;
+            tx.execute(
+                "INSERT INTO related_lists
+                     (repo, item_id, rank, other_repo, other_id, score, shared)
+                 SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[],
+                                      $5::text[], $6::float8[], $7::text[])",
+                &[
+                    &rows.0, &rows.1, &rows.2, &rows.3, &rows.4, &rows.5, &shared,
+                ],
+            )
+            .map_err(&err)?;
+            tx.execute(
+                "INSERT INTO related_state (repo, through, mark)
+                 SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])
+                 ON CONFLICT (repo) DO UPDATE SET
+                     through = greatest(related_state.through, excluded.through),
+                     mark = related_state.mark + excluded.mark",
+                &[&s_repo, &s_through, &s_mark],
+            )
+            .map_err(&err)?;
+            tx.commit().map_err(&err)
+        })
+    }
+
+    fn related_of(
+        &self,
+        repo: RepoKey,
+        ids: &[String],
+    ) -> Result<HashMap<String, Vec<RelatedEntry>>> {
+        let rows = self.query(
+            "reading items' related items",
+            "SELECT l.item_id, l.other_repo, l.other_id, l.score, l.shared, p.open
+             FROM related_lists l
+             LEFT JOIN related_profiles p ON p.repo = l.other_repo AND p.item_id = l.other_id
+             WHERE l.repo = $1 AND l.item_id = ANY($2)
+             ORDER BY l.item_id, l.rank",
+            &[&repo.raw(), &ids],
+        )?;
+        let mut out: HashMap<String, Vec<RelatedEntry>> = HashMap::new();
+        for r in &rows {
+            out.entry(r.get(0)).or_default().push(entry_at(r, 1));
+        }
+        Ok(out)
+    }
+
+    fn related_across(&self, group: &str) -> Result<Vec<(Linked, Vec<RelatedEntry>)>> {
+        let rows = self.query(
+            "reading a group's related items",
+            "SELECT l.repo, l.item_id, l.other_repo, l.other_id, l.score, l.shared, p.open
+             FROM repositories g
+             JOIN related_lists l ON l.repo = g.key
+             LEFT JOIN related_profiles p ON p.repo = l.other_repo AND p.item_id = l.other_id
+             WHERE g.group_id = $1 AND l.other_repo <> l.repo
+             ORDER BY l.repo, l.item_id COLLATE \"C\", l.rank",
+            &[&group],
+        )?;
+        let mut out: Vec<(Linked, Vec<RelatedEntry>)> = Vec::new();
+        for r in &rows {
+            let item = Linked {
+                repo: RepoKey::from_raw(r.get(0)),
+                id: r.get(1),
+            };
+            let entry = entry_at(r, 2);
+            match out.last_mut() {
+                Some((last, list)) if *last == item => list.push(entry),
+                _ => out.push((item, vec![entry])),
+            }
+        }
+        Ok(out)
+    }
+
+    fn related_mark(&self, repo: RepoKey) -> Result<i64> {
+        let rows = self.query(
+            "reading a repository's related mark",
+            "SELECT mark FROM related_state WHERE repo = $1",
+            &[&repo.raw()],
+        )?;
+        Ok(rows.first().map(|r| r.get(0)).unwrap_or(0))
+    }
+}
