@@ -215,6 +215,16 @@ impl RunWrites for PgStore {
             )
             .map_err(&err)?;
             crate::staging::discard(&mut tx, repo).map_err(&err)?;
+            // The lists naming its items lose them: their repositories'
+            // marks move, so the export renders them again.
+            tx.execute(
+                "INSERT INTO related_state (repo, through, mark)
+                 SELECT DISTINCT repo, 0, 1 FROM related_lists
+                 WHERE other_repo = $1 AND repo <> $1
+                 ON CONFLICT (repo) DO UPDATE SET mark = related_state.mark + 1",
+                &[&key],
+            )
+            .map_err(&err)?;
             tx.execute("DELETE FROM related_lists WHERE other_repo = $1", &[&key])
                 .map_err(&err)?;
             for table in [

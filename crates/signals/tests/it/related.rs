@@ -1,0 +1,331 @@
+//! Related items, end to end: stories planted on the test host across
+//! repositories and hosts of one group (the same error text, the same
+//! stack frames, paraphrased titles), beside items sharing only common
+//! words and a copy of a story in another group; the dataset, the API's
+//! list and its `related` endpoint agree, nothing costs a request, an edit
+//! moves an item's neighbours and a purge takes it out of other lists.
+
+use jiff::Timestamp;
+use serde_json::{Value, json};
+use signals_testhost::{Scenario, TestHost, synthetic, synthetic_gitlab};
+
+use crate::serve::{get, serve_with};
+use crate::support::{TempDir, read_json, run, show};
+
+/// Items per repository (single-digit numbers: a number is no word).
+const ITEMS: usize = 9;
+
+const TEXTURE: &str = "thread 'main' panicked at 'called `Option::unwrap()` on a `None` value', \
+                       src/renderer/texture_cache.rs:214:38\nnote: run with `RUST_BACKTRACE=1`";
+const LINKING: &str = "error: linking with `cc` failed: exit status: 1\n  = note: /usr/bin/ld: \
+                       undefined reference to `SDL_GetWindowWMInfo'\n  collect2: error: ld returned 1";
+
+const COMMON: &[&str] = &[
+    "game", "window", "crash", "error", "update", "build", "menu", "settings", "plugin", "startup",
+    "version", "linux", "release", "option", "screen", "input", "load", "save", "file", "docs",
+    "works", "broken", "missing", "fast", "slow", "player", "sound", "level", "server",
+];
+
+/// A text of `words` words, every third a common one and the others made
+/// up for this `seed` alone: items of other stories share common words
+/// only.
+fn filler(seed: u64, words: usize) -> String {
+    const SYLLABLES: &[&str] = &[
+        "ka", "lo", "mi", "ru", "te", "vo", "zan", "pe", "dri", "sul",
+    ];
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(1);
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..words)
+        .map(|i| {
+            if i % 3 == 0 {
+                COMMON[(next() % COMMON.len() as u64) as usize].to_string()
+            } else {
+                (0..4)
+                    .map(|_| SYLLABLES[(next() % SYLLABLES.len() as u64) as usize])
+                    .collect()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Sets the title and body of item `n` of `repo` (GitHub's `number` and
+/// `body`, GitLab's `iid` and `description`).
+fn set(s: &mut Scenario, repo: &str, n: u64, title: &str, body: &str) {
+    let data = s.repos.get_mut(repo).unwrap();
+    let gitlab = data.issues.iter().any(|i| i.get("iid").is_some());
+    let (number, text) = if gitlab {
+        ("iid", "description")
+    } else {
+        ("number", "body")
+    };
+    let item = data.issues.iter_mut().find(|i| i[number] == n).unwrap();
+    item["title"] = json!(title);
+    item[text] = json!(body);
+}
+
+/// Every item's text made of common words and words of its own, then
+/// the planted stories.
+fn plant(s: &mut Scenario, repos: &[&str]) {
+    for repo in repos {
+        let base = repo
+            .bytes()
+            .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+        let data = s.repos.get_mut(*repo).unwrap();
+        let items = data.issues.iter_mut().chain(data.merge_requests.iter_mut());
+        for (i, item) in items.enumerate() {
+            let seed = base.wrapping_mul(1000).wrapping_add(i as u64 * 2);
+            let text = if item.get("iid").is_some() {
+                "description"
+            } else {
+                "body"
+            };
+            item["title"] = json!(filler(seed, 5));
+            item[text] = json!(filler(seed + 1, 30));
+        }
+    }
+}
+
+fn github() -> Scenario {
+    let start: Timestamp = "2026-11-01T00:00:00Z".parse().unwrap();
+    let mut all = Scenario::default();
+    for name in ["o/a", "o/b", "o/c", "o/d"] {
+        all.repos.extend(synthetic(name, ITEMS, start).repos);
+    }
+    plant(&mut all, &["o/a", "o/b", "o/c", "o/d"]);
+    set(&mut all, "o/a", 1, "Crash when loading textures", TEXTURE);
+    set(
+        &mut all,
+        "o/b",
+        1,
+        "Panic on startup with a texture pack",
+        &format!("Since 0.9 the game stops at once. Log:\n{TEXTURE}"),
+    );
+    set(&mut all, "o/a", 2, "Linking fails on Debian", LINKING);
+    set(
+        &mut all,
+        "o/c",
+        2,
+        "Build error: undefined reference to SDL_GetWindowWMInfo",
+        "cargo build ends with undefined reference to `SDL_GetWindowWMInfo' from ld.",
+    );
+    // The same story in another group: never related.
+    set(&mut all, "o/d", 1, "Crash when loading textures", TEXTURE);
+    // Common words of the stories, another story.
+    set(
+        &mut all,
+        "o/c",
+        1,
+        "Crash when saving settings",
+        "The game crashes when I save the settings menu.",
+    );
+    all
+}
+
+fn gitlab() -> Scenario {
+    let start: Timestamp = "2026-11-01T00:00:00Z".parse().unwrap();
+    let mut s = synthetic_gitlab("grp/proj", ITEMS, start);
+    plant(&mut s, &["grp/proj"]);
+    set(
+        &mut s,
+        "grp/proj",
+        1,
+        "Game closes right after the update",
+        &format!("It quits with:\n{TEXTURE}"),
+    );
+    s
+}
+
+const A1: &str = "github:o/a:issue:1";
+const A2: &str = "github:o/a:issue:2";
+const B1: &str = "github:o/b:issue:1";
+const C1: &str = "github:o/c:issue:1";
+const C2: &str = "github:o/c:issue:2";
+const D1: &str = "github:o/d:issue:1";
+const L1: &str = "gitlab:grp/proj:issue:1";
+
+fn configure(dir: &std::path::Path, gh: &TestHost, gl: &TestHost) {
+    let mut text = "store = \"signals.db\"\nout = \"site\"\nbackfill_days = 36500\n".to_string();
+    for (name, kind, host) in [("hub", "github", gh), ("lab", "gitlab", gl)] {
+        text.push_str(&format!(
+            "\n[[hosts]]\nname = \"{name}\"\nkind = \"{kind}\"\napi_url = \"{}\"\n\
+             max_retries = 0\ntimeout_secs = 5\n",
+            host.api_url()
+        ));
+    }
+    text.push_str(
+        "\n[[groups]]\nid = \"g\"\nname = \"G\"\nrepos = [\n  { repo = \"o/a\", host = \"hub\" },\n  \
+         { repo = \"o/b\", host = \"hub\" },\n  { repo = \"o/c\", host = \"hub\" },\n  \
+         { repo = \"grp/proj\", host = \"lab\" },\n]\n\n[[groups]]\nid = \"h\"\nname = \"H\"\n\
+         repos = [{ repo = \"o/d\", host = \"hub\" }]\n",
+    );
+    std::fs::write(dir.join("signals.toml"), text).unwrap();
+}
+
+fn collect(dir: &std::path::Path) {
+    let out = run(dir, &["collect"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+}
+
+/// Every signal of the group's datasets, by id.
+fn signals(dir: &std::path::Path) -> std::collections::BTreeMap<String, Value> {
+    let out = run(dir, &["export"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let mut all = std::collections::BTreeMap::new();
+    for group in ["g", "h"] {
+        for repo in std::fs::read_dir(dir.join("site").join(group)).unwrap() {
+            let path = repo.unwrap().path().join("dataset.json");
+            if !path.exists() {
+                continue;
+            }
+            let out = run(dir, &["validate", path.to_str().unwrap()], &[]);
+            assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+            for s in read_json(&path)["dataset"]["signals"].as_array().unwrap() {
+                all.insert(s["id"].as_str().unwrap().to_string(), s.clone());
+            }
+        }
+    }
+    all
+}
+
+fn related_ids(s: &Value) -> Vec<String> {
+    s.get("related")
+        .and_then(Value::as_array)
+        .map(|l| {
+            l.iter()
+                .map(|r| r["id"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn planted_stories_are_related_across_repositories_and_hosts_and_nothing_else() {
+    let (gh, gl) = (
+        TestHost::start(github()).unwrap(),
+        TestHost::start(gitlab()).unwrap(),
+    );
+    let dir = TempDir::new("related");
+    configure(dir.path(), &gh, &gl);
+    collect(dir.path());
+    let all = signals(dir.path());
+
+    // The story in three repositories on two hosts.
+    let mut a1 = related_ids(&all[A1]);
+    a1.sort();
+    assert_eq!(a1, [B1, L1], "{}", all[A1]);
+    assert!(related_ids(&all[L1]).contains(&A1.to_string()));
+    assert_eq!(related_ids(&all[A2]), [C2]);
+    let pair = &all[A2]["related"][0];
+    assert!(pair["score"].as_f64().unwrap() >= 0.3, "{pair}");
+    assert!(
+        pair["shared"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("sdl")),
+        "{pair}"
+    );
+    // Never itself, never another group, never for common words alone.
+    for (id, s) in &all {
+        assert!(!related_ids(s).contains(id), "{id}");
+    }
+    assert!(related_ids(&all[D1]).is_empty(), "{}", all[D1]);
+    assert!(related_ids(&all[C1]).is_empty(), "{}", all[C1]);
+    let paired: Vec<&String> = all
+        .keys()
+        .filter(|id| !related_ids(&all[*id]).is_empty())
+        .collect();
+    let pairs: Vec<(&String, &Value)> = paired
+        .iter()
+        .map(|id| (*id, &all[*id]["related"]))
+        .collect();
+    assert_eq!(
+        paired,
+        [A1, A2, B1, C2, L1],
+        "only the planted stories pair: {pairs:?}"
+    );
+
+    // The API agrees with the dataset, and lists the whole list.
+    let served = serve_with(dir.path(), &[], &[]);
+    let (status, list) = get(served.port, "/api/repos/g/a/signals");
+    assert_eq!(status, 200, "{list}");
+    let listed = list["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == A1)
+        .unwrap();
+    assert_eq!(listed["related"], all[A1]["related"]);
+    let (status, full) = get(served.port, &format!("/api/signals/{A1}/related"));
+    assert_eq!(status, 200, "{full}");
+    assert_eq!(full["group"], "g");
+    let ids: Vec<&str> = full["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 2, "{full}");
+    let (status, _) = get(served.port, "/api/signals/github:o/zz:issue:1/related");
+    assert_eq!(status, 404);
+    drop(served);
+}
+
+#[test]
+fn an_edit_moves_neighbours_and_a_purge_takes_an_item_out_of_lists() {
+    let (gh, gl) = (
+        TestHost::start(github()).unwrap(),
+        TestHost::start(gitlab()).unwrap(),
+    );
+    let dir = TempDir::new("related-edit");
+    configure(dir.path(), &gh, &gl);
+    collect(dir.path());
+    let before = gh.request_count();
+
+    // o/c#2 is edited into the texture story: it leaves o/a#2's list and
+    // joins o/a#1's.
+    let mut edited = github();
+    set(
+        &mut edited,
+        "o/c",
+        2,
+        "Texture cache panic",
+        &format!("Same here:\n{TEXTURE}"),
+    );
+    let item = edited
+        .repos
+        .get_mut("o/c")
+        .unwrap()
+        .issues
+        .iter_mut()
+        .find(|i| i["number"] == 2)
+        .unwrap();
+    item["updated_at"] = json!(Timestamp::now().to_string());
+    gh.set_scenario(edited);
+    collect(dir.path());
+    let all = signals(dir.path());
+    assert!(related_ids(&all[A2]).is_empty(), "{}", all[A2]);
+    assert!(
+        related_ids(&all[A1]).contains(&C2.to_string()),
+        "{}",
+        all[A1]
+    );
+    assert!(related_ids(&all[C2]).contains(&A1.to_string()));
+    // Related items cost no request beyond the runs'.
+    assert!(gh.request_count() > before);
+
+    // The repository o/b is removed and purged: B1 leaves every list.
+    let out = run(dir.path(), &["repos", "remove", "o/b", "--purge"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let all = signals(dir.path());
+    assert!(!all.contains_key(B1));
+    for s in all.values() {
+        assert!(!related_ids(s).contains(&B1.to_string()), "{s}");
+    }
+}
