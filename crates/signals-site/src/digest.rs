@@ -31,7 +31,7 @@ use crate::feed::{FeedEntry, FeedView, feed_entry_of, keep_newest, under};
 use crate::filter::{self, FILTER_INDEX_VERSION, FilterEntry, GroupIndex};
 use crate::head::{HealthNote, RepoHead};
 use crate::health;
-use crate::links::SharedEntry;
+use crate::links::{SharedEntry, StoryEntry};
 use crate::paths::{
     FILTER_INDEX_FILE, LIST_PAGE_SIZE, TOP_REPOS, document_dir, history_file, id_parts,
     item_number, slug,
@@ -314,6 +314,8 @@ pub struct GroupDigest {
     rising: Vec<DigestRising>,
     /// The items named from several of its repositories.
     shared: Vec<SharedEntry>,
+    /// The same story in several of its repositories.
+    stories: Vec<StoryEntry>,
     /// The group's items waiting for a reply, most important first.
     waiting: Vec<WaitingEntry>,
 }
@@ -351,6 +353,7 @@ impl GroupDigest {
             trends: Vec::new(),
             rising: Vec::new(),
             shared: Vec::new(),
+            stories: Vec::new(),
             waiting: Vec::new(),
         }
     }
@@ -359,6 +362,11 @@ impl GroupDigest {
     /// name, as the store found them, for the group page.
     pub fn set_shared(&mut self, shared: Vec<SharedEntry>) {
         self.shared = shared;
+    }
+
+    /// The stories told in several of its repositories, for the group page.
+    pub fn set_stories(&mut self, stories: Vec<StoryEntry>) {
+        self.stories = stories;
     }
 
     /// The group's id.
@@ -447,6 +455,7 @@ pub fn render_group(
             trends: GroupTrends::of(&g.trends),
             group_rising: &g.rising,
             shared: &g.shared,
+            stories: &g.stories,
             waiting: &g.waiting,
             list_pages: g.repos.len().div_ceil(LIST_PAGE_SIZE).max(1),
             recent_weeks: RECENT_WEEKS,
@@ -518,6 +527,7 @@ struct GroupView<'a> {
     trends: GroupTrends,
     group_rising: &'a [DigestRising],
     shared: &'a [SharedEntry],
+    stories: &'a [StoryEntry],
     waiting: &'a [WaitingEntry],
 }
 

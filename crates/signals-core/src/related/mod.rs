@@ -6,11 +6,13 @@
 //! - [`profile`]: what an item gives (terms with counts, a MinHash sketch).
 //! - [`corpus`]: a group's items weighed (BM25) and each one's neighbours.
 //! - [`quality`]: recall@5 and precision against known stories.
+//! - [`clusters`]: the same story in several repositories, for the group page.
 //!
 //! [`recompute`] is what changes when some items do: the items that
 //! changed, those that listed one of them, and those they are now
 //! related to; no other list can move.
 
+pub mod clusters;
 pub mod corpus;
 pub mod profile;
 pub mod quality;
@@ -20,6 +22,7 @@ mod tests;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use clusters::{Cluster, Edge, clusters};
 pub use corpus::{Corpus, LISTED, Member, Neighbour, SHOWN, THRESHOLD, shown};
 pub use profile::{Profile, ProfileError, profile};
 pub use quality::{Quality, measure};

@@ -249,6 +249,7 @@ pub fn export_with(
         }
     }
     links::set_shared(store, &mut publisher)?;
+    links::set_stories(store, &mut publisher)?;
     publisher.finish().with_context(fail)
 }
 

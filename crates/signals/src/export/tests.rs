@@ -159,6 +159,7 @@ fn reference_export(
         }
     }
     super::links::set_shared(store, &mut publisher).unwrap();
+    super::links::set_stories(store, &mut publisher).unwrap();
     publisher.finish().unwrap()
 }
 

@@ -251,6 +251,40 @@ fn planted_stories_are_related_across_repositories_and_hosts_and_nothing_else() 
         "only the planted stories pair: {pairs:?}"
     );
 
+    // The card, the history page and the group page say the same.
+    let site = dir.path().join("site");
+    let page = std::fs::read_to_string(site.join("g/a/index.html")).unwrap();
+    let score = |id: &str| {
+        let list = all[A1]["related"].as_array().unwrap();
+        let r = list.iter().find(|r| r["id"] == id).unwrap();
+        format!("{:.2}", r["score"].as_f64().unwrap())
+    };
+    assert!(page.contains("similar: "), "{page}");
+    assert!(page.contains(&format!("o/b#1 ({}: ", score(B1))), "{page}");
+    assert!(
+        page.contains(&format!("grp/proj#1 ({}: ", score(L1))),
+        "{page}"
+    );
+    let history = std::fs::read_to_string(site.join("g/a/history/issue-1.html")).unwrap();
+    assert!(history.contains("Related items"), "{history}");
+    assert!(
+        history.contains("href=\"../../b/history/issue-1.html\""),
+        "{history}"
+    );
+    let group = std::fs::read_to_string(site.join("g/index.html")).unwrap();
+    let stories = group
+        .split("The same story in several repositories")
+        .nth(1)
+        .expect("the group page's section");
+    assert!(stories.contains("3 items in 3 repositories"), "{stories}");
+    assert!(stories.contains("2 items in 2 repositories"), "{stories}");
+    assert!(
+        stories.find("3 items in 3").unwrap() < stories.find("2 items in 2").unwrap(),
+        "largest first"
+    );
+    let other = std::fs::read_to_string(site.join("h/index.html")).unwrap();
+    assert!(!other.contains("The same story in several repositories"));
+
     // The API agrees with the dataset, and lists the whole list.
     let served = serve_with(dir.path(), &[], &[]);
     let (status, list) = get(served.port, "/api/repos/g/a/signals");
