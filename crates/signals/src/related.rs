@@ -15,7 +15,7 @@
 //! catch-up of a group, or of a store from before, profiles every item
 //! and computes every list: the full build of docs/performance/related.md.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use signals_core::dataset::RelatedDoc;
 use signals_core::related::{self, Corpus, Member, Neighbour, Profile};
@@ -25,16 +25,6 @@ use signals_store::{Linked, Reads, RelatedStore, RepoKey, Result, StoreError};
 
 /// Items read per statement while profiling.
 const CHUNK: usize = 2000;
-
-/// A new item that has related items in other repositories of its group:
-/// what the `echo` alert reports.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Echo {
-    /// The new item.
-    pub item: Linked,
-    /// Its related items in other repositories, best first.
-    pub others: Vec<RelatedEntry>,
-}
 
 /// What a catch-up did.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -46,8 +36,6 @@ pub struct CaughtUp {
     pub changed: usize,
     /// Lists written.
     pub lists: usize,
-    /// New items related to items of other repositories.
-    pub echoes: Vec<Echo>,
 }
 
 /// The repositories of group `group`.
@@ -65,10 +53,6 @@ fn repos_of<S: Reads + ?Sized>(store: &S, group: &str) -> Result<Vec<RepoKey>> {
 struct Profiled {
     profiles: Vec<StoredProfile>,
     through: Vec<(RepoKey, i64)>,
-    /// The repositories profiled before: a new item of one of them is
-    /// news; the items of a repository's first catch-up (its first run, a
-    /// store from before) are not.
-    seasoned: HashSet<RepoKey>,
 }
 
 fn profile_pending<S>(store: &S, repos: &[RepoKey]) -> Result<Profiled>
@@ -78,14 +62,10 @@ where
     let mut out = Profiled {
         profiles: Vec::new(),
         through: Vec::new(),
-        seasoned: HashSet::new(),
     };
     for &repo in repos {
         let mut through = store.related_through(repo)?;
         let start = through;
-        if start > 0 {
-            out.seasoned.insert(repo);
-        }
         loop {
             let pending = store.related_pending(repo, through, CHUNK)?;
             let Some(last) = pending.last().map(|p| p.1) else {
@@ -170,19 +150,13 @@ where
         .map(|p| (p.item.clone(), p))
         .collect();
     let mut changed: Vec<Linked> = Vec::new();
-    let mut new: HashSet<Linked> = HashSet::new();
     let mut writes = Vec::new();
     for p in fresh.profiles {
         match stored.get(&p.item) {
             Some(old) if old.profile == p.profile && old.open == p.open => continue,
             Some(old) if old.profile == p.profile => {}
             Some(_) => changed.push(p.item.clone()),
-            None => {
-                if fresh.seasoned.contains(&p.item.repo) {
-                    new.insert(p.item.clone());
-                }
-                changed.push(p.item.clone());
-            }
+            None => changed.push(p.item.clone()),
         }
         writes.push(p.clone());
         stored.insert(p.item.clone(), p);
@@ -221,19 +195,6 @@ where
                 id,
             };
             let entries: Vec<RelatedEntry> = list.iter().map(|n| entry(&repo_of, n)).collect();
-            if new.contains(&item) {
-                let others: Vec<RelatedEntry> = entries
-                    .iter()
-                    .filter(|e| e.item.repo != item.repo)
-                    .cloned()
-                    .collect();
-                if !others.is_empty() {
-                    result.echoes.push(Echo {
-                        item: item.clone(),
-                        others,
-                    });
-                }
-            }
             update.lists.push((item, entries));
         }
         result.lists = update.lists.len();

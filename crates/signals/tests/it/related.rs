@@ -168,7 +168,7 @@ fn configure(dir: &std::path::Path, gh: &TestHost, gl: &TestHost) {
 }
 
 fn collect(dir: &std::path::Path) {
-    let out = run(dir, &["collect"], &[]);
+    let out = run(dir, &["collect", "--no-notify"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 }
 
@@ -362,4 +362,84 @@ fn an_edit_moves_neighbours_and_a_purge_takes_an_item_out_of_lists() {
     for s in all.values() {
         assert!(!related_ids(s).contains(&B1.to_string()), "{s}");
     }
+}
+
+/// The `echo` messages waiting in the outbox, as JSON payloads.
+fn echoes(dir: &std::path::Path) -> Vec<Value> {
+    use signals_store::Outbox;
+    let store = signals_store_sqlite::Store::open(dir.join("signals.db")).unwrap();
+    store
+        .outbox_messages(signals_store::MessageState::Pending, Some("echo"))
+        .unwrap()
+        .into_iter()
+        .map(|m| serde_json::to_value(&m.payload).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_new_item_told_in_other_repositories_fires_echo_once() {
+    let (gh, gl) = (
+        TestHost::start(github()).unwrap(),
+        TestHost::start(gitlab()).unwrap(),
+    );
+    let dir = TempDir::new("related-echo");
+    configure(dir.path(), &gh, &gl);
+    let config = dir.path().join("signals.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(
+        "\n[[notify]]\nname = \"echo\"\nkind = \"webhook\"\nurl = \"http://127.0.0.1:9/h\"\n\
+         events = [\"echo\"]\ninitial = \"none\"\n",
+    );
+    std::fs::write(&config, text).unwrap();
+    // A first run sends no echo, though its items are related.
+    collect(dir.path());
+    assert!(echoes(dir.path()).is_empty());
+
+    // A new issue of o/c tells the texture story of o/a, o/b and grp/proj.
+    let mut more = github();
+    let issues = &mut more.repos.get_mut("o/c").unwrap().issues;
+    let mut new = issues[0].clone();
+    let now = Timestamp::now().to_string();
+    new["number"] = json!(10);
+    new["id"] = json!(1_000_010);
+    new["url"] = json!("https://api.github.com/repos/o/c/issues/10");
+    new["html_url"] = json!("https://github.com/o/c/issues/10");
+    new["state"] = json!("open");
+    new["closed_at"] = Value::Null;
+    new["created_at"] = json!(now);
+    new["updated_at"] = json!(now);
+    new["title"] = json!("Crash on launch since the texture update");
+    new["body"] = json!(format!("Crash log:\n{TEXTURE}"));
+    issues.push(new);
+    gh.set_scenario(more);
+    collect(dir.path());
+    let sent = echoes(dir.path());
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    let listed = sent[0]["signals"].as_array().unwrap();
+    assert_eq!(listed.len(), 1, "{sent:?}");
+    assert_eq!(listed[0]["signal"]["id"], "github:o/c:issue:10", "{sent:?}");
+    assert_eq!(listed[0]["event"], "echo");
+    let mut others: Vec<&str> = listed[0]["signal"]["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    others.sort_unstable();
+    assert_eq!(others, [A1, B1, L1], "{sent:?}");
+    assert!(
+        !listed[0]["signal"]["related"][0]["shared"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    // Once: the next run, quiet, sends no other.
+    collect(dir.path());
+    assert_eq!(echoes(dir.path()).len(), 1);
+    // The card of the new item says the same.
+    let all = signals(dir.path());
+    let mut card = related_ids(&all["github:o/c:issue:10"]);
+    card.sort();
+    assert_eq!(card, [A1, B1, L1]);
 }
