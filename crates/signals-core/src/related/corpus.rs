@@ -27,7 +27,7 @@ use crate::search::rank::{self, B, K1, Stats};
 
 /// The score from which two items are related, chosen from the planted
 /// pairs' recall and precision (docs/importance.md, "Related items").
-pub const THRESHOLD: f64 = 0.30;
+pub const THRESHOLD: f64 = 0.20;
 
 /// The resemblance of sketches from which two items are near-copies.
 pub const NEAR_COPY: f64 = 0.5;
@@ -48,9 +48,10 @@ pub const SHOWN: usize = 5;
 pub const SHARED: usize = 5;
 
 /// The most items a probed term may be held by: 2 % of the group's items,
-/// and never fewer than 50.
+/// at least 50 and at most 1,000 (a term of more items is common enough
+/// that the rarer terms of a pair find it).
 pub fn common_limit(items: usize) -> usize {
-    (items / 50).max(50)
+    (items / 50).clamp(50, 1000)
 }
 
 /// An item of the group.

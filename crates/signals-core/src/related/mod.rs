@@ -37,21 +37,50 @@ pub fn recompute(
     changed: &[String],
     listing: &[String],
 ) -> BTreeMap<String, Vec<Neighbour>> {
-    let mut out = BTreeMap::new();
-    let mut more: BTreeSet<String> = listing.iter().cloned().collect();
-    for id in changed {
-        if !corpus.contains(id) {
-            continue;
-        }
-        let list = corpus.neighbours(id);
-        more.extend(list.iter().map(|n| n.id.clone()));
-        out.insert(id.clone(), list);
-    }
-    for id in more {
-        if corpus.contains(&id) && !out.contains_key(&id) {
-            let list = corpus.neighbours(&id);
-            out.insert(id, list);
-        }
-    }
+    let first: Vec<&str> = changed
+        .iter()
+        .map(String::as_str)
+        .filter(|id| corpus.contains(id))
+        .collect();
+    let mut out: BTreeMap<String, Vec<Neighbour>> = each(corpus, &first).into_iter().collect();
+    let more: BTreeSet<&str> = listing
+        .iter()
+        .map(String::as_str)
+        .chain(out.values().flatten().map(|n| n.id.as_str()))
+        .filter(|id| corpus.contains(id) && !out.contains_key(*id))
+        .collect();
+    let more: Vec<&str> = more.into_iter().collect();
+    out.extend(each(corpus, &more));
     out
+}
+
+/// The neighbours of each of `ids`, computed on every core the machine
+/// has (the work is the same; threads only share it out).
+fn each(corpus: &Corpus, ids: &[&str]) -> Vec<(String, Vec<Neighbour>)> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(ids.len().div_ceil(64).max(1));
+    if threads <= 1 {
+        return ids
+            .iter()
+            .map(|id| (id.to_string(), corpus.neighbours(id)))
+            .collect();
+    }
+    let share = ids.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = ids
+            .chunks(share)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|id| (id.to_string(), corpus.neighbours(id)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
 }
