@@ -117,6 +117,20 @@ fn entry(repo_of: &HashMap<String, RepoKey>, n: &Neighbour) -> RelatedEntry {
     }
 }
 
+/// How many other repositories than `own` the items of `list` are in:
+/// the `echo` term of importance (`signals_core::importance::echoed`).
+pub fn echo_repos(own: RepoKey, list: Option<&Vec<RelatedEntry>>) -> usize {
+    let mut repos: Vec<RepoKey> = list
+        .into_iter()
+        .flatten()
+        .map(|e| e.item.repo)
+        .filter(|r| *r != own)
+        .collect();
+    repos.sort_unstable();
+    repos.dedup();
+    repos.len()
+}
+
 /// What a signal shows of its list (`related` of the dataset and the API):
 /// its [`related::SHOWN`] best by score, open ones first.
 pub fn docs(list: Option<Vec<RelatedEntry>>) -> Vec<RelatedDoc> {

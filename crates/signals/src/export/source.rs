@@ -23,7 +23,7 @@ use std::ops::Range;
 use jiff::Timestamp;
 use signals_core::dataset::{Changed, SignalDoc, signal_of};
 use signals_core::first_response::{Answer, Responses};
-use signals_core::importance::{RankKey, Score, Weights, score};
+use signals_core::importance::{RankKey, Score, Weights, echoed, score};
 use signals_core::trends::{ItemFacts, WeekTally};
 use signals_core::{EventKind, ItemState, TrackedRepo, TrailEvent};
 use signals_site::{
@@ -245,10 +245,12 @@ impl<'s> Streamed<'s> {
                     }
                     with_answer(&mut doc, answer);
                     with_links(&mut doc, links.remove(&latest.id));
-                    doc.related = crate::related::docs(related.remove(&latest.id));
+                    let list = related.remove(&latest.id);
+                    let echo = crate::related::echo_repos(key, list.as_ref());
+                    doc.related = crate::related::docs(list);
                     dataset.push(&doc)?;
                     pass.signals += 1;
-                    importance = score(item, instant, weights).total;
+                    importance = echoed(score(item, instant, weights), echo, weights).total;
                     updated = doc_updated_at(&doc).as_second();
                     s.order.push(position);
                 }
@@ -474,8 +476,11 @@ impl<'s> Streamed<'s> {
                 );
                 with_answer(&mut doc, responses.answer(id, &item));
                 with_links(&mut doc, links.remove(id));
-                doc.related = crate::related::docs(related.remove(id));
-                Ok((doc, score(&item, self.instant, &self.weights), flags))
+                let list = related.remove(id);
+                let echo = crate::related::echo_repos(self.key, list.as_ref());
+                doc.related = crate::related::docs(list);
+                let importance = score(&item, self.instant, &self.weights);
+                Ok((doc, echoed(importance, echo, &self.weights), flags))
             })
             .collect()
     }

@@ -296,6 +296,17 @@ fn planted_stories_are_related_across_repositories_and_hosts_and_nothing_else() 
         .find(|s| s["id"] == A1)
         .unwrap();
     assert_eq!(listed["related"], all[A1]["related"]);
+    // Importance counts the two other repositories telling the story, on
+    // the page and in the API alike.
+    let card = format!(
+        "data-signal-id=\"{A1}\" data-importance=\"{}\"",
+        listed["importance"]
+    );
+    assert!(page.contains(&card), "{card}");
+    assert!(
+        page.contains("told in 2 other repositories of the group"),
+        "the card's importance explains the echo term"
+    );
     let (status, full) = get(served.port, &format!("/api/signals/{A1}/related"));
     assert_eq!(status, 200, "{full}");
     assert_eq!(full["group"], "g");
