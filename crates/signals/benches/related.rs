@@ -293,6 +293,98 @@ fn lists(
     out
 }
 
+/// The catch-up after a run of 100 new or edited items, and a quiet one.
+struct Step {
+    time: std::time::Duration,
+    caught: related::CaughtUp,
+    quiet: std::time::Duration,
+    quiet_profiled: usize,
+}
+
+fn incremental(store: &mut Store, generated: &Generated, per_repo: usize, at: Timestamp) -> Step {
+    let words = Words::new();
+    let mut rng = Rng(0xbeef);
+    let planted = stories(&words, &mut Rng(0xdecaf));
+    let later = at + SignedDuration::from_hours(1);
+    let mut observed = Vec::new();
+    for k in 0..50 {
+        // Background items of repository 0 (after its stories), edited.
+        let text = (words.text(&mut rng, 7), words.text(&mut rng, 80));
+        let mut item = with_text(0, STORIES + 10 + k, later, text);
+        item.updated_at = later;
+        observed.push(item);
+    }
+    for k in 0..50 {
+        let text = if k < 25 {
+            (words.text(&mut rng, 7), words.text(&mut rng, 80))
+        } else {
+            told(&planted[k * 7], &words, &mut rng)
+        };
+        let mut item = with_text(0, per_repo + 1 + k, later, text);
+        item.updated_at = later;
+        observed.push(item);
+    }
+    commit(store, generated.keys[0], 0, later, observed);
+    let started = Instant::now();
+    let step = related::catch_up(store, "g").unwrap();
+    let incremental = started.elapsed();
+    let started = Instant::now();
+    let quiet = related::catch_up(store, "g").unwrap();
+    let quiet_time = started.elapsed();
+
+    Step {
+        time: incremental,
+        caught: step,
+        quiet: quiet_time,
+        quiet_profiled: quiet.profiled,
+    }
+}
+
+/// What an export adds: every list read, the stories clustered.
+struct ExportCost {
+    reads: std::time::Duration,
+    lists: usize,
+    clustering: std::time::Duration,
+    pairs: usize,
+    clusters: usize,
+}
+
+fn export_cost(store: &Store, generated: &Generated, per_repo: usize) -> ExportCost {
+    let started = Instant::now();
+    let mut read = 0usize;
+    for (n, key) in generated.keys.iter().enumerate() {
+        let all: Vec<String> = (1..=per_repo + 50)
+            .map(|k| format!("github:o/r{n}:issue:{k}"))
+            .chain((1..=per_repo + 50).map(|k| format!("github:o/r{n}:pull_request:{k}")))
+            .collect();
+        for page in all.chunks(1000) {
+            read += store.related_of(*key, page).unwrap().len();
+        }
+    }
+    let reads = started.elapsed();
+    let started = Instant::now();
+    let across = store.related_across("g").unwrap();
+    let edges: Vec<signals_core::related::Edge<'_>> = across
+        .iter()
+        .flat_map(|(item, list)| {
+            list.iter().map(move |e| signals_core::related::Edge {
+                a: (item.id.as_str(), item.repo.raw()),
+                b: (e.item.id.as_str(), e.item.repo.raw()),
+                shared: &e.shared,
+            })
+        })
+        .collect();
+    let clusters = signals_core::related::clusters(&edges, 100);
+    let clustering = started.elapsed();
+    ExportCost {
+        reads,
+        lists: read,
+        clustering,
+        pairs: edges.len(),
+        clusters: clusters.len(),
+    }
+}
+
 fn main() {
     let per_repo: usize = std::env::var("SIGNALS_RELATED_ITEMS")
         .ok()
@@ -330,66 +422,9 @@ fn main() {
         ));
     }
 
-    // 3. 100 new or edited items, then a quiet catch-up.
-    let words = Words::new();
-    let mut rng = Rng(0xbeef);
-    let planted = stories(&words, &mut Rng(0xdecaf));
-    let later = at + SignedDuration::from_hours(1);
-    let mut observed = Vec::new();
-    for k in 0..50 {
-        // Background items of repository 0 (after its stories), edited.
-        let text = (words.text(&mut rng, 7), words.text(&mut rng, 80));
-        let mut item = with_text(0, STORIES + 10 + k, later, text);
-        item.updated_at = later;
-        observed.push(item);
-    }
-    for k in 0..50 {
-        let text = if k < 25 {
-            (words.text(&mut rng, 7), words.text(&mut rng, 80))
-        } else {
-            told(&planted[k * 7], &words, &mut rng)
-        };
-        let mut item = with_text(0, per_repo + 1 + k, later, text);
-        item.updated_at = later;
-        observed.push(item);
-    }
-    commit(&mut store, generated.keys[0], 0, later, observed);
-    let started = Instant::now();
-    let step = related::catch_up(&mut store, "g").unwrap();
-    let incremental = started.elapsed();
-    let started = Instant::now();
-    let quiet = related::catch_up(&mut store, "g").unwrap();
-    let quiet_time = started.elapsed();
-
-    // 4. What an export adds.
-    let started = Instant::now();
-    let mut read = 0usize;
-    for (n, key) in generated.keys.iter().enumerate() {
-        let all: Vec<String> = (1..=per_repo + 50)
-            .map(|k| format!("github:o/r{n}:issue:{k}"))
-            .chain((1..=per_repo + 50).map(|k| format!("github:o/r{n}:pull_request:{k}")))
-            .collect();
-        for page in all.chunks(1000) {
-            read += store.related_of(*key, page).unwrap().len();
-        }
-    }
-    let reads = started.elapsed();
-    let started = Instant::now();
-    let across = store.related_across("g").unwrap();
-    let edges: Vec<signals_core::related::Edge<'_>> = across
-        .iter()
-        .flat_map(|(item, list)| {
-            list.iter().map(move |e| signals_core::related::Edge {
-                a: (item.id.as_str(), item.repo.raw()),
-                b: (e.item.id.as_str(), e.item.repo.raw()),
-                shared: &e.shared,
-            })
-        })
-        .collect();
-    let clusters = signals_core::related::clusters(&edges, 100);
-    let clustering = started.elapsed();
+    let step = incremental(&mut store, &generated, per_repo, at);
+    let export = export_cost(&store, &generated, per_repo);
     let size = std::fs::metadata(dir.join("signals.db")).map_or(0, |m| m.len());
-
     println!(
         "Related items: {REPOS} repositories, {} items, {STORIES} stories planted",
         REPOS * per_repo
@@ -404,32 +439,33 @@ fn main() {
     println!("| measure | figure |");
     println!("|---|---|");
     println!(
-        "| full build: items profiled, lists written | {} , {} |",
+        "| full build: items profiled, lists written | {}, {} |",
         full.profiled, full.lists
     );
     println!("| full build: time | {:.1} s |", build.as_secs_f64());
     println!("| full build: peak memory of the process | {build_peak:.0} MiB |");
     println!(
         "| 100 new or edited items: catch-up after their run | {:.2} s ({} profiled, {} changed, {} lists) |",
-        incremental.as_secs_f64(),
-        step.profiled,
-        step.changed,
-        step.lists
+        step.time.as_secs_f64(),
+        step.caught.profiled,
+        step.caught.changed,
+        step.caught.lists
     );
     println!(
         "| a quiet run's catch-up | {:.1} ms ({} profiled) |",
-        quiet_time.as_secs_f64() * 1000.0,
-        quiet.profiled
+        step.quiet.as_secs_f64() * 1000.0,
+        step.quiet_profiled
     );
     println!(
-        "| export: every item's list read in pages of 1,000 | {:.2} s ({read} lists) |",
-        reads.as_secs_f64()
+        "| export: every item's list read in pages of 1,000 | {:.2} s ({} lists) |",
+        export.reads.as_secs_f64(),
+        export.lists
     );
     println!(
         "| export: the group's stories clustered | {:.2} s ({} pairs across repositories, {} clusters listed) |",
-        clustering.as_secs_f64(),
-        edges.len(),
-        clusters.len()
+        export.clustering.as_secs_f64(),
+        export.pairs,
+        export.clusters
     );
     println!();
     println!("| threshold | recall@5 | precision | pairs found / planted | right / listed |");

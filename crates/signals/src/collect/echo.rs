@@ -19,13 +19,12 @@ use signals_store::{Backend, RepoKey, StoreError};
 use super::run::{Alerts, RunError};
 
 /// The run's new items that have related items in other repositories of
-/// `group`, with those; empty when no rule asks for `echo` or on a first
-/// run.
+/// `group`, with those; empty when no rule asks for `echo`. Not called on
+/// a repository's first run.
 pub(super) fn echoing(
     store: &dyn Backend,
     key: RepoKey,
     group: &Group,
-    first_run: bool,
     delta: &RunDelta,
     alerts: &Alerts<'_>,
 ) -> Result<Vec<Echoed>, RunError> {
@@ -33,7 +32,7 @@ pub(super) fn echoing(
         .rules
         .iter()
         .any(|r| r.rule.events.contains(&Trigger::Echo));
-    if !asked || first_run {
+    if !asked {
         return Ok(Vec::new());
     }
     let discovered: HashSet<&str> = delta

@@ -78,7 +78,10 @@ pub(super) fn run(
                 now: collected_at,
             };
             let crossing = waiting::crossing(&*store, key, group, when, &delta, &alerts)?;
-            let echoed = echo::echoing(&*store, key, group, plan.first_run, &delta, &alerts)?;
+            let echoed = match plan.first_run {
+                true => Vec::new(),
+                false => echo::echoing(&*store, key, group, &delta, &alerts)?,
+            };
             alerts.messages(Occasion {
                 group,
                 repo,

@@ -247,7 +247,7 @@ impl<'a> Notes<'a> {
             Notes::Later(Some((alerts, changes))) => {
                 let group = subject.group;
                 let crossing = waiting::crossing(store, key, group, when, &changes, &alerts)?;
-                let echoed = echo::echoing(store, key, group, false, &changes, &alerts)?;
+                let echoed = echo::echoing(store, key, group, &changes, &alerts)?;
                 Ok(alerts.messages(Occasion {
                     group,
                     repo: subject.repo,
