@@ -29,6 +29,18 @@ fn entry_at(r: &postgres::Row, at: usize) -> RelatedEntry {
     }
 }
 
+/// The rows of the lists an update writes, a column each.
+#[derive(Default)]
+struct ListRows<'a> {
+    repo: Vec<i64>,
+    item: Vec<&'a str>,
+    rank: Vec<i64>,
+    other_repo: Vec<i64>,
+    other: Vec<&'a str>,
+    score: Vec<f64>,
+    shared: Vec<String>,
+}
+
 impl RelatedStore for PgStore {
     fn related_through(&self, repo: RepoKey) -> Result<i64> {
         let rows = self.query(
@@ -109,18 +121,16 @@ impl RelatedStore for PgStore {
         let r_id: Vec<&str> = update.removed.iter().map(|i| i.id.as_str()).collect();
         let l_repo: Vec<i64> = update.lists.iter().map(|(i, _)| i.repo.raw()).collect();
         let l_id: Vec<&str> = update.lists.iter().map(|(i, _)| i.id.as_str()).collect();
-        let mut rows: (Vec<i64>, Vec<&str>, Vec<i64>, Vec<i64>, Vec<&str>, Vec<f64>) =
-            Default::default();
-        let mut shared: Vec<String> = Vec::new();
+        let mut rows = ListRows::default();
         for (item, list) in &update.lists {
             for (rank, e) in list.iter().enumerate() {
-                rows.0.push(item.repo.raw());
-                rows.1.push(&item.id);
-                rows.2.push(rank as i64);
-                rows.3.push(e.item.repo.raw());
-                rows.4.push(&e.item.id);
-                rows.5.push(e.score);
-                shared.push(e.shared.join("\n"));
+                rows.repo.push(item.repo.raw());
+                rows.item.push(&item.id);
+                rows.rank.push(rank as i64);
+                rows.other_repo.push(e.item.repo.raw());
+                rows.other.push(&e.item.id);
+                rows.score.push(e.score);
+                rows.shared.push(e.shared.join("\n"));
             }
         }
         let mut state: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
@@ -163,7 +173,13 @@ impl RelatedStore for PgStore {
                  SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[],
                                       $5::text[], $6::float8[], $7::text[])",
                 &[
-                    &rows.0, &rows.1, &rows.2, &rows.3, &rows.4, &rows.5, &shared,
+                    &rows.repo,
+                    &rows.item,
+                    &rows.rank,
+                    &rows.other_repo,
+                    &rows.other,
+                    &rows.score,
+                    &rows.shared,
                 ],
             )
             .map_err(&err)?;

@@ -287,7 +287,7 @@ mod tests {
             let mut before = Store::open_before(&path, 18).unwrap();
             let key = before.ensure_repository(&group(), &tracked()).unwrap();
             let run = run_of(
-                &mut before,
+                &before,
                 key,
                 ts("2026-11-20T10:00:00Z"),
                 vec![issue("1")],

@@ -15,7 +15,7 @@ fn a_store_from_before_related_items_migrates_with_everything_pending() {
         let mut before = PgStore::open_before(&url, 18).unwrap();
         let key = before.ensure_repository(&group(), &tracked()).unwrap();
         let run = run_of(
-            &mut before,
+            &before,
             key,
             ts("2026-11-20T10:00:00Z"),
             vec![issue("1")],

@@ -70,7 +70,7 @@ pub fn related_items_round_trip_within_their_group(make: Factory<'_>) {
         prerelease: false,
         published_at: ts(t1),
     };
-    let run = run_of(&mut *store, a, ts(t1), vec![item("o/a", "1"), release], 1);
+    let run = run_of(&*store, a, ts(t1), vec![item("o/a", "1"), release], 1);
     store.commit_run(a, &run).unwrap();
     assert_eq!(store.related_through(a).unwrap(), 0);
     let pending = store.related_pending(a, 0, 10).unwrap();
@@ -144,7 +144,7 @@ pub fn related_items_round_trip_within_their_group(make: Factory<'_>) {
         store
             .related_listing(&group().id, std::slice::from_ref(&a2))
             .unwrap(),
-        [a1.clone()]
+        std::slice::from_ref(&a1)
     );
     assert!(
         store
@@ -165,7 +165,12 @@ pub fn related_items_round_trip_within_their_group(make: Factory<'_>) {
             ..RelatedUpdate::default()
         })
         .unwrap();
-    assert!(store.related_of(a, &[a1.id.clone()]).unwrap().is_empty());
+    assert!(
+        store
+            .related_of(a, std::slice::from_ref(&a1.id))
+            .unwrap()
+            .is_empty()
+    );
     assert_eq!(store.related_profiles(&group().id).unwrap().len(), 2);
     assert!(store.related_mark(a).unwrap() > mark_a);
     assert_eq!(store.related_through(a).unwrap(), pending[0].1);
@@ -178,7 +183,12 @@ pub fn related_items_round_trip_within_their_group(make: Factory<'_>) {
         })
         .unwrap();
     store.purge_repository(a).unwrap();
-    assert!(store.related_of(b, &[b1.id.clone()]).unwrap().is_empty());
+    assert!(
+        store
+            .related_of(b, std::slice::from_ref(&b1.id))
+            .unwrap()
+            .is_empty()
+    );
     let left = store.related_profiles(&group().id).unwrap();
     assert_eq!(left, [profile(b1, true)]);
     assert_eq!(store.related_through(a).unwrap(), 0);
