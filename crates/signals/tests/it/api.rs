@@ -155,6 +155,19 @@ fn with_links(store: &dyn Backend, key: signals_store::RepoKey, expected: &mut V
         };
         s["references"] = ids(links.references).into();
         s["referencedBy"] = ids(links.referenced_by).into();
+        // Related items: the 5 best by score, the open ones first.
+        let mut best = store
+            .related_of(key, std::slice::from_ref(&id))
+            .unwrap()
+            .remove(&id)
+            .unwrap_or_default();
+        best.truncate(5);
+        best.sort_by_key(|e| !e.open);
+        s["related"] = best
+            .into_iter()
+            .map(|e| serde_json::json!({"id": e.item.id, "score": e.score, "shared": e.shared}))
+            .collect::<Vec<_>>()
+            .into();
     }
 }
 
