@@ -12,7 +12,7 @@ use std::path::Path;
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 use signals_core::first_response::{Responses, read_from};
-use signals_core::importance::{Weights, score};
+use signals_core::importance::{Weights, echoed, score};
 use signals_core::{Comment, CommentKind, ItemDetail, ItemSnapshot, ItemState};
 use signals_store::suite::WholeReads;
 use signals_store::{Backend, CommentStore, RepoView};
@@ -54,7 +54,13 @@ type Searches = std::cell::RefCell<HashMap<String, Result<Vec<String>, String>>>
 fn reference_signals(
     group: &str,
     repo: &str,
-    (view, responses, comments, searches): (&RepoView, &Responses, &Comments, &Searches),
+    (view, responses, comments, searches, echoes): (
+        &RepoView,
+        &Responses,
+        &Comments,
+        &Searches,
+        &HashMap<String, usize>,
+    ),
     params: &[(&str, &str)],
 ) -> Option<Value> {
     let param = |k: &str| {
@@ -99,7 +105,14 @@ fn reference_signals(
                     .is_some_and(|a| a.waits(i, Timestamp::now(), 2))
         })
         .filter(|(id, _)| searched.is_none() || rank.contains_key(id.as_str()))
-        .map(|(id, i)| (score(i, instant, &weights).total, id, i))
+        .map(|(id, i)| {
+            let echo = echoes.get(id.as_str()).copied().unwrap_or(0);
+            (
+                echoed(score(i, instant, &weights), echo, &weights).total,
+                id,
+                i,
+            )
+        })
         .collect();
     if param("sort") == Some("updated") {
         matched.sort_by(|a, b| b.2.updated_at.cmp(&a.2.updated_at).then(a.1.cmp(b.1)));
@@ -280,6 +293,24 @@ fn compare(port: u16, store: &dyn Backend) -> usize {
         for w in &words {
             cases.push(vec![("q", w.as_str())]);
         }
+        // The echo term of importance: the other repositories among each
+        // item's related items.
+        let ids: Vec<String> = view.items.keys().cloned().collect();
+        let echoes: HashMap<String, usize> = store
+            .related_of(summary.key, &ids)
+            .unwrap()
+            .into_iter()
+            .map(|(id, list)| {
+                let mut repos: Vec<_> = list
+                    .iter()
+                    .map(|e| e.item.repo)
+                    .filter(|r| *r != summary.key)
+                    .collect();
+                repos.sort_unstable();
+                repos.dedup();
+                (id, repos.len())
+            })
+            .collect();
         for case in cases {
             let mut page = 1;
             loop {
@@ -289,7 +320,7 @@ fn compare(port: u16, store: &dyn Backend) -> usize {
                 let target = format!("/api/repos/{g}/{r}/signals?{}", query(&params));
                 let (status, served) = get(port, &target);
                 asked += 1;
-                let texts = (&view, &responses, &comments, &searches);
+                let texts = (&view, &responses, &comments, &searches, &echoes);
                 match reference_signals(g, r, texts, &params) {
                     Some(mut expected) => {
                         with_links(store, summary.key, &mut expected);
