@@ -21,7 +21,7 @@
 //! `SIGNALS_READING_EXPORT=2000,20000` and `SIGNALS_READING_LIST=30000`
 //! choose the sizes (an empty value skips the table);
 //! `SIGNALS_READING_SECS=10` how long each load runs;
-//! `SIGNALS_READING_KEEP=1` keeps the export's stores (under
+//! `SIGNALS_READING_KEEP=1` keeps the stores (under
 //! `target/tmp/bench-reading`) for a closer look.
 
 // The keep-alive client; its `throughput` (for `api` and `search`) is not
@@ -371,7 +371,9 @@ fn list_table(base: &Path, count: usize, time: Duration) {
         &closed,
         time,
     );
-    std::fs::remove_dir_all(&dir).ok();
+    if std::env::var_os("SIGNALS_READING_KEEP").is_none() {
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }
 
 fn main() {

@@ -71,15 +71,10 @@ pub struct RepoIndex {
     pub rows: Vec<Row>,
     /// The rows' signal ids, at the same positions.
     pub ids: Ids,
-    /// Row positions by importance (highest first), ties by id.
-    pub by_importance: Vec<u32>,
-    /// Row positions by update time (newest first), ties by id.
-    pub by_updated: Vec<u32>,
-    /// What a filter reads of each row, in row order: 16 bytes a row
-    /// instead of a whole [`Row`], so a filtered list, which looks at every
-    /// row in the order asked, reads a few hundred kilobytes at 30,000
-    /// items rather than missing the cache once a row.
-    keys: Vec<FilterKey>,
+    /// The rows by importance (highest first), ties by id.
+    pub by_importance: Ordered,
+    /// The rows by update time (newest first), ties by id.
+    pub by_updated: Ordered,
     labels: HashMap<Box<str>, u32>,
     authors: HashMap<Box<str>, u32>,
     /// The word index's documents' rows, as of the word index's
@@ -113,6 +108,29 @@ impl DocRow {
         row: u32::MAX,
         importance: 0,
     };
+}
+
+/// The rows in one of the orders the API sorts by.
+pub struct Ordered {
+    /// Row positions, in the order.
+    pub positions: Vec<u32>,
+    /// What a filter reads of each row, at the same positions: 16 bytes
+    /// a row instead of a whole [`Row`], laid out in the order, so a
+    /// filtered list, which looks at every row in the order asked, reads
+    /// a few hundred kilobytes front to back at 30,000 items rather than
+    /// jumping about them.
+    keys: Vec<FilterKey>,
+}
+
+impl Ordered {
+    /// `positions` with the keys of their rows.
+    fn new(positions: Vec<u32>, rows: &[Row]) -> Ordered {
+        let keys = positions
+            .iter()
+            .map(|&p| FilterKey::of(&rows[p as usize]))
+            .collect();
+        Ordered { positions, keys }
+    }
 }
 
 /// The fields of a row a filter compares, packed.
@@ -218,14 +236,12 @@ impl RepoIndex {
                 .cmp(&rows[a as usize].updated_at)
         });
         let documents = std::sync::RwLock::new(document_rows(store, summary, &ids, &rows)?);
-        let keys = rows.iter().map(FilterKey::of).collect();
         Ok(RepoIndex {
             built_at: (summary.run_count, instant),
-            keys,
+            by_importance: Ordered::new(by_importance, &rows),
+            by_updated: Ordered::new(by_updated, &rows),
             rows,
             ids,
-            by_importance,
-            by_updated,
             labels,
             authors,
             documents,
@@ -271,7 +287,7 @@ impl RepoIndex {
     }
 
     /// The positions of the rows `filter` matches, in `order`.
-    pub fn matching(&self, order: &[u32], filter: &Filter<'_>) -> Vec<u32> {
+    pub fn matching(&self, order: &Ordered, filter: &Filter<'_>) -> Vec<u32> {
         let Some(c) = self.code(filter) else {
             return Vec::new();
         };
@@ -282,14 +298,14 @@ impl RepoIndex {
             && filter.waiting_before.is_none();
         if everything {
             // No row to look at: a copy of the order.
-            return order.to_vec();
+            return order.positions.clone();
         }
         let label_bit = c.label.map(|l| 1u64 << l.min(OTHER_LABELS));
         order
+            .positions
             .iter()
-            .copied()
-            .filter(|&p| {
-                let key = &self.keys[p as usize];
+            .zip(&order.keys)
+            .filter(|&(&p, key)| {
                 c.kind.is_none_or(|k| key.kind == k)
                     && c.state.is_none_or(|s| key.state == s)
                     && c.author.is_none_or(|a| key.author == a)
@@ -306,6 +322,7 @@ impl RepoIndex {
                             && row.created_at < cut
                     })
             })
+            .map(|(&p, _)| p)
             .collect()
     }
 }
