@@ -121,7 +121,11 @@ pub(crate) fn insert_run(
         ],
     )
     .doing(path, "storing a run")?;
-    Ok(tx.last_insert_rowid())
+    let id = tx.last_insert_rowid();
+    if let Some(record) = &run.lifecycle {
+        crate::lifecycle::insert(tx, path, repo, id, record)?;
+    }
+    Ok(id)
 }
 
 /// Adds the run's events, each pointing at its item's latest snapshot

@@ -61,6 +61,7 @@ pub mod dump;
 mod error;
 pub mod events;
 mod http;
+pub mod lifecycle;
 pub mod outbox;
 pub mod owners;
 mod paged;
@@ -79,6 +80,7 @@ use std::fmt;
 
 pub use comments::CommentStore;
 pub use dump::Dump;
+pub use lifecycle::{LifecycleReads, StateChange};
 pub use error::{DbError, Result, StoreError};
 pub use http::{CachedResponse, HttpState, RateLimit, SeenLimit, check_cacheable};
 pub use outbox::{MessageState, Outbox, OutboxMessage, RuleOutbox, Settle};
@@ -117,6 +119,7 @@ pub trait Backend:
     + CommentStore
     + SearchIndex
     + RunStaging
+    + LifecycleReads
 {
 }
 
@@ -134,6 +137,7 @@ impl<T> Backend for T where
         + CommentStore
         + SearchIndex
         + RunStaging
+        + LifecycleReads
         + ?Sized
 {
 }

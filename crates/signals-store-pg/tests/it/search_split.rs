@@ -47,7 +47,7 @@ fn migration_0018_splits_the_blocks_of_a_store_from_before() {
     tx.commit().unwrap();
 
     let store = PgStore::open(&url).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 18);
+    assert!(store.schema_version().unwrap() >= 18);
     assert_eq!(word_index_blocks(&store, key), blocks);
     assert_eq!(word_index_answers(&store, key), answers);
     let storage: Vec<String> = c

@@ -25,6 +25,11 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
     let mut run = alerting_run(&*store, key, t2, vec![changed], &rules);
     // The kept count of open pull requests and a difference.
     run.open_pulls = crate::KeptPulls::Differed { kept: 2, host: 3 };
+    // A lifecycle judgement.
+    run.lifecycle = Some(super::lifecycle_record(
+        signals_core::lifecycle::State::Active,
+        "2026-11-21T10:00:00Z",
+    ));
     store.commit_run(key, &run).unwrap();
     // Alerts: one delivered, one pending, two held folded into a digest
     // (which references its parts' digest row, made after them).
@@ -125,6 +130,7 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
     );
     assert_eq!(copy.cache_get("https://h/x", "fp").unwrap(), Some(response));
     assert_eq!(copy.replies(key).unwrap(), store.replies(key).unwrap());
+    assert_eq!(copy.lifecycle(key).unwrap(), store.lifecycle(key).unwrap());
     assert!(store.kept_pulls(key).unwrap().differed.is_some());
     assert_eq!(
         copy.kept_pulls(key).unwrap(),

@@ -91,6 +91,7 @@ pub(super) fn finish(plan: &Plan, ending: Ending) -> Finished {
         messages,
         reconciled: plan.reconcile,
         open_pulls,
+        lifecycle: None,
     };
     Finished { commit, outcome }
 }
