@@ -21,9 +21,9 @@ use signals_core::{Group, RepoName, TrackedRepo};
 use toml::Spanned;
 
 mod conversation;
-mod lifecycle;
 pub mod groups;
 pub mod hosts;
+mod lifecycle;
 pub mod notify;
 mod read;
 pub use groups::{GroupConfig, normalize_repo_input};

@@ -23,7 +23,12 @@ pub(super) struct RawLifecycle {
 }
 
 /// A whole number of `key` from `min` to `max`, or `default`.
-fn whole(v: Option<Spanned<i64>>, key: &str, (min, max): (i64, i64), default: u64) -> Result<u64, SpanError> {
+fn whole(
+    v: Option<Spanned<i64>>,
+    key: &str,
+    (min, max): (i64, i64),
+    default: u64,
+) -> Result<u64, SpanError> {
     match v {
         None => Ok(default),
         Some(v) if (min..=max).contains(v.get_ref()) => Ok(*v.get_ref() as u64),
@@ -55,8 +60,12 @@ pub(super) fn thresholds(raw: Option<RawLifecycle>) -> Result<Thresholds, SpanEr
     };
     Ok(Thresholds {
         idle_days: or(raw.idle_days, "idle_days", d.idle_days)?,
-        recent_weeks: whole(raw.recent_weeks, "recent_weeks", (1, 26), d.recent_weeks.into())?
-            as u32,
+        recent_weeks: whole(
+            raw.recent_weeks,
+            "recent_weeks",
+            (1, 26),
+            d.recent_weeks.into(),
+        )? as u32,
         declining_ratio,
         declining_min_commits: whole(
             raw.declining_min_commits,

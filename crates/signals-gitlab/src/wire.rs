@@ -89,6 +89,10 @@ pub struct Project {
     #[serde(default)]
     archived: bool,
     license: Option<License>,
+    /// The project's last activity: pushes, and issues and merge requests
+    /// too (GitLab tells no push time alone).
+    #[serde(default, deserialize_with = "signals_http::de::lenient_timestamp")]
+    last_activity_at: Option<Timestamp>,
 }
 
 impl Project {
@@ -123,6 +127,7 @@ impl WireRepo for Project {
             open_issues: self.open_issues_count,
             archived: self.archived,
             license: self.license.and_then(|l| spdx(&l.key)),
+            pushed_at: self.last_activity_at,
         }
     }
 }

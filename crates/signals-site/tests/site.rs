@@ -135,6 +135,7 @@ fn fixture_with(
         open_issues: 812,
         archived: false,
         license: Some("Apache-2.0".into()),
+        pushed_at: None,
     };
     context(&mut ctx);
     let now = ts(NOW);

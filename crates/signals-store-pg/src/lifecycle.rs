@@ -1,37 +1,46 @@
 //! A repository's lifecycle on PostgreSQL
-//! (`signals_store::LifecycleReads`), the same queries as the SQLite
-//! store's, and the row a judging run adds with its commit.
+//! (`signals_store::LifecycleStore`), the same queries as the SQLite
+//! store's.
 
 use jiff::Timestamp;
-use postgres::Transaction;
 use signals_core::lifecycle::contributors::Voice;
 use signals_core::lifecycle::verdict::Record;
-use signals_store::codec::to_json;
+use signals_core::notify::Outgoing;
+use signals_store::codec::{to_json, ts_text};
 use signals_store::lifecycle::{changes_from, record_from, voices_from};
-use signals_store::{LifecycleReads, RepoKey, Result, StateChange};
+use signals_store::{LifecycleStore, RepoKey, Result, StateChange};
 
 use crate::PgStore;
 
-impl PgStore {
-    /// Adds run `run`'s judgement of `repo`.
-    pub(crate) fn insert_lifecycle(
+impl LifecycleStore for PgStore {
+    fn record_lifecycle(
         &self,
-        tx: &mut Transaction<'_>,
         repo: RepoKey,
-    run: i64,
+        at: Timestamp,
         record: &Record,
+        messages: &[Outgoing],
     ) -> Result<()> {
         let json = to_json(&self.path(), "a lifecycle record", record)?;
-        tx.execute(
-            "INSERT INTO lifecycle (run, repo, state, record) VALUES ($1, $2, $3, $4)",
-            &[&run, &repo.raw(), &record.state.as_str(), &json],
-        )
-        .map_err(self.err("storing a run's lifecycle"))?;
-        Ok(())
+        let err = self.err("storing a run's lifecycle");
+        self.retrying(|client, _| {
+            let mut tx = client.transaction().map_err(&err)?;
+            let run: i64 = tx
+                .query_one(
+                    "SELECT id FROM runs WHERE repo = $1 AND collected_at = $2",
+                    &[&repo.raw(), &ts_text(at)],
+                )
+                .map_err(&err)?
+                .get(0);
+            tx.execute(
+                "INSERT INTO lifecycle (run, repo, state, record) VALUES ($1, $2, $3, $4)",
+                &[&run, &repo.raw(), &record.state.as_str(), &json],
+            )
+            .map_err(&err)?;
+            self.store_messages(&mut tx, repo, run, at, messages)?;
+            tx.commit().map_err(&err)
+        })
     }
-}
 
-impl LifecycleReads for PgStore {
     fn lifecycle(&self, repo: RepoKey) -> Result<Option<Record>> {
         let rows = self.query(
             "reading a repository's lifecycle",

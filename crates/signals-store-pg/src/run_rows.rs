@@ -141,7 +141,7 @@ impl PgStore {
     /// Adds the run's row; returns its id.
     pub(crate) fn insert_run(&self, tx: &mut Transaction<'_>, c: &Commit<'_>) -> Result<i64> {
         let (record, stats) = (&c.run.record, c.run.stats);
-        let id: i64 = tx
+        Ok(tx
             .query_one(
                 "INSERT INTO runs (repo, collected_at, since, observed_count, changed_count,
                                    requests, not_modified, bytes_received, retries, context, news,
@@ -163,11 +163,7 @@ impl PgStore {
                 ],
             )
             .map_err(self.err("committing a run"))?
-            .get(0);
-        if let Some(lifecycle) = &c.run.lifecycle {
-            self.insert_lifecycle(tx, c.repo, id, lifecycle)?;
-        }
-        Ok(id)
+            .get(0))
     }
 
     /// Adds the run's events, each pointing at its item's latest snapshot

@@ -1,33 +1,46 @@
-//! A repository's lifecycle on SQLite (`signals_store::LifecycleReads`),
-//! and the row a judging run adds with its commit.
+//! A repository's lifecycle on SQLite (`signals_store::LifecycleStore`).
 
 use jiff::Timestamp;
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 use signals_core::lifecycle::contributors::Voice;
 use signals_core::lifecycle::verdict::Record;
-use signals_store::codec::to_json;
+use signals_core::notify::Outgoing;
+use signals_store::codec::{to_json, ts_text};
 use signals_store::lifecycle::{VoiceRow, changes_from, record_from, voices_from};
-use signals_store::{LifecycleReads, RepoKey, Result, StateChange};
+use signals_store::{LifecycleStore, RepoKey, Result, StateChange};
 
 use crate::Store;
 use crate::error::DbContext;
 
-/// Adds run `run`'s judgement of `repo`.
-pub(crate) fn insert(
-    tx: &Transaction<'_>,
-    path: &std::path::Path,
-    repo: RepoKey,
-    run: i64,
-    record: &Record,
-) -> Result<()> {
-    let json = to_json(path, "a lifecycle record", record)?;
-    tx.prepare_cached("INSERT INTO lifecycle (run, repo, state, record) VALUES (?1, ?2, ?3, ?4)")
-        .and_then(|mut s| s.execute(params![run, repo.raw(), record.state.as_str(), json]))
-        .doing(path, "storing a run's lifecycle")?;
-    Ok(())
-}
+impl LifecycleStore for Store {
+    fn record_lifecycle(
+        &self,
+        repo: RepoKey,
+        at: Timestamp,
+        record: &Record,
+        messages: &[Outgoing],
+    ) -> Result<()> {
+        let doing = "storing a run's lifecycle";
+        let path = &self.path;
+        let json = to_json(path, "a lifecycle record", record)?;
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .doing(path, doing)?;
+        let run: i64 = tx
+            .prepare_cached("SELECT id FROM runs WHERE repo = ?1 AND collected_at = ?2")
+            .doing(path, doing)?
+            .query_row(params![repo.raw(), ts_text(at)], |r| r.get(0))
+            .doing(path, doing)?;
+        tx.prepare_cached(
+            "INSERT INTO lifecycle (run, repo, state, record) VALUES (?1, ?2, ?3, ?4)",
+        )
+        .doing(path, doing)?
+        .execute(params![run, repo.raw(), record.state.as_str(), json])
+        .doing(path, doing)?;
+        crate::outbox::store_messages(&tx, path, repo, run, at, messages)?;
+        tx.commit().doing(path, doing)?;
+        Ok(())
+    }
 
-impl LifecycleReads for Store {
     fn lifecycle(&self, repo: RepoKey) -> Result<Option<Record>> {
         let doing = "reading a repository's lifecycle";
         let row: Option<String> = self
@@ -68,7 +81,14 @@ impl LifecycleReads for Store {
             )
             .doing(&self.path, doing)?
             .query_map(params![repo.raw(), since.as_second()], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
             })
             .doing(&self.path, doing)?
             .collect::<rusqlite::Result<Vec<VoiceRow>>>()

@@ -121,11 +121,7 @@ pub(crate) fn insert_run(
         ],
     )
     .doing(path, "storing a run")?;
-    let id = tx.last_insert_rowid();
-    if let Some(record) = &run.lifecycle {
-        crate::lifecycle::insert(tx, path, repo, id, record)?;
-    }
-    Ok(id)
+    Ok(tx.last_insert_rowid())
 }
 
 /// Adds the run's events, each pointing at its item's latest snapshot

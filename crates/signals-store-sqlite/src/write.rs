@@ -289,6 +289,7 @@ mod tests {
                 open_issues: 0,
                 archived: false,
                 license: None,
+                pushed_at: None,
             },
             news: News::default(),
             references: vec![],
@@ -305,7 +306,6 @@ mod tests {
             messages: vec![],
             reconciled: false,
             open_pulls: Default::default(),
-            lifecycle: None,
         }
     }
 

@@ -80,9 +80,9 @@ use std::fmt;
 
 pub use comments::CommentStore;
 pub use dump::Dump;
-pub use lifecycle::{LifecycleReads, StateChange};
 pub use error::{DbError, Result, StoreError};
 pub use http::{CachedResponse, HttpState, RateLimit, SeenLimit, check_cacheable};
+pub use lifecycle::{LifecycleStore, StateChange};
 pub use outbox::{MessageState, Outbox, OutboxMessage, RuleOutbox, Settle};
 pub use owners::{OwnerRef, OwnerRepo, OwnerStatus, Owners};
 pub use paged::{PagedReads, TrailPage, TrailPlan, TrailSlice, trail_plan};
@@ -119,7 +119,7 @@ pub trait Backend:
     + CommentStore
     + SearchIndex
     + RunStaging
-    + LifecycleReads
+    + LifecycleStore
 {
 }
 
@@ -137,7 +137,7 @@ impl<T> Backend for T where
         + CommentStore
         + SearchIndex
         + RunStaging
-        + LifecycleReads
+        + LifecycleStore
         + ?Sized
 {
 }

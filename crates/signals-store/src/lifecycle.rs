@@ -1,7 +1,8 @@
-//! What the lifecycle of a repository reads from the store: the role
-//! ([`LifecycleReads`]) and the row decoding both backends share. A
-//! run's judgement is written with the run ([`crate::RunCommit`]'s
-//! `lifecycle`), one row per judging run, its record as JSON.
+//! A repository's lifecycle in the store: the role ([`LifecycleStore`])
+//! and the row decoding both backends share. A judgement is written
+//! just after the run it follows has committed, with the alert messages
+//! it calls for, as one row of that run (its record as JSON): it reads
+//! what the run committed, as the word index does (docs/decisions.md).
 
 use std::path::Path;
 
@@ -72,8 +73,20 @@ pub fn changes_from(path: &Path, rows: Vec<(String, String)>) -> Result<Vec<Stat
     Ok(out)
 }
 
-/// The reads of a repository's lifecycle, each one indexed query.
-pub trait LifecycleReads {
+/// A repository's lifecycle: one write, and reads that are each one
+/// indexed query.
+pub trait LifecycleStore {
+    /// Keeps `record`, judged after `repo`'s run at `at` (the run must be
+    /// committed, and have no judgement yet), with the alert `messages`
+    /// it calls for; all or nothing.
+    fn record_lifecycle(
+        &self,
+        repo: RepoKey,
+        at: Timestamp,
+        record: &Record,
+        messages: &[signals_core::notify::Outgoing],
+    ) -> Result<()>;
+
     /// The latest judgement of `repo`, if any run judged it.
     fn lifecycle(&self, repo: RepoKey) -> Result<Option<Record>>;
 

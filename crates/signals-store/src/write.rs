@@ -54,9 +54,6 @@ pub struct RunCommit {
     /// The open pull requests the store holds after the run, when it
     /// holds the repository's whole history.
     pub open_pulls: KeptPulls,
-    /// The repository's lifecycle as the run judged it; `None` when the
-    /// run did not judge it (`crate::lifecycle`).
-    pub lifecycle: Option<signals_core::lifecycle::verdict::Record>,
 }
 
 /// What a run leaves of the store's count of its repository's open pull

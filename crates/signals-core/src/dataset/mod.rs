@@ -399,6 +399,7 @@ mod tests {
             open_issues: 3,
             archived: false,
             license: Some("MIT".into()),
+            pushed_at: None,
         };
         let at: Timestamp = "2026-11-21T10:00:00.123Z".parse().unwrap();
         let runs = vec![RunRecord {

@@ -192,10 +192,7 @@ impl WeeklyContributors {
             return;
         }
         let week = self.week_of(at);
-        let entry = self
-            .people
-            .entry(login.to_string())
-            .or_insert((at, 0));
+        let entry = self.people.entry(login.to_string()).or_insert((at, 0));
         entry.0 = entry.0.min(at);
         if let Some(w) = week {
             entry.1 |= 1 << w;
@@ -319,16 +316,38 @@ mod tests {
         t.add("late", at("2026-10-20T00:00:00Z"));
         t.add("future", at("2026-12-20T00:00:00Z"));
         let got = t.finish(ContributorsSource::History);
-        assert_eq!(got[0], WeekContributors { new: 1, returning: 1 });
-        assert_eq!(got[1], WeekContributors { new: 0, returning: 1 });
-        assert_eq!(got[2], WeekContributors { new: 1, returning: 0 });
+        assert_eq!(
+            got[0],
+            WeekContributors {
+                new: 1,
+                returning: 1
+            }
+        );
+        assert_eq!(
+            got[1],
+            WeekContributors {
+                new: 0,
+                returning: 1
+            }
+        );
+        assert_eq!(
+            got[2],
+            WeekContributors {
+                new: 1,
+                returning: 0
+            }
+        );
     }
 
     #[test]
     fn without_history_first_timers_are_the_new_ones() {
         let first = at("2026-10-05T00:00:00Z");
         let mut t = WeeklyContributors::new(first, 1, at("2026-10-11T00:00:00Z"));
-        t.add_pull("x", at("2026-10-06T00:00:00Z"), Some("FIRST_TIME_CONTRIBUTOR"));
+        t.add_pull(
+            "x",
+            at("2026-10-06T00:00:00Z"),
+            Some("FIRST_TIME_CONTRIBUTOR"),
+        );
         t.add_pull("y", at("2026-10-06T00:00:00Z"), Some("CONTRIBUTOR"));
         let got = t.finish(ContributorsSource::Association);
         assert_eq!(got[0].new, 1);

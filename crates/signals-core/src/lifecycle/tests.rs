@@ -168,7 +168,10 @@ fn a_declaration_overrides_all_but_archived() {
         &Thresholds::default(),
         now(),
     );
-    assert_eq!(declare(archived, Some(State::Stable)).state, State::Archived);
+    assert_eq!(
+        declare(archived, Some(State::Stable)).state,
+        State::Archived
+    );
 }
 
 #[test]

@@ -54,6 +54,8 @@ pub struct Record {
     pub carriers: Carriers,
     /// The host's commits per week, when it gives them.
     pub asked: Option<Asked>,
+    /// When it was judged: the instant of its run.
+    pub judged_at: Timestamp,
 }
 
 impl Record {
@@ -75,6 +77,7 @@ impl Record {
             reasons: judged.reasons,
             carriers,
             asked,
+            judged_at: now,
         }
     }
 
@@ -96,6 +99,21 @@ pub fn ask_commits(asked: Option<&Asked>, now: Timestamp) -> bool {
     match asked {
         None => true,
         Some(a) => matches!(a.commits, Commits::Pending) || day(a.at) < day(now),
+    }
+}
+
+/// Whether a run at `now` judges the repository again, after `previous`
+/// (`None`: never judged): at most once a UTC day, again at once when it
+/// was archived or unarchived since, and whenever its commits are asked
+/// (a pending answer is asked at the next run).
+pub fn judge_due(previous: Option<&Record>, now: Timestamp, archived: bool) -> bool {
+    match previous {
+        None => true,
+        Some(p) => {
+            day(p.judged_at) < day(now)
+                || (p.state == State::Archived) != archived
+                || p.asked.as_ref().is_some_and(|a| ask_commits(Some(a), now))
+        }
     }
 }
 
@@ -176,6 +194,26 @@ mod tests {
             commits: Commits::Pending,
         };
         assert!(ask_commits(Some(&pending), now));
+    }
+
+    #[test]
+    fn a_repository_is_judged_daily_and_at_once_when_archived() {
+        let t = Thresholds::default();
+        let at_ = at("2026-11-02T01:00:00Z");
+        let facts = Facts::default();
+        let record = Record::after(None, judge(&facts, &t, at_), at_, Carriers::default(), None);
+        assert!(judge_due(None, at_, false));
+        assert!(!judge_due(Some(&record), at("2026-11-02T23:00:00Z"), false));
+        assert!(judge_due(Some(&record), at("2026-11-02T23:00:00Z"), true));
+        assert!(judge_due(Some(&record), at("2026-11-03T00:00:00Z"), false));
+        let pending = Record {
+            asked: Some(Asked {
+                at: at_,
+                commits: Commits::Pending,
+            }),
+            ..record
+        };
+        assert!(judge_due(Some(&pending), at("2026-11-02T02:00:00Z"), false));
     }
 
     #[test]

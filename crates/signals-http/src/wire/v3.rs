@@ -99,6 +99,14 @@ pub struct Repository {
     /// When the repository was created (GitHub, Forgejo and Gitea alike).
     #[serde(default, deserialize_with = "crate::de::lenient_timestamp")]
     created_at: Option<Timestamp>,
+    /// The last push (GitHub).
+    #[serde(default, deserialize_with = "crate::de::lenient_timestamp")]
+    pushed_at: Option<Timestamp>,
+    /// The last change of the repository (Forgejo and Gitea, which have
+    /// no `pushed_at`; GitHub's counts edits of its settings too, and
+    /// stands only where `pushed_at` is missing).
+    #[serde(default, deserialize_with = "crate::de::lenient_timestamp")]
+    updated_at: Option<Timestamp>,
     license: Option<License>,
     /// SPDX identifiers detected in the repository (Gitea 1.22+).
     licenses: Option<Vec<String>>,
@@ -141,6 +149,7 @@ impl WireRepo for Repository {
             open_issues: self.open_issues_count,
             archived: self.archived,
             license,
+            pushed_at: self.pushed_at.or(self.updated_at),
         }
     }
 }

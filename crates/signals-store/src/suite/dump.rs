@@ -25,12 +25,13 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
     let mut run = alerting_run(&*store, key, t2, vec![changed], &rules);
     // The kept count of open pull requests and a difference.
     run.open_pulls = crate::KeptPulls::Differed { kept: 2, host: 3 };
-    // A lifecycle judgement.
-    run.lifecycle = Some(super::lifecycle_record(
+    store.commit_run(key, &run).unwrap();
+    // A lifecycle judgement of that run.
+    let judgement = super::lifecycle_record(
         signals_core::lifecycle::State::Active,
         "2026-11-21T10:00:00Z",
-    ));
-    store.commit_run(key, &run).unwrap();
+    );
+    store.record_lifecycle(key, t2, &judgement, &[]).unwrap();
     // Alerts: one delivered, one pending, two held folded into a digest
     // (which references its parts' digest row, made after them).
     let sent = store

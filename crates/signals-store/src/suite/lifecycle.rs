@@ -1,8 +1,8 @@
-//! Checks of [`crate::LifecycleReads`]: a judging run's record is read
-//! back as the repository's latest, its changes in order, a run that
-//! does not judge leaves it as it was, a purge takes it, and the
-//! maintainers' comments are read from an instant on with their
-//! associations.
+//! Checks of [`crate::LifecycleStore`]: a judgement kept after its run
+//! is read back as the repository's latest with its messages in the
+//! outbox, its changes in order, a run that does not judge leaves it as
+//! it was, a purge takes it, and the maintainers' comments are read from
+//! an instant on with their associations.
 
 use signals_core::lifecycle::contributors::Carriers;
 use signals_core::lifecycle::verdict::{Asked, Commits, Record};
@@ -30,32 +30,72 @@ pub fn lifecycle_record(state: State, at: &str) -> Record {
     )
 }
 
+/// Commits a run at `at` and keeps `state` as its judgement, with
+/// `messages`.
+fn judged(store: &mut dyn Backend, key: RepoKey, at: &str, state: Option<State>) -> Option<Record> {
+    let run = run_of(&*store, key, ts(at), vec![], 1);
+    store.commit_run(key, &run).unwrap();
+    let record = state.map(|s| lifecycle_record(s, at));
+    if let Some(r) = &record {
+        store.record_lifecycle(key, ts(at), r, &[]).unwrap();
+    }
+    record
+}
+
 pub fn lifecycle_is_kept_with_its_run_and_read_back(make: Factory<'_>) {
     let mut store = make();
     let key = store.ensure_repository(&group(), &tracked()).unwrap();
     assert_eq!(store.lifecycle(key).unwrap(), None);
     assert!(store.lifecycle_changes(key).unwrap().is_empty());
-    let mut first = run_of(&*store, key, ts("2026-11-01T00:00:00Z"), vec![], 1);
-    first.lifecycle = Some(lifecycle_record(State::Active, "2026-11-01T00:00:00Z"));
-    store.commit_run(key, &first).unwrap();
+    let first = judged(
+        &mut *store,
+        key,
+        "2026-11-01T00:00:00Z",
+        Some(State::Active),
+    );
     // A run that does not judge.
-    let quiet = run_of(&*store, key, ts("2026-11-01T06:00:00Z"), vec![], 1);
-    store.commit_run(key, &quiet).unwrap();
-    assert_eq!(store.lifecycle(key).unwrap(), first.lifecycle);
-    let mut same = run_of(&*store, key, ts("2026-11-02T00:00:00Z"), vec![], 1);
-    same.lifecycle = Some(lifecycle_record(State::Active, "2026-11-02T00:00:00Z"));
-    store.commit_run(key, &same).unwrap();
-    let mut next = run_of(&*store, key, ts("2026-11-03T00:00:00Z"), vec![], 1);
-    next.lifecycle = Some(lifecycle_record(State::Declining, "2026-11-03T00:00:00Z"));
-    store.commit_run(key, &next).unwrap();
-    assert_eq!(store.lifecycle(key).unwrap(), next.lifecycle);
+    judged(&mut *store, key, "2026-11-01T06:00:00Z", None);
+    assert_eq!(store.lifecycle(key).unwrap(), first);
+    judged(
+        &mut *store,
+        key,
+        "2026-11-02T00:00:00Z",
+        Some(State::Active),
+    );
+    let at = "2026-11-03T00:00:00Z";
+    let run = run_of(&*store, key, ts(at), vec![], 1);
+    store.commit_run(key, &run).unwrap();
+    let next = lifecycle_record(State::Declining, at);
+    let message = signals_core::notify::Outgoing {
+        delivery: "d-lifecycle".into(),
+        rule: "r".into(),
+        held: false,
+        payload: serde_json::json!({"event": "lifecycle"}),
+    };
+    store
+        .record_lifecycle(key, ts(at), &next, std::slice::from_ref(&message))
+        .unwrap();
+    assert_eq!(store.lifecycle(key).unwrap(), Some(next.clone()));
+    let pending = store.outbox_messages().unwrap();
+    assert!(
+        pending.iter().any(|m| m.delivery == "d-lifecycle"),
+        "{pending:?}"
+    );
+    // A second judgement of the same run is refused, and changes nothing.
+    assert!(store.record_lifecycle(key, ts(at), &next, &[]).is_err());
+    // So is one of a run the store does not have.
+    let nowhere = ts("2026-11-04T00:00:00Z");
+    assert!(store.record_lifecycle(key, nowhere, &next, &[]).is_err());
     let changes = store.lifecycle_changes(key).unwrap();
     let seen: Vec<(Option<State>, State)> = changes.iter().map(|c| (c.from, c.to)).collect();
     assert_eq!(
         seen,
-        [(None, State::Active), (Some(State::Active), State::Declining)]
+        [
+            (None, State::Active),
+            (Some(State::Active), State::Declining)
+        ]
     );
-    assert_eq!(changes[1].at, ts("2026-11-03T00:00:00Z"));
+    assert_eq!(changes[1].at, ts(at));
     store.purge_repository(key).unwrap();
     let key = store.ensure_repository(&group(), &tracked()).unwrap();
     assert_eq!(store.lifecycle(key).unwrap(), None);
@@ -82,15 +122,22 @@ pub fn voices_are_read_from_an_instant_with_associations(make: Factory<'_>) {
         .store_comments(
             key,
             &[
-                (item.clone(), comment("1", "old", Some("MEMBER"), "2026-01-01T00:00:00Z")),
-                (item.clone(), comment("2", "m", Some("OWNER"), "2026-11-01T00:00:00Z")),
-                (item.clone(), comment("3", "ci[bot]", None, "2026-11-02T00:00:00Z")),
+                (
+                    item.clone(),
+                    comment("1", "old", Some("MEMBER"), "2026-01-01T00:00:00Z"),
+                ),
+                (
+                    item.clone(),
+                    comment("2", "m", Some("OWNER"), "2026-11-01T00:00:00Z"),
+                ),
+                (
+                    item.clone(),
+                    comment("3", "ci[bot]", None, "2026-11-02T00:00:00Z"),
+                ),
             ],
         )
         .unwrap();
-    let voices = store
-        .voices_since(key, ts("2026-10-01T00:00:00Z"))
-        .unwrap();
+    let voices = store.voices_since(key, ts("2026-10-01T00:00:00Z")).unwrap();
     let seen: Vec<(&str, Option<&str>, bool)> = voices
         .iter()
         .map(|v| (v.author.as_str(), v.association.as_deref(), v.bot))
@@ -106,8 +153,6 @@ pub fn voices_are_read_from_an_instant_with_associations(make: Factory<'_>) {
 pub fn lifecycle_after_migration(store: &mut dyn Backend, key: RepoKey) {
     assert_eq!(store.lifecycle(key).unwrap(), None);
     assert!(store.last_successful_run(key).unwrap().is_some());
-    let mut run = run_of(&*store, key, ts("2026-12-01T00:00:00Z"), vec![], 1);
-    run.lifecycle = Some(lifecycle_record(State::Stable, "2026-12-01T00:00:00Z"));
-    store.commit_run(key, &run).unwrap();
-    assert_eq!(store.lifecycle(key).unwrap(), run.lifecycle);
+    let record = judged(store, key, "2026-12-01T00:00:00Z", Some(State::Stable));
+    assert_eq!(store.lifecycle(key).unwrap(), record);
 }

@@ -252,6 +252,7 @@ pub fn context(stars: u64) -> RepoContext {
         open_issues: 3,
         archived: false,
         license: Some("MIT".into()),
+        pushed_at: None,
     }
 }
 
@@ -316,6 +317,5 @@ pub fn run_of(
         messages: vec![],
         reconciled: false,
         open_pulls: Default::default(),
-        lifecycle: None,
     }
 }

@@ -13,7 +13,7 @@ use signals_store::{Backend, RepoKey};
 use super::run::{
     Run, RunError, RunOutcome, failure_kind, is_repository_failure, plan, with_causes,
 };
-use super::{held, staged};
+use super::{held, lifecycle, staged};
 use crate::hosts::HostClient;
 
 /// Collects one repository at the run's instant and commits the run:
@@ -30,8 +30,9 @@ pub fn collect_one(
     let result = one_run(client, store, key, &run).and_then(|outcome| {
         // The word index reads what the run committed; should this fail,
         // the run stays committed and the next catch-up, at the next run,
-        // indexes it.
+        // indexes it. The lifecycle likewise.
         signals_store::search::catch_up(store, key)?;
+        lifecycle::judge_after(&*store, key, &run, &outcome.facts)?;
         Ok(outcome)
     });
     // A failed attempt leaves a note for `signals status`, nothing else. A

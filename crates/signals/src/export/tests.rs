@@ -312,7 +312,6 @@ fn commit(
                 messages: vec![],
                 reconciled: false,
                 open_pulls: Default::default(),
-                lifecycle: None,
             },
         )
         .unwrap();

@@ -75,6 +75,7 @@ fn context(full: &str) -> RepoContext {
         open_issues: 3,
         archived: false,
         license: None,
+        pushed_at: None,
     }
 }
 
@@ -278,7 +279,6 @@ fn build(store: &mut dyn Backend) -> Vec<(RepoKey, String)> {
                         messages: vec![],
                         reconciled: reconcile,
                         open_pulls: Default::default(),
-                        lifecycle: None,
                     },
                 )
                 .unwrap();
@@ -598,7 +598,6 @@ fn goes_on(mut store: impl Backend) {
                 messages: vec![],
                 reconciled: false,
                 open_pulls: Default::default(),
-                lifecycle: None,
             },
         )
         .unwrap();

@@ -223,7 +223,6 @@ pub fn commit_alerting(
                 messages: out.clone(),
                 reconciled: false,
                 open_pulls: Default::default(),
-                lifecycle: None,
             },
         )
         .unwrap();

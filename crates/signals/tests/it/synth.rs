@@ -95,6 +95,7 @@ pub fn context(n: usize) -> RepoContext {
         open_issues: 5,
         archived: false,
         license: None,
+        pushed_at: None,
     }
 }
 
@@ -130,7 +131,6 @@ pub fn commit<S: Reads + RunWrites + signals_store::SearchIndex + ?Sized>(
                 messages: vec![],
                 reconciled: false,
                 open_pulls: Default::default(),
-                lifecycle: None,
             },
         )
         .unwrap();
