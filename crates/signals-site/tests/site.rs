@@ -50,6 +50,7 @@ impl Fixture {
             collected_at: ts(NOW),
             health: &self.health,
             waiting: &[],
+            verdict: None,
         }
     }
 }

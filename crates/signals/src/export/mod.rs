@@ -67,6 +67,9 @@ pub struct Conversation {
     pub waiting_days: u32,
     /// `comments_backfill_days`.
     pub comments_backfill_days: u32,
+    /// The lifecycle states repositories declare (`lifecycle = "..."`),
+    /// by `<group>/<repository id>`: the verdict each group's pages show.
+    pub declared: BTreeMap<String, signals_core::lifecycle::State>,
 }
 
 impl Default for Conversation {
@@ -76,6 +79,7 @@ impl Default for Conversation {
             ignore_users: BTreeMap::new(),
             waiting_days: signals_core::first_response::DEFAULT_WAITING_DAYS,
             comments_backfill_days: signals_core::first_response::DEFAULT_COMMENTS_BACKFILL_DAYS,
+            declared: BTreeMap::new(),
         }
     }
 }
@@ -87,6 +91,16 @@ impl Conversation {
             ignore_users: config.ignore_users(),
             waiting_days: config.waiting_days,
             comments_backfill_days: config.comments_backfill_days,
+            declared: config
+                .groups
+                .iter()
+                .flat_map(|g| {
+                    g.repos.iter().filter_map(|r| {
+                        let state = config.declared_lifecycle(&g.group.id, &r.id)?;
+                        Some((format!("{}/{}", g.group.id, r.id), state))
+                    })
+                })
+                .collect(),
         }
     }
 
@@ -325,8 +339,22 @@ fn export_repo<'s>(
         &contexts,
         growth,
     );
+    let verdict = store.lifecycle(summary.key)?.map(|record| {
+        signals_core::lifecycle::verdict::verdict(
+            &record,
+            signals_core::lifecycle::verdict::About {
+                group,
+                repository: &outline.summary.repo.repo.to_string(),
+                declared: conversation
+                    .declared
+                    .get(&format!("{group}/{repo}"))
+                    .copied(),
+            },
+        )
+    });
     let page = RepoHead {
         document: &head,
+        verdict: verdict.as_ref(),
         signals: pass.signals,
         new: streamed.new_count(),
         trail_total: streamed.trail_total(),
@@ -422,6 +450,7 @@ fn settings(options: &SiteOptions, conversation: &Conversation, weights: &Weight
         "ignore_users": conversation.ignore_users,
         "waiting_days": conversation.waiting_days,
         "comments_backfill_days": conversation.comments_backfill_days,
+        "lifecycle": conversation.declared,
         "site": signals_site::SITE_FORMAT,
     })
     .to_string()

@@ -145,6 +145,7 @@ fn reference_export(
             collected_at: instant,
             health: &health,
             waiting: &waiting,
+            verdict: None,
         };
         publisher.publish(&page, &key).unwrap();
         for id in changed {
