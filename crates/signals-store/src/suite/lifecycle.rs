@@ -42,6 +42,37 @@ fn judged(store: &mut dyn Backend, key: RepoKey, at: &str, state: Option<State>)
     record
 }
 
+/// The message of a rule that asks for `lifecycle`, about a change from
+/// active to declining at `at`.
+fn lifecycle_alert(at: &str) -> Vec<signals_core::notify::Outgoing> {
+    use signals_core::notify::{LifecycleNote, Rule, RuleRef, RunInput, Trigger};
+    let mut rule = Rule::any("lifecycle");
+    rule.events = vec![Trigger::Lifecycle];
+    let weights = signals_core::importance::Weights::default();
+    let (group, repo) = (group(), tracked());
+    let input = RunInput {
+        group: &group,
+        repo: &repo,
+        repo_url: "https://github.com/o/n",
+        collected_at: ts(at),
+        first_run: false,
+        events: &[],
+        snapshots: &[],
+        weights: &weights,
+        link: None,
+    };
+    let note = LifecycleNote {
+        from: State::Active,
+        to: State::Declining,
+        reasons: vec![],
+    };
+    let rules = [RuleRef {
+        rule: &rule,
+        held: false,
+    }];
+    signals_core::notify::lifecycle_messages(&rules, &input, &note, None)
+}
+
 pub fn lifecycle_is_kept_with_its_run_and_read_back(make: Factory<'_>) {
     let mut store = make();
     let key = store.ensure_repository(&group(), &tracked()).unwrap();
@@ -66,21 +97,14 @@ pub fn lifecycle_is_kept_with_its_run_and_read_back(make: Factory<'_>) {
     let run = run_of(&*store, key, ts(at), vec![], 1);
     store.commit_run(key, &run).unwrap();
     let next = lifecycle_record(State::Declining, at);
-    let message = signals_core::notify::Outgoing {
-        delivery: "d-lifecycle".into(),
-        rule: "r".into(),
-        held: false,
-        payload: serde_json::json!({"event": "lifecycle"}),
-    };
-    store
-        .record_lifecycle(key, ts(at), &next, std::slice::from_ref(&message))
-        .unwrap();
+    let messages = lifecycle_alert(at);
+    store.record_lifecycle(key, ts(at), &next, &messages).unwrap();
     assert_eq!(store.lifecycle(key).unwrap(), Some(next.clone()));
-    let pending = store.outbox_messages().unwrap();
-    assert!(
-        pending.iter().any(|m| m.delivery == "d-lifecycle"),
-        "{pending:?}"
-    );
+    let pending = store
+        .outbox_messages(crate::MessageState::Pending, None)
+        .unwrap();
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    assert_eq!(pending[0].delivery, messages[0].delivery);
     // A second judgement of the same run is refused, and changes nothing.
     assert!(store.record_lifecycle(key, ts(at), &next, &[]).is_err());
     // So is one of a run the store does not have.
