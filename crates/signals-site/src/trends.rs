@@ -276,6 +276,9 @@ mod tests {
             first_response_p90_hours: None,
             answered_within_2_days: None,
             first_response_unknown: 0,
+            new_contributors: 0,
+            returning_contributors: 0,
+            contributors_source: signals_core::lifecycle::contributors::ContributorsSource::History,
         };
         let trends = Trends {
             schema_version: signals_core::trends::TRENDS_SCHEMA_VERSION,

@@ -137,6 +137,7 @@ fn fixture_with(
         archived: false,
         license: Some("Apache-2.0".into()),
         pushed_at: None,
+        created_at: None,
     };
     context(&mut ctx);
     let now = ts(NOW);
@@ -242,6 +243,7 @@ fn small() -> Fixture {
             draft: true,
             merged: false,
             merged_at: None,
+            association: None,
         },
     );
     draft.title = "WIP: faster sampler".into();
@@ -253,6 +255,7 @@ fn small() -> Fixture {
             draft: false,
             merged: true,
             merged_at: Some(ts("2026-11-20T12:00:00Z")),
+            association: None,
         },
     );
     merged.state = ItemState::Closed;

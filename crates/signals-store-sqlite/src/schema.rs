@@ -327,6 +327,7 @@ mod tests {
                         draft: next(2) == 0,
                         merged: next(2) == 0,
                         merged_at: (next(2) == 0).then_some(at),
+                        association: None,
                     },
                     _ => ItemDetail::Release {
                         prerelease: next(2) == 0,

@@ -290,6 +290,7 @@ mod tests {
                 archived: false,
                 license: None,
                 pushed_at: None,
+                created_at: None,
             },
             news: News::default(),
             references: vec![],

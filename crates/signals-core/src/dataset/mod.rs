@@ -338,6 +338,7 @@ pub fn signal_of(
             draft,
             merged,
             merged_at,
+            ..
         } => {
             doc.draft = Some(*draft);
             doc.merged = Some(*merged);
@@ -400,6 +401,7 @@ mod tests {
             archived: false,
             license: Some("MIT".into()),
             pushed_at: None,
+            created_at: None,
         };
         let at: Timestamp = "2026-11-21T10:00:00.123Z".parse().unwrap();
         let runs = vec![RunRecord {
@@ -413,6 +415,7 @@ mod tests {
             draft: false,
             merged: false,
             merged_at: None,
+            association: None,
         };
         let items = vec![issue("11"), pr, issue("9")];
         (group, repo, context, News::default(), runs, items)

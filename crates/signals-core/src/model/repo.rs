@@ -67,6 +67,11 @@ pub struct RepoContext {
     /// was kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pushed_at: Option<jiff::Timestamp>,
+    /// When the repository was created, as the host tells it: whether the
+    /// store reaches back to it decides how new contributors are told
+    /// (`crate::lifecycle::contributors`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<jiff::Timestamp>,
 }
 
 /// An open milestone: a public plan.

@@ -150,6 +150,7 @@ impl WireRepo for Repository {
             archived: self.archived,
             license,
             pushed_at: self.pushed_at.or(self.updated_at),
+            created_at: self.created_at,
         }
     }
 }
@@ -306,6 +307,9 @@ pub struct Issue {
     reactions: Option<Reactions>,
     pull_request: Option<PullRef>,
     draft: Option<bool>,
+    /// GitHub's relation of the author to the repository.
+    #[serde(default)]
+    author_association: Option<String>,
 }
 
 impl WireItem for Issue {
@@ -334,6 +338,7 @@ impl WireItem for Issue {
                         .unwrap_or_else(|| at.conventions.is_wip(&self.title)),
                     merged: pr.merged == Some(true) || merged_at.is_some(),
                     merged_at: merged_at.map(secs),
+                    association: self.author_association.filter(|a| !a.is_empty()),
                 }
             }
         };
@@ -450,6 +455,7 @@ mod tests {
                 draft: true,
                 merged: true,
                 merged_at: Some("2024-01-02T00:00:00Z".parse().unwrap()),
+                association: None,
             }
         );
     }
@@ -474,6 +480,7 @@ mod tests {
                 draft: true,
                 merged: true,
                 merged_at: Some("2024-01-02T09:00:00Z".parse().unwrap()),
+                association: None,
             }
         );
         // The same title on GitHub is no draft: GitHub's drafts say so.
@@ -490,7 +497,8 @@ mod tests {
             ItemDetail::PullRequest {
                 draft: false,
                 merged: false,
-                merged_at: None
+                merged_at: None,
+                association: None,
             }
         );
         assert_eq!(entry.author, "Ghost");

@@ -98,7 +98,9 @@ pub fn lifecycle_is_kept_with_its_run_and_read_back(make: Factory<'_>) {
     store.commit_run(key, &run).unwrap();
     let next = lifecycle_record(State::Declining, at);
     let messages = lifecycle_alert(at);
-    store.record_lifecycle(key, ts(at), &next, &messages).unwrap();
+    store
+        .record_lifecycle(key, ts(at), &next, &messages)
+        .unwrap();
     assert_eq!(store.lifecycle(key).unwrap(), Some(next.clone()));
     let pending = store
         .outbox_messages(crate::MessageState::Pending, None)

@@ -253,6 +253,7 @@ pub fn context(stars: u64) -> RepoContext {
         archived: false,
         license: Some("MIT".into()),
         pushed_at: None,
+        created_at: None,
     }
 }
 

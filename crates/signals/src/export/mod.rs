@@ -21,7 +21,8 @@ use std::path::Path;
 use anyhow::Context;
 use signals_core::dataset::{DatasetInput, build_head};
 use signals_core::importance::Weights;
-use signals_core::trends::{RISING_WINDOW, WeekTally, first_week};
+use signals_core::lifecycle::contributors::{ContributorsSource, WeeklyContributors};
+use signals_core::trends::{Contributors, RISING_WINDOW, WEEKS, WeekTally, first_week};
 use signals_site::{
     Counted, DatasetWriter, HealthNote, Publisher, Render, RepoHead, SiteOptions, SiteReport,
     render_repo_files,
@@ -321,6 +322,7 @@ fn export_repo<'s>(
         answering,
         waiting_days: conversation.waiting_days,
         tally: WeekTally::new(instant, coverage_start),
+        contributors: WeeklyContributors::new(first_week(instant), WEEKS, instant),
         instant,
         since,
         items,
@@ -333,9 +335,21 @@ fn export_repo<'s>(
 
     let contexts = store.run_contexts(summary.key, first_week(instant))?;
     let growth = store.growth_since(summary.key, instant - RISING_WINDOW)?;
+    // New contributors are told from history only when the store's items
+    // and comments reach back to the repository's creation.
+    let reached = read_from.unwrap_or(coverage_start).max(coverage_start);
+    let source = match outline.context.created_at {
+        Some(created) if reached <= created => ContributorsSource::History,
+        _ => ContributorsSource::Association,
+    };
+    let contributors = Contributors {
+        weeks: pass.contributors.finish(source),
+        source,
+    };
     let trends = signals_core::trends::build_from(
         outline.summary.repo.repo.to_string(),
         pass.tally,
+        &contributors,
         &contexts,
         growth,
     );

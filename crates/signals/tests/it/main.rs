@@ -19,6 +19,7 @@ mod full_disk;
 mod health;
 mod hosts;
 mod house;
+mod lifecycle;
 mod notify;
 mod open_pulls;
 mod orgs;
