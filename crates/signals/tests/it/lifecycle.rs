@@ -171,7 +171,7 @@ fn a_state_change_fires_lifecycle_once() {
     let mut scenario = all(Timestamp::now());
     let host = TestHost::start(scenario.clone()).unwrap();
     let dir = TempDir::new("lifecycle-alert");
-    let rules = "\n[[notify]]\nname = \"alive\"\nkind = \"webhook\"\nurl = \"http://127.0.0.1:9/hook\"\nevents = [\"lifecycle\"]\n";
+    let rules = "\n[[notify]]\nname = \"alive\"\nkind = \"webhook\"\nurl = \"http://127.0.0.1:9/hook\"\nevents = [\"lifecycle\"]\ninitial = \"none\"\n";
     write_config(dir.path(), &host.base_url(), rules);
     collect(dir.path());
     let lifecycle_messages = || {
