@@ -22,16 +22,17 @@ pub(super) struct RawLifecycle {
     answer_days: Option<Spanned<i64>>,
 }
 
-/// A whole number of `key` from `min` to `max`, or `default`.
+/// A whole number of `key` in `range`, or `default`.
 fn whole(
     v: Option<Spanned<i64>>,
     key: &str,
-    (min, max): (i64, i64),
+    range: std::ops::RangeInclusive<i64>,
     default: u64,
 ) -> Result<u64, SpanError> {
+    let (min, max) = (*range.start(), *range.end());
     match v {
         None => Ok(default),
-        Some(v) if (min..=max).contains(v.get_ref()) => Ok(*v.get_ref() as u64),
+        Some(v) if range.contains(v.get_ref()) => Ok(*v.get_ref() as u64),
         Some(v) => Err((
             v.span(),
             format!("lifecycle.{key} must be a whole number from {min} to {max}"),
@@ -43,7 +44,7 @@ fn whole(
 pub(super) fn thresholds(raw: Option<RawLifecycle>) -> Result<Thresholds, SpanError> {
     let raw = raw.unwrap_or_default();
     let d = Thresholds::default();
-    let days = |v, key| whole(v, key, (1, 3650), 0).map(|n| n as u32);
+    let days = |v: Option<Spanned<i64>>, key: &str| whole(v, key, 1..=3650, 0).map(|n| n as u32);
     let declining_ratio = match raw.declining_ratio {
         None => d.declining_ratio,
         Some(r) if (0.0..=1.0).contains(r.get_ref()) => *r.get_ref(),
@@ -63,20 +64,20 @@ pub(super) fn thresholds(raw: Option<RawLifecycle>) -> Result<Thresholds, SpanEr
         recent_weeks: whole(
             raw.recent_weeks,
             "recent_weeks",
-            (1, 26),
+            1..=26,
             d.recent_weeks.into(),
         )? as u32,
         declining_ratio,
         declining_min_commits: whole(
             raw.declining_min_commits,
             "declining_min_commits",
-            (0, 1_000_000),
+            0..=1_000_000,
             d.declining_min_commits,
         )?,
         active_commits: whole(
             raw.active_commits,
             "active_commits",
-            (0, 1_000_000),
+            0..=1_000_000,
             d.active_commits,
         )?,
         release_days: or(raw.release_days, "release_days", d.release_days)?,

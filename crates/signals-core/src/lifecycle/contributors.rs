@@ -37,12 +37,22 @@ pub struct Voice {
     pub at: Timestamp,
 }
 
-/// True when `login` is a contributor: a person (no bot) not in
-/// `ignore_users` (case-insensitive), with a login (deleted accounts have
-/// none).
-pub fn is_contributor(login: &str, bot: bool, ignore_users: &[String]) -> bool {
+/// The author of a contribution, as the host tells it.
+#[derive(Debug, Clone, Copy)]
+pub struct Author<'a> {
+    /// The login (empty for a deleted account).
+    pub login: &'a str,
+    /// The host says it is a bot.
+    pub bot: bool,
+}
+
+/// True when `author` is a contributor: a person (no bot, by the host's
+/// word or a `[bot]` login) not in `ignore_users` (case-insensitive),
+/// with a login (deleted accounts have none).
+pub fn is_contributor(author: Author<'_>, ignore_users: &[String]) -> bool {
+    let login = author.login;
     !login.is_empty()
-        && !bot
+        && !author.bot
         && !is_bot_login(login)
         && !ignore_users.iter().any(|u| u.eq_ignore_ascii_case(login))
 }
@@ -92,7 +102,13 @@ pub fn carriers(
         if v.at >= since
             && maintainer
             && !is_pending(v.state.as_deref())
-            && is_contributor(&v.author, v.bot, ignore_users)
+            && is_contributor(
+                Author {
+                    login: &v.author,
+                    bot: v.bot,
+                },
+                ignore_users,
+            )
         {
             *work.entry(v.author.as_str()).or_default() += 1;
         }
@@ -111,7 +127,11 @@ pub fn carriers(
     }
     let mut active: Vec<String> = work.keys().map(|s| s.to_string()).collect();
     for m in mergers {
-        if is_contributor(m, false, ignore_users) && !active.contains(m) {
+        let person = Author {
+            login: m,
+            bot: false,
+        };
+        if is_contributor(person, ignore_users) && !active.contains(m) {
             active.push(m.clone());
         }
     }

@@ -102,11 +102,22 @@ pub fn ask_commits(asked: Option<&Asked>, now: Timestamp) -> bool {
     }
 }
 
-/// Whether a run at `now` judges the repository again, after `previous`
-/// (`None`: never judged): at most once a UTC day, again at once when it
-/// was archived or unarchived since, and whenever its commits are asked
-/// (a pending answer is asked at the next run).
-pub fn judge_due(previous: Option<&Record>, now: Timestamp, archived: bool) -> bool {
+/// What a run saw that decides whether it judges: its instant, and
+/// whether the host says the repository is archived.
+#[derive(Debug, Clone, Copy)]
+pub struct Seen {
+    /// The run's instant.
+    pub now: Timestamp,
+    /// Archived on the host.
+    pub archived: bool,
+}
+
+/// Whether a run that `seen` judges the repository again, after
+/// `previous` (`None`: never judged): at most once a UTC day, again at
+/// once when it was archived or unarchived since, and whenever its
+/// commits are asked (a pending answer is asked at the next run).
+pub fn judge_due(previous: Option<&Record>, seen: Seen) -> bool {
+    let Seen { now, archived } = seen;
     match previous {
         None => true,
         Some(p) => {
@@ -115,6 +126,17 @@ pub fn judge_due(previous: Option<&Record>, now: Timestamp, archived: bool) -> b
                 || p.asked.as_ref().is_some_and(|a| ask_commits(Some(a), now))
         }
     }
+}
+
+/// A change of state, as an alert tells it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LifecycleNote {
+    /// The state before.
+    pub from: State,
+    /// The state now.
+    pub to: State,
+    /// Why, as the verdict gives them.
+    pub reasons: Vec<Reason>,
 }
 
 /// The verdict on one repository in one group.
@@ -202,10 +224,20 @@ mod tests {
         let at_ = at("2026-11-02T01:00:00Z");
         let facts = Facts::default();
         let record = Record::after(None, judge(&facts, &t, at_), at_, Carriers::default(), None);
-        assert!(judge_due(None, at_, false));
-        assert!(!judge_due(Some(&record), at("2026-11-02T23:00:00Z"), false));
-        assert!(judge_due(Some(&record), at("2026-11-02T23:00:00Z"), true));
-        assert!(judge_due(Some(&record), at("2026-11-03T00:00:00Z"), false));
+        let seen = |s: &str, archived| Seen {
+            now: at(s),
+            archived,
+        };
+        assert!(judge_due(None, seen("2026-11-02T01:00:00Z", false)));
+        assert!(!judge_due(
+            Some(&record),
+            seen("2026-11-02T23:00:00Z", false)
+        ));
+        assert!(judge_due(Some(&record), seen("2026-11-02T23:00:00Z", true)));
+        assert!(judge_due(
+            Some(&record),
+            seen("2026-11-03T00:00:00Z", false)
+        ));
         let pending = Record {
             asked: Some(Asked {
                 at: at_,
@@ -213,7 +245,10 @@ mod tests {
             }),
             ..record
         };
-        assert!(judge_due(Some(&pending), at("2026-11-02T02:00:00Z"), false));
+        assert!(judge_due(
+            Some(&pending),
+            seen("2026-11-02T02:00:00Z", false)
+        ));
     }
 
     #[test]

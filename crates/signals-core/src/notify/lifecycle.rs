@@ -6,23 +6,11 @@
 //! Not where the group or repository declares a state other than
 //! `archived`: its verdict there did not change.
 
-use serde::{Deserialize, Serialize};
-
 use crate::dataset::fmt_collected;
-use crate::lifecycle::{Reason, State};
+use crate::lifecycle::State;
+pub use crate::lifecycle::verdict::LifecycleNote;
 
 use super::{MessageKind, Outgoing, RuleRef, RunInput, Trigger, delivery_id};
-
-/// A change of state, as a message tells it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LifecycleNote {
-    /// The state before.
-    pub from: State,
-    /// The state now.
-    pub to: State,
-    /// Why, as the verdict gives them.
-    pub reasons: Vec<Reason>,
-}
 
 /// The `lifecycle` messages of a change: per rule that asks for
 /// `lifecycle` and covers the repository, one message. `declared` is the

@@ -91,7 +91,7 @@ pub struct Payload {
     /// The change of the repository's lifecycle state, in a `lifecycle`
     /// alert (whose `signals` are empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lifecycle: Option<super::lifecycle::LifecycleNote>,
+    pub lifecycle: Option<crate::lifecycle::verdict::LifecycleNote>,
 }
 
 /// A message a run calls for, before the store numbers it.

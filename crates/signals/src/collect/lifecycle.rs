@@ -12,9 +12,9 @@
 use jiff::{SignedDuration, Timestamp};
 use signals_core::first_response::{Responses, read_from};
 use signals_core::lifecycle::contributors::{
-    MAINTAINER, Voice, carriers, is_contributor, is_pending,
+    Author, MAINTAINER, Voice, carriers, is_contributor, is_pending,
 };
-use signals_core::lifecycle::verdict::{Commits, Record, judge_due};
+use signals_core::lifecycle::verdict::{Commits, Record, Seen, judge_due};
 use signals_core::lifecycle::{Facts, judge};
 use signals_core::notify::{LifecycleNote, RunInput, lifecycle_messages};
 use signals_core::{ItemDetail, ItemSnapshot};
@@ -32,7 +32,11 @@ pub(super) fn judge_after(
 ) -> Result<(), RunError> {
     let now = run.collected_at;
     let previous = store.lifecycle(key)?;
-    if !judge_due(previous.as_ref(), now, host.archived) {
+    let seen = Seen {
+        now,
+        archived: host.archived,
+    };
+    if !judge_due(previous.as_ref(), seen) {
         return Ok(());
     }
     let config = run.window.config;
@@ -104,8 +108,13 @@ fn answers(voices: &[Voice], ignore: &[String]) -> u64 {
     voices
         .iter()
         .filter(|v| {
-            is_contributor(&v.author, v.bot, ignore)
-                && !is_pending(v.state.as_deref())
+            is_contributor(
+                Author {
+                    login: &v.author,
+                    bot: v.bot,
+                },
+                ignore,
+            ) && !is_pending(v.state.as_deref())
                 && v.association
                     .as_deref()
                     .is_none_or(|a| MAINTAINER.contains(&a))

@@ -335,17 +335,11 @@ fn export_repo<'s>(
 
     let contexts = store.run_contexts(summary.key, first_week(instant))?;
     let growth = store.growth_since(summary.key, instant - RISING_WINDOW)?;
-    // New contributors are told from history only when the store's items
-    // and comments reach back to the repository's creation.
-    let reached = read_from.unwrap_or(coverage_start).max(coverage_start);
-    let source = match outline.context.created_at {
-        Some(created) if reached <= created => ContributorsSource::History,
-        _ => ContributorsSource::Association,
-    };
-    let contributors = Contributors {
-        weeks: pass.contributors.finish(source),
-        source,
-    };
+    let contributors = contributors_of(
+        pass.contributors,
+        outline.context.created_at,
+        read_from.unwrap_or(coverage_start).max(coverage_start),
+    );
     let trends = signals_core::trends::build_from(
         outline.summary.repo.repo.to_string(),
         pass.tally,
@@ -353,19 +347,7 @@ fn export_repo<'s>(
         &contexts,
         growth,
     );
-    let verdict = store.lifecycle(summary.key)?.map(|record| {
-        signals_core::lifecycle::verdict::verdict(
-            &record,
-            signals_core::lifecycle::verdict::About {
-                group,
-                repository: &outline.summary.repo.repo.to_string(),
-                declared: conversation
-                    .declared
-                    .get(&format!("{group}/{repo}"))
-                    .copied(),
-            },
-        )
-    });
+    let verdict = verdict_in(store, summary.key, conversation, &outline.summary)?;
     let page = RepoHead {
         document: &head,
         verdict: verdict.as_ref(),
@@ -389,6 +371,48 @@ fn export_repo<'s>(
     search::write(store, outline.summary.key, &streamed, previous, &mut files)?;
     publisher.close_repo(files, summary, key)?;
     Ok(Some(streamed))
+}
+
+/// The verdict on a repository in its group, once a run judged it: the
+/// group's or repository's declared state applied.
+fn verdict_in(
+    store: &dyn Backend,
+    key: signals_store::RepoKey,
+    conversation: &Conversation,
+    summary: &RepoSummary,
+) -> anyhow::Result<Option<signals_core::lifecycle::verdict::Verdict>> {
+    let (group, repo) = (&summary.group.id, &summary.repo.id);
+    Ok(store.lifecycle(key)?.map(|record| {
+        signals_core::lifecycle::verdict::verdict(
+            &record,
+            signals_core::lifecycle::verdict::About {
+                group,
+                repository: &summary.repo.repo.to_string(),
+                declared: conversation
+                    .declared
+                    .get(&format!("{group}/{repo}"))
+                    .copied(),
+            },
+        )
+    }))
+}
+
+/// The weeks' contributors: new ones told from history only when the
+/// store's items and comments reach back (`reached`) to the repository's
+/// creation, else by GitHub's first-time associations.
+fn contributors_of(
+    counted: WeeklyContributors,
+    created: Option<jiff::Timestamp>,
+    reached: jiff::Timestamp,
+) -> Contributors {
+    let source = match created {
+        Some(created) if reached <= created => ContributorsSource::History,
+        _ => ContributorsSource::Association,
+    };
+    Contributors {
+        weeks: counted.finish(source),
+        source,
+    }
 }
 
 /// The URL that stands in for an item's that is not http(s)

@@ -24,7 +24,9 @@ use jiff::Timestamp;
 use signals_core::dataset::{Changed, SignalDoc, signal_of};
 use signals_core::first_response::{Answer, Reply, Responses};
 use signals_core::importance::{RankKey, Score, Weights, score};
-use signals_core::lifecycle::contributors::{WeeklyContributors, is_contributor, is_pending};
+use signals_core::lifecycle::contributors::{
+    Author, WeeklyContributors, is_contributor, is_pending,
+};
 use signals_core::trends::{ItemFacts, WeekTally};
 use signals_core::{EventKind, ItemDetail, ItemState, TrackedRepo, TrailEvent};
 use signals_site::{
@@ -143,7 +145,13 @@ impl Answering {
         let ignore = &self.ignore_users;
         for latest in batch {
             let item = &latest.item;
-            if !is_contributor(&item.author, false, ignore) {
+            if !is_contributor(
+                Author {
+                    login: &item.author,
+                    bot: false,
+                },
+                ignore,
+            ) {
                 continue;
             }
             match &item.detail {
@@ -155,7 +163,14 @@ impl Answering {
             }
         }
         for (_, r) in replies {
-            if is_contributor(&r.author, r.bot, ignore) && !is_pending(r.state.as_deref()) {
+            if is_contributor(
+                Author {
+                    login: &r.author,
+                    bot: r.bot,
+                },
+                ignore,
+            ) && !is_pending(r.state.as_deref())
+            {
                 contributors.add(&r.author, r.at);
             }
         }

@@ -16,7 +16,7 @@ use signals_core::first_response::{
 };
 use signals_core::importance::{Score, Weights, score};
 use signals_core::lifecycle::contributors::{
-    ContributorsSource, WeeklyContributors, is_contributor, is_pending,
+    Author, ContributorsSource, WeeklyContributors, is_contributor, is_pending,
 };
 use signals_core::lifecycle::verdict::{About, verdict as verdict_of};
 use signals_core::run::account;
@@ -152,7 +152,14 @@ fn reference_export(
             }
         }
         for (_, r) in store.replies(summary.key).unwrap() {
-            if is_contributor(&r.author, r.bot, &[]) && !is_pending(r.state.as_deref()) {
+            if is_contributor(
+                Author {
+                    login: &r.author,
+                    bot: r.bot,
+                },
+                &[],
+            ) && !is_pending(r.state.as_deref())
+            {
                 counted.add(&r.author, r.at);
             }
         }

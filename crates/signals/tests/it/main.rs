@@ -6,6 +6,7 @@ mod a11y;
 mod api;
 mod browser;
 mod compact;
+mod contributors;
 mod conversation;
 mod defaults;
 mod deploy;

@@ -113,11 +113,19 @@ pub(super) fn host(
         off: window.discussions_off.contains(&group.id),
     };
     let mut discussions = discussions::read(client, &name, asked, &mut cache)?;
+    // The commits' request is the run's, as the collection's are.
+    let before = client.http_ref().stats();
     let commits = commits(client, store, key, &name, collected_at, &mut cache)?;
+    let after = client.http_ref().stats();
     if let Some(e) = cache.error {
         return Err(e.into());
     }
     let mut outcome = outcome;
+    let stats = &mut outcome.stats;
+    stats.requests += after.requests.saturating_sub(before.requests);
+    stats.not_modified += after.not_modified.saturating_sub(before.not_modified);
+    stats.bytes_received += after.bytes_received.saturating_sub(before.bytes_received);
+    stats.retries += after.retries.saturating_sub(before.retries);
     outcome.collected.items.append(&mut discussions.items);
     // The client reports items under the host's name, which differs from
     // the configured one after a rename (or in letter case); signals keep
