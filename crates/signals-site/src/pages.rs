@@ -72,6 +72,7 @@ pub fn render_repo_files(
     let top = source.ranked(0..repo.signals.min(DIGEST_SIGNALS))?;
     let (latest, latest_total) = source.latest_run(DIGEST_TRAIL)?;
     let mut digest = RepoDigest::of_parts(repo, &top, &latest, latest_total, &newest)?;
+    digest.trend.lifecycle = repo.verdict.map(verdict::LifecycleCell::of);
     let prefix = format!("{}/", repo.document.dataset.repository.id);
     digest.waiting = waiting::entries(&source.waiting(WAITING_LISTED)?, repo.collected_at, &prefix);
     for w in &mut digest.waiting {

@@ -105,6 +105,9 @@ pub struct TrendRow {
     pub stars: Vec<Option<u64>>,
     /// Open issues at each week's end (`None`: before coverage).
     pub backlog: Vec<Option<u64>>,
+    /// Its verdict's state and dependency, once a run judged it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<crate::verdict::LifecycleCell>,
 }
 
 impl TrendRow {
@@ -140,6 +143,7 @@ impl TrendRow {
                 })
                 .collect(),
             backlog: weeks.iter().map(|w| w.open_issues_at_end).collect(),
+            lifecycle: None,
         }
     }
 

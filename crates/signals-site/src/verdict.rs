@@ -4,7 +4,7 @@
 //! verdict comes in ready-made from `signals_core::lifecycle::verdict`;
 //! this module only writes and words it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use signals_core::lifecycle::Reason;
 use signals_core::lifecycle::verdict::Verdict;
@@ -24,6 +24,41 @@ pub(crate) fn verdict_json(verdict: &Verdict, what: &str) -> Result<String, Site
     })?;
     json.push('\n');
     Ok(json)
+}
+
+/// What the group page shows of a repository's verdict: its state (with
+/// its rank in rule order, to sort by) and who carries it. Kept with the
+/// repository's row of the side-by-side table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LifecycleCell {
+    /// `active`, `stable`, ...
+    pub state: String,
+    /// 1 (archived) to 6 (active).
+    pub rank: u8,
+    /// The dependency: how many people did half the maintainers' work.
+    pub dependency: u64,
+    /// Their logins, most work first.
+    pub carried_by: Vec<String>,
+}
+
+impl LifecycleCell {
+    /// The cell of `v`.
+    pub fn of(v: &Verdict) -> LifecycleCell {
+        LifecycleCell {
+            state: v.state.as_str().to_string(),
+            rank: v.state.rank(),
+            dependency: v.contributors.dependency.count,
+            carried_by: v.contributors.dependency.logins.clone(),
+        }
+    }
+
+    /// The dependency in words: `2: a, b`, or `none` without maintainers.
+    pub(crate) fn dependency_text(&self) -> String {
+        match self.dependency {
+            0 => "none".to_string(),
+            n => format!("{n}: {}", self.carried_by.join(", ")),
+        }
+    }
 }
 
 /// The lifecycle box of a repository's first page.

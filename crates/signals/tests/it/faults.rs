@@ -720,7 +720,10 @@ fn each_repository_run_stays_within_its_request_budget() {
     }
     assert_eq!(summary["requests"], later_budget(0) * sizes.len() as u64);
     assert_eq!(summary["notModified"], 3 * sizes.len() as u64);
-    assert_eq!(host.requests().len() as u64, later_budget(0) * sizes.len() as u64);
+    assert_eq!(
+        host.requests().len() as u64,
+        later_budget(0) * sizes.len() as u64
+    );
 }
 
 /// GitHub's 2013-style refusal (limit and remaining 0, no
