@@ -144,6 +144,7 @@ mod templates;
 mod write;
 
 mod charts;
+mod contributors_chart;
 mod dataset;
 mod digest;
 mod feed;

@@ -58,6 +58,10 @@ impl TrendsView {
                 // After the time to close, before stars and forks.
                 let at = charts.len().saturating_sub(1);
                 charts.insert(at, crate::response_chart::response_chart(trends));
+                charts.insert(
+                    at + 1,
+                    crate::contributors_chart::contributors_chart(trends),
+                );
                 charts
             },
             rising: rising_views(trends, ""),
