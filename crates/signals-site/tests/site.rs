@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use jiff::{SignedDuration, Timestamp};
 use signals_core::dataset::{DatasetInput, Document, build};
 use signals_core::importance::{Score, Weights, score};
+use signals_core::lifecycle::contributors::{ContributorsSource, WeeklyContributors};
 use signals_core::trends::{
-    ItemFacts, Rising, Trends, WeekTally, daily_context, first_week, rising,
+    Contributors, ItemFacts, Rising, Trends, WEEKS, WeekTally, daily_context, first_week, rising,
 };
 use signals_core::{
     EventKind, Group, ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone, News, RepoContext,
@@ -188,15 +189,21 @@ fn fixture_with(
     // context point per run, and the items that grew (here the first one,
     // from 3 to its reactions plus comments now).
     let mut tally = WeekTally::new(now, runs[0].since);
+    let mut people = WeeklyContributors::new(first_week(now), WEEKS, now);
     for i in &all {
         tally.add(&ItemFacts::of(i));
+        people.add(&i.author, i.created_at);
     }
+    let contributors = Contributors {
+        weeks: people.finish(ContributorsSource::History),
+        source: ContributorsSource::History,
+    };
     let grown = &all[0];
     let trends = Trends::new(
         name.to_string(),
         now,
         runs[0].since,
-        tally.finish(),
+        tally.finish(&contributors),
         daily_context(
             [(now, ctx.stars, ctx.forks, ctx.open_issues)],
             first_week(now),
