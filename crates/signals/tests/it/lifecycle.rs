@@ -122,7 +122,7 @@ fn collect(dir: &Path) {
 fn each_repository_gets_its_state_with_reasons_and_a_declaration_overrides() {
     let host = TestHost::start(all(Timestamp::now())).unwrap();
     let dir = TempDir::new("lifecycle");
-    write_config(dir.path(), &host.base_url(), "");
+    write_config(dir.path(), host.base_url(), "");
     collect(dir.path());
     let out = run(dir.path(), &["export"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
@@ -172,7 +172,7 @@ fn a_state_change_fires_lifecycle_once() {
     let host = TestHost::start(scenario.clone()).unwrap();
     let dir = TempDir::new("lifecycle-alert");
     let rules = "\n[[notify]]\nname = \"alive\"\nkind = \"webhook\"\nurl = \"http://127.0.0.1:9/hook\"\nevents = [\"lifecycle\"]\ninitial = \"none\"\n";
-    write_config(dir.path(), &host.base_url(), rules);
+    write_config(dir.path(), host.base_url(), rules);
     collect(dir.path());
     let lifecycle_messages = || {
         let store = signals_store_sqlite::Store::open(dir.path().join("signals.db")).unwrap();
@@ -222,7 +222,7 @@ fn participation_answering_202_is_asked_again_at_the_next_run_then_no_more_that_
         .participation_computing = true;
     let host = TestHost::start(scenario.clone()).unwrap();
     let dir = TempDir::new("lifecycle-202");
-    write_config(dir.path(), &host.base_url(), "");
+    write_config(dir.path(), host.base_url(), "");
     let asked = |host: &TestHost| -> Vec<Option<u16>> {
         host.requests()
             .iter()
