@@ -71,6 +71,8 @@ pub(crate) struct VerdictView {
     pub reasons: Vec<String>,
     /// Who carries it, in words; empty when no maintainer spoke.
     pub carriers: String,
+    /// Its changes of state, newest first, in words.
+    pub changes: Vec<String>,
 }
 
 impl VerdictView {
@@ -80,6 +82,24 @@ impl VerdictView {
             since: TimeView::parse(&v.since),
             reasons: v.reasons.iter().map(reason_text).collect(),
             carriers: carriers_text(v),
+            changes: v
+                .changes
+                .iter()
+                .rev()
+                .map(|c| match c.from {
+                    Some(from) => format!(
+                        "{}: {} → {}",
+                        c.at.get(..10).unwrap_or(&c.at),
+                        from.as_str(),
+                        c.to.as_str()
+                    ),
+                    None => format!(
+                        "{}: first judged {}",
+                        c.at.get(..10).unwrap_or(&c.at),
+                        c.to.as_str()
+                    ),
+                })
+                .collect(),
         }
     }
 }

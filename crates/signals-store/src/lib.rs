@@ -82,7 +82,7 @@ pub use comments::CommentStore;
 pub use dump::Dump;
 pub use error::{DbError, Result, StoreError};
 pub use http::{CachedResponse, HttpState, RateLimit, SeenLimit, check_cacheable};
-pub use lifecycle::{LifecycleStore, StateChange};
+pub use lifecycle::LifecycleStore;
 pub use outbox::{MessageState, Outbox, OutboxMessage, RuleOutbox, Settle};
 pub use owners::{OwnerRef, OwnerRepo, OwnerStatus, Owners};
 pub use paged::{PagedReads, TrailPage, TrailPlan, TrailSlice, trail_plan};
@@ -93,6 +93,7 @@ pub use read::{
 };
 pub use references::{Linked, Links, ReferenceReads, SharedItem};
 pub use search::{SearchIndex, SearchState, SearchUpdate};
+pub use signals_core::lifecycle::verdict::StateChange;
 pub use snapshots::{Parts, RawParts, TitleUrl, head_title_url, state_code};
 pub use staging::{RunStaging, Staged, StagedPart, StagedParts};
 pub use stream::{LatestItem, RepoOutline, StreamReads, TrailKey};

@@ -9,7 +9,7 @@ use std::path::Path;
 use jiff::Timestamp;
 use signals_core::lifecycle::State;
 use signals_core::lifecycle::contributors::Voice;
-use signals_core::lifecycle::verdict::Record;
+use signals_core::lifecycle::verdict::{Record, StateChange};
 
 use crate::codec::{from_json, stamp_parse, ts_parse};
 use crate::comments::kind_from;
@@ -38,17 +38,6 @@ pub fn voices_from(path: &Path, rows: Vec<VoiceRow>) -> Result<Vec<Voice>> {
 /// Decodes a stored record.
 pub fn record_from(path: &Path, record: &str) -> Result<Record> {
     from_json(path, "lifecycle.record", record)
-}
-
-/// A change of state, as a repository's trail shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StateChange {
-    /// The instant of the run that judged the new state.
-    pub at: Timestamp,
-    /// The state before (`None` for the first judgement).
-    pub from: Option<State>,
-    /// The new state.
-    pub to: State,
 }
 
 /// Decodes rows of (run instant, state) in run order into the changes

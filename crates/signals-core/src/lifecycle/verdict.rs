@@ -128,6 +128,28 @@ pub fn judge_due(previous: Option<&Record>, seen: Seen) -> bool {
     }
 }
 
+/// A change of the judged state, as a repository's trail shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateChange {
+    /// The instant of the run that judged the new state.
+    pub at: Timestamp,
+    /// The state before (`None` for the first judgement).
+    pub from: Option<State>,
+    /// The new state.
+    pub to: State,
+}
+
+/// A change of state in a verdict document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChangeDoc {
+    /// The instant of the run that judged it, with milliseconds.
+    pub at: String,
+    /// The state before; `null` for the first judgement.
+    pub from: Option<State>,
+    /// The new state.
+    pub to: State,
+}
+
 /// A change of state, as an alert tells it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LifecycleNote {
@@ -157,6 +179,9 @@ pub struct Verdict {
     pub reasons: Vec<Reason>,
     /// Who carries it.
     pub contributors: Carriers,
+    /// Every change of the judged state, oldest first: the lifecycle's
+    /// part of the repository's trail.
+    pub changes: Vec<ChangeDoc>,
 }
 
 /// What a verdict is read for: the group and repository, and the state
@@ -170,6 +195,8 @@ pub struct About<'a> {
     /// The declared state (`lifecycle = "..."`), the repository's over
     /// its group's.
     pub declared: Option<State>,
+    /// The changes of its judged state, oldest first.
+    pub changes: &'a [StateChange],
 }
 
 /// The verdict of `record` for `about`.
@@ -189,6 +216,15 @@ pub fn verdict(record: &Record, about: About<'_>) -> Verdict {
         since: fmt_collected(record.since),
         reasons: judged.reasons,
         contributors: record.carriers.clone(),
+        changes: about
+            .changes
+            .iter()
+            .map(|c| ChangeDoc {
+                at: fmt_collected(c.at),
+                from: c.from,
+                to: c.to,
+            })
+            .collect(),
     }
 }
 
@@ -305,6 +341,7 @@ mod tests {
             group: "g",
             repository: "o/r",
             declared: None,
+            changes: &[],
         };
         assert_eq!(verdict(&record, about).state, State::Active);
         let declared = verdict(

@@ -382,19 +382,22 @@ fn verdict_in(
     summary: &RepoSummary,
 ) -> anyhow::Result<Option<signals_core::lifecycle::verdict::Verdict>> {
     let (group, repo) = (&summary.group.id, &summary.repo.id);
-    Ok(store.lifecycle(key)?.map(|record| {
-        signals_core::lifecycle::verdict::verdict(
-            &record,
-            signals_core::lifecycle::verdict::About {
-                group,
-                repository: &summary.repo.repo.to_string(),
-                declared: conversation
-                    .declared
-                    .get(&format!("{group}/{repo}"))
-                    .copied(),
-            },
-        )
-    }))
+    let Some(record) = store.lifecycle(key)? else {
+        return Ok(None);
+    };
+    let changes = store.lifecycle_changes(key)?;
+    let about = signals_core::lifecycle::verdict::About {
+        group,
+        repository: &summary.repo.repo.to_string(),
+        declared: conversation
+            .declared
+            .get(&format!("{group}/{repo}"))
+            .copied(),
+        changes: &changes,
+    };
+    Ok(Some(signals_core::lifecycle::verdict::verdict(
+        &record, about,
+    )))
 }
 
 /// The weeks' contributors: new ones told from history only when the

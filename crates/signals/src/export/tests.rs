@@ -179,6 +179,7 @@ fn reference_export(
             &contexts,
             growth,
         );
+        let changes = store.lifecycle_changes(summary.key).unwrap();
         let verdict = store.lifecycle(summary.key).unwrap().map(|record| {
             verdict_of(
                 &record,
@@ -186,6 +187,7 @@ fn reference_export(
                     group,
                     repository: &view.summary.repo.repo.to_string(),
                     declared: None,
+                    changes: &changes,
                 },
             )
         });

@@ -195,6 +195,26 @@ fn a_state_change_fires_lifecycle_once() {
         .filter_map(|m| m.payload.group.as_ref().map(|g| g.id.as_str()))
         .collect();
     assert_eq!(groups, ["g", "h"], "{messages:?}");
+    // The change is on the repository's trail: in its verdict and page.
+    let out = run(dir.path(), &["export"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let verdict = read_json(&dir.path().join("site/g/active/verdict.json"));
+    assert_eq!(schema_errors(&verdict), Vec::<String>::new());
+    let changes: Vec<(Value, Value)> = verdict["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["from"].clone(), c["to"].clone()))
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            (Value::Null, json!("active")),
+            (json!("active"), json!("archived"))
+        ]
+    );
+    let page = std::fs::read_to_string(dir.path().join("site/g/active/index.html")).unwrap();
+    assert!(page.contains("active → archived"));
     for m in &messages {
         let change = m.payload.lifecycle.as_ref().unwrap();
         assert_eq!(change.from.as_str(), "active");
