@@ -30,9 +30,19 @@ pub fn collect_one(
     let result = one_run(client, store, key, &run).and_then(|outcome| {
         // The word index reads what the run committed; should this fail,
         // the run stays committed and the next catch-up, at the next run,
-        // indexes it. The lifecycle likewise.
+        // indexes it.
         signals_store::search::catch_up(store, key)?;
-        lifecycle::judge_after(&*store, key, &run, &outcome.facts)?;
+        // The run is committed: a judgement that fails is the next run's
+        // to make, not a failure of this one (which a worker would collect
+        // again).
+        if let Err(e) = lifecycle::judge_after(&*store, key, &run, &outcome.facts) {
+            eprintln!(
+                "warning: {}/{}: the lifecycle was not judged, the next run judges it: {}",
+                run.group.id,
+                run.repo.id,
+                with_causes(&e)
+            );
+        }
         Ok(outcome)
     });
     // A failed attempt leaves a note for `signals status`, nothing else. A
