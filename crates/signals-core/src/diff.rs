@@ -227,12 +227,14 @@ pub(crate) mod tests {
             draft: true,
             merged: false,
             merged_at: None,
+            association: None,
         };
         let mut b = a.clone();
         b.detail = ItemDetail::PullRequest {
             draft: false,
             merged: true,
             merged_at: Some(Timestamp::from_second(1_700_000_300).unwrap()),
+            association: None,
         };
         assert_eq!(
             changed_fields(&a, &b),
@@ -290,7 +292,7 @@ pub(crate) mod tests {
         #[test]
         fn same_snapshot_twice_records_nothing(mask in 0u16..512) {
             let mut base = issue("7");
-            base.detail = ItemDetail::PullRequest { draft: false, merged: false, merged_at: None };
+            base.detail = ItemDetail::PullRequest { draft: false, merged: false, merged_at: None, association: None };
             let (s, _) = mutate(&base, mask);
             prop_assert_eq!(observe(Some(&s), &s), None);
         }
@@ -298,7 +300,7 @@ pub(crate) mod tests {
         #[test]
         fn changed_lists_exactly_the_differing_fields_in_order(mask in 1u16..512) {
             let mut base = issue("7");
-            base.detail = ItemDetail::PullRequest { draft: false, merged: false, merged_at: None };
+            base.detail = ItemDetail::PullRequest { draft: false, merged: false, merged_at: None, association: None };
             let (next, expected) = mutate(&base, mask);
             prop_assert_eq!(observe(Some(&base), &next), Some(Observation::Changed(expected.clone())));
             let detail = Observation::Changed(expected.clone()).detail();

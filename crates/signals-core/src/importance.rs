@@ -435,6 +435,7 @@ mod tests {
                     draft,
                     merged,
                     merged_at: None,
+                    association: None,
                 }
             }),
             any::<bool>().prop_map(|prerelease| ItemDetail::Release {
@@ -642,6 +643,7 @@ mod tests {
                 draft: true,
                 merged: false,
                 merged_at: None,
+                association: None,
             },
         );
         let s = score(&i, now(), &Weights::default());

@@ -19,6 +19,7 @@ pub mod health;
 pub mod history;
 pub mod hostile;
 pub mod importance;
+pub mod lifecycle;
 pub mod model;
 pub mod notify;
 pub mod owners;

@@ -105,6 +105,17 @@ impl Host for GitHub {
         crate::discussions::read(http, repo, object, watermark, cache)
     }
 
+    /// `stats/participation`: one conditional request
+    /// (`participation.rs`).
+    fn commits(
+        &self,
+        http: &mut Client,
+        repo: &RepoName,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Option<signals_core::lifecycle::verdict::Commits>, Error> {
+        crate::participation::ask(http, repo, cache).map(Some)
+    }
+
     /// One GraphQL point per 100 repositories (`heads.rs`); nothing
     /// without a token.
     fn discussion_heads(

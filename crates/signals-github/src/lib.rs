@@ -37,6 +37,7 @@ mod discussions;
 mod graphql;
 mod heads;
 mod host;
+mod participation;
 mod protocol;
 mod send;
 mod wire;
@@ -48,6 +49,7 @@ pub use graphql::{
 };
 pub use heads::{heads_request, parse_heads};
 pub use host::{API_URL, GitHub};
+pub use participation::parse_participation;
 pub use signals_http::{
     CachedResponse, Clock, Collection, Config, Error, Logger, MemoryCache, OpenPulls, Owed,
     RateLimit, RequestLog, RequestStats, ResponseCache, Sleeper, Token, token_fingerprint,

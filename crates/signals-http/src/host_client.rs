@@ -370,6 +370,17 @@ impl<H: Host> HostClient<H> {
             .discussions(&mut self.http, repo, object, watermark, cache)
     }
 
+    /// The commits per week of `repo` (its current name), for its
+    /// lifecycle ([`Host::commits`]); the request joins the client's
+    /// counters. `None`: the host gives none.
+    pub fn commits(
+        &mut self,
+        repo: &RepoName,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Option<signals_core::lifecycle::verdict::Commits>, Error> {
+        self.host.commits(&mut self.http, repo, cache)
+    }
+
     /// Names the round's repositories whose discussions may be asked
     /// by heads ([`Host::discussion_heads`]), in the order they will be
     /// collected; forgets the heads of the round before. Asks nothing.

@@ -602,6 +602,18 @@ struct GroupTrends {
     activity_top: String,
     stars_top: String,
     backlog_top: String,
+    /// The same rows sorted by lifecycle state, in rule order (archived
+    /// first), then as ranked; empty when no repository was judged.
+    by_state: Vec<StateRowView>,
+}
+
+/// A repository's verdict in the group's table sorted by state.
+#[derive(Serialize)]
+struct StateRowView {
+    name: String,
+    href: String,
+    state: String,
+    dependency: String,
 }
 
 #[derive(Serialize)]
@@ -615,6 +627,10 @@ struct TrendRowView {
     activity_text: String,
     stars_text: String,
     backlog_text: String,
+    /// Its lifecycle state (empty before a run judged it) and who
+    /// carries it.
+    state: String,
+    dependency: String,
 }
 
 impl GroupTrends {
@@ -678,14 +694,42 @@ impl GroupTrends {
                     activity_text: listed(activity(t).into_iter()),
                     stars_text: listed(stars(t).into_iter()),
                     backlog_text: listed(backlog(t).into_iter()),
+                    state: t
+                        .lifecycle
+                        .as_ref()
+                        .map_or(String::new(), |l| l.state.clone()),
+                    dependency: t
+                        .lifecycle
+                        .as_ref()
+                        .map_or(String::new(), |l| l.dependency_text()),
                 })
                 .collect(),
+            by_state: by_state(&rows),
             span,
             activity_top: num(ta),
             stars_top: num(ts),
             backlog_top: num(tb),
         }
     }
+}
+
+/// The judged rows of the side-by-side table, sorted by lifecycle state
+/// in rule order; ties keep the activity ranking.
+fn by_state(rows: &[&(String, String, TrendRow)]) -> Vec<StateRowView> {
+    let mut judged: Vec<(&crate::verdict::LifecycleCell, &String, &String)> = rows
+        .iter()
+        .filter_map(|(name, href, t)| Some((t.lifecycle.as_ref()?, name, href)))
+        .collect();
+    judged.sort_by_key(|(l, _, _)| l.rank);
+    judged
+        .into_iter()
+        .map(|(l, name, href)| StateRowView {
+            name: name.clone(),
+            href: href.clone(),
+            state: l.state.clone(),
+            dependency: l.dependency_text(),
+        })
+        .collect()
 }
 
 /// A signal card of the group page; the full card is on its repository's

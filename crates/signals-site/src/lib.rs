@@ -71,6 +71,7 @@
 //! <group>/<repo>/feed.atom        the newest signals
 //! <group>/<repo>/dataset.json     the v3 document
 //! <group>/<repo>/trends.json      its trends (schemas/trends-v1.schema.json)
+//! <group>/<repo>/verdict.json     is it alive, who carries it (verdict-v1)
 //! <group>/<repo>/signals.json     the filter index (every signal, columnar)
 //! <group>/<repo>/signals-text-<n>.json  its excerpts, 1,000 signals a part
 //! <group>/<repo>/digest.json      what the repository gives its group page
@@ -143,6 +144,7 @@ mod templates;
 mod write;
 
 mod charts;
+mod contributors_chart;
 mod dataset;
 mod digest;
 mod feed;
@@ -159,6 +161,7 @@ mod search;
 mod source;
 mod trail;
 mod trends;
+mod verdict;
 mod waiting;
 
 mod pages;
@@ -197,6 +200,7 @@ pub use source::{Ranked, RepoSource};
 pub use text::{EXCERPT_CHARS, excerpt};
 pub use trail::{TRAIL_FOLD_MIN, TrailItem, changes_state, trail_key_parts};
 pub use trends::{RECENT_WEEKS, SMALL_WEEKS, TRENDS_FILE, TrendRow};
+pub use verdict::VERDICT_FILE;
 pub use whole::{
     RepoPage, render_feed, render_feed_at, render_filter_index, render_repo, render_repo_at,
     render_repo_pages, render_site_feed, render_trends,

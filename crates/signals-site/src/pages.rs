@@ -33,6 +33,7 @@ use crate::templates::render;
 use crate::text::{excerpt, http_url};
 use crate::trail::{TrailItem, TrailView, trail_rows};
 use crate::trends::{self, TRENDS_FILE, TrendsView};
+use crate::verdict::{self, VERDICT_FILE, VerdictView};
 use crate::views::{HeaderView, Layout, PagerView, TimeView, count, pager};
 use crate::waiting::{self, WAITING_LISTED, WaitingEntry};
 
@@ -65,9 +66,13 @@ pub fn render_repo_files(
     let newest = source.newest()?;
     out.put("feed.atom", &render_feed_of(repo, &newest, base_url)?)?;
     out.put(TRENDS_FILE, &trends::trends_json(repo.trends, &label)?)?;
+    if let Some(v) = repo.verdict {
+        out.put(VERDICT_FILE, &verdict::verdict_json(v, &label)?)?;
+    }
     let top = source.ranked(0..repo.signals.min(DIGEST_SIGNALS))?;
     let (latest, latest_total) = source.latest_run(DIGEST_TRAIL)?;
     let mut digest = RepoDigest::of_parts(repo, &top, &latest, latest_total, &newest)?;
+    digest.trend.lifecycle = repo.verdict.map(verdict::LifecycleCell::of);
     let prefix = format!("{}/", repo.document.dataset.repository.id);
     digest.waiting = waiting::entries(&source.waiting(WAITING_LISTED)?, repo.collected_at, &prefix);
     for w in &mut digest.waiting {
@@ -155,6 +160,8 @@ struct RepoPageView<'a> {
     trends: Option<TrendsView>,
     /// Only on the first page: the items waiting for a reply.
     waiting: &'a [WaitingEntry],
+    /// Only on the first page: is it alive, and why.
+    verdict: Option<VerdictView>,
     cards: Vec<CardView<'a>>,
     /// Number of the first card on this page (for `<ol start>`).
     first: usize,
@@ -209,6 +216,7 @@ fn render_signal_page(
         news: first_page.then(|| news(repo)),
         trends: first_page.then(|| TrendsView::of(repo.trends)),
         waiting: if first_page { waiting } else { &[] },
+        verdict: repo.verdict.filter(|_| first_page).map(VerdictView::of),
         trail: preview.map(|(items, from)| TrailView {
             rows: trail_rows(items, from),
             start: from + 1,

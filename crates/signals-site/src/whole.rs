@@ -61,6 +61,8 @@ pub struct RepoPage<'a> {
     /// Ids of its signals waiting for a reply: open issues and
     /// pull requests without a first response, older than `waiting_days`.
     pub waiting: &'a [String],
+    /// Its verdict in its group, once a run judged it.
+    pub verdict: Option<&'a signals_core::lifecycle::verdict::Verdict>,
 }
 
 impl<'a> RepoPage<'a> {
@@ -84,6 +86,7 @@ impl<'a> RepoPage<'a> {
             event_count: self.event_count,
             collected_at,
             health: self.health,
+            verdict: self.verdict,
         }
     }
 }

@@ -64,6 +64,7 @@ mod comments;
 mod dump;
 mod error;
 mod http;
+mod lifecycle;
 mod outbox;
 mod owners;
 mod paged;

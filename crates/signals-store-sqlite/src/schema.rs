@@ -116,6 +116,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0018_split_postings.sql"),
         then: Some(crate::search::migrate_0018),
     },
+    Migration {
+        name: "0019_lifecycle",
+        sql: include_str!("../migrations/0019_lifecycle.sql"),
+        then: None,
+    },
 ];
 
 impl Store {
@@ -322,6 +327,7 @@ mod tests {
                         draft: next(2) == 0,
                         merged: next(2) == 0,
                         merged_at: (next(2) == 0).then_some(at),
+                        association: None,
                     },
                     _ => ItemDetail::Release {
                         prerelease: next(2) == 0,
@@ -609,6 +615,32 @@ mod tests {
         assert_eq!(store.replies(key).unwrap().len(), 1);
         store.purge_repository(key).unwrap();
         assert!(store.comment_texts(key).unwrap().is_empty());
+    }
+
+    /// 0019_lifecycle: a store from before, with runs, opens with no
+    /// lifecycle, and keeps the next judging run's.
+    #[test]
+    fn migration_0019_adds_the_lifecycle_to_a_store_from_before() {
+        use signals_store::RunWrites;
+        use signals_store::suite::{group, issue, lifecycle_after_migration, run_of, tracked, ts};
+
+        let conn = Connection::open_in_memory().unwrap();
+        let mut store = Store {
+            conn,
+            path: PathBuf::from(":memory:"),
+            keeps_totals: false,
+        };
+        let before = MIGRATIONS
+            .iter()
+            .position(|m| m.name == "0019_lifecycle")
+            .unwrap();
+        store.migrate_with(&MIGRATIONS[..before]).unwrap();
+        let key = store.ensure_repository(&group(), &tracked()).unwrap();
+        let run = run_of(&store, key, ts("2026-11-01T10:00:00Z"), vec![issue("1")], 1);
+        store.commit_run(key, &run).unwrap();
+        store.migrate_with(MIGRATIONS).unwrap();
+        assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
+        lifecycle_after_migration(&mut store, key);
     }
 
     #[test]

@@ -385,7 +385,8 @@ mod tests {
                 .unwrap();
             }
             tx.execute_batch(
-                "ALTER TABLE search_postings DROP COLUMN positions; PRAGMA user_version = 17;",
+                "DROP TABLE lifecycle; DROP INDEX comments_by_time;
+                 ALTER TABLE search_postings DROP COLUMN positions; PRAGMA user_version = 17;",
             )
             .unwrap();
             tx.commit().unwrap();

@@ -123,6 +123,7 @@ impl RunWrites for Store {
         .doing(&path, doing)?;
         crate::staging::discard(&tx, &path, repo)?;
         for table in [
+            "lifecycle",
             "item_refs",
             "reference_marks",
             "repo_totals",
@@ -288,6 +289,8 @@ mod tests {
                 open_issues: 0,
                 archived: false,
                 license: None,
+                pushed_at: None,
+                created_at: None,
             },
             news: News::default(),
             references: vec![],

@@ -72,6 +72,8 @@ pub enum Table {
     ReferenceMarks,
     /// Comments and reviews (`crate::comments`).
     Comments,
+    /// Lifecycle judgements (`crate::lifecycle`).
+    Lifecycle,
 }
 
 use ColumnType::{Blob, Int, Text};
@@ -79,7 +81,7 @@ use ColumnType::{Blob, Int, Text};
 impl Table {
     /// Every table, in an order that loads: each table after those it
     /// references (`items.latest` is a plain number, not a reference).
-    pub const ALL: [Table; 17] = [
+    pub const ALL: [Table; 18] = [
         Table::Groups,
         Table::Repositories,
         Table::Runs,
@@ -97,6 +99,7 @@ impl Table {
         Table::ItemRefs,
         Table::ReferenceMarks,
         Table::Comments,
+        Table::Lifecycle,
     ];
 
     /// The table's SQL name.
@@ -119,6 +122,7 @@ impl Table {
             Table::ItemRefs => "item_refs",
             Table::ReferenceMarks => "reference_marks",
             Table::Comments => "comments",
+            Table::Lifecycle => "lifecycle",
         }
     }
 
@@ -142,6 +146,7 @@ impl Table {
             Table::ItemRefs => ITEM_REFS,
             Table::ReferenceMarks => REFERENCE_MARKS,
             Table::Comments => COMMENTS,
+            Table::Lifecycle => LIFECYCLE,
         }
     }
 
@@ -162,6 +167,7 @@ impl Table {
             Table::ItemRefs => "item, via, target",
             Table::ReferenceMarks => "repo, run",
             Table::Comments => "repo, kind, host_id",
+            Table::Lifecycle => "run",
             _ => "id",
         }
     }
@@ -325,6 +331,13 @@ const COMMENTS: &[Column] = &[
     ("created_s", Int),
     ("updated_s", Int),
     ("body", Int),
+];
+
+const LIFECYCLE: &[Column] = &[
+    ("run", Int),
+    ("repo", Int),
+    ("state", Text),
+    ("record", Text),
 ];
 
 const ITEM_KEYS: &[Column] = &[("item", Int), ("key", Text)];

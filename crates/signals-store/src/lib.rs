@@ -61,6 +61,7 @@ pub mod dump;
 mod error;
 pub mod events;
 mod http;
+pub mod lifecycle;
 pub mod outbox;
 pub mod owners;
 mod paged;
@@ -81,6 +82,7 @@ pub use comments::CommentStore;
 pub use dump::Dump;
 pub use error::{DbError, Result, StoreError};
 pub use http::{CachedResponse, HttpState, RateLimit, SeenLimit, check_cacheable};
+pub use lifecycle::LifecycleStore;
 pub use outbox::{MessageState, Outbox, OutboxMessage, RuleOutbox, Settle};
 pub use owners::{OwnerRef, OwnerRepo, OwnerStatus, Owners};
 pub use paged::{PagedReads, TrailPage, TrailPlan, TrailSlice, trail_plan};
@@ -91,6 +93,7 @@ pub use read::{
 };
 pub use references::{Linked, Links, ReferenceReads, SharedItem};
 pub use search::{SearchIndex, SearchState, SearchUpdate};
+pub use signals_core::lifecycle::verdict::StateChange;
 pub use snapshots::{Parts, RawParts, TitleUrl, head_title_url, state_code};
 pub use staging::{RunStaging, Staged, StagedPart, StagedParts};
 pub use stream::{LatestItem, RepoOutline, StreamReads, TrailKey};
@@ -117,6 +120,7 @@ pub trait Backend:
     + CommentStore
     + SearchIndex
     + RunStaging
+    + LifecycleStore
 {
 }
 
@@ -134,6 +138,7 @@ impl<T> Backend for T where
         + CommentStore
         + SearchIndex
         + RunStaging
+        + LifecycleStore
         + ?Sized
 {
 }

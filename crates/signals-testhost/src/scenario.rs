@@ -108,6 +108,15 @@ pub struct RepoData {
     /// discussions turned off.
     #[serde(default)]
     pub discussions: Option<Vec<Value>>,
+    /// GitHub only: the commits per week of the last 52, oldest first,
+    /// as `stats/participation` answers them (`all`). `None`: none in
+    /// those weeks.
+    #[serde(default)]
+    pub participation: Option<Vec<u64>>,
+    /// GitHub only: true while GitHub computes the statistics, when
+    /// `stats/participation` answers 202 with an empty object.
+    #[serde(default)]
+    pub participation_computing: bool,
 }
 
 impl RepoData {

@@ -338,6 +338,7 @@ pub fn signal_of(
             draft,
             merged,
             merged_at,
+            ..
         } => {
             doc.draft = Some(*draft);
             doc.merged = Some(*merged);
@@ -399,6 +400,8 @@ mod tests {
             open_issues: 3,
             archived: false,
             license: Some("MIT".into()),
+            pushed_at: None,
+            created_at: None,
         };
         let at: Timestamp = "2026-11-21T10:00:00.123Z".parse().unwrap();
         let runs = vec![RunRecord {
@@ -412,6 +415,7 @@ mod tests {
             draft: false,
             merged: false,
             merged_at: None,
+            association: None,
         };
         let items = vec![issue("11"), pr, issue("9")];
         (group, repo, context, News::default(), runs, items)

@@ -105,6 +105,12 @@ pub enum ItemDetail {
         merged: bool,
         /// When it was merged.
         merged_at: Option<Timestamp>,
+        /// GitHub's `author_association` of its author when it was seen
+        /// (`FIRST_TIME_CONTRIBUTOR`, `CONTRIBUTOR`, `MEMBER`, ...): what
+        /// tells a first contribution where the store does not reach
+        /// back to the repository's creation. Not a tracked field.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        association: Option<String>,
     },
     /// A published release; its key is its tag.
     Release {

@@ -15,6 +15,7 @@
 //! `initial = "none"`.
 
 mod digest;
+mod lifecycle;
 mod message;
 mod rule;
 mod schedule;
@@ -23,6 +24,7 @@ mod trigger;
 mod waiting;
 
 pub use digest::digest;
+pub use lifecycle::{LifecycleNote, lifecycle_messages};
 pub use message::{
     GroupRef, MAX_SIGNALS, MessageKind, MessageSignal, Outgoing, Payload, RepoRef, RuleRef,
     RunInput, delivery_id, messages, rank,

@@ -79,6 +79,7 @@ fn a_merge_is_merged_not_closed() {
         draft: false,
         merged: true,
         merged_at: None,
+        association: None,
     };
     let obs = Observation::Changed(vec![TrackedField::State, TrackedField::Merged]);
     assert_eq!(triggers(&obs, &pr), vec![Trigger::Merged, Trigger::Changed]);
@@ -190,6 +191,7 @@ mod property {
                         draft: false,
                         merged: flag && closed,
                         merged_at: None,
+                        association: None,
                     },
                     _ => ItemDetail::Release {
                         prerelease: flag,

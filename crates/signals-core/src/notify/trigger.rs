@@ -26,12 +26,15 @@ pub enum Trigger {
     /// An open issue or pull request crossed `waiting_days` without a
     /// first response; never an observation's trigger.
     Waiting,
+    /// The repository's lifecycle state changed
+    /// (`crate::lifecycle`); never an observation's trigger.
+    Lifecycle,
 }
 
 impl Trigger {
     /// Every trigger, most specific first: the order in which an event's
     /// triggers are named (`event` of a signal).
-    pub const ALL: [Trigger; 7] = [
+    pub const ALL: [Trigger; 8] = [
         Trigger::Released,
         Trigger::Merged,
         Trigger::Closed,
@@ -39,6 +42,7 @@ impl Trigger {
         Trigger::Discovered,
         Trigger::Changed,
         Trigger::Waiting,
+        Trigger::Lifecycle,
     ];
 
     /// The name written in rules and messages.
@@ -51,6 +55,7 @@ impl Trigger {
             Trigger::Released => "released",
             Trigger::Changed => "changed",
             Trigger::Waiting => "waiting",
+            Trigger::Lifecycle => "lifecycle",
         }
     }
 

@@ -99,6 +99,14 @@ pub struct Repository {
     /// When the repository was created (GitHub, Forgejo and Gitea alike).
     #[serde(default, deserialize_with = "crate::de::lenient_timestamp")]
     created_at: Option<Timestamp>,
+    /// The last push (GitHub).
+    #[serde(default, deserialize_with = "crate::de::lenient_timestamp")]
+    pushed_at: Option<Timestamp>,
+    /// The last change of the repository (Forgejo and Gitea, which have
+    /// no `pushed_at`; GitHub's counts edits of its settings too, and
+    /// stands only where `pushed_at` is missing).
+    #[serde(default, deserialize_with = "crate::de::lenient_timestamp")]
+    updated_at: Option<Timestamp>,
     license: Option<License>,
     /// SPDX identifiers detected in the repository (Gitea 1.22+).
     licenses: Option<Vec<String>>,
@@ -141,6 +149,8 @@ impl WireRepo for Repository {
             open_issues: self.open_issues_count,
             archived: self.archived,
             license,
+            pushed_at: self.pushed_at.or(self.updated_at),
+            created_at: self.created_at,
         }
     }
 }
@@ -297,6 +307,9 @@ pub struct Issue {
     reactions: Option<Reactions>,
     pull_request: Option<PullRef>,
     draft: Option<bool>,
+    /// GitHub's relation of the author to the repository.
+    #[serde(default)]
+    author_association: Option<String>,
 }
 
 impl WireItem for Issue {
@@ -325,6 +338,7 @@ impl WireItem for Issue {
                         .unwrap_or_else(|| at.conventions.is_wip(&self.title)),
                     merged: pr.merged == Some(true) || merged_at.is_some(),
                     merged_at: merged_at.map(secs),
+                    association: self.author_association.filter(|a| !a.is_empty()),
                 }
             }
         };
@@ -441,6 +455,7 @@ mod tests {
                 draft: true,
                 merged: true,
                 merged_at: Some("2024-01-02T00:00:00Z".parse().unwrap()),
+                association: None,
             }
         );
     }
@@ -465,6 +480,7 @@ mod tests {
                 draft: true,
                 merged: true,
                 merged_at: Some("2024-01-02T09:00:00Z".parse().unwrap()),
+                association: None,
             }
         );
         // The same title on GitHub is no draft: GitHub's drafts say so.
@@ -481,7 +497,8 @@ mod tests {
             ItemDetail::PullRequest {
                 draft: false,
                 merged: false,
-                merged_at: None
+                merged_at: None,
+                association: None,
             }
         );
         assert_eq!(entry.author, "Ghost");

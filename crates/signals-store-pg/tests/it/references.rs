@@ -24,7 +24,8 @@ fn migration_0011_fills_in_the_references_of_stored_bodies() {
     // totals): they run again on opening.
     let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     c.batch_execute(
-        "DROP TABLE repo_totals;
+        "DROP TABLE lifecycle; DROP INDEX comments_by_time;
+         DROP TABLE repo_totals;
          DROP TABLE item_keys; DROP TABLE item_refs; DROP TABLE reference_marks;
          DROP TABLE search_postings; DROP TABLE search_docs; DROP TABLE search_state;
          DROP TABLE search_dirty;

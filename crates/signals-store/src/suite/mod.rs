@@ -14,6 +14,7 @@ mod comments;
 mod dump;
 mod histories;
 mod http;
+mod lifecycle;
 mod outbox;
 mod owners;
 mod paged;
@@ -40,6 +41,7 @@ pub use comments::*;
 pub use dump::*;
 pub use histories::*;
 pub use http::*;
+pub use lifecycle::*;
 pub use outbox::*;
 pub use owners::*;
 pub use paged::*;
@@ -187,6 +189,14 @@ pub const CHECKS: &[(&str, Check)] = &[
         "replies_of_items_are_their_share_of_the_replies",
         replies_of_items_are_their_share_of_the_replies,
     ),
+    (
+        "lifecycle_is_kept_with_its_run_and_read_back",
+        lifecycle_is_kept_with_its_run_and_read_back,
+    ),
+    (
+        "voices_are_read_from_an_instant_with_associations",
+        voices_are_read_from_an_instant_with_associations,
+    ),
 ];
 
 /// Runs every check, naming each on stderr first (so a failure names its
@@ -242,6 +252,8 @@ pub fn context(stars: u64) -> RepoContext {
         open_issues: 3,
         archived: false,
         license: Some("MIT".into()),
+        pushed_at: None,
+        created_at: None,
     }
 }
 

@@ -21,6 +21,7 @@ mod ask;
 mod collection;
 mod comments;
 mod held;
+mod lifecycle;
 mod observe;
 mod open_pulls;
 mod owners;

@@ -457,6 +457,7 @@ fn staged_run(
             open_pulls,
             comments_waiting: placed.waiting,
             staged: tally.counts(),
+            commits: host.commits,
         },
     );
     commit_staged(

@@ -68,6 +68,12 @@ pub const TRENDS: Endpoint = Endpoint {
     params: &[],
     answers: "a repository's trends over its last 26 weeks (trends.json)",
 };
+/// `GET /api/repos/{group}/{repo}/verdict`.
+pub const VERDICT: Endpoint = Endpoint {
+    path: "/api/repos/{group}/{repo}/verdict",
+    params: &[],
+    answers: "is a repository alive and who carries it: its lifecycle state, reasons and maintainers (verdict.json)",
+};
 /// `GET /api/signals/{id}/history`.
 pub const HISTORY: Endpoint = Endpoint {
     path: "/api/signals/{id}/history",
@@ -88,7 +94,9 @@ pub const FRONT: Endpoint = Endpoint {
 };
 
 /// The API's endpoints, as `/api/` lists them.
-pub const ENDPOINTS: [&Endpoint; 6] = [&GROUPS, &SIGNALS, &TRAIL, &TRENDS, &HISTORY, &METRICS];
+pub const ENDPOINTS: [&Endpoint; 7] = [
+    &GROUPS, &SIGNALS, &TRAIL, &TRENDS, &VERDICT, &HISTORY, &METRICS,
+];
 
 /// `GET /api/` (and `/api`): the endpoints, so the API can be found from
 /// its root.

@@ -75,6 +75,8 @@ fn context(full: &str) -> RepoContext {
         open_issues: 3,
         archived: false,
         license: None,
+        pushed_at: None,
+        created_at: None,
     }
 }
 
@@ -95,6 +97,7 @@ fn item(full: &str, k: u64, at: Timestamp) -> ItemSnapshot {
                 draft: k.is_multiple_of(3),
                 merged: false,
                 merged_at: None,
+                association: None,
             },
             format!("https://github.com/{full}/pull/{k}"),
         ),

@@ -120,10 +120,11 @@ fn two_runs_export_and_validate() {
     // pulls list; betamax's recorded object has no `created_at`, so its
     // open pull requests are asked; 11 github3.py items in 1,
     // whose open pull requests are counted from the store; and each
-    // repository's two comment lists.
+    // repository's two comment lists and its commits per week (asked at
+    // the day's first run).
     assert_eq!(
         summary["requests"],
-        (3 + 2 + 1 + 1 + 2) + (3 + 1 + 2),
+        (3 + 2 + 1 + 1 + 2 + 1) + (3 + 1 + 2 + 1),
         "{summary}"
     );
     assert_eq!(summary["notModified"], 0);

@@ -89,6 +89,12 @@ fn store_in_two_groups(dir: &Path) {
         let key = store.ensure_repository(&group, &synth::tracked(0)).unwrap();
         let items = (1..=3).map(|k| synth::item(0, k, 100, at)).collect();
         synth::commit(&mut store, key, 0, at, items);
+        // Judged after its run, as a collection does.
+        use signals_core::lifecycle::{Facts, Thresholds, judge, verdict::Record};
+        use signals_store::LifecycleStore;
+        let judged = judge(&Facts::default(), &Thresholds::default(), at);
+        let record = Record::after(None, judged, at, Default::default(), None);
+        store.record_lifecycle(key, at, &record, &[]).unwrap();
     }
 }
 
@@ -146,7 +152,7 @@ fn issue_30_the_api_has_a_front_door_and_a_missing_page_is_html() {
         let (status, index) = crate::serve::get(p, root);
         assert_eq!(status, 200, "{root}: {index}");
         let endpoints = index["endpoints"].as_array().unwrap();
-        assert_eq!(endpoints.len(), 6, "{index}");
+        assert_eq!(endpoints.len(), 7, "{index}");
         // Every endpoint it lists answers.
         for e in endpoints {
             let path = e["path"]
