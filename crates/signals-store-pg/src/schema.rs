@@ -107,6 +107,11 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         include_str!("../migrations/0018_split_postings.sql"),
         Some(crate::search::migrate_0018),
     ),
+    (
+        "0021_advisories_downloads",
+        include_str!("../migrations/0021_advisories_downloads.sql"),
+        None,
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that

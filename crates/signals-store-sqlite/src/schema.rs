@@ -116,6 +116,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0018_split_postings.sql"),
         then: Some(crate::search::migrate_0018),
     },
+    Migration {
+        name: "0021_advisories_downloads",
+        sql: include_str!("../migrations/0021_advisories_downloads.sql"),
+        then: None,
+    },
 ];
 
 impl Store {
