@@ -55,6 +55,7 @@ fn identity(table: Table) -> Option<&'static str> {
         | Table::ItemRefs
         | Table::ReferenceMarks
         | Table::Comments
+        | Table::AssetDownloads
         | Table::Events => None,
         Table::Repositories => Some("key"),
         _ => Some("id"),

@@ -216,6 +216,7 @@ impl RunWrites for PgStore {
             .map_err(&err)?;
             crate::staging::discard(&mut tx, repo).map_err(&err)?;
             for table in [
+                "asset_downloads",
                 "item_refs",
                 "reference_marks",
                 "search_postings",

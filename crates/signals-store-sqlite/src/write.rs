@@ -123,6 +123,7 @@ impl RunWrites for Store {
         .doing(&path, doing)?;
         crate::staging::discard(&tx, &path, repo)?;
         for table in [
+            "asset_downloads",
             "item_refs",
             "reference_marks",
             "repo_totals",
@@ -304,6 +305,7 @@ mod tests {
             messages: vec![],
             reconciled: false,
             open_pulls: Default::default(),
+            downloads: Vec::new(),
         }
     }
 

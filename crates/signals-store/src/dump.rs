@@ -72,6 +72,8 @@ pub enum Table {
     ReferenceMarks,
     /// Comments and reviews (`crate::comments`).
     Comments,
+    /// Release assets' download counts (`crate::RunCommit::downloads`).
+    AssetDownloads,
 }
 
 use ColumnType::{Blob, Int, Text};
@@ -79,7 +81,7 @@ use ColumnType::{Blob, Int, Text};
 impl Table {
     /// Every table, in an order that loads: each table after those it
     /// references (`items.latest` is a plain number, not a reference).
-    pub const ALL: [Table; 17] = [
+    pub const ALL: [Table; 18] = [
         Table::Groups,
         Table::Repositories,
         Table::Runs,
@@ -97,6 +99,7 @@ impl Table {
         Table::ItemRefs,
         Table::ReferenceMarks,
         Table::Comments,
+        Table::AssetDownloads,
     ];
 
     /// The table's SQL name.
@@ -119,6 +122,7 @@ impl Table {
             Table::ItemRefs => "item_refs",
             Table::ReferenceMarks => "reference_marks",
             Table::Comments => "comments",
+            Table::AssetDownloads => "asset_downloads",
         }
     }
 
@@ -142,6 +146,7 @@ impl Table {
             Table::ItemRefs => ITEM_REFS,
             Table::ReferenceMarks => REFERENCE_MARKS,
             Table::Comments => COMMENTS,
+            Table::AssetDownloads => ASSET_DOWNLOADS,
         }
     }
 
@@ -162,6 +167,7 @@ impl Table {
             Table::ItemRefs => "item, via, target",
             Table::ReferenceMarks => "repo, run",
             Table::Comments => "repo, kind, host_id",
+            Table::AssetDownloads => "repo, asset, run",
             _ => "id",
         }
     }
@@ -328,6 +334,12 @@ const COMMENTS: &[Column] = &[
 ];
 
 const ITEM_KEYS: &[Column] = &[("item", Int), ("key", Text)];
+const ASSET_DOWNLOADS: &[Column] = &[
+    ("repo", Int),
+    ("asset", Text),
+    ("run", Int),
+    ("count", Int),
+];
 const ITEM_REFS: &[Column] = &[
     ("item", Int),
     ("via", Text),

@@ -41,13 +41,14 @@ fn migration_0018_splits_the_blocks_of_a_store_from_before() {
     tx.batch_execute(
         "ALTER TABLE search_postings DROP COLUMN positions;
          ALTER TABLE search_postings ALTER COLUMN data SET STORAGE EXTENDED;
-         DELETE FROM signals_schema WHERE version = 18;",
+         DROP TABLE asset_downloads;
+         DELETE FROM signals_schema WHERE version >= 18;",
     )
     .unwrap();
     tx.commit().unwrap();
 
     let store = PgStore::open(&url).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 18);
+    assert_eq!(store.schema_version().unwrap(), 19);
     assert_eq!(word_index_blocks(&store, key), blocks);
     assert_eq!(word_index_answers(&store, key), answers);
     let storage: Vec<String> = c

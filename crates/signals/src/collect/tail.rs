@@ -91,6 +91,7 @@ pub(super) fn finish(plan: &Plan, ending: Ending) -> Finished {
         messages,
         reconciled: plan.reconcile,
         open_pulls,
+        downloads: Vec::new(),
     };
     Finished { commit, outcome }
 }

@@ -312,6 +312,7 @@ fn commit(
                 messages: vec![],
                 reconciled: false,
                 open_pulls: Default::default(),
+                downloads: Vec::new(),
             },
         )
         .unwrap();
