@@ -2,7 +2,8 @@
 //! collection and owner listing over any [`Host`].
 //!
 //! A collection asks, in this order: the repository's object; the releases
-//! list (first page); the open milestones (first page) and the host's
+//! list (first page, with its assets' download counts); the repository's
+//! security advisories ([`Host::advisories`]); the open milestones (first page) and the host's
 //! completion of them ([`Host::milestones`]); every page of each items
 //! list ([`Host::item_lists`]); the open pull requests the object's open
 //! issue count holds ([`Host::open_pulls`]), unless the caller counts them
@@ -244,10 +245,18 @@ impl<H: Host> HostClient<H> {
         };
 
         let fetched = http.get(&host.releases_url(&root), cache)?;
+        let mut downloads = Vec::new();
         let releases = decode::<Vec<H::Release>>(name_of_host, &fetched.url, &fetched.body)?
             .into_iter()
-            .filter_map(|r| r.into_snapshot(&at))
+            .filter_map(|r| {
+                // A draft's assets are not public: only a release's count.
+                let assets = r.downloads();
+                let release = r.into_snapshot(&at)?;
+                downloads.extend(assets);
+                Some(release)
+            })
             .collect();
+        let advisories = host.advisories(http, &root, &at, cache)?;
 
         let fetched = http.get(&host.milestones_url(&root), cache)?;
         let listed = decode::<Vec<H::Milestone>>(name_of_host, &fetched.url, &fetched.body)?;
@@ -309,6 +318,8 @@ impl<H: Host> HostClient<H> {
                 releases,
                 milestones,
                 items,
+                advisories,
+                downloads: one_per_asset(downloads),
             },
             renamed_to,
             stats: http.stats(),
@@ -508,6 +519,18 @@ fn read_lists<H: Host>(
     Ok(ListsSeen {
         digest: digest.map(|d| crate::cache::hex(&d.finalize())),
     })
+}
+
+/// The download counts, one per asset (the first listed wins: an asset is
+/// in one release).
+fn one_per_asset(
+    downloads: Vec<signals_core::model::AssetCount>,
+) -> Vec<signals_core::model::AssetCount> {
+    let mut seen = HashSet::new();
+    downloads
+        .into_iter()
+        .filter(|d| seen.insert(d.asset.clone()))
+        .collect()
 }
 
 /// The new name when the host's answer names another repository than the

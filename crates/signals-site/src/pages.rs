@@ -395,6 +395,14 @@ fn card(ranked: &Ranked, total: usize) -> CardView<'_> {
     if s.answered == Some(true) {
         flags.push("answered");
     }
+    if let Some(Some(severity)) = &s.severity
+        && let Some(severity) = signals_core::Severity::parse(severity)
+    {
+        flags.push(severity.as_str());
+    }
+    if let Some(Some(_)) = &s.withdrawn_at {
+        flags.push("withdrawn");
+    }
     let url = http_url(&s.url);
     let key = s.tag.as_deref().unwrap_or_else(|| id_parts(&s.id).1);
     CardView {
@@ -409,6 +417,7 @@ fn card(ranked: &Ranked, total: usize) -> CardView<'_> {
             Some(ItemKind::PullRequest) => "pull-request",
             Some(ItemKind::Release) => "release",
             Some(ItemKind::Discussion) => "discussion",
+            Some(ItemKind::Advisory) => "advisory",
             None => "other",
         },
         title: &s.title,

@@ -164,9 +164,37 @@ pub struct Release {
     published_at: Option<Timestamp>,
     author: Option<Account>,
     reactions: Option<Reactions>,
+    /// Its files, each with the host's id and download count (GitHub and
+    /// Forgejo alike); absent or `null` is none.
+    #[serde(default)]
+    assets: Option<Vec<Asset>>,
+}
+
+/// An element of a release's `assets`.
+#[derive(Debug, Deserialize)]
+pub struct Asset {
+    #[serde(default, deserialize_with = "crate::de::host_id")]
+    id: Option<u64>,
+    #[serde(default, deserialize_with = "count")]
+    download_count: u64,
 }
 
 impl WireRelease for Release {
+    /// Every asset with an id (an asset without one cannot be told from
+    /// its replacement, so it is left out).
+    fn downloads(&self) -> Vec<signals_core::model::AssetCount> {
+        self.assets
+            .iter()
+            .flatten()
+            .filter_map(|a| {
+                Some(signals_core::model::AssetCount {
+                    asset: a.id?.to_string(),
+                    count: a.download_count,
+                })
+            })
+            .collect()
+    }
+
     /// `None` for a draft (never a signal): `draft` is set (Forgejo sets
     /// `published_at` on drafts too, so the flag decides there), or it has
     /// no publication time (GitHub's drafts); and for a release without a

@@ -107,6 +107,7 @@ pub(super) fn run(
             open_pulls,
             comments_waiting: placed.waiting,
             staged: StagedCounts::default(),
+            downloads: collected.downloads,
         },
     );
     store.commit_run(key, &finished.commit)?;

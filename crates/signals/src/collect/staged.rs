@@ -457,6 +457,7 @@ fn staged_run(
             open_pulls,
             comments_waiting: placed.waiting,
             staged: tally.counts(),
+            downloads: collected.downloads,
         },
     );
     commit_staged(

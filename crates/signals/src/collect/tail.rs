@@ -7,7 +7,7 @@ use signals_core::diff::Observation;
 use signals_core::notify::Outgoing;
 use signals_core::references::ItemReferences;
 use signals_core::run::{ItemEvent, RunDelta};
-use signals_core::{GraphqlCost, News, RepoContext, RepoName, RunRecord};
+use signals_core::{AssetCount, GraphqlCost, News, RepoContext, RepoName, RunRecord};
 use signals_http::RequestStats;
 use signals_store::{KeptPulls, RunCommit};
 
@@ -33,6 +33,8 @@ pub(super) struct Ending {
     pub(super) comments_waiting: u64,
     /// What the run's stage adds, counted before its commit.
     pub(super) staged: StagedCounts,
+    /// The download counts of the releases' assets.
+    pub(super) downloads: Vec<AssetCount>,
 }
 
 /// What a run's stage adds to its counts (nothing for a held run).
@@ -64,6 +66,7 @@ pub(super) fn finish(plan: &Plan, ending: Ending) -> Finished {
         open_pulls,
         comments_waiting,
         staged,
+        downloads,
     } = ending;
     let record = RunRecord {
         collected_at,
@@ -91,7 +94,7 @@ pub(super) fn finish(plan: &Plan, ending: Ending) -> Finished {
         messages,
         reconciled: plan.reconcile,
         open_pulls,
-        downloads: Vec::new(),
+        downloads,
     };
     Finished { commit, outcome }
 }
