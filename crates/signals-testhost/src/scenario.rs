@@ -108,6 +108,12 @@ pub struct RepoData {
     /// discussions turned off.
     #[serde(default)]
     pub discussions: Option<Vec<Value>>,
+    /// GitHub only: repository security advisories
+    /// (`GET /repos/{o}/{n}/security-advisories`), every state, in the
+    /// order listed; a release's `assets` (with `id` and `download_count`)
+    /// sit in its object in `releases`.
+    #[serde(default)]
+    pub advisories: Vec<Value>,
 }
 
 impl RepoData {
