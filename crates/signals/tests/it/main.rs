@@ -3,6 +3,7 @@
 //! server it starts itself; nothing reaches the internet.
 
 mod a11y;
+mod advisories;
 mod api;
 mod browser;
 mod compact;
