@@ -108,6 +108,21 @@ pub(crate) mod tests {
         s
     }
 
+    /// The importance promise of docs/importance.md: with the default
+    /// weights, critical > high > medium > low > none.
+    #[test]
+    fn a_more_severe_advisory_never_ranks_lower() {
+        use crate::importance::{Weights, score};
+        let w = Weights::default();
+        let now = Timestamp::from_second(1_800_000_000).unwrap();
+        let total = |s: Option<Severity>| score(&advisory("GHSA-1", s, false), now, &w).total;
+        let mut ranked: Vec<Option<Severity>> = Severity::ALL.into_iter().map(Some).collect();
+        ranked.push(None);
+        for pair in ranked.windows(2) {
+            assert!(total(pair[0]) > total(pair[1]), "{pair:?}");
+        }
+    }
+
     #[test]
     fn open_advisories_are_counted_by_severity() {
         let items = [

@@ -631,26 +631,6 @@ mod tests {
         }
 
         #[test]
-        fn a_more_severe_advisory_never_ranks_lower(i in arb_item(), a in 0usize..4, b in 0usize..4) {
-            // Default weights: critical > high > medium > low > none.
-            let w = Weights::default();
-            let with = |s: Option<Severity>| {
-                let mut j = i.clone();
-                j.detail = ItemDetail::Advisory {
-                    severity: s,
-                    cvss_score: None,
-                    cve_id: None,
-                    published_at: Timestamp::from_second(NOW).unwrap(),
-                    withdrawn_at: None,
-                };
-                total(&j, &w)
-            };
-            let (hi, lo) = (Severity::ALL[a.min(b)], Severity::ALL[a.max(b)]);
-            prop_assert!(with(Some(hi)) >= with(Some(lo)));
-            prop_assert!(with(Some(lo)) >= with(None));
-        }
-
-        #[test]
         fn total_is_round_of_clamped_sum(i in arb_item(), w in arb_weights()) {
             // The total is never negative by type; check it is exactly the
             // documented max(0, round(sum)) of the terms it reports.

@@ -20,8 +20,8 @@ use sha2::{Digest, Sha256};
 
 use jiff::Timestamp;
 use signals_core::model::{
-    Collected, Comment, DiscussionHead, Discussions, DiscussionsOff, ItemKind, RepoName,
-    WATERMARK_MARGIN,
+    AssetCount, Collected, Comment, DiscussionHead, Discussions, DiscussionsOff, ItemKind,
+    ItemSnapshot, RepoName, WATERMARK_MARGIN,
 };
 
 use crate::host::{HEADS_PER_QUERY, Host, ListsSeen};
@@ -245,17 +245,7 @@ impl<H: Host> HostClient<H> {
         };
 
         let fetched = http.get(&host.releases_url(&root), cache)?;
-        let mut downloads = Vec::new();
-        let releases = decode::<Vec<H::Release>>(name_of_host, &fetched.url, &fetched.body)?
-            .into_iter()
-            .filter_map(|r| {
-                // A draft's assets are not public: only a release's count.
-                let assets = r.downloads();
-                let release = r.into_snapshot(&at)?;
-                downloads.extend(assets);
-                Some(release)
-            })
-            .collect();
+        let (releases, downloads) = releases_of::<H>(name_of_host, &fetched, &at)?;
         let advisories = host.advisories(http, &root, &at, cache)?;
 
         let fetched = http.get(&host.milestones_url(&root), cache)?;
@@ -319,7 +309,7 @@ impl<H: Host> HostClient<H> {
                 milestones,
                 items,
                 advisories,
-                downloads: one_per_asset(downloads),
+                downloads,
             },
             renamed_to,
             stats: http.stats(),
@@ -521,16 +511,26 @@ fn read_lists<H: Host>(
     })
 }
 
-/// The download counts, one per asset (the first listed wins: an asset is
-/// in one release).
-fn one_per_asset(
-    downloads: Vec<signals_core::model::AssetCount>,
-) -> Vec<signals_core::model::AssetCount> {
+/// The releases of a releases page, and their assets' download counts, one
+/// per asset (the first listed wins). A draft's assets are not public:
+/// only a release's count.
+fn releases_of<H: Host>(
+    name_of_host: &'static str,
+    fetched: &crate::Fetched,
+    at: &Place<'_>,
+) -> Result<(Vec<ItemSnapshot>, Vec<AssetCount>), Error> {
+    let mut downloads = Vec::new();
     let mut seen = HashSet::new();
-    downloads
+    let releases = decode::<Vec<H::Release>>(name_of_host, &fetched.url, &fetched.body)?
         .into_iter()
-        .filter(|d| seen.insert(d.asset.clone()))
-        .collect()
+        .filter_map(|r| {
+            let assets = r.downloads();
+            let release = r.into_snapshot(at)?;
+            downloads.extend(assets.into_iter().filter(|d| seen.insert(d.asset.clone())));
+            Some(release)
+        })
+        .collect();
+    Ok((releases, downloads))
 }
 
 /// The new name when the host's answer names another repository than the

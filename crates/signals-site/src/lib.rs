@@ -142,9 +142,11 @@ mod files;
 mod templates;
 mod write;
 
+mod advisories;
 mod charts;
 mod dataset;
 mod digest;
+mod download_chart;
 mod feed;
 mod filter;
 mod group_search;

@@ -28,6 +28,7 @@ use crate::paths::{
     FILTER_INDEX_FILE, PAGE_SIZE, TRAIL_PAGE_SIZE, document_dir, history_file, id_parts,
     item_number, page_file, repo_label, trail_file,
 };
+use crate::advisories::{self, ADVISORIES_LISTED};
 use crate::source::{Ranked, RepoSource};
 use crate::templates::render;
 use crate::text::{excerpt, http_url};
@@ -73,6 +74,11 @@ pub fn render_repo_files(
     for w in &mut digest.waiting {
         w.repo = Some(repo.document.dataset.repository.name.clone());
     }
+    digest.advisories = advisories::entries(
+        &source.advisories(ADVISORIES_LISTED)?,
+        &prefix,
+        &repo.document.dataset.repository.name,
+    );
     out.put(DIGEST_FILE, &digest.to_json()?)?;
     RepoSummary::of_head(repo)
 }

@@ -58,6 +58,7 @@ impl TrendsView {
                 // After the time to close, before stars and forks.
                 let at = charts.len().saturating_sub(1);
                 charts.insert(at, crate::response_chart::response_chart(trends));
+                charts.push(crate::download_chart::download_chart(trends));
                 charts
             },
             rising: rising_views(trends, ""),
@@ -276,6 +277,7 @@ mod tests {
             first_response_p90_hours: None,
             answered_within_2_days: None,
             first_response_unknown: 0,
+            downloads: 0,
         };
         let trends = Trends {
             schema_version: signals_core::trends::TRENDS_SCHEMA_VERSION,

@@ -602,6 +602,26 @@ mod tests {
     }
 
     #[test]
+    fn release_assets_give_their_download_counts_by_host_id() {
+        // GitHub's and Forgejo's assets alike; an asset without an id is
+        // left out, and `assets` absent or null is none.
+        let r: Release = decode(
+            "u",
+            br#"{"tag_name": "v1", "assets": [
+                {"id": 11, "name": "a.tar.gz", "download_count": 120},
+                {"id": 12, "name": "a.zip", "download_count": null, "uuid": "x"},
+                {"id": null, "name": "b", "download_count": 3}]}"#,
+        )
+        .unwrap();
+        let got: Vec<(String, u64)> = r.downloads().into_iter().map(|d| (d.asset, d.count)).collect();
+        assert_eq!(got, vec![("11".to_string(), 120), ("12".to_string(), 0)]);
+        for body in [r#"{"tag_name": "v1"}"#, r#"{"tag_name": "v1", "assets": null}"#] {
+            let r: Release = decode("u", body.as_bytes()).unwrap();
+            assert!(r.downloads().is_empty());
+        }
+    }
+
+    #[test]
     fn release_rules() {
         let rel = |extra: &str| {
             release(

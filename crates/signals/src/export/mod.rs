@@ -319,9 +319,14 @@ fn export_repo<'s>(
 
     let contexts = store.run_contexts(summary.key, first_week(instant))?;
     let growth = store.growth_since(summary.key, instant - RISING_WINDOW)?;
+    let mut tally = pass.tally;
+    let sightings = store.asset_sightings(summary.key, first_week(instant))?;
+    for increase in signals_core::downloads::increases(&sightings) {
+        tally.add_downloads(&increase);
+    }
     let trends = signals_core::trends::build_from(
         outline.summary.repo.repo.to_string(),
-        pass.tally,
+        tally,
         &contexts,
         growth,
     );

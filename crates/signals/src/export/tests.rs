@@ -133,6 +133,12 @@ fn reference_export(
         let growth = store
             .growth_since(view.summary.key, instant - RISING_WINDOW)
             .unwrap();
+        let sightings = store
+            .asset_sightings(view.summary.key, first_week(instant))
+            .unwrap();
+        for increase in signals_core::downloads::increases(&sightings) {
+            tally.add_downloads(&increase);
+        }
         let trends = build_from(view.summary.repo.repo.to_string(), tally, &contexts, growth);
         let page = RepoPage {
             document: &document,

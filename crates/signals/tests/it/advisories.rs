@@ -11,7 +11,7 @@ use std::path::Path;
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 use signals_store::suite::WholeReads;
-use signals_store::{Backend, Reads};
+use signals_store::Reads;
 use signals_testhost::{Scenario, TestHost, synthetic};
 
 use crate::receiver::{Answer, Receiver};
@@ -254,9 +254,16 @@ fn advisories_published_changed_and_withdrawn_between_runs_each_with_its_trail()
         (&high["severity"], &high["cveId"], &high["cvssScore"]),
         (&json!("critical"), &json!("CVE-2026-12345"), &json!(9.8))
     );
-    // Open advisories first on the group page.
+    // Open advisories first on the group page: the one still in force,
+    // not the withdrawn ones.
     let group = std::fs::read_to_string(dir.path().join("site/g/index.html")).unwrap();
-    assert!(group.contains("GHSA-hhhh-hhhh-hhhh"), "the open advisory is listed");
+    let start = group.find("id=\"advisories-h\"").expect("an advisories section");
+    let end = group.find("id=\"changed-h\"").unwrap();
+    assert!(start < end, "before what changed");
+    let section = &group[start..end];
+    assert!(section.contains(HIGH) && section.contains("critical"), "{section}");
+    assert!(section.contains("CVE-2026-12345"), "{section}");
+    assert!(!section.contains(NEW) && !section.contains(OLD), "{section}");
 }
 
 #[test]

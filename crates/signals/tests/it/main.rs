@@ -11,6 +11,7 @@ mod conversation;
 mod defaults;
 mod deploy;
 mod discussions;
+mod downloads;
 mod e2e;
 mod everyday;
 mod faults;
