@@ -38,13 +38,7 @@ pub fn history_path(path: &str) -> Option<HistoryPath<'_>> {
 
 /// The kinds of signal the API knows, as a signal id and `kind=` name
 /// them.
-pub const KINDS: [&str; 5] = [
-    "issue",
-    "pull_request",
-    "release",
-    "discussion",
-    "advisory",
-];
+pub const KINDS: [&str; 5] = ["issue", "pull_request", "release", "discussion", "advisory"];
 
 /// Where a signal comes from, read from its id.
 #[derive(Debug, Clone, PartialEq, Eq)]

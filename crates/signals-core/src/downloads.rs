@@ -125,7 +125,12 @@ mod tests {
         let from = seen("1", 1, 0).at;
         assert_eq!(downloads_between(&s, from, now), 3);
         assert_eq!(
-            downloads_between(&s, from.checked_sub(SignedDuration::from_secs(1)).unwrap_or(from), now),
+            downloads_between(
+                &s,
+                from.checked_sub(SignedDuration::from_secs(1))
+                    .unwrap_or(from),
+                now
+            ),
             10
         );
     }

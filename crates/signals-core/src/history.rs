@@ -175,7 +175,13 @@ impl Change {
             Change::Draft { old, new } => format!("draft {old} → {new}"),
             Change::Merged { old, new } => format!("merged {old} → {new}"),
             Change::Advisory { name, old, new } => {
-                let none = |v: &str| if v.is_empty() { "none".to_string() } else { v.to_string() };
+                let none = |v: &str| {
+                    if v.is_empty() {
+                        "none".to_string()
+                    } else {
+                        v.to_string()
+                    }
+                };
                 format!("{name} {} → {}", none(old), none(new))
             }
         }

@@ -302,7 +302,11 @@ pub fn score(item: &ItemSnapshot, now: Timestamp, weights: &Weights) -> Score {
     {
         let points = weights.severity(severity);
         if points != 0.0 {
-            push("severity", points, format!("{} severity", severity.as_str()));
+            push(
+                "severity",
+                points,
+                format!("{} severity", severity.as_str()),
+            );
         }
     }
 

@@ -11,9 +11,7 @@
 
 use jiff::Timestamp;
 use serde::Deserialize;
-use signals_core::model::{
-    CvssScore, ItemDetail, ItemSnapshot, ItemState, Metrics, Severity,
-};
+use signals_core::model::{CvssScore, ItemDetail, ItemSnapshot, ItemState, Metrics, Severity};
 use signals_http::de::{opt_timestamp, secs, text};
 use signals_http::wire::Place;
 use signals_http::{Client, Error, ResponseCache, decode};
@@ -103,7 +101,11 @@ impl Advisory {
         // The newest CVSS version given, then the legacy field.
         let score = self
             .cvss_severities
-            .and_then(|c| c.cvss_v4.and_then(|v| v.score).or(c.cvss_v3.and_then(|v| v.score)))
+            .and_then(|c| {
+                c.cvss_v4
+                    .and_then(|v| v.score)
+                    .or(c.cvss_v3.and_then(|v| v.score))
+            })
             .or(self.cvss.and_then(|c| c.score))
             .filter(|s| *s > 0.0)
             .and_then(CvssScore::from_f64);
@@ -220,7 +222,10 @@ mod tests {
         );
         assert_eq!(got.len(), 2);
         let (a, w) = (&got[0], &got[1]);
-        assert_eq!((a.key.as_str(), a.title.as_str()), ("GHSA-1111-2222-3333", "Heap overflow"));
+        assert_eq!(
+            (a.key.as_str(), a.title.as_str()),
+            ("GHSA-1111-2222-3333", "Heap overflow")
+        );
         assert_eq!(a.state, ItemState::Open);
         assert_eq!(a.author, "maint");
         let ItemDetail::Advisory {
@@ -234,11 +239,18 @@ mod tests {
             panic!("{a:?}")
         };
         assert_eq!(*severity, Some(Severity::High));
-        assert_eq!(cvss_score.map(|s| s.value()), Some(8.1), "the newest CVSS version");
+        assert_eq!(
+            cvss_score.map(|s| s.value()),
+            Some(8.1),
+            "the newest CVSS version"
+        );
         assert_eq!(cve_id.as_deref(), Some("CVE-2026-1"));
         assert_eq!(*withdrawn_at, None);
         assert_eq!(w.state, ItemState::Closed);
-        assert_eq!(w.url, "https://github.com/o/n/security/advisories/GHSA-4444-5555-6666");
+        assert_eq!(
+            w.url,
+            "https://github.com/o/n/security/advisories/GHSA-4444-5555-6666"
+        );
         assert!(matches!(
             w.detail,
             ItemDetail::Advisory {

@@ -116,7 +116,11 @@ mod tests {
         let mut list = vec![entry("a", "low", 90), entry("b", "", 99)];
         merge(
             &mut list,
-            vec![entry("c", "critical", 10), entry("d", "high", 5), entry("e", "high", 50)],
+            vec![
+                entry("c", "critical", 10),
+                entry("d", "high", 5),
+                entry("e", "high", 50),
+            ],
         );
         let ids: Vec<&str> = list.iter().map(|e| e.id.as_str()).collect();
         assert_eq!(ids, ["c", "e", "d", "a", "b"]);

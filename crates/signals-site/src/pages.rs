@@ -15,6 +15,7 @@
 use serde::Serialize;
 use signals_core::ItemKind;
 
+use crate::advisories::{self, ADVISORIES_LISTED};
 use crate::digest::{DIGEST_FILE, DIGEST_SIGNALS, DIGEST_TRAIL, RepoDigest};
 use crate::error::SiteError;
 use crate::feed::render_feed_of;
@@ -28,7 +29,6 @@ use crate::paths::{
     FILTER_INDEX_FILE, PAGE_SIZE, TRAIL_PAGE_SIZE, document_dir, history_file, id_parts,
     item_number, page_file, repo_label, trail_file,
 };
-use crate::advisories::{self, ADVISORIES_LISTED};
 use crate::source::{Ranked, RepoSource};
 use crate::templates::render;
 use crate::text::{excerpt, http_url};

@@ -334,12 +334,7 @@ const COMMENTS: &[Column] = &[
 ];
 
 const ITEM_KEYS: &[Column] = &[("item", Int), ("key", Text)];
-const ASSET_DOWNLOADS: &[Column] = &[
-    ("repo", Int),
-    ("asset", Text),
-    ("run", Int),
-    ("count", Int),
-];
+const ASSET_DOWNLOADS: &[Column] = &[("repo", Int), ("asset", Text), ("run", Int), ("count", Int)];
 const ITEM_REFS: &[Column] = &[
     ("item", Int),
     ("via", Text),

@@ -68,9 +68,7 @@ pub(crate) fn route(
         ["releases"] => paginate(base, path, &params, &data.releases, per_page, page),
         // No state filter is served: every state is listed, as GitHub does
         // without `state`.
-        ["security-advisories"] => {
-            paginate(base, path, &params, &data.advisories, per_page, page)
-        }
+        ["security-advisories"] => paginate(base, path, &params, &data.advisories, per_page, page),
         ["issues", "comments"] => {
             crate::comments::list(&data.comments, base, path, query, per_page, page)
         }

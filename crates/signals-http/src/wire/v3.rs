@@ -613,9 +613,16 @@ mod tests {
                 {"id": null, "name": "b", "download_count": 3}]}"#,
         )
         .unwrap();
-        let got: Vec<(String, u64)> = r.downloads().into_iter().map(|d| (d.asset, d.count)).collect();
+        let got: Vec<(String, u64)> = r
+            .downloads()
+            .into_iter()
+            .map(|d| (d.asset, d.count))
+            .collect();
         assert_eq!(got, vec![("11".to_string(), 120), ("12".to_string(), 0)]);
-        for body in [r#"{"tag_name": "v1"}"#, r#"{"tag_name": "v1", "assets": null}"#] {
+        for body in [
+            r#"{"tag_name": "v1"}"#,
+            r#"{"tag_name": "v1", "assets": null}"#,
+        ] {
             let r: Release = decode("u", body.as_bytes()).unwrap();
             assert!(r.downloads().is_empty());
         }

@@ -199,14 +199,24 @@ pub fn advisories_read_back_with_their_latest_snapshot(make: Factory<'_>) {
     };
     let first = vec![
         advisory("GHSA-aaaa-bbbb-cccc", Severity::High, None),
-        advisory("GHSA-dddd-eeee-ffff", Severity::Low, Some("2026-10-02T00:00:00Z")),
+        advisory(
+            "GHSA-dddd-eeee-ffff",
+            Severity::Low,
+            Some("2026-10-02T00:00:00Z"),
+        ),
         issue("1"),
     ];
     let run = run_of(&*store, key, ts("2026-11-01T10:00:00Z"), first, 1);
     store.commit_run(key, &run).unwrap();
     let mut raised = advisory("GHSA-aaaa-bbbb-cccc", Severity::Critical, None);
     raised.updated_at = ts("2026-11-02T00:00:00Z");
-    let run = run_of(&*store, key, ts("2026-11-02T10:00:00Z"), vec![raised.clone()], 1);
+    let run = run_of(
+        &*store,
+        key,
+        ts("2026-11-02T10:00:00Z"),
+        vec![raised.clone()],
+        1,
+    );
     store.commit_run(key, &run).unwrap();
     let read = store.advisories(key).unwrap();
     assert_eq!(read.len(), 2);
@@ -237,7 +247,9 @@ pub fn a_migrated_store_takes_advisories_and_downloads(store: &mut dyn Backend, 
     store.commit_run(key, &run).unwrap();
     assert_eq!(store.advisories(key).unwrap(), vec![a]);
     assert_eq!(store.open_item_ids(key).unwrap(), vec![id(&issue("1"))]);
-    let seen = store.asset_sightings(key, ts("2026-12-01T00:00:00Z")).unwrap();
+    let seen = store
+        .asset_sightings(key, ts("2026-12-01T00:00:00Z"))
+        .unwrap();
     assert_eq!(seen.len(), 1);
     assert_eq!((seen[0].asset.as_str(), seen[0].count), ("7", 12));
 }

@@ -147,7 +147,9 @@ pub fn download_counts_are_stored_when_they_move(make: Factory<'_>) {
     // The last 4 weeks before 2026-11-10: +30 (asset 1 on 11-01), +2
     // (asset 2), +5 (asset 3); asset 3's first sighting adds nothing.
     let now = ts("2026-11-10T10:00:00Z");
-    let from = now.checked_sub(signals_core::downloads::LAST_4_WEEKS).unwrap();
+    let from = now
+        .checked_sub(signals_core::downloads::LAST_4_WEEKS)
+        .unwrap();
     let sightings = store.asset_sightings(key, from).unwrap();
     assert_eq!(last_4_weeks(&sightings, now), 37);
     store.purge_repository(key).unwrap();

@@ -10,8 +10,8 @@ use std::path::Path;
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
-use signals_store::suite::WholeReads;
 use signals_store::Reads;
+use signals_store::suite::WholeReads;
 use signals_testhost::{Scenario, TestHost, synthetic};
 
 use crate::receiver::{Answer, Receiver};
@@ -51,7 +51,11 @@ fn advisory(ghsa: &str, severity: &str, state: &str, updated_days_ago: i64) -> V
 }
 
 fn scenario(advisories: Vec<Value>) -> Scenario {
-    let mut s = synthetic(REPO, 3, Timestamp::now() - SignedDuration::from_hours(24 * 40));
+    let mut s = synthetic(
+        REPO,
+        3,
+        Timestamp::now() - SignedDuration::from_hours(24 * 40),
+    );
     s.repos.get_mut(REPO).unwrap().advisories = advisories;
     s
 }
@@ -103,7 +107,10 @@ fn alerted(rx: &Receiver, from: usize) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for hit in &rx.hits()[from..] {
         let body: Value = serde_json::from_slice(&hit.body).unwrap();
-        let errors: Vec<String> = validator.iter_errors(&body).map(|e| e.to_string()).collect();
+        let errors: Vec<String> = validator
+            .iter_errors(&body)
+            .map(|e| e.to_string())
+            .collect();
         assert!(errors.is_empty(), "{errors:?}");
         for s in body["signals"].as_array().unwrap() {
             let id = s["id"].as_str().unwrap();
@@ -170,8 +177,16 @@ fn advisories_published_changed_and_withdrawn_between_runs_each_with_its_trail()
     assert_eq!(
         states,
         vec![
-            ("github:o/sec:advisory:GHSA-hhhh-hhhh-hhhh", "open", &json!("high")),
-            ("github:o/sec:advisory:GHSA-wwww-wwww-wwww", "closed", &json!("low")),
+            (
+                "github:o/sec:advisory:GHSA-hhhh-hhhh-hhhh",
+                "open",
+                &json!("high")
+            ),
+            (
+                "github:o/sec:advisory:GHSA-wwww-wwww-wwww",
+                "closed",
+                &json!("low")
+            ),
         ]
     );
     assert_eq!(signals[0]["cvssScore"], 7.5);
@@ -194,7 +209,11 @@ fn advisories_published_changed_and_withdrawn_between_runs_each_with_its_trail()
     let mut published = advisory(NEW, "medium", "published", 0);
     published["published_at"] = hours_ago(3).into();
     published["updated_at"] = hours_ago(3).into();
-    host.set_scenario(scenario(vec![raised.clone(), published.clone(), withdrawn.clone()]));
+    host.set_scenario(scenario(vec![
+        raised.clone(),
+        published.clone(),
+        withdrawn.clone(),
+    ]));
     let before = host.requests().len();
     collect(dir.path());
     assert_eq!(asked(&host, before), vec![Some(200)]);
@@ -211,7 +230,11 @@ fn advisories_published_changed_and_withdrawn_between_runs_each_with_its_trail()
     assigned["cve_id"] = "CVE-2026-12345".into();
     assigned["updated_at"] = hours_ago(2).into();
     let hits = rx.hits().len();
-    host.set_scenario(scenario(vec![assigned.clone(), published.clone(), withdrawn.clone()]));
+    host.set_scenario(scenario(vec![
+        assigned.clone(),
+        published.clone(),
+        withdrawn.clone(),
+    ]));
     collect(dir.path());
     assert_eq!(rx.hits().len(), hits, "a CVE id is no publication");
 
@@ -246,10 +269,16 @@ fn advisories_published_changed_and_withdrawn_between_runs_each_with_its_trail()
         vec!["discovered: initial snapshot", "changed: state, updatedAt"]
     );
     let signals = exported(dir.path());
-    let new = signals.iter().find(|s| s["id"].as_str().unwrap().ends_with(NEW)).unwrap();
+    let new = signals
+        .iter()
+        .find(|s| s["id"].as_str().unwrap().ends_with(NEW))
+        .unwrap();
     assert_eq!(new["state"], "closed");
     assert!(new["withdrawnAt"].is_string());
-    let high = signals.iter().find(|s| s["id"].as_str().unwrap().ends_with(HIGH)).unwrap();
+    let high = signals
+        .iter()
+        .find(|s| s["id"].as_str().unwrap().ends_with(HIGH))
+        .unwrap();
     assert_eq!(
         (&high["severity"], &high["cveId"], &high["cvssScore"]),
         (&json!("critical"), &json!("CVE-2026-12345"), &json!(9.8))
@@ -257,20 +286,32 @@ fn advisories_published_changed_and_withdrawn_between_runs_each_with_its_trail()
     // Open advisories first on the group page: the one still in force,
     // not the withdrawn ones.
     let group = std::fs::read_to_string(dir.path().join("site/g/index.html")).unwrap();
-    let start = group.find("id=\"advisories-h\"").expect("an advisories section");
+    let start = group
+        .find("id=\"advisories-h\"")
+        .expect("an advisories section");
     let end = group.find("id=\"changed-h\"").unwrap();
     assert!(start < end, "before what changed");
     let section = &group[start..end];
-    assert!(section.contains(HIGH) && section.contains("critical"), "{section}");
+    assert!(
+        section.contains(HIGH) && section.contains("critical"),
+        "{section}"
+    );
     assert!(section.contains("CVE-2026-12345"), "{section}");
-    assert!(!section.contains(NEW) && !section.contains(OLD), "{section}");
+    assert!(
+        !section.contains(NEW) && !section.contains(OLD),
+        "{section}"
+    );
 }
 
 #[test]
 fn a_repository_with_no_advisories_asks_once_a_run() {
     let host = TestHost::start(scenario(vec![])).unwrap();
     let dir = TempDir::new("advisories-none");
-    std::fs::write(dir.path().join("signals.toml"), config(host.base_url(), &[REPO], "")).unwrap();
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(host.base_url(), &[REPO], ""),
+    )
+    .unwrap();
     let first = collect(dir.path());
     assert_eq!(asked(&host, 0), vec![Some(200)]);
     let before = host.requests().len();
@@ -282,5 +323,8 @@ fn a_repository_with_no_advisories_asks_once_a_run() {
     // no failure: the run goes on without advisories.
     host.inject_for(ADVISORIES, signals_testhost::Fault::Status(404));
     let summary = collect(dir.path());
-    assert_eq!(summary["repositories"][0]["status"], "collected", "{summary}");
+    assert_eq!(
+        summary["repositories"][0]["status"], "collected",
+        "{summary}"
+    );
 }

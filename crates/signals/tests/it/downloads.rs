@@ -20,7 +20,11 @@ const REPO: &str = "o/dl";
 /// `REPO` whose first published release carries `assets` (id, name,
 /// downloads).
 fn scenario(assets: &[(u64, &str, u64)]) -> Scenario {
-    let mut s = synthetic(REPO, 3, Timestamp::now() - SignedDuration::from_hours(24 * 40));
+    let mut s = synthetic(
+        REPO,
+        3,
+        Timestamp::now() - SignedDuration::from_hours(24 * 40),
+    );
     let data = s.repos.get_mut(REPO).unwrap();
     let release = data
         .releases
@@ -51,9 +55,14 @@ fn validate(dir: &Path, file: &str) -> Value {
 
 #[test]
 fn downloads_across_three_runs_one_after_an_asset_was_replaced() {
-    let host = TestHost::start(scenario(&[(11, "tool.tar.gz", 100), (12, "tool.zip", 40)])).unwrap();
+    let host =
+        TestHost::start(scenario(&[(11, "tool.tar.gz", 100), (12, "tool.zip", 40)])).unwrap();
     let dir = TempDir::new("downloads-runs");
-    std::fs::write(dir.path().join("signals.toml"), config(host.base_url(), &[REPO], "")).unwrap();
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        config(host.base_url(), &[REPO], ""),
+    )
+    .unwrap();
     // First sighting: nothing counted.
     collect(dir.path());
     // +50 on the tarball.
@@ -82,7 +91,10 @@ fn downloads_across_three_runs_one_after_an_asset_was_replaced() {
     let key = store.repositories().unwrap()[0].key;
     let all = store.asset_sightings(key, Timestamp::UNIX_EPOCH).unwrap();
     let kept: Vec<(&str, u64)> = all.iter().map(|s| (s.asset.as_str(), s.count)).collect();
-    assert_eq!(kept, vec![("11", 100), ("11", 150), ("12", 40), ("12", 45), ("13", 7)]);
+    assert_eq!(
+        kept,
+        vec![("11", 100), ("11", 150), ("12", 40), ("12", 45), ("13", 7)]
+    );
     // What the verdict's last 4 weeks reads.
     let now = Timestamp::now();
     let span = store.asset_sightings(key, now - LAST_4_WEEKS).unwrap();
@@ -90,6 +102,9 @@ fn downloads_across_three_runs_one_after_an_asset_was_replaced() {
 
     // The repository page charts them.
     let page = std::fs::read_to_string(dir.path().join("site/g/dl/index.html")).unwrap();
-    assert!(page.contains("id=\"chart-downloads-h\""), "a downloads chart");
+    assert!(
+        page.contains("id=\"chart-downloads-h\""),
+        "a downloads chart"
+    );
     assert!(page.contains("Downloads of release assets per week"));
 }
