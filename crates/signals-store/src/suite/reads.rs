@@ -227,7 +227,7 @@ pub fn advisories_read_back_with_their_latest_snapshot(make: Factory<'_>) {
 }
 
 /// What a store migrated from before `0021_advisories_downloads` takes:
-/// an advisory beside the items it held (`key` holds issue 1, committed
+/// an advisory beside the items it held (`key` holds one issue, committed
 /// before the migration), and download counts.
 pub fn a_migrated_store_takes_advisories_and_downloads(store: &mut dyn Backend, key: RepoKey) {
     use signals_core::{AssetCount, ItemDetail, Severity};
