@@ -11,7 +11,7 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 use signals_core::downloads::{LAST_4_WEEKS, last_4_weeks};
 use signals_store::{Reads, TrendReads};
-use signals_testhost::{Scenario, TestHost, synthetic};
+use signals_testhost::{Scenario, TestHost, synthetic, synthetic_forgejo};
 
 use crate::support::{TempDir, config, read_json, run, show};
 
@@ -107,4 +107,53 @@ fn downloads_across_three_runs_one_after_an_asset_was_replaced() {
         "a downloads chart"
     );
     assert!(page.contains("Downloads of release assets per week"));
+}
+
+/// Forgejo sends the same `assets` with its releases: its downloads are
+/// counted alike, and it is never asked for advisories (it has none).
+#[test]
+fn forgejo_downloads_are_counted_and_no_advisories_are_asked() {
+    let with = |count: u64| {
+        let mut s = synthetic_forgejo(
+            "owner/repo",
+            3,
+            Timestamp::now() - SignedDuration::from_hours(24 * 40),
+        );
+        let data = s.repos.values_mut().next().unwrap();
+        let release = data
+            .releases
+            .iter_mut()
+            .find(|r| r["draft"] == false)
+            .unwrap();
+        release["assets"] = json!([{"id": 21, "name": "a.tar.gz", "download_count": count,
+                                     "uuid": "u-21", "size": 10}]);
+        s
+    };
+    let host = TestHost::start(with(10)).unwrap();
+    let dir = TempDir::new("downloads-forgejo");
+    let text = format!(
+        "store = \"signals.db\"\nout = \"site\"\nbackfill_days = 60\n\n[[hosts]]\nname = \"h\"\nkind = \"forgejo\"\napi_url = \"{}\"\n\n[[groups]]\nid = \"g\"\nname = \"Group\"\nrepos = [\"owner/repo\"]\n",
+        host.api_url()
+    );
+    std::fs::write(dir.path().join("signals.toml"), text).unwrap();
+    collect(dir.path());
+    host.set_scenario(with(17));
+    collect(dir.path());
+    assert!(
+        host.requests()
+            .iter()
+            .all(|r| !r.path.contains("security-advisories"))
+    );
+    let out = run(dir.path(), &["export"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let path = dir.path().join("site/g/repo/trends.json");
+    let out = run(dir.path(), &["validate", path.to_str().unwrap()], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let weekly: u64 = read_json(&path)["weeks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["downloads"].as_u64().unwrap())
+        .sum();
+    assert_eq!(weekly, 7);
 }
