@@ -55,6 +55,9 @@ pub fn host_body<H: Host + Default>(body: &[u8]) {
     };
     if let Ok(releases) = decode::<Vec<H::Release>>(name, URL, body) {
         for release in releases {
+            for asset in release.downloads() {
+                assert!(!asset.asset.is_empty() && asset.count <= i64::MAX as u64);
+            }
             if let Some(snapshot) = release.into_snapshot(&at) {
                 check_snapshot(&snapshot);
             }

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::model::{ItemDetail, ItemSnapshot, ItemState};
+use crate::model::{ItemDetail, ItemSnapshot, ItemState, Severity};
 
 /// One term of a score: a named contribution, with a short human reason.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,6 +72,16 @@ pub struct Weights {
     /// Points for a discussion whose answer is marked (usually negative:
     /// the question is settled).
     pub answered: f64,
+    /// Base points of a security advisory.
+    pub advisory: f64,
+    /// Points for an advisory of critical severity. Must be >= 0.
+    pub severity_critical: f64,
+    /// Points for an advisory of high severity. Must be >= 0.
+    pub severity_high: f64,
+    /// Points for an advisory of medium severity. Must be >= 0.
+    pub severity_medium: f64,
+    /// Points for an advisory of low severity. Must be >= 0.
+    pub severity_low: f64,
     /// Bonus while the item is open. Must be >= 0.
     pub open: f64,
     /// Points for a draft pull request (usually negative: not ready yet).
@@ -111,6 +121,11 @@ impl Default for Weights {
             prerelease: 6.0,
             discussion: 4.0,
             answered: -2.0,
+            advisory: 10.0,
+            severity_critical: 16.0,
+            severity_high: 10.0,
+            severity_medium: 5.0,
+            severity_low: 2.0,
             open: 4.0,
             draft: -2.0,
             reactions: 3.0,
@@ -148,6 +163,10 @@ impl Weights {
             ("reactions", self.reactions),
             ("comments", self.comments),
             ("recency", self.recency),
+            ("severity_critical", self.severity_critical),
+            ("severity_high", self.severity_high),
+            ("severity_medium", self.severity_medium),
+            ("severity_low", self.severity_low),
         ];
         for (key, value) in non_negative {
             if !value.is_finite() || value < 0.0 {
@@ -173,6 +192,7 @@ impl Weights {
             ("prerelease", self.prerelease),
             ("discussion", self.discussion),
             ("answered", self.answered),
+            ("advisory", self.advisory),
             ("draft", self.draft),
         ];
         for (key, value) in any_sign {
@@ -213,6 +233,16 @@ impl Weights {
         Ok(())
     }
 
+    /// The points of an advisory's severity.
+    pub fn severity(&self, severity: Severity) -> f64 {
+        match severity {
+            Severity::Critical => self.severity_critical,
+            Severity::High => self.severity_high,
+            Severity::Medium => self.severity_medium,
+            Severity::Low => self.severity_low,
+        }
+    }
+
     /// The weight of a label, matched as [`Weights::labels`] describes.
     pub fn label_weight(&self, label: &str) -> Option<f64> {
         let norm = normalize_label(label);
@@ -236,7 +266,7 @@ fn normalize_label(label: &str) -> String {
 /// Scores one item at collection time `now`.
 ///
 /// Terms, in this order (zero-point terms other than the base are left out):
-/// `kind`, `open`, `draft`, `answered`, `reactions`, `comments`, `label:<name>` (each
+/// `kind`, `severity` (advisories), `open`, `draft`, `answered`, `reactions`, `comments`, `label:<name>` (each
 /// weighted label once, in the item's order), `recency`. An `updated_at`
 /// after `now` counts as "now".
 ///
@@ -262,8 +292,23 @@ pub fn score(item: &ItemSnapshot, now: Timestamp, weights: &Weights) -> Score {
             prerelease: true, ..
         } => (weights.prerelease, "prerelease"),
         ItemDetail::Discussion { .. } => (weights.discussion, "discussion"),
+        ItemDetail::Advisory { .. } => (weights.advisory, "security advisory"),
     };
     push("kind", base, kind.to_string());
+    if let ItemDetail::Advisory {
+        severity: Some(severity),
+        ..
+    } = item.detail
+    {
+        let points = weights.severity(severity);
+        if points != 0.0 {
+            push(
+                "severity",
+                points,
+                format!("{} severity", severity.as_str()),
+            );
+        }
+    }
 
     if item.state == ItemState::Open && weights.open != 0.0 {
         push("open", weights.open, "open".to_string());
@@ -446,6 +491,13 @@ mod tests {
                 category: "Q&A".to_string(),
                 answered,
             }),
+            (0usize..5).prop_map(|s| ItemDetail::Advisory {
+                severity: Severity::ALL.get(s).copied(),
+                cvss_score: None,
+                cve_id: None,
+                published_at: Timestamp::from_second(NOW).unwrap(),
+                withdrawn_at: None,
+            }),
         ]
     }
 
@@ -483,8 +535,9 @@ mod tests {
     // Valid weights: non-negative where the rule needs it, any sign elsewhere.
     prop_compose! {
         fn arb_weights()(
-            bases in prop::array::uniform7(-20.0f64..20.0),
+            bases in prop::array::uniform8(-20.0f64..20.0),
             non_neg in prop::array::uniform4(0.0f64..20.0),
+            severities in prop::array::uniform4(0.0f64..20.0),
             half_life_hours in 0.1f64..1000.0,
             labels in prop::collection::btree_map("[a-z]{1,8}", -20.0f64..20.0, 0..4),
         ) -> Weights {
@@ -496,6 +549,11 @@ mod tests {
                 draft: bases[4],
                 discussion: bases[5],
                 answered: bases[6],
+                advisory: bases[7],
+                severity_critical: severities[0],
+                severity_high: severities[1],
+                severity_medium: severities[2],
+                severity_low: severities[3],
                 open: non_neg[0],
                 reactions: non_neg[1],
                 comments: non_neg[2],

@@ -11,9 +11,11 @@
 
 #![warn(missing_docs)]
 
+pub mod advisories;
 pub mod api;
 pub mod dataset;
 pub mod diff;
+pub mod downloads;
 pub mod first_response;
 pub mod health;
 pub mod history;

@@ -113,6 +113,10 @@ pub struct Week {
     /// response is not known (`first_response::Answer::Unknown`): left
     /// out of the three figures above.
     pub first_response_unknown: u64,
+    /// The downloads of the repository's release assets seen added in the
+    /// week: the sum of the increases between two sightings of an asset
+    /// (`crate::downloads`); 0 where the host counts none.
+    pub downloads: u64,
     /// People whose first contribution to the repository (an issue, a
     /// pull request, a comment or a review; bots and `ignore_users` left
     /// out) falls in the week, told as `contributorsSource` says.
@@ -204,8 +208,8 @@ pub enum FactKind {
         /// When published.
         published: Timestamp,
     },
-    /// A discussion: not in the weekly tallies (trends-v1 has no field
-    /// for them).
+    /// A discussion or an advisory: not in the weekly tallies (trends-v1
+    /// has no field for them).
     Discussion,
 }
 
@@ -242,7 +246,7 @@ impl ItemFacts {
                 stable: !prerelease,
                 published: published_at,
             },
-            ItemDetail::Discussion { .. } => FactKind::Discussion,
+            ItemDetail::Discussion { .. } | ItemDetail::Advisory { .. } => FactKind::Discussion,
         };
         ItemFacts {
             created_at: s.created_at,
@@ -287,6 +291,8 @@ struct Counts {
     response_hours: Vec<f64>,
     /// Those of them whose first response is not known.
     response_unknown: u64,
+    /// Downloads seen added in the week.
+    downloads: u64,
 }
 
 impl WeekTally {
@@ -367,6 +373,13 @@ impl WeekTally {
         }
     }
 
+    /// Counts downloads seen added at one run ([`crate::downloads::increases`]).
+    pub fn add_downloads(&mut self, increase: &crate::downloads::Increase) {
+        if let Some(w) = self.week_of(increase.at) {
+            self.weeks[w].downloads = self.weeks[w].downloads.saturating_add(increase.amount);
+        }
+    }
+
     /// Counts the first response of an issue or pull request created at
     /// `created_at`: its hours, none yet, or not known.
     pub fn add_response(&mut self, created_at: Timestamp, answer: &Answer) {
@@ -428,6 +441,7 @@ impl WeekTally {
                     new_contributors: contributors.weeks.get(w).map_or(0, |c| c.new),
                     returning_contributors: contributors.weeks.get(w).map_or(0, |c| c.returning),
                     contributors_source: contributors.source,
+                    downloads: c.downloads,
                 }
             })
             .collect()

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use signals_core::model::{DiscussionHead, Discussions, ItemDetail, ItemSnapshot, RepoName};
-use signals_http::wire::{Conventions, Kinds, ListedRepo, v3};
+use signals_http::wire::{Conventions, Kinds, ListedRepo, Place, v3};
 use signals_http::{Client, Error, Host, ItemList, ItemStamp, ListsSeen, ResponseCache};
 
 use crate::wire::Pull;
@@ -89,6 +89,17 @@ impl Host for GitHub {
             format!("{base}/orgs/{owner}/repos?type=public&{query}"),
             format!("{base}/users/{owner}/repos?type=owner&{query}"),
         ]
+    }
+
+    /// One conditional request (`advisories.rs`): 304 when unchanged.
+    fn advisories(
+        &self,
+        http: &mut Client,
+        root: &str,
+        at: &Place<'_>,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Vec<ItemSnapshot>, Error> {
+        crate::advisories::read(http, root, at, cache)
     }
 
     /// GraphQL (`discussions.rs`): no request without a token or where

@@ -15,9 +15,9 @@
 //! are GitHub's REST v3 objects, shared with Forgejo in
 //! `signals_http::wire::v3`.
 //!
-//! A collection costs `4 + max(1, ceil(items / 100))` requests when
-//! nothing fails (the fourth counts the open pull requests, see
-//! `openIssues`), plus at most `ceil(unknown / 100) + 1` pages of the
+//! A collection costs `5 + max(1, ceil(items / 100))` requests when
+//! nothing fails (the fourth reads the security advisories, `advisories`;
+//! the fifth counts the open pull requests, see `openIssues`), plus at most `ceil(unknown / 100) + 1` pages of the
 //! pulls list when closed pull requests lack `merged_at` (older servers),
 //! and no per-item request. Comments and reviews, when asked for, cost
 //! what `comments` says: two repository-wide lists (304 when unchanged)
@@ -32,6 +32,7 @@
 
 #![warn(missing_docs)]
 
+mod advisories;
 mod comments;
 mod discussions;
 mod graphql;
@@ -42,6 +43,7 @@ mod protocol;
 mod send;
 mod wire;
 
+pub use advisories::{advisories_url, parse_advisories};
 pub use comments::{REVIEW_BATCH, parse_reviews, reviews_query};
 pub use graphql::{
     DISCUSSIONS_PER_PAGE, DiscussionsPage, LABELS_PER_DISCUSSION, QUERY as DISCUSSIONS_QUERY,

@@ -208,6 +208,22 @@ pub trait Host: Protocol + Clone + 'static {
         Ok(None)
     }
 
+    /// The repository's published security advisories, withdrawn ones
+    /// too, as items of kind `advisory`, read conditionally once per run
+    /// (`root` is the repository's API root). A host's ordinary refusal
+    /// (the feature off, not found, forbidden) is none. Default: the host
+    /// has none, nothing asked.
+    fn advisories(
+        &self,
+        http: &mut Client,
+        root: &str,
+        at: &Place<'_>,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Vec<ItemSnapshot>, Error> {
+        let _ = (http, root, at, cache);
+        Ok(Vec::new())
+    }
+
     /// Asks, for many repositories at once (at most [`HEADS_PER_QUERY`]),
     /// whether their discussions are on and when the newest changed,
     /// by lower-cased `owner/name`; a repository left out is

@@ -25,6 +25,7 @@ use signals_core::dataset::SignalDoc;
 use signals_core::trends::RISING;
 use signals_core::{EventKind, ItemKind, TrailEvent};
 
+use crate::advisories::{self, AdvisoryEntry};
 use crate::charts::{Spark, nice_max, num, sparkline};
 use crate::error::SiteError;
 use crate::feed::{FeedEntry, FeedView, feed_entry_of, keep_newest, under};
@@ -93,6 +94,9 @@ pub struct RepoDigest {
     /// group folder.
     #[serde(default)]
     pub(crate) waiting: Vec<WaitingEntry>,
+    /// Its open security advisories, links relative to the group folder.
+    #[serde(default)]
+    pub(crate) advisories: Vec<AdvisoryEntry>,
 }
 
 /// A rising item, on the group page.
@@ -254,6 +258,7 @@ impl RepoDigest {
                 .collect(),
             health: repo.health.clone(),
             waiting: Vec::new(),
+            advisories: Vec::new(),
         })
     }
 
@@ -316,6 +321,8 @@ pub struct GroupDigest {
     shared: Vec<SharedEntry>,
     /// The group's items waiting for a reply, most important first.
     waiting: Vec<WaitingEntry>,
+    /// The group's open security advisories, most severe first.
+    advisories: Vec<AdvisoryEntry>,
 }
 
 /// Page order across repositories: importance, then update time (newest
@@ -352,6 +359,7 @@ impl GroupDigest {
             rising: Vec::new(),
             shared: Vec::new(),
             waiting: Vec::new(),
+            advisories: Vec::new(),
         }
     }
 
@@ -387,6 +395,7 @@ impl GroupDigest {
             .sort_by(|a, b| b.growth.cmp(&a.growth).then_with(|| a.id.cmp(&b.id)));
         self.rising.truncate(RISING);
         waiting::merge(&mut self.waiting, d.waiting);
+        advisories::merge(&mut self.advisories, d.advisories);
         self.repos.push(RepoNews {
             activity,
             href: format!("{}/index.html", d.id),
@@ -448,6 +457,7 @@ pub fn render_group(
             group_rising: &g.rising,
             shared: &g.shared,
             waiting: &g.waiting,
+            advisories: &g.advisories,
             list_pages: g.repos.len().div_ceil(LIST_PAGE_SIZE).max(1),
             recent_weeks: RECENT_WEEKS,
         },
@@ -519,6 +529,7 @@ struct GroupView<'a> {
     group_rising: &'a [DigestRising],
     shared: &'a [SharedEntry],
     waiting: &'a [WaitingEntry],
+    advisories: &'a [AdvisoryEntry],
 }
 
 /// Repositories named in "What changed", and releases listed there.

@@ -143,10 +143,12 @@ mod files;
 mod templates;
 mod write;
 
+mod advisories;
 mod charts;
 mod contributors_chart;
 mod dataset;
 mod digest;
+mod download_chart;
 mod feed;
 mod filter;
 mod group_search;

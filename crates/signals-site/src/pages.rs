@@ -15,6 +15,7 @@
 use serde::Serialize;
 use signals_core::ItemKind;
 
+use crate::advisories::{self, ADVISORIES_LISTED};
 use crate::digest::{DIGEST_FILE, DIGEST_SIGNALS, DIGEST_TRAIL, RepoDigest};
 use crate::error::SiteError;
 use crate::feed::render_feed_of;
@@ -78,6 +79,11 @@ pub fn render_repo_files(
     for w in &mut digest.waiting {
         w.repo = Some(repo.document.dataset.repository.name.clone());
     }
+    digest.advisories = advisories::entries(
+        &source.advisories(ADVISORIES_LISTED)?,
+        &prefix,
+        &repo.document.dataset.repository.name,
+    );
     out.put(DIGEST_FILE, &digest.to_json()?)?;
     RepoSummary::of_head(repo)
 }
@@ -403,6 +409,14 @@ fn card(ranked: &Ranked, total: usize) -> CardView<'_> {
     if s.answered == Some(true) {
         flags.push("answered");
     }
+    if let Some(Some(severity)) = &s.severity
+        && let Some(severity) = signals_core::Severity::parse(severity)
+    {
+        flags.push(severity.as_str());
+    }
+    if let Some(Some(_)) = &s.withdrawn_at {
+        flags.push("withdrawn");
+    }
     let url = http_url(&s.url);
     let key = s.tag.as_deref().unwrap_or_else(|| id_parts(&s.id).1);
     CardView {
@@ -417,6 +431,7 @@ fn card(ranked: &Ranked, total: usize) -> CardView<'_> {
             Some(ItemKind::PullRequest) => "pull-request",
             Some(ItemKind::Release) => "release",
             Some(ItemKind::Discussion) => "discussion",
+            Some(ItemKind::Advisory) => "advisory",
             None => "other",
         },
         title: &s.title,

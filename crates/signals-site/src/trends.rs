@@ -62,6 +62,7 @@ impl TrendsView {
                     at + 1,
                     crate::contributors_chart::contributors_chart(trends),
                 );
+                charts.push(crate::download_chart::download_chart(trends));
                 charts
             },
             rising: rising_views(trends, ""),
@@ -287,6 +288,7 @@ mod tests {
             new_contributors: 0,
             returning_contributors: 0,
             contributors_source: signals_core::lifecycle::contributors::ContributorsSource::History,
+            downloads: 0,
         };
         let trends = Trends {
             schema_version: signals_core::trends::TRENDS_SCHEMA_VERSION,

@@ -214,6 +214,19 @@ impl RepoSource for Whole<'_> {
             .collect())
     }
 
+    fn advisories(&mut self, limit: usize) -> Result<Vec<Ranked>, SiteError> {
+        let open = |s: &SignalDoc| {
+            s.kind == signals_core::ItemKind::Advisory.as_str()
+                && s.state == "open"
+                && s.withdrawn_at.as_ref().is_none_or(Option::is_none)
+        };
+        Ok((0..self.ranked.len())
+            .filter(|&i| open(self.ranked[i].0))
+            .take(limit)
+            .map(|i| self.at(i))
+            .collect())
+    }
+
     fn trail(&mut self, range: Range<usize>) -> Result<Vec<TrailItem>, SiteError> {
         Ok(self.ordered[range]
             .iter()

@@ -62,6 +62,7 @@ fn item(repo: &RepoName, key: &str, updated: &str, detail: ItemDetail) -> ItemSn
         ItemDetail::PullRequest { .. } => "pull",
         ItemDetail::Release { .. } => "releases/tag",
         ItemDetail::Discussion { .. } => "discussions",
+        ItemDetail::Advisory { .. } => "security/advisories",
     };
     ItemSnapshot {
         repo: repo.clone(),

@@ -56,6 +56,7 @@ fn identity(table: Table) -> Option<&'static str> {
         | Table::ReferenceMarks
         | Table::Comments
         | Table::Lifecycle
+        | Table::AssetDownloads
         | Table::Events => None,
         Table::Repositories => Some("key"),
         _ => Some("id"),

@@ -112,6 +112,11 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         include_str!("../migrations/0019_lifecycle.sql"),
         None,
     ),
+    (
+        "0021_advisories_downloads",
+        include_str!("../migrations/0021_advisories_downloads.sql"),
+        None,
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that

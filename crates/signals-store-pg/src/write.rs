@@ -217,6 +217,7 @@ impl RunWrites for PgStore {
             crate::staging::discard(&mut tx, repo).map_err(&err)?;
             for table in [
                 "lifecycle",
+                "asset_downloads",
                 "item_refs",
                 "reference_marks",
                 "search_postings",

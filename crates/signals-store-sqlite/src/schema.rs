@@ -121,6 +121,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0019_lifecycle.sql"),
         then: None,
     },
+    Migration {
+        name: "0021_advisories_downloads",
+        sql: include_str!("../migrations/0021_advisories_downloads.sql"),
+        then: None,
+    },
 ];
 
 impl Store {
@@ -641,6 +646,45 @@ mod tests {
         store.migrate_with(MIGRATIONS).unwrap();
         assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
         lifecycle_after_migration(&mut store, key);
+    }
+
+    /// 0021_advisories_downloads: a store from before, with an issue,
+    /// takes advisories (the items table rebuilt, its rows and index kept)
+    /// and download counts.
+    #[test]
+    fn migration_0021_adds_advisories_and_downloads_to_a_store_from_before() {
+        use signals_store::suite::{
+            a_migrated_store_takes_advisories_and_downloads, group, issue, run_of, tracked, ts,
+        };
+        use signals_store::{Reads, RunWrites};
+
+        let conn = Connection::open_in_memory().unwrap();
+        let mut store = Store {
+            conn,
+            path: PathBuf::from(":memory:"),
+            keeps_totals: false,
+        };
+        let before = MIGRATIONS
+            .iter()
+            .position(|m| m.name == "0021_advisories_downloads")
+            .unwrap();
+        store.migrate_with(&MIGRATIONS[..before]).unwrap();
+        let key = store.ensure_repository(&group(), &tracked()).unwrap();
+        let run = run_of(&store, key, ts("2026-11-01T10:00:00Z"), vec![issue("1")], 1);
+        store.commit_run(key, &run).unwrap();
+        store.migrate_with(MIGRATIONS).unwrap();
+        assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
+        let index: i64 = store
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'items_by_latest'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(index, 1, "the items' index is back");
+        assert_eq!(store.open_item_ids(key).unwrap().len(), 1);
+        a_migrated_store_takes_advisories_and_downloads(&mut store, key);
     }
 
     #[test]

@@ -124,6 +124,7 @@ impl RunWrites for Store {
         crate::staging::discard(&tx, &path, repo)?;
         for table in [
             "lifecycle",
+            "asset_downloads",
             "item_refs",
             "reference_marks",
             "repo_totals",
@@ -307,6 +308,7 @@ mod tests {
             messages: vec![],
             reconciled: false,
             open_pulls: Default::default(),
+            downloads: Vec::new(),
         }
     }
 

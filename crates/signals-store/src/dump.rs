@@ -74,6 +74,8 @@ pub enum Table {
     Comments,
     /// Lifecycle judgements (`crate::lifecycle`).
     Lifecycle,
+    /// Release assets' download counts (`crate::RunCommit::downloads`).
+    AssetDownloads,
 }
 
 use ColumnType::{Blob, Int, Text};
@@ -81,7 +83,7 @@ use ColumnType::{Blob, Int, Text};
 impl Table {
     /// Every table, in an order that loads: each table after those it
     /// references (`items.latest` is a plain number, not a reference).
-    pub const ALL: [Table; 18] = [
+    pub const ALL: [Table; 19] = [
         Table::Groups,
         Table::Repositories,
         Table::Runs,
@@ -100,6 +102,7 @@ impl Table {
         Table::ReferenceMarks,
         Table::Comments,
         Table::Lifecycle,
+        Table::AssetDownloads,
     ];
 
     /// The table's SQL name.
@@ -123,6 +126,7 @@ impl Table {
             Table::ReferenceMarks => "reference_marks",
             Table::Comments => "comments",
             Table::Lifecycle => "lifecycle",
+            Table::AssetDownloads => "asset_downloads",
         }
     }
 
@@ -147,6 +151,7 @@ impl Table {
             Table::ReferenceMarks => REFERENCE_MARKS,
             Table::Comments => COMMENTS,
             Table::Lifecycle => LIFECYCLE,
+            Table::AssetDownloads => ASSET_DOWNLOADS,
         }
     }
 
@@ -168,6 +173,7 @@ impl Table {
             Table::ReferenceMarks => "repo, run",
             Table::Comments => "repo, kind, host_id",
             Table::Lifecycle => "run",
+            Table::AssetDownloads => "repo, asset, run",
             _ => "id",
         }
     }
@@ -341,6 +347,7 @@ const LIFECYCLE: &[Column] = &[
 ];
 
 const ITEM_KEYS: &[Column] = &[("item", Int), ("key", Text)];
+const ASSET_DOWNLOADS: &[Column] = &[("repo", Int), ("asset", Text), ("run", Int), ("count", Int)];
 const ITEM_REFS: &[Column] = &[
     ("item", Int),
     ("via", Text),

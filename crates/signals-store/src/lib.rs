@@ -97,7 +97,9 @@ pub use signals_core::lifecycle::verdict::StateChange;
 pub use snapshots::{Parts, RawParts, TitleUrl, head_title_url, state_code};
 pub use staging::{RunStaging, Staged, StagedPart, StagedParts};
 pub use stream::{LatestItem, RepoOutline, StreamReads, TrailKey};
-pub use trends::{ContextRow, GrowthRow, TrendReads, contexts_from, growth_from};
+pub use trends::{
+    ContextRow, GrowthRow, SightingRow, TrendReads, contexts_from, growth_from, sightings_from,
+};
 pub use write::{
     KeptPulls, PullsKept, RequestStats, RunCommit, RunWrites, check_commit, check_staged_commit,
 };

@@ -67,6 +67,9 @@ pub(crate) fn route(
         [] => Response::json(200, &data.repo),
         ["releases"] => paginate(base, path, &params, &data.releases, per_page, page),
         ["stats", "participation"] => participation(data),
+        // No state filter is served: every state is listed, as GitHub does
+        // without `state`.
+        ["security-advisories"] => paginate(base, path, &params, &data.advisories, per_page, page),
         ["issues", "comments"] => {
             crate::comments::list(&data.comments, base, path, query, per_page, page)
         }

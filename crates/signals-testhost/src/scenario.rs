@@ -117,6 +117,12 @@ pub struct RepoData {
     /// `stats/participation` answers 202 with an empty object.
     #[serde(default)]
     pub participation_computing: bool,
+    /// GitHub only: repository security advisories
+    /// (`GET /repos/{o}/{n}/security-advisories`), every state, in the
+    /// order listed; a release's `assets` (with `id` and `download_count`)
+    /// sit in its object in `releases`.
+    #[serde(default)]
+    pub advisories: Vec<Value>,
 }
 
 impl RepoData {

@@ -326,6 +326,10 @@ pub fn signal_of(
         published_at: None,
         category: None,
         answered: None,
+        severity: None,
+        cvss_score: None,
+        cve_id: None,
+        withdrawn_at: None,
         change,
         references: Vec::new(),
         referenced_by: Vec::new(),
@@ -355,6 +359,19 @@ pub fn signal_of(
         ItemDetail::Discussion { category, answered } => {
             doc.category = Some(category.clone());
             doc.answered = Some(*answered);
+        }
+        ItemDetail::Advisory {
+            severity,
+            cvss_score,
+            cve_id,
+            published_at,
+            withdrawn_at,
+        } => {
+            doc.severity = Some(severity.map(|s| s.as_str().to_string()));
+            doc.cvss_score = Some(cvss_score.map(|s| s.value()));
+            doc.cve_id = Some(cve_id.clone());
+            doc.published_at = Some(fmt_seconds(*published_at));
+            doc.withdrawn_at = Some(withdrawn_at.map(fmt_seconds));
         }
     }
     doc

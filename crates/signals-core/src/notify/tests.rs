@@ -93,6 +93,38 @@ fn a_merge_is_merged_not_closed() {
 }
 
 #[test]
+fn an_advisory_fires_once_per_publication_or_severity_change() {
+    use crate::advisories::tests::advisory;
+    use crate::model::Severity;
+    let open = advisory("GHSA-1", Some(Severity::High), false);
+    assert_eq!(
+        triggers(&Observation::Discovered, &open),
+        vec![Trigger::Advisory, Trigger::Discovered]
+    );
+    // Seen first withdrawn: no publication to tell.
+    let withdrawn = advisory("GHSA-2", Some(Severity::Low), true);
+    assert_eq!(
+        triggers(&Observation::Discovered, &withdrawn),
+        vec![Trigger::Discovered]
+    );
+    let severity = Observation::Changed(vec![TrackedField::UpdatedAt, TrackedField::Severity]);
+    assert_eq!(
+        triggers(&severity, &open),
+        vec![Trigger::Advisory, Trigger::Changed]
+    );
+    // A CVE assigned, a score, a withdrawal: changes, not `advisory`.
+    for fields in [
+        vec![TrackedField::CveId],
+        vec![TrackedField::CvssScore],
+        vec![TrackedField::State],
+    ] {
+        let t = triggers(&Observation::Changed(fields), &withdrawn);
+        assert!(!t.contains(&Trigger::Advisory), "{t:?}");
+    }
+    assert_eq!(Trigger::parse("advisory"), Some(Trigger::Advisory));
+}
+
+#[test]
 fn one_message_per_rule_with_at_most_twenty_signals() {
     let group = Group {
         id: "g".into(),

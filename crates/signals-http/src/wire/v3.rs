@@ -174,9 +174,37 @@ pub struct Release {
     published_at: Option<Timestamp>,
     author: Option<Account>,
     reactions: Option<Reactions>,
+    /// Its files, each with the host's id and download count (GitHub and
+    /// Forgejo alike); absent or `null` is none.
+    #[serde(default)]
+    assets: Option<Vec<Asset>>,
+}
+
+/// An element of a release's `assets`.
+#[derive(Debug, Deserialize)]
+pub struct Asset {
+    #[serde(default, deserialize_with = "crate::de::host_id")]
+    id: Option<u64>,
+    #[serde(default, deserialize_with = "count")]
+    download_count: u64,
 }
 
 impl WireRelease for Release {
+    /// Every asset with an id (an asset without one cannot be told from
+    /// its replacement, so it is left out).
+    fn downloads(&self) -> Vec<signals_core::model::AssetCount> {
+        self.assets
+            .iter()
+            .flatten()
+            .filter_map(|a| {
+                Some(signals_core::model::AssetCount {
+                    asset: a.id?.to_string(),
+                    count: a.download_count,
+                })
+            })
+            .collect()
+    }
+
     /// `None` for a draft (never a signal): `draft` is set (Forgejo sets
     /// `published_at` on drafts too, so the flag decides there), or it has
     /// no publication time (GitHub's drafts); and for a release without a
@@ -588,6 +616,33 @@ mod tests {
             Timestamp::from_second(Timestamp::MAX.as_second()).unwrap()
         );
         assert!(decode::<Issue>("u", br#"{"number": 1, "state": "open", "created_at": "soon", "updated_at": "2024-01-01T00:00:00Z"}"#).is_err());
+    }
+
+    #[test]
+    fn release_assets_give_their_download_counts_by_host_id() {
+        // GitHub's and Forgejo's assets alike; an asset without an id is
+        // left out, and `assets` absent or null is none.
+        let r: Release = decode(
+            "u",
+            br#"{"tag_name": "v1", "assets": [
+                {"id": 11, "name": "a.tar.gz", "download_count": 120},
+                {"id": 12, "name": "a.zip", "download_count": null, "uuid": "x"},
+                {"id": null, "name": "b", "download_count": 3}]}"#,
+        )
+        .unwrap();
+        let got: Vec<(String, u64)> = r
+            .downloads()
+            .into_iter()
+            .map(|d| (d.asset, d.count))
+            .collect();
+        assert_eq!(got, vec![("11".to_string(), 120), ("12".to_string(), 0)]);
+        for body in [
+            r#"{"tag_name": "v1"}"#,
+            r#"{"tag_name": "v1", "assets": null}"#,
+        ] {
+            let r: Release = decode("u", body.as_bytes()).unwrap();
+            assert!(r.downloads().is_empty());
+        }
     }
 
     #[test]

@@ -15,7 +15,12 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
     let key = store.ensure_repository(&group(), &tracked()).unwrap();
     let t1 = ts("2026-11-20T10:00:00.001Z");
     let rules = [("now", false), ("mail", true)];
-    let run = alerting_run(&*store, key, t1, vec![issue("1"), issue("2")], &rules);
+    let mut run = alerting_run(&*store, key, t1, vec![issue("1"), issue("2")], &rules);
+    // A download count to copy.
+    run.downloads = vec![signals_core::AssetCount {
+        asset: "41".into(),
+        count: 3,
+    }];
     store.commit_run(key, &run).unwrap();
     let mut changed = issue("1");
     changed.state = ItemState::Closed;

@@ -110,6 +110,14 @@ pub const CHECKS: &[(&str, Check)] = &[
         trend_reads_return_the_runs_and_growth_since_a_time,
     ),
     (
+        "download_counts_are_stored_when_they_move",
+        download_counts_are_stored_when_they_move,
+    ),
+    (
+        "advisories_read_back_with_their_latest_snapshot",
+        advisories_read_back_with_their_latest_snapshot,
+    ),
+    (
         "alerts_commit_with_their_run_and_are_claimed_once",
         alerts_commit_with_their_run_and_are_claimed_once,
     ),
@@ -318,5 +326,6 @@ pub fn run_of(
         messages: vec![],
         reconciled: false,
         open_pulls: Default::default(),
+        downloads: Vec::new(),
     }
 }

@@ -108,6 +108,7 @@ pub(super) fn run(
             comments_waiting: placed.waiting,
             staged: StagedCounts::default(),
             commits: host.commits,
+            downloads: collected.downloads,
         },
     );
     store.commit_run(key, &finished.commit)?;

@@ -458,6 +458,7 @@ fn staged_run(
             comments_waiting: placed.waiting,
             staged: tally.counts(),
             commits: host.commits,
+            downloads: collected.downloads,
         },
     );
     commit_staged(

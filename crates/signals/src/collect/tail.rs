@@ -8,7 +8,7 @@ use signals_core::lifecycle::verdict::Asked;
 use signals_core::notify::Outgoing;
 use signals_core::references::ItemReferences;
 use signals_core::run::{ItemEvent, RunDelta};
-use signals_core::{GraphqlCost, News, RepoContext, RepoName, RunRecord};
+use signals_core::{AssetCount, GraphqlCost, News, RepoContext, RepoName, RunRecord};
 use signals_http::RequestStats;
 use signals_store::{KeptPulls, RunCommit};
 
@@ -36,6 +36,8 @@ pub(super) struct Ending {
     pub(super) staged: StagedCounts,
     /// The commits per week as last asked.
     pub(super) commits: Option<Asked>,
+    /// The download counts of the releases' assets.
+    pub(super) downloads: Vec<AssetCount>,
 }
 
 /// What a run's stage adds to its counts (nothing for a held run).
@@ -68,6 +70,7 @@ pub(super) fn finish(plan: &Plan, ending: Ending) -> Finished {
         comments_waiting,
         staged,
         commits,
+        downloads,
     } = ending;
     let facts = HostFacts {
         archived: context.archived,
@@ -103,6 +106,7 @@ pub(super) fn finish(plan: &Plan, ending: Ending) -> Finished {
         messages,
         reconciled: plan.reconcile,
         open_pulls,
+        downloads,
     };
     Finished { commit, outcome }
 }

@@ -340,9 +340,14 @@ fn export_repo<'s>(
         outline.context.created_at,
         read_from.unwrap_or(coverage_start).max(coverage_start),
     );
+    let mut tally = pass.tally;
+    let sightings = store.asset_sightings(summary.key, first_week(instant))?;
+    for increase in signals_core::downloads::increases(&sightings) {
+        tally.add_downloads(&increase);
+    }
     let trends = signals_core::trends::build_from(
         outline.summary.repo.repo.to_string(),
-        pass.tally,
+        tally,
         &contributors,
         &contexts,
         growth,

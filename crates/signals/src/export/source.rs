@@ -47,6 +47,8 @@ const NEW: u8 = 4;
 const CLOSED: u8 = 8;
 /// Waiting for a reply at the dataset's instant.
 const WAITING: u8 = 16;
+/// An open security advisory (published, not withdrawn).
+const ADVISORY: u8 = 32;
 
 /// Event flags.
 const DISCOVERED: u8 = 1;
@@ -159,7 +161,9 @@ impl Answering {
                 ItemDetail::PullRequest { association, .. } => {
                     contributors.add_pull(&item.author, item.created_at, association.as_deref())
                 }
-                ItemDetail::Release { .. } | ItemDetail::Discussion { .. } => {}
+                ItemDetail::Release { .. }
+                | ItemDetail::Discussion { .. }
+                | ItemDetail::Advisory { .. } => {}
             }
         }
         for (_, r) in replies {
@@ -284,6 +288,9 @@ impl<'s> Streamed<'s> {
                 }
                 if latest.latest_event == Some(EventKind::Changed) {
                     flags |= CHANGED;
+                }
+                if signals_core::advisories::is_open_advisory(item) {
+                    flags |= ADVISORY;
                 }
                 let (mut importance, mut updated) = (0, 0);
                 if !item.key.is_empty() {
@@ -472,6 +479,15 @@ impl<'s> Streamed<'s> {
             .collect())
     }
 
+    /// The first `limit` signals with `flag`, in page order.
+    fn flagged(&self, flag: u8, limit: usize) -> Result<Vec<Ranked>, SiteError> {
+        let places: Vec<usize> = (0..self.order.len())
+            .filter(|&i| self.flags[self.order[i] as usize] & flag != 0)
+            .take(limit)
+            .collect();
+        self.ranked_at(&places)
+    }
+
     /// The signals at `places` of page order, with their standing.
     fn ranked_at(&self, places: &[usize]) -> Result<Vec<Ranked>, SiteError> {
         let positions: Vec<u32> = places.iter().map(|&i| self.order[i]).collect();
@@ -536,11 +552,11 @@ impl<'s> Streamed<'s> {
 
 impl RepoSource for Streamed<'_> {
     fn waiting(&mut self, limit: usize) -> Result<Vec<Ranked>, SiteError> {
-        let places: Vec<usize> = (0..self.order.len())
-            .filter(|&i| self.flags[self.order[i] as usize] & WAITING != 0)
-            .take(limit)
-            .collect();
-        self.ranked_at(&places)
+        self.flagged(WAITING, limit)
+    }
+
+    fn advisories(&mut self, limit: usize) -> Result<Vec<Ranked>, SiteError> {
+        self.flagged(ADVISORY, limit)
     }
 
     fn ranked(&mut self, range: Range<usize>) -> Result<Vec<Ranked>, SiteError> {

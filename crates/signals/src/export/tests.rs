@@ -172,6 +172,12 @@ fn reference_export(
             weeks: counted.finish(source),
             source,
         };
+        let sightings = store
+            .asset_sightings(view.summary.key, first_week(instant))
+            .unwrap();
+        for increase in signals_core::downloads::increases(&sightings) {
+            tally.add_downloads(&increase);
+        }
         let trends = build_from(
             view.summary.repo.repo.to_string(),
             tally,
@@ -370,6 +376,7 @@ fn commit(
                 messages: vec![],
                 reconciled: false,
                 open_pulls: Default::default(),
+                downloads: Vec::new(),
             },
         )
         .unwrap();

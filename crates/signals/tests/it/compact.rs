@@ -281,6 +281,7 @@ fn build(store: &mut dyn Backend) -> Vec<(RepoKey, String)> {
                         messages: vec![],
                         reconciled: reconcile,
                         open_pulls: Default::default(),
+                        downloads: Vec::new(),
                     },
                 )
                 .unwrap();
@@ -600,6 +601,7 @@ fn goes_on(mut store: impl Backend) {
                 messages: vec![],
                 reconciled: false,
                 open_pulls: Default::default(),
+                downloads: Vec::new(),
             },
         )
         .unwrap();

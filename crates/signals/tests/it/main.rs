@@ -3,6 +3,7 @@
 //! server it starts itself; nothing reaches the internet.
 
 mod a11y;
+mod advisories;
 mod api;
 mod browser;
 mod compact;
@@ -11,6 +12,7 @@ mod conversation;
 mod defaults;
 mod deploy;
 mod discussions;
+mod downloads;
 mod e2e;
 mod everyday;
 mod faults;

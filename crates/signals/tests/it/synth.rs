@@ -133,6 +133,7 @@ pub fn commit<S: Reads + RunWrites + signals_store::SearchIndex + ?Sized>(
                 messages: vec![],
                 reconciled: false,
                 open_pulls: Default::default(),
+                downloads: Vec::new(),
             },
         )
         .unwrap();

@@ -204,6 +204,8 @@ fn expected_weeks(
             week["firstResponseP90Hours"] = Value::Null;
             week["answeredWithin2Days"] = if opened > unknown { json!(0.0) } else { Value::Null };
             week["firstResponseUnknown"] = json!(unknown);
+            // Its releases carry no assets: no downloads.
+            week["downloads"] = json!(0);
             if start < coverage {
                 week["partial"] = json!(true);
             }
