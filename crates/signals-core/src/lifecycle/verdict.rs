@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::contributors::Carriers;
 use super::{Judgement, Reason, State, declare};
+use crate::advisories::OpenAdvisories;
 use crate::dataset::fmt_collected;
 
 /// The `schemaVersion` of a verdict document.
@@ -179,13 +180,34 @@ pub struct Verdict {
     pub reasons: Vec<Reason>,
     /// Who carries it.
     pub contributors: Carriers,
+    /// Its open security advisories.
+    pub advisories: AdvisoriesDoc,
+    /// Its release assets' downloads.
+    pub downloads: DownloadsDoc,
     /// Every change of the judged state, oldest first: the lifecycle's
     /// part of the repository's trail.
     pub changes: Vec<ChangeDoc>,
 }
 
-/// What a verdict is read for: the group and repository, and the state
-/// the group or repository declares.
+/// A verdict's security advisories: the open ones by severity
+/// (`crate::advisories::open_advisories`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct AdvisoriesDoc {
+    /// Open (published, not withdrawn) advisories by severity.
+    pub open: OpenAdvisories,
+}
+
+/// A verdict's downloads (`crate::downloads::last_4_weeks`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DownloadsDoc {
+    /// The downloads of the release assets seen added in the 4 weeks
+    /// before the latest run; 0 where the host counts none.
+    #[serde(rename = "last4Weeks")]
+    pub last_4_weeks: u64,
+}
+
+/// What a verdict is read for: the group and repository, the state the
+/// group or repository declares, and what the store measured of it.
 #[derive(Debug, Clone, Copy)]
 pub struct About<'a> {
     /// The group's id.
@@ -197,6 +219,10 @@ pub struct About<'a> {
     pub declared: Option<State>,
     /// The changes of its judged state, oldest first.
     pub changes: &'a [StateChange],
+    /// Its open advisories by severity.
+    pub advisories: OpenAdvisories,
+    /// Its downloads of the last 4 weeks.
+    pub downloads_last_4_weeks: u64,
 }
 
 /// The verdict of `record` for `about`.
@@ -216,6 +242,12 @@ pub fn verdict(record: &Record, about: About<'_>) -> Verdict {
         since: fmt_collected(record.since),
         reasons: judged.reasons,
         contributors: record.carriers.clone(),
+        advisories: AdvisoriesDoc {
+            open: about.advisories,
+        },
+        downloads: DownloadsDoc {
+            last_4_weeks: about.downloads_last_4_weeks,
+        },
         changes: about
             .changes
             .iter()
@@ -342,8 +374,18 @@ mod tests {
             repository: "o/r",
             declared: None,
             changes: &[],
+            advisories: OpenAdvisories {
+                high: 1,
+                ..OpenAdvisories::default()
+            },
+            downloads_last_4_weeks: 1234,
         };
-        assert_eq!(verdict(&record, about).state, State::Active);
+        let judged = verdict(&record, about);
+        assert_eq!(judged.state, State::Active);
+        let doc = serde_json::to_value(&judged).unwrap();
+        assert_eq!(doc["advisories"]["open"]["high"], 1);
+        assert_eq!(doc["advisories"]["open"]["critical"], 0);
+        assert_eq!(doc["downloads"]["last4Weeks"], 1234);
         let declared = verdict(
             &record,
             About {

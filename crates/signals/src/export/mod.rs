@@ -391,6 +391,14 @@ fn verdict_in(
         return Ok(None);
     };
     let changes = store.lifecycle_changes(key)?;
+    let advisories = signals_core::advisories::open_advisories(&store.advisories(key)?);
+    // Downloads up to the latest run, the instant the export reads at.
+    let now = summary.last_collected_at.unwrap_or(record.since);
+    let from = now
+        .checked_sub(signals_core::downloads::LAST_4_WEEKS)
+        .unwrap_or(jiff::Timestamp::MIN);
+    let downloads_last_4_weeks =
+        signals_core::downloads::last_4_weeks(&store.asset_sightings(key, from)?, now);
     let about = signals_core::lifecycle::verdict::About {
         group,
         repository: &summary.repo.repo.to_string(),
@@ -399,6 +407,8 @@ fn verdict_in(
             .get(&format!("{group}/{repo}"))
             .copied(),
         changes: &changes,
+        advisories,
+        downloads_last_4_weeks,
     };
     Ok(Some(signals_core::lifecycle::verdict::verdict(
         &record, about,

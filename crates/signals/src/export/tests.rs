@@ -194,6 +194,15 @@ fn reference_export(
                     repository: &view.summary.repo.repo.to_string(),
                     declared: None,
                     changes: &changes,
+                    // Held whole: the advisories among the items, the
+                    // downloads of every sighting.
+                    advisories: signals_core::advisories::open_advisories(view.items.values()),
+                    downloads_last_4_weeks: signals_core::downloads::last_4_weeks(
+                        &store
+                            .asset_sightings(summary.key, jiff::Timestamp::MIN)
+                            .unwrap(),
+                        instant,
+                    ),
                 },
             )
         });

@@ -246,7 +246,9 @@ fn secondary_limits_403_and_429_honor_retry_after() {
     let sent = host.requests();
     assert_eq!(
         sent.iter().map(|r| r.status.unwrap()).collect::<Vec<_>>(),
-        [200, 403, 200, 200, 200, 429, 200, 200, 200, 200, 200, 200, 200],
+        [
+            200, 403, 200, 200, 200, 429, 200, 200, 200, 200, 200, 200, 200
+        ],
         "{:#?}",
         sent.iter().map(|r| &r.path).collect::<Vec<_>>()
     );
