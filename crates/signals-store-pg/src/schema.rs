@@ -113,8 +113,8 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         None,
     ),
     (
-        "0021_advisories_downloads",
-        include_str!("../migrations/0021_advisories_downloads.sql"),
+        "0020_advisories_downloads",
+        include_str!("../migrations/0020_advisories_downloads.sql"),
         None,
     ),
 ];

@@ -303,7 +303,7 @@ mod tests {
         assert_eq!(expected[0].references.len(), 2, "{expected:?}");
         assert_eq!(expected[0].referenced_by.len(), 1, "{expected:?}");
         // The store as the version before 0012 left it (and before 0013,
-        // 0014, 0015, 0016, 0017, 0019 and 0021).
+        // 0014 to 0017, 0019 and 0020).
         store
             .conn
             .execute_batch(

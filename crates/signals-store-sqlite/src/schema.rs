@@ -122,8 +122,8 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         then: None,
     },
     Migration {
-        name: "0021_advisories_downloads",
-        sql: include_str!("../migrations/0021_advisories_downloads.sql"),
+        name: "0020_advisories_downloads",
+        sql: include_str!("../migrations/0020_advisories_downloads.sql"),
         then: None,
     },
 ];
@@ -648,11 +648,11 @@ mod tests {
         lifecycle_after_migration(&mut store, key);
     }
 
-    /// 0021_advisories_downloads: a store from before, with an issue,
+    /// 0020_advisories_downloads: a store from before, with an issue,
     /// takes advisories (the items table rebuilt, its rows and index kept)
     /// and download counts.
     #[test]
-    fn migration_0021_adds_advisories_and_downloads_to_a_store_from_before() {
+    fn migration_0020_adds_advisories_and_downloads_to_a_store_from_before() {
         use signals_store::suite::{
             a_migrated_store_takes_advisories_and_downloads, group, issue, run_of, tracked, ts,
         };
@@ -666,7 +666,7 @@ mod tests {
         };
         let before = MIGRATIONS
             .iter()
-            .position(|m| m.name == "0021_advisories_downloads")
+            .position(|m| m.name == "0020_advisories_downloads")
             .unwrap();
         store.migrate_with(&MIGRATIONS[..before]).unwrap();
         let key = store.ensure_repository(&group(), &tracked()).unwrap();

@@ -374,7 +374,7 @@ mod tests {
         assert!(blocks.iter().any(|b| b.3.len() > 1), "several positions");
         {
             // The store as schema 17 left it: the first format in `data`,
-            // no `positions` column (and no `asset_downloads`, 0021's).
+            // no `positions` column (and no `asset_downloads`, 0020's).
             let mut conn = rusqlite::Connection::open(&path).unwrap();
             let tx = conn.transaction().unwrap();
             for (term, block, docs, positions) in &blocks {

@@ -1,4 +1,4 @@
-//! Migration 0021 on PostgreSQL: a store from before takes advisories
+//! Migration 0020 on PostgreSQL: a store from before takes advisories
 //! (the items' kind constraint widened) and download counts.
 
 use signals_store::suite::{
@@ -10,15 +10,15 @@ use signals_store_pg::PgStore;
 use crate::cluster;
 
 #[test]
-fn migration_0021_adds_advisories_and_downloads_to_a_store_from_before() {
+fn migration_0020_adds_advisories_and_downloads_to_a_store_from_before() {
     let Some(cluster) = cluster() else { return };
-    // 0021 is the latest migration: the schema before it is one less than
+    // 0020 is the latest migration: the schema before it is one less than
     // a new store's.
     let latest = {
-        let url = cluster.create_database("latest0021").unwrap();
+        let url = cluster.create_database("latest0020").unwrap();
         PgStore::open(&url).unwrap().schema_version().unwrap()
     };
-    let url = cluster.create_database("advisories0021").unwrap();
+    let url = cluster.create_database("advisories0020").unwrap();
     let key = {
         let mut store = PgStore::open_before(&url, (latest - 1) as usize).unwrap();
         assert_eq!(store.schema_version().unwrap(), latest - 1);

@@ -226,7 +226,7 @@ pub fn advisories_read_back_with_their_latest_snapshot(make: Factory<'_>) {
     assert_eq!(store.open_item_ids(key).unwrap(), vec![id(&issue("1"))]);
 }
 
-/// What a store migrated from before `0021_advisories_downloads` takes:
+/// What a store migrated from before `0020_advisories_downloads` takes:
 /// an advisory beside the items it held (`key` holds one issue, committed
 /// before the migration), and download counts.
 pub fn a_migrated_store_takes_advisories_and_downloads(store: &mut dyn Backend, key: RepoKey) {

@@ -1,6 +1,6 @@
--- 0021_advisories_downloads: items of kind `advisory` (a repository's
+-- 0020_advisories_downloads: items of kind `advisory` (a repository's
 -- published security advisories) and the download counts of release
--- assets. PostgreSQL's 0021_advisories_downloads is the same change. Never
+-- assets. PostgreSQL's 0020_advisories_downloads is the same change. Never
 -- edit this file once merged.
 --
 -- An advisory is an item like a release: its snapshots, events and texts
@@ -10,7 +10,7 @@
 -- and id kept, as 0010_discussions did (foreign keys are off while a
 -- migration runs, checked before its commit), with its index.
 
-CREATE TABLE items_0021 (
+CREATE TABLE items_0020 (
     id       INTEGER PRIMARY KEY,
     repo     INTEGER NOT NULL REFERENCES repositories (key),
     item_id  TEXT NOT NULL,                   -- signal id `<source>:<owner>/<name>:<kind>:<key>`
@@ -20,11 +20,11 @@ CREATE TABLE items_0021 (
     UNIQUE (repo, item_id)
 ) STRICT;
 
-INSERT INTO items_0021 (id, repo, item_id, kind, item_key, latest)
+INSERT INTO items_0020 (id, repo, item_id, kind, item_key, latest)
 SELECT id, repo, item_id, kind, item_key, latest FROM items;
 
 DROP TABLE items;
-ALTER TABLE items_0021 RENAME TO items;
+ALTER TABLE items_0020 RENAME TO items;
 CREATE INDEX items_by_latest ON items (repo, latest);
 
 -- A release asset's download count, written by a run when it differs from

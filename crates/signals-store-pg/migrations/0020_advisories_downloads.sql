@@ -1,6 +1,6 @@
--- 0021_advisories_downloads: items of kind `advisory` (a repository's
+-- 0020_advisories_downloads: items of kind `advisory` (a repository's
 -- published security advisories) and the download counts of release
--- assets. SQLite's 0021_advisories_downloads is the same change. Never
+-- assets. SQLite's 0020_advisories_downloads is the same change. Never
 -- edit this file once merged.
 --
 -- An advisory is an item like a release: its snapshots, events and texts
