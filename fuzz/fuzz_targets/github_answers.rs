@@ -4,6 +4,4 @@
 //! and as the commits per week of `stats/participation`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    signals_fuzz::answers::github_body(data)
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| signals_fuzz::answers::github_body(data));
