@@ -352,7 +352,7 @@ fn export_repo<'s>(
         &contexts,
         growth,
     );
-    let verdict = verdict_in(store, summary.key, conversation, &outline.summary)?;
+    let verdict = verdict_in(store, conversation, &outline.summary, &sightings)?;
     let page = RepoHead {
         document: &head,
         verdict: verdict.as_ref(),
@@ -379,26 +379,24 @@ fn export_repo<'s>(
 }
 
 /// The verdict on a repository in its group, once a run judged it: the
-/// group's or repository's declared state applied.
+/// group's or repository's declared state applied; `sightings` are the
+/// trends' download counts (26 weeks hold the verdict's last 4).
 fn verdict_in(
     store: &dyn Backend,
-    key: signals_store::RepoKey,
     conversation: &Conversation,
     summary: &RepoSummary,
+    sightings: &[signals_core::downloads::AssetSighting],
 ) -> anyhow::Result<Option<signals_core::lifecycle::verdict::Verdict>> {
-    let (group, repo) = (&summary.group.id, &summary.repo.id);
+    let (group, repo, key) = (&summary.group.id, &summary.repo.id, summary.key);
     let Some(record) = store.lifecycle(key)? else {
         return Ok(None);
     };
     let changes = store.lifecycle_changes(key)?;
     let advisories = signals_core::advisories::open_advisories(&store.advisories(key)?);
-    // Downloads up to the latest run, the instant the export reads at.
+    // Downloads up to the latest run, the instant the export reads at,
+    // from the trends' sightings, which reach further back.
     let now = summary.last_collected_at.unwrap_or(record.since);
-    let from = now
-        .checked_sub(signals_core::downloads::LAST_4_WEEKS)
-        .unwrap_or(jiff::Timestamp::MIN);
-    let downloads_last_4_weeks =
-        signals_core::downloads::last_4_weeks(&store.asset_sightings(key, from)?, now);
+    let downloads_last_4_weeks = signals_core::downloads::last_4_weeks(sightings, now);
     let about = signals_core::lifecycle::verdict::About {
         group,
         repository: &summary.repo.repo.to_string(),
