@@ -17,6 +17,17 @@ use signals_http::{Host, decode};
 /// The URL errors name; any will do.
 const URL: &str = "http://127.0.0.1/fuzz";
 
+/// Runs `body` through every parser of GitHub: its host's shapes, and
+/// the commits per week of `stats/participation`.
+pub fn github_body(body: &[u8]) {
+    host_body::<signals_github::GitHub>(body);
+    if let signals_core::lifecycle::verdict::Commits::Weeks { weeks } =
+        signals_github::parse_participation(body)
+    {
+        assert!(!weeks.is_empty());
+    }
+}
+
 /// Runs `body` through every parser of host `H`.
 pub fn host_body<H: Host + Default>(body: &[u8]) {
     let host = H::default();
@@ -44,6 +55,9 @@ pub fn host_body<H: Host + Default>(body: &[u8]) {
     };
     if let Ok(releases) = decode::<Vec<H::Release>>(name, URL, body) {
         for release in releases {
+            for asset in release.downloads() {
+                assert!(!asset.asset.is_empty() && asset.count <= i64::MAX as u64);
+            }
             if let Some(snapshot) = release.into_snapshot(&at) {
                 check_snapshot(&snapshot);
             }

@@ -34,6 +34,7 @@ pub fn answer(data: &[u8]) {
         signals: vec![],
         more: 1,
         link: Some("https://signals.example/g/r/index.html".into()),
+        lifecycle: None,
     };
 
     let http = Server::http();

@@ -54,6 +54,8 @@ pub(super) struct RawGroup {
     ignore_users: Vec<String>,
     /// Read the repositories' GitHub Discussions (default true).
     discussions: Option<bool>,
+    /// The lifecycle state its repositories declare.
+    lifecycle: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -65,6 +67,8 @@ struct RawRepo {
     name: Option<String>,
     #[serde(default)]
     keywords: Vec<String>,
+    /// The lifecycle state the repository declares.
+    lifecycle: Option<Spanned<String>>,
 }
 
 /// One element of a group's `repos`: the short form `"owner/name"` (or a
@@ -157,6 +161,10 @@ pub struct GroupConfig {
     /// Whether its GitHub repositories' discussions are read
     /// (`discussions`, default true).
     pub discussions: bool,
+    /// The lifecycle state its repositories declare (`lifecycle`).
+    pub lifecycle: Option<signals_core::lifecycle::State>,
+    /// The states its repositories declare themselves, by repository id.
+    pub declared: HashMap<String, signals_core::lifecycle::State>,
 }
 
 /// One owner of a group's `orgs`.
@@ -311,6 +319,8 @@ fn group(
 ) -> Result<GroupConfig, Problem> {
     let gid = g.id.get_ref();
     let group_host = g.host.as_ref().map(|h| find_host(hosts, h)).transpose()?;
+    let lifecycle = super::lifecycle::declared(g.lifecycle.as_ref())?;
+    let mut declared = HashMap::new();
     let mut repos = Vec::new();
     let mut repo_ids = HashSet::new();
     for entry in g.repos {
@@ -318,7 +328,11 @@ fn group(
             repo,
             host: host_idx,
             span,
+            lifecycle,
         } = repo_entry(entry, group_host, hosts)?;
+        if let Some(state) = lifecycle {
+            declared.insert(repo.id.clone(), state);
+        }
         if !repo_ids.insert(repo.id.clone()) {
             return Err(err(
                 at(span),
@@ -355,6 +369,8 @@ fn group(
         },
         ignore_users: g.ignore_users,
         discussions: g.discussions.unwrap_or(true),
+        lifecycle,
+        declared,
     })
 }
 
@@ -365,6 +381,8 @@ struct RepoEntry {
     host: usize,
     /// The span of its id, to say where a repeated id is.
     span: Range<usize>,
+    /// The lifecycle state it declares.
+    lifecycle: Option<signals_core::lifecycle::State>,
 }
 
 /// One entry of a group's `repos`: the repository, its host, and the
@@ -383,6 +401,7 @@ fn repo_entry(
             id: None,
             name: None,
             keywords: vec![],
+            lifecycle: None,
         },
     };
     // The repository's host: named, else the group's, else the
@@ -419,6 +438,7 @@ fn repo_entry(
             ),
         ));
     }
+    let lifecycle = super::lifecycle::declared(r.lifecycle.as_ref())?;
     let repo = TrackedRepo {
         id,
         source: signals_source,
@@ -430,6 +450,7 @@ fn repo_entry(
         repo,
         host: host_idx,
         span,
+        lifecycle,
     })
 }
 

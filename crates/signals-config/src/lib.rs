@@ -23,6 +23,7 @@ use toml::Spanned;
 mod conversation;
 pub mod groups;
 pub mod hosts;
+mod lifecycle;
 pub mod notify;
 mod read;
 pub use groups::{GroupConfig, normalize_repo_input};
@@ -104,6 +105,8 @@ struct RawConfig {
     /// A fixed instant health is judged at, for a recorded store (the
     /// demo's); absent: now.
     clock: Option<Spanned<String>>,
+    /// The thresholds of the lifecycle rules.
+    lifecycle: Option<lifecycle::RawLifecycle>,
 }
 
 /// Checks a `base_url` (an absolute http(s) URL) and ends it with `/`.
@@ -184,6 +187,8 @@ pub struct Config {
     /// The instant health is judged at instead of now (`clock`): the
     /// demo's store is a recording, fresh at its own last run.
     pub clock: Option<jiff::Timestamp>,
+    /// The thresholds of the lifecycle rules (`[lifecycle]`).
+    pub lifecycle: signals_core::lifecycle::Thresholds,
 }
 
 /// 1-based line of a byte offset.
@@ -293,6 +298,7 @@ fn check(raw: RawConfig, problems: &mut Vec<SpanError>) -> Option<Config> {
     let reconcile_days = keep(reconcile_days(raw.reconcile_days), problems).unwrap_or_default();
     let importance = keep(importance(raw.importance), problems).unwrap_or_default();
     let clock = keep(clock(raw.clock), problems).flatten();
+    let lifecycle = keep(lifecycle::thresholds(raw.lifecycle), problems).unwrap_or_default();
     // Groups name hosts, and rules name groups: each is checked against
     // what came before it only when that was whole.
     let hosts = keep(hosts::parse(raw.host, raw.hosts), problems)?;
@@ -319,6 +325,7 @@ fn check(raw: RawConfig, problems: &mut Vec<SpanError>) -> Option<Config> {
         groups,
         notify,
         clock,
+        lifecycle,
     })
 }
 

@@ -38,7 +38,7 @@ pub fn history_path(path: &str) -> Option<HistoryPath<'_>> {
 
 /// The kinds of signal the API knows, as a signal id and `kind=` name
 /// them.
-pub const KINDS: [&str; 4] = ["issue", "pull_request", "release", "discussion"];
+pub const KINDS: [&str; 5] = ["issue", "pull_request", "release", "discussion", "advisory"];
 
 /// Where a signal comes from, read from its id.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,7 +95,8 @@ pub enum Sort {
 /// The filters of `/signals`, as the site's filter script offers them.
 #[derive(Debug)]
 pub struct SignalQuery {
-    /// `kind`: `issue`, `pull_request` or `release`.
+    /// `kind`: `issue`, `pull_request`, `release`, `discussion` or
+    /// `advisory`.
     pub kind: Option<String>,
     /// `state`: `open`, `closed` or `merged`.
     pub state: Option<String>,
@@ -144,7 +145,7 @@ impl SignalQuery {
             && !KINDS.contains(&k.as_str())
         {
             return Err(format!(
-                "kind {k:?} is not issue, pull_request, release or discussion"
+                "kind {k:?} is not issue, pull_request, release, discussion or advisory"
             ));
         }
         let state = nonempty("state");

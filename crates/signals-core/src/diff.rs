@@ -31,11 +31,17 @@ pub enum TrackedField {
     Draft,
     /// A pull request's merged flag.
     Merged,
+    /// An advisory's severity.
+    Severity,
+    /// An advisory's CVSS score.
+    CvssScore,
+    /// An advisory's CVE id (one assigned, most often).
+    CveId,
 }
 
 impl TrackedField {
     /// All tracked fields, in detail order.
-    pub const ALL: [TrackedField; 9] = [
+    pub const ALL: [TrackedField; 12] = [
         TrackedField::Title,
         TrackedField::Text,
         TrackedField::State,
@@ -45,6 +51,9 @@ impl TrackedField {
         TrackedField::UpdatedAt,
         TrackedField::Draft,
         TrackedField::Merged,
+        TrackedField::Severity,
+        TrackedField::CvssScore,
+        TrackedField::CveId,
     ];
 
     /// The name written in event details (the spec's spellings).
@@ -59,6 +68,9 @@ impl TrackedField {
             TrackedField::UpdatedAt => "updatedAt",
             TrackedField::Draft => "draft",
             TrackedField::Merged => "merged",
+            TrackedField::Severity => "severity",
+            TrackedField::CvssScore => "cvssScore",
+            TrackedField::CveId => "cveId",
         }
     }
 
@@ -79,6 +91,9 @@ impl TrackedField {
             TrackedField::UpdatedAt => a.updated_at != b.updated_at,
             TrackedField::Draft => pull_flags(a).draft != pull_flags(b).draft,
             TrackedField::Merged => pull_flags(a).merged != pull_flags(b).merged,
+            TrackedField::Severity => advisory(a).severity != advisory(b).severity,
+            TrackedField::CvssScore => advisory(a).cvss_score != advisory(b).cvss_score,
+            TrackedField::CveId => advisory(a).cve_id != advisory(b).cve_id,
         }
     }
 }
@@ -106,6 +121,33 @@ fn pull_flags(s: &ItemSnapshot) -> PullFlags {
         _ => PullFlags {
             draft: None,
             merged: None,
+        },
+    }
+}
+
+/// The tracked fields of an advisory; `None`s for other kinds.
+struct AdvisoryFields<'a> {
+    severity: Option<crate::model::Severity>,
+    cvss_score: Option<crate::model::CvssScore>,
+    cve_id: Option<&'a str>,
+}
+
+fn advisory(s: &ItemSnapshot) -> AdvisoryFields<'_> {
+    match &s.detail {
+        ItemDetail::Advisory {
+            severity,
+            cvss_score,
+            cve_id,
+            ..
+        } => AdvisoryFields {
+            severity: *severity,
+            cvss_score: *cvss_score,
+            cve_id: cve_id.as_deref(),
+        },
+        _ => AdvisoryFields {
+            severity: None,
+            cvss_score: None,
+            cve_id: None,
         },
     }
 }
@@ -227,17 +269,61 @@ pub(crate) mod tests {
             draft: true,
             merged: false,
             merged_at: None,
+            association: None,
         };
         let mut b = a.clone();
         b.detail = ItemDetail::PullRequest {
             draft: false,
             merged: true,
             merged_at: Some(Timestamp::from_second(1_700_000_300).unwrap()),
+            association: None,
         };
         assert_eq!(
             changed_fields(&a, &b),
             vec![TrackedField::Draft, TrackedField::Merged]
         );
+    }
+
+    #[test]
+    fn advisory_fields_are_tracked() {
+        let mut a = issue("GHSA-1");
+        a.detail = ItemDetail::Advisory {
+            severity: Some(Severity::Medium),
+            cvss_score: None,
+            cve_id: None,
+            published_at: a.created_at,
+            withdrawn_at: None,
+        };
+        let mut b = a.clone();
+        if let ItemDetail::Advisory {
+            severity,
+            cvss_score,
+            cve_id,
+            ..
+        } = &mut b.detail
+        {
+            *severity = Some(Severity::High);
+            *cvss_score = CvssScore::from_f64(7.5);
+            *cve_id = Some("CVE-2026-1".into());
+        }
+        assert_eq!(
+            changed_fields(&a, &b),
+            vec![
+                TrackedField::Severity,
+                TrackedField::CvssScore,
+                TrackedField::CveId
+            ]
+        );
+        // A withdrawal closes it: a change of state.
+        let mut c = a.clone();
+        c.state = ItemState::Closed;
+        if let ItemDetail::Advisory { withdrawn_at, .. } = &mut c.detail {
+            *withdrawn_at = Some(a.updated_at);
+        }
+        assert_eq!(changed_fields(&a, &c), vec![TrackedField::State]);
+        assert_eq!(CvssScore::from_f64(9.81).map(CvssScore::value), Some(9.8));
+        assert_eq!(CvssScore::from_f64(11.0), None);
+        assert_eq!(Severity::parse("Moderate"), Some(Severity::Medium));
     }
 
     #[test]
@@ -280,6 +366,9 @@ pub(crate) mod tests {
                         }
                     }
                 }
+                // An advisory's fields: the base is a pull request, which
+                // has none (`advisory_fields_are_tracked` checks them).
+                TrackedField::Severity | TrackedField::CvssScore | TrackedField::CveId => continue,
             }
             expected.push(f);
         }
@@ -290,7 +379,7 @@ pub(crate) mod tests {
         #[test]
         fn same_snapshot_twice_records_nothing(mask in 0u16..512) {
             let mut base = issue("7");
-            base.detail = ItemDetail::PullRequest { draft: false, merged: false, merged_at: None };
+            base.detail = ItemDetail::PullRequest { draft: false, merged: false, merged_at: None, association: None };
             let (s, _) = mutate(&base, mask);
             prop_assert_eq!(observe(Some(&s), &s), None);
         }
@@ -298,7 +387,7 @@ pub(crate) mod tests {
         #[test]
         fn changed_lists_exactly_the_differing_fields_in_order(mask in 1u16..512) {
             let mut base = issue("7");
-            base.detail = ItemDetail::PullRequest { draft: false, merged: false, merged_at: None };
+            base.detail = ItemDetail::PullRequest { draft: false, merged: false, merged_at: None, association: None };
             let (next, expected) = mutate(&base, mask);
             prop_assert_eq!(observe(Some(&base), &next), Some(Observation::Changed(expected.clone())));
             let detail = Observation::Changed(expected.clone()).detail();

@@ -324,6 +324,7 @@ mod tests {
             merged: false,
             merged_at: None,
             draft: false,
+            association: None,
         };
         assert_eq!(answer(vec![maint(3)], after, &pull), Answer::Unknown);
         assert_eq!(

@@ -127,6 +127,16 @@ pub enum Change {
         /// After.
         new: bool,
     },
+    /// An advisory's severity, its CVSS score or its CVE id (`name`
+    /// says which: `severity`, `cvssScore`, `cveId`); empty where none.
+    Advisory {
+        /// `severity`, `cvssScore` or `cveId`.
+        name: String,
+        /// Before.
+        old: String,
+        /// After.
+        new: String,
+    },
 }
 
 impl Change {
@@ -164,6 +174,16 @@ impl Change {
             }
             Change::Draft { old, new } => format!("draft {old} → {new}"),
             Change::Merged { old, new } => format!("merged {old} → {new}"),
+            Change::Advisory { name, old, new } => {
+                let none = |v: &str| {
+                    if v.is_empty() {
+                        "none".to_string()
+                    } else {
+                        v.to_string()
+                    }
+                };
+                format!("{name} {} → {}", none(old), none(new))
+            }
         }
     }
 }
@@ -323,7 +343,35 @@ fn changes(field: TrackedField, a: &ItemSnapshot, b: &ItemSnapshot) -> Vec<Chang
             old: is_merged(a),
             new: is_merged(b),
         }],
+        TrackedField::Severity | TrackedField::CvssScore | TrackedField::CveId => {
+            vec![Change::Advisory {
+                name: field.as_str().to_string(),
+                old: advisory_value(field, a),
+                new: advisory_value(field, b),
+            }]
+        }
     }
+}
+
+/// An advisory's severity, CVSS score or CVE id as text; empty where it
+/// has none, and for other kinds.
+fn advisory_value(field: TrackedField, s: &ItemSnapshot) -> String {
+    let ItemDetail::Advisory {
+        severity,
+        cvss_score,
+        cve_id,
+        ..
+    } = &s.detail
+    else {
+        return String::new();
+    };
+    match field {
+        TrackedField::Severity => severity.map(|v| v.as_str().to_string()),
+        TrackedField::CvssScore => cvss_score.map(|v| format!("{:.1}", v.value())),
+        TrackedField::CveId => cve_id.clone(),
+        _ => None,
+    }
+    .unwrap_or_default()
 }
 
 /// A pull request's draft flag; false for other kinds.
@@ -559,6 +607,7 @@ mod tests {
                         Change::UpdatedAt { .. } => "updatedAt",
                         Change::Draft { .. } => "draft",
                         Change::Merged { .. } => "merged",
+                        Change::Advisory { name, .. } => name.as_str(),
                     })
                     .collect();
                 named.dedup();

@@ -11,14 +11,17 @@
 
 #![warn(missing_docs)]
 
+pub mod advisories;
 pub mod api;
 pub mod dataset;
 pub mod diff;
+pub mod downloads;
 pub mod first_response;
 pub mod health;
 pub mod history;
 pub mod hostile;
 pub mod importance;
+pub mod lifecycle;
 pub mod model;
 pub mod notify;
 pub mod owners;

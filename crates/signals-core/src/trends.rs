@@ -30,6 +30,7 @@ use serde::Serialize;
 
 use crate::dataset::{fmt_collected, fmt_seconds};
 use crate::first_response::Answer;
+use crate::lifecycle::contributors::{ContributorsSource, WeekContributors};
 use crate::model::{ItemDetail, ItemSnapshot, ItemState};
 
 /// The `schemaVersion` of `trends.json`.
@@ -112,6 +113,30 @@ pub struct Week {
     /// response is not known (`first_response::Answer::Unknown`): left
     /// out of the three figures above.
     pub first_response_unknown: u64,
+    /// The downloads of the repository's release assets seen added in the
+    /// week: the sum of the increases between two sightings of an asset
+    /// (`crate::downloads`); 0 where the host counts none.
+    pub downloads: u64,
+    /// People whose first contribution to the repository (an issue, a
+    /// pull request, a comment or a review; bots and `ignore_users` left
+    /// out) falls in the week, told as `contributorsSource` says.
+    pub new_contributors: u64,
+    /// People who contributed in the week and in some week before.
+    pub returning_contributors: u64,
+    /// How new contributors are told: `history` (the store reaches back
+    /// to the repository's creation) or `association` (GitHub's
+    /// first-time associations of the week's pull requests).
+    pub contributors_source: ContributorsSource,
+}
+
+/// The weeks' new and returning contributors, oldest first, and how the
+/// new ones are told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Contributors {
+    /// One per week of the tally.
+    pub weeks: Vec<WeekContributors>,
+    /// History or association.
+    pub source: ContributorsSource,
 }
 
 /// The repository's context at one run.
@@ -183,8 +208,8 @@ pub enum FactKind {
         /// When published.
         published: Timestamp,
     },
-    /// A discussion: not in the weekly tallies (trends-v1 has no field
-    /// for them).
+    /// A discussion or an advisory: not in the weekly tallies (trends-v1
+    /// has no field for them).
     Discussion,
 }
 
@@ -221,7 +246,7 @@ impl ItemFacts {
                 stable: !prerelease,
                 published: published_at,
             },
-            ItemDetail::Discussion { .. } => FactKind::Discussion,
+            ItemDetail::Discussion { .. } | ItemDetail::Advisory { .. } => FactKind::Discussion,
         };
         ItemFacts {
             created_at: s.created_at,
@@ -266,6 +291,8 @@ struct Counts {
     response_hours: Vec<f64>,
     /// Those of them whose first response is not known.
     response_unknown: u64,
+    /// Downloads seen added in the week.
+    downloads: u64,
 }
 
 impl WeekTally {
@@ -346,6 +373,13 @@ impl WeekTally {
         }
     }
 
+    /// Counts downloads seen added at one run ([`crate::downloads::increases`]).
+    pub fn add_downloads(&mut self, increase: &crate::downloads::Increase) {
+        if let Some(w) = self.week_of(increase.at) {
+            self.weeks[w].downloads = self.weeks[w].downloads.saturating_add(increase.amount);
+        }
+    }
+
     /// Counts the first response of an issue or pull request created at
     /// `created_at`: its hours, none yet, or not known.
     pub fn add_response(&mut self, created_at: Timestamp, answer: &Answer) {
@@ -375,8 +409,8 @@ impl WeekTally {
         }
     }
 
-    /// The weeks, oldest first.
-    pub fn finish(self) -> Vec<Week> {
+    /// The weeks, oldest first, with their `contributors`.
+    pub fn finish(self, contributors: &Contributors) -> Vec<Week> {
         let ends: Vec<Timestamp> = (0..WEEKS).map(|w| self.end_of(w)).collect();
         let (first, coverage_start) = (self.first, self.coverage_start);
         self.weeks
@@ -404,6 +438,10 @@ impl WeekTally {
                         (c.issues_opened + c.pulls_opened).saturating_sub(c.response_unknown),
                     ),
                     first_response_unknown: c.response_unknown,
+                    new_contributors: contributors.weeks.get(w).map_or(0, |c| c.new),
+                    returning_contributors: contributors.weeks.get(w).map_or(0, |c| c.returning),
+                    contributors_source: contributors.source,
+                    downloads: c.downloads,
                 }
             })
             .collect()
@@ -510,6 +548,7 @@ pub fn build<'a>(
     instant: Timestamp,
     coverage_start: Timestamp,
     items: impl IntoIterator<Item = &'a ItemSnapshot>,
+    contributors: &Contributors,
     contexts: &[(Timestamp, crate::model::RepoContext)],
     growth: Vec<Rising>,
 ) -> Trends {
@@ -517,7 +556,7 @@ pub fn build<'a>(
     for item in items {
         tally.add(&ItemFacts::of(item));
     }
-    build_from(repository, tally, contexts, growth)
+    build_from(repository, tally, contributors, contexts, growth)
 }
 
 /// [`build`] from a tally already fed with every item (an export that
@@ -526,6 +565,7 @@ pub fn build<'a>(
 pub fn build_from(
     repository: String,
     tally: WeekTally,
+    contributors: &Contributors,
     contexts: &[(Timestamp, crate::model::RepoContext)],
     growth: Vec<Rising>,
 ) -> Trends {
@@ -540,7 +580,7 @@ pub fn build_from(
         repository,
         instant,
         coverage_start,
-        tally.finish(),
+        tally.finish(contributors),
         context,
         rising(growth),
     )
@@ -701,7 +741,11 @@ mod tests {
             });
             tally.add_response(monday, answer);
         }
-        let weeks = tally.finish();
+        let contributors = Contributors {
+            weeks: vec![],
+            source: ContributorsSource::History,
+        };
+        let weeks = tally.finish(&contributors);
         let last = weeks.last().unwrap();
         assert_eq!(last.first_response_median_hours, Some(3.0));
         assert_eq!(last.first_response_p90_hours, Some(100.0));

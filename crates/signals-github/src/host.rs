@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use signals_core::model::{DiscussionHead, Discussions, ItemDetail, ItemSnapshot, RepoName};
-use signals_http::wire::{Conventions, Kinds, ListedRepo, v3};
+use signals_http::wire::{Conventions, Kinds, ListedRepo, Place, v3};
 use signals_http::{Client, Error, Host, ItemList, ItemStamp, ListsSeen, ResponseCache};
 
 use crate::wire::Pull;
@@ -91,6 +91,17 @@ impl Host for GitHub {
         ]
     }
 
+    /// One conditional request (`advisories.rs`): 304 when unchanged.
+    fn advisories(
+        &self,
+        http: &mut Client,
+        root: &str,
+        at: &Place<'_>,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Vec<ItemSnapshot>, Error> {
+        crate::advisories::read(http, root, at, cache)
+    }
+
     /// GraphQL (`discussions.rs`): no request without a token or where
     /// the repository's object does not say `has_discussions: true`, one
     /// point for a quiet repository.
@@ -103,6 +114,17 @@ impl Host for GitHub {
         cache: &mut dyn ResponseCache,
     ) -> Result<Discussions, Error> {
         crate::discussions::read(http, repo, object, watermark, cache)
+    }
+
+    /// `stats/participation`: one conditional request
+    /// (`participation.rs`).
+    fn commits(
+        &self,
+        http: &mut Client,
+        repo: &RepoName,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Option<signals_core::lifecycle::verdict::Commits>, Error> {
+        crate::participation::ask(http, repo, cache).map(Some)
     }
 
     /// One GraphQL point per 100 repositories (`heads.rs`); nothing

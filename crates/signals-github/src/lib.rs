@@ -15,9 +15,9 @@
 //! are GitHub's REST v3 objects, shared with Forgejo in
 //! `signals_http::wire::v3`.
 //!
-//! A collection costs `4 + max(1, ceil(items / 100))` requests when
-//! nothing fails (the fourth counts the open pull requests, see
-//! `openIssues`), plus at most `ceil(unknown / 100) + 1` pages of the
+//! A collection costs `5 + max(1, ceil(items / 100))` requests when
+//! nothing fails (the fourth reads the security advisories, `advisories`;
+//! the fifth counts the open pull requests, see `openIssues`), plus at most `ceil(unknown / 100) + 1` pages of the
 //! pulls list when closed pull requests lack `merged_at` (older servers),
 //! and no per-item request. Comments and reviews, when asked for, cost
 //! what `comments` says: two repository-wide lists (304 when unchanged)
@@ -32,15 +32,18 @@
 
 #![warn(missing_docs)]
 
+mod advisories;
 mod comments;
 mod discussions;
 mod graphql;
 mod heads;
 mod host;
+mod participation;
 mod protocol;
 mod send;
 mod wire;
 
+pub use advisories::{advisories_url, parse_advisories};
 pub use comments::{REVIEW_BATCH, parse_reviews, reviews_query};
 pub use graphql::{
     DISCUSSIONS_PER_PAGE, DiscussionsPage, LABELS_PER_DISCUSSION, QUERY as DISCUSSIONS_QUERY,
@@ -48,6 +51,7 @@ pub use graphql::{
 };
 pub use heads::{heads_request, parse_heads};
 pub use host::{API_URL, GitHub};
+pub use participation::parse_participation;
 pub use signals_http::{
     CachedResponse, Clock, Collection, Config, Error, Logger, MemoryCache, OpenPulls, Owed,
     RateLimit, RequestLog, RequestStats, ResponseCache, Sleeper, Token, token_fingerprint,

@@ -89,6 +89,13 @@ pub struct Project {
     #[serde(default)]
     archived: bool,
     license: Option<License>,
+    /// The project's last activity: pushes, and issues and merge requests
+    /// too (GitLab tells no push time alone).
+    #[serde(default, deserialize_with = "signals_http::de::lenient_timestamp")]
+    last_activity_at: Option<Timestamp>,
+    /// When the project was created.
+    #[serde(default, deserialize_with = "signals_http::de::lenient_timestamp")]
+    created_at: Option<Timestamp>,
 }
 
 impl Project {
@@ -123,6 +130,8 @@ impl WireRepo for Project {
             open_issues: self.open_issues_count,
             archived: self.archived,
             license: self.license.and_then(|l| spdx(&l.key)),
+            pushed_at: self.last_activity_at,
+            created_at: self.created_at,
         }
     }
 }
@@ -338,6 +347,7 @@ impl WireItem for Issuable {
                 draft: self.draft.or(self.work_in_progress).unwrap_or(false),
                 merged: self.state == "merged" || self.merged_at.is_some(),
                 merged_at: self.merged_at.map(secs),
+                association: None,
             }
         } else {
             ItemDetail::Issue
@@ -426,7 +436,8 @@ mod tests {
             ItemDetail::PullRequest {
                 draft: true,
                 merged: false,
-                merged_at: None
+                merged_at: None,
+                association: None,
             }
         );
     }

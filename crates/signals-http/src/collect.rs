@@ -53,6 +53,12 @@ pub trait Collect: fmt::Debug + Send {
         before: crate::DiscussionsBefore,
         cache: &mut dyn ResponseCache,
     ) -> Result<Discussions, Error>;
+    /// See [`HostClient::commits`].
+    fn commits(
+        &mut self,
+        repo: &RepoName,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Option<signals_core::lifecycle::verdict::Commits>, Error>;
     /// See [`HostClient::plan_discussion_heads`].
     fn plan_discussion_heads(&mut self, repos: &[RepoName]);
     /// The shared HTTP client (logger, stats, rate limits).
@@ -112,6 +118,14 @@ impl<H: Host> Collect for HostClient<H> {
         cache: &mut dyn ResponseCache,
     ) -> Result<Discussions, Error> {
         HostClient::discussions(self, repo, watermark, before, cache)
+    }
+
+    fn commits(
+        &mut self,
+        repo: &RepoName,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Option<signals_core::lifecycle::verdict::Commits>, Error> {
+        HostClient::commits(self, repo, cache)
     }
 
     fn plan_discussion_heads(&mut self, repos: &[RepoName]) {

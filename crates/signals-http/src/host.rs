@@ -10,6 +10,8 @@ use signals_core::model::{
     Comment, DiscussionHead, Discussions, DiscussionsOff, ItemSnapshot, Milestone, RepoName,
 };
 
+use signals_core::lifecycle::verdict::Commits;
+
 use crate::items::ItemStamp;
 
 use crate::wire::{
@@ -190,6 +192,36 @@ pub trait Host: Protocol + Clone + 'static {
     ) -> Result<Discussions, Error> {
         let _ = (http, repo, object, watermark, cache);
         Ok(Discussions::Off(DiscussionsOff::Unsupported))
+    }
+
+    /// The repository's commits per week over the last year (`repo`
+    /// under its current name), for its lifecycle: asked conditionally,
+    /// and at most as often as the caller says (daily). `None` when the
+    /// host gives none, and nothing is asked. Default: none.
+    fn commits(
+        &self,
+        http: &mut Client,
+        repo: &RepoName,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Option<Commits>, Error> {
+        let _ = (http, repo, cache);
+        Ok(None)
+    }
+
+    /// The repository's published security advisories, withdrawn ones
+    /// too, as items of kind `advisory`, read conditionally once per run
+    /// (`root` is the repository's API root). A host's ordinary refusal
+    /// (the feature off, not found, forbidden) is none. Default: the host
+    /// has none, nothing asked.
+    fn advisories(
+        &self,
+        http: &mut Client,
+        root: &str,
+        at: &Place<'_>,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Vec<ItemSnapshot>, Error> {
+        let _ = (http, root, at, cache);
+        Ok(Vec::new())
     }
 
     /// Asks, for many repositories at once (at most [`HEADS_PER_QUERY`]),

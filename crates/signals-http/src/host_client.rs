@@ -2,7 +2,8 @@
 //! collection and owner listing over any [`Host`].
 //!
 //! A collection asks, in this order: the repository's object; the releases
-//! list (first page); the open milestones (first page) and the host's
+//! list (first page, with its assets' download counts); the repository's
+//! security advisories ([`Host::advisories`]); the open milestones (first page) and the host's
 //! completion of them ([`Host::milestones`]); every page of each items
 //! list ([`Host::item_lists`]); the open pull requests the object's open
 //! issue count holds ([`Host::open_pulls`]), unless the caller counts them
@@ -19,8 +20,8 @@ use sha2::{Digest, Sha256};
 
 use jiff::Timestamp;
 use signals_core::model::{
-    Collected, Comment, DiscussionHead, Discussions, DiscussionsOff, ItemKind, RepoName,
-    WATERMARK_MARGIN,
+    AssetCount, Collected, Comment, DiscussionHead, Discussions, DiscussionsOff, ItemKind,
+    ItemSnapshot, RepoName, WATERMARK_MARGIN,
 };
 
 use crate::host::{HEADS_PER_QUERY, Host, ListsSeen};
@@ -244,10 +245,8 @@ impl<H: Host> HostClient<H> {
         };
 
         let fetched = http.get(&host.releases_url(&root), cache)?;
-        let releases = decode::<Vec<H::Release>>(name_of_host, &fetched.url, &fetched.body)?
-            .into_iter()
-            .filter_map(|r| r.into_snapshot(&at))
-            .collect();
+        let (releases, downloads) = releases_of::<H>(name_of_host, &fetched, &at)?;
+        let advisories = host.advisories(http, &root, &at, cache)?;
 
         let fetched = http.get(&host.milestones_url(&root), cache)?;
         let listed = decode::<Vec<H::Milestone>>(name_of_host, &fetched.url, &fetched.body)?;
@@ -309,6 +308,8 @@ impl<H: Host> HostClient<H> {
                 releases,
                 milestones,
                 items,
+                advisories,
+                downloads,
             },
             renamed_to,
             stats: http.stats(),
@@ -368,6 +369,17 @@ impl<H: Host> HostClient<H> {
         let object = self.repo_object.as_deref();
         self.host
             .discussions(&mut self.http, repo, object, watermark, cache)
+    }
+
+    /// The commits per week of `repo` (its current name), for its
+    /// lifecycle ([`Host::commits`]); the request joins the client's
+    /// counters. `None`: the host gives none.
+    pub fn commits(
+        &mut self,
+        repo: &RepoName,
+        cache: &mut dyn ResponseCache,
+    ) -> Result<Option<signals_core::lifecycle::verdict::Commits>, Error> {
+        self.host.commits(&mut self.http, repo, cache)
     }
 
     /// Names the round's repositories whose discussions may be asked
@@ -508,6 +520,28 @@ fn read_lists<H: Host>(
     Ok(ListsSeen {
         digest: digest.map(|d| crate::cache::hex(&d.finalize())),
     })
+}
+
+/// The releases of a releases page, and their assets' download counts, one
+/// per asset (the first listed wins). A draft's assets are not public:
+/// only a release's count.
+fn releases_of<H: Host>(
+    name_of_host: &'static str,
+    fetched: &crate::Fetched,
+    at: &Place<'_>,
+) -> Result<(Vec<ItemSnapshot>, Vec<AssetCount>), Error> {
+    let mut downloads = Vec::new();
+    let mut seen = HashSet::new();
+    let releases = decode::<Vec<H::Release>>(name_of_host, &fetched.url, &fetched.body)?
+        .into_iter()
+        .filter_map(|r| {
+            let assets = r.downloads();
+            let release = r.into_snapshot(at)?;
+            downloads.extend(assets.into_iter().filter(|d| seen.insert(d.asset.clone())));
+            Some(release)
+        })
+        .collect();
+    Ok((releases, downloads))
 }
 
 /// The new name when the host's answer names another repository than the

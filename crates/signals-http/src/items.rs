@@ -269,6 +269,7 @@ mod tests {
                     draft: false,
                     merged: false,
                     merged_at: None,
+                    association: None,
                 }
             } else {
                 ItemDetail::Issue

@@ -167,6 +167,7 @@ pub(crate) mod tests {
             }],
             more: 3,
             link: Some("https://signals.example/g/repo/index.html".into()),
+            lifecycle: None,
         }
     }
 

@@ -18,6 +18,15 @@ const TITLE_CHARS: usize = 200;
 
 /// The message's one-line summary: `text`, the email subject's core.
 pub fn headline(payload: &Payload) -> String {
+    if let (Some(change), Some(r)) = (&payload.lifecycle, &payload.repository) {
+        return format!(
+            "{}: {} is now {} (was {})",
+            payload.rule,
+            r.repo,
+            change.to.as_str(),
+            change.from.as_str()
+        );
+    }
     let n = payload.signals.len() as u64 + payload.more;
     let noun = if n == 1 { "signal" } else { "signals" };
     match (&payload.kind, &payload.repository) {

@@ -18,7 +18,8 @@ pub const BODY_VERSION: u32 = 1;
 
 /// The JSON body of a message: `delivery`, `rule`, `kind`, `group`,
 /// `repository`, `collectedAt`, `signals` (each a v3 signal plus
-/// `importance`, `event` and the changed `fields`), `more` and `link`.
+/// `importance`, `event` and the changed `fields`), `more` and `link`;
+/// and `lifecycle` (from, to, reasons) in a `lifecycle` alert.
 /// The same payload and delivery id always give the same bytes.
 pub fn body(delivery: &str, payload: &Payload) -> Vec<u8> {
     let signals: Vec<Value> = payload
@@ -45,6 +46,9 @@ pub fn body(delivery: &str, payload: &Payload) -> Vec<u8> {
     o.insert("signals".into(), Value::Array(signals));
     o.insert("more".into(), json!(payload.more));
     o.insert("link".into(), json!(payload.link));
+    if let Some(change) = &payload.lifecycle {
+        o.insert("lifecycle".into(), json!(change));
+    }
     // serde_json escapes `<`, `>` and `&`? It does not; a body is JSON
     // for programs, and its content type says so.
     serde_json::to_vec(&Value::Object(o)).unwrap_or_default()

@@ -191,15 +191,21 @@ pub(crate) fn week_labels(weeks: &[Week]) -> Vec<(f64, String)> {
 }
 
 /// A series of a bar chart: its name, colour class, and value per week.
-struct Bars<'a> {
-    name: &'a str,
-    class: &'static str,
-    values: Vec<u64>,
+pub(crate) struct Bars<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) class: &'static str,
+    pub(crate) values: Vec<u64>,
 }
 
 /// Grouped bars per week; partial weeks outlined; release weeks marked on
 /// the axis.
-fn bar_chart(id: &str, title: &str, desc: &str, weeks: &[Week], series: &[Bars<'_>]) -> String {
+pub(crate) fn bar_chart(
+    id: &str,
+    title: &str,
+    desc: &str,
+    weeks: &[Week],
+    series: &[Bars<'_>],
+) -> String {
     let n = weeks.len().max(1);
     let top = nice_max(
         series

@@ -25,6 +25,7 @@ use signals_core::dataset::SignalDoc;
 use signals_core::trends::RISING;
 use signals_core::{EventKind, ItemKind, TrailEvent};
 
+use crate::advisories::{self, AdvisoryEntry};
 use crate::charts::{Spark, nice_max, num, sparkline};
 use crate::error::SiteError;
 use crate::feed::{FeedEntry, FeedView, feed_entry_of, keep_newest, under};
@@ -93,6 +94,9 @@ pub struct RepoDigest {
     /// group folder.
     #[serde(default)]
     pub(crate) waiting: Vec<WaitingEntry>,
+    /// Its open security advisories, links relative to the group folder.
+    #[serde(default)]
+    pub(crate) advisories: Vec<AdvisoryEntry>,
 }
 
 /// A rising item, on the group page.
@@ -254,6 +258,7 @@ impl RepoDigest {
                 .collect(),
             health: repo.health.clone(),
             waiting: Vec::new(),
+            advisories: Vec::new(),
         })
     }
 
@@ -318,6 +323,8 @@ pub struct GroupDigest {
     stories: Vec<StoryEntry>,
     /// The group's items waiting for a reply, most important first.
     waiting: Vec<WaitingEntry>,
+    /// The group's open security advisories, most severe first.
+    advisories: Vec<AdvisoryEntry>,
 }
 
 /// Page order across repositories: importance, then update time (newest
@@ -355,6 +362,7 @@ impl GroupDigest {
             shared: Vec::new(),
             stories: Vec::new(),
             waiting: Vec::new(),
+            advisories: Vec::new(),
         }
     }
 
@@ -395,6 +403,7 @@ impl GroupDigest {
             .sort_by(|a, b| b.growth.cmp(&a.growth).then_with(|| a.id.cmp(&b.id)));
         self.rising.truncate(RISING);
         waiting::merge(&mut self.waiting, d.waiting);
+        advisories::merge(&mut self.advisories, d.advisories);
         self.repos.push(RepoNews {
             activity,
             href: format!("{}/index.html", d.id),
@@ -457,6 +466,7 @@ pub fn render_group(
             shared: &g.shared,
             stories: &g.stories,
             waiting: &g.waiting,
+            advisories: &g.advisories,
             list_pages: g.repos.len().div_ceil(LIST_PAGE_SIZE).max(1),
             recent_weeks: RECENT_WEEKS,
         },
@@ -529,6 +539,7 @@ struct GroupView<'a> {
     shared: &'a [SharedEntry],
     stories: &'a [StoryEntry],
     waiting: &'a [WaitingEntry],
+    advisories: &'a [AdvisoryEntry],
 }
 
 /// Repositories named in "What changed", and releases listed there.
@@ -612,6 +623,18 @@ struct GroupTrends {
     activity_top: String,
     stars_top: String,
     backlog_top: String,
+    /// The same rows sorted by lifecycle state, in rule order (archived
+    /// first), then as ranked; empty when no repository was judged.
+    by_state: Vec<StateRowView>,
+}
+
+/// A repository's verdict in the group's table sorted by state.
+#[derive(Serialize)]
+struct StateRowView {
+    name: String,
+    href: String,
+    state: String,
+    dependency: String,
 }
 
 #[derive(Serialize)]
@@ -625,6 +648,10 @@ struct TrendRowView {
     activity_text: String,
     stars_text: String,
     backlog_text: String,
+    /// Its lifecycle state (empty before a run judged it) and who
+    /// carries it.
+    state: String,
+    dependency: String,
 }
 
 impl GroupTrends {
@@ -688,14 +715,42 @@ impl GroupTrends {
                     activity_text: listed(activity(t).into_iter()),
                     stars_text: listed(stars(t).into_iter()),
                     backlog_text: listed(backlog(t).into_iter()),
+                    state: t
+                        .lifecycle
+                        .as_ref()
+                        .map_or(String::new(), |l| l.state.clone()),
+                    dependency: t
+                        .lifecycle
+                        .as_ref()
+                        .map_or(String::new(), |l| l.dependency_text()),
                 })
                 .collect(),
+            by_state: by_state(&rows),
             span,
             activity_top: num(ta),
             stars_top: num(ts),
             backlog_top: num(tb),
         }
     }
+}
+
+/// The judged rows of the side-by-side table, sorted by lifecycle state
+/// in rule order; ties keep the activity ranking.
+fn by_state(rows: &[&(String, String, TrendRow)]) -> Vec<StateRowView> {
+    let mut judged: Vec<(&crate::verdict::LifecycleCell, &String, &String)> = rows
+        .iter()
+        .filter_map(|(name, href, t)| Some((t.lifecycle.as_ref()?, name, href)))
+        .collect();
+    judged.sort_by_key(|(l, _, _)| l.rank);
+    judged
+        .into_iter()
+        .map(|(l, name, href)| StateRowView {
+            name: name.clone(),
+            href: href.clone(),
+            state: l.state.clone(),
+            dependency: l.dependency_text(),
+        })
+        .collect()
 }
 
 /// A signal card of the group page; the full card is on its repository's

@@ -127,6 +127,7 @@ pub(crate) fn entry(shown: Shown<'_>, position: usize, prefix: &str) -> FilterEn
             Some(ItemKind::PullRequest) => "pull_request",
             Some(ItemKind::Release) => "release",
             Some(ItemKind::Discussion) => "discussion",
+            Some(ItemKind::Advisory) => "advisory",
             None => "other",
         }
         .to_string(),

@@ -41,6 +41,8 @@ pub struct RepoHead<'a> {
     pub collected_at: Timestamp,
     /// How its collection stands.
     pub health: &'a HealthNote,
+    /// Its verdict in this group, once a run judged it.
+    pub verdict: Option<&'a signals_core::lifecycle::verdict::Verdict>,
 }
 
 /// Why and since when an owner's listing left a repository out, as the

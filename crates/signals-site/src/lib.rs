@@ -71,6 +71,7 @@
 //! <group>/<repo>/feed.atom        the newest signals
 //! <group>/<repo>/dataset.json     the v3 document
 //! <group>/<repo>/trends.json      its trends (schemas/trends-v1.schema.json)
+//! <group>/<repo>/verdict.json     is it alive, who carries it (verdict-v1)
 //! <group>/<repo>/signals.json     the filter index (every signal, columnar)
 //! <group>/<repo>/signals-text-<n>.json  its excerpts, 1,000 signals a part
 //! <group>/<repo>/digest.json      what the repository gives its group page
@@ -142,9 +143,12 @@ mod files;
 mod templates;
 mod write;
 
+mod advisories;
 mod charts;
+mod contributors_chart;
 mod dataset;
 mod digest;
+mod download_chart;
 mod feed;
 mod filter;
 mod group_search;
@@ -159,6 +163,7 @@ mod search;
 mod source;
 mod trail;
 mod trends;
+mod verdict;
 mod waiting;
 
 mod pages;
@@ -199,6 +204,7 @@ pub use source::{Ranked, RepoSource};
 pub use text::{EXCERPT_CHARS, excerpt};
 pub use trail::{TRAIL_FOLD_MIN, TrailItem, changes_state, trail_key_parts};
 pub use trends::{RECENT_WEEKS, SMALL_WEEKS, TRENDS_FILE, TrendRow};
+pub use verdict::VERDICT_FILE;
 pub use whole::{
     RepoPage, render_feed, render_feed_at, render_filter_index, render_repo, render_repo_at,
     render_repo_pages, render_site_feed, render_trends,

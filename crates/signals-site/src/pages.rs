@@ -15,6 +15,7 @@
 use serde::Serialize;
 use signals_core::ItemKind;
 
+use crate::advisories::{self, ADVISORIES_LISTED};
 use crate::digest::{DIGEST_FILE, DIGEST_SIGNALS, DIGEST_TRAIL, RepoDigest};
 use crate::error::SiteError;
 use crate::feed::render_feed_of;
@@ -33,6 +34,7 @@ use crate::templates::render;
 use crate::text::{excerpt, http_url};
 use crate::trail::{TrailItem, TrailView, trail_rows};
 use crate::trends::{self, TRENDS_FILE, TrendsView};
+use crate::verdict::{self, VERDICT_FILE, VerdictView};
 use crate::views::{HeaderView, Layout, PagerView, TimeView, count, pager};
 use crate::waiting::{self, WAITING_LISTED, WaitingEntry};
 
@@ -65,14 +67,23 @@ pub fn render_repo_files(
     let newest = source.newest()?;
     out.put("feed.atom", &render_feed_of(repo, &newest, base_url)?)?;
     out.put(TRENDS_FILE, &trends::trends_json(repo.trends, &label)?)?;
+    if let Some(v) = repo.verdict {
+        out.put(VERDICT_FILE, &verdict::verdict_json(v, &label)?)?;
+    }
     let top = source.ranked(0..repo.signals.min(DIGEST_SIGNALS))?;
     let (latest, latest_total) = source.latest_run(DIGEST_TRAIL)?;
     let mut digest = RepoDigest::of_parts(repo, &top, &latest, latest_total, &newest)?;
+    digest.trend.lifecycle = repo.verdict.map(verdict::LifecycleCell::of);
     let prefix = format!("{}/", repo.document.dataset.repository.id);
     digest.waiting = waiting::entries(&source.waiting(WAITING_LISTED)?, repo.collected_at, &prefix);
     for w in &mut digest.waiting {
         w.repo = Some(repo.document.dataset.repository.name.clone());
     }
+    digest.advisories = advisories::entries(
+        &source.advisories(ADVISORIES_LISTED)?,
+        &prefix,
+        &repo.document.dataset.repository.name,
+    );
     out.put(DIGEST_FILE, &digest.to_json()?)?;
     RepoSummary::of_head(repo)
 }
@@ -155,6 +166,8 @@ struct RepoPageView<'a> {
     trends: Option<TrendsView>,
     /// Only on the first page: the items waiting for a reply.
     waiting: &'a [WaitingEntry],
+    /// Only on the first page: is it alive, and why.
+    verdict: Option<VerdictView>,
     cards: Vec<CardView<'a>>,
     /// Number of the first card on this page (for `<ol start>`).
     first: usize,
@@ -209,6 +222,7 @@ fn render_signal_page(
         news: first_page.then(|| news(repo)),
         trends: first_page.then(|| TrendsView::of(repo.trends)),
         waiting: if first_page { waiting } else { &[] },
+        verdict: repo.verdict.filter(|_| first_page).map(VerdictView::of),
         trail: preview.map(|(items, from)| TrailView {
             rows: trail_rows(items, from),
             start: from + 1,
@@ -397,6 +411,14 @@ fn card(ranked: &Ranked, total: usize) -> CardView<'_> {
     if s.answered == Some(true) {
         flags.push("answered");
     }
+    if let Some(Some(severity)) = &s.severity
+        && let Some(severity) = signals_core::Severity::parse(severity)
+    {
+        flags.push(severity.as_str());
+    }
+    if let Some(Some(_)) = &s.withdrawn_at {
+        flags.push("withdrawn");
+    }
     let url = http_url(&s.url);
     let key = s.tag.as_deref().unwrap_or_else(|| id_parts(&s.id).1);
     CardView {
@@ -411,6 +433,7 @@ fn card(ranked: &Ranked, total: usize) -> CardView<'_> {
             Some(ItemKind::PullRequest) => "pull-request",
             Some(ItemKind::Release) => "release",
             Some(ItemKind::Discussion) => "discussion",
+            Some(ItemKind::Advisory) => "advisory",
             None => "other",
         },
         title: &s.title,

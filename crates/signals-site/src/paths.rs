@@ -97,10 +97,11 @@ pub(crate) fn id_parts(id: &str) -> (Option<ItemKind>, &str) {
     (kind, key)
 }
 
-/// `#42` for an issue or pull request, the tag for a release.
+/// `#42` for an issue or pull request, the tag for a release, the GHSA id
+/// for an advisory.
 pub(crate) fn item_number(kind: Option<ItemKind>, key: &str) -> String {
     match kind {
-        Some(ItemKind::Release) => key.to_string(),
+        Some(ItemKind::Release | ItemKind::Advisory) => key.to_string(),
         _ => format!("#{key}"),
     }
 }

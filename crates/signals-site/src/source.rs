@@ -60,4 +60,10 @@ pub trait RepoSource {
         let _ = limit;
         Ok(Vec::new())
     }
+    /// The first `limit` open security advisories (published, not
+    /// withdrawn), in page order. Default: none.
+    fn advisories(&mut self, limit: usize) -> Result<Vec<Ranked>, SiteError> {
+        let _ = limit;
+        Ok(Vec::new())
+    }
 }

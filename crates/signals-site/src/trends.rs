@@ -58,6 +58,11 @@ impl TrendsView {
                 // After the time to close, before stars and forks.
                 let at = charts.len().saturating_sub(1);
                 charts.insert(at, crate::response_chart::response_chart(trends));
+                charts.insert(
+                    at + 1,
+                    crate::contributors_chart::contributors_chart(trends),
+                );
+                charts.push(crate::download_chart::download_chart(trends));
                 charts
             },
             rising: rising_views(trends, ""),
@@ -105,6 +110,9 @@ pub struct TrendRow {
     pub stars: Vec<Option<u64>>,
     /// Open issues at each week's end (`None`: before coverage).
     pub backlog: Vec<Option<u64>>,
+    /// Its verdict's state and dependency, once a run judged it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<crate::verdict::LifecycleCell>,
 }
 
 impl TrendRow {
@@ -140,6 +148,7 @@ impl TrendRow {
                 })
                 .collect(),
             backlog: weeks.iter().map(|w| w.open_issues_at_end).collect(),
+            lifecycle: None,
         }
     }
 
@@ -276,6 +285,10 @@ mod tests {
             first_response_p90_hours: None,
             answered_within_2_days: None,
             first_response_unknown: 0,
+            new_contributors: 0,
+            returning_contributors: 0,
+            contributors_source: signals_core::lifecycle::contributors::ContributorsSource::History,
+            downloads: 0,
         };
         let trends = Trends {
             schema_version: signals_core::trends::TRENDS_SCHEMA_VERSION,

@@ -61,6 +61,8 @@ pub struct RepoPage<'a> {
     /// Ids of its signals waiting for a reply: open issues and
     /// pull requests without a first response, older than `waiting_days`.
     pub waiting: &'a [String],
+    /// Its verdict in its group, once a run judged it.
+    pub verdict: Option<&'a signals_core::lifecycle::verdict::Verdict>,
 }
 
 impl<'a> RepoPage<'a> {
@@ -84,6 +86,7 @@ impl<'a> RepoPage<'a> {
             event_count: self.event_count,
             collected_at,
             health: self.health,
+            verdict: self.verdict,
         }
     }
 }
@@ -206,6 +209,19 @@ impl RepoSource for Whole<'_> {
     fn waiting(&mut self, limit: usize) -> Result<Vec<Ranked>, SiteError> {
         Ok((0..self.ranked.len())
             .filter(|&i| self.waiting.contains(self.ranked[i].0.id.as_str()))
+            .take(limit)
+            .map(|i| self.at(i))
+            .collect())
+    }
+
+    fn advisories(&mut self, limit: usize) -> Result<Vec<Ranked>, SiteError> {
+        let open = |s: &SignalDoc| {
+            s.kind == signals_core::ItemKind::Advisory.as_str()
+                && s.state == "open"
+                && s.withdrawn_at.as_ref().is_none_or(Option::is_none)
+        };
+        Ok((0..self.ranked.len())
+            .filter(|&i| open(self.ranked[i].0))
             .take(limit)
             .map(|i| self.at(i))
             .collect())

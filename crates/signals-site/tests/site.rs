@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use jiff::{SignedDuration, Timestamp};
 use signals_core::dataset::{DatasetInput, Document, build};
 use signals_core::importance::{Score, Weights, score};
+use signals_core::lifecycle::contributors::{ContributorsSource, WeeklyContributors};
 use signals_core::trends::{
-    ItemFacts, Rising, Trends, WeekTally, daily_context, first_week, rising,
+    Contributors, ItemFacts, Rising, Trends, WEEKS, WeekTally, daily_context, first_week, rising,
 };
 use signals_core::{
     EventKind, Group, ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone, News, RepoContext,
@@ -50,6 +51,7 @@ impl Fixture {
             collected_at: ts(NOW),
             health: &self.health,
             waiting: &[],
+            verdict: None,
         }
     }
 }
@@ -60,6 +62,7 @@ fn item(repo: &RepoName, key: &str, updated: &str, detail: ItemDetail) -> ItemSn
         ItemDetail::PullRequest { .. } => "pull",
         ItemDetail::Release { .. } => "releases/tag",
         ItemDetail::Discussion { .. } => "discussions",
+        ItemDetail::Advisory { .. } => "security/advisories",
     };
     ItemSnapshot {
         repo: repo.clone(),
@@ -135,6 +138,8 @@ fn fixture_with(
         open_issues: 812,
         archived: false,
         license: Some("Apache-2.0".into()),
+        pushed_at: None,
+        created_at: None,
     };
     context(&mut ctx);
     let now = ts(NOW);
@@ -185,15 +190,21 @@ fn fixture_with(
     // context point per run, and the items that grew (here the first one,
     // from 3 to its reactions plus comments now).
     let mut tally = WeekTally::new(now, runs[0].since);
+    let mut people = WeeklyContributors::new(first_week(now), WEEKS, now);
     for i in &all {
         tally.add(&ItemFacts::of(i));
+        people.add(&i.author, i.created_at);
     }
+    let contributors = Contributors {
+        weeks: people.finish(ContributorsSource::History),
+        source: ContributorsSource::History,
+    };
     let grown = &all[0];
     let trends = Trends::new(
         name.to_string(),
         now,
         runs[0].since,
-        tally.finish(),
+        tally.finish(&contributors),
         daily_context(
             [(now, ctx.stars, ctx.forks, ctx.open_issues)],
             first_week(now),
@@ -240,6 +251,7 @@ fn small() -> Fixture {
             draft: true,
             merged: false,
             merged_at: None,
+            association: None,
         },
     );
     draft.title = "WIP: faster sampler".into();
@@ -251,6 +263,7 @@ fn small() -> Fixture {
             draft: false,
             merged: true,
             merged_at: Some(ts("2026-11-20T12:00:00Z")),
+            association: None,
         },
     );
     merged.state = ItemState::Closed;

@@ -55,6 +55,8 @@ fn identity(table: Table) -> Option<&'static str> {
         | Table::ItemRefs
         | Table::ReferenceMarks
         | Table::Comments
+        | Table::Lifecycle
+        | Table::AssetDownloads
         | Table::Events => None,
         Table::Repositories => Some("key"),
         _ => Some("id"),

@@ -23,6 +23,7 @@ mod comments;
 mod compact;
 mod dump;
 mod http;
+mod lifecycle;
 mod outbox;
 mod owners;
 mod paged;

@@ -174,13 +174,33 @@ impl Reads for PgStore {
             .query(
                 "listing the open items",
                 "SELECT i.item_id FROM items i JOIN snapshots s ON s.id = i.latest
-                 WHERE i.repo = $1 AND i.kind <> 'release' AND s.state = 0
+                 WHERE i.repo = $1 AND i.kind NOT IN ('release', 'advisory') AND s.state = 0
                  ORDER BY i.item_id",
                 &[&repo.raw()],
             )?
             .iter()
             .map(|r| r.get(0))
             .collect())
+    }
+
+    fn advisories(&self, repo: RepoKey) -> Result<Vec<ItemSnapshot>> {
+        let path = self.path();
+        let mut out = Vec::new();
+        self.each_row(
+            "reading the advisories",
+            &format!(
+                "SELECT i.item_key, {SNAPSHOT_COLUMNS}
+                 FROM items i JOIN snapshots s ON s.id = i.latest {SNAPSHOT_JOINS}
+                 WHERE i.repo = $1 AND i.kind = 'advisory' ORDER BY i.item_id"
+            ),
+            &[&repo.raw()],
+            |r| {
+                let key: String = r.get(0);
+                out.push(Parts::join(&path, &key, raw_parts(r, 1))?);
+                Ok(())
+            },
+        )?;
+        Ok(out)
     }
 
     /// One query for all `ids` (`= ANY`): one round trip, however many

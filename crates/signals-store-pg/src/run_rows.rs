@@ -80,6 +80,7 @@ impl PgStore {
     ) -> Result<()> {
         let err = self.err("committing a run");
         self.store_messages(tx, c.repo, run_id, c.at, &c.run.messages)?;
+        self.store_downloads(tx, c, run_id)?;
         if self.keeps_totals {
             crate::totals::add_run(self, tx, c.repo, c.run, new_items)?;
         }
@@ -105,6 +106,32 @@ impl PgStore {
             )
             .map_err(&err)?;
         }
+        Ok(())
+    }
+
+    /// Stores each of the run's download counts that differs from its
+    /// asset's last stored one (or is its first), in one statement.
+    fn store_downloads(&self, tx: &mut Transaction<'_>, c: &Commit<'_>, run_id: i64) -> Result<()> {
+        if c.run.downloads.is_empty() {
+            return Ok(());
+        }
+        let assets: Vec<&str> = c.run.downloads.iter().map(|d| d.asset.as_str()).collect();
+        let counts = c
+            .run
+            .downloads
+            .iter()
+            .map(|d| int("asset download count", d.count))
+            .collect::<Result<Vec<i64>>>()?;
+        tx.execute(
+            "INSERT INTO asset_downloads (repo, asset, run, count)
+             SELECT $1, d.asset, $2, d.count
+             FROM unnest($3::text[], $4::bigint[]) AS d (asset, count)
+             WHERE d.count IS DISTINCT FROM (
+                 SELECT a.count FROM asset_downloads a
+                 WHERE a.repo = $1 AND a.asset = d.asset ORDER BY a.run DESC LIMIT 1)",
+            &[&c.repo.raw(), &run_id, &assets, &counts],
+        )
+        .map_err(self.err("storing download counts"))?;
         Ok(())
     }
 

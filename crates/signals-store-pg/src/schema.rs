@@ -108,8 +108,18 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         Some(crate::search::migrate_0018),
     ),
     (
-        "0023_related",
-        include_str!("../migrations/0023_related.sql"),
+        "0019_lifecycle",
+        include_str!("../migrations/0019_lifecycle.sql"),
+        None,
+    ),
+    (
+        "0020_advisories_downloads",
+        include_str!("../migrations/0020_advisories_downloads.sql"),
+        None,
+    ),
+    (
+        "0021_related",
+        include_str!("../migrations/0021_related.sql"),
         None,
     ),
 ];

@@ -228,6 +228,8 @@ impl RunWrites for PgStore {
             tx.execute("DELETE FROM related_lists WHERE other_repo = $1", &[&key])
                 .map_err(&err)?;
             for table in [
+                "lifecycle",
+                "asset_downloads",
                 "item_refs",
                 "reference_marks",
                 "search_postings",

@@ -145,7 +145,7 @@ impl Reads for Store {
             .conn
             .prepare_cached(
                 "SELECT i.item_id FROM items i JOIN snapshots s ON s.id = i.latest
-                 WHERE i.repo = ?1 AND i.kind <> 'release' AND s.state = 0
+                 WHERE i.repo = ?1 AND i.kind NOT IN ('release', 'advisory') AND s.state = 0
                  ORDER BY i.item_id",
             )
             .doing(&self.path, doing)?;
@@ -155,6 +155,29 @@ impl Reads for Store {
             .collect::<rusqlite::Result<Vec<String>>>()
             .doing(&self.path, doing)?;
         Ok(ids)
+    }
+
+    fn advisories(&self, repo: RepoKey) -> Result<Vec<ItemSnapshot>> {
+        let doing = "reading the advisories";
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT i.item_key, {SNAPSHOT_COLUMNS}
+                 FROM items i JOIN snapshots s ON s.id = i.latest {SNAPSHOT_JOINS}
+                 WHERE i.repo = ?1 AND i.kind = 'advisory' ORDER BY i.item_id"
+            ))
+            .doing(&self.path, doing)?;
+        let rows = stmt
+            .query_map([repo.raw()], |r| {
+                Ok((r.get::<_, String>(0)?, raw_parts(r, 1)?))
+            })
+            .doing(&self.path, doing)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (key, raw) = row.doing(&self.path, doing)?;
+            out.push(Parts::join(&self.path, &key, raw)?);
+        }
+        Ok(out)
     }
 
     /// One indexed lookup per id.

@@ -303,11 +303,12 @@ mod tests {
         assert_eq!(expected[0].references.len(), 2, "{expected:?}");
         assert_eq!(expected[0].referenced_by.len(), 1, "{expected:?}");
         // The store as the version before 0012 left it (and before 0013,
-        // 0014, 0015, 0016 and 0017).
+        // 0014 to 0017, 0019 and 0020).
         store
             .conn
             .execute_batch(
-                "DROP TABLE repo_totals;
+                "DROP TABLE lifecycle; DROP INDEX comments_by_time;
+                 DROP TABLE repo_totals;
                  DROP TABLE item_keys; DROP TABLE item_refs; DROP TABLE reference_marks;
                  ALTER TABLE repositories DROP COLUMN open_pulls;
                  ALTER TABLE repositories DROP COLUMN open_pulls_differed;
@@ -318,6 +319,7 @@ mod tests {
                  DROP INDEX runs_reconciled;
                  DROP TABLE related_profiles; DROP TABLE related_lists;
                  DROP TABLE related_state;
+                 DROP TABLE asset_downloads;
                  PRAGMA user_version = 11;",
             )
             .unwrap();

@@ -26,6 +26,7 @@ pub(crate) fn finish_run(
 ) -> Result<()> {
     let at = run.record.collected_at;
     crate::outbox::store_messages(tx, path, repo, run_id, at, &run.messages)?;
+    store_downloads(tx, path, repo, run_id, run)?;
     tx.execute(
         "UPDATE repositories SET host_name = ?2, missing = 0, last_error = NULL
          WHERE key = ?1",
@@ -44,6 +45,41 @@ pub(crate) fn finish_run(
             ],
         )
         .doing(path, "keeping the count of open pull requests")?;
+    }
+    Ok(())
+}
+
+/// Stores each of the run's download counts that differs from its asset's
+/// last stored one (or is its first): one indexed lookup per asset.
+fn store_downloads(
+    tx: &Transaction<'_>,
+    path: &Path,
+    repo: RepoKey,
+    run_id: i64,
+    run: &RunCommit,
+) -> Result<()> {
+    if run.downloads.is_empty() {
+        return Ok(());
+    }
+    let mut insert = tx
+        .prepare_cached(
+            "INSERT INTO asset_downloads (repo, asset, run, count)
+             SELECT ?1, ?2, ?3, ?4
+             WHERE NOT EXISTS (
+                 SELECT 1 FROM (SELECT count FROM asset_downloads
+                                WHERE repo = ?1 AND asset = ?2 ORDER BY run DESC LIMIT 1)
+                 WHERE count = ?4)",
+        )
+        .doing(path, "preparing to store download counts")?;
+    for d in &run.downloads {
+        insert
+            .execute(params![
+                repo.raw(),
+                d.asset,
+                run_id,
+                int("asset download count", d.count)?
+            ])
+            .doing(path, "storing a download count")?;
     }
     Ok(())
 }

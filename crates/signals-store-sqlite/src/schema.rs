@@ -117,8 +117,18 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         then: Some(crate::search::migrate_0018),
     },
     Migration {
-        name: "0023_related",
-        sql: include_str!("../migrations/0023_related.sql"),
+        name: "0019_lifecycle",
+        sql: include_str!("../migrations/0019_lifecycle.sql"),
+        then: None,
+    },
+    Migration {
+        name: "0020_advisories_downloads",
+        sql: include_str!("../migrations/0020_advisories_downloads.sql"),
+        then: None,
+    },
+    Migration {
+        name: "0021_related",
+        sql: include_str!("../migrations/0021_related.sql"),
         then: None,
     },
 ];
@@ -327,6 +337,7 @@ mod tests {
                         draft: next(2) == 0,
                         merged: next(2) == 0,
                         merged_at: (next(2) == 0).then_some(at),
+                        association: None,
                     },
                     _ => ItemDetail::Release {
                         prerelease: next(2) == 0,
@@ -614,6 +625,71 @@ mod tests {
         assert_eq!(store.replies(key).unwrap().len(), 1);
         store.purge_repository(key).unwrap();
         assert!(store.comment_texts(key).unwrap().is_empty());
+    }
+
+    /// 0019_lifecycle: a store from before, with runs, opens with no
+    /// lifecycle, and keeps the next judging run's.
+    #[test]
+    fn migration_0019_adds_the_lifecycle_to_a_store_from_before() {
+        use signals_store::RunWrites;
+        use signals_store::suite::{group, issue, lifecycle_after_migration, run_of, tracked, ts};
+
+        let conn = Connection::open_in_memory().unwrap();
+        let mut store = Store {
+            conn,
+            path: PathBuf::from(":memory:"),
+            keeps_totals: false,
+        };
+        let before = MIGRATIONS
+            .iter()
+            .position(|m| m.name == "0019_lifecycle")
+            .unwrap();
+        store.migrate_with(&MIGRATIONS[..before]).unwrap();
+        let key = store.ensure_repository(&group(), &tracked()).unwrap();
+        let run = run_of(&store, key, ts("2026-11-01T10:00:00Z"), vec![issue("1")], 1);
+        store.commit_run(key, &run).unwrap();
+        store.migrate_with(MIGRATIONS).unwrap();
+        assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
+        lifecycle_after_migration(&mut store, key);
+    }
+
+    /// 0020_advisories_downloads: a store from before, with an issue,
+    /// takes advisories (the items table rebuilt, its rows and index kept)
+    /// and download counts.
+    #[test]
+    fn migration_0020_adds_advisories_and_downloads_to_a_store_from_before() {
+        use signals_store::suite::{
+            a_migrated_store_takes_advisories_and_downloads, group, issue, run_of, tracked, ts,
+        };
+        use signals_store::{Reads, RunWrites};
+
+        let conn = Connection::open_in_memory().unwrap();
+        let mut store = Store {
+            conn,
+            path: PathBuf::from(":memory:"),
+            keeps_totals: false,
+        };
+        let before = MIGRATIONS
+            .iter()
+            .position(|m| m.name == "0020_advisories_downloads")
+            .unwrap();
+        store.migrate_with(&MIGRATIONS[..before]).unwrap();
+        let key = store.ensure_repository(&group(), &tracked()).unwrap();
+        let run = run_of(&store, key, ts("2026-11-01T10:00:00Z"), vec![issue("1")], 1);
+        store.commit_run(key, &run).unwrap();
+        store.migrate_with(MIGRATIONS).unwrap();
+        assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len() as i64);
+        let index: i64 = store
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'items_by_latest'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(index, 1, "the items' index is back");
+        assert_eq!(store.open_item_ids(key).unwrap().len(), 1);
+        a_migrated_store_takes_advisories_and_downloads(&mut store, key);
     }
 
     #[test]

@@ -374,7 +374,7 @@ mod tests {
         assert!(blocks.iter().any(|b| b.3.len() > 1), "several positions");
         {
             // The store as schema 17 left it: the first format in `data`,
-            // no `positions` column.
+            // no `positions` column (and no `asset_downloads`, 0020's).
             let mut conn = rusqlite::Connection::open(&path).unwrap();
             let tx = conn.transaction().unwrap();
             for (term, block, docs, positions) in &blocks {
@@ -385,7 +385,8 @@ mod tests {
                 .unwrap();
             }
             tx.execute_batch(
-                "ALTER TABLE search_postings DROP COLUMN positions;
+                "DROP TABLE lifecycle; DROP INDEX comments_by_time;
+                 ALTER TABLE search_postings DROP COLUMN positions; DROP TABLE asset_downloads;
                  DROP TABLE related_profiles; DROP TABLE related_lists;
                  DROP TABLE related_state;
                  PRAGMA user_version = 17;",

@@ -1,13 +1,15 @@
-//! Trends' two reads on SQLite, each one indexed query whose
+//! Trends' reads on SQLite, each one indexed query whose
 //! cost follows what it returns, not the repository's size.
 
 use jiff::Timestamp;
 use rusqlite::params;
 use signals_core::RepoContext;
+use signals_core::downloads::AssetSighting;
 use signals_core::trends::Rising;
 use signals_store::codec::ts_text;
 use signals_store::{
-    ContextRow, GrowthRow, RepoKey, Result, TrendReads, contexts_from, growth_from,
+    ContextRow, GrowthRow, RepoKey, Result, SightingRow, TrendReads, contexts_from, growth_from,
+    sightings_from,
 };
 
 use crate::Store;
@@ -39,7 +41,39 @@ pub(crate) const GROWTH_SQL: &str = "
     WHERE now_ > then_
     ORDER BY item_id";
 
+/// The stored download counts of a repository's assets at runs at or
+/// after `?2`, and each asset's last one before the first such run, by
+/// asset then run (`TrendReads::asset_sightings`). Indexed by
+/// `(repo, asset, run)`: the rows before the span are read once, grouped.
+pub(crate) const SIGHTINGS_SQL: &str = "
+    WITH start AS (
+        SELECT COALESCE(MIN(id), 9223372036854775807) AS id FROM runs
+        WHERE repo = ?1 AND collected_at >= ?2),
+    before AS (
+        SELECT asset, MAX(run) AS run FROM asset_downloads, start
+        WHERE repo = ?1 AND run < start.id GROUP BY asset)
+    SELECT d.asset, r.collected_at, d.count
+    FROM asset_downloads d JOIN runs r ON r.id = d.run, start
+    WHERE d.repo = ?1
+      AND (d.run >= start.id OR (d.asset, d.run) IN (SELECT asset, run FROM before))
+    ORDER BY d.asset, d.run";
+
 impl TrendReads for Store {
+    fn asset_sightings(&self, repo: RepoKey, from: Timestamp) -> Result<Vec<AssetSighting>> {
+        let doing = "reading the assets' download counts";
+        let rows = self
+            .conn
+            .prepare_cached(SIGHTINGS_SQL)
+            .doing(&self.path, doing)?
+            .query_map(params![repo.raw(), ts_text(from)], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .doing(&self.path, doing)?
+            .collect::<rusqlite::Result<Vec<SightingRow>>>()
+            .doing(&self.path, doing)?;
+        sightings_from(&self.path, rows)
+    }
+
     fn run_contexts(
         &self,
         repo: RepoKey,

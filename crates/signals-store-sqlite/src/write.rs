@@ -137,6 +137,8 @@ impl RunWrites for Store {
         )
         .doing(&path, doing)?;
         for table in [
+            "lifecycle",
+            "asset_downloads",
             "item_refs",
             "reference_marks",
             "repo_totals",
@@ -305,6 +307,8 @@ mod tests {
                 open_issues: 0,
                 archived: false,
                 license: None,
+                pushed_at: None,
+                created_at: None,
             },
             news: News::default(),
             references: vec![],
@@ -321,6 +325,7 @@ mod tests {
             messages: vec![],
             reconciled: false,
             open_pulls: Default::default(),
+            downloads: Vec::new(),
         }
     }
 

@@ -72,6 +72,10 @@ pub enum Table {
     ReferenceMarks,
     /// Comments and reviews (`crate::comments`).
     Comments,
+    /// Lifecycle judgements (`crate::lifecycle`).
+    Lifecycle,
+    /// Release assets' download counts (`crate::RunCommit::downloads`).
+    AssetDownloads,
 }
 
 use ColumnType::{Blob, Int, Text};
@@ -79,7 +83,7 @@ use ColumnType::{Blob, Int, Text};
 impl Table {
     /// Every table, in an order that loads: each table after those it
     /// references (`items.latest` is a plain number, not a reference).
-    pub const ALL: [Table; 17] = [
+    pub const ALL: [Table; 19] = [
         Table::Groups,
         Table::Repositories,
         Table::Runs,
@@ -97,6 +101,8 @@ impl Table {
         Table::ItemRefs,
         Table::ReferenceMarks,
         Table::Comments,
+        Table::Lifecycle,
+        Table::AssetDownloads,
     ];
 
     /// The table's SQL name.
@@ -119,6 +125,8 @@ impl Table {
             Table::ItemRefs => "item_refs",
             Table::ReferenceMarks => "reference_marks",
             Table::Comments => "comments",
+            Table::Lifecycle => "lifecycle",
+            Table::AssetDownloads => "asset_downloads",
         }
     }
 
@@ -142,6 +150,8 @@ impl Table {
             Table::ItemRefs => ITEM_REFS,
             Table::ReferenceMarks => REFERENCE_MARKS,
             Table::Comments => COMMENTS,
+            Table::Lifecycle => LIFECYCLE,
+            Table::AssetDownloads => ASSET_DOWNLOADS,
         }
     }
 
@@ -162,6 +172,8 @@ impl Table {
             Table::ItemRefs => "item, via, target",
             Table::ReferenceMarks => "repo, run",
             Table::Comments => "repo, kind, host_id",
+            Table::Lifecycle => "run",
+            Table::AssetDownloads => "repo, asset, run",
             _ => "id",
         }
     }
@@ -327,7 +339,15 @@ const COMMENTS: &[Column] = &[
     ("body", Int),
 ];
 
+const LIFECYCLE: &[Column] = &[
+    ("run", Int),
+    ("repo", Int),
+    ("state", Text),
+    ("record", Text),
+];
+
 const ITEM_KEYS: &[Column] = &[("item", Int), ("key", Text)];
+const ASSET_DOWNLOADS: &[Column] = &[("repo", Int), ("asset", Text), ("run", Int), ("count", Int)];
 const ITEM_REFS: &[Column] = &[
     ("item", Int),
     ("via", Text),

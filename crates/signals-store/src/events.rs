@@ -23,7 +23,7 @@ pub const CHANGED: i64 = 1;
 
 /// The bit of each changed-field name in `events.fields`, in detail order.
 /// Stored values: never renumber; a new field takes the next bit.
-const FIELD_BITS: [(&str, i64); 9] = [
+const FIELD_BITS: [(&str, i64); 12] = [
     ("title", 1),
     ("text", 1 << 1),
     ("state", 1 << 2),
@@ -33,6 +33,9 @@ const FIELD_BITS: [(&str, i64); 9] = [
     ("updatedAt", 1 << 6),
     ("draft", 1 << 7),
     ("merged", 1 << 8),
+    ("severity", 1 << 9),
+    ("cvssScore", 1 << 10),
+    ("cveId", 1 << 11),
 ];
 
 /// The detail of a `discovered` event.

@@ -62,6 +62,7 @@ pub mod dump;
 mod error;
 pub mod events;
 mod http;
+pub mod lifecycle;
 pub mod outbox;
 pub mod owners;
 mod paged;
@@ -83,6 +84,7 @@ pub use comments::CommentStore;
 pub use dump::Dump;
 pub use error::{DbError, Result, StoreError};
 pub use http::{CachedResponse, HttpState, RateLimit, SeenLimit, check_cacheable};
+pub use lifecycle::LifecycleStore;
 pub use outbox::{MessageState, Outbox, OutboxMessage, RuleOutbox, Settle};
 pub use owners::{OwnerRef, OwnerRepo, OwnerStatus, Owners};
 pub use paged::{PagedReads, TrailPage, TrailPlan, TrailSlice, trail_plan};
@@ -94,10 +96,13 @@ pub use read::{
 pub use references::{Linked, Links, ReferenceReads, SharedItem};
 pub use related::{RelatedEntry, RelatedStore, RelatedUpdate, StoredProfile};
 pub use search::{SearchIndex, SearchState, SearchUpdate};
+pub use signals_core::lifecycle::verdict::StateChange;
 pub use snapshots::{Parts, RawParts, TitleUrl, head_title_url, state_code};
 pub use staging::{RunStaging, Staged, StagedPart, StagedParts};
 pub use stream::{LatestItem, RepoOutline, StreamReads, TrailKey};
-pub use trends::{ContextRow, GrowthRow, TrendReads, contexts_from, growth_from};
+pub use trends::{
+    ContextRow, GrowthRow, SightingRow, TrendReads, contexts_from, growth_from, sightings_from,
+};
 pub use write::{
     KeptPulls, PullsKept, RequestStats, RunCommit, RunWrites, check_commit, check_staged_commit,
 };
@@ -121,6 +126,7 @@ pub trait Backend:
     + SearchIndex
     + RelatedStore
     + RunStaging
+    + LifecycleStore
 {
 }
 
@@ -139,6 +145,7 @@ impl<T> Backend for T where
         + SearchIndex
         + RelatedStore
         + RunStaging
+        + LifecycleStore
         + ?Sized
 {
 }

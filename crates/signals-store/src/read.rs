@@ -230,6 +230,12 @@ pub trait Reads {
         ids: &[String],
     ) -> Result<HashMap<String, ItemSnapshot>>;
 
+    /// The latest snapshot of each of `repo`'s advisories (items of kind
+    /// `advisory`), in id order: what its open advisories are counted from
+    /// (`signals_core::advisories::open_advisories`). A repository holds a
+    /// handful, so this reads no more than they are.
+    fn advisories(&self, repo: RepoKey) -> Result<Vec<ItemSnapshot>>;
+
     /// [`Reads::latest_snapshots_for`] without the bodies (each read as
     /// an empty text): what a list of signals shows, at a fraction of the
     /// bytes (`serve`'s pages of 50).

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use jiff::Timestamp;
 use signals_core::RepoContext;
+use signals_core::downloads::AssetSighting;
 use signals_core::trends::Rising;
 
 use crate::codec::{from_json, ts_parse, uint};
@@ -63,4 +64,29 @@ pub trait TrendReads {
     /// cannot rise, and a repository whose items were all seen this week
     /// (a first collection) would otherwise hand them all over.
     fn growth_since(&self, repo: RepoKey, from: Timestamp) -> Result<Vec<Rising>>;
+
+    /// The download counts of `repo`'s release assets stored by its runs
+    /// at or after `from`, and each asset's last one before `from` (what
+    /// the first increase in the span is counted from), each with the
+    /// instant of its run, by asset then run: the sightings
+    /// `signals_core::downloads` sums (trends' weekly `downloads`, the
+    /// verdict's last 4 weeks). Counts are stored only when they move,
+    /// so this reads what moved in the span, and one row per asset more.
+    fn asset_sightings(&self, repo: RepoKey, from: Timestamp) -> Result<Vec<AssetSighting>>;
+}
+
+/// A stored download count: (asset, the run's collected_at, count).
+pub type SightingRow = (String, String, i64);
+
+/// Decodes [`SightingRow`]s.
+pub fn sightings_from(path: &Path, rows: Vec<SightingRow>) -> Result<Vec<AssetSighting>> {
+    rows.into_iter()
+        .map(|(asset, at, count)| {
+            Ok(AssetSighting {
+                asset,
+                at: ts_parse(path, "runs.collected_at", &at)?,
+                count: uint(path, "asset_downloads.count", count)?,
+            })
+        })
+        .collect()
 }

@@ -54,6 +54,11 @@ pub struct RunCommit {
     /// The open pull requests the store holds after the run, when it
     /// holds the repository's whole history.
     pub open_pulls: KeptPulls,
+    /// The download counts of the release assets the run read, at most one
+    /// per asset: each is stored with the run when it differs from the
+    /// asset's last stored count (a first sighting included), so a run
+    /// writes only the counts that moved ([`crate::TrendReads::asset_sightings`]).
+    pub downloads: Vec<signals_core::AssetCount>,
 }
 
 /// What a run leaves of the store's count of its repository's open pull
@@ -181,6 +186,10 @@ pub fn check_staged_commit(run: &RunCommit) -> std::result::Result<(), String> {
     let mut seen = HashSet::new();
     if let Some(e) = run.events.iter().find(|e| !seen.insert(&e.item_id)) {
         return Err(format!("it has two events for {}", e.item_id));
+    }
+    let mut seen = HashSet::new();
+    if let Some(d) = run.downloads.iter().find(|d| !seen.insert(&d.asset)) {
+        return Err(format!("it has two download counts of asset {}", d.asset));
     }
     Ok(())
 }

@@ -66,6 +66,10 @@ pub(crate) fn route(
     match rest {
         [] => Response::json(200, &data.repo),
         ["releases"] => paginate(base, path, &params, &data.releases, per_page, page),
+        ["stats", "participation"] => participation(data),
+        // No state filter is served: every state is listed, as GitHub does
+        // without `state`.
+        ["security-advisories"] => paginate(base, path, &params, &data.advisories, per_page, page),
         ["issues", "comments"] => {
             crate::comments::list(&data.comments, base, path, query, per_page, page)
         }
@@ -111,6 +115,18 @@ pub(crate) fn route(
         }
         _ => Response::not_found("https://docs.github.com/rest"),
     }
+}
+
+/// `stats/participation`: 202 with `{}` while GitHub computes, else the
+/// 52 weeks of all commits (the owner's, a share GitHub also gives, as
+/// none).
+fn participation(data: &crate::RepoData) -> Response {
+    if data.participation_computing {
+        return Response::json(202, &json!({}));
+    }
+    let mut all = data.participation.clone().unwrap_or_default();
+    all.resize(52, 0);
+    Response::json(200, &json!({ "all": all, "owner": vec![0; 52] }))
 }
 
 /// GitHub's answer for a renamed repository.

@@ -108,6 +108,21 @@ pub struct RepoData {
     /// discussions turned off.
     #[serde(default)]
     pub discussions: Option<Vec<Value>>,
+    /// GitHub only: the commits per week of the last 52, oldest first,
+    /// as `stats/participation` answers them (`all`). `None`: none in
+    /// those weeks.
+    #[serde(default)]
+    pub participation: Option<Vec<u64>>,
+    /// GitHub only: true while GitHub computes the statistics, when
+    /// `stats/participation` answers 202 with an empty object.
+    #[serde(default)]
+    pub participation_computing: bool,
+    /// GitHub only: repository security advisories
+    /// (`GET /repos/{o}/{n}/security-advisories`), every state, in the
+    /// order listed; a release's `assets` (with `id` and `download_count`)
+    /// sit in its object in `releases`.
+    #[serde(default)]
+    pub advisories: Vec<Value>,
 }
 
 impl RepoData {

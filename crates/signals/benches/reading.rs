@@ -21,8 +21,9 @@
 //! `SIGNALS_READING_EXPORT=2000,20000` and `SIGNALS_READING_LIST=30000`
 //! choose the sizes (an empty value skips the table);
 //! `SIGNALS_READING_SECS=10` how long each load runs;
-//! `SIGNALS_READING_KEEP=1` keeps the export's stores (under
-//! `target/tmp/bench-reading`) for a closer look.
+//! `SIGNALS_READING_KEEP=1` keeps the stores (under
+//! `target/tmp/bench-reading`) for a closer look, and the list's next
+//! run reads the one it kept rather than building it again.
 
 // The keep-alive client; its `throughput` (for `api` and `search`) is not
 // used here, where each request's time is kept too.
@@ -315,7 +316,10 @@ fn percent(text: &str) -> String {
 /// Table 2: the list side by side with Datasette.
 fn list_table(base: &Path, count: usize, time: Duration) {
     let dir = base.join(format!("list-{count}"));
-    store(&dir, count);
+    let keep = std::env::var_os("SIGNALS_READING_KEEP").is_some();
+    if !(keep && dir.join("signals.db").exists()) {
+        store(&dir, count);
+    }
     println!(
         "## The signals list at {count} signals, {CLIENTS} clients on keep-alive connections, {} s each\n",
         time.as_secs()
@@ -371,7 +375,9 @@ fn list_table(base: &Path, count: usize, time: Duration) {
         &closed,
         time,
     );
-    std::fs::remove_dir_all(&dir).ok();
+    if !keep {
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }
 
 fn main() {

@@ -130,6 +130,12 @@ fn main() {
             instant,
             coverage,
             view.items.values(),
+            // The weeks are timed here; contributors are counted from the
+            // replies the export reads with each batch, not from items.
+            &signals_core::trends::Contributors {
+                weeks: Vec::new(),
+                source: signals_core::lifecycle::contributors::ContributorsSource::History,
+            },
             &contexts,
             growth,
         );

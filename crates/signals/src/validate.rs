@@ -2,7 +2,8 @@
 //! `schemas/dataset-v3.schema.json`, then the invariants a schema cannot
 //! express (`signals_core::dataset::check_invariants`). A trends document
 //! (`trends.json`, known by its `weeks`) is checked against
-//! `schemas/trends-v1.schema.json`.
+//! `schemas/trends-v1.schema.json`, a verdict (`verdict.json`, known by its
+//! `reasons`) against `schemas/verdict-v1.schema.json`.
 
 use std::sync::OnceLock;
 
@@ -30,6 +31,14 @@ fn trends_validator() -> &'static jsonschema::Validator {
     VALIDATOR.get_or_init(|| compile(TRENDS_SCHEMA))
 }
 
+/// The verdict document's schema, embedded likewise.
+pub const VERDICT_SCHEMA: &str = include_str!("../../../schemas/verdict-v1.schema.json");
+
+fn verdict_validator() -> &'static jsonschema::Validator {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| compile(VERDICT_SCHEMA))
+}
+
 /// Every problem of a document given as bytes: not JSON, not valid against
 /// the schema, or breaking an invariant. Empty means valid.
 pub fn check(bytes: &[u8]) -> Vec<Problem> {
@@ -43,8 +52,11 @@ pub fn check(bytes: &[u8]) -> Vec<Problem> {
         }
     };
     let trends = doc.get("weeks").is_some();
+    let verdict = doc.get("reasons").is_some();
     let schema = if trends {
         trends_validator()
+    } else if verdict {
+        verdict_validator()
     } else {
         validator()
     };
@@ -55,7 +67,7 @@ pub fn check(bytes: &[u8]) -> Vec<Problem> {
             message: e.to_string(),
         })
         .collect();
-    if !trends {
+    if !trends && !verdict {
         problems.extend(check_invariants(&doc));
     }
     problems
@@ -69,6 +81,15 @@ mod tests {
     fn schema_compiles() {
         let _ = validator();
         let _ = trends_validator();
+        let _ = verdict_validator();
+    }
+
+    #[test]
+    fn a_verdict_is_checked_against_its_own_schema() {
+        let p = check(br#"{"schemaVersion": 1, "state": "alive", "reasons": []}"#);
+        let text: Vec<_> = p.iter().map(|p| p.to_string()).collect();
+        assert!(text.iter().any(|t| t.contains("alive")), "{text:?}");
+        assert!(text.iter().any(|t| t.contains("group")), "{text:?}");
     }
 
     #[test]

@@ -258,7 +258,7 @@ pub struct SignalDoc {
     /// Releases only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prerelease: Option<bool>,
-    /// Releases only.
+    /// Releases and advisories only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub published_at: Option<String>,
     /// Discussions only: the category's name.
@@ -267,6 +267,35 @@ pub struct SignalDoc {
     /// Discussions only: an answer is marked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answered: Option<bool>,
+    /// Advisories only: `critical`, `high`, `medium`, `low`, or `null`
+    /// when the host gives none.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub severity: Option<Option<String>>,
+    /// Advisories only: the CVSS base score, `null` when none.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub cvss_score: Option<Option<f64>>,
+    /// Advisories only: the CVE id, `null` until one is assigned.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub cve_id: Option<Option<String>>,
+    /// Advisories only: when it was withdrawn, `null` while in force.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub withdrawn_at: Option<Option<String>>,
     /// `updated` on signals changed in the latest run; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<String>,

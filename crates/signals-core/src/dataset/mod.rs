@@ -327,6 +327,10 @@ pub fn signal_of(
         published_at: None,
         category: None,
         answered: None,
+        severity: None,
+        cvss_score: None,
+        cve_id: None,
+        withdrawn_at: None,
         change,
         references: Vec::new(),
         referenced_by: Vec::new(),
@@ -340,6 +344,7 @@ pub fn signal_of(
             draft,
             merged,
             merged_at,
+            ..
         } => {
             doc.draft = Some(*draft);
             doc.merged = Some(*merged);
@@ -356,6 +361,19 @@ pub fn signal_of(
         ItemDetail::Discussion { category, answered } => {
             doc.category = Some(category.clone());
             doc.answered = Some(*answered);
+        }
+        ItemDetail::Advisory {
+            severity,
+            cvss_score,
+            cve_id,
+            published_at,
+            withdrawn_at,
+        } => {
+            doc.severity = Some(severity.map(|s| s.as_str().to_string()));
+            doc.cvss_score = Some(cvss_score.map(|s| s.value()));
+            doc.cve_id = Some(cve_id.clone());
+            doc.published_at = Some(fmt_seconds(*published_at));
+            doc.withdrawn_at = Some(withdrawn_at.map(fmt_seconds));
         }
     }
     doc
@@ -401,6 +419,8 @@ mod tests {
             open_issues: 3,
             archived: false,
             license: Some("MIT".into()),
+            pushed_at: None,
+            created_at: None,
         };
         let at: Timestamp = "2026-11-21T10:00:00.123Z".parse().unwrap();
         let runs = vec![RunRecord {
@@ -414,6 +434,7 @@ mod tests {
             draft: false,
             merged: false,
             merged_at: None,
+            association: None,
         };
         let items = vec![issue("11"), pr, issue("9")];
         (group, repo, context, News::default(), runs, items)

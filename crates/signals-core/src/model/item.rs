@@ -20,6 +20,9 @@ pub enum ItemKind {
     Release,
     /// A GitHub Discussion.
     Discussion,
+    /// A published security advisory of the repository (GitHub's
+    /// repository advisories); its key is its GHSA id.
+    Advisory,
 }
 
 impl ItemKind {
@@ -30,6 +33,7 @@ impl ItemKind {
             ItemKind::PullRequest => "pull_request",
             ItemKind::Release => "release",
             ItemKind::Discussion => "discussion",
+            ItemKind::Advisory => "advisory",
         }
     }
 
@@ -40,6 +44,7 @@ impl ItemKind {
             ItemKind::PullRequest => "pull request",
             ItemKind::Release => "release",
             ItemKind::Discussion => "discussion",
+            ItemKind::Advisory => "security advisory",
         }
     }
 
@@ -50,6 +55,7 @@ impl ItemKind {
             "pull_request" => Some(ItemKind::PullRequest),
             "release" => Some(ItemKind::Release),
             "discussion" => Some(ItemKind::Discussion),
+            "advisory" => Some(ItemKind::Advisory),
             _ => None,
         }
     }
@@ -105,6 +111,12 @@ pub enum ItemDetail {
         merged: bool,
         /// When it was merged.
         merged_at: Option<Timestamp>,
+        /// GitHub's `author_association` of its author when it was seen
+        /// (`FIRST_TIME_CONTRIBUTOR`, `CONTRIBUTOR`, `MEMBER`, ...): what
+        /// tells a first contribution where the store does not reach
+        /// back to the repository's creation. Not a tracked field.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        association: Option<String>,
     },
     /// A published release; its key is its tag.
     Release {
@@ -120,6 +132,86 @@ pub enum ItemDetail {
         /// An answer is marked (only categories that take answers have one).
         answered: bool,
     },
+    /// A published security advisory; its key is its GHSA id. Open while
+    /// in force, closed once withdrawn.
+    Advisory {
+        /// The severity the host gives; `None` when it gives none.
+        severity: Option<Severity>,
+        /// The CVSS base score; `None` when the host gives none.
+        cvss_score: Option<CvssScore>,
+        /// The CVE id, once one is assigned.
+        cve_id: Option<String>,
+        /// When it was published.
+        published_at: Timestamp,
+        /// When it was withdrawn; `None` while in force.
+        withdrawn_at: Option<Timestamp>,
+    },
+}
+
+/// An advisory's severity, lowest first, so that `Ord` is "less severe".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Low.
+    Low,
+    /// Medium (GitHub's `moderate` on its global advisories).
+    Medium,
+    /// High.
+    High,
+    /// Critical.
+    Critical,
+}
+
+impl Severity {
+    /// Every severity, most severe first.
+    pub const ALL: [Severity; 4] = [
+        Severity::Critical,
+        Severity::High,
+        Severity::Medium,
+        Severity::Low,
+    ];
+
+    /// `critical`, `high`, `medium` or `low`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Low => "low",
+            Severity::Medium => "medium",
+            Severity::High => "high",
+            Severity::Critical => "critical",
+        }
+    }
+
+    /// Parses a host's word for it, case-insensitively; `moderate` is
+    /// `medium`. Anything else is no severity.
+    pub fn parse(s: &str) -> Option<Severity> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "low" => Some(Severity::Low),
+            "medium" | "moderate" => Some(Severity::Medium),
+            "high" => Some(Severity::High),
+            "critical" => Some(Severity::Critical),
+            _ => None,
+        }
+    }
+}
+
+/// A CVSS base score, 0.0 to 10.0, kept in tenths so that snapshots
+/// compare exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CvssScore(u8);
+
+impl CvssScore {
+    /// The score of a host's number, rounded to tenths; `None` outside
+    /// 0 to 10 or not finite.
+    pub fn from_f64(score: f64) -> Option<CvssScore> {
+        (score.is_finite() && (0.0..=10.0).contains(&score))
+            .then(|| CvssScore((score * 10.0).round() as u8))
+    }
+
+    /// The score as a number (`9.8`).
+    pub fn value(self) -> f64 {
+        f64::from(self.0) / 10.0
+    }
 }
 
 /// One item (issue, pull request or release) as the host showed it at one
@@ -170,6 +262,7 @@ impl ItemSnapshot {
             ItemDetail::PullRequest { .. } => ItemKind::PullRequest,
             ItemDetail::Release { .. } => ItemKind::Release,
             ItemDetail::Discussion { .. } => ItemKind::Discussion,
+            ItemDetail::Advisory { .. } => ItemKind::Advisory,
         }
     }
 

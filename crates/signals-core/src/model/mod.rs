@@ -24,11 +24,13 @@ pub use discussion::{
     GraphqlCost, WATERMARK_MARGIN, watermark,
 };
 pub use http::{CachedResponse, RateLimit, RequestStats};
-pub use item::{ItemDetail, ItemKind, ItemSnapshot, ItemState, Metrics, signal_id};
+pub use item::{
+    CvssScore, ItemDetail, ItemKind, ItemSnapshot, ItemState, Metrics, Severity, signal_id,
+};
 pub use names::{RepoName, RepoNameError, Source, SourceId, SourceIdError, is_slug, slugify};
 pub use news::{News, highlights};
 pub use repo::{Group, Milestone, RepoContext, TrackedRepo};
-pub use run::{Collected, EventKind, RunRecord, TrailEvent};
+pub use run::{AssetCount, Collected, EventKind, RunRecord, TrailEvent};
 
 #[cfg(test)]
 mod tests {

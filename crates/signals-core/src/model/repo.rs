@@ -61,6 +61,17 @@ pub struct RepoContext {
     pub archived: bool,
     /// SPDX identifier of the license, when the host detected one.
     pub license: Option<String>,
+    /// The last push, as the host tells it: GitHub's `pushed_at`,
+    /// Forgejo's and Gitea's `updated_at`, GitLab's `last_activity_at`
+    /// (docs/hosts.md); `None` where not told (runs stored before it
+    /// was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pushed_at: Option<jiff::Timestamp>,
+    /// When the repository was created, as the host tells it: whether the
+    /// store reaches back to it decides how new contributors are told
+    /// (`crate::lifecycle::contributors`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<jiff::Timestamp>,
 }
 
 /// An open milestone: a public plan.

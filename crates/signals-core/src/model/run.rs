@@ -21,6 +21,23 @@ pub struct Collected {
     pub milestones: Vec<Milestone>,
     /// Issues and pull requests updated at or after `since`.
     pub items: Vec<ItemSnapshot>,
+    /// The repository's published security advisories the host listed
+    /// (withdrawn ones too), every one observed at each run: the list is
+    /// short and read whole.
+    pub advisories: Vec<ItemSnapshot>,
+    /// The download counts of the listed releases' assets.
+    pub downloads: Vec<AssetCount>,
+}
+
+/// A release asset's download count as one run read it, keyed by the
+/// host's id of the asset: an asset replaced under the same name is
+/// another asset.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct AssetCount {
+    /// The host's id of the asset, as text.
+    pub asset: String,
+    /// Its downloads so far, as the host counts them.
+    pub count: u64,
 }
 
 /// One recorded collection run of one repository.

@@ -50,6 +50,7 @@ pub fn digest(rule: &str, held: &[Payload], top: usize, at: Timestamp) -> Option
             signals: all,
             more,
             link: None,
+            lifecycle: None,
         },
     })
 }

@@ -88,6 +88,10 @@ pub struct Payload {
     pub more: u64,
     /// The repository's page, when the site's `base_url` is configured.
     pub link: Option<String>,
+    /// The change of the repository's lifecycle state, in a `lifecycle`
+    /// alert (whose `signals` are empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<crate::lifecycle::verdict::LifecycleNote>,
 }
 
 /// A message a run calls for, before the store numbers it.
@@ -227,6 +231,7 @@ pub(super) fn run_payload(
         signals,
         more,
         link: run.link.map(str::to_string),
+        lifecycle: None,
     }
 }
 

@@ -16,6 +16,7 @@
 
 mod digest;
 mod echo;
+mod lifecycle;
 mod message;
 mod rule;
 mod schedule;
@@ -25,6 +26,7 @@ mod waiting;
 
 pub use digest::digest;
 pub use echo::{Echoed, echo_messages};
+pub use lifecycle::{LifecycleNote, lifecycle_messages};
 pub use message::{
     GroupRef, MAX_SIGNALS, MessageKind, MessageSignal, Outgoing, Payload, RepoRef, RuleRef,
     RunInput, delivery_id, messages, rank,

@@ -79,6 +79,7 @@ fn a_merge_is_merged_not_closed() {
         draft: false,
         merged: true,
         merged_at: None,
+        association: None,
     };
     let obs = Observation::Changed(vec![TrackedField::State, TrackedField::Merged]);
     assert_eq!(triggers(&obs, &pr), vec![Trigger::Merged, Trigger::Changed]);
@@ -89,6 +90,38 @@ fn a_merge_is_merged_not_closed() {
         triggers(&obs, &issue),
         vec![Trigger::Closed, Trigger::Changed]
     );
+}
+
+#[test]
+fn an_advisory_fires_once_per_publication_or_severity_change() {
+    use crate::advisories::tests::advisory;
+    use crate::model::Severity;
+    let open = advisory("GHSA-1", Some(Severity::High), false);
+    assert_eq!(
+        triggers(&Observation::Discovered, &open),
+        vec![Trigger::Advisory, Trigger::Discovered]
+    );
+    // Seen first withdrawn: no publication to tell.
+    let withdrawn = advisory("GHSA-2", Some(Severity::Low), true);
+    assert_eq!(
+        triggers(&Observation::Discovered, &withdrawn),
+        vec![Trigger::Discovered]
+    );
+    let severity = Observation::Changed(vec![TrackedField::UpdatedAt, TrackedField::Severity]);
+    assert_eq!(
+        triggers(&severity, &open),
+        vec![Trigger::Advisory, Trigger::Changed]
+    );
+    // A CVE assigned, a score, a withdrawal: changes, not `advisory`.
+    for fields in [
+        vec![TrackedField::CveId],
+        vec![TrackedField::CvssScore],
+        vec![TrackedField::State],
+    ] {
+        let t = triggers(&Observation::Changed(fields), &withdrawn);
+        assert!(!t.contains(&Trigger::Advisory), "{t:?}");
+    }
+    assert_eq!(Trigger::parse("advisory"), Some(Trigger::Advisory));
 }
 
 #[test]
@@ -190,6 +223,7 @@ mod property {
                         draft: false,
                         merged: flag && closed,
                         merged_at: None,
+                        association: None,
                     },
                     _ => ItemDetail::Release {
                         prerelease: flag,

@@ -21,6 +21,9 @@ pub enum Trigger {
     Merged,
     /// A new stable (not pre-) release.
     Released,
+    /// A security advisory published, or its severity changed (not in a
+    /// repository's first run, like `discovered`).
+    Advisory,
     /// Any tracked change.
     Changed,
     /// An open issue or pull request crossed `waiting_days` without a
@@ -29,12 +32,16 @@ pub enum Trigger {
     /// A new item has a related item in another repository of its group
     /// (`crate::notify::echo_messages`); never an observation's trigger.
     Echo,
+    /// The repository's lifecycle state changed
+    /// (`crate::lifecycle`); never an observation's trigger.
+    Lifecycle,
 }
 
 impl Trigger {
     /// Every trigger, most specific first: the order in which an event's
     /// triggers are named (`event` of a signal).
-    pub const ALL: [Trigger; 8] = [
+    pub const ALL: [Trigger; 10] = [
+        Trigger::Advisory,
         Trigger::Released,
         Trigger::Merged,
         Trigger::Closed,
@@ -43,6 +50,7 @@ impl Trigger {
         Trigger::Changed,
         Trigger::Waiting,
         Trigger::Echo,
+        Trigger::Lifecycle,
     ];
 
     /// The name written in rules and messages.
@@ -53,9 +61,11 @@ impl Trigger {
             Trigger::Reopened => "reopened",
             Trigger::Merged => "merged",
             Trigger::Released => "released",
+            Trigger::Advisory => "advisory",
             Trigger::Changed => "changed",
             Trigger::Waiting => "waiting",
             Trigger::Echo => "echo",
+            Trigger::Lifecycle => "lifecycle",
         }
     }
 
@@ -66,12 +76,19 @@ impl Trigger {
 }
 
 /// What one observation of `item` amounts to, most specific first. A merge
-/// is `merged` (and `changed`), not `closed`.
+/// is `merged` (and `changed`), not `closed`. An advisory is `advisory`
+/// when first seen in force (published, not withdrawn) and when its
+/// severity changes, and at no other change: once per publication or
+/// severity change.
 pub fn triggers(observation: &Observation, item: &ItemSnapshot) -> Vec<Trigger> {
     let merged = matches!(item.detail, ItemDetail::PullRequest { merged: true, .. });
+    let advisory = matches!(item.detail, ItemDetail::Advisory { .. });
     let mut out = Vec::new();
     match observation {
         Observation::Discovered => {
+            if advisory && crate::advisories::is_open_advisory(item) {
+                out.push(Trigger::Advisory);
+            }
             if matches!(
                 item.detail,
                 ItemDetail::Release {
@@ -84,6 +101,9 @@ pub fn triggers(observation: &Observation, item: &ItemSnapshot) -> Vec<Trigger> 
             out.push(Trigger::Discovered);
         }
         Observation::Changed(fields) => {
+            if advisory && fields.contains(&TrackedField::Severity) {
+                out.push(Trigger::Advisory);
+            }
             if fields.contains(&TrackedField::Merged) && merged {
                 out.push(Trigger::Merged);
             }

@@ -16,7 +16,9 @@ fn paginates_250_items_in_3_pages_with_github_headers() {
         .collect(&name("o/n"), since, &mut MemoryCache::new())
         .unwrap();
     assert_eq!(got.collected.items.len(), 250);
-    assert_eq!(got.stats.requests, 4 + 3);
+    // Repository, releases, advisories, milestones, open pull requests,
+    // and three pages of items.
+    assert_eq!(got.stats.requests, 5 + 3);
     assert_eq!((got.stats.not_modified, got.stats.retries), (0, 0));
     assert!(got.stats.bytes_received > 50_000);
     assert!(sleeps.all().is_empty());
@@ -45,17 +47,18 @@ fn paginates_250_items_in_3_pages_with_github_headers() {
     let reqs = host.requests();
     let paths: Vec<&str> = reqs.iter().map(|r| r.path.as_str()).collect();
     assert_eq!(
-        paths[..4],
+        paths[..5],
         [
             "/repos/o/n",
             "/repos/o/n/releases?per_page=100",
+            "/repos/o/n/security-advisories?sort=updated&direction=desc&per_page=100",
             "/repos/o/n/milestones?state=open&per_page=100",
             "/repos/o/n/issues?state=all&sort=updated&direction=asc&since=2025-01-01T00:00:00Z&per_page=100",
         ]
     );
-    assert!(paths[4].ends_with("&page=2") && paths[5].ends_with("&page=3"));
+    assert!(paths[5].ends_with("&page=2") && paths[6].ends_with("&page=3"));
     // After the lists, which tell whether a kept count is still good.
-    assert_eq!(paths[6], "/repos/o/n/pulls?state=open&per_page=1");
+    assert_eq!(paths[7], "/repos/o/n/pulls?state=open&per_page=1");
     for r in &reqs {
         assert_eq!(
             r.header("user-agent"),
@@ -66,7 +69,7 @@ fn paginates_250_items_in_3_pages_with_github_headers() {
         assert_eq!(r.header("authorization"), Some("Bearer tok-1"));
     }
     let rl = c.rate_limit().unwrap();
-    assert_eq!((rl.limit, rl.remaining), (5000, 4993));
+    assert_eq!((rl.limit, rl.remaining), (5000, 4992));
     assert_eq!(rl.resource.as_deref(), Some("core"));
 }
 
@@ -84,7 +87,7 @@ fn since_filters_and_an_empty_window_still_asks_once() {
         )
         .unwrap();
     assert_eq!(got.collected.items.len(), 10);
-    assert_eq!(got.stats.requests, 5);
+    assert_eq!(got.stats.requests, 6);
     let got = c
         .collect(
             &name("o/n"),
@@ -93,7 +96,7 @@ fn since_filters_and_an_empty_window_still_asks_once() {
         )
         .unwrap();
     assert!(got.collected.items.is_empty());
-    assert_eq!(got.stats.requests, 5);
+    assert_eq!(got.stats.requests, 6);
     assert!(
         host.requests()
             .iter()
@@ -108,9 +111,10 @@ fn second_collect_is_all_304_and_identical() {
     let mut cache = MemoryCache::new();
     let since = ts("2024-12-31T00:00:00Z");
     let first = c.collect(&name("o/n"), since, &mut cache).unwrap();
-    // Six answers, and the count of open pull requests kept with the
-    // digest of the lists, under a fragment no request sends.
-    assert_eq!(cache.len(), 7);
+    // Seven answers (the advisories' among them), and the count of open
+    // pull requests kept with the digest of the lists, under a fragment no
+    // request sends.
+    assert_eq!(cache.len(), 8);
     let kept: Vec<&str> = cache
         .entries()
         .filter(|(_, _, r)| r.etag.is_none() && r.last_modified.is_none())
@@ -128,14 +132,14 @@ fn second_collect_is_all_304_and_identical() {
     assert_eq!(second.collected, first.collected);
     // The lists answered as before, so no pull request changed state: the
     // count of open pull requests kept with them is used, unasked.
-    assert_eq!(second.stats.requests, 6);
-    assert_eq!(second.stats.not_modified, 6);
+    assert_eq!(second.stats.requests, 7);
+    assert_eq!(second.stats.not_modified, 7);
     assert_eq!(
         c.rate_limit().unwrap().remaining,
         remaining,
         "a quiet run costs no rate limit"
     );
-    for r in &host.requests()[7..] {
+    for r in &host.requests()[8..] {
         assert!(r.status == Some(304) && r.header("if-none-match").is_some());
         assert!(!r.path.contains("/pulls?"), "{}", r.path);
     }
@@ -147,10 +151,11 @@ fn second_collect_is_all_304_and_identical() {
     let third = c.collect(&name("o/n"), since, &mut cache).unwrap();
     assert_eq!(third.collected.context.stars, 99);
     assert_eq!(third.collected.items.len(), 251);
-    // Releases, milestones and the first two issue pages are unchanged; a
-    // 304 page keeps its cached `next` link, so the third page is reached.
-    assert_eq!(third.stats.not_modified, 4);
-    assert_eq!(third.stats.requests, 7);
+    // Releases, advisories, milestones and the first two issue pages are
+    // unchanged; a 304 page keeps its cached `next` link, so the third
+    // page is reached.
+    assert_eq!(third.stats.not_modified, 5);
+    assert_eq!(third.stats.requests, 8);
 }
 
 /// Open issues and open pull requests of a scenario's repository `o/n`.
@@ -290,7 +295,7 @@ fn renamed_repository_follows_301_and_reports_new_name() {
         ]
     );
     assert!(paths[2..].iter().all(|p| p.starts_with("/repos/o/n/")));
-    assert_eq!(got.stats.requests, 6);
+    assert_eq!(got.stats.requests, 7);
 }
 
 #[test]
@@ -344,7 +349,7 @@ fn logger_sees_every_request_without_the_token() {
     c.collect(&name("o/n"), ts("2020-01-01T00:00:00Z"), &mut cache)
         .unwrap();
     let lines = lines.lock().unwrap();
-    assert_eq!(lines.len(), 9);
+    assert_eq!(lines.len(), 11);
     assert!(
         lines
             .iter()
@@ -352,8 +357,8 @@ fn logger_sees_every_request_without_the_token() {
     );
     // The first collection counts the open pull requests last; the second
     // is all from the cache and keeps that count.
-    assert!(lines[4].contains("/pulls?"), "{}", lines[4]);
-    for l in &lines[5..] {
+    assert!(lines[5].contains("/pulls?"), "{}", lines[5]);
+    for l in &lines[6..] {
         assert!(l.contains("from_cache: true"), "{l}");
     }
     assert!(

@@ -27,7 +27,7 @@ fn a_burst_of_5xx_is_retried_with_growing_backoff() {
     let got = collect(&mut c).unwrap();
     assert_eq!(got.collected.items.len(), 150);
     assert_eq!(got.stats.retries, 3);
-    assert_eq!(got.stats.requests, 4 + 2 + 3);
+    assert_eq!(got.stats.requests, 5 + 2 + 3);
     let s = sleeps.all();
     assert_eq!(s.len(), 3);
     // base 10 ms doubled each time, plus at most 50% jitter
@@ -64,7 +64,7 @@ fn primary_limit_403_waits_until_reset_then_retries() {
     );
     let (mut c, sleeps) = client(&host, &[("T", "tok")]);
     let got = collect(&mut c).unwrap();
-    assert_eq!(got.stats.requests, 6);
+    assert_eq!(got.stats.requests, 7);
     assert_eq!(got.stats.retries, 1);
     let s = sleeps.all();
     assert_eq!(s.len(), 1);
@@ -101,7 +101,7 @@ fn secondary_limits_honor_retry_after_or_back_off_from_the_minimum() {
     let (mut c, sleeps) = client(&host, &[]);
     let got = collect(&mut c).unwrap();
     assert_eq!(got.stats.retries, 3);
-    assert_eq!(got.stats.requests, 5 + 3);
+    assert_eq!(got.stats.requests, 6 + 3);
     // Retry-After 7 s, then the 2 s minimum doubled on the repeat.
     assert_eq!(
         sleeps.all(),
@@ -165,7 +165,7 @@ fn a_timeout_is_retried() {
     config.timeout = Duration::from_millis(300);
     let mut c = Client::new(config).unwrap();
     let got = collect(&mut c).unwrap();
-    assert_eq!((got.stats.requests, got.stats.retries), (6, 1));
+    assert_eq!((got.stats.requests, got.stats.retries), (7, 1));
 
     for _ in 0..3 {
         host.inject(Fault::Delay(Duration::from_millis(1500)));
@@ -188,7 +188,7 @@ fn a_reset_connection_is_retried() {
     host.inject_for(ISSUES, Fault::Reset);
     let (mut c, _) = client(&host, &[]);
     let got = collect(&mut c).unwrap();
-    assert_eq!((got.stats.requests, got.stats.retries), (6, 1));
+    assert_eq!((got.stats.requests, got.stats.retries), (7, 1));
 }
 
 #[test]
@@ -249,7 +249,8 @@ fn other_4xx_carries_githubs_message() {
         }) => assert_eq!(message, "Unprocessable Entity"),
         other => panic!("{other:?}"),
     }
-    assert_eq!(host.requests().len(), 3);
+    // Repository, releases, advisories, milestones.
+    assert_eq!(host.requests().len(), 4);
 }
 
 /// A refusal without `x-ratelimit-reset` (the shape GitHub sent

@@ -43,10 +43,11 @@ fn github3_repo_milestones_release_and_betamax_issues() {
             &mut MemoryCache::new(),
         )
         .unwrap();
-    // repo + open pulls count + releases + milestones + 2 issue pages
-    // (150 entries, from 2017: no `merged_at`) + 1 page of closed pulls,
-    // which has none of the 64 closed betamax pull requests.
-    assert_eq!(got.stats.requests, 7);
+    // repo + open pulls count + releases + advisories (the recording has
+    // none: a 404, which is none) + milestones + 2 issue pages (150
+    // entries, from 2017: no `merged_at`) + 1 page of closed pulls, which
+    // has none of the 64 closed betamax pull requests.
+    assert_eq!(got.stats.requests, 8);
     assert_eq!(got.renamed_to, None);
 
     let ctx = &got.collected.context;
@@ -217,7 +218,7 @@ fn issue_16_pre_2022_pull_requests_are_settled_by_the_pulls_list() {
         .count();
     assert_eq!(pull_pages, 1);
     assert!(pull_pages <= 64usize.div_ceil(100) + 1);
-    assert_eq!(got.stats.requests, 4 + 2 + 1);
+    assert_eq!(got.stats.requests, 5 + 2 + 1);
 }
 
 /// The closed pulls list is read only as far back as the window: a page

@@ -28,12 +28,14 @@ fn requests_go_to_the_token_with_most_budget() {
     // tie goes to the first, and so on.
     assert_eq!(
         auth(&host),
-        ["Bearer a", "Bearer b", "Bearer a", "Bearer b", "Bearer a"]
+        [
+            "Bearer a", "Bearer b", "Bearer a", "Bearer b", "Bearer a", "Bearer b"
+        ]
     );
     let limits = c.rate_limits();
     assert_eq!(limits[0].0.as_deref(), Some("TOKEN_A"));
     assert_eq!(limits[0].1.as_ref().unwrap().remaining, 4997);
-    assert_eq!(limits[1].1.as_ref().unwrap().remaining, 4998);
+    assert_eq!(limits[1].1.as_ref().unwrap().remaining, 4997);
 }
 
 #[test]
@@ -55,7 +57,7 @@ fn a_spent_token_is_skipped_without_waiting() {
     assert_eq!(
         auth(&host),
         [
-            "Bearer a", "Bearer b", "Bearer b", "Bearer b", "Bearer b", "Bearer b"
+            "Bearer a", "Bearer b", "Bearer b", "Bearer b", "Bearer b", "Bearer b", "Bearer b"
         ]
     );
     assert_eq!(c.rate_limits()[0].1.as_ref().unwrap().remaining, 0);

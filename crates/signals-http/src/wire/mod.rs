@@ -100,6 +100,12 @@ pub trait WireRelease: DeserializeOwned {
     /// The snapshot; `None` for an entry that is no signal (a draft, a
     /// release without a tag).
     fn into_snapshot(self, at: &Place<'_>) -> Option<ItemSnapshot>;
+
+    /// The download counts of its assets, keyed by the host's asset id.
+    /// Default: none (the host counts no downloads).
+    fn downloads(&self) -> Vec<signals_core::model::AssetCount> {
+        Vec::new()
+    }
 }
 
 /// An entry of a host's open milestones list.

@@ -99,6 +99,14 @@ pub struct Repository {
     /// When the repository was created (GitHub, Forgejo and Gitea alike).
     #[serde(default, deserialize_with = "crate::de::lenient_timestamp")]
     created_at: Option<Timestamp>,
+    /// The last push (GitHub).
+    #[serde(default, deserialize_with = "crate::de::lenient_timestamp")]
+    pushed_at: Option<Timestamp>,
+    /// The last change of the repository (Forgejo and Gitea, which have
+    /// no `pushed_at`; GitHub's counts edits of its settings too, and
+    /// stands only where `pushed_at` is missing).
+    #[serde(default, deserialize_with = "crate::de::lenient_timestamp")]
+    updated_at: Option<Timestamp>,
     license: Option<License>,
     /// SPDX identifiers detected in the repository (Gitea 1.22+).
     licenses: Option<Vec<String>>,
@@ -141,6 +149,8 @@ impl WireRepo for Repository {
             open_issues: self.open_issues_count,
             archived: self.archived,
             license,
+            pushed_at: self.pushed_at.or(self.updated_at),
+            created_at: self.created_at,
         }
     }
 }
@@ -164,9 +174,37 @@ pub struct Release {
     published_at: Option<Timestamp>,
     author: Option<Account>,
     reactions: Option<Reactions>,
+    /// Its files, each with the host's id and download count (GitHub and
+    /// Forgejo alike); absent or `null` is none.
+    #[serde(default)]
+    assets: Option<Vec<Asset>>,
+}
+
+/// An element of a release's `assets`.
+#[derive(Debug, Deserialize)]
+pub struct Asset {
+    #[serde(default, deserialize_with = "crate::de::host_id")]
+    id: Option<u64>,
+    #[serde(default, deserialize_with = "count")]
+    download_count: u64,
 }
 
 impl WireRelease for Release {
+    /// Every asset with an id (an asset without one cannot be told from
+    /// its replacement, so it is left out).
+    fn downloads(&self) -> Vec<signals_core::model::AssetCount> {
+        self.assets
+            .iter()
+            .flatten()
+            .filter_map(|a| {
+                Some(signals_core::model::AssetCount {
+                    asset: a.id?.to_string(),
+                    count: a.download_count,
+                })
+            })
+            .collect()
+    }
+
     /// `None` for a draft (never a signal): `draft` is set (Forgejo sets
     /// `published_at` on drafts too, so the flag decides there), or it has
     /// no publication time (GitHub's drafts); and for a release without a
@@ -297,6 +335,9 @@ pub struct Issue {
     reactions: Option<Reactions>,
     pull_request: Option<PullRef>,
     draft: Option<bool>,
+    /// GitHub's relation of the author to the repository.
+    #[serde(default)]
+    author_association: Option<String>,
 }
 
 impl WireItem for Issue {
@@ -325,6 +366,7 @@ impl WireItem for Issue {
                         .unwrap_or_else(|| at.conventions.is_wip(&self.title)),
                     merged: pr.merged == Some(true) || merged_at.is_some(),
                     merged_at: merged_at.map(secs),
+                    association: self.author_association.filter(|a| !a.is_empty()),
                 }
             }
         };
@@ -441,6 +483,7 @@ mod tests {
                 draft: true,
                 merged: true,
                 merged_at: Some("2024-01-02T00:00:00Z".parse().unwrap()),
+                association: None,
             }
         );
     }
@@ -465,6 +508,7 @@ mod tests {
                 draft: true,
                 merged: true,
                 merged_at: Some("2024-01-02T09:00:00Z".parse().unwrap()),
+                association: None,
             }
         );
         // The same title on GitHub is no draft: GitHub's drafts say so.
@@ -481,7 +525,8 @@ mod tests {
             ItemDetail::PullRequest {
                 draft: false,
                 merged: false,
-                merged_at: None
+                merged_at: None,
+                association: None,
             }
         );
         assert_eq!(entry.author, "Ghost");
@@ -571,6 +616,33 @@ mod tests {
             Timestamp::from_second(Timestamp::MAX.as_second()).unwrap()
         );
         assert!(decode::<Issue>("u", br#"{"number": 1, "state": "open", "created_at": "soon", "updated_at": "2024-01-01T00:00:00Z"}"#).is_err());
+    }
+
+    #[test]
+    fn release_assets_give_their_download_counts_by_host_id() {
+        // GitHub's and Forgejo's assets alike; an asset without an id is
+        // left out, and `assets` absent or null is none.
+        let r: Release = decode(
+            "u",
+            br#"{"tag_name": "v1", "assets": [
+                {"id": 11, "name": "a.tar.gz", "download_count": 120},
+                {"id": 12, "name": "a.zip", "download_count": null, "uuid": "x"},
+                {"id": null, "name": "b", "download_count": 3}]}"#,
+        )
+        .unwrap();
+        let got: Vec<(String, u64)> = r
+            .downloads()
+            .into_iter()
+            .map(|d| (d.asset, d.count))
+            .collect();
+        assert_eq!(got, vec![("11".to_string(), 120), ("12".to_string(), 0)]);
+        for body in [
+            r#"{"tag_name": "v1"}"#,
+            r#"{"tag_name": "v1", "assets": null}"#,
+        ] {
+            let r: Release = decode("u", body.as_bytes()).unwrap();
+            assert!(r.downloads().is_empty());
+        }
     }
 
     #[test]

@@ -1,12 +1,15 @@
 //! The PostgreSQL store's one integration test binary, against a real
 //! server (signals-testpg): the store suite and what only this backend has
 //! (`suite.rs`), the kept totals' migration (`totals.rs`), the word index's
-//! split blocks' migration (`search_split.rs`), and concurrent
+//! split blocks' migration (`search_split.rs`), the lifecycle's
+//! (`lifecycle.rs`), advisories' and downloads' (`advisories.rs`), and concurrent
 //! writers (`concurrency.rs`), skipped without
 //! PostgreSQL unless SIGNALS_REQUIRE_POSTGRES=1; and the crate's dependency
 //! tree (`tree.rs`).
 
+mod advisories;
 mod concurrency;
+mod lifecycle;
 mod references;
 mod related;
 mod search_split;

@@ -21,10 +21,11 @@ fn migration_0011_fills_in_the_references_of_stored_bodies() {
     // and those of the migrations after it (0012, the open pull request
     // count; 0013, the word index; 0014, the due leases' index; 0015, the
     // run's stage; 0016, the reconciles' index; 0017, the repositories'
-    // totals): they run again on opening.
+    // totals; 0020, the download counts): they run again on opening.
     let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     c.batch_execute(
-        "DROP TABLE repo_totals;
+        "DROP TABLE lifecycle; DROP INDEX comments_by_time;
+         DROP TABLE repo_totals;
          DROP TABLE item_keys; DROP TABLE item_refs; DROP TABLE reference_marks;
          DROP TABLE search_postings; DROP TABLE search_docs; DROP TABLE search_state;
          DROP TABLE search_dirty;
@@ -35,6 +36,7 @@ fn migration_0011_fills_in_the_references_of_stored_bodies() {
          DROP TABLE run_stage_items; DROP TABLE run_stages;
          DROP INDEX runs_reconciled;
          DROP TABLE related_profiles; DROP TABLE related_lists; DROP TABLE related_state;
+         DROP TABLE asset_downloads;
          DELETE FROM signals_schema WHERE version >= 11;",
     )
     .unwrap();

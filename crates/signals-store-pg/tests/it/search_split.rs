@@ -27,7 +27,7 @@ fn migration_0018_splits_the_blocks_of_a_store_from_before() {
         "some block holds several positions"
     );
     // The store as schema 17 left it: the first format in `data`, no
-    // `positions` column, 0018 not applied.
+    // `positions` column, 0018 and what follows not applied.
     let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     let mut tx = c.transaction().unwrap();
     for (term, block, docs, positions) in &blocks {
@@ -39,9 +39,12 @@ fn migration_0018_splits_the_blocks_of_a_store_from_before() {
         .unwrap();
     }
     tx.batch_execute(
-        "ALTER TABLE search_postings DROP COLUMN positions;
+        "DROP TABLE lifecycle; DROP INDEX comments_by_time;
+         DELETE FROM signals_schema WHERE version = 19;
+         ALTER TABLE search_postings DROP COLUMN positions;
          ALTER TABLE search_postings ALTER COLUMN data SET STORAGE EXTENDED;
          DROP TABLE related_profiles; DROP TABLE related_lists; DROP TABLE related_state;
+         DROP TABLE asset_downloads;
          DELETE FROM signals_schema WHERE version >= 18;",
     )
     .unwrap();

@@ -15,7 +15,12 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
     let key = store.ensure_repository(&group(), &tracked()).unwrap();
     let t1 = ts("2026-11-20T10:00:00.001Z");
     let rules = [("now", false), ("mail", true)];
-    let run = alerting_run(&*store, key, t1, vec![issue("1"), issue("2")], &rules);
+    let mut run = alerting_run(&*store, key, t1, vec![issue("1"), issue("2")], &rules);
+    // A download count to copy.
+    run.downloads = vec![signals_core::AssetCount {
+        asset: "41".into(),
+        count: 3,
+    }];
     store.commit_run(key, &run).unwrap();
     let mut changed = issue("1");
     changed.state = ItemState::Closed;
@@ -26,6 +31,12 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
     // The kept count of open pull requests and a difference.
     run.open_pulls = crate::KeptPulls::Differed { kept: 2, host: 3 };
     store.commit_run(key, &run).unwrap();
+    // A lifecycle judgement of that run.
+    let judgement = super::lifecycle_record(
+        signals_core::lifecycle::State::Active,
+        "2026-11-21T10:00:00Z",
+    );
+    store.record_lifecycle(key, t2, &judgement, &[]).unwrap();
     // Alerts: one delivered, one pending, two held folded into a digest
     // (which references its parts' digest row, made after them).
     let sent = store
@@ -125,6 +136,7 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
     );
     assert_eq!(copy.cache_get("https://h/x", "fp").unwrap(), Some(response));
     assert_eq!(copy.replies(key).unwrap(), store.replies(key).unwrap());
+    assert_eq!(copy.lifecycle(key).unwrap(), store.lifecycle(key).unwrap());
     assert!(store.kept_pulls(key).unwrap().differed.is_some());
     assert_eq!(
         copy.kept_pulls(key).unwrap(),

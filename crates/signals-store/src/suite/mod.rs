@@ -14,6 +14,7 @@ mod comments;
 mod dump;
 mod histories;
 mod http;
+mod lifecycle;
 mod outbox;
 mod owners;
 mod paged;
@@ -41,6 +42,7 @@ pub use comments::*;
 pub use dump::*;
 pub use histories::*;
 pub use http::*;
+pub use lifecycle::*;
 pub use outbox::*;
 pub use owners::*;
 pub use paged::*;
@@ -108,6 +110,14 @@ pub const CHECKS: &[(&str, Check)] = &[
     (
         "trend_reads_return_the_runs_and_growth_since_a_time",
         trend_reads_return_the_runs_and_growth_since_a_time,
+    ),
+    (
+        "download_counts_are_stored_when_they_move",
+        download_counts_are_stored_when_they_move,
+    ),
+    (
+        "advisories_read_back_with_their_latest_snapshot",
+        advisories_read_back_with_their_latest_snapshot,
     ),
     (
         "alerts_commit_with_their_run_and_are_claimed_once",
@@ -190,6 +200,14 @@ pub const CHECKS: &[(&str, Check)] = &[
         replies_of_items_are_their_share_of_the_replies,
     ),
     (
+        "lifecycle_is_kept_with_its_run_and_read_back",
+        lifecycle_is_kept_with_its_run_and_read_back,
+    ),
+    (
+        "voices_are_read_from_an_instant_with_associations",
+        voices_are_read_from_an_instant_with_associations,
+    ),
+    (
         "related_items_round_trip_within_their_group",
         related_items_round_trip_within_their_group,
     ),
@@ -248,6 +266,8 @@ pub fn context(stars: u64) -> RepoContext {
         open_issues: 3,
         archived: false,
         license: Some("MIT".into()),
+        pushed_at: None,
+        created_at: None,
     }
 }
 
@@ -312,5 +332,6 @@ pub fn run_of(
         messages: vec![],
         reconciled: false,
         open_pulls: Default::default(),
+        downloads: Vec::new(),
     }
 }

@@ -172,3 +172,84 @@ pub fn the_kept_count_of_open_pulls_is_written_by_runs(make: Factory<'_>) {
     assert!(store.commit_run(key, &late).is_err());
     assert_eq!(store.kept_pulls(key).unwrap(), differed);
 }
+
+/// A repository's advisories: the latest snapshot of each item of kind
+/// `advisory`, in id order, withdrawn ones too; none of them is an open
+/// item a reconcile would close.
+pub fn advisories_read_back_with_their_latest_snapshot(make: Factory<'_>) {
+    use signals_core::advisories::open_advisories;
+    use signals_core::{ItemDetail, Severity};
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let advisory = |ghsa: &str, severity: Severity, withdrawn: Option<&str>| {
+        let mut a = issue(ghsa);
+        a.url = format!("https://github.com/o/n/security/advisories/{ghsa}");
+        a.state = match withdrawn {
+            None => ItemState::Open,
+            Some(_) => ItemState::Closed,
+        };
+        a.detail = ItemDetail::Advisory {
+            severity: Some(severity),
+            cvss_score: signals_core::CvssScore::from_f64(7.5),
+            cve_id: None,
+            published_at: ts("2026-10-01T00:00:00Z"),
+            withdrawn_at: withdrawn.map(ts),
+        };
+        a
+    };
+    let first = vec![
+        advisory("GHSA-aaaa-bbbb-cccc", Severity::High, None),
+        advisory(
+            "GHSA-dddd-eeee-ffff",
+            Severity::Low,
+            Some("2026-10-02T00:00:00Z"),
+        ),
+        issue("1"),
+    ];
+    let run = run_of(&*store, key, ts("2026-11-01T10:00:00Z"), first, 1);
+    store.commit_run(key, &run).unwrap();
+    let mut raised = advisory("GHSA-aaaa-bbbb-cccc", Severity::Critical, None);
+    raised.updated_at = ts("2026-11-02T00:00:00Z");
+    let run = run_of(
+        &*store,
+        key,
+        ts("2026-11-02T10:00:00Z"),
+        vec![raised.clone()],
+        1,
+    );
+    store.commit_run(key, &run).unwrap();
+    let read = store.advisories(key).unwrap();
+    assert_eq!(read.len(), 2);
+    assert_eq!(read[0], raised);
+    let open = open_advisories(&read);
+    assert_eq!((open.critical, open.high, open.low), (1, 0, 0));
+    assert_eq!(store.open_item_ids(key).unwrap(), vec![id(&issue("1"))]);
+}
+
+/// What a store migrated from before `0020_advisories_downloads` takes:
+/// an advisory beside the items it held (`key` holds one issue, committed
+/// before the migration), and download counts.
+pub fn a_migrated_store_takes_advisories_and_downloads(store: &mut dyn Backend, key: RepoKey) {
+    use signals_core::{AssetCount, ItemDetail, Severity};
+    let mut a = issue("GHSA-aaaa-bbbb-cccc");
+    a.detail = ItemDetail::Advisory {
+        severity: Some(Severity::Medium),
+        cvss_score: None,
+        cve_id: Some("CVE-2026-0001".into()),
+        published_at: ts("2026-11-01T00:00:00Z"),
+        withdrawn_at: None,
+    };
+    let mut run = run_of(store, key, ts("2026-12-01T10:00:00Z"), vec![a.clone()], 1);
+    run.downloads = vec![AssetCount {
+        asset: "7".into(),
+        count: 12,
+    }];
+    store.commit_run(key, &run).unwrap();
+    assert_eq!(store.advisories(key).unwrap(), vec![a]);
+    assert_eq!(store.open_item_ids(key).unwrap(), vec![id(&issue("1"))]);
+    let seen = store
+        .asset_sightings(key, ts("2026-12-01T00:00:00Z"))
+        .unwrap();
+    assert_eq!(seen.len(), 1);
+    assert_eq!((seen[0].asset.as_str(), seen[0].count), ("7", 12));
+}

@@ -81,3 +81,83 @@ pub fn trend_reads_return_the_runs_and_growth_since_a_time(make: Factory<'_>) {
     );
     assert!(store.growth_since(key, t3).unwrap().is_empty());
 }
+
+/// An asset's count as a run read it.
+fn count(asset: &str, count: u64) -> signals_core::AssetCount {
+    signals_core::AssetCount {
+        asset: asset.to_string(),
+        count,
+    }
+}
+
+/// Download counts: a run stores those that moved (a first sighting
+/// too), so a quiet run stores none; a span's read gives its rows and each
+/// asset's last row before it; a purge takes them.
+pub fn download_counts_are_stored_when_they_move(make: Factory<'_>) {
+    use signals_core::downloads::{AssetSighting, last_4_weeks};
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let runs = [
+        ("2026-10-01T10:00:00Z", vec![count("1", 100), count("2", 7)]),
+        // Asset 2 is unchanged: nothing is stored for it.
+        ("2026-11-01T10:00:00Z", vec![count("1", 130), count("2", 7)]),
+        // Asset 1 was replaced by asset 3 (a new id, counting from 0).
+        ("2026-11-08T10:00:00Z", vec![count("3", 0), count("2", 9)]),
+        ("2026-11-09T10:00:00Z", vec![count("3", 5), count("2", 9)]),
+        // A quiet run.
+        ("2026-11-10T10:00:00Z", vec![count("3", 5), count("2", 9)]),
+    ];
+    for (at, downloads) in runs {
+        let mut run = run_of(&*store, key, ts(at), vec![], 1);
+        run.downloads = downloads;
+        store.commit_run(key, &run).unwrap();
+    }
+    let seen = |asset: &str, at: &str, count: u64| AssetSighting {
+        asset: asset.to_string(),
+        at: ts(at),
+        count,
+    };
+    let all = store.asset_sightings(key, Timestamp::UNIX_EPOCH).unwrap();
+    assert_eq!(
+        all,
+        vec![
+            seen("1", "2026-10-01T10:00:00Z", 100),
+            seen("1", "2026-11-01T10:00:00Z", 130),
+            seen("2", "2026-10-01T10:00:00Z", 7),
+            seen("2", "2026-11-08T10:00:00Z", 9),
+            seen("3", "2026-11-08T10:00:00Z", 0),
+            seen("3", "2026-11-09T10:00:00Z", 5),
+        ],
+        "the quiet run and the unchanged count stored nothing"
+    );
+    // From 2026-11-05: the rows since, and each asset's last before.
+    let span = store
+        .asset_sightings(key, ts("2026-11-05T00:00:00Z"))
+        .unwrap();
+    assert_eq!(
+        span,
+        vec![
+            seen("1", "2026-11-01T10:00:00Z", 130),
+            seen("2", "2026-10-01T10:00:00Z", 7),
+            seen("2", "2026-11-08T10:00:00Z", 9),
+            seen("3", "2026-11-08T10:00:00Z", 0),
+            seen("3", "2026-11-09T10:00:00Z", 5),
+        ]
+    );
+    // The last 4 weeks before 2026-11-10: +30 (asset 1 on 11-01), +2
+    // (asset 2), +5 (asset 3); asset 3's first sighting adds nothing.
+    let now = ts("2026-11-10T10:00:00Z");
+    let from = now
+        .checked_sub(signals_core::downloads::LAST_4_WEEKS)
+        .unwrap();
+    let sightings = store.asset_sightings(key, from).unwrap();
+    assert_eq!(last_4_weeks(&sightings, now), 37);
+    store.purge_repository(key).unwrap();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    assert!(
+        store
+            .asset_sightings(key, Timestamp::UNIX_EPOCH)
+            .unwrap()
+            .is_empty()
+    );
+}

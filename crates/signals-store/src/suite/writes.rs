@@ -511,6 +511,7 @@ pub fn compact_rows_keep_every_value_and_the_trail_order(make: Factory<'_>) {
         draft: false,
         merged: true,
         merged_at: Some(ts("2026-11-19T00:00:00.5Z")),
+        association: None,
     };
     let items = vec![issue("9"), odd.clone(), issue("100")];
     let mut run = run_of(&*store, key, t1, items.clone(), 1);

@@ -112,6 +112,8 @@ pub(super) fn run(
             open_pulls,
             comments_waiting: placed.waiting,
             staged: StagedCounts::default(),
+            commits: host.commits,
+            downloads: collected.downloads,
         },
     );
     store.commit_run(key, &finished.commit)?;

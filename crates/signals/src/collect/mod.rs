@@ -22,6 +22,7 @@ mod collection;
 mod comments;
 mod echo;
 mod held;
+mod lifecycle;
 mod observe;
 mod open_pulls;
 mod owners;

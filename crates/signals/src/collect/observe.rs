@@ -10,8 +10,8 @@ use signals_store::{Reads, RepoKey};
 use super::run::{RunError, Seen};
 
 /// The run's observed items and the previous snapshots of each: the items
-/// updated in the window and the releases published in it (all releases
-/// feed the news). A reconcile also observes every item the store knows,
+/// updated in the window, the releases published in it (all releases
+/// feed the news) and every advisory listed. A reconcile also observes every item the store knows,
 /// whatever its `updated_at` (what `since` cannot see), and no older item
 /// it does not know: those are outside what the repository's first run
 /// reached back to; and it closes the open items the host no longer lists.
@@ -55,6 +55,9 @@ pub(super) fn observe(
             })
             .cloned(),
     );
+    // Every listed advisory, whatever its times: the list is short and
+    // read whole, so one withdrawn before the first run is a signal too.
+    observed.append(&mut collected.advisories);
     let ids: Vec<String> = observed.iter().map(|i| i.id(&repo.source)).collect();
     let mut previous = store.latest_snapshots_for(key, &ids)?;
     // Open issues and pull requests the host no longer lists (deleted,

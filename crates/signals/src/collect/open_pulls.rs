@@ -168,6 +168,7 @@ mod tests {
                 draft: false,
                 merged: false,
                 merged_at: None,
+                association: None,
             },
         }
     }

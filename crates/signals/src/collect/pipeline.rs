@@ -13,7 +13,7 @@ use signals_store::{Backend, RepoKey};
 use super::run::{
     Run, RunError, RunOutcome, failure_kind, is_repository_failure, plan, with_causes,
 };
-use super::{held, staged};
+use super::{held, lifecycle, staged};
 use crate::hosts::HostClient;
 
 /// Collects one repository at the run's instant and commits the run:
@@ -32,9 +32,26 @@ pub fn collect_one(
         // the run stays committed and the next catch-up, at the next run,
         // indexes it.
         signals_store::search::catch_up(store, key)?;
+        // The run is committed: a judgement that fails is the next run's
+        // to make, not a failure of this one (which a worker would collect
+        // again).
+        if let Err(e) = lifecycle::judge_after(&*store, key, &run, &outcome.facts) {
+            eprintln!(
+                "warning: {}/{}: the lifecycle was not judged, the next run judges it: {}",
+                run.group.id,
+                run.repo.id,
+                with_causes(&e)
+            );
+        }
         // Related items likewise: a failure leaves `through` behind and
         // the next catch-up (a run of the group, an export) completes it.
-        crate::related::catch_up(store, &run.group.id)?;
+        if let Err(e) = crate::related::catch_up(store, &run.group.id) {
+            eprintln!(
+                "warning: {}: related items did not catch up, the next run or export does: {}",
+                run.group.id,
+                with_causes(&e)
+            );
+        }
         Ok(outcome)
     });
     // A failed attempt leaves a note for `signals status`, nothing else. A

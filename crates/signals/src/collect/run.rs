@@ -9,6 +9,7 @@ use std::collections::HashSet;
 
 use jiff::{SignedDuration, Timestamp};
 use signals_core::importance::Weights;
+use signals_core::lifecycle::verdict::Asked;
 use signals_core::notify::{
     Echoed, Outgoing, RuleRef, RunInput, echo_messages, messages, waiting_messages,
 };
@@ -88,6 +89,9 @@ pub struct Window<'a> {
     /// The groups whose discussions are not read (`discussions = false`),
     /// by id.
     pub discussions_off: &'a [String],
+    /// The configuration, for the lifecycle's thresholds, declarations and
+    /// `ignore_users` (`lifecycle.rs`).
+    pub config: &'a Config,
 }
 
 impl<'a> Window<'a> {
@@ -109,6 +113,7 @@ impl<'a> Window<'a> {
             alerts: Alerts::of(config),
             reconcile,
             discussions_off,
+            config,
         }
     }
 }
@@ -221,6 +226,26 @@ pub struct RunOutcome {
     pub graphql: GraphqlCost,
     /// The repository's new name, when the host redirected.
     pub renamed_to: Option<RepoName>,
+    /// What the host showed that the repository's lifecycle is judged
+    /// by, once the run committed.
+    pub facts: HostFacts,
+}
+
+/// What a run's host showed that its repository's lifecycle is judged by
+/// (`lifecycle.rs`), besides what the store holds.
+#[derive(Debug, Clone, Default)]
+pub struct HostFacts {
+    /// Archived on the host.
+    pub archived: bool,
+    /// Its last push, as the host tells it.
+    pub pushed_at: Option<Timestamp>,
+    /// Its web page.
+    pub url: String,
+    /// The newest published release, prereleases included.
+    pub last_release: Option<Timestamp>,
+    /// The commits per week as last asked (this run, or a run before
+    /// on the same day); `None` where the host gives none.
+    pub commits: Option<Asked>,
 }
 
 /// Why one repository's run failed. The store is unchanged but for a failure

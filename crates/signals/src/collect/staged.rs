@@ -459,6 +459,8 @@ fn staged_run(
             open_pulls,
             comments_waiting: placed.waiting,
             staged: tally.counts(),
+            commits: host.commits,
+            downloads: collected.downloads,
         },
     );
     commit_staged(

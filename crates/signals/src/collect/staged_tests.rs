@@ -103,6 +103,7 @@ fn one_run(dir: &Path, config: &Config, (staged, reconcile): (bool, bool), at: T
             force: reconcile,
         },
         discussions_off: &discussions_off,
+        config,
     };
     let one = Run {
         group,

@@ -4,14 +4,15 @@
 
 use jiff::Timestamp;
 use signals_core::diff::Observation;
+use signals_core::lifecycle::verdict::Asked;
 use signals_core::notify::Outgoing;
 use signals_core::references::ItemReferences;
 use signals_core::run::{ItemEvent, RunDelta};
-use signals_core::{GraphqlCost, News, RepoContext, RepoName, RunRecord};
+use signals_core::{AssetCount, GraphqlCost, News, RepoContext, RepoName, RunRecord};
 use signals_http::RequestStats;
 use signals_store::{KeptPulls, RunCommit};
 
-use super::run::{Plan, RunOutcome};
+use super::run::{HostFacts, Plan, RunOutcome};
 
 /// What a run brings to its end.
 pub(super) struct Ending {
@@ -33,6 +34,10 @@ pub(super) struct Ending {
     pub(super) comments_waiting: u64,
     /// What the run's stage adds, counted before its commit.
     pub(super) staged: StagedCounts,
+    /// The commits per week as last asked.
+    pub(super) commits: Option<Asked>,
+    /// The download counts of the releases' assets.
+    pub(super) downloads: Vec<AssetCount>,
 }
 
 /// What a run's stage adds to its counts (nothing for a held run).
@@ -64,7 +69,16 @@ pub(super) fn finish(plan: &Plan, ending: Ending) -> Finished {
         open_pulls,
         comments_waiting,
         staged,
+        commits,
+        downloads,
     } = ending;
+    let facts = HostFacts {
+        archived: context.archived,
+        pushed_at: context.pushed_at,
+        url: context.url.clone(),
+        last_release: last_release(&news),
+        commits,
+    };
     let record = RunRecord {
         collected_at,
         since: plan.since,
@@ -78,6 +92,7 @@ pub(super) fn finish(plan: &Plan, ending: Ending) -> Finished {
         stats,
         graphql,
         renamed_to: renamed_to.clone(),
+        facts,
     };
     let commit = RunCommit {
         record,
@@ -91,8 +106,23 @@ pub(super) fn finish(plan: &Plan, ending: Ending) -> Finished {
         messages,
         reconciled: plan.reconcile,
         open_pulls,
+        downloads,
     };
     Finished { commit, outcome }
+}
+
+/// When the newest release of `news` was published: its latest stable
+/// release, or a prerelease after it.
+fn last_release(news: &News) -> Option<Timestamp> {
+    let published = |r: &signals_core::ItemSnapshot| match r.detail {
+        signals_core::ItemDetail::Release { published_at, .. } => Some(published_at),
+        _ => None,
+    };
+    news.latest_release
+        .iter()
+        .chain(&news.next_prereleases)
+        .filter_map(published)
+        .max()
 }
 
 /// How many of `events` discover their item.

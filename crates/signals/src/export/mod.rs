@@ -21,7 +21,8 @@ use std::path::Path;
 use anyhow::Context;
 use signals_core::dataset::{DatasetInput, build_head};
 use signals_core::importance::Weights;
-use signals_core::trends::{RISING_WINDOW, WeekTally, first_week};
+use signals_core::lifecycle::contributors::{ContributorsSource, WeeklyContributors};
+use signals_core::trends::{Contributors, RISING_WINDOW, WEEKS, WeekTally, first_week};
 use signals_site::{
     Counted, DatasetWriter, HealthNote, Publisher, Render, RepoHead, SiteOptions, SiteReport,
     render_repo_files,
@@ -67,6 +68,9 @@ pub struct Conversation {
     pub waiting_days: u32,
     /// `comments_backfill_days`.
     pub comments_backfill_days: u32,
+    /// The lifecycle states repositories declare (`lifecycle = "..."`),
+    /// by `<group>/<repository id>`: the verdict each group's pages show.
+    pub declared: BTreeMap<String, signals_core::lifecycle::State>,
 }
 
 impl Default for Conversation {
@@ -76,6 +80,7 @@ impl Default for Conversation {
             ignore_users: BTreeMap::new(),
             waiting_days: signals_core::first_response::DEFAULT_WAITING_DAYS,
             comments_backfill_days: signals_core::first_response::DEFAULT_COMMENTS_BACKFILL_DAYS,
+            declared: BTreeMap::new(),
         }
     }
 }
@@ -87,6 +92,16 @@ impl Conversation {
             ignore_users: config.ignore_users(),
             waiting_days: config.waiting_days,
             comments_backfill_days: config.comments_backfill_days,
+            declared: config
+                .groups
+                .iter()
+                .flat_map(|g| {
+                    g.repos.iter().filter_map(|r| {
+                        let state = config.declared_lifecycle(&g.group.id, &r.id)?;
+                        Some((format!("{}/{}", g.group.id, r.id), state))
+                    })
+                })
+                .collect(),
         }
     }
 
@@ -321,6 +336,7 @@ fn export_repo<'s>(
         answering,
         waiting_days: conversation.waiting_days,
         tally: WeekTally::new(instant, coverage_start),
+        contributors: WeeklyContributors::new(first_week(instant), WEEKS, instant),
         instant,
         since,
         items,
@@ -333,14 +349,27 @@ fn export_repo<'s>(
 
     let contexts = store.run_contexts(summary.key, first_week(instant))?;
     let growth = store.growth_since(summary.key, instant - RISING_WINDOW)?;
+    let contributors = contributors_of(
+        pass.contributors,
+        outline.context.created_at,
+        read_from.unwrap_or(coverage_start).max(coverage_start),
+    );
+    let mut tally = pass.tally;
+    let sightings = store.asset_sightings(summary.key, first_week(instant))?;
+    for increase in signals_core::downloads::increases(&sightings) {
+        tally.add_downloads(&increase);
+    }
     let trends = signals_core::trends::build_from(
         outline.summary.repo.repo.to_string(),
-        pass.tally,
+        tally,
+        &contributors,
         &contexts,
         growth,
     );
+    let verdict = verdict_in(store, conversation, &outline.summary, &sightings)?;
     let page = RepoHead {
         document: &head,
+        verdict: verdict.as_ref(),
         signals: pass.signals,
         new: streamed.new_count(),
         trail_total: streamed.trail_total(),
@@ -361,6 +390,59 @@ fn export_repo<'s>(
     search::write(store, outline.summary.key, &streamed, previous, &mut files)?;
     publisher.close_repo(files, summary, key)?;
     Ok(Some(streamed))
+}
+
+/// The verdict on a repository in its group, once a run judged it: the
+/// group's or repository's declared state applied; `sightings` are the
+/// trends' download counts (26 weeks hold the verdict's last 4).
+fn verdict_in(
+    store: &dyn Backend,
+    conversation: &Conversation,
+    summary: &RepoSummary,
+    sightings: &[signals_core::downloads::AssetSighting],
+) -> anyhow::Result<Option<signals_core::lifecycle::verdict::Verdict>> {
+    let (group, repo, key) = (&summary.group.id, &summary.repo.id, summary.key);
+    let Some(record) = store.lifecycle(key)? else {
+        return Ok(None);
+    };
+    let changes = store.lifecycle_changes(key)?;
+    let advisories = signals_core::advisories::open_advisories(&store.advisories(key)?);
+    // Downloads up to the latest run, the instant the export reads at,
+    // from the trends' sightings, which reach further back.
+    let now = summary.last_collected_at.unwrap_or(record.since);
+    let downloads_last_4_weeks = signals_core::downloads::last_4_weeks(sightings, now);
+    let about = signals_core::lifecycle::verdict::About {
+        group,
+        repository: &summary.repo.repo.to_string(),
+        declared: conversation
+            .declared
+            .get(&format!("{group}/{repo}"))
+            .copied(),
+        changes: &changes,
+        advisories,
+        downloads_last_4_weeks,
+    };
+    Ok(Some(signals_core::lifecycle::verdict::verdict(
+        &record, about,
+    )))
+}
+
+/// The weeks' contributors: new ones told from history only when the
+/// store's items and comments reach back (`reached`) to the repository's
+/// creation, else by GitHub's first-time associations.
+fn contributors_of(
+    counted: WeeklyContributors,
+    created: Option<jiff::Timestamp>,
+    reached: jiff::Timestamp,
+) -> Contributors {
+    let source = match created {
+        Some(created) if reached <= created => ContributorsSource::History,
+        _ => ContributorsSource::Association,
+    };
+    Contributors {
+        weeks: counted.finish(source),
+        source,
+    }
 }
 
 /// The URL that stands in for an item's that is not http(s)
@@ -436,6 +518,7 @@ fn settings(options: &SiteOptions, conversation: &Conversation, weights: &Weight
         "ignore_users": conversation.ignore_users,
         "waiting_days": conversation.waiting_days,
         "comments_backfill_days": conversation.comments_backfill_days,
+        "lifecycle": conversation.declared,
         "site": signals_site::SITE_FORMAT,
     })
     .to_string()

@@ -22,15 +22,18 @@ use std::ops::Range;
 
 use jiff::Timestamp;
 use signals_core::dataset::{Changed, SignalDoc, signal_of};
-use signals_core::first_response::{Answer, Responses};
+use signals_core::first_response::{Answer, Reply, Responses};
 use signals_core::importance::{RankKey, Score, Weights, echoed, score};
+use signals_core::lifecycle::contributors::{
+    Author, WeeklyContributors, is_contributor, is_pending,
+};
 use signals_core::trends::{ItemFacts, WeekTally};
-use signals_core::{EventKind, ItemState, TrackedRepo, TrailEvent};
+use signals_core::{EventKind, ItemDetail, ItemState, TrackedRepo, TrailEvent};
 use signals_site::{
     DatasetWriter, FEED_ENTRIES, FilterEntry, Ranked, RepoSource, ShownDoc, SiteError, TrailItem,
     search_card,
 };
-use signals_store::{Backend, RepoKey};
+use signals_store::{Backend, LatestItem, RepoKey};
 
 use super::ids::Ids;
 
@@ -44,6 +47,8 @@ const NEW: u8 = 4;
 const CLOSED: u8 = 8;
 /// Waiting for a reply at the dataset's instant.
 const WAITING: u8 = 16;
+/// An open security advisory (published, not withdrawn).
+const ADVISORY: u8 = 32;
 
 /// Event flags.
 const DISCOVERED: u8 = 1;
@@ -65,6 +70,9 @@ pub struct FirstPass {
     pub signals: usize,
     /// The trends' weeks, fed with every item.
     pub tally: WeekTally,
+    /// The weeks' new and returning contributors, fed with every item and
+    /// reply.
+    pub contributors: WeeklyContributors,
 }
 
 /// What [`Streamed::read`] reads a repository with.
@@ -85,6 +93,8 @@ pub struct Reading<'a> {
     pub waiting_days: u32,
     /// The trends' weeks, fed with every item.
     pub tally: WeekTally,
+    /// The weeks' contributors, likewise.
+    pub contributors: WeeklyContributors,
     /// The dataset's instant.
     pub instant: Timestamp,
     /// The repository's previous export, whose later events make
@@ -117,10 +127,57 @@ impl Answering {
         key: RepoKey,
         ids: &[String],
     ) -> signals_store::Result<Responses> {
-        Ok(
-            Responses::new(store.replies_of(key, ids)?, &self.ignore_users)
-                .read_from(self.read_from),
-        )
+        Ok(self.responses_of(store.replies_of(key, ids)?))
+    }
+
+    /// The first responses `replies` give.
+    fn responses_of(&self, replies: Vec<(String, Reply)>) -> Responses {
+        Responses::new(replies, &self.ignore_users).read_from(self.read_from)
+    }
+
+    /// Counts a batch's contributions: the authors of its issues and pull
+    /// requests (discussions and releases are none) and of its replies,
+    /// bots, `ignore_users` and pending reviews left out.
+    fn count(
+        &self,
+        contributors: &mut WeeklyContributors,
+        batch: &[LatestItem],
+        replies: &[(String, Reply)],
+    ) {
+        let ignore = &self.ignore_users;
+        for latest in batch {
+            let item = &latest.item;
+            if !is_contributor(
+                Author {
+                    login: &item.author,
+                    bot: false,
+                },
+                ignore,
+            ) {
+                continue;
+            }
+            match &item.detail {
+                ItemDetail::Issue => contributors.add(&item.author, item.created_at),
+                ItemDetail::PullRequest { association, .. } => {
+                    contributors.add_pull(&item.author, item.created_at, association.as_deref())
+                }
+                ItemDetail::Release { .. }
+                | ItemDetail::Discussion { .. }
+                | ItemDetail::Advisory { .. } => {}
+            }
+        }
+        for (_, r) in replies {
+            if is_contributor(
+                Author {
+                    login: &r.author,
+                    bot: r.bot,
+                },
+                ignore,
+            ) && !is_pending(r.state.as_deref())
+            {
+                contributors.add(&r.author, r.at);
+            }
+        }
     }
 }
 
@@ -174,6 +231,7 @@ impl<'s> Streamed<'s> {
             answering,
             waiting_days,
             tally,
+            contributors,
             instant,
             since,
             items,
@@ -199,7 +257,11 @@ impl<'s> Streamed<'s> {
             latest_state: HashMap::new(),
             changed_since: Vec::new(),
         };
-        let mut pass = FirstPass { signals: 0, tally };
+        let mut pass = FirstPass {
+            signals: 0,
+            tally,
+            contributors,
+        };
         let mut after: Option<String> = None;
         loop {
             let batch = store.latest_items_after(key, after.as_deref(), BATCH)?;
@@ -213,7 +275,9 @@ impl<'s> Streamed<'s> {
             let batch_ids: Vec<String> = batch.iter().map(|l| l.id.clone()).collect();
             let mut links = store.links_of(key, &batch_ids)?;
             let mut related = store.related_of(key, &batch_ids)?;
-            let responses = s.answering.responses(store, key, &batch_ids)?;
+            let replies = store.replies_of(key, &batch_ids)?;
+            s.answering.count(&mut pass.contributors, &batch, &replies);
+            let responses = s.answering.responses_of(replies);
             for latest in batch {
                 let item = &latest.item;
                 let position = s.ids.len() as u32;
@@ -225,6 +289,9 @@ impl<'s> Streamed<'s> {
                 }
                 if latest.latest_event == Some(EventKind::Changed) {
                     flags |= CHANGED;
+                }
+                if signals_core::advisories::is_open_advisory(item) {
+                    flags |= ADVISORY;
                 }
                 let (mut importance, mut updated) = (0, 0);
                 if !item.key.is_empty() {
@@ -416,6 +483,15 @@ impl<'s> Streamed<'s> {
             .collect())
     }
 
+    /// The first `limit` signals with `flag`, in page order.
+    fn flagged(&self, flag: u8, limit: usize) -> Result<Vec<Ranked>, SiteError> {
+        let places: Vec<usize> = (0..self.order.len())
+            .filter(|&i| self.flags[self.order[i] as usize] & flag != 0)
+            .take(limit)
+            .collect();
+        self.ranked_at(&places)
+    }
+
     /// The signals at `places` of page order, with their standing.
     fn ranked_at(&self, places: &[usize]) -> Result<Vec<Ranked>, SiteError> {
         let positions: Vec<u32> = places.iter().map(|&i| self.order[i]).collect();
@@ -488,11 +564,11 @@ impl<'s> Streamed<'s> {
 
 impl RepoSource for Streamed<'_> {
     fn waiting(&mut self, limit: usize) -> Result<Vec<Ranked>, SiteError> {
-        let places: Vec<usize> = (0..self.order.len())
-            .filter(|&i| self.flags[self.order[i] as usize] & WAITING != 0)
-            .take(limit)
-            .collect();
-        self.ranked_at(&places)
+        self.flagged(WAITING, limit)
+    }
+
+    fn advisories(&mut self, limit: usize) -> Result<Vec<Ranked>, SiteError> {
+        self.flagged(ADVISORY, limit)
     }
 
     fn ranked(&mut self, range: Range<usize>) -> Result<Vec<Ranked>, SiteError> {

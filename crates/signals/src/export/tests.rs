@@ -15,8 +15,14 @@ use signals_core::first_response::{
     Answer, DEFAULT_COMMENTS_BACKFILL_DAYS, DEFAULT_WAITING_DAYS, Responses, read_from,
 };
 use signals_core::importance::{Score, Weights, echoed, score};
+use signals_core::lifecycle::contributors::{
+    Author, ContributorsSource, WeeklyContributors, is_contributor, is_pending,
+};
+use signals_core::lifecycle::verdict::{About, verdict as verdict_of};
 use signals_core::run::account;
-use signals_core::trends::{ItemFacts, RISING_WINDOW, WeekTally, build_from, first_week};
+use signals_core::trends::{
+    Contributors, ItemFacts, RISING_WINDOW, WEEKS, WeekTally, build_from, first_week,
+};
 use signals_core::{ItemDetail, ItemSnapshot, ItemState, News, RequestStats, RunRecord, Source};
 use signals_site::{HealthNote, Publisher, Render, RepoPage, SiteOptions, SiteReport};
 use signals_store::suite::WholeReads;
@@ -148,7 +154,73 @@ fn reference_export(
         let growth = store
             .growth_since(view.summary.key, instant - RISING_WINDOW)
             .unwrap();
-        let trends = build_from(view.summary.repo.repo.to_string(), tally, &contexts, growth);
+        // Contributors: every item's author and every reply's, as
+        // `lifecycle::contributors` defines them, counted whole.
+        let mut counted = WeeklyContributors::new(first_week(instant), WEEKS, instant);
+        for item in view.items.values() {
+            match &item.detail {
+                ItemDetail::Issue => counted.add(&item.author, item.created_at),
+                ItemDetail::PullRequest { association, .. } => {
+                    counted.add_pull(&item.author, item.created_at, association.as_deref())
+                }
+                _ => {}
+            }
+        }
+        for (_, r) in store.replies(summary.key).unwrap() {
+            if is_contributor(
+                Author {
+                    login: &r.author,
+                    bot: r.bot,
+                },
+                &[],
+            ) && !is_pending(r.state.as_deref())
+            {
+                counted.add(&r.author, r.at);
+            }
+        }
+        let reached = read_from.unwrap_or(first.since).max(first.since);
+        let source = match view.context.created_at {
+            Some(created) if reached <= created => ContributorsSource::History,
+            _ => ContributorsSource::Association,
+        };
+        let contributors = Contributors {
+            weeks: counted.finish(source),
+            source,
+        };
+        let sightings = store
+            .asset_sightings(view.summary.key, first_week(instant))
+            .unwrap();
+        for increase in signals_core::downloads::increases(&sightings) {
+            tally.add_downloads(&increase);
+        }
+        let trends = build_from(
+            view.summary.repo.repo.to_string(),
+            tally,
+            &contributors,
+            &contexts,
+            growth,
+        );
+        let changes = store.lifecycle_changes(summary.key).unwrap();
+        let verdict = store.lifecycle(summary.key).unwrap().map(|record| {
+            verdict_of(
+                &record,
+                About {
+                    group,
+                    repository: &view.summary.repo.repo.to_string(),
+                    declared: None,
+                    changes: &changes,
+                    // Held whole: the advisories among the items, the
+                    // downloads of every sighting.
+                    advisories: signals_core::advisories::open_advisories(view.items.values()),
+                    downloads_last_4_weeks: signals_core::downloads::last_4_weeks(
+                        &store
+                            .asset_sightings(summary.key, jiff::Timestamp::MIN)
+                            .unwrap(),
+                        instant,
+                    ),
+                },
+            )
+        });
         let page = RepoPage {
             document: &document,
             trends: &trends,
@@ -160,6 +232,7 @@ fn reference_export(
             collected_at: instant,
             health: &health,
             waiting: &waiting,
+            verdict: verdict.as_ref(),
         };
         publisher.publish(&page, &key).unwrap();
         for id in changed {
@@ -328,6 +401,7 @@ fn commit(
                 messages: vec![],
                 reconciled: false,
                 open_pulls: Default::default(),
+                downloads: Vec::new(),
             },
         )
         .unwrap();

@@ -134,6 +134,7 @@ impl Api<'_> {
             ["repos", _, _, "signals"] => &front::SIGNALS,
             ["repos", _, _, "trail"] => &front::TRAIL,
             ["repos", _, _, "trends"] => &front::TRENDS,
+            ["repos", _, _, "verdict"] => &front::VERDICT,
             ["signals", rest @ ..] if rest.last() == Some(&"history") && rest.len() >= 2 => {
                 &front::HISTORY
             }
@@ -156,8 +157,9 @@ impl Api<'_> {
             ["repos", group, repo, kind] => match self.repo(group, repo)? {
                 Some(s) if *kind == "signals" => self.signals(&s, params)?,
                 Some(s) if *kind == "trail" => self.trail(&s, params)?,
-                // `trends`, the third repository endpoint matched above.
-                Some(s) => self.trends(&s)?,
+                Some(s) if *kind == "verdict" => self.written(&s, signals_site::VERDICT_FILE)?,
+                // `trends`, the fourth repository endpoint matched above.
+                Some(s) => self.written(&s, signals_site::TRENDS_FILE)?,
                 None => unknown_repo(group, repo),
             },
             ["signals", rest @ ..] if rest.last() == Some(&"related") => {
@@ -205,6 +207,7 @@ impl Api<'_> {
                     "signals": format!("/api/repos/{}/{}/signals", s.group.id, s.repo.id),
                     "trail": format!("/api/repos/{}/{}/trail", s.group.id, s.repo.id),
                     "trends": format!("/api/repos/{}/{}/trends", s.group.id, s.repo.id),
+                    "verdict": format!("/api/repos/{}/{}/verdict", s.group.id, s.repo.id),
                     "page": format!("/{}/{}/index.html", s.group.id, s.repo.id),
                 }));
             }
@@ -331,25 +334,25 @@ impl Api<'_> {
         Ok(typed_answer(200, &list))
     }
 
-    /// The repository's trends: the document export writes as
-    /// `trends.json`, made by the same function.
-    fn trends(&self, s: &RepoSummary) -> anyhow::Result<Answer> {
+    /// The repository's trends or verdict: the document export writes as
+    /// `trends.json` or `verdict.json`, made by the same function.
+    fn written(&self, s: &RepoSummary, name: &str) -> anyhow::Result<Answer> {
         // The export wrote it, with the same function, at the latest run
         // it saw: reading it costs a small file, where building it again
-        // would read the whole repository at every request.
-        let file = self
-            .site
-            .join(&s.group.id)
-            .join(&s.repo.id)
-            .join("trends.json");
+        // would read the whole repository at every request. A verdict
+        // is the group's: its declaration applied.
+        let file = self.site.join(&s.group.id).join(&s.repo.id).join(name);
         let text = match std::fs::read(&file) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(error(
                     404,
                     format!(
-                        "{}/{} has no successful run yet: collect it first",
-                        s.group.id, s.repo.id
+                        "{}/{} has no {} yet: collect it first (a verdict follows \
+                         the first run that judged its lifecycle)",
+                        s.group.id,
+                        s.repo.id,
+                        name.trim_end_matches(".json")
                     ),
                 ));
             }

@@ -68,6 +68,12 @@ pub const TRENDS: Endpoint = Endpoint {
     params: &[],
     answers: "a repository's trends over its last 26 weeks (trends.json)",
 };
+/// `GET /api/repos/{group}/{repo}/verdict`.
+pub const VERDICT: Endpoint = Endpoint {
+    path: "/api/repos/{group}/{repo}/verdict",
+    params: &[],
+    answers: "is a repository alive and who carries it: its lifecycle state, reasons and maintainers (verdict.json)",
+};
 /// `GET /api/signals/{id}/history`.
 pub const HISTORY: Endpoint = Endpoint {
     path: "/api/signals/{id}/history",
@@ -94,8 +100,8 @@ pub const FRONT: Endpoint = Endpoint {
 };
 
 /// The API's endpoints, as `/api/` lists them.
-pub const ENDPOINTS: [&Endpoint; 7] = [
-    &GROUPS, &SIGNALS, &TRAIL, &TRENDS, &HISTORY, &RELATED, &METRICS,
+pub const ENDPOINTS: [&Endpoint; 8] = [
+    &GROUPS, &SIGNALS, &TRAIL, &TRENDS, &VERDICT, &HISTORY, &RELATED, &METRICS,
 ];
 
 /// `GET /api/` (and `/api`): the endpoints, so the API can be found from

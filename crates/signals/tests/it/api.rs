@@ -377,6 +377,7 @@ fn generated(dir: &Path) {
                 draft: false,
                 merged: true,
                 merged_at: Some(t4),
+                association: None,
             };
             i.updated_at = t4;
             i

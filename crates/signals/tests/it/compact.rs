@@ -75,6 +75,8 @@ fn context(full: &str) -> RepoContext {
         open_issues: 3,
         archived: false,
         license: None,
+        pushed_at: None,
+        created_at: None,
     }
 }
 
@@ -95,6 +97,7 @@ fn item(full: &str, k: u64, at: Timestamp) -> ItemSnapshot {
                 draft: k.is_multiple_of(3),
                 merged: false,
                 merged_at: None,
+                association: None,
             },
             format!("https://github.com/{full}/pull/{k}"),
         ),
@@ -278,6 +281,7 @@ fn build(store: &mut dyn Backend) -> Vec<(RepoKey, String)> {
                         messages: vec![],
                         reconciled: reconcile,
                         open_pulls: Default::default(),
+                        downloads: Vec::new(),
                     },
                 )
                 .unwrap();
@@ -597,6 +601,7 @@ fn goes_on(mut store: impl Backend) {
                 messages: vec![],
                 reconciled: false,
                 open_pulls: Default::default(),
+                downloads: Vec::new(),
             },
         )
         .unwrap();

@@ -167,14 +167,15 @@ fn comments_and_reviews_cost_no_request_per_item_and_quiet_runs_nothing() {
     let host = TestHost::start(scenario()).unwrap();
     let dir = setup(&host);
 
-    // First run: the item's four requests (the open pull requests are
-    // counted from the store), the two comment lists, and one
-    // GraphQL query for the two pull requests.
+    // First run: the item's five requests (the advisories among them; the
+    // open pull requests are counted from the store), the two comment
+    // lists, one GraphQL query for the two pull requests, and the day's
+    // commits per week.
     collect(dir.path());
     let first = host.requests();
     let posts: Vec<_> = first.iter().filter(|r| r.method == "POST").collect();
     assert_eq!(posts.len(), 1, "{first:#?}");
-    assert_eq!(first.len(), 4 + 2 + 1, "{first:#?}");
+    assert_eq!(first.len(), 5 + 2 + 1 + 1, "{first:#?}");
     assert!(
         first
             .iter()

@@ -114,16 +114,18 @@ fn two_runs_export_and_validate() {
     let out = run(dir.path(), &["collect", "--json"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
-    // Per repository: repo, releases, milestones, then the issue pages:
+    // Per repository: repo, releases, advisories, milestones, then the
+    // issue pages:
     // 150 betamax items fit in 2, and their 64 closed pull requests,
     // recorded in 2017 without `merged_at`, send one page of the closed
     // pulls list; betamax's recorded object has no `created_at`, so its
     // open pull requests are asked; 11 github3.py items in 1,
     // whose open pull requests are counted from the store; and each
-    // repository's two comment lists.
+    // repository's two comment lists and its commits per week (asked at
+    // the day's first run).
     assert_eq!(
         summary["requests"],
-        (3 + 2 + 1 + 1 + 2) + (3 + 1 + 2),
+        (4 + 2 + 1 + 1 + 2 + 1) + (4 + 1 + 2 + 1),
         "{summary}"
     );
     assert_eq!(summary["notModified"], 0);
@@ -141,13 +143,14 @@ fn two_runs_export_and_validate() {
     let out = run(dir.path(), &["collect", "--json"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
-    // Per repository: repo, releases and milestones answer 304 (unchanged),
+    // Per repository: repo, releases, advisories and milestones answer 304
+    // (unchanged),
     // one issues page of recent items, and the two comment lists from the
     // window's day; github3.py's open pull requests are counted
     // from the store, betamax's asked.
-    assert_eq!(summary["requests"], 13, "{summary}");
-    assert_eq!(summary["notModified"], 6, "{summary}");
-    assert_eq!(host.requests().len(), 13);
+    assert_eq!(summary["requests"], 15, "{summary}");
+    assert_eq!(summary["notModified"], 8, "{summary}");
+    assert_eq!(host.requests().len(), 15);
     for r in host.requests() {
         assert_eq!(
             r.header("accept"),
@@ -359,7 +362,7 @@ fn a_second_run_with_nothing_new_records_no_event_and_is_all_304() {
             summary["requests"].as_u64(),
             summary["notModified"].as_u64()
         ),
-        (Some(6), Some(6)),
+        (Some(7), Some(7)),
         "{summary}"
     );
     assert_eq!(summary["bytesReceived"], 0, "{summary}");

@@ -127,13 +127,22 @@ fn requests_for(host: &TestHost, repo: &str) -> Vec<RecordedRequest> {
 }
 
 /// The request budget of a repository run that returns `items` issues and
-/// pull requests: repository, releases, milestones, the issue pages, and
+/// pull requests: repository, releases, advisories, milestones, the issue
+/// pages, and
 /// the two comment lists (no pull request of these recordings
-/// changed within the comments' reach, so no GraphQL query). The open
+/// changed within the comments' reach, so no GraphQL query), and the
+/// commits per week of its lifecycle (asked at a repository's first run
+/// of the UTC day, as every run here is). The open
 /// pull requests are counted from the store: every first run
 /// here reaches back to its repository's creation.
 fn budget(items: u64) -> u64 {
-    3 + items.div_ceil(100).max(1) + 2
+    later_budget(items) + 1
+}
+
+/// The budget of a later run on the same UTC day: the commits per week
+/// are not asked again (`signals_core::lifecycle::verdict::ask_commits`).
+fn later_budget(items: u64) -> u64 {
+    4 + items.div_ceil(100).max(1) + 2
 }
 
 /// The recorded betamax run: its 150 entries, plus one page of the closed
@@ -237,7 +246,9 @@ fn secondary_limits_403_and_429_honor_retry_after() {
     let sent = host.requests();
     assert_eq!(
         sent.iter().map(|r| r.status.unwrap()).collect::<Vec<_>>(),
-        [200, 403, 200, 200, 429, 200, 200, 200, 200, 200, 200],
+        [
+            200, 403, 200, 200, 200, 429, 200, 200, 200, 200, 200, 200, 200
+        ],
         "{:#?}",
         sent.iter().map(|r| &r.path).collect::<Vec<_>>()
     );
@@ -695,24 +706,27 @@ fn each_repository_run_stays_within_its_request_budget() {
     assert_eq!(summary["bytesReceived"], bytes as u64);
 
     // Second run, nothing changed: the window (since yesterday) holds no
-    // item, so one issue page each; the repository, releases and
-    // milestones answer 304 from the cache.
+    // item, so one issue page each; the repository, releases, advisories
+    // and milestones answer 304 from the cache.
     host.clear_requests();
     let (code, summary, stderr) = collect_json(dir.path(), &[]);
     assert_eq!(code, 0, "{summary:#}\n{stderr}");
     for (name, _) in sizes {
         let sent = requests_for(&host, name);
-        assert_eq!(sent.len() as u64, budget(0), "{name}");
+        assert_eq!(sent.len() as u64, later_budget(0), "{name}");
         assert_eq!(
             sent.iter().filter(|r| r.status == Some(304)).count(),
-            3,
+            4,
             "{name}"
         );
         assert_eq!(summary_of(&summary, name)["observedCount"], 0, "{name}");
     }
-    assert_eq!(summary["requests"], budget(0) * sizes.len() as u64);
-    assert_eq!(summary["notModified"], 3 * sizes.len() as u64);
-    assert_eq!(host.requests().len() as u64, budget(0) * sizes.len() as u64);
+    assert_eq!(summary["requests"], later_budget(0) * sizes.len() as u64);
+    assert_eq!(summary["notModified"], 4 * sizes.len() as u64);
+    assert_eq!(
+        host.requests().len() as u64,
+        later_budget(0) * sizes.len() as u64
+    );
 }
 
 /// GitHub's 2013-style refusal (limit and remaining 0, no

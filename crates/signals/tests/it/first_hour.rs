@@ -89,6 +89,12 @@ fn store_in_two_groups(dir: &Path) {
         let key = store.ensure_repository(&group, &synth::tracked(0)).unwrap();
         let items = (1..=3).map(|k| synth::item(0, k, 100, at)).collect();
         synth::commit(&mut store, key, 0, at, items);
+        // Judged after its run, as a collection does.
+        use signals_core::lifecycle::{Facts, Thresholds, judge, verdict::Record};
+        use signals_store::LifecycleStore;
+        let judged = judge(&Facts::default(), &Thresholds::default(), at);
+        let record = Record::after(None, judged, at, Default::default(), None);
+        store.record_lifecycle(key, at, &record, &[]).unwrap();
     }
 }
 

@@ -3,13 +3,16 @@
 //! server it starts itself; nothing reaches the internet.
 
 mod a11y;
+mod advisories;
 mod api;
 mod browser;
 mod compact;
+mod contributors;
 mod conversation;
 mod defaults;
 mod deploy;
 mod discussions;
+mod downloads;
 mod e2e;
 mod everyday;
 mod faults;
@@ -19,6 +22,7 @@ mod full_disk;
 mod health;
 mod hosts;
 mod house;
+mod lifecycle;
 mod notify;
 mod open_pulls;
 mod orgs;

@@ -223,6 +223,7 @@ pub fn commit_alerting(
                 messages: out.clone(),
                 reconciled: false,
                 open_pulls: Default::default(),
+                downloads: Vec::new(),
             },
         )
         .unwrap();

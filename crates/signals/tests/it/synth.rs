@@ -74,6 +74,7 @@ pub fn item(n: usize, k: usize, body_len: usize, at: Timestamp) -> ItemSnapshot 
                 draft: false,
                 merged: false,
                 merged_at: None,
+                association: None,
             }
         } else {
             ItemDetail::Issue
@@ -95,6 +96,8 @@ pub fn context(n: usize) -> RepoContext {
         open_issues: 5,
         archived: false,
         license: None,
+        pushed_at: None,
+        created_at: None,
     }
 }
 
@@ -130,6 +133,7 @@ pub fn commit<S: Reads + RunWrites + signals_store::SearchIndex + ?Sized>(
                 messages: vec![],
                 reconciled: false,
                 open_pulls: Default::default(),
+                downloads: Vec::new(),
             },
         )
         .unwrap();

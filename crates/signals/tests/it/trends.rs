@@ -204,6 +204,8 @@ fn expected_weeks(
             week["firstResponseP90Hours"] = Value::Null;
             week["answeredWithin2Days"] = if opened > unknown { json!(0.0) } else { Value::Null };
             week["firstResponseUnknown"] = json!(unknown);
+            // Its releases carry no assets: no downloads.
+            week["downloads"] = json!(0);
             if start < coverage {
                 week["partial"] = json!(true);
             }
@@ -287,7 +289,16 @@ fn trends_json_equals_an_independent_count_of_the_scenario() {
         let weeks = trends["weeks"].as_array().unwrap();
         assert_eq!(weeks.len(), 26);
         for (w, (got, want)) in weeks.iter().zip(&expected).enumerate() {
-            assert_eq!(got, want, "{name}: week {w}");
+            // The weeks' contributors are recounted by `contributors.rs`.
+            let mut got = got.clone();
+            for key in [
+                "newContributors",
+                "returningContributors",
+                "contributorsSource",
+            ] {
+                assert!(got.as_object_mut().unwrap().remove(key).is_some(), "{key}");
+            }
+            assert_eq!(&got, want, "{name}: week {w}");
         }
         // The reopened issue is closed in no week; issue #1 (Monday 00:00
         // to Sunday 23:59:59) opened and closed in week 22.

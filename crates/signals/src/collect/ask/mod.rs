@@ -6,6 +6,7 @@
 pub mod discussions;
 
 use jiff::Timestamp;
+use signals_core::lifecycle::verdict::{Asked as CommitsAsked, ask_commits};
 use signals_core::run::{plan_since, reread_from, stable_since};
 use signals_core::{GraphqlCost, News};
 use signals_http::{Asked, Collection, PageSink};
@@ -32,6 +33,8 @@ pub(super) struct FromHost {
     /// What GraphQL cost the run: the reviews' queries and the
     /// discussions'.
     pub(super) graphql: GraphqlCost,
+    /// The commits per week as last asked (`commits`).
+    pub(super) commits: Option<CommitsAsked>,
 }
 
 impl FromHost {
@@ -110,10 +113,19 @@ pub(super) fn host(
         off: window.discussions_off.contains(&group.id),
     };
     let mut discussions = discussions::read(client, &name, asked, &mut cache)?;
+    // The commits' request is the run's, as the collection's are.
+    let before = client.http_ref().stats();
+    let commits = commits(client, store, key, &name, collected_at, &mut cache)?;
+    let after = client.http_ref().stats();
     if let Some(e) = cache.error {
         return Err(e.into());
     }
     let mut outcome = outcome;
+    let stats = &mut outcome.stats;
+    stats.requests += after.requests.saturating_sub(before.requests);
+    stats.not_modified += after.not_modified.saturating_sub(before.not_modified);
+    stats.bytes_received += after.bytes_received.saturating_sub(before.bytes_received);
+    stats.retries += after.retries.saturating_sub(before.retries);
     outcome.collected.items.append(&mut discussions.items);
     // The client reports items under the host's name, which differs from
     // the configured one after a rename (or in letter case); signals keep
@@ -133,5 +145,27 @@ pub(super) fn host(
         collection: outcome,
         graphql: discussions.cost,
         discussions,
+        commits,
     })
+}
+
+/// The commits per week of `name`, for its lifecycle: asked at most once
+/// a UTC day, and again at the next run while the host computes them
+/// (`ask_commits`); else as the last judgement kept them. `None` where the
+/// host gives none (no request).
+fn commits(
+    client: &mut HostClient,
+    store: &dyn Backend,
+    key: RepoKey,
+    name: &signals_core::RepoName,
+    now: Timestamp,
+    cache: &mut StoreCache<'_>,
+) -> Result<Option<CommitsAsked>, RunError> {
+    let before = store.lifecycle(key)?.and_then(|r| r.asked);
+    if !ask_commits(before.as_ref(), now) {
+        return Ok(before);
+    }
+    Ok(client
+        .commits(name, cache)?
+        .map(|commits| CommitsAsked { at: now, commits }))
 }

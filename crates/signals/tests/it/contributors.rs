@@ -1,0 +1,160 @@
+//! New and returning contributors end to end: a test host repository
+//! whose issues, pull requests and comments come from people spread over
+//! twenty weeks (a bot and an ignored account among them), collected by
+//! the real binary from its creation and exported; every week of
+//! `trends.json` equals a recount made here from the host's data alone.
+
+use std::collections::BTreeMap;
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::{Value, json};
+use signals_testhost::{TestHost, synthetic};
+
+use crate::support::{TempDir, count_comments, read_json, run, show};
+
+const DAY: i64 = 24 * 3600;
+
+fn fmt(t: Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// Who wrote what and when, as the host shows it: (login, is a bot, at).
+fn contributions(data: &signals_testhost::RepoData) -> Vec<(String, bool, Timestamp)> {
+    let mut out = Vec::new();
+    for entry in data.issues.iter().chain(&data.comments) {
+        let login = entry["user"]["login"].as_str().unwrap().to_string();
+        let bot = entry["user"]["type"] == "Bot";
+        let at: Timestamp = entry["created_at"].as_str().unwrap().parse().unwrap();
+        out.push((login, bot, at));
+    }
+    out
+}
+
+#[test]
+fn new_and_returning_contributors_equal_a_recount_of_the_hosts_data() {
+    let now = Timestamp::now();
+    let start = now - SignedDuration::from_secs(20 * 7 * DAY);
+    let mut scenario = synthetic("o/n", 40, start);
+    let data = scenario.repos.get_mut("o/n").unwrap();
+    data.repo["created_at"] = json!(fmt(start - SignedDuration::from_secs(DAY)));
+    let people = [
+        "alice",
+        "bob",
+        "carol",
+        "dave",
+        "renovate[bot]",
+        "ignored-one",
+    ];
+    for (i, issue) in data.issues.iter_mut().enumerate() {
+        let at = start + SignedDuration::from_secs(i as i64 * 3 * DAY);
+        issue["created_at"] = json!(fmt(at));
+        issue["updated_at"] = json!(fmt(at));
+        issue["closed_at"] = Value::Null;
+        issue["state"] = json!("open");
+        issue["user"] = json!({ "login": people[i % people.len()], "type": "User" });
+        if let Some(pr) = issue.get_mut("pull_request") {
+            pr["merged_at"] = Value::Null;
+        }
+    }
+    let mut comments = Vec::new();
+    for i in 0..70u64 {
+        let number = i % 40 + 1;
+        let opened = start + SignedDuration::from_secs((number as i64 - 1) * 3 * DAY);
+        let at = (opened + SignedDuration::from_secs((i as i64 % 9) * DAY + 3600))
+            .min(now - SignedDuration::from_secs(3600));
+        let login = [
+            "erin",
+            "alice",
+            "dependabot[bot]",
+            "frank",
+            "ignored-one",
+            "bob",
+        ][i as usize % 6];
+        let kind = if login.ends_with("[bot]") {
+            "Bot"
+        } else {
+            "User"
+        };
+        // The web URL tells a pull request's comment from an issue's.
+        let path = if (number - 1) % 3 == 2 {
+            "pull"
+        } else {
+            "issues"
+        };
+        comments.push(json!({
+            "id": 50_000 + i,
+            "html_url": format!("https://github.com/o/n/{path}/{number}#issuecomment-{}", 50_000 + i),
+            "issue_url": format!("https://api.github.com/repos/o/n/issues/{number}"),
+            "user": { "login": login, "type": kind },
+            "author_association": "NONE",
+            "created_at": fmt(at), "updated_at": fmt(at),
+            "body": format!("comment {i}"),
+        }));
+    }
+    data.comments = comments;
+    count_comments(&mut scenario);
+    let host = TestHost::start(scenario.clone()).unwrap();
+    let dir = TempDir::new("contributors");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        format!(
+            "store = \"signals.db\"\nout = \"site\"\nbackfill_days = 36500\ncomments_backfill_days = 3650\n\n[host]\napi_url = \"{}\"\n\n[[groups]]\nid = \"g\"\nname = \"G\"\nignore_users = [\"Ignored-One\"]\nrepos = [\"o/n\"]\n",
+            host.base_url()
+        ),
+    )
+    .unwrap();
+    for args in [&["collect"][..], &["export"]] {
+        let out = run(dir.path(), args, &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    }
+    let trends = read_json(&dir.path().join("site/g/n/trends.json"));
+    let schema: Value =
+        serde_json::from_str(include_str!("../../../../schemas/trends-v1.schema.json")).unwrap();
+    assert!(
+        jsonschema::draft202012::new(&schema)
+            .unwrap()
+            .is_valid(&trends)
+    );
+
+    // The recount: people (no bot, not ignored) by their contributions.
+    let mut by_person: BTreeMap<String, Vec<Timestamp>> = BTreeMap::new();
+    for (login, bot, at) in contributions(&scenario.repos["o/n"]) {
+        if bot || login.ends_with("[bot]") || login.eq_ignore_ascii_case("ignored-one") {
+            continue;
+        }
+        by_person.entry(login).or_default().push(at);
+    }
+    let weeks = trends["weeks"].as_array().unwrap();
+    let mut seen_new = 0;
+    for week in weeks {
+        let from: Timestamp = format!("{}T00:00:00Z", week["start"].as_str().unwrap())
+            .parse()
+            .unwrap();
+        let to = from + SignedDuration::from_secs(7 * DAY);
+        let mut new = 0;
+        let mut returning = 0;
+        for times in by_person.values() {
+            let first = *times.iter().min().unwrap();
+            let here = times.iter().any(|t| *t >= from && *t < to);
+            if first >= from && first < to {
+                new += 1;
+            } else if here {
+                returning += 1;
+            }
+        }
+        assert_eq!(week["newContributors"], new, "week {week}");
+        let here: Vec<(&String, Vec<&Timestamp>)> = by_person
+            .iter()
+            .map(|(p, t)| (p, t.iter().filter(|t| **t >= from && **t < to).collect()))
+            .collect();
+        assert_eq!(
+            week["returningContributors"], returning,
+            "week {week}: {here:?}"
+        );
+        assert_eq!(week["contributorsSource"], "history");
+        seen_new += new;
+    }
+    // Every person is new in one of the weeks: the history reaches back.
+    assert_eq!(seen_new, by_person.len());
+    assert!(by_person.len() >= 5, "{by_person:?}");
+}
