@@ -186,6 +186,7 @@ fn commit(store: &mut Store, key: RepoKey, n: usize, at: Timestamp, observed: Ve
         messages: vec![],
         reconciled: false,
         open_pulls: Default::default(),
+        downloads: vec![],
     };
     store.commit_run(key, &run).unwrap();
 }
