@@ -118,8 +118,8 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         None,
     ),
     (
-        "0021_related",
-        include_str!("../migrations/0021_related.sql"),
+        "0022_related",
+        include_str!("../migrations/0022_related.sql"),
         None,
     ),
 ];

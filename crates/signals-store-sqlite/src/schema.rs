@@ -127,8 +127,8 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         then: None,
     },
     Migration {
-        name: "0021_related",
-        sql: include_str!("../migrations/0021_related.sql"),
+        name: "0022_related",
+        sql: include_str!("../migrations/0022_related.sql"),
         then: None,
     },
 ];
