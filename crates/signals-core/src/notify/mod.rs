@@ -18,6 +18,7 @@ mod digest;
 mod echo;
 mod lifecycle;
 mod message;
+mod one_event;
 mod rule;
 mod schedule;
 mod summary;
