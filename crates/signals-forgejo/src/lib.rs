@@ -48,10 +48,10 @@ use signals_http::{Host, ItemList};
 pub const HOST: &str = "Forgejo";
 
 /// The API root of codeberg.org.
-pub const API_URL: &str = "https://codeberg.org/api/v1";
+pub const API_URL: &str = signals_core::Source::Forgejo.public_api_url();
 
 /// The environment variable a Forgejo or Gitea token is usually in.
-pub const TOKEN_ENV: &str = "FORGEJO_TOKEN";
+pub const TOKEN_ENV: &str = signals_core::Source::Forgejo.token_env();
 
 /// Page size asked of every list (the default `MAX_RESPONSE_ITEMS`; a
 /// server may allow more, none allows less than it answers).

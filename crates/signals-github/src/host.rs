@@ -14,7 +14,7 @@ use crate::wire::Pull;
 use crate::{HOST, PER_PAGE};
 
 /// The API root of github.com.
-pub const API_URL: &str = "https://api.github.com";
+pub const API_URL: &str = signals_core::Source::Github.public_api_url();
 
 /// GitHub (github.com or a GitHub Enterprise server): its URLs, dialect
 /// and wire types.

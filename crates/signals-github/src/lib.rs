@@ -67,4 +67,4 @@ pub const HOST: &str = "GitHub";
 pub const PER_PAGE: u32 = 100;
 
 /// The environment variable a GitHub token is usually in.
-pub const TOKEN_ENV: &str = "GITHUB_TOKEN";
+pub const TOKEN_ENV: &str = signals_core::Source::Github.token_env();
