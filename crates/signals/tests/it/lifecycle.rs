@@ -285,6 +285,37 @@ fn fires_once(kept: &Kept) {
     );
     let page = std::fs::read_to_string(dir.path().join("site/g/active/index.html")).unwrap();
     assert!(page.contains("active → archived"));
+    // And on the API's trail, derived from the judgements: the first
+    // judgement and the change, once each, at their runs' instants, each
+    // first of its run (newest first), among the items' events.
+    let served = crate::serve::serve_with(dir.path(), &["--store", kept.address()], &[]);
+    let (status, trail) = crate::serve::get(served.port, "/api/repos/g/active/trail");
+    assert_eq!(status, 200, "{trail:#}");
+    let events = trail["events"].as_array().unwrap();
+    assert_eq!(trail["total"], events.len(), "{trail:#}");
+    let lifecycle: Vec<(usize, &Value)> = events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e["kind"] == "lifecycle")
+        .collect();
+    let details: Vec<&Value> = lifecycle.iter().map(|(_, e)| &e["detail"]).collect();
+    assert_eq!(details, [&json!("active → archived"), &json!("active")]);
+    for (i, e) in &lifecycle {
+        assert_eq!(e["itemId"], Value::Null);
+        assert!(
+            *i == 0 || events[i - 1]["at"] != e["at"],
+            "first of its run"
+        );
+    }
+    let first_at = verdict["changes"][0]["at"].as_str().unwrap();
+    let at: Timestamp = lifecycle[1].1["at"].as_str().unwrap().parse().unwrap();
+    assert_eq!(at, first_at.parse::<Timestamp>().unwrap());
+    // The first run's items' events follow its judgement.
+    assert!(
+        events[lifecycle[1].0 + 1..]
+            .iter()
+            .all(|e| e["kind"] == "discovered")
+    );
     for m in &messages {
         let change = m.payload.lifecycle.as_ref().unwrap();
         assert_eq!(change.from.as_str(), "active");
