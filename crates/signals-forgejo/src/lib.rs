@@ -107,7 +107,7 @@ impl Host for Forgejo {
         root: &str,
         since: jiff::Timestamp,
         items: &[signals_http::ItemStamp],
-        sink: &mut dyn FnMut(Vec<signals_core::model::Comment>),
+        sink: &mut dyn signals_http::ReplySink,
         cache: &mut dyn ResponseCache,
     ) -> Result<(), Error> {
         if !items.iter().any(|i| i.updated_at >= since) {
@@ -121,7 +121,8 @@ impl Host for Forgejo {
             per_page: LIMIT as usize,
             since,
         };
-        signals_http::wire::comment::read_list(http, list, sink, cache)
+        let mut to_sink = |page| sink.comments(page);
+        signals_http::wire::comment::read_list(http, list, &mut to_sink, cache)
     }
 
     /// `/orgs/{owner}/repos`, then, when Forgejo knows no such

@@ -71,7 +71,7 @@ impl Host for GitHub {
         root: &str,
         since: Timestamp,
         items: &[ItemStamp],
-        sink: &mut dyn FnMut(Vec<signals_core::model::Comment>),
+        sink: &mut dyn signals_http::ReplySink,
         cache: &mut dyn ResponseCache,
     ) -> Result<(), Error> {
         crate::comments::comments(http, root, since, items, sink, cache)

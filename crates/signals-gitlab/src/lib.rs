@@ -166,7 +166,7 @@ impl Host for GitLab {
         root: &str,
         since: jiff::Timestamp,
         items: &[signals_http::ItemStamp],
-        sink: &mut dyn FnMut(Vec<signals_core::model::Comment>),
+        sink: &mut dyn signals_http::ReplySink,
         cache: &mut dyn ResponseCache,
     ) -> Result<(), Error> {
         comments::comments(http, root, since, items, sink, cache)

@@ -117,6 +117,11 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         include_str!("../migrations/0020_advisories_downloads.sql"),
         None,
     ),
+    (
+        "0021_merges",
+        include_str!("../migrations/0021_merges.sql"),
+        None,
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that

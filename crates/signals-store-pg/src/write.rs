@@ -218,6 +218,7 @@ impl RunWrites for PgStore {
             for table in [
                 "lifecycle",
                 "asset_downloads",
+                "merges",
                 "item_refs",
                 "reference_marks",
                 "search_postings",

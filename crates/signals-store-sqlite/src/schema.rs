@@ -126,6 +126,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0020_advisories_downloads.sql"),
         then: None,
     },
+    Migration {
+        name: "0021_merges",
+        sql: include_str!("../migrations/0021_merges.sql"),
+        then: None,
+    },
 ];
 
 impl Store {

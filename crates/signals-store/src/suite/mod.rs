@@ -205,6 +205,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         "voices_are_read_from_an_instant_with_associations",
         voices_are_read_from_an_instant_with_associations,
     ),
+    (
+        "merges_are_kept_once_per_pull_and_read_from_an_instant",
+        merges_are_kept_once_per_pull_and_read_from_an_instant,
+    ),
 ];
 
 /// Runs every check, naming each on stderr first (so a failure names its
