@@ -38,12 +38,17 @@ pub fn heads(body: &[u8]) {
 
 /// Decodes `body` as a reviews answer. What a review becomes promises a
 /// host id and an item key (both read from numbers), the kind `Review`,
-/// and a state.
+/// and a state; a merge, an item key and a merger.
 pub fn reviews(body: &[u8]) {
-    let Ok(reviews) = signals_github::parse_reviews(URL, body) else {
+    let Ok(answer) = signals_github::parse_reviews(URL, body) else {
         return;
     };
-    for r in reviews {
+    for m in &answer.merges {
+        assert!(m.item_key.bytes().all(|b| b.is_ascii_digit()), "{m:?}");
+        assert!(!m.item_key.is_empty() && !m.merged_by.is_empty(), "{m:?}");
+        whole(m.merged_at);
+    }
+    for r in answer.reviews {
         assert!(!r.host_id.is_empty(), "a review without a host id: {r:?}");
         assert!(!r.item_key.is_empty(), "a review without an item: {r:?}");
         assert!(r.item_key.bytes().all(|b| b.is_ascii_digit()), "{r:?}");

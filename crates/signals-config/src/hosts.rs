@@ -1,7 +1,7 @@
 //! The code hosts of the configuration (`[host]`, or `[[hosts]]` for
 //! several): each host's kind, name, API URL, token variables and HTTP
-//! settings, over the defaults of its kind ([`defaults`]: the public
-//! instance's API URL, the usual token variable), and [`kind`], the one
+//! settings, over the defaults of its kind (the public instance's API URL
+//! and the usual token variable, which `signals_core::Source` knows), and [`kind`], the one
 //! switch over kinds' names. The domains of URLs ([`url_domain`]) are
 //! here too: a pasted repository URL picks its host by them.
 
@@ -78,15 +78,14 @@ pub struct HostConfig {
 impl HostConfig {
     /// The defaults of a host of `source`: its public instance
     /// (github.com, gitlab.com, codeberg.org) and its usual token variable
-    /// ([`defaults`]).
+    /// ([`Source::public_api_url`], [`Source::token_env`]).
     pub fn of(source: Source) -> HostConfig {
-        let defaults = crate::hosts::defaults(source);
         HostConfig {
             name: source.as_str().to_string(),
             source,
             signals_source: SourceId::from(source),
-            api_url: defaults.api_url.to_string(),
-            token_env: vec![defaults.token_env.to_string()],
+            api_url: source.public_api_url().to_string(),
+            token_env: vec![source.token_env().to_string()],
             token_header: TokenHeader::default(),
             user_agent: concat!("repo-signals/", env!("CARGO_PKG_VERSION")).to_string(),
             timeout_secs: 30,
@@ -295,39 +294,6 @@ fn token_header(source: Source, h: &Spanned<String>) -> Result<TokenHeader, Span
             h.span(),
             "token_header applies to GitLab hosts only".to_string(),
         )),
-    }
-}
-
-/// A host kind's defaults: what a configuration that names only the kind
-/// means.
-#[derive(Debug, Clone, Copy)]
-pub struct Defaults {
-    /// The API root of its public instance (github.com, gitlab.com,
-    /// codeberg.org).
-    pub api_url: &'static str,
-    /// The environment variable its token is usually in.
-    pub token_env: &'static str,
-}
-
-/// The defaults of a host of `source`. They are the configuration's own,
-/// so that it stays pure (no host crate, no HTTP client below it); each
-/// host crate has the same values as its `API_URL` and `TOKEN_ENV`, and a
-/// test of the binary's `hosts.rs`, where hosts are built, keeps them
-/// equal.
-pub fn defaults(source: Source) -> Defaults {
-    match source {
-        Source::Github => Defaults {
-            api_url: "https://api.github.com",
-            token_env: "GITHUB_TOKEN",
-        },
-        Source::Gitlab => Defaults {
-            api_url: "https://gitlab.com/api/v4",
-            token_env: "GITLAB_TOKEN",
-        },
-        Source::Forgejo => Defaults {
-            api_url: "https://codeberg.org/api/v1",
-            token_env: "FORGEJO_TOKEN",
-        },
     }
 }
 

@@ -48,10 +48,10 @@ use signals_http::{Host, ItemList};
 pub const HOST: &str = "Forgejo";
 
 /// The API root of codeberg.org.
-pub const API_URL: &str = "https://codeberg.org/api/v1";
+pub const API_URL: &str = signals_core::Source::Forgejo.public_api_url();
 
 /// The environment variable a Forgejo or Gitea token is usually in.
-pub const TOKEN_ENV: &str = "FORGEJO_TOKEN";
+pub const TOKEN_ENV: &str = signals_core::Source::Forgejo.token_env();
 
 /// Page size asked of every list (the default `MAX_RESPONSE_ITEMS`; a
 /// server may allow more, none allows less than it answers).
@@ -107,7 +107,7 @@ impl Host for Forgejo {
         root: &str,
         since: jiff::Timestamp,
         items: &[signals_http::ItemStamp],
-        sink: &mut dyn FnMut(Vec<signals_core::model::Comment>),
+        sink: &mut dyn signals_http::ReplySink,
         cache: &mut dyn ResponseCache,
     ) -> Result<(), Error> {
         if !items.iter().any(|i| i.updated_at >= since) {
@@ -121,7 +121,8 @@ impl Host for Forgejo {
             per_page: LIMIT as usize,
             since,
         };
-        signals_http::wire::comment::read_list(http, list, sink, cache)
+        let mut to_sink = |page| sink.comments(page);
+        signals_http::wire::comment::read_list(http, list, &mut to_sink, cache)
     }
 
     /// `/orgs/{owner}/repos`, then, when Forgejo knows no such

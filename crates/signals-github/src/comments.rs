@@ -10,15 +10,16 @@
 //!   such pull requests, each asking the first 100 reviews of each by
 //!   alias, which GitHub prices at one point. No pull request changed: no
 //!   query. Without a token (GraphQL refuses anonymous calls) no reviews
-//!   are read.
+//!   are read. The same query asks each pull request's `mergedBy` and
+//!   `mergedAt`: who merged it, at no added request or point.
 
 use jiff::Timestamp;
 use serde::Deserialize;
-use signals_core::model::{Comment, CommentKind, ItemKind, is_bot_login};
+use signals_core::model::{Comment, CommentKind, ItemKind, Merge, is_bot_login};
 use signals_core::run::stable_since;
 use signals_http::de::{opt_timestamp, secs, text};
 use signals_http::wire::comment::{CommentList, read_list};
-use signals_http::{Client, Error, ItemStamp, ResponseCache, decode};
+use signals_http::{Client, Error, ItemStamp, ReplySink, ResponseCache, decode};
 
 use crate::graphql::endpoint;
 use crate::{HOST, PER_PAGE, send};
@@ -27,14 +28,14 @@ use crate::{HOST, PER_PAGE, send};
 pub const REVIEW_BATCH: usize = 100;
 
 /// The comments and reviews written or edited at or after `since`, handed
-/// to `sink` a page (or a query of reviews) at a time; see the module
-/// documentation for the cost.
+/// to `sink` a page (or a query of reviews) at a time, with the merges the
+/// reviews' queries tell; see the module documentation for the cost.
 pub(crate) fn comments(
     http: &mut Client,
     root: &str,
     since: Timestamp,
     items: &[ItemStamp],
-    sink: &mut dyn FnMut(Vec<Comment>),
+    sink: &mut dyn ReplySink,
     cache: &mut dyn ResponseCache,
 ) -> Result<(), Error> {
     let day = stable_since(since).strftime("%Y-%m-%dT%H:%M:%SZ");
@@ -50,7 +51,7 @@ pub(crate) fn comments(
             per_page: PER_PAGE as usize,
             since,
         };
-        read_list(http, list, sink, cache)?;
+        read_list(http, list, &mut |page| sink.comments(page), cache)?;
     }
     let changed: Vec<&str> = items
         .iter()
@@ -62,7 +63,9 @@ pub(crate) fn comments(
     {
         let url = endpoint(repo.base);
         for batch in changed.chunks(REVIEW_BATCH) {
-            sink(reviews(http, &url, repo, batch, cache)?);
+            let answer = reviews(http, &url, repo, batch, cache)?;
+            sink.comments(answer.reviews);
+            sink.merges(answer.merges);
         }
     }
     Ok(())
@@ -85,7 +88,7 @@ impl<'a> RepoRoot<'a> {
 }
 
 /// The query asking the first 100 reviews of each pull request of
-/// `numbers` (each a decimal number, as item keys are).
+/// `numbers` (each a decimal number, as item keys are), and who merged it.
 pub fn reviews_query(numbers: &[&str]) -> String {
     let mut q = String::from(
         "query($owner:String!,$name:String!){rateLimit{cost remaining resetAt}\
@@ -96,7 +99,8 @@ pub fn reviews_query(numbers: &[&str]) -> String {
         .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
     {
         q.push_str(&format!(
-            "p{n}:pullRequest(number:{n}){{number reviews(first:100){{nodes{{\
+            "p{n}:pullRequest(number:{n}){{number mergedAt mergedBy{{login __typename}} \
+             reviews(first:100){{nodes{{\
              databaseId state body submittedAt createdAt updatedAt authorAssociation \
              author{{login __typename}}}}}}}}"
         ));
@@ -126,8 +130,13 @@ struct Data {
 }
 
 #[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Pull {
     number: u64,
+    #[serde(default, deserialize_with = "opt_timestamp")]
+    merged_at: Option<Timestamp>,
+    #[serde(default)]
+    merged_by: Option<Author>,
     reviews: Reviews,
 }
 
@@ -166,6 +175,17 @@ struct Author {
     typename: String,
 }
 
+/// What one reviews query told: the reviews, and who merged which of its
+/// pull requests.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ReviewsAnswer {
+    /// The published reviews (and the pending ones, told by their state).
+    pub reviews: Vec<Comment>,
+    /// The merged pull requests whose merger GitHub names (a deleted
+    /// account is `null`: left out).
+    pub merges: Vec<Merge>,
+}
+
 /// One GraphQL query: the reviews of the pull requests `numbers`.
 fn reviews(
     http: &mut Client,
@@ -173,7 +193,7 @@ fn reviews(
     repo: RepoRoot<'_>,
     numbers: &[&str],
     cache: &mut dyn ResponseCache,
-) -> Result<Vec<Comment>, Error> {
+) -> Result<ReviewsAnswer, Error> {
     let body = serde_json::json!({
         "query": reviews_query(numbers),
         "variables": {"owner": repo.owner, "name": repo.name},
@@ -184,9 +204,9 @@ fn reviews(
     parse_reviews(url, &posted.body)
 }
 
-/// The reviews in a GraphQL answer; an answer with errors and no data is
-/// an error naming the first.
-pub fn parse_reviews(url: &str, body: &[u8]) -> Result<Vec<Comment>, Error> {
+/// The reviews and merges in a GraphQL answer; an answer with errors and
+/// no data is an error naming the first.
+pub fn parse_reviews(url: &str, body: &[u8]) -> Result<ReviewsAnswer, Error> {
     let answer: Answer = decode(HOST, url, body)?;
     let Some(repository) = answer.data.and_then(|d| d.repository) else {
         let message = answer
@@ -200,14 +220,25 @@ pub fn parse_reviews(url: &str, body: &[u8]) -> Result<Vec<Comment>, Error> {
             message: format!("GraphQL: {message}"),
         });
     };
-    let mut out = Vec::new();
+    let mut out = ReviewsAnswer::default();
     for pull in repository.into_values().flatten() {
+        if let (Some(at), Some(by)) = (pull.merged_at, &pull.merged_by)
+            && !by.login.is_empty()
+        {
+            out.merges.push(Merge {
+                item_key: pull.number.to_string(),
+                merged_by: by.login.clone(),
+                bot: by.typename == "Bot" || is_bot_login(&by.login),
+                merged_at: secs(at),
+            });
+        }
         for review in pull.reviews.nodes.into_iter().flatten() {
             if let Some(c) = review.into_comment(pull.number) {
-                out.push(c);
+                out.reviews.push(c);
             }
         }
     }
+    out.merges.sort_by(|a, b| a.item_key.cmp(&b.item_key));
     Ok(out)
 }
 
@@ -255,14 +286,30 @@ mod tests {
     #[test]
     fn reviews_decode_and_errors_fail() {
         let body =
-            br#"{"data":{"rateLimit":null,"repository":{"p4":{"number":4,"reviews":{"nodes":[
+            br#"{"data":{"rateLimit":null,"repository":{"p4":{"number":4,
+            "mergedAt":"2024-01-03T00:00:00Z","mergedBy":{"login":"m2","__typename":"User"},
+            "reviews":{"nodes":[
             {"databaseId":9,"state":"APPROVED","body":"","submittedAt":"2024-01-02T00:00:00Z",
              "createdAt":"2024-01-01T00:00:00Z","updatedAt":"2024-01-02T00:00:00Z",
              "authorAssociation":"MEMBER","author":{"login":"m","__typename":"User"}},
             {"databaseId":10,"state":"PENDING","body":"","submittedAt":null,
              "createdAt":"2024-01-01T00:00:00Z","author":{"login":"x[bot]","__typename":"Bot"}}]}},
-            "p5":null}}}"#;
-        let reviews = parse_reviews("u", body).unwrap();
+            "p5":null,
+            "p6":{"number":6,"mergedAt":"2024-01-03T00:00:00Z","mergedBy":null,"reviews":{"nodes":[]}},
+            "p8":{"number":8,"mergedAt":null,"mergedBy":null,"reviews":{"nodes":[]}}}}}"#;
+        let answer = parse_reviews("u", body).unwrap();
+        // Merged by someone GitHub names; a deleted account (null) is
+        // left out, and an unmerged pull request has no merger.
+        assert_eq!(
+            answer.merges,
+            [Merge {
+                item_key: "4".into(),
+                merged_by: "m2".into(),
+                bot: false,
+                merged_at: "2024-01-03T00:00:00Z".parse().unwrap(),
+            }]
+        );
+        let reviews = answer.reviews;
         assert_eq!(reviews.len(), 2);
         let approved = reviews.iter().find(|r| r.host_id == "9").unwrap();
         assert_eq!(approved.state.as_deref(), Some("APPROVED"));
@@ -271,10 +318,11 @@ mod tests {
         // Found by fuzzing: a review without a state is left out.
         let stateless = br#"{"data":{"repository":{"p7":{"number":7,"reviews":{"nodes":[
             {"databaseId":1002,"body":"","createdAt":"2026-11-21T08:00:00Z"}]}}}}}"#;
-        assert!(parse_reviews("u", stateless).unwrap().is_empty());
+        assert!(parse_reviews("u", stateless).unwrap().reviews.is_empty());
         let err = parse_reviews("u", br#"{"data":null,"errors":[{"message":"boom"}]}"#);
         assert!(err.unwrap_err().to_string().contains("boom"));
         assert!(reviews_query(&["1", "x"]).contains("p1:pullRequest(number:1)"));
+        assert!(reviews_query(&["1"]).contains("mergedBy{login __typename}"));
         assert!(!reviews_query(&["x"]).contains("px"));
     }
 }

@@ -14,7 +14,7 @@ use crate::wire::Pull;
 use crate::{HOST, PER_PAGE};
 
 /// The API root of github.com.
-pub const API_URL: &str = "https://api.github.com";
+pub const API_URL: &str = signals_core::Source::Github.public_api_url();
 
 /// GitHub (github.com or a GitHub Enterprise server): its URLs, dialect
 /// and wire types.
@@ -71,7 +71,7 @@ impl Host for GitHub {
         root: &str,
         since: Timestamp,
         items: &[ItemStamp],
-        sink: &mut dyn FnMut(Vec<signals_core::model::Comment>),
+        sink: &mut dyn signals_http::ReplySink,
         cache: &mut dyn ResponseCache,
     ) -> Result<(), Error> {
         crate::comments::comments(http, root, since, items, sink, cache)

@@ -44,7 +44,7 @@ mod send;
 mod wire;
 
 pub use advisories::{advisories_url, parse_advisories};
-pub use comments::{REVIEW_BATCH, parse_reviews, reviews_query};
+pub use comments::{REVIEW_BATCH, ReviewsAnswer, parse_reviews, reviews_query};
 pub use graphql::{
     DISCUSSIONS_PER_PAGE, DiscussionsPage, LABELS_PER_DISCUSSION, QUERY as DISCUSSIONS_QUERY,
     endpoint as graphql_endpoint, parse_discussions,
@@ -67,4 +67,4 @@ pub const HOST: &str = "GitHub";
 pub const PER_PAGE: u32 = 100;
 
 /// The environment variable a GitHub token is usually in.
-pub const TOKEN_ENV: &str = "GITHUB_TOKEN";
+pub const TOKEN_ENV: &str = signals_core::Source::Github.token_env();

@@ -48,7 +48,7 @@ pub(crate) fn comments(
     root: &str,
     since: Timestamp,
     items: &[ItemStamp],
-    sink: &mut dyn FnMut(Vec<Comment>),
+    sink: &mut dyn signals_http::ReplySink,
     cache: &mut dyn ResponseCache,
 ) -> Result<(), Error> {
     let mut changed: Vec<&ItemStamp> = items
@@ -67,7 +67,7 @@ pub(crate) fn comments(
             item.key
         );
         let fetched = http.get(&url, cache)?;
-        sink(parse_notes(
+        sink.comments(parse_notes(
             &fetched.url,
             &fetched.body,
             item.kind,

@@ -53,10 +53,10 @@ pub const HOST: &str = "GitLab";
 pub use comments::{MAX_NOTED_ITEMS, parse_notes};
 
 /// The API root of gitlab.com.
-pub const API_URL: &str = "https://gitlab.com/api/v4";
+pub const API_URL: &str = signals_core::Source::Gitlab.public_api_url();
 
 /// The environment variable a GitLab token is usually in.
-pub const TOKEN_ENV: &str = "GITLAB_TOKEN";
+pub const TOKEN_ENV: &str = signals_core::Source::Gitlab.token_env();
 
 /// Page size asked of every list (GitLab's maximum).
 pub const PER_PAGE: u32 = 100;
@@ -166,7 +166,7 @@ impl Host for GitLab {
         root: &str,
         since: jiff::Timestamp,
         items: &[signals_http::ItemStamp],
-        sink: &mut dyn FnMut(Vec<signals_core::model::Comment>),
+        sink: &mut dyn signals_http::ReplySink,
         cache: &mut dyn ResponseCache,
     ) -> Result<(), Error> {
         comments::comments(http, root, since, items, sink, cache)

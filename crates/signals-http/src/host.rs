@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use jiff::Timestamp;
 use signals_core::model::{
-    Comment, DiscussionHead, Discussions, DiscussionsOff, ItemSnapshot, Milestone, RepoName,
+    DiscussionHead, Discussions, DiscussionsOff, ItemSnapshot, Milestone, RepoName,
 };
 
 use signals_core::lifecycle::verdict::Commits;
@@ -142,16 +142,17 @@ pub trait Host: Protocol + Clone + 'static {
 
     /// The comments and reviews written or edited at or after `since`,
     /// handed to `sink` a page (or a query) at a time, at a cost bounded
-    /// by the host crate (its `comments` module); `items` are the
-    /// collection's items, of which those updated at or after `since` are
-    /// the ones that changed. Default: none.
+    /// by the host crate (its `comments` module), with the merges those
+    /// answers tell; `items` are the collection's items, of which those
+    /// updated at or after `since` are the ones that changed. Default:
+    /// none.
     fn comments(
         &self,
         http: &mut Client,
         root: &str,
         since: Timestamp,
         items: &[ItemStamp],
-        sink: &mut dyn FnMut(Vec<Comment>),
+        sink: &mut dyn crate::ReplySink,
         cache: &mut dyn ResponseCache,
     ) -> Result<(), Error> {
         let _ = (http, root, since, items, sink, cache);

@@ -25,7 +25,7 @@ use signals_core::model::{
 };
 
 use crate::host::{HEADS_PER_QUERY, Host, ListsSeen};
-use crate::items::{Gather, Gathered, ItemStamp, Listed, Merge, PageSink};
+use crate::items::{Gather, Gathered, HeldReplies, ItemStamp, Listed, Merge, PageSink, ReplySink};
 use crate::wire::{Place, WireItem, WireRelease, WireRepo};
 use crate::{
     Client, Config, Error, Logger, OpenPulls, Owed, OwnerListing, RateLimit, RequestStats,
@@ -59,6 +59,9 @@ pub struct Collection {
     /// `since`; empty when none were asked for, or when a [`PageSink`]
     /// took them.
     pub comments: Vec<Comment>,
+    /// The merges the comments' answers told (who merged which pull
+    /// request), always held: one per merged pull request.
+    pub merges: Vec<signals_core::model::Merge>,
     /// Whether the open pull requests were taken off `openIssues`, or
     /// are owed by the caller.
     pub open_pulls: OpenPulls,
@@ -70,6 +73,24 @@ pub struct Collection {
     /// The keys of those pull requests: with a [`PageSink`], an earlier
     /// sighting of one that went to the sink is to be dropped.
     pub left_out: HashSet<String>,
+}
+
+/// The comments of a collection going to its [`PageSink`], read against
+/// the repository's web URL; the merges held.
+struct ToSink<'a> {
+    sink: &'a mut dyn PageSink,
+    web: &'a str,
+    merges: &'a mut Vec<signals_core::model::Merge>,
+}
+
+impl ReplySink for ToSink<'_> {
+    fn comments(&mut self, page: Vec<Comment>) {
+        self.sink.comments(self.web, page);
+    }
+
+    fn merges(&mut self, merges: Vec<signals_core::model::Merge>) {
+        self.merges.extend(merges);
+    }
 }
 
 /// `owner/name` lower-cased: how heads are keyed.
@@ -286,22 +307,26 @@ impl<H: Host> HostClient<H> {
             Some(recent) => recent,
             None => items.iter().map(ItemStamp::of).collect(),
         };
-        let mut comments = Vec::new();
+        let mut held = HeldReplies::default();
         match sink {
             Some(sink) => {
                 sink.items(std::mem::take(&mut items));
                 if let Some(at) = asked.comments_since {
-                    let mut to_sink = |page: Vec<Comment>| sink.comments(&web, page);
+                    let mut to_sink = ToSink {
+                        sink,
+                        web: &web,
+                        merges: &mut held.merges,
+                    };
                     host.comments(http, &root, at, &stamps, &mut to_sink, cache)?;
                 }
             }
             None => {
                 if let Some(at) = asked.comments_since {
-                    let mut hold = |page: Vec<Comment>| comments.extend(page);
-                    host.comments(http, &root, at, &stamps, &mut hold, cache)?;
+                    host.comments(http, &root, at, &stamps, &mut held, cache)?;
                 }
             }
         }
+        let HeldReplies { comments, merges } = held;
         Ok(Collection {
             collected: Collected {
                 context,
@@ -314,6 +339,7 @@ impl<H: Host> HostClient<H> {
             renamed_to,
             stats: http.stats(),
             comments,
+            merges,
             open_pulls,
             created_at,
             pulls_left_out: !unknown.is_empty(),

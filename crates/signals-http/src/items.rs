@@ -36,6 +36,36 @@ pub trait PageSink {
     fn comments(&mut self, repo_url: &str, comments: Vec<Comment>);
 }
 
+/// Where a host's comments step hands what it read
+/// ([`crate::Host::comments`]): the comments and reviews a page (or a
+/// query) at a time, and the merges (who merged a pull request) that an
+/// answer already asked for them told.
+pub trait ReplySink {
+    /// One page's comments, reviews or review comments.
+    fn comments(&mut self, page: Vec<Comment>);
+    /// Merges an answer told, each a pull request with who merged it.
+    fn merges(&mut self, merges: Vec<signals_core::model::Merge>);
+}
+
+/// A [`ReplySink`] that holds what it is given.
+#[derive(Debug, Default)]
+pub struct HeldReplies {
+    /// The comments, in the order given.
+    pub comments: Vec<Comment>,
+    /// The merges, in the order given.
+    pub merges: Vec<signals_core::model::Merge>,
+}
+
+impl ReplySink for HeldReplies {
+    fn comments(&mut self, page: Vec<Comment>) {
+        self.comments.extend(page);
+    }
+
+    fn merges(&mut self, merges: Vec<signals_core::model::Merge>) {
+        self.merges.extend(merges);
+    }
+}
+
 /// What the comments step needs of an item the lists gave: which item,
 /// and when it last changed. Held in place of the whole item while the
 /// items go to a [`PageSink`].

@@ -42,7 +42,7 @@ pub use config::{Clock, Config, Sleeper};
 pub use error::{Error, decode};
 pub use host::{HEADS_PER_QUERY, Host, ItemList, ListsSeen};
 pub use host_client::{Asked, Collection, DiscussionsBefore, HostClient};
-pub use items::{ItemStamp, PageSink};
+pub use items::{HeldReplies, ItemStamp, PageSink, ReplySink};
 pub use links::{link_next, link_rel, retry_after_secs};
 pub use open_pulls::{OpenPulls, Owed};
 pub use owner::OwnerListing;

@@ -57,6 +57,7 @@ fn identity(table: Table) -> Option<&'static str> {
         | Table::Comments
         | Table::Lifecycle
         | Table::AssetDownloads
+        | Table::Merges
         | Table::Events => None,
         Table::Repositories => Some("key"),
         _ => Some("id"),

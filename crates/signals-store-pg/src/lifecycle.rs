@@ -5,9 +5,10 @@
 use jiff::Timestamp;
 use signals_core::lifecycle::contributors::Voice;
 use signals_core::lifecycle::verdict::Record;
+use signals_core::model::Merge;
 use signals_core::notify::Outgoing;
 use signals_store::codec::{to_json, ts_text};
-use signals_store::lifecycle::{changes_from, record_from, voices_from};
+use signals_store::lifecycle::{changes_from, merges_from, record_from, voices_from};
 use signals_store::{LifecycleStore, RepoKey, Result, StateChange};
 
 use crate::PgStore;
@@ -78,5 +79,47 @@ impl LifecycleStore for PgStore {
             .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5)))
             .collect();
         voices_from(&self.path(), rows)
+    }
+
+    fn store_merges(&self, repo: RepoKey, merges: &[Merge]) -> Result<()> {
+        if merges.is_empty() {
+            return Ok(());
+        }
+        // One row per pull request, the last reading standing (an upsert
+        // may not touch a row twice).
+        let last: std::collections::BTreeMap<&str, &Merge> =
+            merges.iter().map(|m| (m.item_key.as_str(), m)).collect();
+        let keys: Vec<&str> = last.keys().copied().collect();
+        let by: Vec<&str> = last.values().map(|m| m.merged_by.as_str()).collect();
+        let bots: Vec<i64> = last.values().map(|m| i64::from(m.bot)).collect();
+        let at: Vec<i64> = last.values().map(|m| m.merged_at.as_second()).collect();
+        let err = self.err("storing merges");
+        self.retrying(|client, _| {
+            client
+                .execute(
+                    "INSERT INTO merges (repo, item_key, merged_by, bot, merged_s)
+                     SELECT $1, u.* FROM unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[])
+                         AS u(item_key, merged_by, bot, merged_s)
+                     ON CONFLICT (repo, item_key) DO UPDATE SET merged_by = excluded.merged_by,
+                         bot = excluded.bot, merged_s = excluded.merged_s",
+                    &[&repo.raw(), &keys, &by, &bots, &at],
+                )
+                .map_err(&err)?;
+            Ok(())
+        })
+    }
+
+    fn merges_since(&self, repo: RepoKey, since: Timestamp) -> Result<Vec<Merge>> {
+        let rows = self
+            .query(
+                "reading the recent merges",
+                "SELECT item_key, merged_by, bot = 1, merged_s FROM merges
+                 WHERE repo = $1 AND merged_s >= $2 ORDER BY merged_s, item_key",
+                &[&repo.raw(), &since.as_second()],
+            )?
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+            .collect();
+        merges_from(&self.path(), rows)
     }
 }

@@ -118,6 +118,11 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         None,
     ),
     (
+        "0021_merges",
+        include_str!("../migrations/0021_merges.sql"),
+        None,
+    ),
+    (
         "0022_related",
         include_str!("../migrations/0022_related.sql"),
         None,

@@ -230,6 +230,7 @@ impl RunWrites for PgStore {
             for table in [
                 "lifecycle",
                 "asset_downloads",
+                "merges",
                 "item_refs",
                 "reference_marks",
                 "search_postings",

@@ -4,9 +4,12 @@ use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 use signals_core::lifecycle::contributors::Voice;
 use signals_core::lifecycle::verdict::Record;
+use signals_core::model::Merge;
 use signals_core::notify::Outgoing;
 use signals_store::codec::{to_json, ts_text};
-use signals_store::lifecycle::{VoiceRow, changes_from, record_from, voices_from};
+use signals_store::lifecycle::{
+    MergeRow, VoiceRow, changes_from, merges_from, record_from, voices_from,
+};
 use signals_store::{LifecycleStore, RepoKey, Result, StateChange};
 
 use crate::Store;
@@ -94,5 +97,49 @@ impl LifecycleStore for Store {
             .collect::<rusqlite::Result<Vec<VoiceRow>>>()
             .doing(&self.path, doing)?;
         voices_from(&self.path, rows)
+    }
+
+    fn store_merges(&self, repo: RepoKey, merges: &[Merge]) -> Result<()> {
+        if merges.is_empty() {
+            return Ok(());
+        }
+        let doing = "storing merges";
+        let path = &self.path;
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .doing(path, doing)?;
+        for m in merges {
+            tx.prepare_cached(
+                "INSERT OR REPLACE INTO merges (repo, item_key, merged_by, bot, merged_s)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .doing(path, doing)?
+            .execute(params![
+                repo.raw(),
+                m.item_key,
+                m.merged_by,
+                m.bot,
+                m.merged_at.as_second()
+            ])
+            .doing(path, doing)?;
+        }
+        tx.commit().doing(path, doing)
+    }
+
+    fn merges_since(&self, repo: RepoKey, since: Timestamp) -> Result<Vec<Merge>> {
+        let doing = "reading the recent merges";
+        let rows = self
+            .conn
+            .prepare_cached(
+                "SELECT item_key, merged_by, bot = 1, merged_s FROM merges
+                 WHERE repo = ?1 AND merged_s >= ?2 ORDER BY merged_s, item_key",
+            )
+            .doing(&self.path, doing)?
+            .query_map(params![repo.raw(), since.as_second()], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .doing(&self.path, doing)?
+            .collect::<rusqlite::Result<Vec<MergeRow>>>()
+            .doing(&self.path, doing)?;
+        merges_from(&self.path, rows)
     }
 }

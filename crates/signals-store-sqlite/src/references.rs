@@ -303,7 +303,7 @@ mod tests {
         assert_eq!(expected[0].references.len(), 2, "{expected:?}");
         assert_eq!(expected[0].referenced_by.len(), 1, "{expected:?}");
         // The store as the version before 0012 left it (and before 0013,
-        // 0014 to 0017, 0019 and 0020).
+        // 0014 to 0017, 0019 to 0021).
         store
             .conn
             .execute_batch(
@@ -317,9 +317,9 @@ mod tests {
                  DROP INDEX items_by_latest;
                  DROP TABLE run_stage_items; DROP TABLE run_stages;
                  DROP INDEX runs_reconciled;
+                 DROP TABLE asset_downloads; DROP TABLE merges;
                  DROP TABLE related_profiles; DROP TABLE related_lists;
                  DROP TABLE related_state;
-                 DROP TABLE asset_downloads;
                  PRAGMA user_version = 11;",
             )
             .unwrap();

@@ -374,7 +374,7 @@ mod tests {
         assert!(blocks.iter().any(|b| b.3.len() > 1), "several positions");
         {
             // The store as schema 17 left it: the first format in `data`,
-            // no `positions` column (and no `asset_downloads`, 0020's).
+            // no `positions` column (and no `asset_downloads` nor `merges`, 0020's and 0021's).
             let mut conn = rusqlite::Connection::open(&path).unwrap();
             let tx = conn.transaction().unwrap();
             for (term, block, docs, positions) in &blocks {
@@ -386,7 +386,7 @@ mod tests {
             }
             tx.execute_batch(
                 "DROP TABLE lifecycle; DROP INDEX comments_by_time;
-                 ALTER TABLE search_postings DROP COLUMN positions; DROP TABLE asset_downloads;
+                 ALTER TABLE search_postings DROP COLUMN positions; DROP TABLE asset_downloads; DROP TABLE merges;
                  DROP TABLE related_profiles; DROP TABLE related_lists;
                  DROP TABLE related_state;
                  PRAGMA user_version = 17;",

@@ -139,6 +139,7 @@ impl RunWrites for Store {
         for table in [
             "lifecycle",
             "asset_downloads",
+            "merges",
             "item_refs",
             "reference_marks",
             "repo_totals",

@@ -76,6 +76,8 @@ pub enum Table {
     Lifecycle,
     /// Release assets' download counts (`crate::RunCommit::downloads`).
     AssetDownloads,
+    /// Who merged which pull request (`crate::lifecycle`).
+    Merges,
 }
 
 use ColumnType::{Blob, Int, Text};
@@ -83,7 +85,7 @@ use ColumnType::{Blob, Int, Text};
 impl Table {
     /// Every table, in an order that loads: each table after those it
     /// references (`items.latest` is a plain number, not a reference).
-    pub const ALL: [Table; 19] = [
+    pub const ALL: [Table; 20] = [
         Table::Groups,
         Table::Repositories,
         Table::Runs,
@@ -103,6 +105,7 @@ impl Table {
         Table::Comments,
         Table::Lifecycle,
         Table::AssetDownloads,
+        Table::Merges,
     ];
 
     /// The table's SQL name.
@@ -127,6 +130,7 @@ impl Table {
             Table::Comments => "comments",
             Table::Lifecycle => "lifecycle",
             Table::AssetDownloads => "asset_downloads",
+            Table::Merges => "merges",
         }
     }
 
@@ -152,6 +156,7 @@ impl Table {
             Table::Comments => COMMENTS,
             Table::Lifecycle => LIFECYCLE,
             Table::AssetDownloads => ASSET_DOWNLOADS,
+            Table::Merges => MERGES,
         }
     }
 
@@ -174,6 +179,7 @@ impl Table {
             Table::Comments => "repo, kind, host_id",
             Table::Lifecycle => "run",
             Table::AssetDownloads => "repo, asset, run",
+            Table::Merges => "repo, item_key",
             _ => "id",
         }
     }
@@ -348,6 +354,13 @@ const LIFECYCLE: &[Column] = &[
 
 const ITEM_KEYS: &[Column] = &[("item", Int), ("key", Text)];
 const ASSET_DOWNLOADS: &[Column] = &[("repo", Int), ("asset", Text), ("run", Int), ("count", Int)];
+const MERGES: &[Column] = &[
+    ("repo", Int),
+    ("item_key", Text),
+    ("merged_by", Text),
+    ("bot", Int),
+    ("merged_s", Int),
+];
 const ITEM_REFS: &[Column] = &[
     ("item", Int),
     ("via", Text),

@@ -10,6 +10,7 @@ use jiff::Timestamp;
 use signals_core::lifecycle::State;
 use signals_core::lifecycle::contributors::Voice;
 use signals_core::lifecycle::verdict::{Record, StateChange};
+use signals_core::model::Merge;
 
 use crate::codec::{from_json, stamp_parse, ts_parse};
 use crate::comments::kind_from;
@@ -30,6 +31,24 @@ pub fn voices_from(path: &Path, rows: Vec<VoiceRow>) -> Result<Vec<Voice>> {
                 bot,
                 state,
                 at: stamp_parse(path, "comments.created_s", created, 0)?,
+            })
+        })
+        .collect()
+}
+
+/// A merge as both stores read it: (pull request key, merger, bot,
+/// merged seconds).
+pub type MergeRow = (String, String, bool, i64);
+
+/// Decodes [`MergeRow`]s.
+pub fn merges_from(path: &Path, rows: Vec<MergeRow>) -> Result<Vec<Merge>> {
+    rows.into_iter()
+        .map(|(item_key, merged_by, bot, merged)| {
+            Ok(Merge {
+                item_key,
+                merged_by,
+                bot,
+                merged_at: stamp_parse(path, "merges.merged_s", merged, 0)?,
             })
         })
         .collect()
@@ -87,4 +106,13 @@ pub trait LifecycleStore {
     /// with their authors' associations: what the active maintainers and
     /// the dependency are counted from.
     fn voices_since(&self, repo: RepoKey, since: Timestamp) -> Result<Vec<Voice>>;
+
+    /// Keeps who merged which pull request of `repo`, as a run read them
+    /// (before its commit, as its comments are): one row per pull
+    /// request, the last reading standing.
+    fn store_merges(&self, repo: RepoKey, merges: &[Merge]) -> Result<()>;
+
+    /// The merges of `repo` at or after `since`, oldest first (ties by
+    /// pull request): a maintainer who merged is active.
+    fn merges_since(&self, repo: RepoKey, since: Timestamp) -> Result<Vec<Merge>>;
 }

@@ -61,21 +61,43 @@ pub(crate) fn reviews_asked(query: &str) -> Option<Vec<String>> {
 }
 
 /// The `repository` of GitHub's answer to a reviews query for `numbers`:
-/// each alias `pN` holds the pull request's first 100 reviews, or null
-/// when `N` is no pull request of `data`.
+/// each alias `pN` holds the pull request's first 100 reviews, when it
+/// was merged (`mergedAt`) and who merged it (`mergedBy`, from its pulls
+/// object's `merged_by`: `null` where none says), or null when `N` is no
+/// pull request of `data`.
 pub(crate) fn reviews_of(data: &RepoData, numbers: &[String]) -> Value {
     let mut repository = Map::new();
     for number in numbers {
         let wanted: Option<u64> = number.parse().ok();
-        let is_pull = data.issues.iter().any(|i| {
+        let entry = data.issues.iter().find(|i| {
             wanted.is_some()
                 && i.get("number").and_then(Value::as_u64) == wanted
                 && i.get("pull_request").is_some()
         });
-        let value = if is_pull {
+        let value = if let Some(entry) = entry {
             let nodes = data.reviews.get(number).cloned().unwrap_or_default();
             let first: Vec<Value> = nodes.into_iter().take(100).collect();
-            json!({ "number": wanted.unwrap_or(0), "reviews": { "nodes": first } })
+            let pull = data
+                .pulls
+                .iter()
+                .find(|p| p.get("number").and_then(Value::as_u64) == wanted);
+            let merged_at = match pull {
+                Some(p) => p["merged_at"].clone(),
+                None => entry["pull_request"]["merged_at"].clone(),
+            };
+            let merged_by = match pull.map(|p| &p["merged_by"]) {
+                Some(by) if by.is_object() && !merged_at.is_null() => json!({
+                    "login": by["login"].clone(),
+                    "__typename": if by["type"] == "Bot" { "Bot" } else { "User" },
+                }),
+                _ => Value::Null,
+            };
+            json!({
+                "number": wanted.unwrap_or(0),
+                "mergedAt": merged_at,
+                "mergedBy": merged_by,
+                "reviews": { "nodes": first },
+            })
         } else {
             Value::Null
         };

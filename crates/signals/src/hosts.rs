@@ -1,9 +1,9 @@
 //! The binary's one switch over host kinds: a configured host becomes the
 //! client of its crate, behind one type ([`HostClient`]), so every caller
 //! sees the same `collect`, `list_owner` and shared HTTP client (stats,
-//! rate limits, logger) whatever the host. The configuration names each
-//! kind's defaults itself, to stay pure; a test here keeps them equal to
-//! the host crates' own.
+//! rate limits, logger) whatever the host. A kind's defaults (its public
+//! instance, its token variable) are one fact of `signals_core::Source`,
+//! which the configuration and the host crates both read.
 
 use std::time::Duration;
 
@@ -130,38 +130,5 @@ pub fn anonymous_note(source: Source) -> &'static str {
         Source::Github => "at GitHub's limit of 60 requests an hour",
         Source::Gitlab => "public projects only, within GitLab's unauthenticated limit",
         Source::Forgejo => "public repositories only",
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use signals_core::Source;
-
-    use crate::config::hosts::defaults;
-
-    #[test]
-    fn the_configurations_defaults_are_the_host_crates() {
-        let crates = [
-            (
-                Source::Github,
-                signals_github::API_URL,
-                signals_github::TOKEN_ENV,
-            ),
-            (
-                Source::Gitlab,
-                signals_gitlab::API_URL,
-                signals_gitlab::TOKEN_ENV,
-            ),
-            (
-                Source::Forgejo,
-                signals_forgejo::API_URL,
-                signals_forgejo::TOKEN_ENV,
-            ),
-        ];
-        for (source, api_url, token_env) in crates {
-            let configured = defaults(source);
-            assert_eq!(configured.api_url, api_url, "{source}");
-            assert_eq!(configured.token_env, token_env, "{source}");
-        }
     }
 }

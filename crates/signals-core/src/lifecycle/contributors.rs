@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::model::{CommentKind, is_bot_login};
+use crate::model::{CommentKind, Merge, is_bot_login};
 
 /// The associations that make an account a maintainer.
 pub const MAINTAINER: [&str; 3] = ["OWNER", "MEMBER", "COLLABORATOR"];
@@ -84,12 +84,14 @@ pub struct Carriers {
 }
 
 /// The maintainers among `voices` written at or after `since`, and the
-/// dependency on them; `mergers` are the accounts the host says merged a
-/// pull request in that time (only maintainers can), which count as
-/// active but not as work.
+/// dependency on them. The people of `merges` at or after `since` are
+/// active too: the host names no association of a merger, but merging
+/// takes write access, which is what a maintainer's association says.
+/// A merge counts as activity, not as work: the dependency reads the
+/// comments and reviews only.
 pub fn carriers(
     voices: &[Voice],
-    mergers: &[String],
+    merges: &[Merge],
     ignore_users: &[String],
     since: Timestamp,
 ) -> Carriers {
@@ -126,13 +128,13 @@ pub fn carriers(
         logins.push(login.to_string());
     }
     let mut active: Vec<String> = work.keys().map(|s| s.to_string()).collect();
-    for m in mergers {
+    for m in merges.iter().filter(|m| m.merged_at >= since) {
         let person = Author {
-            login: m,
-            bot: false,
+            login: &m.merged_by,
+            bot: m.bot,
         };
-        if is_contributor(person, ignore_users) && !active.contains(m) {
-            active.push(m.clone());
+        if is_contributor(person, ignore_users) && !active.contains(&m.merged_by) {
+            active.push(m.merged_by.clone());
         }
     }
     active.sort();
@@ -295,13 +297,30 @@ mod tests {
             pending,
             bot,
         ];
+        let merge = |by: &str, when: &str| Merge {
+            item_key: "7".into(),
+            merged_by: by.into(),
+            bot: false,
+            merged_at: at(when),
+        };
+        let merges = [
+            merge("merger", "2026-10-01T00:00:00Z"),
+            merge("a", "2026-10-01T00:00:00Z"),
+            merge("long-ago", "2026-08-01T00:00:00Z"),
+            merge("ci[bot]", "2026-10-01T00:00:00Z"),
+            merge("ignored", "2026-10-01T00:00:00Z"),
+        ];
         let got = carriers(
             &voices,
-            &["merger".into()],
+            &merges,
             &["IGNORED".into()],
             at("2026-09-01T00:00:00Z"),
         );
+        // A merger is active, once; not one who merged before `since`, a
+        // bot, or someone ignored. Merges are no work: the dependency
+        // reads only comments and reviews.
         assert_eq!(got.active_maintainers, ["a", "b", "merger"]);
+        assert_eq!(got.dependency.logins, ["a"]);
     }
 
     #[test]

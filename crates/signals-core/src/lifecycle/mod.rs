@@ -22,6 +22,7 @@
 //! replaces every state but `archived` ([`declare`]).
 
 pub mod contributors;
+pub mod trail;
 pub mod verdict;
 
 use jiff::{SignedDuration, Timestamp};

@@ -80,6 +80,22 @@ impl Comment {
     }
 }
 
+/// A merged pull request and who merged it, where the host says so with
+/// an answer already asked (GitHub's `mergedBy` in the reviews query):
+/// what makes a maintainer who only merges active.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Merge {
+    /// The pull request's key (its number) in the repository.
+    pub item_key: String,
+    /// The login of who merged it.
+    pub merged_by: String,
+    /// True when the host says the merger is a bot, or the login ends in
+    /// `[bot]`.
+    pub bot: bool,
+    /// When it was merged.
+    pub merged_at: Timestamp,
+}
+
 /// True when a login names a bot by GitHub's convention (`name[bot]`).
 pub fn is_bot_login(login: &str) -> bool {
     login.ends_with("[bot]")

@@ -18,7 +18,7 @@ mod news;
 mod repo;
 mod run;
 
-pub use comment::{Comment, CommentKind, is_bot_login};
+pub use comment::{Comment, CommentKind, Merge, is_bot_login};
 pub use discussion::{
     COMMUNITY_DISCUSSIONS, CommunityDiscussion, DiscussionHead, Discussions, DiscussionsOff,
     GraphqlCost, WATERMARK_MARGIN, watermark,

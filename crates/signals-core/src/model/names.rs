@@ -47,6 +47,30 @@ impl Source {
         }
     }
 
+    /// The API root of the kind's public instance (api.github.com,
+    /// gitlab.com, codeberg.org): what a host of this kind talks to when
+    /// the configuration names no `api_url`. One fact, read by the
+    /// configuration (a pasted `https://github.com/o/r` picks its host
+    /// by this domain while the file is checked) and by each host crate
+    /// (its `API_URL`).
+    pub const fn public_api_url(self) -> &'static str {
+        match self {
+            Source::Github => "https://api.github.com",
+            Source::Gitlab => "https://gitlab.com/api/v4",
+            Source::Forgejo => "https://codeberg.org/api/v1",
+        }
+    }
+
+    /// The environment variable a token of this kind is usually in: the
+    /// configuration's `token_env` when it names none.
+    pub const fn token_env(self) -> &'static str {
+        match self {
+            Source::Github => "GITHUB_TOKEN",
+            Source::Gitlab => "GITLAB_TOKEN",
+            Source::Forgejo => "FORGEJO_TOKEN",
+        }
+    }
+
     /// True when a repository path may have more than two segments
     /// (GitLab's nested groups: `gnome/world/podcasts`).
     pub fn allows_nested_paths(self) -> bool {

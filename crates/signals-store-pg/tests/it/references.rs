@@ -21,7 +21,8 @@ fn migration_0011_fills_in_the_references_of_stored_bodies() {
     // and those of the migrations after it (0012, the open pull request
     // count; 0013, the word index; 0014, the due leases' index; 0015, the
     // run's stage; 0016, the reconciles' index; 0017, the repositories'
-    // totals; 0020, the download counts): they run again on opening.
+    // totals; 0020, the download counts; 0021, the merges): they run again on
+    // opening.
     let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     c.batch_execute(
         "DROP TABLE lifecycle; DROP INDEX comments_by_time;
@@ -35,8 +36,8 @@ fn migration_0011_fills_in_the_references_of_stored_bodies() {
          DROP INDEX leases_due;
          DROP TABLE run_stage_items; DROP TABLE run_stages;
          DROP INDEX runs_reconciled;
+         DROP TABLE asset_downloads; DROP TABLE merges;
          DROP TABLE related_profiles; DROP TABLE related_lists; DROP TABLE related_state;
-         DROP TABLE asset_downloads;
          DELETE FROM signals_schema WHERE version >= 11;",
     )
     .unwrap();

@@ -121,3 +121,23 @@ fn the_store_file_never_contains_the_token() {
     assert!(contains(b"Sat, 21 Nov 2026 10:00:00 GMT"));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Migration 0021: a store file from before the merges' table (20
+/// migrations) opens, its runs stand, and a run's merges are kept.
+#[test]
+fn migration_0021_adds_the_merges_to_a_store_from_before() {
+    let dir = temp_dir("merges0021");
+    let path = dir.join("before.db");
+    let key = {
+        let mut store = Store::open_before(&path, 20).unwrap();
+        assert_eq!(store.schema_version().unwrap(), 20);
+        let key = store.ensure_repository(&group(), &tracked()).unwrap();
+        let run = run_of(&store, key, ts("2026-11-01T10:00:00Z"), vec![issue("1")], 1);
+        store.commit_run(key, &run).unwrap();
+        key
+    };
+    let mut store = Store::open(&path).unwrap();
+    assert!(store.schema_version().unwrap() >= 21);
+    suite::merges_after_migration(&mut store, key);
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -37,6 +37,9 @@ pub fn dump_and_load_copy_everything(make: Factory<'_>) {
         "2026-11-21T10:00:00Z",
     );
     store.record_lifecycle(key, t2, &judgement, &[]).unwrap();
+    // Who merged a pull request.
+    let merge = super::merge_of("1", "m", "2026-11-21T09:00:00Z");
+    store.store_merges(key, &[merge]).unwrap();
     // Alerts: one delivered, one pending, two held folded into a digest
     // (which references its parts' digest row, made after them).
     let sent = store

@@ -2,12 +2,13 @@
 //! is read back as the repository's latest with its messages in the
 //! outbox, its changes in order, a run that does not judge leaves it as
 //! it was, a purge takes it, and the maintainers' comments are read from
-//! an instant on with their associations.
+//! an instant on with their associations, as are the merges, one per
+//! pull request.
 
 use signals_core::lifecycle::contributors::Carriers;
 use signals_core::lifecycle::verdict::{Asked, Commits, Record};
 use signals_core::lifecycle::{Judgement, State};
-use signals_core::model::{Comment, CommentKind, ItemKind};
+use signals_core::model::{Comment, CommentKind, ItemKind, Merge};
 
 use super::*;
 
@@ -181,4 +182,88 @@ pub fn lifecycle_after_migration(store: &mut dyn Backend, key: RepoKey) {
     assert!(store.last_successful_run(key).unwrap().is_some());
     let record = judged(store, key, "2026-12-01T00:00:00Z", Some(State::Stable));
     assert_eq!(store.lifecycle(key).unwrap(), record);
+}
+
+/// A merge of pull request `key` by `by` at `at`.
+pub fn merge_of(key: &str, by: &str, at: &str) -> Merge {
+    Merge {
+        item_key: key.into(),
+        merged_by: by.into(),
+        bot: by.ends_with("[bot]"),
+        merged_at: ts(at),
+    }
+}
+
+pub fn merges_are_kept_once_per_pull_and_read_from_an_instant(make: Factory<'_>) {
+    let mut store = make();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    store.store_merges(key, &[]).unwrap();
+    assert!(
+        store
+            .merges_since(key, ts("2000-01-01T00:00:00Z"))
+            .unwrap()
+            .is_empty()
+    );
+    store
+        .store_merges(
+            key,
+            &[
+                merge_of("1", "old", "2026-01-01T00:00:00Z"),
+                merge_of("2", "m", "2026-11-02T00:00:00Z"),
+                merge_of("3", "ci[bot]", "2026-11-01T00:00:00Z"),
+                // The same pull request twice in one reading: the last
+                // stands.
+                merge_of("4", "x", "2026-11-03T00:00:00Z"),
+                merge_of("4", "y", "2026-11-03T00:00:00Z"),
+            ],
+        )
+        .unwrap();
+    // A later reading of a pull request replaces the earlier.
+    store
+        .store_merges(key, &[merge_of("2", "n", "2026-11-02T00:00:00Z")])
+        .unwrap();
+    let got = store.merges_since(key, ts("2026-10-01T00:00:00Z")).unwrap();
+    assert_eq!(
+        got,
+        [
+            merge_of("3", "ci[bot]", "2026-11-01T00:00:00Z"),
+            merge_of("2", "n", "2026-11-02T00:00:00Z"),
+            merge_of("4", "y", "2026-11-03T00:00:00Z"),
+        ]
+    );
+    assert!(got[0].bot);
+    // Another repository's are its own; a purge takes them.
+    let other_repo = TrackedRepo {
+        id: "other".into(),
+        repo: signals_core::RepoName::parse("o/other").unwrap(),
+        ..tracked()
+    };
+    let other = store.ensure_repository(&group(), &other_repo).unwrap();
+    assert!(
+        store
+            .merges_since(other, ts("2000-01-01T00:00:00Z"))
+            .unwrap()
+            .is_empty()
+    );
+    store.purge_repository(key).unwrap();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    assert!(
+        store
+            .merges_since(key, ts("2000-01-01T00:00:00Z"))
+            .unwrap()
+            .is_empty()
+    );
+}
+
+/// After a store from before the merges' migration is migrated: its runs
+/// stand, it has no merges, and a run's merges are kept and read back.
+pub fn merges_after_migration(store: &mut dyn Backend, key: RepoKey) {
+    assert!(store.last_successful_run(key).unwrap().is_some());
+    let since = ts("2000-01-01T00:00:00Z");
+    assert!(store.merges_since(key, since).unwrap().is_empty());
+    let merge = merge_of("1", "m", "2026-11-02T00:00:00Z");
+    store
+        .store_merges(key, std::slice::from_ref(&merge))
+        .unwrap();
+    assert_eq!(store.merges_since(key, since).unwrap(), [merge]);
 }

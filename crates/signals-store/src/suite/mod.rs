@@ -208,6 +208,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         voices_are_read_from_an_instant_with_associations,
     ),
     (
+        "merges_are_kept_once_per_pull_and_read_from_an_instant",
+        merges_are_kept_once_per_pull_and_read_from_an_instant,
+    ),
+    (
         "related_items_round_trip_within_their_group",
         related_items_round_trip_within_their_group,
     ),

@@ -43,6 +43,7 @@ pub(super) fn run(
         renamed_to,
         mut stats,
         comments,
+        merges,
         open_pulls,
         created_at,
         pulls_left_out,
@@ -53,6 +54,8 @@ pub(super) fn run(
         items: &collected.items,
     };
     let comment_references = comments::store(&*store, key, repo, written, comments)?;
+    // Who merged, stored as the comments are: before the commit.
+    store.store_merges(key, &merges)?;
     let Observed { observed, previous } =
         observe(&*store, key, repo, &mut collected, seen, collected_at)?;
     let open_pulls = open_pulls::settle(

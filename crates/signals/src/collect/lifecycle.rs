@@ -1,8 +1,8 @@
 //! A repository's lifecycle, judged once its run has committed, from
 //! what the run's host showed (`HostFacts`: archived, last push, newest
 //! release, commits per week) and what the store holds (its open items
-//! waiting for a first answer, its comments and reviews of the last
-//! `answer_days` days), at most once a UTC day and at once when archived
+//! waiting for a first answer, its comments, reviews and merges of the
+//! last `answer_days` days), at most once a UTC day and at once when archived
 //! or unarchived (`signals_core::lifecycle::verdict::judge_due`). The
 //! judgement is kept as one row of the run, with the `lifecycle` alerts a
 //! change calls for; like the word index, it reads what the run
@@ -61,7 +61,8 @@ pub(super) fn judge_after(
         answers: answers(&voices, ignore),
     };
     let judged = judge(&facts, t, now);
-    let carried = carriers(&voices, &[], ignore, since);
+    let merges = store.merges_since(key, since)?;
+    let carried = carriers(&voices, &merges, ignore, since);
     let record = Record::after(
         previous.as_ref(),
         judged,

@@ -387,8 +387,11 @@ fn staged_run(
         created_at,
         pulls_left_out,
         left_out,
+        merges,
         ..
     } = host.collection;
+    // Who merged, stored as the comments were: before the commit.
+    store.store_merges(key, &merges)?;
     let reading = Reading::of(plan, &repo.source, &left_out);
     let url = collected.context.url.clone();
     let subject = Subject {

@@ -33,7 +33,7 @@ use signals_site::{
     DatasetWriter, FEED_ENTRIES, FilterEntry, Ranked, RepoSource, ShownDoc, SiteError, TrailItem,
     search_card,
 };
-use signals_store::{Backend, LatestItem, RepoKey};
+use signals_store::{Backend, CommentStore, LatestItem, RepoKey};
 
 use super::ids::Ids;
 
@@ -123,7 +123,7 @@ impl Answering {
     /// The first responses of the items `ids` of repository `key`.
     fn responses(
         &self,
-        store: &dyn Backend,
+        store: &dyn CommentStore,
         key: RepoKey,
         ids: &[String],
     ) -> signals_store::Result<Responses> {

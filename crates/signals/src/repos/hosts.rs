@@ -191,7 +191,7 @@ fn new_host_entry(config: &Config, input: &str, domain: &str) -> String {
     let token = if config.hosts.iter().any(|h| h.source == source) {
         format!("{}_TOKEN", name.to_ascii_uppercase().replace('-', "_"))
     } else {
-        crate::config::hosts::defaults(source).token_env.to_string()
+        source.token_env().to_string()
     };
     let kind = match (source, known) {
         (Source::Github, false) => "\"github\"   # GitHub Enterprise".to_string(),

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use signals_core::ItemSnapshot;
 use signals_core::first_response::Answer as Replied;
 use signals_core::importance::Weights;
+use signals_core::lifecycle::trail::{self, RunEvents, TrailEntry};
 use signals_store::{Backend, RepoSummary};
 
 use super::answer::typed_answer;
@@ -368,12 +369,28 @@ impl Api<'_> {
             Ok(p) => p,
             Err(message) => return Ok(error(400, message)),
         };
-        let signals_store::TrailPage { total, events } = self.store.trail_page(
-            s.key,
-            ((page - 1) * TRAIL_PAGE_SIZE) as u64,
-            TRAIL_PAGE_SIZE as u64,
-        )?;
-        let total = total as usize;
+        // The lifecycle's changes join the items' events, derived from the
+        // judgements (docs/api.md): the page's items are asked for around
+        // them.
+        let runs: Vec<RunEvents> = match self.store.repository_outline(s.key)? {
+            Some(outline) => outline
+                .runs
+                .iter()
+                .rev()
+                .map(|r| RunEvents {
+                    at: r.collected_at,
+                    events: r.changed_count,
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let changes = self.store.lifecycle_changes(s.key)?;
+        let offset = ((page - 1) * TRAIL_PAGE_SIZE) as u64;
+        let layout = trail::layout(&runs, &changes, offset, TRAIL_PAGE_SIZE as u64);
+        let signals_store::TrailPage { events, .. } =
+            self.store
+                .trail_page(s.key, layout.item_offset, layout.item_limit)?;
+        let total = layout.total as usize;
         let pages = total.div_ceil(TRAIL_PAGE_SIZE);
         if page > pages.max(1) {
             return Ok(error(
@@ -382,14 +399,20 @@ impl Api<'_> {
             ));
         }
         // Newest first: the latest run's events on page 1.
-        let events: Vec<Value> = events
+        let events: Vec<Value> = layout
+            .merge(events)
             .iter()
-            .map(|e| {
-                json!({
+            .map(|entry| match entry {
+                TrailEntry::Item(e) => json!({
                     "at": e.at.to_string(), "itemId": e.item_id, "title": e.title, "url": e.url,
                     "kind": e.kind.as_str(), "detail": e.detail,
                     "history": history_link(&e.item_id, &s.group.id),
-                })
+                }),
+                TrailEntry::Lifecycle(c) => json!({
+                    "at": c.at.to_string(), "itemId": null, "title": null, "url": null,
+                    "kind": trail::LIFECYCLE_KIND, "detail": trail::change_detail(c),
+                    "history": null,
+                }),
             })
             .collect();
         Ok(json_answer(

@@ -13,6 +13,7 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 use signals_core::first_response::{Responses, read_from};
 use signals_core::importance::{Weights, echoed, score};
+use signals_core::lifecycle::verdict::StateChange;
 use signals_core::{Comment, CommentKind, ItemDetail, ItemSnapshot, ItemState};
 use signals_store::suite::WholeReads;
 use signals_store::{Backend, CommentStore, RepoView};
@@ -184,25 +185,45 @@ fn with_links(store: &dyn Backend, key: signals_store::RepoKey, expected: &mut V
     }
 }
 
-/// `/trail?page=` by the reference: the whole trail reversed, 100 a page.
-fn reference_trail(group: &str, repo: &str, view: &RepoView, page: usize) -> Value {
-    let total = view.trail.len();
-    let events: Vec<Value> = view
-        .trail
+/// `/trail?page=` by the reference: the whole trail, each run's lifecycle
+/// change after its items' events, reversed, 100 a page.
+fn reference_trail(group: &str, repo: &str, trail: &[Value], page: usize) -> Value {
+    let total = trail.len();
+    let events: Vec<&Value> = trail
         .iter()
         .rev()
         .skip((page - 1) * 100)
         .take(100)
-        .map(|e| {
-            json!({
-                "at": e.at.to_string(), "itemId": e.item_id, "title": e.title, "url": e.url,
-                "kind": e.kind.as_str(), "detail": e.detail,
-                "history": format!("/api/signals/{}/history?group={group}", encode_id(&e.item_id)),
-            })
-        })
         .collect();
     json!({"group": group, "repo": repo, "total": total, "page": page,
            "pages": total.div_ceil(100), "pageSize": 100, "events": events})
+}
+
+/// The whole trail of `view` oldest first, as the API writes its events,
+/// with the lifecycle `changes` (oldest first) after their runs' events.
+fn whole_trail(group: &str, view: &RepoView, changes: &[StateChange]) -> Vec<Value> {
+    let change = |c: &StateChange| {
+        let detail = match c.from {
+            Some(from) => format!("{} → {}", from.as_str(), c.to.as_str()),
+            None => c.to.as_str().to_string(),
+        };
+        json!({"at": c.at.to_string(), "itemId": null, "title": null, "url": null,
+               "kind": "lifecycle", "detail": detail, "history": null})
+    };
+    let mut changes = changes.iter().peekable();
+    let mut out = Vec::new();
+    for e in &view.trail {
+        while let Some(c) = changes.next_if(|c| c.at < e.at) {
+            out.push(change(c));
+        }
+        out.push(json!({
+            "at": e.at.to_string(), "itemId": e.item_id, "title": e.title, "url": e.url,
+            "kind": e.kind.as_str(), "detail": e.detail,
+            "history": format!("/api/signals/{}/history?group={group}", encode_id(&e.item_id)),
+        }));
+    }
+    out.extend(changes.map(change));
+    out
 }
 
 /// A query string of `params`, percent-encoded.
@@ -338,13 +359,14 @@ fn compare(port: u16, store: &dyn Backend) -> usize {
                 page += 1;
             }
         }
-        let pages = view.trail.len().div_ceil(100).max(1);
+        let trail = whole_trail(g, &view, &store.lifecycle_changes(summary.key).unwrap());
+        let pages = trail.len().div_ceil(100).max(1);
         for page in 1..=pages {
             let target = format!("/api/repos/{g}/{r}/trail?page={page}");
             let (status, served) = get(port, &target);
             asked += 1;
             assert_eq!(status, 200, "{target}: {served}");
-            assert_eq!(served, reference_trail(g, r, &view, page), "{target}");
+            assert_eq!(served, reference_trail(g, r, &trail, page), "{target}");
         }
     }
     asked

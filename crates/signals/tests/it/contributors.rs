@@ -3,6 +3,9 @@
 //! twenty weeks (a bot and an ignored account among them), collected by
 //! the real binary from its creation and exported; every week of
 //! `trends.json` equals a recount made here from the host's data alone.
+//! And a maintainer who only merged, as GitHub's `mergedBy` tells, is an
+//! active maintainer of the verdict while the merge is in its last 90
+//! days.
 
 use std::collections::BTreeMap;
 
@@ -157,4 +160,80 @@ fn new_and_returning_contributors_equal_a_recount_of_the_hosts_data() {
     // Every person is new in one of the weeks: the history reaches back.
     assert_eq!(seen_new, by_person.len());
     assert!(by_person.len() >= 5, "{by_person:?}");
+}
+
+/// The pull request `number` of `data` merged `days` days ago and last
+/// updated `hours` hours ago.
+fn merged(data: &mut signals_testhost::RepoData, number: u64, days: i64, hours: i64) {
+    let now = Timestamp::now();
+    let entry = data
+        .issues
+        .iter_mut()
+        .find(|i| i["number"] == number)
+        .unwrap();
+    assert!(entry.get("pull_request").is_some(), "#{number} is a pull");
+    let at = json!(fmt(now - SignedDuration::from_secs(days * DAY)));
+    entry["state"] = json!("closed");
+    entry["closed_at"] = at.clone();
+    entry["pull_request"]["merged_at"] = at;
+    entry["updated_at"] = json!(fmt(now - SignedDuration::from_hours(hours)));
+}
+
+#[test]
+fn a_maintainer_who_only_merged_lately_is_active() {
+    // A year of history, longer than every default window.
+    let start = Timestamp::now() - SignedDuration::from_secs(365 * DAY);
+    let mut scenario = synthetic("o/n", 12, start);
+    let data = scenario.repos.get_mut("o/n").unwrap();
+    // Both updated in the last day, which a first run reads with the
+    // defaults, so the run asks their reviews and hears who merged them:
+    // #3 merged 10 days ago; #6 merged 120 days ago (a label came since).
+    merged(data, 3, 10, 2);
+    merged(data, 6, 120, 3);
+    data.pulls = data.pull_objects();
+    for (number, login) in [(3, "merger"), (6, "old-merger"), (9, "ancient")] {
+        let pull = data
+            .pulls
+            .iter_mut()
+            .find(|p| p["number"] == number)
+            .unwrap();
+        pull["merged_by"] = json!({ "login": login, "type": "User" });
+    }
+    let host = TestHost::start(scenario).unwrap();
+    let dir = TempDir::new("merged-by");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        format!(
+            "store = \"signals.db\"\nout = \"site\"\n\n[host]\napi_url = \"{}\"\n\n[[groups]]\nid = \"g\"\nname = \"G\"\nrepos = [\"o/n\"]\n",
+            host.base_url()
+        ),
+    )
+    .unwrap();
+    for args in [&["collect"][..], &["export"]] {
+        let out = run(dir.path(), args, &[("GITHUB_TOKEN", "tok")]);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    }
+    // The reviews query asked who merged: no request more.
+    let asked: Vec<String> = host
+        .requests()
+        .iter()
+        .filter(|r| r.path.contains("graphql"))
+        .map(|r| r.path.clone())
+        .collect();
+    assert!(!asked.is_empty(), "the reviews were asked");
+    let verdict = read_json(&dir.path().join("site/g/n/verdict.json"));
+    let schema: Value =
+        serde_json::from_str(include_str!("../../../../schemas/verdict-v1.schema.json")).unwrap();
+    assert!(
+        jsonschema::draft202012::new(&schema)
+            .unwrap()
+            .is_valid(&verdict)
+    );
+    assert_eq!(
+        verdict["contributors"]["activeMaintainers"],
+        json!(["merger"]),
+        "{verdict:#}"
+    );
+    // A merge is activity, not work: nobody spoke, so no dependency.
+    assert_eq!(verdict["contributors"]["dependency"]["count"], 0);
 }

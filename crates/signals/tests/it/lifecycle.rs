@@ -5,13 +5,14 @@
 //! reasons, and the API answers the same. A second group declares one of
 //! them `stable`. Archiving a repository fires the `lifecycle` alert once,
 //! and GitHub's `stats/participation` answering 202 is asked again at the
-//! next run, then no more that day.
+//! next run, then no more that day. The state per repository and the
+//! alert run on SQLite and on PostgreSQL.
 
 use std::path::Path;
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
-use signals_store::{LifecycleStore, MessageState, Outbox, Reads};
+use signals_store::{Backend, LifecycleStore, MessageState, Reads};
 use signals_testhost::{Scenario, TestHost, synthetic};
 
 use crate::support::{TempDir, read_json, run, show};
@@ -90,9 +91,55 @@ fn all(now: Timestamp) -> Scenario {
     scenario
 }
 
-fn write_config(dir: &Path, api_url: &str, rules: &str) {
+/// Where a test keeps its store: the default SQLite file, or a database
+/// of a throwaway PostgreSQL cluster.
+enum Kept {
+    Sqlite,
+    Postgres(String),
+}
+
+impl Kept {
+    /// The `store` setting.
+    fn address(&self) -> &str {
+        match self {
+            Kept::Sqlite => "signals.db",
+            Kept::Postgres(url) => url,
+        }
+    }
+
+    /// The `interval` setting: on PostgreSQL a `collect` is one round of
+    /// the repositories due, and each test's runs follow at once.
+    fn interval(&self) -> &str {
+        match self {
+            Kept::Sqlite => "",
+            Kept::Postgres(_) => "interval = \"0s\"\n",
+        }
+    }
+
+    /// The store, opened as the binary left it in `dir`.
+    fn open(&self, dir: &Path) -> Box<dyn Backend> {
+        match self {
+            Kept::Sqlite => {
+                Box::new(signals_store_sqlite::Store::open(dir.join("signals.db")).unwrap())
+            }
+            Kept::Postgres(url) => Box::new(signals_store_pg::PgStore::open(url).unwrap()),
+        }
+    }
+}
+
+/// A database named `name` on a throwaway cluster (kept alive by the
+/// returned cluster), or `None` where PostgreSQL is not installed.
+fn on_postgres(name: &str) -> Option<(signals_testpg::Cluster, Kept)> {
+    let cluster = crate::workers::cluster()?;
+    let url = cluster.create_database(name).unwrap();
+    Some((cluster, Kept::Postgres(url)))
+}
+
+fn write_config(dir: &Path, api_url: &str, rules: &str, kept: &Kept) {
     let mut text = format!(
-        "store = \"signals.db\"\nout = \"site\"\nbackfill_days = 36500\n\n[host]\napi_url = \"{api_url}\"\nmax_retries = 2\ntimeout_secs = 5\n\n[[groups]]\nid = \"g\"\nname = \"Group\"\nrepos = ["
+        "store = \"{}\"\n{}out = \"site\"\nbackfill_days = 36500\n\n[host]\napi_url = \"{api_url}\"\nmax_retries = 2\ntimeout_secs = 5\n\n[[groups]]\nid = \"g\"\nname = \"Group\"\nrepos = [",
+        kept.address(),
+        kept.interval()
     );
     let list: Vec<String> = STATES.iter().map(|s| format!("\"t/{s}\"")).collect();
     text.push_str(&list.join(", "));
@@ -120,9 +167,21 @@ fn collect(dir: &Path) {
 
 #[test]
 fn each_repository_gets_its_state_with_reasons_and_a_declaration_overrides() {
+    states_with_reasons(&Kept::Sqlite);
+}
+
+#[test]
+fn each_repository_gets_its_state_with_reasons_on_postgresql() {
+    let Some((_cluster, kept)) = on_postgres("lifecycle") else {
+        return;
+    };
+    states_with_reasons(&kept);
+}
+
+fn states_with_reasons(kept: &Kept) {
     let host = TestHost::start(all(Timestamp::now())).unwrap();
     let dir = TempDir::new("lifecycle");
-    write_config(dir.path(), host.base_url(), "");
+    write_config(dir.path(), host.base_url(), "", kept);
     collect(dir.path());
     let out = run(dir.path(), &["export"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
@@ -168,15 +227,26 @@ fn each_repository_gets_its_state_with_reasons_and_a_declaration_overrides() {
 
 #[test]
 fn a_state_change_fires_lifecycle_once() {
+    fires_once(&Kept::Sqlite);
+}
+
+#[test]
+fn a_state_change_fires_lifecycle_once_on_postgresql() {
+    let Some((_cluster, kept)) = on_postgres("lifecycle_alert") else {
+        return;
+    };
+    fires_once(&kept);
+}
+
+fn fires_once(kept: &Kept) {
     let mut scenario = all(Timestamp::now());
     let host = TestHost::start(scenario.clone()).unwrap();
     let dir = TempDir::new("lifecycle-alert");
     let rules = "\n[[notify]]\nname = \"alive\"\nkind = \"webhook\"\nurl = \"http://127.0.0.1:9/hook\"\nevents = [\"lifecycle\"]\ninitial = \"none\"\n";
-    write_config(dir.path(), host.base_url(), rules);
+    write_config(dir.path(), host.base_url(), rules, kept);
     collect(dir.path());
     let lifecycle_messages = || {
-        let store = signals_store_sqlite::Store::open(dir.path().join("signals.db")).unwrap();
-        store
+        kept.open(dir.path())
             .outbox_messages(MessageState::Pending, Some("alive"))
             .unwrap()
     };
@@ -215,6 +285,37 @@ fn a_state_change_fires_lifecycle_once() {
     );
     let page = std::fs::read_to_string(dir.path().join("site/g/active/index.html")).unwrap();
     assert!(page.contains("active → archived"));
+    // And on the API's trail, derived from the judgements: the first
+    // judgement and the change, once each, at their runs' instants, each
+    // first of its run (newest first), among the items' events.
+    let served = crate::serve::serve_with(dir.path(), &["--store", kept.address()], &[]);
+    let (status, trail) = crate::serve::get(served.port, "/api/repos/g/active/trail");
+    assert_eq!(status, 200, "{trail:#}");
+    let events = trail["events"].as_array().unwrap();
+    assert_eq!(trail["total"], events.len(), "{trail:#}");
+    let lifecycle: Vec<(usize, &Value)> = events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e["kind"] == "lifecycle")
+        .collect();
+    let details: Vec<&Value> = lifecycle.iter().map(|(_, e)| &e["detail"]).collect();
+    assert_eq!(details, [&json!("active → archived"), &json!("active")]);
+    for (i, e) in &lifecycle {
+        assert_eq!(e["itemId"], Value::Null);
+        assert!(
+            *i == 0 || events[i - 1]["at"] != e["at"],
+            "first of its run"
+        );
+    }
+    let first_at = verdict["changes"][0]["at"].as_str().unwrap();
+    let at: Timestamp = lifecycle[1].1["at"].as_str().unwrap().parse().unwrap();
+    assert_eq!(at, first_at.parse::<Timestamp>().unwrap());
+    // The first run's items' events follow its judgement.
+    assert!(
+        events[lifecycle[1].0 + 1..]
+            .iter()
+            .all(|e| e["kind"] == "discovered")
+    );
     for m in &messages {
         let change = m.payload.lifecycle.as_ref().unwrap();
         assert_eq!(change.from.as_str(), "active");
@@ -242,7 +343,7 @@ fn participation_answering_202_is_asked_again_at_the_next_run_then_no_more_that_
         .participation_computing = true;
     let host = TestHost::start(scenario.clone()).unwrap();
     let dir = TempDir::new("lifecycle-202");
-    write_config(dir.path(), host.base_url(), "");
+    write_config(dir.path(), host.base_url(), "", &Kept::Sqlite);
     let asked = |host: &TestHost| -> Vec<Option<u16>> {
         host.requests()
             .iter()

@@ -10,7 +10,7 @@ use signals_core::lifecycle::verdict::{Asked as CommitsAsked, ask_commits};
 use signals_core::run::{plan_since, reread_from, stable_since};
 use signals_core::{GraphqlCost, News};
 use signals_http::{Asked, Collection, PageSink};
-use signals_store::{Backend, RepoKey};
+use signals_store::{Backend, LifecycleStore, RepoKey};
 
 use super::run::{Plan, Run, RunError};
 use crate::cache::StoreCache;
@@ -155,7 +155,7 @@ pub(super) fn host(
 /// host gives none (no request).
 fn commits(
     client: &mut HostClient,
-    store: &dyn Backend,
+    store: &dyn LifecycleStore,
     key: RepoKey,
     name: &signals_core::RepoName,
     now: Timestamp,
