@@ -5,7 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use signals_store::related::{RelatedEntry, RelatedStore, RelatedUpdate, StoredProfile};
+use signals_store::related::{
+    Applied, RelatedEntry, RelatedStore, RelatedUpdate, StoredProfile, StoredVector,
+};
 use signals_store::{Linked, RepoKey, Result};
 
 use crate::PgStore;
@@ -60,20 +62,44 @@ impl RelatedStore for PgStore {
         let rows = self.query(
             "reading the items related items have not read",
             "SELECT item_id, latest FROM items
-             WHERE repo = $1 AND latest > $2 AND kind <> 'release'
+             WHERE repo = $1 AND latest > $2
+                 AND kind IN ('issue', 'pull_request', 'discussion')
              ORDER BY latest LIMIT $3",
             &[&repo.raw(), &through, &(limit as i64)],
         )?;
         Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
-    fn related_profiles(&self, group: &str) -> Result<Vec<StoredProfile>> {
+    fn related_vectors(&self, group: &str) -> Result<Vec<StoredVector>> {
         let rows = self.query(
-            "reading a group's similarity profiles",
-            "SELECT p.repo, p.item_id, p.open, p.profile
+            "reading a group's similarity vectors",
+            "SELECT p.repo, p.item_id, p.open, p.vector
              FROM repositories g JOIN related_profiles p ON p.repo = g.key
-             WHERE g.group_id = $1 ORDER BY p.repo, p.item_id COLLATE \"C\"",
+             WHERE g.group_id = $1",
             &[&group],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| StoredVector {
+                item: Linked {
+                    repo: RepoKey::from_raw(r.get(0)),
+                    id: r.get(1),
+                },
+                open: r.get(2),
+                vector: r.get(3),
+            })
+            .collect())
+    }
+
+    fn related_profiles_of(&self, items: &[Linked]) -> Result<Vec<StoredProfile>> {
+        let repos: Vec<i64> = items.iter().map(|i| i.repo.raw()).collect();
+        let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
+        let rows = self.query(
+            "reading items' similarity profiles",
+            "SELECT p.repo, p.item_id, p.open, p.profile, p.vector
+             FROM unnest($1::bigint[], $2::text[]) AS w (repo, id)
+             JOIN related_profiles p ON p.repo = w.repo AND p.item_id = w.id",
+            &[&repos, &ids],
         )?;
         Ok(rows
             .iter()
@@ -84,6 +110,7 @@ impl RelatedStore for PgStore {
                 },
                 open: r.get(2),
                 profile: r.get(3),
+                vector: r.get(4),
             })
             .collect())
     }
@@ -111,12 +138,15 @@ impl RelatedStore for PgStore {
         Ok(items.into_iter().collect())
     }
 
-    fn related_apply(&mut self, update: &RelatedUpdate) -> Result<()> {
+    fn related_apply(&mut self, update: &RelatedUpdate) -> Result<Applied> {
         let err = self.err("writing related items");
         let p_repo: Vec<i64> = update.profiles.iter().map(|p| p.item.repo.raw()).collect();
         let p_id: Vec<&str> = update.profiles.iter().map(|p| p.item.id.as_str()).collect();
         let p_open: Vec<bool> = update.profiles.iter().map(|p| p.open).collect();
         let p_text: Vec<&str> = update.profiles.iter().map(|p| p.profile.as_str()).collect();
+        let p_vector: Vec<&[u8]> = update.profiles.iter().map(|p| p.vector.as_slice()).collect();
+        let e_repo: Vec<i64> = update.expected.iter().map(|(r, _)| r.raw()).collect();
+        let e_through: Vec<i64> = update.expected.iter().map(|(_, t)| *t).collect();
         let r_repo: Vec<i64> = update.removed.iter().map(|i| i.repo.raw()).collect();
         let r_id: Vec<&str> = update.removed.iter().map(|i| i.id.as_str()).collect();
         let l_repo: Vec<i64> = update.lists.iter().map(|(i, _)| i.repo.raw()).collect();
@@ -145,12 +175,34 @@ impl RelatedStore for PgStore {
         let s_mark: Vec<i64> = state.values().map(|v| v.1).collect();
         self.retrying(|client, _| {
             let mut tx = client.transaction().map_err(&err)?;
+            // One catch-up of a group writes at a time: the lock is held
+            // to the commit, and the check below sees what the one
+            // before it committed.
             tx.execute(
-                "INSERT INTO related_profiles (repo, item_id, open, profile)
-                 SELECT * FROM unnest($1::bigint[], $2::text[], $3::boolean[], $4::text[])
+                "SELECT pg_advisory_xact_lock(hashtext('signals.related'), hashtext($1))",
+                &[&update.group],
+            )
+            .map_err(&err)?;
+            let moved: i64 = tx
+                .query_one(
+                    "SELECT count(*) FROM unnest($1::bigint[], $2::bigint[]) AS e (repo, through)
+                     LEFT JOIN related_state s ON s.repo = e.repo
+                     WHERE coalesce(s.through, 0) <> e.through",
+                    &[&e_repo, &e_through],
+                )
+                .map_err(&err)?
+                .get(0);
+            if moved > 0 {
+                tx.rollback().map_err(&err)?;
+                return Ok(Applied::Moved);
+            }
+            tx.execute(
+                "INSERT INTO related_profiles (repo, item_id, open, profile, vector)
+                 SELECT * FROM unnest($1::bigint[], $2::text[], $3::boolean[], $4::text[],
+                                      $5::bytea[])
                  ON CONFLICT (repo, item_id) DO UPDATE
-                 SET open = excluded.open, profile = excluded.profile",
-                &[&p_repo, &p_id, &p_open, &p_text],
+                 SET open = excluded.open, profile = excluded.profile, vector = excluded.vector",
+                &[&p_repo, &p_id, &p_open, &p_text, &p_vector],
             )
             .map_err(&err)?;
             tx.execute(
@@ -192,7 +244,8 @@ impl RelatedStore for PgStore {
                 &[&s_repo, &s_through, &s_mark],
             )
             .map_err(&err)?;
-            tx.commit().map_err(&err)
+            tx.commit().map_err(&err)?;
+            Ok(Applied::Written)
         })
     }
 

@@ -5,7 +5,9 @@
 use std::collections::{BTreeSet, HashMap};
 
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
-use signals_store::related::{RelatedEntry, RelatedStore, RelatedUpdate, StoredProfile};
+use signals_store::related::{
+    Applied, RelatedEntry, RelatedStore, RelatedUpdate, StoredProfile, StoredVector,
+};
 use signals_store::{Linked, RepoKey, Result};
 
 use crate::Store;
@@ -54,7 +56,8 @@ impl RelatedStore for Store {
             .conn
             .prepare_cached(
                 "SELECT item_id, latest FROM items
-                 WHERE repo = ?1 AND latest > ?2 AND kind <> 'release'
+                 WHERE repo = ?1 AND latest > ?2
+                     AND kind IN ('issue', 'pull_request', 'discussion')
                  ORDER BY latest LIMIT ?3",
             )
             .doing(path, doing)?;
@@ -66,29 +69,56 @@ impl RelatedStore for Store {
         rows.collect::<rusqlite::Result<_>>().doing(path, doing)
     }
 
-    fn related_profiles(&self, group: &str) -> Result<Vec<StoredProfile>> {
-        let (path, doing) = (self.path(), "reading a group's similarity profiles");
+    fn related_vectors(&self, group: &str) -> Result<Vec<StoredVector>> {
+        let (path, doing) = (self.path(), "reading a group's similarity vectors");
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT p.repo, p.item_id, p.open, p.profile
+                "SELECT p.repo, p.item_id, p.open, p.vector
                  FROM repositories g JOIN related_profiles p ON p.repo = g.key
-                 WHERE g.group_id = ?1 ORDER BY p.repo, p.item_id",
+                 WHERE g.group_id = ?1",
             )
             .doing(path, doing)?;
         let rows = stmt
             .query_map([group], |r| {
-                Ok(StoredProfile {
+                Ok(StoredVector {
                     item: Linked {
                         repo: RepoKey::from_raw(r.get(0)?),
                         id: r.get(1)?,
                     },
                     open: r.get(2)?,
-                    profile: r.get(3)?,
+                    vector: r.get(3)?,
                 })
             })
             .doing(path, doing)?;
         rows.collect::<rusqlite::Result<_>>().doing(path, doing)
+    }
+
+    fn related_profiles_of(&self, items: &[Linked]) -> Result<Vec<StoredProfile>> {
+        let (path, doing) = (self.path(), "reading items' similarity profiles");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT open, profile, vector FROM related_profiles
+                 WHERE repo = ?1 AND item_id = ?2",
+            )
+            .doing(path, doing)?;
+        let mut out = Vec::new();
+        for item in items {
+            let row = stmt
+                .query_row(params![item.repo.raw(), item.id], |r| {
+                    Ok(StoredProfile {
+                        item: item.clone(),
+                        open: r.get(0)?,
+                        profile: r.get(1)?,
+                        vector: r.get(2)?,
+                    })
+                })
+                .optional()
+                .doing(path, doing)?;
+            out.extend(row);
+        }
+        Ok(out)
     }
 
     fn related_listing(&self, group: &str, items: &[Linked]) -> Result<Vec<Linked>> {
@@ -118,20 +148,40 @@ impl RelatedStore for Store {
         Ok(out.into_iter().collect())
     }
 
-    fn related_apply(&mut self, update: &RelatedUpdate) -> Result<()> {
+    fn related_apply(&mut self, update: &RelatedUpdate) -> Result<Applied> {
         let doing = "writing related items";
         let path = self.path.clone();
+        // Immediate: the write lock is taken before `through` is checked,
+        // so no other catch-up commits between the check and the writes.
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .doing(&path, doing)?;
+        for (repo, expected) in &update.expected {
+            let now: i64 = tx
+                .prepare_cached("SELECT through FROM related_state WHERE repo = ?1")
+                .doing(&path, doing)?
+                .query_row([repo.raw()], |r| r.get(0))
+                .optional()
+                .doing(&path, doing)?
+                .unwrap_or(0);
+            if now != *expected {
+                return Ok(Applied::Moved);
+            }
+        }
         for p in &update.profiles {
             tx.prepare_cached(
-                "INSERT OR REPLACE INTO related_profiles (repo, item_id, open, profile)
-                 VALUES (?1, ?2, ?3, ?4)",
+                "INSERT OR REPLACE INTO related_profiles (repo, item_id, open, profile, vector)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
             )
             .doing(&path, doing)?
-            .execute(params![p.item.repo.raw(), p.item.id, p.open, p.profile])
+            .execute(params![
+                p.item.repo.raw(),
+                p.item.id,
+                p.open,
+                p.profile,
+                p.vector
+            ])
             .doing(&path, doing)?;
         }
         for item in &update.removed {
@@ -184,7 +234,8 @@ impl RelatedStore for Store {
             ])
             .doing(&path, doing)?;
         }
-        tx.commit().doing(&path, doing)
+        tx.commit().doing(&path, doing)?;
+        Ok(Applied::Written)
     }
 
     fn related_of(
@@ -300,7 +351,7 @@ mod tests {
         assert_eq!(store.related_through(key).unwrap(), 0);
         let pending = store.related_pending(key, 0, 10).unwrap();
         assert_eq!(pending.len(), 1);
-        assert!(store.related_profiles(&group().id).unwrap().is_empty());
+        assert!(store.related_vectors(&group().id).unwrap().is_empty());
         let _ = std::fs::remove_dir_all(dir);
     }
 }
