@@ -295,6 +295,8 @@ where
         .map(|p| (p.item.clone(), p))
         .collect();
     let mut changed: Vec<Linked> = Vec::new();
+    // New items: no list of theirs is stored, so an empty one is not written.
+    let mut unlisted: HashSet<Linked> = HashSet::new();
     let mut writes = Vec::new();
     for p in fresh.profiles {
         match stored.get(&p.item) {
@@ -305,7 +307,11 @@ where
                 continue;
             }
             Some(old) if old.vector == p.vector => {}
-            _ => changed.push(p.item.clone()),
+            Some(_) => changed.push(p.item.clone()),
+            None => {
+                changed.push(p.item.clone());
+                unlisted.insert(p.item.clone());
+            }
         }
         writes.push(p);
     }
@@ -344,6 +350,9 @@ where
         let texts: HashMap<&str, &StoredProfile> =
             writes.iter().map(|p| (p.item.id.as_str(), p)).collect();
         update.lists = named(store, lists.into_iter().collect(), &texts, &repo_of)?;
+        update
+            .lists
+            .retain(|(item, list)| !list.is_empty() || !unlisted.contains(item));
         caught.lists = update.lists.len();
     }
     update.profiles = writes;

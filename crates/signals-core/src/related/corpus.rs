@@ -22,7 +22,7 @@
 
 use std::collections::HashMap;
 
-use super::profile::{Profile, resemblance};
+use super::profile::{Profile, SKETCH};
 use super::vector::Vector;
 use crate::search::rank::{self, B, K1, Stats};
 
@@ -131,7 +131,10 @@ pub struct Corpus {
     ids: Vec<String>,
     repos: Vec<i64>,
     open: Vec<bool>,
-    sketches: Vec<Vec<u32>>,
+    /// Member `i`'s sketch is `sketches[i * SKETCH..][..SKETCH]`, or none
+    /// when `sketched[i]` is false.
+    sketches: Vec<u32>,
+    sketched: Vec<bool>,
     by_id: HashMap<String, u32>,
     /// Term keys by number.
     keys: Vec<u64>,
@@ -228,20 +231,28 @@ impl Corpus {
         let mut ids = Vec::with_capacity(members.len());
         let mut repos = Vec::with_capacity(members.len());
         let mut open = Vec::with_capacity(members.len());
-        let mut sketches = Vec::with_capacity(members.len());
+        let mut sketches = Vec::with_capacity(members.len() * SKETCH);
+        let mut sketched = Vec::with_capacity(members.len());
         let mut by_id = HashMap::with_capacity(members.len());
         for (i, m) in members.into_iter().enumerate() {
             by_id.insert(m.id.clone(), i as u32);
             ids.push(m.id);
             repos.push(m.repo);
             open.push(m.open);
-            sketches.push(m.vector.sketch);
+            let whole = m.vector.sketch.len() == SKETCH;
+            sketched.push(whole);
+            if whole {
+                sketches.extend_from_slice(&m.vector.sketch);
+            } else {
+                sketches.extend_from_slice(&[0; SKETCH]);
+            }
         }
         Corpus {
             ids,
             repos,
             open,
             sketches,
+            sketched,
             by_id,
             keys,
             starts,
@@ -289,7 +300,7 @@ impl Corpus {
             return Vec::new();
         };
         let i = i as usize;
-        let own = &self.terms[self.starts[i]..self.starts[i + 1]];
+        let own = self.terms_of(i);
         let mut probes: Vec<(u32, f32)> = own
             .iter()
             .copied()
@@ -338,27 +349,30 @@ impl Corpus {
         out
     }
 
-    /// The score of `i` and `j` and their shared terms, when related.
-    fn pair(&self, i: usize, j: usize) -> Option<Found> {
-        let a = &self.terms[self.starts[i]..self.starts[i + 1]];
-        let b = &self.terms[self.starts[j]..self.starts[j + 1]];
-        let (mut x, mut y) = (0, 0);
-        let mut cosine = 0f64;
-        let mut shares: Vec<(f32, u32)> = Vec::new();
-        while x < a.len() && y < b.len() {
-            match a[x].0.cmp(&b[y].0) {
-                std::cmp::Ordering::Less => x += 1,
-                std::cmp::Ordering::Greater => y += 1,
-                std::cmp::Ordering::Equal => {
-                    let p = a[x].1 * b[y].1;
-                    cosine += f64::from(p);
-                    shares.push((p, a[x].0));
-                    x += 1;
-                    y += 1;
-                }
-            }
+    /// Member `i`'s terms (number, weight), sorted by number.
+    fn terms_of(&self, i: usize) -> &[(u32, f32)] {
+        &self.terms[self.starts[i]..self.starts[i + 1]]
+    }
+
+    /// The share of equal sketch values of `i` and `j` (0 when either has
+    /// no sketch).
+    fn near(&self, i: usize, j: usize) -> f64 {
+        if !self.sketched[i] || !self.sketched[j] {
+            return 0.0;
         }
-        let near = resemblance(&self.sketches[i], &self.sketches[j]);
+        let a = &self.sketches[i * SKETCH..(i + 1) * SKETCH];
+        let b = &self.sketches[j * SKETCH..(j + 1) * SKETCH];
+        a.iter().zip(b).filter(|(x, y)| x == y).count() as f64 / SKETCH as f64
+    }
+
+    /// The score of `i` and `j` and their shared terms, when related.
+    /// The cosine is summed first without keeping anything: most
+    /// candidates fall below the threshold.
+    fn pair(&self, i: usize, j: usize) -> Option<Found> {
+        let (a, b) = (self.terms_of(i), self.terms_of(j));
+        let mut cosine = 0f64;
+        merge(a, b, |p, _| cosine += f64::from(p));
+        let near = self.near(i, j);
         let score = if near >= NEAR_COPY {
             cosine.max(near)
         } else {
@@ -368,6 +382,8 @@ impl Corpus {
         if score < THRESHOLD {
             return None;
         }
+        let mut shares: Vec<(f32, u32)> = Vec::new();
+        merge(a, b, |p, n| shares.push((p, n)));
         shares.sort_by(|p, q| q.0.total_cmp(&p.0).then(p.1.cmp(&q.1)));
         Some(Found {
             id: self.ids[j].clone(),
@@ -380,6 +396,23 @@ impl Corpus {
                 .map(|(_, n)| self.keys[*n as usize])
                 .collect(),
         })
+    }
+}
+
+/// Calls `each(product, term)` for every term two sorted vectors share,
+/// in term order.
+fn merge(a: &[(u32, f32)], b: &[(u32, f32)], mut each: impl FnMut(f32, u32)) {
+    let (mut x, mut y) = (0, 0);
+    while x < a.len() && y < b.len() {
+        match a[x].0.cmp(&b[y].0) {
+            std::cmp::Ordering::Less => x += 1,
+            std::cmp::Ordering::Greater => y += 1,
+            std::cmp::Ordering::Equal => {
+                each(a[x].1 * b[y].1, a[x].0);
+                x += 1;
+                y += 1;
+            }
+        }
     }
 }
 
