@@ -53,21 +53,46 @@ impl RelatedStore for PgStore {
         Ok(rows.first().map(|r| r.get(0)).unwrap_or(0))
     }
 
+    fn related_throughs(&self, group: &str) -> Result<Vec<(RepoKey, i64)>> {
+        let rows = self.query(
+            "reading how far a group's related items have read",
+            "SELECT g.key, coalesce(s.through, 0) FROM repositories g
+             LEFT JOIN related_state s ON s.repo = g.key
+             WHERE g.group_id = $1 ORDER BY g.key",
+            &[&group],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| (RepoKey::from_raw(r.get(0)), r.get(1)))
+            .collect())
+    }
+
     fn related_pending(
         &self,
-        repo: RepoKey,
-        through: i64,
+        group: &str,
+        after: i64,
         limit: usize,
-    ) -> Result<Vec<(String, i64)>> {
+    ) -> Result<Vec<(Linked, i64)>> {
         let rows = self.query(
             "reading the items related items have not read",
-            "SELECT item_id, latest FROM items
-             WHERE repo = $1 AND latest > $2
-                 AND kind IN ('issue', 'pull_request', 'discussion')
-             ORDER BY latest LIMIT $3",
-            &[&repo.raw(), &through, &(limit as i64)],
+            "SELECT i.repo, i.item_id, i.latest FROM repositories g
+             LEFT JOIN related_state s ON s.repo = g.key
+             JOIN items i ON i.repo = g.key AND i.latest > coalesce(s.through, 0)
+             WHERE g.group_id = $1 AND i.latest > $2
+                 AND i.kind IN ('issue', 'pull_request', 'discussion')
+             ORDER BY i.latest LIMIT $3",
+            &[&group, &after, &(limit as i64)],
         )?;
-        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let item = Linked {
+                    repo: RepoKey::from_raw(r.get(0)),
+                    id: r.get(1),
+                };
+                (item, r.get(2))
+            })
+            .collect())
     }
 
     fn related_vectors(&self, group: &str) -> Result<Vec<StoredVector>> {

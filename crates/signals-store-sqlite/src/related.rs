@@ -45,25 +45,49 @@ impl RelatedStore for Store {
             .unwrap_or(0))
     }
 
+    fn related_throughs(&self, group: &str) -> Result<Vec<(RepoKey, i64)>> {
+        let (path, doing) = (self.path(), "reading how far a group's related items have read");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT g.key, coalesce(s.through, 0) FROM repositories g
+                 LEFT JOIN related_state s ON s.repo = g.key
+                 WHERE g.group_id = ?1 ORDER BY g.key",
+            )
+            .doing(path, doing)?;
+        let rows = stmt
+            .query_map([group], |r| Ok((RepoKey::from_raw(r.get(0)?), r.get(1)?)))
+            .doing(path, doing)?;
+        rows.collect::<rusqlite::Result<_>>().doing(path, doing)
+    }
+
     fn related_pending(
         &self,
-        repo: RepoKey,
-        through: i64,
+        group: &str,
+        after: i64,
         limit: usize,
-    ) -> Result<Vec<(String, i64)>> {
+    ) -> Result<Vec<(Linked, i64)>> {
         let (path, doing) = (self.path(), "reading the items related items have not read");
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT item_id, latest FROM items
-                 WHERE repo = ?1 AND latest > ?2
-                     AND kind IN ('issue', 'pull_request', 'discussion')
-                 ORDER BY latest LIMIT ?3",
+                "SELECT i.repo, i.item_id, i.latest FROM repositories g
+                 LEFT JOIN related_state s ON s.repo = g.key
+                 JOIN items i ON i.repo = g.key AND i.latest > coalesce(s.through, 0)
+                 WHERE g.group_id = ?1 AND i.latest > ?2
+                     AND i.kind IN ('issue', 'pull_request', 'discussion')
+                 ORDER BY i.latest LIMIT ?3",
             )
             .doing(path, doing)?;
         let rows = stmt
-            .query_map(params![repo.raw(), through, limit as i64], |r| {
-                Ok((r.get(0)?, r.get(1)?))
+            .query_map(params![group, after, limit as i64], |r| {
+                Ok((
+                    Linked {
+                        repo: RepoKey::from_raw(r.get(0)?),
+                        id: r.get(1)?,
+                    },
+                    r.get(2)?,
+                ))
             })
             .doing(path, doing)?;
         rows.collect::<rusqlite::Result<_>>().doing(path, doing)
@@ -349,7 +373,7 @@ mod tests {
         };
         let store = Store::open(&path).unwrap();
         assert_eq!(store.related_through(key).unwrap(), 0);
-        let pending = store.related_pending(key, 0, 10).unwrap();
+        let pending = store.related_pending(&group().id, 0, 10).unwrap();
         assert_eq!(pending.len(), 1);
         assert!(store.related_vectors(&group().id).unwrap().is_empty());
         let _ = std::fs::remove_dir_all(dir);

@@ -100,15 +100,18 @@ pub trait RelatedStore {
     /// catch-up).
     fn related_through(&self, repo: RepoKey) -> Result<i64>;
 
-    /// Up to `limit` issues, pull requests and discussions of `repo` (no
-    /// other kind: `signals_core::related::COMPARED_KINDS`) whose latest
-    /// snapshot id is above `through`, with that id, in its order.
-    fn related_pending(
-        &self,
-        repo: RepoKey,
-        through: i64,
-        limit: usize,
-    ) -> Result<Vec<(String, i64)>>;
+    /// Every repository of group `group` and how far its profiles have
+    /// read (0 before its first catch-up): one statement, whatever the
+    /// number of repositories.
+    fn related_throughs(&self, group: &str) -> Result<Vec<(RepoKey, i64)>>;
+
+    /// Up to `limit` issues, pull requests and discussions of the
+    /// repositories of group `group` (no other kind:
+    /// `signals_core::related::COMPARED_KINDS`) whose latest snapshot id is
+    /// above their repository's `through` and above `after`, with that id,
+    /// in its order: one statement for the whole group.
+    fn related_pending(&self, group: &str, after: i64, limit: usize)
+    -> Result<Vec<(Linked, i64)>>;
 
     /// Every stored vector of the repositories of group `group`: what the
     /// weighing reads, without the profiles' text.

@@ -9,7 +9,7 @@
 //! its open state, which the lists read when they are read.
 //!
 //! Where the cost lands: a quiet catch-up reads one row per repository
-//! of the group; one whose items changed no title or body reads their
+//! of the group (two statements, whatever the group's size); one whose items changed no title or body reads their
 //! stored profiles; one with changes reads the group's compact vectors
 //! (integer term keys, no text: one statement), weighs them (linear in
 //! the group, in flat arrays) and scores the changed items against the
@@ -25,7 +25,7 @@
 //! ([`signals_store::related::Applied`]); the later one reads again and
 //! computes again from what the first wrote.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use signals_core::dataset::RelatedDoc;
 use signals_core::related::{self, Corpus, Found, Member, Profile, Vector};
@@ -51,16 +51,6 @@ pub struct CaughtUp {
     pub changed: usize,
     /// Lists written.
     pub lists: usize,
-}
-
-/// The repositories of group `group`.
-fn repos_of<S: Reads + ?Sized>(store: &S, group: &str) -> Result<Vec<RepoKey>> {
-    Ok(store
-        .repositories()?
-        .into_iter()
-        .filter(|r| r.group.id == group)
-        .map(|r| r.key)
-        .collect())
 }
 
 /// What the pending items of the group's repositories give: their new
@@ -107,36 +97,39 @@ fn profile_each(repo: RepoKey, snapshots: Vec<(String, ItemSnapshot)>) -> Vec<St
     })
 }
 
-fn profile_pending<S>(store: &S, expected: &[(RepoKey, i64)]) -> Result<Profiled>
+fn profile_pending<S>(store: &S, group: &str) -> Result<Profiled>
 where
     S: Reads + RelatedStore + ?Sized,
 {
-    let mut out = Profiled {
-        profiles: Vec::new(),
-        through: Vec::new(),
-    };
-    for &(repo, start) in expected {
-        let mut through = start;
-        loop {
-            let pending = store.related_pending(repo, through, CHUNK)?;
-            let Some(last) = pending.last().map(|p| p.1) else {
-                break;
-            };
-            let ids: Vec<String> = pending.into_iter().map(|p| p.0).collect();
+    let mut profiles = Vec::new();
+    let mut through: BTreeMap<RepoKey, i64> = BTreeMap::new();
+    let mut after = 0;
+    loop {
+        let pending = store.related_pending(group, after, CHUNK)?;
+        let Some(last) = pending.last().map(|p| p.1) else {
+            break;
+        };
+        let mut by_repo: BTreeMap<RepoKey, Vec<String>> = BTreeMap::new();
+        for (item, latest) in pending {
+            let t = through.entry(item.repo).or_insert(latest);
+            *t = (*t).max(latest);
+            by_repo.entry(item.repo).or_default().push(item.id);
+        }
+        for (repo, ids) in by_repo {
             let mut snapshots = store.latest_snapshots_for(repo, &ids)?;
             let kept: Vec<(String, ItemSnapshot)> = ids
                 .into_iter()
                 .filter_map(|id| snapshots.remove(&id).map(|s| (id, s)))
                 .filter(|(_, s)| related::compared(s.kind()))
                 .collect();
-            out.profiles.extend(profile_each(repo, kept));
-            through = last;
+            profiles.extend(profile_each(repo, kept));
         }
-        if through > start {
-            out.through.push((repo, through));
-        }
+        after = last;
     }
-    Ok(out)
+    Ok(Profiled {
+        profiles,
+        through: through.into_iter().collect(),
+    })
 }
 
 fn damaged(item: &Linked, what: String) -> StoreError {
@@ -284,7 +277,7 @@ fn compute<S>(
 where
     S: Reads + RelatedStore + ?Sized,
 {
-    let fresh = profile_pending(store, &expected)?;
+    let fresh = profile_pending(store, group)?;
     if fresh.through.is_empty() {
         return Ok(None);
     }
@@ -365,12 +358,8 @@ pub fn catch_up<S>(store: &mut S, group: &str) -> Result<CaughtUp>
 where
     S: Reads + RelatedStore + ?Sized,
 {
-    let repos = repos_of(&*store, group)?;
     for _ in 0..ATTEMPTS {
-        let mut expected = Vec::with_capacity(repos.len());
-        for &repo in &repos {
-            expected.push((repo, store.related_through(repo)?));
-        }
+        let expected = store.related_throughs(group)?;
         let Some((update, caught)) = compute(&*store, group, expected)? else {
             return Ok(CaughtUp::default());
         };
@@ -435,4 +424,61 @@ where
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
+}
+
+/// Copies the related items of group `group` from `from` into `to` as
+/// they are, for `signals migrate`: every profile, every list (scores and
+/// shared words to the bit) and every repository's `through`, so the
+/// copy's pages and documents are the original's and its next catch-up
+/// goes on from where the original's stopped. Repository keys are the
+/// same in both stores (a migration copies them). Returns the lists
+/// copied.
+pub fn copy<A, B>(from: &A, to: &mut B, group: &str) -> Result<usize>
+where
+    A: RelatedStore + ?Sized,
+    B: RelatedStore + ?Sized,
+{
+    let throughs = from.related_throughs(group)?;
+    let items: Vec<Linked> = from
+        .related_vectors(group)?
+        .into_iter()
+        .map(|v| v.item)
+        .collect();
+    let profiles = from.related_profiles_of(&items)?;
+    let mut lists = Vec::new();
+    for (repo, _) in &throughs {
+        let ids: Vec<String> = items
+            .iter()
+            .filter(|i| i.repo == *repo)
+            .map(|i| i.id.clone())
+            .collect();
+        for page in ids.chunks(CHUNK) {
+            let mut of = from.related_of(*repo, page)?;
+            for id in page {
+                if let Some(list) = of.remove(id) {
+                    let item = Linked {
+                        repo: *repo,
+                        id: id.clone(),
+                    };
+                    lists.push((item, list));
+                }
+            }
+        }
+    }
+    let copied = lists.len();
+    let update = RelatedUpdate {
+        group: group.to_string(),
+        expected: to.related_throughs(group)?,
+        profiles,
+        removed: Vec::new(),
+        lists,
+        through: throughs.into_iter().filter(|(_, t)| *t > 0).collect(),
+    };
+    match to.related_apply(&update)? {
+        Applied::Written => Ok(copied),
+        Applied::Moved => Err(StoreError::Corrupt {
+            path: format!("group {group}").into(),
+            what: "the copy's related items changed while they were copied".into(),
+        }),
+    }
 }

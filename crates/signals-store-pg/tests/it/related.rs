@@ -26,6 +26,6 @@ fn a_store_from_before_related_items_migrates_with_everything_pending() {
     };
     let store = PgStore::open(&url).unwrap();
     assert_eq!(store.related_through(key).unwrap(), 0);
-    assert_eq!(store.related_pending(key, 0, 10).unwrap().len(), 1);
-    assert!(store.related_profiles(&group().id).unwrap().is_empty());
+    assert_eq!(store.related_pending(&group().id, 0, 10).unwrap().len(), 1);
+    assert!(store.related_vectors(&group().id).unwrap().is_empty());
 }

@@ -89,12 +89,22 @@ pub fn related_items_round_trip_within_their_group(make: Factory<'_>) {
     let run = run_of(&*store, a, ts(t1), vec![item("o/a", "1"), release], 1);
     store.commit_run(a, &run).unwrap();
     assert_eq!(store.related_through(a).unwrap(), 0);
-    let pending = store.related_pending(a, 0, 10).unwrap();
-    assert_eq!(pending.len(), 1, "{pending:?}");
-    assert_eq!(pending[0].0, "github:o/a:issue:1");
+    assert_eq!(
+        store.related_throughs(&group().id).unwrap(),
+        [(a, 0), (b, 0)]
+    );
+    let pending = store.related_pending(&group().id, 0, 10).unwrap();
+    assert_eq!(pending.len(), 1, "only the issue, not the release: {pending:?}");
+    assert_eq!(pending[0].0, at(a, "github:o/a:issue:1"));
     assert!(
         store
-            .related_pending(a, pending[0].1, 10)
+            .related_pending(&group().id, pending[0].1, 10)
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        store
+            .related_pending(&other_group.id, 0, 10)
             .unwrap()
             .is_empty()
     );
@@ -129,6 +139,13 @@ pub fn related_items_round_trip_within_their_group(make: Factory<'_>) {
     assert_eq!(store.related_apply(&update).unwrap(), Applied::Written);
     assert_eq!(store.related_through(a).unwrap(), pending[0].1);
     assert_eq!(store.related_through(b).unwrap(), 0);
+    assert!(
+        store
+            .related_pending(&group().id, 0, 10)
+            .unwrap()
+            .is_empty(),
+        "read through its repository's through"
+    );
     let (mark_a, mark_b) = (
         store.related_mark(a).unwrap(),
         store.related_mark(b).unwrap(),
