@@ -67,12 +67,7 @@ impl RelatedStore for PgStore {
             .collect())
     }
 
-    fn related_pending(
-        &self,
-        group: &str,
-        after: i64,
-        limit: usize,
-    ) -> Result<Vec<(Linked, i64)>> {
+    fn related_pending(&self, group: &str, after: i64, limit: usize) -> Result<Vec<(Linked, i64)>> {
         let rows = self.query(
             "reading the items related items have not read",
             "SELECT i.repo, i.item_id, i.latest FROM repositories g
@@ -169,7 +164,13 @@ impl RelatedStore for PgStore {
         let p_id: Vec<&str> = update.profiles.iter().map(|p| p.item.id.as_str()).collect();
         let p_open: Vec<bool> = update.profiles.iter().map(|p| p.open).collect();
         let p_text: Vec<&str> = update.profiles.iter().map(|p| p.profile.as_str()).collect();
-        let p_vector: Vec<&[u8]> = update.profiles.iter().map(|p| p.vector.as_slice()).collect();
+        let p_vector: Vec<&[u8]> = update
+            .profiles
+            .iter()
+            .map(|p| p.vector.as_slice())
+            .collect();
+        let m_repo: Vec<i64> = update.marks.iter().map(|(r, _)| r.raw()).collect();
+        let m_mark: Vec<i64> = update.marks.iter().map(|(_, m)| *m).collect();
         let e_repo: Vec<i64> = update.expected.iter().map(|(r, _)| r.raw()).collect();
         let e_through: Vec<i64> = update.expected.iter().map(|(_, t)| *t).collect();
         let r_repo: Vec<i64> = update.removed.iter().map(|i| i.repo.raw()).collect();
@@ -267,6 +268,13 @@ impl RelatedStore for PgStore {
                      through = greatest(related_state.through, excluded.through),
                      mark = related_state.mark + excluded.mark",
                 &[&s_repo, &s_through, &s_mark],
+            )
+            .map_err(&err)?;
+            tx.execute(
+                "INSERT INTO related_state (repo, through, mark)
+                 SELECT repo, 0, mark FROM unnest($1::bigint[], $2::bigint[]) AS m (repo, mark)
+                 ON CONFLICT (repo) DO UPDATE SET mark = excluded.mark",
+                &[&m_repo, &m_mark],
             )
             .map_err(&err)?;
             tx.commit().map_err(&err)?;

@@ -46,7 +46,10 @@ impl RelatedStore for Store {
     }
 
     fn related_throughs(&self, group: &str) -> Result<Vec<(RepoKey, i64)>> {
-        let (path, doing) = (self.path(), "reading how far a group's related items have read");
+        let (path, doing) = (
+            self.path(),
+            "reading how far a group's related items have read",
+        );
         let mut stmt = self
             .conn
             .prepare_cached(
@@ -61,12 +64,7 @@ impl RelatedStore for Store {
         rows.collect::<rusqlite::Result<_>>().doing(path, doing)
     }
 
-    fn related_pending(
-        &self,
-        group: &str,
-        after: i64,
-        limit: usize,
-    ) -> Result<Vec<(Linked, i64)>> {
+    fn related_pending(&self, group: &str, after: i64, limit: usize) -> Result<Vec<(Linked, i64)>> {
         let (path, doing) = (self.path(), "reading the items related items have not read");
         let mut stmt = self
             .conn
@@ -256,6 +254,15 @@ impl RelatedStore for Store {
                 through.get(&repo).copied().unwrap_or(0),
                 i64::from(marked.contains(&repo))
             ])
+            .doing(&path, doing)?;
+        }
+        for (repo, mark) in &update.marks {
+            tx.prepare_cached(
+                "INSERT INTO related_state (repo, through, mark) VALUES (?1, 0, ?2)
+                 ON CONFLICT (repo) DO UPDATE SET mark = excluded.mark",
+            )
+            .doing(&path, doing)?
+            .execute(params![repo.raw(), mark])
             .doing(&path, doing)?;
         }
         tx.commit().doing(&path, doing)?;

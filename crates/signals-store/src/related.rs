@@ -92,6 +92,9 @@ pub struct RelatedUpdate {
     pub lists: Vec<(Linked, Vec<RelatedEntry>)>,
     /// `(repository, through)`.
     pub through: Vec<(RepoKey, i64)>,
+    /// `(repository, mark)` set as they are, after the lists' own move:
+    /// a copy of a store carries its marks over (empty otherwise).
+    pub marks: Vec<(RepoKey, i64)>,
 }
 
 /// The related items' reads and their one write, both backends alike.
@@ -110,8 +113,7 @@ pub trait RelatedStore {
     /// `signals_core::related::COMPARED_KINDS`) whose latest snapshot id is
     /// above their repository's `through` and above `after`, with that id,
     /// in its order: one statement for the whole group.
-    fn related_pending(&self, group: &str, after: i64, limit: usize)
-    -> Result<Vec<(Linked, i64)>>;
+    fn related_pending(&self, group: &str, after: i64, limit: usize) -> Result<Vec<(Linked, i64)>>;
 
     /// Every stored vector of the repositories of group `group`: what the
     /// weighing reads, without the profiles' text.

@@ -329,7 +329,10 @@ where
             vectors.insert(p.item.clone(), v);
         }
         let (mut members, repo_of) = members(store, group, &vectors, &HashSet::new())?;
-        let open: HashMap<&str, bool> = writes.iter().map(|p| (p.item.id.as_str(), p.open)).collect();
+        let open: HashMap<&str, bool> = writes
+            .iter()
+            .map(|p| (p.item.id.as_str(), p.open))
+            .collect();
         for m in &mut members {
             if let Some(o) = open.get(m.id.as_str()) {
                 m.open = *o;
@@ -428,7 +431,8 @@ where
 
 /// Copies the related items of group `group` from `from` into `to` as
 /// they are, for `signals migrate`: every profile, every list (scores and
-/// shared words to the bit) and every repository's `through`, so the
+/// shared words to the bit), every repository's `through` and mark (the
+/// export's key of its pages holds the mark), so the
 /// copy's pages and documents are the original's and its next catch-up
 /// goes on from where the original's stopped. Repository keys are the
 /// same in both stores (a migration copies them). Returns the lists
@@ -466,7 +470,12 @@ where
         }
     }
     let copied = lists.len();
+    let mut marks = Vec::with_capacity(throughs.len());
+    for (repo, _) in &throughs {
+        marks.push((*repo, from.related_mark(*repo)?));
+    }
     let update = RelatedUpdate {
+        marks,
         group: group.to_string(),
         expected: to.related_throughs(group)?,
         profiles,

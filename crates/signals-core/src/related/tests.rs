@@ -357,3 +357,23 @@ fn an_empty_group_and_empty_items_relate_nothing() {
     ]);
     assert!(corpus.neighbours("a").is_empty());
 }
+
+#[test]
+fn only_issues_pull_requests_and_discussions_are_compared() {
+    use crate::ItemKind;
+    assert!(compared(ItemKind::Issue));
+    assert!(compared(ItemKind::PullRequest));
+    assert!(compared(ItemKind::Discussion));
+    assert!(!compared(ItemKind::Release));
+    let named: Vec<&str> = [
+        ItemKind::Issue,
+        ItemKind::PullRequest,
+        ItemKind::Release,
+        ItemKind::Discussion,
+    ]
+    .into_iter()
+    .filter(|k| compared(*k))
+    .map(|k| k.as_str())
+    .collect();
+    assert_eq!(named, COMPARED_KINDS);
+}

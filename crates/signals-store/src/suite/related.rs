@@ -94,7 +94,11 @@ pub fn related_items_round_trip_within_their_group(make: Factory<'_>) {
         [(a, 0), (b, 0)]
     );
     let pending = store.related_pending(&group().id, 0, 10).unwrap();
-    assert_eq!(pending.len(), 1, "only the issue, not the release: {pending:?}");
+    assert_eq!(
+        pending.len(),
+        1,
+        "only the issue, not the release: {pending:?}"
+    );
     assert_eq!(pending[0].0, at(a, "github:o/a:issue:1"));
     assert!(
         store
@@ -268,5 +272,15 @@ pub fn related_updates_from_a_moved_through_are_not_written(make: Factory<'_>) {
     assert_eq!(store.related_apply(&again).unwrap(), Applied::Written);
     let lists = store.related_of(a, std::slice::from_ref(&a1.id)).unwrap();
     assert_eq!(lists[&a1.id][0].score, 0.9);
+    assert_eq!(store.related_through(b).unwrap(), 3);
+    // A copy sets the marks as they are.
+    let copy = RelatedUpdate {
+        group: group().id,
+        marks: vec![(a, 41), (b, 7)],
+        ..RelatedUpdate::default()
+    };
+    assert_eq!(store.related_apply(&copy).unwrap(), Applied::Written);
+    assert_eq!(store.related_mark(a).unwrap(), 41);
+    assert_eq!(store.related_mark(b).unwrap(), 7);
     assert_eq!(store.related_through(b).unwrap(), 3);
 }
