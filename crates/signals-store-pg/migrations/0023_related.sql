@@ -2,8 +2,9 @@
 -- 0023_related.
 --
 -- Never edit this file once merged. Derived data, rebuilt from snapshots:
--- `signals migrate` copies none of it, and a store from before starts with
--- no row here and is profiled whole by its first catch-up (`through` = 0).
+-- no dump carries it (`signals migrate` copies it as it is through the
+-- store role), and a store from before starts with no row here and is
+-- profiled whole by its first catch-up (`through` = 0).
 --
 -- `related_profiles`: the profile's text (signals_core::related::Profile,
 -- with the words shown) and the same as a compact vector of integer term

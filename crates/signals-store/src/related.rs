@@ -15,8 +15,8 @@
 //! group committed since the engine read (the engine then reads again),
 //! so two workers never interleave a group's lists; a store from before
 //! starts at `through` = 0 and is profiled whole by the first catch-up;
-//! `signals migrate` copies no row of it (the copy's first catch-up
-//! rebuilds it whole). A purge takes a repository's profiles and lists,
+//! no dump carries it: `signals migrate` copies it as it is through this
+//! role (the binary's `related::copy`). A purge takes a repository's profiles and lists,
 //! and the entries of other lists that name its items.
 
 use std::collections::HashMap;

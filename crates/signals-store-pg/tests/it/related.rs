@@ -36,8 +36,8 @@ fn a_store_from_before_related_items_migrates_with_everything_pending() {
 /// fails, and the lists are one catch-up's, whole.
 #[test]
 fn two_catch_ups_of_a_group_at_once_never_fail_and_never_interleave() {
-    use signals_store::related::{Applied, RelatedEntry, RelatedUpdate};
     use signals_store::Linked;
+    use signals_store::related::{Applied, RelatedEntry, RelatedUpdate};
 
     let Some(cluster) = cluster() else { return };
     let url = cluster.create_database("related_race").unwrap();
