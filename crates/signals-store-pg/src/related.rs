@@ -43,6 +43,31 @@ struct ListRows<'a> {
     shared: Vec<String>,
 }
 
+/// Whether a repository of `update.expected` has moved its `through`
+/// since the update was read, after taking the group's lock: one
+/// catch-up of a group writes at a time, the lock is held to the commit,
+/// and the check sees what the one before it committed.
+fn moved(
+    tx: &mut postgres::Transaction<'_>,
+    update: &RelatedUpdate,
+) -> std::result::Result<bool, postgres::Error> {
+    let e_repo: Vec<i64> = update.expected.iter().map(|(r, _)| r.raw()).collect();
+    let e_through: Vec<i64> = update.expected.iter().map(|(_, t)| *t).collect();
+    tx.execute(
+        "SELECT pg_advisory_xact_lock(hashtext('signals.related'), hashtext($1))",
+        &[&update.group],
+    )?;
+    let moved: i64 = tx
+        .query_one(
+            "SELECT count(*) FROM unnest($1::bigint[], $2::bigint[]) AS e (repo, through)
+             LEFT JOIN related_state s ON s.repo = e.repo
+             WHERE coalesce(s.through, 0) <> e.through",
+            &[&e_repo, &e_through],
+        )?
+        .get(0);
+    Ok(moved > 0)
+}
+
 impl RelatedStore for PgStore {
     fn related_through(&self, repo: RepoKey) -> Result<i64> {
         let rows = self.query(
@@ -171,8 +196,6 @@ impl RelatedStore for PgStore {
             .collect();
         let m_repo: Vec<i64> = update.marks.iter().map(|(r, _)| r.raw()).collect();
         let m_mark: Vec<i64> = update.marks.iter().map(|(_, m)| *m).collect();
-        let e_repo: Vec<i64> = update.expected.iter().map(|(r, _)| r.raw()).collect();
-        let e_through: Vec<i64> = update.expected.iter().map(|(_, t)| *t).collect();
         let r_repo: Vec<i64> = update.removed.iter().map(|i| i.repo.raw()).collect();
         let r_id: Vec<&str> = update.removed.iter().map(|i| i.id.as_str()).collect();
         let l_repo: Vec<i64> = update.lists.iter().map(|(i, _)| i.repo.raw()).collect();
@@ -201,24 +224,8 @@ impl RelatedStore for PgStore {
         let s_mark: Vec<i64> = state.values().map(|v| v.1).collect();
         self.retrying(|client, _| {
             let mut tx = client.transaction().map_err(&err)?;
-            // One catch-up of a group writes at a time: the lock is held
-            // to the commit, and the check below sees what the one
-            // before it committed.
-            tx.execute(
-                "SELECT pg_advisory_xact_lock(hashtext('signals.related'), hashtext($1))",
-                &[&update.group],
-            )
-            .map_err(&err)?;
-            let moved: i64 = tx
-                .query_one(
-                    "SELECT count(*) FROM unnest($1::bigint[], $2::bigint[]) AS e (repo, through)
-                     LEFT JOIN related_state s ON s.repo = e.repo
-                     WHERE coalesce(s.through, 0) <> e.through",
-                    &[&e_repo, &e_through],
-                )
-                .map_err(&err)?
-                .get(0);
-            if moved > 0 {
+            let moved = moved(&mut tx, update).map_err(&err)?;
+            if moved {
                 tx.rollback().map_err(&err)?;
                 return Ok(Applied::Moved);
             }
