@@ -1,5 +1,5 @@
 //! Related items on PostgreSQL: the reads and the one write of
-//! [`RelatedStore`] over `related_profiles`, `related_lists` and
+//! [`RelatedStore`] over `related_profiles`, `related_texts`, `related_lists` and
 //! `related_state` (migration 0023); each write is one statement over
 //! arrays, in one transaction.
 
@@ -141,9 +141,10 @@ impl RelatedStore for PgStore {
         let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
         let rows = self.query(
             "reading items' similarity profiles",
-            "SELECT p.repo, p.item_id, p.open, p.profile, p.vector
+            "SELECT p.repo, p.item_id, p.open, t.profile, p.vector
              FROM unnest($1::bigint[], $2::text[]) AS w (repo, id)
-             JOIN related_profiles p ON p.repo = w.repo AND p.item_id = w.id",
+             JOIN related_profiles p ON p.repo = w.repo AND p.item_id = w.id
+             JOIN related_texts t ON t.repo = w.repo AND t.item_id = w.id",
             &[&repos, &ids],
         )?;
         Ok(rows
@@ -230,21 +231,31 @@ impl RelatedStore for PgStore {
                 return Ok(Applied::Moved);
             }
             tx.execute(
-                "INSERT INTO related_profiles (repo, item_id, open, profile, vector)
-                 SELECT * FROM unnest($1::bigint[], $2::text[], $3::boolean[], $4::text[],
-                                      $5::bytea[])
+                "INSERT INTO related_profiles (repo, item_id, open, vector)
+                 SELECT * FROM unnest($1::bigint[], $2::text[], $3::boolean[], $4::bytea[])
                  ON CONFLICT (repo, item_id) DO UPDATE
-                 SET open = excluded.open, profile = excluded.profile, vector = excluded.vector",
-                &[&p_repo, &p_id, &p_open, &p_text, &p_vector],
+                 SET open = excluded.open, vector = excluded.vector",
+                &[&p_repo, &p_id, &p_open, &p_vector],
             )
             .map_err(&err)?;
             tx.execute(
-                "DELETE FROM related_profiles p
-                 USING unnest($1::bigint[], $2::text[]) AS w (repo, id)
-                 WHERE p.repo = w.repo AND p.item_id = w.id",
-                &[&r_repo, &r_id],
+                "INSERT INTO related_texts (repo, item_id, profile)
+                 SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])
+                 ON CONFLICT (repo, item_id) DO UPDATE SET profile = excluded.profile",
+                &[&p_repo, &p_id, &p_text],
             )
             .map_err(&err)?;
+            for table in ["related_profiles", "related_texts"] {
+                tx.execute(
+                    &format!(
+                        "DELETE FROM {table} p
+                         USING unnest($1::bigint[], $2::text[]) AS w (repo, id)
+                         WHERE p.repo = w.repo AND p.item_id = w.id"
+                    ),
+                    &[&r_repo, &r_id],
+                )
+                .map_err(&err)?;
+            }
             tx.execute(
                 "DELETE FROM related_lists l
                  USING unnest($1::bigint[], $2::text[]) AS w (repo, id)

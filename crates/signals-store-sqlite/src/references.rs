@@ -316,7 +316,7 @@ mod tests {
                  DROP INDEX items_by_latest;
                  DROP TABLE run_stage_items; DROP TABLE run_stages;
                  DROP INDEX runs_reconciled;
-                 DROP TABLE related_profiles; DROP TABLE related_lists;
+                 DROP TABLE related_profiles; DROP TABLE related_texts; DROP TABLE related_lists;
                  DROP TABLE related_state;
                  PRAGMA user_version = 11;",
             )

@@ -1,5 +1,5 @@
 //! Related items on SQLite: the reads and the one write of
-//! [`RelatedStore`] over `related_profiles`, `related_lists` and
+//! [`RelatedStore`] over `related_profiles`, `related_texts`, `related_lists` and
 //! `related_state` (migration 0023).
 
 use std::collections::{BTreeSet, HashMap};
@@ -121,8 +121,9 @@ impl RelatedStore for Store {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT open, profile, vector FROM related_profiles
-                 WHERE repo = ?1 AND item_id = ?2",
+                "SELECT p.open, t.profile, p.vector FROM related_profiles p
+                 JOIN related_texts t ON t.repo = p.repo AND t.item_id = p.item_id
+                 WHERE p.repo = ?1 AND p.item_id = ?2",
             )
             .doing(path, doing)?;
         let mut out = Vec::new();
@@ -193,24 +194,30 @@ impl RelatedStore for Store {
         }
         for p in &update.profiles {
             tx.prepare_cached(
-                "INSERT OR REPLACE INTO related_profiles (repo, item_id, open, profile, vector)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT OR REPLACE INTO related_profiles (repo, item_id, open, vector)
+                 VALUES (?1, ?2, ?3, ?4)",
             )
             .doing(&path, doing)?
-            .execute(params![
-                p.item.repo.raw(),
-                p.item.id,
-                p.open,
-                p.profile,
-                p.vector
-            ])
+            .execute(params![p.item.repo.raw(), p.item.id, p.open, p.vector])
+            .doing(&path, doing)?;
+            tx.prepare_cached(
+                "INSERT OR REPLACE INTO related_texts (repo, item_id, profile)
+                 VALUES (?1, ?2, ?3)",
+            )
+            .doing(&path, doing)?
+            .execute(params![p.item.repo.raw(), p.item.id, p.profile])
             .doing(&path, doing)?;
         }
         for item in &update.removed {
-            tx.prepare_cached("DELETE FROM related_profiles WHERE repo = ?1 AND item_id = ?2")
-                .doing(&path, doing)?
-                .execute(params![item.repo.raw(), item.id])
-                .doing(&path, doing)?;
+            for sql in [
+                "DELETE FROM related_profiles WHERE repo = ?1 AND item_id = ?2",
+                "DELETE FROM related_texts WHERE repo = ?1 AND item_id = ?2",
+            ] {
+                tx.prepare_cached(sql)
+                    .doing(&path, doing)?
+                    .execute(params![item.repo.raw(), item.id])
+                    .doing(&path, doing)?;
+            }
         }
         let mut marked = BTreeSet::new();
         for (item, list) in &update.lists {

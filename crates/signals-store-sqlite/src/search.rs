@@ -386,7 +386,7 @@ mod tests {
             }
             tx.execute_batch(
                 "ALTER TABLE search_postings DROP COLUMN positions;
-                 DROP TABLE related_profiles; DROP TABLE related_lists;
+                 DROP TABLE related_profiles; DROP TABLE related_texts; DROP TABLE related_lists;
                  DROP TABLE related_state;
                  PRAGMA user_version = 17;",
             )
