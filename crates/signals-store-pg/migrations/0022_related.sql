@@ -2,10 +2,16 @@
 -- 0023_related.
 --
 -- Never edit this file once merged. Derived data, rebuilt from snapshots:
--- `signals migrate` copies none of it, and a store from before starts with
--- no row here and is profiled whole by its first catch-up (`through` = 0).
+-- no dump carries it (`signals migrate` copies it as it is through the
+-- store role), and a store from before starts with no row here and is
+-- profiled whole by its first catch-up (`through` = 0).
 --
--- `related_profiles`: the profile's text (signals_core::related::Profile).
+-- `related_profiles`: whether the item is open and its profile as a
+-- compact vector of integer term keys (signals_core::related::Vector,
+-- binary): the only part of every item that weighing a whole group
+-- reads, in rows small enough to stay in their pages.
+-- `related_texts`: the profile's text (signals_core::related::Profile,
+-- with the words shown), read only for the items whose lists are written.
 -- `related_lists`: an item's related items by rank (0 = best), each with
 -- its score and shared words (`\n` between); `related_lists_by_other`
 -- finds the lists naming an item when it changes or goes.
@@ -13,6 +19,13 @@ CREATE TABLE related_profiles (
     repo    BIGINT NOT NULL REFERENCES repositories (key),
     item_id TEXT NOT NULL,
     open    BOOLEAN NOT NULL,
+    vector  BYTEA NOT NULL,
+    PRIMARY KEY (repo, item_id)
+);
+
+CREATE TABLE related_texts (
+    repo    BIGINT NOT NULL REFERENCES repositories (key),
+    item_id TEXT NOT NULL,
     profile TEXT NOT NULL,
     PRIMARY KEY (repo, item_id)
 );

@@ -238,6 +238,7 @@ impl RunWrites for PgStore {
                 "search_state",
                 "search_dirty",
                 "related_profiles",
+                "related_texts",
                 "related_lists",
                 "related_state",
             ] {

@@ -42,7 +42,7 @@
 //!   its texts name, and the runs that changed a repository's links.
 //! - `search_postings`, `search_docs`, `search_state`: the word index
 //!   (`search.rs`), derived from the latest snapshots.
-//! - `related_profiles`, `related_lists`, `related_state`: related items
+//! - `related_profiles`, `related_texts`, `related_lists`, `related_state`: related items
 //!   (`related.rs`), derived from the latest snapshots.
 //! - `failures`: one row per failed attempt; a failure writes nothing else.
 //! - `http_cache`, `rate_limits`: keyed by a token *fingerprint* the caller

@@ -1,11 +1,13 @@
 //! Related items on SQLite: the reads and the one write of
-//! [`RelatedStore`] over `related_profiles`, `related_lists` and
+//! [`RelatedStore`] over `related_profiles`, `related_texts`, `related_lists` and
 //! `related_state` (migration 0023).
 
 use std::collections::{BTreeSet, HashMap};
 
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
-use signals_store::related::{RelatedEntry, RelatedStore, RelatedUpdate, StoredProfile};
+use signals_store::related::{
+    Applied, RelatedEntry, RelatedStore, RelatedUpdate, StoredProfile, StoredVector,
+};
 use signals_store::{Linked, RepoKey, Result};
 
 use crate::Store;
@@ -43,52 +45,103 @@ impl RelatedStore for Store {
             .unwrap_or(0))
     }
 
-    fn related_pending(
-        &self,
-        repo: RepoKey,
-        through: i64,
-        limit: usize,
-    ) -> Result<Vec<(String, i64)>> {
+    fn related_throughs(&self, group: &str) -> Result<Vec<(RepoKey, i64)>> {
+        let (path, doing) = (
+            self.path(),
+            "reading how far a group's related items have read",
+        );
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT g.key, coalesce(s.through, 0) FROM repositories g
+                 LEFT JOIN related_state s ON s.repo = g.key
+                 WHERE g.group_id = ?1 ORDER BY g.key",
+            )
+            .doing(path, doing)?;
+        let rows = stmt
+            .query_map([group], |r| Ok((RepoKey::from_raw(r.get(0)?), r.get(1)?)))
+            .doing(path, doing)?;
+        rows.collect::<rusqlite::Result<_>>().doing(path, doing)
+    }
+
+    fn related_pending(&self, group: &str, after: i64, limit: usize) -> Result<Vec<(Linked, i64)>> {
         let (path, doing) = (self.path(), "reading the items related items have not read");
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT item_id, latest FROM items
-                 WHERE repo = ?1 AND latest > ?2 AND kind <> 'release'
-                 ORDER BY latest LIMIT ?3",
+                "SELECT i.repo, i.item_id, i.latest FROM repositories g
+                 LEFT JOIN related_state s ON s.repo = g.key
+                 JOIN items i ON i.repo = g.key AND i.latest > coalesce(s.through, 0)
+                 WHERE g.group_id = ?1 AND i.latest > ?2
+                     AND i.kind IN ('issue', 'pull_request', 'discussion')
+                 ORDER BY i.latest LIMIT ?3",
             )
             .doing(path, doing)?;
         let rows = stmt
-            .query_map(params![repo.raw(), through, limit as i64], |r| {
-                Ok((r.get(0)?, r.get(1)?))
+            .query_map(params![group, after, limit as i64], |r| {
+                Ok((
+                    Linked {
+                        repo: RepoKey::from_raw(r.get(0)?),
+                        id: r.get(1)?,
+                    },
+                    r.get(2)?,
+                ))
             })
             .doing(path, doing)?;
         rows.collect::<rusqlite::Result<_>>().doing(path, doing)
     }
 
-    fn related_profiles(&self, group: &str) -> Result<Vec<StoredProfile>> {
-        let (path, doing) = (self.path(), "reading a group's similarity profiles");
+    fn related_vectors(&self, group: &str) -> Result<Vec<StoredVector>> {
+        let (path, doing) = (self.path(), "reading a group's similarity vectors");
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT p.repo, p.item_id, p.open, p.profile
+                "SELECT p.repo, p.item_id, p.open, p.vector
                  FROM repositories g JOIN related_profiles p ON p.repo = g.key
-                 WHERE g.group_id = ?1 ORDER BY p.repo, p.item_id",
+                 WHERE g.group_id = ?1",
             )
             .doing(path, doing)?;
         let rows = stmt
             .query_map([group], |r| {
-                Ok(StoredProfile {
+                Ok(StoredVector {
                     item: Linked {
                         repo: RepoKey::from_raw(r.get(0)?),
                         id: r.get(1)?,
                     },
                     open: r.get(2)?,
-                    profile: r.get(3)?,
+                    vector: r.get(3)?,
                 })
             })
             .doing(path, doing)?;
         rows.collect::<rusqlite::Result<_>>().doing(path, doing)
+    }
+
+    fn related_profiles_of(&self, items: &[Linked]) -> Result<Vec<StoredProfile>> {
+        let (path, doing) = (self.path(), "reading items' similarity profiles");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT p.open, t.profile, p.vector FROM related_profiles p
+                 JOIN related_texts t ON t.repo = p.repo AND t.item_id = p.item_id
+                 WHERE p.repo = ?1 AND p.item_id = ?2",
+            )
+            .doing(path, doing)?;
+        let mut out = Vec::new();
+        for item in items {
+            let row = stmt
+                .query_row(params![item.repo.raw(), item.id], |r| {
+                    Ok(StoredProfile {
+                        item: item.clone(),
+                        open: r.get(0)?,
+                        profile: r.get(1)?,
+                        vector: r.get(2)?,
+                    })
+                })
+                .optional()
+                .doing(path, doing)?;
+            out.extend(row);
+        }
+        Ok(out)
     }
 
     fn related_listing(&self, group: &str, items: &[Linked]) -> Result<Vec<Linked>> {
@@ -118,27 +171,53 @@ impl RelatedStore for Store {
         Ok(out.into_iter().collect())
     }
 
-    fn related_apply(&mut self, update: &RelatedUpdate) -> Result<()> {
+    fn related_apply(&mut self, update: &RelatedUpdate) -> Result<Applied> {
         let doing = "writing related items";
         let path = self.path.clone();
+        // Immediate: the write lock is taken before `through` is checked,
+        // so no other catch-up commits between the check and the writes.
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .doing(&path, doing)?;
+        for (repo, expected) in &update.expected {
+            let now: i64 = tx
+                .prepare_cached("SELECT through FROM related_state WHERE repo = ?1")
+                .doing(&path, doing)?
+                .query_row([repo.raw()], |r| r.get(0))
+                .optional()
+                .doing(&path, doing)?
+                .unwrap_or(0);
+            if now != *expected {
+                return Ok(Applied::Moved);
+            }
+        }
         for p in &update.profiles {
             tx.prepare_cached(
-                "INSERT OR REPLACE INTO related_profiles (repo, item_id, open, profile)
+                "INSERT OR REPLACE INTO related_profiles (repo, item_id, open, vector)
                  VALUES (?1, ?2, ?3, ?4)",
             )
             .doing(&path, doing)?
-            .execute(params![p.item.repo.raw(), p.item.id, p.open, p.profile])
+            .execute(params![p.item.repo.raw(), p.item.id, p.open, p.vector])
+            .doing(&path, doing)?;
+            tx.prepare_cached(
+                "INSERT OR REPLACE INTO related_texts (repo, item_id, profile)
+                 VALUES (?1, ?2, ?3)",
+            )
+            .doing(&path, doing)?
+            .execute(params![p.item.repo.raw(), p.item.id, p.profile])
             .doing(&path, doing)?;
         }
         for item in &update.removed {
-            tx.prepare_cached("DELETE FROM related_profiles WHERE repo = ?1 AND item_id = ?2")
-                .doing(&path, doing)?
-                .execute(params![item.repo.raw(), item.id])
-                .doing(&path, doing)?;
+            for sql in [
+                "DELETE FROM related_profiles WHERE repo = ?1 AND item_id = ?2",
+                "DELETE FROM related_texts WHERE repo = ?1 AND item_id = ?2",
+            ] {
+                tx.prepare_cached(sql)
+                    .doing(&path, doing)?
+                    .execute(params![item.repo.raw(), item.id])
+                    .doing(&path, doing)?;
+            }
         }
         let mut marked = BTreeSet::new();
         for (item, list) in &update.lists {
@@ -184,7 +263,17 @@ impl RelatedStore for Store {
             ])
             .doing(&path, doing)?;
         }
-        tx.commit().doing(&path, doing)
+        for (repo, mark) in &update.marks {
+            tx.prepare_cached(
+                "INSERT INTO related_state (repo, through, mark) VALUES (?1, 0, ?2)
+                 ON CONFLICT (repo) DO UPDATE SET mark = excluded.mark",
+            )
+            .doing(&path, doing)?
+            .execute(params![repo.raw(), mark])
+            .doing(&path, doing)?;
+        }
+        tx.commit().doing(&path, doing)?;
+        Ok(Applied::Written)
     }
 
     fn related_of(
@@ -298,9 +387,9 @@ mod tests {
         };
         let store = Store::open(&path).unwrap();
         assert_eq!(store.related_through(key).unwrap(), 0);
-        let pending = store.related_pending(key, 0, 10).unwrap();
+        let pending = store.related_pending(&group().id, 0, 10).unwrap();
         assert_eq!(pending.len(), 1);
-        assert!(store.related_profiles(&group().id).unwrap().is_empty());
+        assert!(store.related_vectors(&group().id).unwrap().is_empty());
         let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -151,6 +151,7 @@ impl RunWrites for Store {
             "search_state",
             "search_dirty",
             "related_profiles",
+            "related_texts",
             "related_lists",
             "related_state",
         ] {

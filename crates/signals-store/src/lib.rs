@@ -94,7 +94,9 @@ pub use read::{
     summary_from, totals_from, trail_event_from,
 };
 pub use references::{Linked, Links, ReferenceReads, SharedItem};
-pub use related::{RelatedEntry, RelatedStore, RelatedUpdate, StoredProfile};
+pub use related::{
+    Applied, RelatedEntry, RelatedStore, RelatedUpdate, StoredProfile, StoredVector,
+};
 pub use search::{SearchIndex, SearchState, SearchUpdate};
 pub use signals_core::lifecycle::verdict::StateChange;
 pub use snapshots::{Parts, RawParts, TitleUrl, head_title_url, state_code};

@@ -207,7 +207,7 @@ fn group() -> (Corpus, HashMap<String, Option<u32>>) {
             id,
             repo: *repo,
             open: i % 3 != 0,
-            profile: profile(title, body),
+            vector: profile(title, body).vector(),
         });
     }
     for (i, (title, body)) in background(400, 7).into_iter().enumerate() {
@@ -215,7 +215,7 @@ fn group() -> (Corpus, HashMap<String, Option<u32>>) {
             id: format!("gitlab:acme/bg:issue:{i}"),
             repo: 9,
             open: true,
-            profile: profile(&title, &body),
+            vector: profile(&title, &body).vector(),
         });
     }
     (Corpus::new(members), stories)
@@ -223,7 +223,11 @@ fn group() -> (Corpus, HashMap<String, Option<u32>>) {
 
 fn all_lists(corpus: &Corpus, ids: &[String]) -> HashMap<String, Vec<Neighbour>> {
     ids.iter()
-        .map(|id| (id.clone(), corpus.neighbours(id)))
+        .map(|id| {
+            let found = corpus.neighbours(id);
+            let named = found.into_iter().map(|f| f.named(&Profile::default()));
+            (id.clone(), named.collect())
+        })
         .collect()
 }
 
@@ -265,6 +269,10 @@ fn an_item_is_never_its_own_neighbour_and_lists_are_ordered() {
         assert!(list.windows(2).all(|w| w[0].score >= w[1].score));
         assert!(list.iter().all(|n| n.score >= THRESHOLD && n.score <= 1.0));
         assert!(list.iter().all(|n| !n.shared.is_empty()));
+        let list: Vec<Neighbour> = list
+            .into_iter()
+            .map(|f| f.named(&Profile::default()))
+            .collect();
         let shown = shown(&list);
         assert!(shown.len() <= SHOWN);
         assert!(shown.windows(2).all(|w| w[0].open >= w[1].open));
@@ -276,8 +284,10 @@ fn an_item_is_never_its_own_neighbour_and_lists_are_ordered() {
 fn shared_words_explain_a_pair() {
     let (corpus, _) = group();
     let list = corpus.neighbours("github:acme/r1:issue:9");
+    let own = profile(PLANTED[9].2, PLANTED[9].3);
     let other = list
-        .iter()
+        .into_iter()
+        .map(|f| f.named(&own))
         .find(|n| n.id == "github:acme/r5:issue:10")
         .expect("the linking error is found in the other repository");
     assert!(other.shared.iter().any(|w| w.contains("sdl")), "{other:?}");
@@ -293,13 +303,13 @@ fn an_edit_moves_neighbours_and_a_removal_leaves_lists() {
             id: format!("github:acme/r{repo}:issue:{i}"),
             repo: *repo,
             open: true,
-            profile: profile(title, body),
+            vector: profile(title, body).vector(),
         });
     }
     let before = corpus.neighbours("github:acme/r2:issue:5");
     assert!(before.iter().any(|n| n.id == "github:acme/r5:issue:6"));
     // Item 5 is edited into the audio story; item 6 is deleted.
-    members[5].profile = profile(PLANTED[7].2, PLANTED[7].3);
+    members[5].vector = profile(PLANTED[7].2, PLANTED[7].3).vector();
     let listing: Vec<String> = vec!["github:acme/r5:issue:6".into()];
     members.remove(6);
     let after = Corpus::new(members);
@@ -336,14 +346,34 @@ fn an_empty_group_and_empty_items_relate_nothing() {
             id: "a".into(),
             repo: 1,
             open: true,
-            profile: profile("", ""),
+            vector: profile("", "").vector(),
         },
         Member {
             id: "b".into(),
             repo: 2,
             open: true,
-            profile: profile("", ""),
+            vector: profile("", "").vector(),
         },
     ]);
     assert!(corpus.neighbours("a").is_empty());
+}
+
+#[test]
+fn only_issues_pull_requests_and_discussions_are_compared() {
+    use crate::ItemKind;
+    assert!(compared(ItemKind::Issue));
+    assert!(compared(ItemKind::PullRequest));
+    assert!(compared(ItemKind::Discussion));
+    assert!(!compared(ItemKind::Release));
+    let named: Vec<&str> = [
+        ItemKind::Issue,
+        ItemKind::PullRequest,
+        ItemKind::Release,
+        ItemKind::Discussion,
+    ]
+    .into_iter()
+    .filter(|k| compared(*k))
+    .map(|k| k.as_str())
+    .collect();
+    assert_eq!(named, COMPARED_KINDS);
 }

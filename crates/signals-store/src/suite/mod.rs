@@ -215,6 +215,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         "related_items_round_trip_within_their_group",
         related_items_round_trip_within_their_group,
     ),
+    (
+        "related_updates_from_a_moved_through_are_not_written",
+        related_updates_from_a_moved_through_are_not_written,
+    ),
 ];
 
 /// Runs every check, naming each on stderr first (so a failure names its

@@ -2,7 +2,7 @@
 //! repository of their group, for the `echo` alert event: only when some
 //! `[[notify]]` rule asks for it, and not on a repository's first run.
 //! The run's new issues, pull requests and discussions are weighed
-//! against the group's stored profiles (`signals_core::related`) before
+//! against the group's stored vectors (`crate::related::echoes`) before
 //! the run commits, so the alert is committed with its run; no request
 //! to the host. The lists themselves are written after the commit
 //! (`crate::related::catch_up`), the same scores from the same profiles.
@@ -11,10 +11,10 @@ use std::collections::HashSet;
 
 use signals_core::dataset::RelatedDoc;
 use signals_core::notify::{Echoed, Trigger};
-use signals_core::related::{self, Corpus, Member, Profile};
+use signals_core::related;
 use signals_core::run::RunDelta;
-use signals_core::{Group, ItemKind, ItemState, Observation};
-use signals_store::{Backend, RepoKey, StoreError};
+use signals_core::{Group, Observation};
+use signals_store::{Backend, RepoKey};
 
 use super::run::{Alerts, RunError};
 
@@ -41,56 +41,32 @@ pub(super) fn echoing(
         .filter(|e| e.observation == Observation::Discovered)
         .map(|e| e.item_id.as_str())
         .collect();
-    let new: Vec<_> = delta
+    let new: Vec<(&String, &signals_core::ItemSnapshot)> = delta
         .snapshots
         .iter()
-        .filter(|(id, s)| discovered.contains(id.as_str()) && s.kind() != ItemKind::Release)
+        .map(|(id, s)| (id, s))
+        .filter(|(id, s)| discovered.contains(id.as_str()) && related::compared(s.kind()))
         .collect();
     if new.is_empty() {
         return Ok(Vec::new());
     }
-    let mut members = Vec::new();
-    for p in store.related_profiles(&group.id)? {
-        if p.item.repo == key && discovered.contains(p.item.id.as_str()) {
-            continue;
-        }
-        let profile = Profile::decode(&p.profile).map_err(|e| StoreError::Corrupt {
-            path: format!("repository {}", p.item.repo).into(),
-            what: format!("the related items' profile of {}: {e}", p.item.id),
-        })?;
-        members.push(Member {
-            id: p.item.id,
-            repo: p.item.repo.raw(),
-            open: p.open,
-            profile,
-        });
-    }
-    for (id, s) in &new {
-        members.push(Member {
-            id: id.clone(),
-            repo: key.raw(),
-            open: s.state == ItemState::Open,
-            profile: related::profile(&s.title, &s.text),
-        });
-    }
-    let corpus = Corpus::new(members);
+    let echoes = crate::related::echoes(store, &group.id, key, &new)?;
     let mut out = Vec::new();
     for (id, s) in new {
-        let others: Vec<RelatedDoc> = corpus
-            .neighbours(id)
-            .into_iter()
-            .filter(|n| n.repo != key.raw())
-            .take(related::SHOWN)
-            .map(|n| RelatedDoc {
-                id: n.id,
-                score: n.score,
-                shared: n.shared,
-            })
-            .collect();
+        let Some(others) = echoes.iter().find(|e| e.0 == **id).map(|e| &e.1) else {
+            continue;
+        };
         if !others.is_empty() {
             out.push(Echoed {
                 item: s.clone(),
-                others,
+                others: others
+                    .iter()
+                    .map(|n| RelatedDoc {
+                        id: n.id.clone(),
+                        score: n.score,
+                        shared: n.shared.clone(),
+                    })
+                    .collect(),
             });
         }
     }

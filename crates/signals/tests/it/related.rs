@@ -150,7 +150,11 @@ const D1: &str = "github:o/d:issue:1";
 const L1: &str = "gitlab:grp/proj:issue:1";
 
 fn configure(dir: &std::path::Path, gh: &TestHost, gl: &TestHost) {
-    let mut text = "store = \"signals.db\"\nout = \"site\"\nbackfill_days = 36500\n".to_string();
+    configure_store(dir, "signals.db", gh, gl);
+}
+
+fn configure_store(dir: &std::path::Path, store: &str, gh: &TestHost, gl: &TestHost) {
+    let mut text = format!("store = \"{store}\"\nout = \"site\"\nbackfill_days = 36500\n");
     for (name, kind, host) in [("hub", "github", gh), ("lab", "gitlab", gl)] {
         text.push_str(&format!(
             "\n[[hosts]]\nname = \"{name}\"\nkind = \"{kind}\"\napi_url = \"{}\"\n\
@@ -174,11 +178,21 @@ fn collect(dir: &std::path::Path) {
 
 /// Every signal of the group's datasets, by id.
 fn signals(dir: &std::path::Path) -> std::collections::BTreeMap<String, Value> {
-    let out = run(dir, &["export"], &[]);
+    signals_of(dir, &[])
+}
+
+/// Every signal of the group's datasets exported with `args` added
+/// (`--out` among them when given), by id.
+fn signals_of(dir: &std::path::Path, args: &[&str]) -> std::collections::BTreeMap<String, Value> {
+    let out = run(dir, &[&["export"], args].concat(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let site = match args.iter().position(|a| *a == "--out") {
+        Some(i) => dir.join(args[i + 1]),
+        None => dir.join("site"),
+    };
     let mut all = std::collections::BTreeMap::new();
     for group in ["g", "h"] {
-        for repo in std::fs::read_dir(dir.join("site").join(group)).unwrap() {
+        for repo in std::fs::read_dir(site.join(group)).unwrap() {
             let path = repo.unwrap().path().join("dataset.json");
             if !path.exists() {
                 continue;
@@ -320,6 +334,43 @@ fn planted_stories_are_related_across_repositories_and_hosts_and_nothing_else() 
     let (status, _) = get(served.port, "/api/signals/github:o/zz:issue:1/related");
     assert_eq!(status, 404);
     drop(served);
+}
+
+/// The same stories pair on PostgreSQL, and `signals migrate` carries the
+/// lists over as they are: the copy's datasets list the same related
+/// items with the same scores and shared words, and its next catch-up
+/// has nothing left to do.
+#[test]
+fn planted_stories_pair_on_postgresql_and_a_migrated_copy_keeps_the_lists() {
+    let Some(cluster) = crate::workers::cluster() else {
+        return;
+    };
+    let url = cluster.create_database("related_pg").unwrap();
+    let (gh, gl) = (
+        TestHost::start(github()).unwrap(),
+        TestHost::start(gitlab()).unwrap(),
+    );
+    let dir = TempDir::new("related-pg");
+    configure_store(dir.path(), &url, &gh, &gl);
+    collect(dir.path());
+    let all = signals(dir.path());
+    let mut a1 = related_ids(&all[A1]);
+    a1.sort();
+    assert_eq!(a1, [B1, L1], "{}", all[A1]);
+    assert_eq!(related_ids(&all[A2]), [C2]);
+    assert!(related_ids(&all[D1]).is_empty(), "{}", all[D1]);
+
+    let out = run(
+        dir.path(),
+        &["migrate", "--from", &url, "--to", "copy.db"],
+        &[],
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    let copy = signals_of(dir.path(), &["--store", "copy.db", "--out", "copied"]);
+    for (id, s) in &all {
+        assert_eq!(copy[id].get("related"), s.get("related"), "{id}");
+    }
+    assert!(!related_ids(&copy[A1]).is_empty());
 }
 
 #[test]
