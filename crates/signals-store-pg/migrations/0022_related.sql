@@ -1,5 +1,5 @@
--- 0023_related: related items (signals_store::related); SQLite's
--- 0023_related.
+-- 0022_related: related items (signals_store::related); SQLite's
+-- 0022_related.
 --
 -- Never edit this file once merged. Derived data, rebuilt from snapshots:
 -- no dump carries it (`signals migrate` copies it as it is through the

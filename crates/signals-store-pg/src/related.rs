@@ -1,6 +1,6 @@
 //! Related items on PostgreSQL: the reads and the one write of
 //! [`RelatedStore`] over `related_profiles`, `related_texts`, `related_lists` and
-//! `related_state` (migration 0023); each write is one statement over
+//! `related_state` (migration 0022); each write is one statement over
 //! arrays, in one transaction.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};

@@ -1,4 +1,4 @@
--- 0023_related: related items (signals_store::related): the similarity
+-- 0022_related: related items (signals_store::related): the similarity
 -- profile of every issue, pull request and discussion, each item's list
 -- of related items of its group, and per repository how far the profiles
 -- have read and a mark of its lists' changes.

@@ -1,6 +1,6 @@
 //! Related items on SQLite: the reads and the one write of
 //! [`RelatedStore`] over `related_profiles`, `related_texts`, `related_lists` and
-//! `related_state` (migration 0023).
+//! `related_state` (migration 0022).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -370,10 +370,10 @@ mod tests {
     /// issue pending for its first catch-up.
     #[test]
     fn a_store_from_before_related_items_migrates_with_everything_pending() {
-        let dir = crate::tests::temp_dir("related0023");
+        let dir = crate::tests::temp_dir("related0022");
         let path = dir.join("signals.db");
         let key = {
-            let mut before = Store::open_before(&path, 18).unwrap();
+            let mut before = Store::open_before(&path, 21).unwrap();
             let key = before.ensure_repository(&group(), &tracked()).unwrap();
             let run = run_of(
                 &before,

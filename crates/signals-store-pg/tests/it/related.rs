@@ -1,4 +1,4 @@
-//! Related items on PostgreSQL: a store from before migration 0023 opens,
+//! Related items on PostgreSQL: a store from before migration 0022 opens,
 //! migrates, and has every issue pending for its first catch-up.
 
 use signals_store::suite::{group, issue, run_of, tracked, ts};
@@ -10,9 +10,9 @@ use crate::cluster;
 #[test]
 fn a_store_from_before_related_items_migrates_with_everything_pending() {
     let Some(cluster) = cluster() else { return };
-    let url = cluster.create_database("related0023").unwrap();
+    let url = cluster.create_database("related0022").unwrap();
     let key = {
-        let mut before = PgStore::open_before(&url, 18).unwrap();
+        let mut before = PgStore::open_before(&url, 21).unwrap();
         let key = before.ensure_repository(&group(), &tracked()).unwrap();
         let run = run_of(
             &before,
