@@ -52,6 +52,7 @@ impl Fixture {
             health: &self.health,
             waiting: &[],
             verdict: None,
+            lifecycle: &[],
         }
     }
 }

@@ -602,6 +602,12 @@ impl RepoSource for Streamed<'_> {
             .collect())
     }
 
+    fn events_through(&mut self, at: Timestamp) -> usize {
+        // The trail is in page order, runs chronologically first.
+        self.trail
+            .partition_point(|e| self.runs[e.run as usize].1 <= at)
+    }
+
     fn latest_run(&mut self, limit: usize) -> Result<(Vec<TrailEvent>, usize), SiteError> {
         let mut total = 0;
         let mut first = Vec::with_capacity(limit);

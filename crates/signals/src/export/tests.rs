@@ -218,6 +218,7 @@ fn reference_export(
             health: &health,
             waiting: &waiting,
             verdict: verdict.as_ref(),
+            lifecycle: &changes,
         };
         publisher.publish(&page, &key).unwrap();
         for id in changed {
