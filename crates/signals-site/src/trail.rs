@@ -421,7 +421,11 @@ mod tests {
     }
 
     fn change(h: i64, from: Option<State>, to: State) -> StateChange {
-        StateChange { at: at(h), from, to }
+        StateChange {
+            at: at(h),
+            from,
+            to,
+        }
     }
 
     /// An entry as `hour:key` or `hour:detail`.
@@ -441,7 +445,7 @@ mod tests {
         // Runs at hours 1, 2, 3 with 3, 0 and 2 events: the first
         // judgement at hour 1, a change at hour 2 (a run without events)
         // and one at hour 3.
-        let items = vec![
+        let items = [
             event(1, EventKind::Discovered, 1),
             event(1, EventKind::Discovered, 2),
             event(1, EventKind::Discovered, 3),

@@ -649,11 +649,18 @@ fn lifecycle_changes_are_trail_entries_after_their_runs_events() {
         assert!(!page.contains("data-event-kind=\"lifecycle\""), "{name}");
     }
     let (j, c) = (t3.find(&judged).unwrap(), t3.find(&changed).unwrap());
-    assert_eq!((t3.matches(&judged).count(), t3.matches(&changed).count()), (1, 1));
+    assert_eq!(
+        (t3.matches(&judged).count(), t3.matches(&changed).count()),
+        (1, 1)
+    );
     // The first run's last item, the judgement, the latest run's event,
     // its judgement.
     let changed_event = t3.find("data-event-kind=\"changed\"").unwrap();
-    assert!(t3.find("value=\"450\" data-event-kind=\"discovered\"").unwrap() < j);
+    assert!(
+        t3.find("value=\"450\" data-event-kind=\"discovered\"")
+            .unwrap()
+            < j
+    );
     assert!(j < changed_event && changed_event < c);
     // No item, so no link: the entry is its words and its time.
     let li = &t3[j..j + t3[j..].find("</li>").unwrap()];

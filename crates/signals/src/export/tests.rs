@@ -15,10 +15,10 @@ use signals_core::first_response::{
     Answer, DEFAULT_COMMENTS_BACKFILL_DAYS, DEFAULT_WAITING_DAYS, Responses, read_from,
 };
 use signals_core::importance::{Score, Weights, score};
+use signals_core::lifecycle::State;
 use signals_core::lifecycle::contributors::{
     Author, ContributorsSource, WeeklyContributors, is_contributor, is_pending,
 };
-use signals_core::lifecycle::State;
 use signals_core::lifecycle::verdict::{About, verdict as verdict_of};
 use signals_core::run::account;
 use signals_core::trends::{

@@ -340,7 +340,10 @@ fn fires_once(kept: &Kept) {
     assert_eq!(status, 200);
     let served_page = String::from_utf8(served_page).unwrap();
     for html in [&exported, &served_page] {
-        assert!(html.contains(&format!(" of {total}, oldest first")), "{html}");
+        assert!(
+            html.contains(&format!(" of {total}, oldest first")),
+            "{html}"
+        );
         assert_eq!(html.matches("data-event-kind=\"lifecycle\"").count(), 2);
         for entry in &entries {
             assert_eq!(html.matches(entry.as_str()).count(), 1, "{entry} in {html}");
