@@ -47,9 +47,9 @@ const _: () = assert!(DIGEST_SIGNALS <= PAGE_SIZE);
 /// Renders every file of a repository but `dataset.json` into `out`, a
 /// page at a time: its signal pages (50 signals each, by importance) with
 /// the filter index fed as they go, its trail pages (200 entries each,
-/// chronological: the items' events and the lifecycle's changes), `feed.atom`, `trends.json` and `digest.json`; and
-/// returns its summary for the index. `base_url` makes the feed's links
-/// absolute.
+/// chronological: the items' events and the lifecycle's changes),
+/// `feed.atom`, `trends.json` and `digest.json`; and returns its summary
+/// for the index. `base_url` makes the feed's links absolute.
 ///
 /// The first page also holds the news and the latest [`TRAIL_PREVIEW`]
 /// entries, numbered as in the full trail, with a link to the trail pages;

@@ -66,8 +66,6 @@ pub(crate) struct LifecycleEntryView {
     /// 1-based position in the whole trail (in page order).
     n: usize,
     kind: &'static str,
-    /// The API's detail: `stable → declining`, or the state alone.
-    detail: String,
     /// `Lifecycle: stable → declining`, `Lifecycle judged: stable`.
     words: String,
     at: TimeView,
@@ -250,7 +248,6 @@ fn lifecycle_entry(change: &StateChange, n: usize) -> LifecycleEntryView {
     LifecycleEntryView {
         n,
         kind: LIFECYCLE_KIND,
-        detail: change_detail(change),
         words: lifecycle_words(change),
         at: TimeView::of(change.at),
     }
@@ -276,13 +273,14 @@ pub(crate) fn trail_rows(entries: &[Entry], start: usize) -> Vec<TrailRowView<'_
     let end = entries.len();
     let mut i = 0;
     while i < end {
+        let first = discovered(&entries[i]);
         let mut j = i;
-        if let Some(first) = discovered(&entries[i]) {
+        if let Some(first) = first {
             while j < end && discovered(&entries[j]).is_some_and(|e| e.at == first.at) {
                 j += 1;
             }
         }
-        if j - i > TRAIL_FOLD_MIN {
+        if let Some(first) = first.filter(|_| j - i > TRAIL_FOLD_MIN) {
             let items = entries[i..j].iter().filter_map(|e| match e {
                 TrailEntry::Item(item) => Some(item),
                 TrailEntry::Lifecycle(_) => None,
@@ -293,7 +291,7 @@ pub(crate) fn trail_rows(entries: &[Entry], start: usize) -> Vec<TrailRowView<'_
                 group: Some(TrailGroupView {
                     n: start + i + 1,
                     count: j - i,
-                    at: TimeView::of(discovered(&entries[i]).map_or(Timestamp::MIN, |e| e.at)),
+                    at: TimeView::of(first.at),
                     entries: items
                         .zip(start + i + 1..)
                         .map(|(item, n)| entry(item, n))
@@ -509,7 +507,7 @@ mod tests {
         assert_eq!((group.n, group.count, group.entries.len()), (11, 4, 4));
         let lifecycle = rows[1].lifecycle.as_ref().unwrap();
         assert_eq!((lifecycle.n, lifecycle.kind), (15, "lifecycle"));
-        assert_eq!(lifecycle.detail, "stable");
+        assert_eq!(lifecycle.words, "Lifecycle judged: stable");
         assert_eq!(rows[2].entry.as_ref().unwrap().n, 16);
     }
 
