@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use signals_core::News;
 use signals_core::dataset::Document;
 use signals_core::health::{Health, HealthState};
+use signals_core::lifecycle::verdict::StateChange;
 use signals_core::trends::Trends;
 
 /// What every page of a repository shows besides its signals and trail
@@ -27,8 +28,12 @@ pub struct RepoHead<'a> {
     pub signals: usize,
     /// Number of items first seen in the latest run.
     pub new: usize,
-    /// Number of events in the trail.
+    /// Number of the items' events in the trail (its lifecycle changes
+    /// are besides).
     pub trail_total: usize,
+    /// Its lifecycle's changes, oldest first (the first judgement
+    /// included): entries of its trail, each after its run's events.
+    pub lifecycle: &'a [StateChange],
     /// Its trends.
     pub trends: &'a Trends,
     /// News of the latest run.

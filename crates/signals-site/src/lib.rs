@@ -218,8 +218,9 @@ pub use write::write_content;
 /// (format 3 had added history pages). 5: `trends.json`, charts, and the
 /// trend rows of `digest.json` and of the index. 6: health in
 /// `digest.json` and the manifest's summaries. 7: the filter
-/// index's format 3, columnar with text parts.
-pub const SITE_FORMAT: u32 = 7;
+/// index's format 3, columnar with text parts. 8: the lifecycle's
+/// changes on the trail pages.
+pub const SITE_FORMAT: u32 = 8;
 
 /// Renders and publishes the whole site at `out`: every repository's
 /// files, then `index.html`, `feed.atom`, `importance.html` and `style.css`,

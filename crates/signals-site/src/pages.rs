@@ -32,7 +32,7 @@ use crate::paths::{
 use crate::source::{Ranked, RepoSource};
 use crate::templates::render;
 use crate::text::{excerpt, http_url};
-use crate::trail::{TrailItem, TrailView, trail_rows};
+use crate::trail::{Entry, LifecyclePlaces, TrailView, trail_rows};
 use crate::trends::{self, TRENDS_FILE, TrendsView};
 use crate::verdict::{self, VERDICT_FILE, VerdictView};
 use crate::views::{HeaderView, Layout, PagerView, TimeView, count, pager};
@@ -46,13 +46,13 @@ const _: () = assert!(DIGEST_SIGNALS <= PAGE_SIZE);
 
 /// Renders every file of a repository but `dataset.json` into `out`, a
 /// page at a time: its signal pages (50 signals each, by importance) with
-/// the filter index fed as they go, its trail pages (200 events each,
-/// chronological), `feed.atom`, `trends.json` and `digest.json`; and
-/// returns its summary for the index. `base_url` makes the feed's links
-/// absolute.
+/// the filter index fed as they go, its trail pages (200 entries each,
+/// chronological: the items' events and the lifecycle's changes),
+/// `feed.atom`, `trends.json` and `digest.json`; and returns its summary
+/// for the index. `base_url` makes the feed's links absolute.
 ///
 /// The first page also holds the news and the latest [`TRAIL_PREVIEW`]
-/// events, numbered as in the full trail, with a link to the trail pages;
+/// entries, numbered as in the full trail, with a link to the trail pages;
 /// the full trail is paged rather than inlined so the first page stays small
 /// however long the repository has been watched.
 pub fn render_repo_files(
@@ -108,8 +108,16 @@ pub(crate) fn render_pages(
 ) -> Result<(), SiteError> {
     let total = repo.signals;
     let pages = total.div_ceil(PAGE_SIZE).max(1);
-    let preview_from = repo.trail_total.saturating_sub(TRAIL_PREVIEW);
-    let preview = source.trail(preview_from..repo.trail_total)?;
+    let places = LifecyclePlaces::new(repo.lifecycle, repo.trail_total, |at| {
+        source.events_through(at)
+    });
+    let trail_total = places.total();
+    let preview_from = trail_total.saturating_sub(TRAIL_PREVIEW);
+    let preview = TrailSlice {
+        entries: trail_entries(source, &places, preview_from..trail_total)?,
+        from: preview_from,
+        total: trail_total,
+    };
     let waiting = waiting::entries(&source.waiting(WAITING_LISTED)?, repo.collected_at, "");
     let mut index = match set {
         PageSet::All => Some(IndexWriter::new(label)),
@@ -126,7 +134,7 @@ pub(crate) fn render_pages(
                 }
             }
         }
-        let preview = (page == 1).then_some((&preview[..], preview_from));
+        let preview = (page == 1).then_some(&preview);
         out.put(
             &page_file(page),
             &render_signal_page(repo, page, &cards, preview, &waiting)?,
@@ -143,14 +151,39 @@ pub(crate) fn render_pages(
         let bytes = core.bytes;
         out.close(core.into_inner(), bytes)?;
     }
-    let trail_pages = repo.trail_total.div_ceil(TRAIL_PAGE_SIZE).max(1);
+    let trail_pages = trail_total.div_ceil(TRAIL_PAGE_SIZE).max(1);
     for page in 1..=trail_pages {
         let start = (page - 1) * TRAIL_PAGE_SIZE;
-        let end = (start + TRAIL_PAGE_SIZE).min(repo.trail_total);
-        let items = source.trail(start.min(end)..end)?;
-        out.put(&trail_file(page), &render_trail_page(repo, page, &items)?)?;
+        let end = (start + TRAIL_PAGE_SIZE).min(trail_total);
+        let slice = TrailSlice {
+            entries: trail_entries(source, &places, start.min(end)..end)?,
+            from: start,
+            total: trail_total,
+        };
+        out.put(&trail_file(page), &render_trail_page(repo, page, &slice)?)?;
     }
     Ok(())
+}
+
+/// Some consecutive entries of a repository's trail.
+struct TrailSlice {
+    /// The entries, in page order.
+    entries: Vec<Entry>,
+    /// The position (0-based) of the first in the whole trail.
+    from: usize,
+    /// The whole trail's entries, the lifecycle's changes included.
+    total: usize,
+}
+
+/// The entries at `range` of the whole trail: the items' events `source`
+/// gives, with the lifecycle's changes in their places.
+fn trail_entries(
+    source: &mut dyn RepoSource,
+    places: &LifecyclePlaces,
+    range: std::ops::Range<usize>,
+) -> Result<Vec<Entry>, SiteError> {
+    let items = source.trail(places.items(&range))?;
+    Ok(places.merge(range, items))
 }
 
 /// The whole context of one repository page.
@@ -188,13 +221,12 @@ struct TrailPageView<'a> {
 /// Renders one page of signals (`index.html` for page 1, `page-<n>.html`
 /// after): `cards` are its signals in page order, the first at position
 /// `(page - 1) * PAGE_SIZE`. The first page also shows the news, the
-/// trends and `preview`, the latest entries of the trail (from position
-/// `preview_from`).
+/// trends and `preview`, the latest entries of the trail.
 fn render_signal_page(
     repo: &RepoHead<'_>,
     page: usize,
     cards: &[Ranked],
-    preview: Option<(&[TrailItem], usize)>,
+    preview: Option<&TrailSlice>,
     waiting: &[WaitingEntry],
 ) -> Result<String, SiteError> {
     let total = repo.signals;
@@ -223,11 +255,11 @@ fn render_signal_page(
         trends: first_page.then(|| TrendsView::of(repo.trends)),
         waiting: if first_page { waiting } else { &[] },
         verdict: repo.verdict.filter(|_| first_page).map(VerdictView::of),
-        trail: preview.map(|(items, from)| TrailView {
-            rows: trail_rows(items, from),
-            start: from + 1,
-            shown: items.len(),
-            total: repo.trail_total,
+        trail: preview.map(|p| TrailView {
+            rows: trail_rows(&p.entries, p.from),
+            start: p.from + 1,
+            shown: p.entries.len(),
+            total: p.total,
             pager: None,
         }),
         cards: cards.iter().map(|r| card(r, total)).collect(),
@@ -239,17 +271,17 @@ fn render_signal_page(
     render("repo.html", &view)
 }
 
-/// Renders trail page `page` (`trail.html`, `trail-<n>.html`): `items`
-/// are its entries, the first at position `(page - 1) * TRAIL_PAGE_SIZE`.
+/// Renders trail page `page` (`trail.html`, `trail-<n>.html`): `slice`
+/// holds its entries, the first at position `(page - 1) * TRAIL_PAGE_SIZE`.
 fn render_trail_page(
     repo: &RepoHead<'_>,
     page: usize,
-    items: &[TrailItem],
+    slice: &TrailSlice,
 ) -> Result<String, SiteError> {
-    let trail_total = repo.trail_total;
+    let trail_total = slice.total;
     let trail_pages = trail_total.div_ceil(TRAIL_PAGE_SIZE).max(1);
     let name = &repo.document.dataset.repository.name;
-    let start = (page - 1) * TRAIL_PAGE_SIZE;
+    let start = slice.from;
     let view = TrailPageView {
         layout: Layout {
             title: format!("{name} · observation trail, page {page} of {trail_pages}"),
@@ -260,9 +292,9 @@ fn render_trail_page(
         },
         header: header(repo),
         trail: TrailView {
-            rows: trail_rows(items, start),
+            rows: trail_rows(&slice.entries, start),
             start: start + 1,
-            shown: items.len(),
+            shown: slice.entries.len(),
             total: trail_total,
             pager: Some(pager(page, trail_pages, trail_file)),
         },

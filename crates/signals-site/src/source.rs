@@ -6,6 +6,7 @@
 
 use std::ops::Range;
 
+use jiff::Timestamp;
 use signals_core::TrailEvent;
 use signals_core::dataset::SignalDoc;
 use signals_core::importance::Score;
@@ -42,12 +43,17 @@ impl Ranked {
 /// Where a repository's signals and trail come from, a page at a time.
 /// Positions are in page order: signals by importance, then `updatedAt`
 /// (newest first), then id; the trail as `trail.rs` orders it
-/// ([`trail_key_parts`](crate::trail_key_parts)).
+/// ([`trail_key_parts`](crate::trail_key_parts)). The trail here is the
+/// items' events alone: the recipe places the lifecycle's changes
+/// ([`RepoHead::lifecycle`](crate::RepoHead)) among them.
 pub trait RepoSource {
     /// The signals at positions `range`.
     fn ranked(&mut self, range: Range<usize>) -> Result<Vec<Ranked>, SiteError>;
-    /// The trail's entries at positions `range`.
+    /// The trail's items' events at positions `range`.
     fn trail(&mut self, range: Range<usize>) -> Result<Vec<TrailItem>, SiteError>;
+    /// How many of the trail's items' events are of runs at or before
+    /// `at`: where a change judged after the run at `at` falls.
+    fn events_through(&mut self, at: Timestamp) -> usize;
     /// The events of the latest run (those at the dataset's instant) in
     /// trail order: the first `limit` of them, and how many there are.
     fn latest_run(&mut self, limit: usize) -> Result<(Vec<TrailEvent>, usize), SiteError>;

@@ -63,6 +63,9 @@ pub struct RepoPage<'a> {
     pub waiting: &'a [String],
     /// Its verdict in its group, once a run judged it.
     pub verdict: Option<&'a signals_core::lifecycle::verdict::Verdict>,
+    /// Every change of its judged lifecycle state, oldest first (the
+    /// store's `lifecycle_changes`): entries of its trail.
+    pub lifecycle: &'a [signals_core::lifecycle::verdict::StateChange],
 }
 
 impl<'a> RepoPage<'a> {
@@ -87,6 +90,7 @@ impl<'a> RepoPage<'a> {
             collected_at,
             health: self.health,
             verdict: self.verdict,
+            lifecycle: self.lifecycle,
         }
     }
 }
@@ -234,6 +238,10 @@ impl RepoSource for Whole<'_> {
             .collect())
     }
 
+    fn events_through(&mut self, at: Timestamp) -> usize {
+        self.ordered.partition_point(|e| e.at <= at)
+    }
+
     fn latest_run(&mut self, limit: usize) -> Result<(Vec<TrailEvent>, usize), SiteError> {
         let latest: Vec<&TrailEvent> = self
             .ordered
@@ -264,7 +272,7 @@ pub(crate) fn render_whole(
 
 /// Renders a repository's HTML pages: `index.html` and `page-<n>.html`
 /// (50 signals each, by importance), then `trail.html` and
-/// `trail-<n>.html` (200 events each, chronological). Paths are relative to
+/// `trail-<n>.html` (200 entries each, chronological). Paths are relative to
 /// the output folder (`<group>/<repo>/...`).
 pub fn render_repo_pages(repo: &RepoPage<'_>) -> Result<Vec<(PathBuf, String)>, SiteError> {
     let head = repo.head();

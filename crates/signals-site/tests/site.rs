@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use jiff::{SignedDuration, Timestamp};
 use signals_core::dataset::{DatasetInput, Document, build};
 use signals_core::importance::{Score, Weights, score};
+use signals_core::lifecycle::State;
 use signals_core::lifecycle::contributors::{ContributorsSource, WeeklyContributors};
+use signals_core::lifecycle::verdict::StateChange;
 use signals_core::trends::{
     Contributors, ItemFacts, Rising, Trends, WEEKS, WeekTally, daily_context, first_week, rising,
 };
@@ -36,6 +38,8 @@ struct Fixture {
     scores: HashMap<String, Score>,
     events: u64,
     health: signals_site::HealthNote,
+    /// The lifecycle's changes, oldest first.
+    lifecycle: Vec<StateChange>,
 }
 
 impl Fixture {
@@ -52,6 +56,7 @@ impl Fixture {
             health: &self.health,
             waiting: &[],
             verdict: None,
+            lifecycle: &self.lifecycle,
         }
     }
 }
@@ -225,6 +230,7 @@ fn fixture_with(
         scores,
         events,
         health: signals_site::HealthNote::default(),
+        lifecycle: Vec::new(),
     }
 }
 
@@ -606,6 +612,63 @@ fn long_trails_are_paged_and_numbered_throughout() {
     assert_eq!(t3.matches("data-event-kind=").count(), 51);
     assert!(t3.contains("Events 401–451 of 451, oldest first;"));
     assert!(t1.contains("<a rel=\"next\" href=\"trail-2.html\">"));
+}
+
+#[test]
+fn lifecycle_changes_are_trail_entries_after_their_runs_events() {
+    let mut f = many(450);
+    // 450 items first seen in the first run, judged after it; one changed
+    // in the latest run, whose judgement changed the state.
+    f.lifecycle = vec![
+        StateChange {
+            at: ts("2026-11-20T10:00:00Z"),
+            from: None,
+            to: State::Active,
+        },
+        StateChange {
+            at: ts(NOW),
+            from: Some(State::Active),
+            to: State::Declining,
+        },
+    ];
+    let files = render_repo_pages(&f.page()).unwrap();
+    let entry = |n: usize, words: &str| {
+        format!(
+            "<li value=\"{n}\" data-event-kind=\"lifecycle\"><span class=\"ev-kind ev-lifecycle\">lifecycle</span> <span class=\"ev-words\">{words}</span>"
+        )
+    };
+    let judged = entry(451, "Lifecycle judged: active");
+    let changed = entry(453, "Lifecycle: active → declining");
+    // 453 entries: 200 + 200 + 53, each change once.
+    let t3 = page_named(&files, "trail-3.html");
+    assert!(t3.contains("Events 401–453 of 453, oldest first;"), "{t3}");
+    assert_eq!(t3.matches("data-event-kind=").count(), 53);
+    for name in ["trail.html", "trail-2.html"] {
+        let page = page_named(&files, name);
+        assert_eq!(page.matches("data-event-kind=").count(), 200);
+        assert!(!page.contains("data-event-kind=\"lifecycle\""), "{name}");
+    }
+    let (j, c) = (t3.find(&judged).unwrap(), t3.find(&changed).unwrap());
+    assert_eq!(
+        (t3.matches(&judged).count(), t3.matches(&changed).count()),
+        (1, 1)
+    );
+    // The first run's last item, the judgement, the latest run's event,
+    // its judgement.
+    let changed_event = t3.find("data-event-kind=\"changed\"").unwrap();
+    assert!(
+        t3.find("value=\"450\" data-event-kind=\"discovered\"")
+            .unwrap()
+            < j
+    );
+    assert!(j < changed_event && changed_event < c);
+    // No item, so no link: the entry is its words and its time.
+    let li = &t3[j..j + t3[j..].find("</li>").unwrap()];
+    assert!(!li.contains("href"), "{li}");
+    // The first page's latest entries hold both, numbered alike.
+    let index = page_named(&files, "index.html");
+    assert!(index.contains("The latest 20 of 453 events"), "{index}");
+    assert!(index.contains(&judged) && index.contains(&changed));
 }
 
 #[test]

@@ -366,13 +366,17 @@ fn export_repo<'s>(
         &contexts,
         growth,
     );
-    let verdict = verdict_in(store, conversation, &outline.summary, &sightings)?;
+    // The lifecycle's changes, read once: the verdict's `changes` and
+    // entries of the trail pages (few: one per change of state).
+    let changes = store.lifecycle_changes(summary.key)?;
+    let verdict = verdict_in(store, conversation, &outline.summary, &sightings, &changes)?;
     let page = RepoHead {
         document: &head,
         verdict: verdict.as_ref(),
         signals: pass.signals,
         new: streamed.new_count(),
         trail_total: streamed.trail_total(),
+        lifecycle: &changes,
         trends: &trends,
         news: &outline.news,
         license: outline.license.as_deref(),
@@ -394,18 +398,19 @@ fn export_repo<'s>(
 
 /// The verdict on a repository in its group, once a run judged it: the
 /// group's or repository's declared state applied; `sightings` are the
-/// trends' download counts (26 weeks hold the verdict's last 4).
+/// trends' download counts (26 weeks hold the verdict's last 4);
+/// `changes`, the store's `lifecycle_changes` of it.
 fn verdict_in(
     store: &dyn Backend,
     conversation: &Conversation,
     summary: &RepoSummary,
     sightings: &[signals_core::downloads::AssetSighting],
+    changes: &[signals_core::lifecycle::verdict::StateChange],
 ) -> anyhow::Result<Option<signals_core::lifecycle::verdict::Verdict>> {
     let (group, repo, key) = (&summary.group.id, &summary.repo.id, summary.key);
     let Some(record) = store.lifecycle(key)? else {
         return Ok(None);
     };
-    let changes = store.lifecycle_changes(key)?;
     let advisories = signals_core::advisories::open_advisories(&store.advisories(key)?);
     // Downloads up to the latest run, the instant the export reads at,
     // from the trends' sightings, which reach further back.
@@ -418,7 +423,7 @@ fn verdict_in(
             .declared
             .get(&format!("{group}/{repo}"))
             .copied(),
-        changes: &changes,
+        changes,
         advisories,
         downloads_last_4_weeks,
     };

@@ -11,7 +11,9 @@
 //! its run, its kind and number. Both lists are then sorted into page
 //! order (the compact ranking: importance, `updatedAt`, id; the trail's
 //! own order), and a page's 50 signals or 200 events are read back by id
-//! when the site asks for them ([`RepoSource`]). This is the idea of
+//! when the site asks for them ([`RepoSource`]). The trail here is the
+//! items' events: the site places the few lifecycle changes among them
+//! (`RepoSource::events_through`). This is the idea of
 //! `serve`'s per-repository index (`serve/index.rs`), which keeps a
 //! compact row per item and reads only a page's items, with the export's
 //! page order instead of the API's.
@@ -630,6 +632,12 @@ impl RepoSource for Streamed<'_> {
                 }
             })
             .collect())
+    }
+
+    fn events_through(&mut self, at: Timestamp) -> usize {
+        // The trail is in page order, runs chronologically first.
+        self.trail
+            .partition_point(|e| self.runs[e.run as usize].1 <= at)
     }
 
     fn latest_run(&mut self, limit: usize) -> Result<(Vec<TrailEvent>, usize), SiteError> {

@@ -15,6 +15,7 @@ use signals_core::first_response::{
     Answer, DEFAULT_COMMENTS_BACKFILL_DAYS, DEFAULT_WAITING_DAYS, Responses, read_from,
 };
 use signals_core::importance::{Score, Weights, echoed, score};
+use signals_core::lifecycle::State;
 use signals_core::lifecycle::contributors::{
     Author, ContributorsSource, WeeklyContributors, is_contributor, is_pending,
 };
@@ -26,7 +27,7 @@ use signals_core::trends::{
 use signals_core::{ItemDetail, ItemSnapshot, ItemState, News, RequestStats, RunRecord, Source};
 use signals_site::{HealthNote, Publisher, Render, RepoPage, SiteOptions, SiteReport};
 use signals_store::suite::WholeReads;
-use signals_store::{Backend, Owners, Reads, RepoKey, RunCommit, RunWrites};
+use signals_store::{Backend, LifecycleStore, Owners, Reads, RepoKey, RunCommit, RunWrites};
 use signals_store_sqlite::Store;
 
 use super::{
@@ -233,6 +234,7 @@ fn reference_export(
             health: &health,
             waiting: &waiting,
             verdict: verdict.as_ref(),
+            lifecycle: &changes,
         };
         publisher.publish(&page, &key).unwrap();
         for id in changed {
@@ -480,6 +482,12 @@ fn generated(store: &mut Store, t: &[Timestamp; 4]) -> (RepoKey, RepoKey) {
     (k0, k1)
 }
 
+/// Keeps `state` as the lifecycle judged after `key`'s run at `at`.
+fn judged(store: &mut Store, key: RepoKey, at: Timestamp, state: State) {
+    let record = signals_store::suite::lifecycle_record(state, &at.to_string());
+    store.record_lifecycle(key, at, &record, &[]).unwrap();
+}
+
 /// Four instants six hours apart, the runs of [`generated`] and after.
 fn six_hours_apart() -> [Timestamp; 4] {
     let t0: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
@@ -492,11 +500,28 @@ fn the_streamed_export_equals_the_whole_view_export_on_generated_repositories() 
     let mut store = Store::open(dir.join("signals.db")).unwrap();
     let t = six_hours_apart();
     let (k0, _) = generated(&mut store, &t);
+    // The lifecycle judged after the first run (its place on the trail's
+    // second page, after the first run's 265 events) and changed after
+    // the second.
+    judged(&mut store, k0, t[0], State::Stable);
+    judged(&mut store, k0, t[1], State::Declining);
     let judge = Judge {
         interval: std::time::Duration::from_secs(6 * 3600),
         now: t[2] + SignedDuration::from_hours(1),
     };
     both_ways(&store, &dir, Render::All, judge);
+    let trail = |page: &str| std::fs::read_to_string(dir.join("new/g/r0").join(page)).unwrap();
+    assert!(!trail("trail.html").contains("Lifecycle"));
+    let second = trail("trail-2.html");
+    let first_judged = second.find("Lifecycle judged: stable").unwrap();
+    let change = second.find("Lifecycle: stable → declining").unwrap();
+    assert!(first_judged < change);
+    // After every event of the first run, before the second run's.
+    assert!(second[..first_judged].contains(r#"value="265" data-event-kind="discovered""#));
+    assert!(second.contains(
+        r#"<li value="266" data-event-kind="lifecycle"><span class="ev-kind ev-lifecycle">lifecycle</span> <span class="ev-words">Lifecycle judged: stable</span>"#
+    ));
+    assert!(!second[first_judged..change].contains("discovered"));
 
     // A new run: only what changed since is rendered again, and only the
     // histories of the items it saw.
@@ -507,11 +532,20 @@ fn the_streamed_export_equals_the_whole_view_export_on_generated_repositories() 
         i.updated_at = t[3];
     }
     commit(&mut store, k0, 0, "https://github.com/o/r0", t[3], fourth);
+    // And a run that observed nothing but changed the lifecycle: its
+    // change is the trail's last entry.
+    let fifth = t[3] + SignedDuration::from_hours(1);
+    commit(&mut store, k0, 0, "https://github.com/o/r0", fifth, vec![]);
+    judged(&mut store, k0, fifth, State::Archived);
     let judge = Judge {
         interval: std::time::Duration::from_secs(6 * 3600),
-        now: t[3] + SignedDuration::from_hours(1),
+        now: fifth + SignedDuration::from_hours(1),
     };
     both_ways(&store, &dir, Render::Changed, judge);
+    let second = std::fs::read_to_string(dir.join("new/g/r0/trail-2.html")).unwrap();
+    let last = second.rfind("<li value=").unwrap();
+    assert!(second[last..].contains("Lifecycle: declining → archived"));
+    assert_eq!(second.matches("Lifecycle").count(), 3);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

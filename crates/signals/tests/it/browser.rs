@@ -94,6 +94,17 @@ fn demo_site_in_headless_chromium() {
         let dataset = support::read_json(&site.join(group).join(repo).join("dataset.json"));
         let expect = Expected::from_dataset(&dataset);
         let label = format!("{group}/{repo}");
+        // The trail's entries: the observation events and the lifecycle's
+        // changes, the verdict's `changes`.
+        let verdict = site.join(group).join(repo).join("verdict.json");
+        let entries = expect.events
+            + if verdict.is_file() {
+                support::read_json(&verdict)["changes"]
+                    .as_array()
+                    .map_or(0, Vec::len)
+            } else {
+                0
+            };
 
         // The first page: header, counter, cards, trail preview.
         let run = browser.run(
@@ -105,7 +116,7 @@ fn demo_site_in_headless_chromium() {
         let dom = Dom::parse(&run.stdout);
         check_header(&label, &dom, &expect);
         let first_cards = check_cards(&label, &dom, &expect, 1);
-        for kind in check_trail(&label, &dom, expect.events.min(TRAIL_PREVIEW)) {
+        for kind in check_trail(&label, &dom, entries.min(TRAIL_PREVIEW)) {
             kinds_seen.insert(kind);
         }
 
@@ -158,7 +169,7 @@ fn demo_site_in_headless_chromium() {
         for kind in check_trail(
             &format!("{label} trail"),
             &dom,
-            expect.events.min(TRAIL_PAGE_SIZE),
+            entries.min(TRAIL_PAGE_SIZE),
         ) {
             kinds_seen.insert(kind);
         }
@@ -194,8 +205,9 @@ fn demo_site_in_headless_chromium() {
     }
     assert_eq!(
         kinds_seen,
-        BTreeSet::from(["changed".to_string(), "discovered".to_string()]),
-        "the demo's two runs should show both discovered and changed events"
+        BTreeSet::from(["changed", "discovered", "lifecycle"].map(String::from)),
+        "the demo's two runs should show both discovered and changed events, \
+         and the lifecycle judged"
     );
 
     // The index links every repository.
@@ -919,8 +931,8 @@ fn dom_class_has(dom: &Dom, e: usize, class: &str) -> bool {
         .is_some_and(|c| c.split_whitespace().any(|x| x == class))
 }
 
-/// The trail entries: `want` of them, each `discovered` or `changed`.
-/// Returns the kinds seen.
+/// The trail entries: `want` of them, each `discovered`, `changed` or
+/// `lifecycle`. Returns the kinds seen.
 fn check_trail(label: &str, dom: &Dom, want: usize) -> BTreeSet<String> {
     let kinds: Vec<&str> = dom
         .elements()
@@ -929,7 +941,7 @@ fn check_trail(label: &str, dom: &Dom, want: usize) -> BTreeSet<String> {
     assert_eq!(kinds.len(), want, "{label}: trail entries");
     for kind in &kinds {
         assert!(
-            matches!(*kind, "discovered" | "changed"),
+            matches!(*kind, "discovered" | "changed" | "lifecycle"),
             "{label}: trail entry of kind {kind:?}"
         );
     }

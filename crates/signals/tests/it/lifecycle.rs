@@ -3,10 +3,12 @@
 //! collected by the real binary with the default thresholds and exported;
 //! every `verdict.json` is valid against its schema, says its state with
 //! reasons, and the API answers the same. A second group declares one of
-//! them `stable`. Archiving a repository fires the `lifecycle` alert once,
-//! and GitHub's `stats/participation` answering 202 is asked again at the
-//! next run, then no more that day. The state per repository and the
-//! alert run on SQLite and on PostgreSQL.
+//! them `stable`. Archiving a repository fires the `lifecycle` alert once
+//! and puts the change on its trail (the API's, and the trail pages
+//! exported and served, in the same places), and GitHub's
+//! `stats/participation` answering 202 is asked again at the next run,
+//! then no more that day. The state per repository and the alert run on
+//! SQLite and on PostgreSQL.
 
 use std::path::Path;
 
@@ -316,6 +318,40 @@ fn fires_once(kept: &Kept) {
             .iter()
             .all(|e| e["kind"] == "discovered")
     );
+    // The trail pages, exported and served, hold the same entries at the
+    // same places, oldest first: the API's i-th event (newest first) is
+    // the page's entry numbered total - i.
+    let total = trail["total"].as_u64().unwrap() as usize;
+    let entries: Vec<String> = lifecycle
+        .iter()
+        .map(|(i, e)| {
+            let words = match e["detail"].as_str().unwrap() {
+                "active" => "Lifecycle judged: active",
+                _ => "Lifecycle: active → archived",
+            };
+            format!(
+                "<li value=\"{}\" data-event-kind=\"lifecycle\"><span class=\"ev-kind ev-lifecycle\">lifecycle</span> <span class=\"ev-words\">{words}</span>",
+                total - i
+            )
+        })
+        .collect();
+    let exported = std::fs::read_to_string(dir.path().join("site/g/active/trail.html")).unwrap();
+    let (status, served_page) = crate::serve::raw(served.port, "GET", "/g/active/trail.html");
+    assert_eq!(status, 200);
+    let served_page = String::from_utf8(served_page).unwrap();
+    for html in [&exported, &served_page] {
+        assert!(
+            html.contains(&format!(" of {total}, oldest first")),
+            "{html}"
+        );
+        assert_eq!(html.matches("data-event-kind=\"lifecycle\"").count(), 2);
+        for entry in &entries {
+            assert_eq!(html.matches(entry.as_str()).count(), 1, "{entry} in {html}");
+        }
+    }
+    // The repository's first page shows them in its latest entries.
+    assert_eq!(page.matches("Lifecycle judged: active").count(), 1);
+    assert_eq!(page.matches("Lifecycle: active → archived").count(), 1);
     for m in &messages {
         let change = m.payload.lifecycle.as_ref().unwrap();
         assert_eq!(change.from.as_str(), "active");
