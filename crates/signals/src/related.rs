@@ -1,7 +1,7 @@
-//! The engine of related items: after a run commits (and at export, for
-//! what a run could not finish), the group's profiles catch up with the
-//! items whose latest snapshot is newer than each repository's
-//! `through`, and the lists that can have moved are computed again
+//! The engine of related items: after a run commits, the profiles catch
+//! up with the run's repository's items whose latest snapshot is newer
+//! than its `through` (and at export, with every repository's, for what a
+//! run could not finish), and the lists that can have moved are computed again
 //! ([`signals_core::related::recompute`]): those of the items whose title
 //! or body changed, of the items that listed them, and of the items they
 //! are now related to. An item whose profile did not change (a label, a
@@ -97,7 +97,7 @@ fn profile_each(repo: RepoKey, snapshots: Vec<(String, ItemSnapshot)>) -> Vec<St
     })
 }
 
-fn profile_pending<S>(store: &S, group: &str) -> Result<Profiled>
+fn profile_pending<S>(store: &S, group: &str, only: Option<RepoKey>) -> Result<Profiled>
 where
     S: Reads + RelatedStore + ?Sized,
 {
@@ -111,6 +111,9 @@ where
         };
         let mut by_repo: BTreeMap<RepoKey, Vec<String>> = BTreeMap::new();
         for (item, latest) in pending {
+            if only.is_some_and(|repo| repo != item.repo) {
+                continue;
+            }
             let t = through.entry(item.repo).or_insert(latest);
             *t = (*t).max(latest);
             by_repo.entry(item.repo).or_default().push(item.id);
@@ -272,12 +275,13 @@ where
 fn compute<S>(
     store: &S,
     group: &str,
+    only: Option<RepoKey>,
     expected: Vec<(RepoKey, i64)>,
 ) -> Result<Option<(RelatedUpdate, CaughtUp)>>
 where
     S: Reads + RelatedStore + ?Sized,
 {
-    let fresh = profile_pending(store, group)?;
+    let fresh = profile_pending(store, group, only)?;
     if fresh.through.is_empty() {
         return Ok(None);
     }
@@ -356,14 +360,34 @@ where
 }
 
 /// Brings the related items of group `group` up to date with what its
-/// repositories' runs committed, and returns what it did.
+/// repositories' runs committed, and returns what it did: export's
+/// catch-up, which completes whatever a run's left behind.
 pub fn catch_up<S>(store: &mut S, group: &str) -> Result<CaughtUp>
+where
+    S: Reads + RelatedStore + ?Sized,
+{
+    catch_up_within(store, group, None)
+}
+
+/// The catch-up after a run of repository `repo` of group `group`: its
+/// pending items only, weighed against the whole group. So a run writes
+/// at most once, and the runs of a group's repositories by several
+/// workers do not take over one another's items; another repository's
+/// items that its own run left pending wait for its next run or export.
+pub fn catch_up_after_run<S>(store: &mut S, group: &str, repo: RepoKey) -> Result<CaughtUp>
+where
+    S: Reads + RelatedStore + ?Sized,
+{
+    catch_up_within(store, group, Some(repo))
+}
+
+fn catch_up_within<S>(store: &mut S, group: &str, only: Option<RepoKey>) -> Result<CaughtUp>
 where
     S: Reads + RelatedStore + ?Sized,
 {
     for _ in 0..ATTEMPTS {
         let expected = store.related_throughs(group)?;
-        let Some((update, caught)) = compute(&*store, group, expected)? else {
+        let Some((update, caught)) = compute(&*store, group, only, expected)? else {
             return Ok(CaughtUp::default());
         };
         match store.related_apply(&update)? {

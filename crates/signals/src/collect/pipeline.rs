@@ -45,7 +45,7 @@ pub fn collect_one(
         }
         // Related items likewise: a failure leaves `through` behind and
         // the next catch-up (a run of the group, an export) completes it.
-        if let Err(e) = crate::related::catch_up(store, &run.group.id) {
+        if let Err(e) = crate::related::catch_up_after_run(store, &run.group.id, key) {
             eprintln!(
                 "warning: {}: related items did not catch up, the next run or export does: {}",
                 run.group.id,
