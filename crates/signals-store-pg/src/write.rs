@@ -182,6 +182,16 @@ impl RunWrites for PgStore {
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&TEXTS_LOCK])
                 .map_err(&err)?;
             let key = repo.raw();
+            // Nor does a catch-up of its group's related items write lists
+            // naming its items meanwhile: it holds the group's lock while it
+            // writes (`related.rs`), and one that read before this purge
+            // finds the repository's position gone and computes again.
+            tx.execute(
+                "SELECT pg_advisory_xact_lock(hashtext('signals.related'), hashtext(group_id))
+                 FROM repositories WHERE key = $1",
+                &[&key],
+            )
+            .map_err(&err)?;
             tx.execute(
                 "DELETE FROM events WHERE run IN (SELECT id FROM runs WHERE repo = $1)",
                 &[&key],
