@@ -94,6 +94,10 @@ pub struct Weights {
     pub recency: f64,
     /// Half-life of the recency term, in hours. Must be > 0.
     pub half_life_hours: f64,
+    /// Points per doubling of the other repositories of its group that
+    /// tell an item's story (its related items, `crate::related`):
+    /// `echo × log2(1 + n)` ([`echoed`]). Must be >= 0.
+    pub echo: f64,
     /// Points per label, matched case-insensitively with `-`, `_` and runs of
     /// spaces treated alike (`High_Priority` matches `high-priority`).
     /// Negative weights lower the score (`duplicate`, `invalid`, `stale`).
@@ -132,6 +136,7 @@ impl Default for Weights {
             comments: 2.5,
             recency: 10.0,
             half_life_hours: 72.0,
+            echo: 3.0,
             labels,
         }
     }
@@ -163,6 +168,7 @@ impl Weights {
             ("reactions", self.reactions),
             ("comments", self.comments),
             ("recency", self.recency),
+            ("echo", self.echo),
             ("severity_critical", self.severity_critical),
             ("severity_high", self.severity_high),
             ("severity_medium", self.severity_medium),
@@ -376,6 +382,26 @@ pub fn score(item: &ItemSnapshot, now: Timestamp, weights: &Weights) -> Score {
     }
 
     Score::from_terms(terms)
+}
+
+/// `s` with the echo term: the item's story is told in `repos` other
+/// repositories of its group (its related items there). No term when
+/// there is none; the term never lowers a score.
+pub fn echoed(mut s: Score, repos: usize, weights: &Weights) -> Score {
+    if repos == 0 {
+        return s;
+    }
+    let points = weights.echo * (1.0 + repos as f64).log2();
+    let why = match repos {
+        1 => "told in 1 other repository of the group".to_string(),
+        n => format!("told in {n} other repositories of the group"),
+    };
+    s.terms.push(Term {
+        name: "echo".to_string(),
+        points,
+        why,
+    });
+    Score::from_terms(s.terms)
 }
 
 /// "5 minutes", "3 hours", "12 days": coarse, for explanations.

@@ -27,6 +27,7 @@ pub mod notify;
 pub mod owners;
 pub mod reconcile;
 pub mod references;
+pub mod related;
 pub mod run;
 pub mod search;
 pub mod trends;

@@ -32,7 +32,7 @@ use crate::feed::{FeedEntry, FeedView, feed_entry_of, keep_newest, under};
 use crate::filter::{self, FILTER_INDEX_VERSION, FilterEntry, GroupIndex};
 use crate::head::{HealthNote, RepoHead};
 use crate::health;
-use crate::links::SharedEntry;
+use crate::links::{SharedEntry, StoryEntry};
 use crate::paths::{
     FILTER_INDEX_FILE, LIST_PAGE_SIZE, TOP_REPOS, document_dir, history_file, id_parts,
     item_number, slug,
@@ -319,6 +319,8 @@ pub struct GroupDigest {
     rising: Vec<DigestRising>,
     /// The items named from several of its repositories.
     shared: Vec<SharedEntry>,
+    /// The same story in several of its repositories.
+    stories: Vec<StoryEntry>,
     /// The group's items waiting for a reply, most important first.
     waiting: Vec<WaitingEntry>,
     /// The group's open security advisories, most severe first.
@@ -358,6 +360,7 @@ impl GroupDigest {
             trends: Vec::new(),
             rising: Vec::new(),
             shared: Vec::new(),
+            stories: Vec::new(),
             waiting: Vec::new(),
             advisories: Vec::new(),
         }
@@ -367,6 +370,11 @@ impl GroupDigest {
     /// name, as the store found them, for the group page.
     pub fn set_shared(&mut self, shared: Vec<SharedEntry>) {
         self.shared = shared;
+    }
+
+    /// The stories told in several of its repositories, for the group page.
+    pub fn set_stories(&mut self, stories: Vec<StoryEntry>) {
+        self.stories = stories;
     }
 
     /// The group's id.
@@ -456,6 +464,7 @@ pub fn render_group(
             trends: GroupTrends::of(&g.trends),
             group_rising: &g.rising,
             shared: &g.shared,
+            stories: &g.stories,
             waiting: &g.waiting,
             advisories: &g.advisories,
             list_pages: g.repos.len().div_ceil(LIST_PAGE_SIZE).max(1),
@@ -528,6 +537,7 @@ struct GroupView<'a> {
     trends: GroupTrends,
     group_rising: &'a [DigestRising],
     shared: &'a [SharedEntry],
+    stories: &'a [StoryEntry],
     waiting: &'a [WaitingEntry],
     advisories: &'a [AdvisoryEntry],
 }

@@ -187,7 +187,9 @@ pub use history::{render_history, render_history_linked};
 pub use index::{
     FILTER_SCRIPT, IMPORTANCE_DOC, RepoSummary, STYLESHEET, render_importance, render_index,
 };
-pub use links::{HistoryLinks, LinkedItem, SharedEntry};
+pub use links::{
+    HistoryLinks, LinkedItem, RelatedItem, SharedEntry, StoryEntry, StoryItem, short_name,
+};
 pub use news::STALE_MILESTONE_DAYS;
 pub use pages::{TRAIL_PREVIEW, render_repo_files};
 pub use paths::{

@@ -38,6 +38,82 @@ pub(crate) fn card_line(s: &SignalDoc) -> Option<String> {
     Some(line)
 }
 
+/// The short name of a signal id: `o/b#1` of `github:o/b:issue:1`
+/// (the id itself when it is not one).
+pub fn short_name(id: &str) -> String {
+    let parts: Vec<&str> = id.splitn(4, ':').collect();
+    match parts.as_slice() {
+        [_, repo, _, key] => format!("{repo}#{key}"),
+        _ => id.to_string(),
+    }
+}
+
+/// What a card says of its related items (`SignalDoc::related`, open ones
+/// first): `similar: o/b#1 (0.66: texture, 214), grp/proj#1 (0.70: …)`,
+/// each with its score and three of the words the two share; `None` when
+/// it has none.
+pub(crate) fn similar_line(s: &SignalDoc) -> Option<String> {
+    if s.related.is_empty() {
+        return None;
+    }
+    let items: Vec<String> = s
+        .related
+        .iter()
+        .map(|r| {
+            let words: Vec<&str> = r.shared.iter().take(3).map(String::as_str).collect();
+            format!(
+                "{} ({:.2}: {})",
+                short_name(&r.id),
+                r.score,
+                words.join(", ")
+            )
+        })
+        .collect();
+    Some(format!("similar: {}", items.join(", ")))
+}
+
+/// A related item on a history page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RelatedItem {
+    /// Its signal id.
+    pub id: String,
+    /// Its short name (`o/b#1`).
+    pub name: String,
+    /// Its history page, relative to the page that links to it.
+    pub href: Option<String>,
+    /// The pair's score, two decimals.
+    pub score: String,
+    /// The words the two share.
+    pub shared: Vec<String>,
+    /// Whether it is open.
+    pub open: bool,
+}
+
+/// One item of a story of the group page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StoryItem {
+    /// Its short name (`o/b#1`).
+    pub name: String,
+    /// Its title.
+    pub title: String,
+    /// Its URL on the host, when http(s).
+    pub url: Option<String>,
+    /// Its history page, relative to the group folder.
+    pub history: String,
+}
+
+/// The same story in several repositories of a group: an entry of the
+/// group page's section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StoryEntry {
+    /// How many repositories its items are in.
+    pub repos: usize,
+    /// The words its pairs share most often.
+    pub shared: Vec<String>,
+    /// Its items.
+    pub items: Vec<StoryItem>,
+}
+
 /// An item at the other end of a link, on a history page or the group
 /// page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -58,6 +134,8 @@ pub struct HistoryLinks {
     pub referenced_by: Vec<LinkedItem>,
     /// What its card says ([`card_line`]), if anything.
     pub line: Option<String>,
+    /// Its related items, best first.
+    pub related: Vec<RelatedItem>,
 }
 
 impl HistoryLinks {
@@ -72,6 +150,7 @@ impl HistoryLinks {
             references,
             referenced_by,
             line: doc_line,
+            related: Vec::new(),
         }
     }
 }
@@ -97,6 +176,22 @@ pub struct SharedEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_card_names_its_similar_items_with_scores_and_words() {
+        let mut s = SignalDoc::default();
+        assert_eq!(similar_line(&s), None);
+        s.related = vec![signals_core::dataset::RelatedDoc {
+            id: "gitlab:grp/sub/proj:issue:12".into(),
+            score: 0.8,
+            shared: vec!["sdl".into(), "ld".into(), "linking".into(), "cc".into()],
+        }];
+        assert_eq!(
+            similar_line(&s).unwrap(),
+            "similar: grp/sub/proj#12 (0.80: sdl, ld, linking)"
+        );
+        assert_eq!(short_name("nonsense"), "nonsense");
+    }
 
     fn doc(id: &str, by: &[&str]) -> SignalDoc {
         SignalDoc {

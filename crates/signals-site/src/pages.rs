@@ -397,6 +397,8 @@ struct CardView<'a> {
     percentile: String,
     /// What names it in its group, if anything.
     referenced: Option<String>,
+    /// Its related items in its group, if any.
+    similar: Option<String>,
 }
 
 /// Where an importance stands in a repository: ties share the place of
@@ -500,6 +502,7 @@ fn card(ranked: &Ranked, total: usize) -> CardView<'_> {
         rank,
         percentile,
         referenced: crate::links::card_line(s),
+        similar: crate::links::similar_line(s),
     }
 }
 

@@ -165,6 +165,8 @@ pub struct Publisher {
     done: bool,
     /// Per group, the items named from several of its repositories.
     shared: std::collections::HashMap<String, Vec<crate::links::SharedEntry>>,
+    /// Per group, the stories told in several of its repositories.
+    stories: std::collections::HashMap<String, Vec<crate::links::StoryEntry>>,
 }
 
 impl Publisher {
@@ -231,6 +233,7 @@ impl Publisher {
             made: Vec::new(),
             done: false,
             shared: Default::default(),
+            stories: Default::default(),
         })
     }
 
@@ -238,6 +241,12 @@ impl Publisher {
     /// name, for its group page.
     pub fn set_shared(&mut self, group: &str, shared: Vec<crate::links::SharedEntry>) {
         self.shared.insert(group.to_string(), shared);
+    }
+
+    /// Sets the stories told in several repositories of `group`, for its
+    /// group page.
+    pub fn set_stories(&mut self, group: &str, stories: Vec<crate::links::StoryEntry>) {
+        self.stories.insert(group.to_string(), stories);
     }
 
     /// Whether `group/repo` was published with data `key` and its files are
@@ -470,6 +479,7 @@ impl Publisher {
             if group.as_ref().is_some_and(|d| d.id() != g) {
                 let mut done = group.take().expect("checked above");
                 done.set_shared(self.shared.remove(done.id()).unwrap_or_default());
+                done.set_stories(self.stories.remove(done.id()).unwrap_or_default());
                 self.write_group(&done)?;
                 add_group_feed(&mut site_feed, &done);
             }
@@ -484,6 +494,7 @@ impl Publisher {
         }
         if let Some(mut done) = group {
             done.set_shared(self.shared.remove(done.id()).unwrap_or_default());
+            done.set_stories(self.stories.remove(done.id()).unwrap_or_default());
             self.write_group(&done)?;
             add_group_feed(&mut site_feed, &done);
         }

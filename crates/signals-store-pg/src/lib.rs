@@ -30,6 +30,7 @@ mod paged;
 pub mod queue;
 mod read;
 mod references;
+mod related;
 mod run_rows;
 mod schema;
 mod search;

@@ -122,6 +122,11 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         include_str!("../migrations/0021_merges.sql"),
         None,
     ),
+    (
+        "0022_related",
+        include_str!("../migrations/0022_related.sql"),
+        None,
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that

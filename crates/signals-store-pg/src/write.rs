@@ -182,6 +182,16 @@ impl RunWrites for PgStore {
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&TEXTS_LOCK])
                 .map_err(&err)?;
             let key = repo.raw();
+            // Nor does a catch-up of its group's related items write lists
+            // naming its items meanwhile: it holds the group's lock while it
+            // writes (`related.rs`), and one that read before this purge
+            // finds the repository's position gone and computes again.
+            tx.execute(
+                "SELECT pg_advisory_xact_lock(hashtext('signals.related'), hashtext(group_id))
+                 FROM repositories WHERE key = $1",
+                &[&key],
+            )
+            .map_err(&err)?;
             tx.execute(
                 "DELETE FROM events WHERE run IN (SELECT id FROM runs WHERE repo = $1)",
                 &[&key],
@@ -215,6 +225,18 @@ impl RunWrites for PgStore {
             )
             .map_err(&err)?;
             crate::staging::discard(&mut tx, repo).map_err(&err)?;
+            // The lists naming its items lose them: their repositories'
+            // marks move, so the export renders them again.
+            tx.execute(
+                "INSERT INTO related_state (repo, through, mark)
+                 SELECT DISTINCT repo, 0, 1 FROM related_lists
+                 WHERE other_repo = $1 AND repo <> $1
+                 ON CONFLICT (repo) DO UPDATE SET mark = related_state.mark + 1",
+                &[&key],
+            )
+            .map_err(&err)?;
+            tx.execute("DELETE FROM related_lists WHERE other_repo = $1", &[&key])
+                .map_err(&err)?;
             for table in [
                 "lifecycle",
                 "asset_downloads",
@@ -225,6 +247,10 @@ impl RunWrites for PgStore {
                 "search_docs",
                 "search_state",
                 "search_dirty",
+                "related_profiles",
+                "related_texts",
+                "related_lists",
+                "related_state",
             ] {
                 tx.execute(&format!("DELETE FROM {table} WHERE repo = $1"), &[&key])
                     .map_err(&err)?;

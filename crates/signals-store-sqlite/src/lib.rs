@@ -42,6 +42,8 @@
 //!   its texts name, and the runs that changed a repository's links.
 //! - `search_postings`, `search_docs`, `search_state`: the word index
 //!   (`search.rs`), derived from the latest snapshots.
+//! - `related_profiles`, `related_texts`, `related_lists`, `related_state`: related items
+//!   (`related.rs`), derived from the latest snapshots.
 //! - `failures`: one row per failed attempt; a failure writes nothing else.
 //! - `http_cache`, `rate_limits`: keyed by a token *fingerprint* the caller
 //!   computes; a token is never stored.
@@ -70,6 +72,7 @@ mod owners;
 mod paged;
 mod read;
 mod references;
+mod related;
 mod run_rows;
 mod schema;
 mod search;

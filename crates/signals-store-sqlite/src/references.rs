@@ -318,6 +318,8 @@ mod tests {
                  DROP TABLE run_stage_items; DROP TABLE run_stages;
                  DROP INDEX runs_reconciled;
                  DROP TABLE asset_downloads; DROP TABLE merges;
+                 DROP TABLE related_profiles; DROP TABLE related_texts; DROP TABLE related_lists;
+                 DROP TABLE related_state;
                  PRAGMA user_version = 11;",
             )
             .unwrap();

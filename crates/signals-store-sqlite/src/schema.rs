@@ -131,6 +131,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0021_merges.sql"),
         then: None,
     },
+    Migration {
+        name: "0022_related",
+        sql: include_str!("../migrations/0022_related.sql"),
+        then: None,
+    },
 ];
 
 impl Store {

@@ -122,6 +122,20 @@ impl RunWrites for Store {
         )
         .doing(&path, doing)?;
         crate::staging::discard(&tx, &path, repo)?;
+        // The lists naming its items lose them: their repositories' marks
+        // move, so the export renders them again.
+        tx.execute(
+            "INSERT INTO related_state (repo, through, mark)
+             SELECT DISTINCT repo, 0, 1 FROM related_lists WHERE other_repo = ?1 AND repo <> ?1
+             ON CONFLICT (repo) DO UPDATE SET mark = mark + 1",
+            params![repo.raw()],
+        )
+        .doing(&path, doing)?;
+        tx.execute(
+            "DELETE FROM related_lists WHERE other_repo = ?1",
+            params![repo.raw()],
+        )
+        .doing(&path, doing)?;
         for table in [
             "lifecycle",
             "asset_downloads",
@@ -136,6 +150,10 @@ impl RunWrites for Store {
             "search_docs",
             "search_state",
             "search_dirty",
+            "related_profiles",
+            "related_texts",
+            "related_lists",
+            "related_state",
         ] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE repo = ?1"),

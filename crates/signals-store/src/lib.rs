@@ -39,6 +39,7 @@
 //! - [`ReferenceReads`] (`references.rs`): links between items of a group.
 //! - [`CommentStore`] (`comments.rs`): comments and reviews.
 //! - [`SearchIndex`] (`search.rs`): the word index.
+//! - [`RelatedStore`] (`related.rs`): related items' profiles and lists.
 //! - [`RunStaging`] (`staging.rs`): a run's items as its pages arrive,
 //!   invisible until its commit.
 //!
@@ -67,6 +68,7 @@ pub mod owners;
 mod paged;
 mod read;
 pub mod references;
+pub mod related;
 pub mod search;
 mod snapshots;
 pub mod staging;
@@ -92,6 +94,9 @@ pub use read::{
     summary_from, totals_from, trail_event_from,
 };
 pub use references::{Linked, Links, ReferenceReads, SharedItem};
+pub use related::{
+    Applied, RelatedEntry, RelatedStore, RelatedUpdate, StoredProfile, StoredVector,
+};
 pub use search::{SearchIndex, SearchState, SearchUpdate};
 pub use signals_core::lifecycle::verdict::StateChange;
 pub use snapshots::{Parts, RawParts, TitleUrl, head_title_url, state_code};
@@ -121,6 +126,7 @@ pub trait Backend:
     + ReferenceReads
     + CommentStore
     + SearchIndex
+    + RelatedStore
     + RunStaging
     + LifecycleStore
 {
@@ -139,6 +145,7 @@ impl<T> Backend for T where
         + ReferenceReads
         + CommentStore
         + SearchIndex
+        + RelatedStore
         + RunStaging
         + LifecycleStore
         + ?Sized

@@ -21,6 +21,7 @@ mod health;
 mod hosts;
 mod metrics;
 mod migrate;
+mod related;
 mod repos;
 mod serve;
 #[cfg(test)]

@@ -6,7 +6,8 @@
 //! with those written from the original.
 //!
 //! The word index is not copied: the copy indexes its own
-//! snapshots once the rows are in.
+//! snapshots once the rows are in. Related items are copied through
+//! their store role (`crate::related::copy`), as they are.
 //!
 //! Rows stream from one store to the other through a bounded channel (the
 //! source is read on its own thread), so memory stays flat whatever the
@@ -78,6 +79,17 @@ pub fn copy(from: &Path, to: &Path) -> anyhow::Result<Copied> {
     for summary in target.repositories()? {
         signals_store::search::catch_up(&mut *target, summary.key)
             .with_context(|| format!("indexing the words of the copy in {to_shown}"))?;
+    }
+    // Related items likewise are no dump's, but are copied as they are:
+    // computed again, lists that runs left as they were would differ.
+    let groups: std::collections::BTreeSet<String> = target
+        .repositories()?
+        .into_iter()
+        .map(|s| s.group.id)
+        .collect();
+    for group in groups {
+        crate::related::copy(&*source, &mut *target, &group)
+            .with_context(|| format!("copying the related items of group {group}"))?;
     }
     Ok(Copied {
         source,

@@ -307,6 +307,10 @@ pub struct SignalDoc {
     /// when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub referenced_by: Vec<String>,
+    /// The items of the group telling the same story (`crate::related`):
+    /// the five best by score, open ones first; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<RelatedDoc>,
     /// The item's first response; `null` when none is known, and for
     /// releases and discussions.
     #[serde(default)]
@@ -317,6 +321,19 @@ pub struct SignalDoc {
     /// and discussions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_response_state: Option<String>,
+}
+
+/// A related item of a signal: its id, the pair's score (0 to 1) and the
+/// words the two share, most telling first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RelatedDoc {
+    /// The related signal's id.
+    pub id: String,
+    /// The pair's score.
+    pub score: f64,
+    /// The words the two share.
+    pub shared: Vec<String>,
 }
 
 /// A signal's first response: when, by whom, and the hours from the

@@ -16,7 +16,8 @@ mod doc;
 pub use check::{Problem, check_invariants};
 pub use doc::{
     CommunityDiscussionDoc, ContextDoc, Dataset, Document, FirstResponseDoc, GroupDoc,
-    LatestReleaseDoc, MetricsDoc, NewsDoc, RepositoryDoc, RunDoc, SignalDoc, UpcomingDoc,
+    LatestReleaseDoc, MetricsDoc, NewsDoc, RelatedDoc, RepositoryDoc, RunDoc, SignalDoc,
+    UpcomingDoc,
 };
 
 use std::collections::HashSet;
@@ -333,6 +334,7 @@ pub fn signal_of(
         change,
         references: Vec::new(),
         referenced_by: Vec::new(),
+        related: Vec::new(),
         first_response: None,
         first_response_state: None,
     };

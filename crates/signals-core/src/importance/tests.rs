@@ -129,6 +129,7 @@ prop_compose! {
             comments: non_neg[2],
             recency: non_neg[3],
             half_life_hours,
+            echo: non_neg[0] / 2.0,
             labels,
         };
         w.labels.extend(Weights::default().labels);

@@ -15,8 +15,10 @@
 //! `initial = "none"`.
 
 mod digest;
+mod echo;
 mod lifecycle;
 mod message;
+mod one_event;
 mod rule;
 mod schedule;
 mod summary;
@@ -24,6 +26,7 @@ mod trigger;
 mod waiting;
 
 pub use digest::digest;
+pub use echo::{Echoed, echo_messages};
 pub use lifecycle::{LifecycleNote, lifecycle_messages};
 pub use message::{
     GroupRef, MAX_SIGNALS, MessageKind, MessageSignal, Outgoing, Payload, RepoRef, RuleRef,

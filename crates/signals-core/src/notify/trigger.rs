@@ -29,6 +29,9 @@ pub enum Trigger {
     /// An open issue or pull request crossed `waiting_days` without a
     /// first response; never an observation's trigger.
     Waiting,
+    /// A new item has a related item in another repository of its group
+    /// (`crate::notify::echo_messages`); never an observation's trigger.
+    Echo,
     /// The repository's lifecycle state changed
     /// (`crate::lifecycle`); never an observation's trigger.
     Lifecycle,
@@ -37,7 +40,7 @@ pub enum Trigger {
 impl Trigger {
     /// Every trigger, most specific first: the order in which an event's
     /// triggers are named (`event` of a signal).
-    pub const ALL: [Trigger; 9] = [
+    pub const ALL: [Trigger; 10] = [
         Trigger::Advisory,
         Trigger::Released,
         Trigger::Merged,
@@ -46,6 +49,7 @@ impl Trigger {
         Trigger::Discovered,
         Trigger::Changed,
         Trigger::Waiting,
+        Trigger::Echo,
         Trigger::Lifecycle,
     ];
 
@@ -60,6 +64,7 @@ impl Trigger {
             Trigger::Advisory => "advisory",
             Trigger::Changed => "changed",
             Trigger::Waiting => "waiting",
+            Trigger::Echo => "echo",
             Trigger::Lifecycle => "lifecycle",
         }
     }

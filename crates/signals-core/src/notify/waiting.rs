@@ -6,14 +6,11 @@
 
 use jiff::Timestamp;
 
-use crate::dataset::{Changed, fmt_collected, signal_of};
 use crate::first_response::{FirstResponse, is_waiting, waiting_span};
-use crate::hostile::http_url;
-use crate::importance::score;
 use crate::model::ItemSnapshot;
 
-use super::{MAX_SIGNALS, RuleRef, RunInput, Trigger, delivery_id, rank};
-use super::{MessageKind, MessageSignal, Outgoing};
+use super::one_event::{Candidate, event_messages};
+use super::{Outgoing, RuleRef, RunInput, Trigger};
 
 /// True when `item` crossed `waiting_days` in `(previous, now]`: it is
 /// waiting at `now` and was created no earlier than `waiting_days` before
@@ -37,56 +34,11 @@ pub fn waiting_messages(
     run: &RunInput<'_>,
     crossing: &[ItemSnapshot],
 ) -> Vec<Outgoing> {
-    if run.first_run || crossing.is_empty() {
-        return Vec::new();
-    }
-    let collected = fmt_collected(run.collected_at);
-    let repo_url = http_url(run.repo_url, "");
-    let mut out = Vec::new();
-    for r in rules {
-        let rule = r.rule;
-        if !rule.events.contains(&Trigger::Waiting) || !rule.covers(run.group, run.repo) {
-            continue;
-        }
-        let mut signals: Vec<MessageSignal> = crossing
-            .iter()
-            .filter_map(|item| {
-                let importance = score(item, run.collected_at, run.weights).total;
-                rule.selects(run.repo, item, importance)
-                    .then(|| MessageSignal {
-                        signal: signal_of(&run.group.id, run.repo, item, &repo_url, Changed::No),
-                        importance,
-                        event: Trigger::Waiting,
-                        fields: vec![],
-                    })
-            })
-            .collect();
-        if signals.is_empty() {
-            continue;
-        }
-        rank(&mut signals);
-        let more = signals.len().saturating_sub(MAX_SIGNALS) as u64;
-        signals.truncate(MAX_SIGNALS);
-        out.push(Outgoing {
-            delivery: delivery_id(&[
-                &rule.name,
-                &run.group.id,
-                &run.repo.id,
-                &collected,
-                "waiting",
-            ]),
-            rule: rule.name.clone(),
-            held: r.held,
-            payload: super::message::run_payload(
-                &rule.name,
-                MessageKind::Alert,
-                run,
-                signals,
-                more,
-            ),
-        });
-    }
-    out
+    let candidates: Vec<Candidate<'_>> = crossing
+        .iter()
+        .map(|item| Candidate { item, related: &[] })
+        .collect();
+    event_messages(rules, run, Trigger::Waiting, &candidates)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ mod advisories;
 mod concurrency;
 mod lifecycle;
 mod references;
+mod related;
 mod search_split;
 mod suite;
 mod totals;

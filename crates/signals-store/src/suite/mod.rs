@@ -20,6 +20,7 @@ mod owners;
 mod paged;
 mod reads;
 mod references;
+mod related;
 mod search;
 mod staging;
 mod stream;
@@ -47,6 +48,7 @@ pub use owners::*;
 pub use paged::*;
 pub use reads::*;
 pub use references::*;
+pub use related::*;
 pub use search::*;
 pub use staging::*;
 pub use stream::*;
@@ -208,6 +210,14 @@ pub const CHECKS: &[(&str, Check)] = &[
     (
         "merges_are_kept_once_per_pull_and_read_from_an_instant",
         merges_are_kept_once_per_pull_and_read_from_an_instant,
+    ),
+    (
+        "related_items_round_trip_within_their_group",
+        related_items_round_trip_within_their_group,
+    ),
+    (
+        "related_updates_from_a_moved_through_are_not_written",
+        related_updates_from_a_moved_through_are_not_written,
     ),
 ];
 

@@ -12,7 +12,7 @@ use super::observe::{Observed, observe};
 use super::open_pulls::{self, Settling};
 use super::run::{Occasion, Plan, Run, RunError, RunOutcome, Seen};
 use super::tail::{Ending, StagedCounts, finish};
-use super::waiting;
+use super::{echo, waiting};
 use crate::hosts::HostClient;
 
 /// One held run of `run`, as `plan` says.
@@ -81,6 +81,10 @@ pub(super) fn run(
                 now: collected_at,
             };
             let crossing = waiting::crossing(&*store, key, group, when, &delta, &alerts)?;
+            let echoed = match plan.first_run {
+                true => Vec::new(),
+                false => echo::echoing(&*store, key, group, &delta, &alerts)?,
+            };
             alerts.messages(Occasion {
                 group,
                 repo,
@@ -89,6 +93,7 @@ pub(super) fn run(
                 first_run: plan.first_run,
                 delta: &delta,
                 crossing: &crossing,
+                echoed: &echoed,
             })
         }
     };

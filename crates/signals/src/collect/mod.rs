@@ -20,6 +20,7 @@
 mod ask;
 mod collection;
 mod comments;
+mod echo;
 mod held;
 mod lifecycle;
 mod observe;

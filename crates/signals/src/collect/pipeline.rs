@@ -1,8 +1,8 @@
 //! One run of one repository, as a recipe: plan the run; a repository's
 //! first run and its reconciles list its whole history through the
 //! store's stage (`staged.rs`), every other run holds what it listed
-//! (`held.rs`); then the word index catches up, and a failure leaves its
-//! note. Both kinds of run are the same steps in the same order (`ask`,
+//! (`held.rs`); then the word index and the group's related items catch
+//! up, and a failure leaves its note. Both kinds of run are the same steps in the same order (`ask`,
 //! `comments`, `observe`, `open_pulls`, `waiting`) ending in the same
 //! tail (`tail.rs`); the steps read the run's plain types (`run.rs`) and
 //! never each other. `collect`, the worker and `demo` all go through
@@ -40,6 +40,15 @@ pub fn collect_one(
                 "warning: {}/{}: the lifecycle was not judged, the next run judges it: {}",
                 run.group.id,
                 run.repo.id,
+                with_causes(&e)
+            );
+        }
+        // Related items likewise: a failure leaves `through` behind and
+        // the next catch-up (a run of the group, an export) completes it.
+        if let Err(e) = crate::related::catch_up_after_run(store, &run.group.id, key) {
+            eprintln!(
+                "warning: {}: related items did not catch up, the next run or export does: {}",
+                run.group.id,
                 with_causes(&e)
             );
         }

@@ -10,7 +10,9 @@ use std::collections::HashSet;
 use jiff::{SignedDuration, Timestamp};
 use signals_core::importance::Weights;
 use signals_core::lifecycle::verdict::Asked;
-use signals_core::notify::{Outgoing, RuleRef, RunInput, messages, waiting_messages};
+use signals_core::notify::{
+    Echoed, Outgoing, RuleRef, RunInput, echo_messages, messages, waiting_messages,
+};
 use signals_core::run::{RunDelta, plan_since, reread_from};
 use signals_core::{GraphqlCost, Group, ItemSnapshot, RepoName, RunRecord, TrackedRepo};
 use signals_http::RequestStats;
@@ -186,12 +188,14 @@ impl<'a> Alerts<'a> {
         };
         let mut out = messages(&rules, &input);
         out.extend(waiting_messages(&rules, &input, about.crossing));
+        out.extend(echo_messages(&rules, &input, about.echoed));
         out
     }
 }
 
-/// What a run's alert messages are about: its repository, its events
-/// and the items it found crossing `waiting_days`.
+/// What a run's alert messages are about: its repository, its events,
+/// the items it found crossing `waiting_days` and its new items told
+/// already in other repositories of the group.
 #[derive(Clone, Copy)]
 pub(super) struct Occasion<'b> {
     pub(super) group: &'b Group,
@@ -201,6 +205,7 @@ pub(super) struct Occasion<'b> {
     pub(super) first_run: bool,
     pub(super) delta: &'b RunDelta,
     pub(super) crossing: &'b [ItemSnapshot],
+    pub(super) echoed: &'b [Echoed],
 }
 
 /// What one committed run did.

@@ -38,7 +38,7 @@ use super::observe::{Observed, observe};
 use super::open_pulls::{self, Settling, Shift};
 use super::run::{Alerts, Occasion, Plan, Run, RunError, RunOutcome, Seen};
 use super::tail::{Ending, StagedCounts, discovered, finish};
-use super::waiting;
+use super::{echo, waiting};
 use crate::hosts::HostClient;
 
 /// The items a chunk of the stage holds: what the store reads, diffs and
@@ -247,6 +247,7 @@ impl<'a> Notes<'a> {
             Notes::Later(Some((alerts, changes))) => {
                 let group = subject.group;
                 let crossing = waiting::crossing(store, key, group, when, &changes, &alerts)?;
+                let echoed = echo::echoing(store, key, group, &changes, &alerts)?;
                 Ok(alerts.messages(Occasion {
                     group,
                     repo: subject.repo,
@@ -255,6 +256,7 @@ impl<'a> Notes<'a> {
                     first_run: false,
                     delta: &changes,
                     crossing: &crossing,
+                    echoed: &echoed,
                 }))
             }
         }

@@ -148,12 +148,20 @@ pub struct Recipe<'a> {
 /// before the index. Cheap when nothing is pending: one read per
 /// repository.
 pub fn index_all(store: &mut dyn Backend) -> anyhow::Result<()> {
+    let mut groups = std::collections::BTreeSet::new();
     for summary in store.repositories()? {
         signals_store::search::catch_up(store, summary.key).with_context(|| {
             format!(
                 "cannot bring the word index of {}/{} up to date",
                 summary.group.id, summary.repo.id
             )
+        })?;
+        groups.insert(summary.group.id);
+    }
+    // Related items likewise, a group at a time.
+    for group in groups {
+        crate::related::catch_up(store, &group).with_context(|| {
+            format!("cannot bring the related items of group {group} up to date")
         })?;
     }
     Ok(())
@@ -220,7 +228,12 @@ pub fn export_with(
         ));
         // A link made or lost by another repository's run re-renders this
         // one too: its mark is part of the key.
-        let key = data_key(summary, &health, store.references_mark(summary.key)?);
+        let key = data_key(
+            summary,
+            &health,
+            store.references_mark(summary.key)?,
+            store.related_mark(summary.key)?,
+        );
         let (group, repo) = (&summary.group.id, &summary.repo.id);
         if publisher.is_current(group, repo, &key) {
             publisher.keep(group, repo).with_context(fail)?;
@@ -251,6 +264,7 @@ pub fn export_with(
         }
     }
     links::set_shared(store, &mut publisher)?;
+    links::set_stories(store, &mut publisher)?;
     publisher.finish().with_context(fail)
 }
 
@@ -520,12 +534,14 @@ fn settings(options: &SiteOptions, conversation: &Conversation, weights: &Weight
 /// flag it (failing, stale, or left out with its reason and since when:
 /// a repository that becomes gone is re-rendered once, then kept, as
 /// nothing in its note changes while it is not collected), and the mark of
-/// its links (`ReferenceReads::references_mark`). Equal keys, equal files.
-fn data_key(s: &RepoSummary, health: &HealthNote, links: i64) -> String {
+/// its links (`ReferenceReads::references_mark`) and of its related items
+/// (`RelatedStore::related_mark`). Equal keys, equal files.
+fn data_key(s: &RepoSummary, health: &HealthNote, links: i64, related: i64) -> String {
     let health = health.flagged().then_some(health);
     serde_json::json!({
         "health": health,
         "links": links,
+        "related": related,
         "runs": s.run_count,
         "last": s.last_collected_at.map(|t| t.to_string()),
         "group": s.group.name,

@@ -25,7 +25,7 @@ use std::ops::Range;
 use jiff::Timestamp;
 use signals_core::dataset::{Changed, SignalDoc, signal_of};
 use signals_core::first_response::{Answer, Reply, Responses};
-use signals_core::importance::{RankKey, Score, Weights, score};
+use signals_core::importance::{RankKey, Score, Weights, echoed, score};
 use signals_core::lifecycle::contributors::{
     Author, WeeklyContributors, is_contributor, is_pending,
 };
@@ -273,56 +273,7 @@ impl<'s> Streamed<'s> {
                 // Ids of one repository are about as long as its first.
                 s.ids.reserve_text(items * (last.id.len() + 2));
             }
-            // The batch's links: indexed reads, no text parsed.
-            let batch_ids: Vec<String> = batch.iter().map(|l| l.id.clone()).collect();
-            let mut links = store.links_of(key, &batch_ids)?;
-            let replies = store.replies_of(key, &batch_ids)?;
-            s.answering.count(&mut pass.contributors, &batch, &replies);
-            let responses = s.answering.responses_of(replies);
-            for latest in batch {
-                let item = &latest.item;
-                let position = s.ids.len() as u32;
-                s.ids.push(&latest.id);
-                pass.tally.add(&ItemFacts::of(item));
-                let mut flags = 0;
-                if item.state == ItemState::Closed {
-                    flags |= CLOSED;
-                }
-                if latest.latest_event == Some(EventKind::Changed) {
-                    flags |= CHANGED;
-                }
-                if signals_core::advisories::is_open_advisory(item) {
-                    flags |= ADVISORY;
-                }
-                let (mut importance, mut updated) = (0, 0);
-                if !item.key.is_empty() {
-                    flags |= SIGNAL;
-                    let mut doc = signal_of(
-                        group,
-                        repo,
-                        item,
-                        repo_url,
-                        Changed::from(flags & CHANGED != 0),
-                    );
-                    let answer = responses.answer(&latest.id, item);
-                    if let Some(answer) = &answer {
-                        if answer.waits(item, instant, s.waiting_days) {
-                            flags |= WAITING;
-                        }
-                        pass.tally.add_response(item.created_at, answer);
-                    }
-                    with_answer(&mut doc, answer);
-                    with_links(&mut doc, links.remove(&latest.id));
-                    dataset.push(&doc)?;
-                    pass.signals += 1;
-                    importance = score(item, instant, weights).total;
-                    updated = doc_updated_at(&doc).as_second();
-                    s.order.push(position);
-                }
-                s.flags.push(flags);
-                s.scores.push(importance);
-                s.updated.push(updated);
-            }
+            s.read_batch(batch, &mut pass, dataset)?;
         }
         s.read_trail(since)?;
         let (ids, scores, updated) = (&s.ids, &s.scores, &s.updated);
@@ -336,6 +287,77 @@ impl<'s> Streamed<'s> {
             key(a).cmp(&key(b))
         });
         Ok((s, pass))
+    }
+
+    /// One batch of the first pass: each signal written to `dataset`
+    /// with its links, related items and first response, and counted.
+    fn read_batch<W: Write>(
+        &mut self,
+        batch: Vec<LatestItem>,
+        pass: &mut FirstPass,
+        dataset: &mut DatasetWriter<W>,
+    ) -> anyhow::Result<()> {
+        // The batch's links: indexed reads, no text parsed.
+        let batch_ids: Vec<String> = batch.iter().map(|l| l.id.clone()).collect();
+        let mut links = self.store.links_of(self.key, &batch_ids)?;
+        let mut related = self.store.related_of(self.key, &batch_ids)?;
+        let replies = self.store.replies_of(self.key, &batch_ids)?;
+        self.answering
+            .count(&mut pass.contributors, &batch, &replies);
+        let responses = self.answering.responses_of(replies);
+        for latest in batch {
+            let item = &latest.item;
+            let position = self.ids.len() as u32;
+            self.ids.push(&latest.id);
+            pass.tally.add(&ItemFacts::of(item));
+            let mut flags = 0;
+            if item.state == ItemState::Closed {
+                flags |= CLOSED;
+            }
+            if latest.latest_event == Some(EventKind::Changed) {
+                flags |= CHANGED;
+            }
+            if signals_core::advisories::is_open_advisory(item) {
+                flags |= ADVISORY;
+            }
+            let (mut importance, mut updated) = (0, 0);
+            if !item.key.is_empty() {
+                flags |= SIGNAL;
+                let mut doc = signal_of(
+                    &self.group,
+                    &self.repo,
+                    item,
+                    &self.repo_url,
+                    Changed::from(flags & CHANGED != 0),
+                );
+                let answer = responses.answer(&latest.id, item);
+                if let Some(answer) = &answer {
+                    if answer.waits(item, self.instant, self.waiting_days) {
+                        flags |= WAITING;
+                    }
+                    pass.tally.add_response(item.created_at, answer);
+                }
+                with_answer(&mut doc, answer);
+                with_links(&mut doc, links.remove(&latest.id));
+                let list = related.remove(&latest.id);
+                let echo = crate::related::echo_repos(self.key, list.as_ref());
+                doc.related = crate::related::docs(list);
+                dataset.push(&doc)?;
+                pass.signals += 1;
+                importance = echoed(
+                    score(item, self.instant, &self.weights),
+                    echo,
+                    &self.weights,
+                )
+                .total;
+                updated = doc_updated_at(&doc).as_second();
+                self.order.push(position);
+            }
+            self.flags.push(flags);
+            self.scores.push(importance);
+            self.updated.push(updated);
+        }
+        Ok(())
     }
 
     /// The second pass: the trail's keys, in store order; then sorted.
@@ -524,6 +546,10 @@ impl<'s> Streamed<'s> {
             .latest_snapshots_for(self.key, &ids)
             .map_err(source_error)?;
         let mut links = self.store.links_of(self.key, &ids).map_err(source_error)?;
+        let mut related = self
+            .store
+            .related_of(self.key, &ids)
+            .map_err(source_error)?;
         let responses = self
             .answering
             .responses(self.store, self.key, &ids)
@@ -546,7 +572,11 @@ impl<'s> Streamed<'s> {
                 );
                 with_answer(&mut doc, responses.answer(id, &item));
                 with_links(&mut doc, links.remove(id));
-                Ok((doc, score(&item, self.instant, &self.weights), flags))
+                let list = related.remove(id);
+                let echo = crate::related::echo_repos(self.key, list.as_ref());
+                doc.related = crate::related::docs(list);
+                let importance = score(&item, self.instant, &self.weights);
+                Ok((doc, echoed(importance, echo, &self.weights), flags))
             })
             .collect()
     }

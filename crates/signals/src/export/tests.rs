@@ -14,7 +14,7 @@ use signals_core::dataset::{DatasetInput, build};
 use signals_core::first_response::{
     Answer, DEFAULT_COMMENTS_BACKFILL_DAYS, DEFAULT_WAITING_DAYS, Responses, read_from,
 };
-use signals_core::importance::{Score, Weights, score};
+use signals_core::importance::{Score, Weights, echoed, score};
 use signals_core::lifecycle::State;
 use signals_core::lifecycle::contributors::{
     Author, ContributorsSource, WeeklyContributors, is_contributor, is_pending,
@@ -67,6 +67,7 @@ fn reference_export(
             summary,
             &health,
             store.references_mark(summary.key).unwrap(),
+            store.related_mark(summary.key).unwrap(),
         );
         let (group, repo) = (&summary.group.id, &summary.repo.id);
         if publisher.is_current(group, repo, &key) {
@@ -95,8 +96,16 @@ fn reference_export(
             .map(|s| s.id.clone())
             .collect();
         let mut links = store.links_of(summary.key, &ids).unwrap();
+        let mut related = store.related_of(summary.key, &ids).unwrap();
+        let mut echoes: HashMap<String, usize> = HashMap::new();
         for s in &mut document.dataset.signals {
             super::source::with_links(s, links.remove(&s.id));
+            let list = related.remove(&s.id);
+            echoes.insert(
+                s.id.clone(),
+                crate::related::echo_repos(summary.key, list.as_ref()),
+            );
+            s.related = crate::related::docs(list);
         }
         let instant = view.runs.last().unwrap().collected_at;
         let first = view.runs.first().unwrap();
@@ -125,7 +134,13 @@ fn reference_export(
         let scores: HashMap<String, Score> = view
             .items
             .iter()
-            .map(|(id, item)| (id.clone(), score(item, instant, weights)))
+            .map(|(id, item)| {
+                let echo = echoes.get(id).copied().unwrap_or(0);
+                (
+                    id.clone(),
+                    echoed(score(item, instant, weights), echo, weights),
+                )
+            })
             .collect();
         let since = publisher.previous_instant(group, repo);
         let changed: BTreeSet<&str> = view
@@ -231,6 +246,7 @@ fn reference_export(
         }
     }
     super::links::set_shared(store, &mut publisher).unwrap();
+    super::links::set_stories(store, &mut publisher).unwrap();
     publisher.finish().unwrap()
 }
 

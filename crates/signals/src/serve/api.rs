@@ -62,6 +62,7 @@ struct Listed<'a> {
     reactions: u64,
     referenced_by: Vec<String>,
     references: Vec<String>,
+    related: Vec<signals_core::dataset::RelatedDoc>,
     state: &'static str,
     title: &'a str,
     updated_at: String,
@@ -138,6 +139,9 @@ impl Api<'_> {
             ["signals", rest @ ..] if rest.last() == Some(&"history") && rest.len() >= 2 => {
                 &front::HISTORY
             }
+            ["signals", rest @ ..] if rest.last() == Some(&"related") && rest.len() >= 2 => {
+                &front::RELATED
+            }
             _ => {
                 return Ok(error(
                     404,
@@ -159,6 +163,10 @@ impl Api<'_> {
                 Some(s) => self.written(&s, signals_site::TRENDS_FILE)?,
                 None => unknown_repo(group, repo),
             },
+            ["signals", rest @ ..] if rest.last() == Some(&"related") => {
+                let id = rest[..rest.len() - 1].join("/");
+                self.related(&id, params)?
+            }
             ["signals", rest @ ..] => {
                 let id = rest[..rest.len() - 1].join("/");
                 self.history(&id, params)?
@@ -284,6 +292,7 @@ impl Api<'_> {
         let ids: Vec<String> = rows.iter().map(|(id, _)| id.to_string()).collect();
         let items = self.store.latest_heads_for(s.key, &ids)?;
         let mut links = self.store.links_of(s.key, &ids)?;
+        let mut related = self.store.related_of(s.key, &ids)?;
         let mut signals = Vec::with_capacity(rows.len());
         for (id, row) in rows {
             let item = items.get(id).ok_or_else(|| {
@@ -307,6 +316,7 @@ impl Api<'_> {
                 reactions: item.metrics.reactions,
                 referenced_by,
                 references,
+                related: crate::related::docs(related.remove(id)),
                 state: state_of(item),
                 title: &item.title,
                 updated_at: item.updated_at.to_string(),
@@ -490,6 +500,56 @@ impl Api<'_> {
 
     /// An item's first response as the API shows it: `firstResponse`
     /// (`null` when none is known) and `firstResponseState`.
+    /// Every related item of one item above the threshold, best first
+    /// (at most `signals_core::related::LISTED`), in the group it was
+    /// reached from (`?group=`) or the first group holding its repository.
+    fn related(&self, id: &str, params: &HashMap<String, String>) -> anyhow::Result<Answer> {
+        let Some(signals_core::api::IdRepo { source, repo }) = parse_id(id) else {
+            return Ok(error(
+                400,
+                format!("{id:?} is not a signal id (<source>:<owner>/<name>:<kind>:<key>)"),
+            ));
+        };
+        let group = params.get("group").filter(|g| !g.is_empty());
+        let holder = self.store.repositories()?.into_iter().find(|s| {
+            s.repo.source == source
+                && s.repo.repo.to_string().eq_ignore_ascii_case(repo)
+                && group.is_none_or(|g| *g == s.group.id)
+        });
+        let Some(owner) = holder else {
+            return Ok(error(
+                404,
+                format!("no tracked repository holds {id:?} (in the group= asked, if any)"),
+            ));
+        };
+        if self
+            .store
+            .latest_heads_for(owner.key, &[id.to_string()])?
+            .is_empty()
+        {
+            return Ok(error(404, format!("no stored item {id:?}")));
+        }
+        let list = self
+            .store
+            .related_of(owner.key, &[id.to_string()])?
+            .remove(id)
+            .unwrap_or_default();
+        let related: Vec<Value> = list
+            .into_iter()
+            .map(|e| json!({"id": e.item.id, "open": e.open, "score": e.score, "shared": e.shared}))
+            .collect();
+        Ok(json_answer(
+            200,
+            &json!({
+                "group": owner.group.id,
+                "id": id,
+                "related": related,
+                "repo": owner.repo.id,
+                "threshold": signals_core::related::THRESHOLD,
+            }),
+        ))
+    }
+
     fn first_response(
         &self,
         owner: &RepoSummary,

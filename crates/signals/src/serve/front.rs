@@ -80,6 +80,12 @@ pub const HISTORY: Endpoint = Endpoint {
     params: &["group"],
     answers: "every stored snapshot of one item, with what changed in each",
 };
+/// `GET /api/signals/{id}/related`.
+pub const RELATED: Endpoint = Endpoint {
+    path: "/api/signals/{id}/related",
+    params: &["group"],
+    answers: "every item of the group telling the same story as one item, best first",
+};
 /// `GET /metrics`.
 pub const METRICS: Endpoint = Endpoint {
     path: "/metrics",
@@ -94,8 +100,8 @@ pub const FRONT: Endpoint = Endpoint {
 };
 
 /// The API's endpoints, as `/api/` lists them.
-pub const ENDPOINTS: [&Endpoint; 7] = [
-    &GROUPS, &SIGNALS, &TRAIL, &TRENDS, &VERDICT, &HISTORY, &METRICS,
+pub const ENDPOINTS: [&Endpoint; 8] = [
+    &GROUPS, &SIGNALS, &TRAIL, &TRENDS, &VERDICT, &HISTORY, &RELATED, &METRICS,
 ];
 
 /// `GET /api/` (and `/api`): the endpoints, so the API can be found from

@@ -16,7 +16,7 @@ use jiff::Timestamp;
 pub use signals_core::api::{Filter, KINDS};
 use signals_core::dataset::FirstResponseDoc;
 use signals_core::first_response::{Answer, Responses};
-use signals_core::importance::{Weights, score};
+use signals_core::importance::{Score, Term, Weights, echoed, score};
 use signals_core::{ItemDetail, ItemSnapshot};
 use signals_store::{Backend, RepoSummary};
 
@@ -180,6 +180,36 @@ pub fn state_of(item: &ItemSnapshot) -> &'static str {
     }
 }
 
+/// Adds the echo term of importance (`signals_core::importance::echoed`)
+/// to the rows whose items' stories other repositories of the group tell,
+/// as the export does: their lists read a page of 1,000 at a time.
+fn with_echo(
+    store: &dyn Backend,
+    key: signals_store::RepoKey,
+    ids: &Ids,
+    rows: &mut [Row],
+    sums: &[f64],
+    weights: &Weights,
+) -> signals_store::Result<()> {
+    let all: Vec<String> = (0..rows.len()).map(|p| ids.get(p).to_string()).collect();
+    for (page, chunk) in all.chunks(1000).enumerate() {
+        let lists = store.related_of(key, chunk)?;
+        for (i, id) in chunk.iter().enumerate() {
+            let repos = crate::related::echo_repos(key, lists.get(id));
+            if repos > 0 {
+                let p = page * 1000 + i;
+                let sum = Score::from_terms(vec![Term {
+                    name: "sum".into(),
+                    points: sums[p],
+                    why: String::new(),
+                }]);
+                rows[p].score = echoed(sum, repos, weights).total;
+            }
+        }
+    }
+    Ok(())
+}
+
 fn position(list: &[&str], value: &str) -> Option<u8> {
     list.iter().position(|v| *v == value).map(|p| p as u8)
 }
@@ -204,6 +234,8 @@ impl RepoIndex {
         };
         let mut rows = Vec::new();
         let mut ids = Ids::default();
+        // Each row's unrounded score, for the echo term added below.
+        let mut sums: Vec<f64> = Vec::new();
         store.each_latest_head(summary.key, &mut |id, item| {
             let mut item_labels: Vec<u32> =
                 item.labels.iter().map(|l| code(&mut labels, l)).collect();
@@ -216,7 +248,11 @@ impl RepoIndex {
                 labels: item_labels.into(),
                 author: code(&mut authors, &item.author),
                 updated_at: item.updated_at,
-                score: score(&item, instant, weights).total,
+                score: {
+                    let scored = score(&item, instant, weights);
+                    sums.push(scored.terms.iter().map(|t| t.points).sum());
+                    scored.total
+                },
                 changed: changed.contains(&id),
                 created_at: item.created_at,
                 first: answer.clone().and_then(Answer::first).map(|f| f.doc()),
@@ -225,6 +261,7 @@ impl RepoIndex {
             ids.push(&id);
             Ok(())
         })?;
+        with_echo(store, summary.key, &ids, &mut rows, &sums, weights)?;
         let positions = || (0..rows.len() as u32).collect::<Vec<u32>>();
         // Rows are in id order, so a stable sort keeps ties by id.
         let mut by_importance = positions();

@@ -12,7 +12,7 @@ use std::path::Path;
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 use signals_core::first_response::{Responses, read_from};
-use signals_core::importance::{Weights, score};
+use signals_core::importance::{Weights, echoed, score};
 use signals_core::lifecycle::verdict::StateChange;
 use signals_core::{Comment, CommentKind, ItemDetail, ItemSnapshot, ItemState};
 use signals_store::suite::WholeReads;
@@ -55,7 +55,13 @@ type Searches = std::cell::RefCell<HashMap<String, Result<Vec<String>, String>>>
 fn reference_signals(
     group: &str,
     repo: &str,
-    (view, responses, comments, searches): (&RepoView, &Responses, &Comments, &Searches),
+    (view, responses, comments, searches, echoes): (
+        &RepoView,
+        &Responses,
+        &Comments,
+        &Searches,
+        &HashMap<String, usize>,
+    ),
     params: &[(&str, &str)],
 ) -> Option<Value> {
     let param = |k: &str| {
@@ -100,7 +106,14 @@ fn reference_signals(
                     .is_some_and(|a| a.waits(i, Timestamp::now(), 2))
         })
         .filter(|(id, _)| searched.is_none() || rank.contains_key(id.as_str()))
-        .map(|(id, i)| (score(i, instant, &weights).total, id, i))
+        .map(|(id, i)| {
+            let echo = echoes.get(id.as_str()).copied().unwrap_or(0);
+            (
+                echoed(score(i, instant, &weights), echo, &weights).total,
+                id,
+                i,
+            )
+        })
         .collect();
     if param("sort") == Some("updated") {
         matched.sort_by(|a, b| b.2.updated_at.cmp(&a.2.updated_at).then(a.1.cmp(b.1)));
@@ -156,6 +169,19 @@ fn with_links(store: &dyn Backend, key: signals_store::RepoKey, expected: &mut V
         };
         s["references"] = ids(links.references).into();
         s["referencedBy"] = ids(links.referenced_by).into();
+        // Related items: the 5 best by score, the open ones first.
+        let mut best = store
+            .related_of(key, std::slice::from_ref(&id))
+            .unwrap()
+            .remove(&id)
+            .unwrap_or_default();
+        best.truncate(5);
+        best.sort_by_key(|e| !e.open);
+        s["related"] = best
+            .into_iter()
+            .map(|e| serde_json::json!({"id": e.item.id, "score": e.score, "shared": e.shared}))
+            .collect::<Vec<_>>()
+            .into();
     }
 }
 
@@ -288,6 +314,24 @@ fn compare(port: u16, store: &dyn Backend) -> usize {
         for w in &words {
             cases.push(vec![("q", w.as_str())]);
         }
+        // The echo term of importance: the other repositories among each
+        // item's related items.
+        let ids: Vec<String> = view.items.keys().cloned().collect();
+        let echoes: HashMap<String, usize> = store
+            .related_of(summary.key, &ids)
+            .unwrap()
+            .into_iter()
+            .map(|(id, list)| {
+                let mut repos: Vec<_> = list
+                    .iter()
+                    .map(|e| e.item.repo)
+                    .filter(|r| *r != summary.key)
+                    .collect();
+                repos.sort_unstable();
+                repos.dedup();
+                (id, repos.len())
+            })
+            .collect();
         for case in cases {
             let mut page = 1;
             loop {
@@ -297,7 +341,7 @@ fn compare(port: u16, store: &dyn Backend) -> usize {
                 let target = format!("/api/repos/{g}/{r}/signals?{}", query(&params));
                 let (status, served) = get(port, &target);
                 asked += 1;
-                let texts = (&view, &responses, &comments, &searches);
+                let texts = (&view, &responses, &comments, &searches, &echoes);
                 match reference_signals(g, r, texts, &params) {
                     Some(mut expected) => {
                         with_links(store, summary.key, &mut expected);

@@ -157,7 +157,7 @@ fn issue_30_the_api_has_a_front_door_and_a_missing_page_is_html() {
         let (status, index) = crate::serve::get(p, root);
         assert_eq!(status, 200, "{root}: {index}");
         let endpoints = index["endpoints"].as_array().unwrap();
-        assert_eq!(endpoints.len(), 7, "{index}");
+        assert_eq!(endpoints.len(), 8, "{index}");
         // Every endpoint it lists answers.
         for e in endpoints {
             let path = e["path"]

@@ -32,6 +32,7 @@ mod receiver;
 mod reconcile;
 mod recorded;
 mod references;
+mod related;
 mod repos_add;
 mod resilience;
 mod round;

@@ -1,0 +1,98 @@
+//! Related items on PostgreSQL: a store from before migration 0022 opens,
+//! migrates, and has every issue pending for its first catch-up.
+
+use signals_store::suite::{group, issue, run_of, tracked, ts};
+use signals_store::{RelatedStore, RunWrites};
+use signals_store_pg::PgStore;
+
+use crate::cluster;
+
+#[test]
+fn a_store_from_before_related_items_migrates_with_everything_pending() {
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("related0022").unwrap();
+    let key = {
+        let mut before = PgStore::open_before(&url, 21).unwrap();
+        let key = before.ensure_repository(&group(), &tracked()).unwrap();
+        let run = run_of(
+            &before,
+            key,
+            ts("2026-11-20T10:00:00Z"),
+            vec![issue("1")],
+            1,
+        );
+        before.commit_run(key, &run).unwrap();
+        key
+    };
+    let store = PgStore::open(&url).unwrap();
+    assert_eq!(store.related_through(key).unwrap(), 0);
+    assert_eq!(store.related_pending(&group().id, 0, 10).unwrap().len(), 1);
+    assert!(store.related_vectors(&group().id).unwrap().is_empty());
+}
+
+/// Two workers writing the same group's lists at once: before, both
+/// deleted and inserted an item's rows and the second failed on the
+/// primary key. Now one writes, the other is told to read again; neither
+/// fails, and the lists are one catch-up's, whole.
+#[test]
+fn two_catch_ups_of_a_group_at_once_never_fail_and_never_interleave() {
+    use signals_store::Linked;
+    use signals_store::related::{Applied, RelatedEntry, RelatedUpdate};
+
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("related_race").unwrap();
+    let mut store = PgStore::open(&url).unwrap();
+    let key = store.ensure_repository(&group(), &tracked()).unwrap();
+    let update = |score: f64, through: i64| {
+        let item = |n: usize| Linked {
+            id: format!("github:o/r:issue:{n}"),
+            repo: key,
+        };
+        RelatedUpdate {
+            group: group().id,
+            expected: vec![(key, 0)],
+            lists: (0..200)
+                .map(|n| {
+                    let list = (1..6)
+                        .map(|k| RelatedEntry {
+                            item: item(n + k * 1000),
+                            open: true,
+                            score,
+                            shared: vec!["w".into()],
+                        })
+                        .collect();
+                    (item(n), list)
+                })
+                .collect(),
+            through: vec![(key, through)],
+            ..RelatedUpdate::default()
+        }
+    };
+    let barrier = std::sync::Barrier::new(2);
+    let results: Vec<Applied> = std::thread::scope(|scope| {
+        let handles: Vec<_> = [(0.5, 5), (0.9, 6)]
+            .into_iter()
+            .map(|(score, through)| {
+                let (url, barrier, update) = (&url, &barrier, update(score, through));
+                scope.spawn(move || {
+                    let mut worker = PgStore::open(url).unwrap();
+                    barrier.wait();
+                    worker.related_apply(&update).unwrap()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let written = results.iter().filter(|r| **r == Applied::Written).count();
+    assert_eq!(written, 1, "{results:?}");
+    assert!(results.contains(&Applied::Moved), "{results:?}");
+    let through = store.related_through(key).unwrap();
+    let score = if through == 5 { 0.5 } else { 0.9 };
+    let ids: Vec<String> = (0..200).map(|n| format!("github:o/r:issue:{n}")).collect();
+    let lists = store.related_of(key, &ids).unwrap();
+    assert_eq!(lists.len(), 200);
+    for list in lists.values() {
+        assert_eq!(list.len(), 5);
+        assert!(list.iter().all(|e| e.score == score), "{list:?}");
+    }
+}

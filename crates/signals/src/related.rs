@@ -1,0 +1,517 @@
+//! The engine of related items: after a run commits, the profiles catch
+//! up with the run's repository's items whose latest snapshot is newer
+//! than its `through` (and at export, with every repository's, for what a
+//! run could not finish), and the lists that can have moved are computed again
+//! ([`signals_core::related::recompute`]): those of the items whose title
+//! or body changed, of the items that listed them, and of the items they
+//! are now related to. An item whose profile did not change (a label, a
+//! reaction) moves no list; one that was closed or reopened only moves
+//! its open state, which the lists read when they are read.
+//!
+//! Where the cost lands: a quiet catch-up reads one row per repository
+//! of the group (two statements, whatever the group's size); one whose items changed no title or body reads their
+//! stored profiles; one with changes reads the group's compact vectors
+//! (integer term keys, no text: one statement), weighs them (linear in
+//! the group, in flat arrays) and scores the changed items against the
+//! rest (the postings of their rare terms); the text of a profile, for
+//! the words a pair shares, is read only for the items whose lists it
+//! writes. The first catch-up of a group, or of a store from before,
+//! profiles every item on every core and computes every list: the full
+//! build of docs/performance/related.md.
+//!
+//! Two catch-ups of one group (two workers finishing runs of it at once)
+//! never interleave: the store writes an update only when no other
+//! catch-up of the group committed since it was read
+//! ([`signals_store::related::Applied`]); the later one reads again and
+//! computes again from what the first wrote.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use signals_core::dataset::RelatedDoc;
+use signals_core::related::{self, Corpus, Found, Member, Profile, Vector};
+use signals_core::{ItemSnapshot, ItemState};
+use signals_store::related::{Applied, RelatedEntry, RelatedUpdate, StoredProfile};
+use signals_store::{Linked, Reads, RelatedStore, RepoKey, Result, StoreError};
+
+/// Items read per statement while profiling.
+const CHUNK: usize = 2000;
+
+/// How many times a catch-up reads again when another catch-up of the
+/// group committed first; each time, that other one did the work, so
+/// giving up leaves nothing behind that its own catch-up does not finish.
+const ATTEMPTS: usize = 5;
+
+/// What a catch-up did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CaughtUp {
+    /// Items profiled (new or changed snapshots).
+    pub profiled: usize,
+    /// Items whose profile changed (their lists and their neighbours' were
+    /// computed again).
+    pub changed: usize,
+    /// Lists written.
+    pub lists: usize,
+}
+
+/// What the pending items of the group's repositories give: their new
+/// profiles, and each repository's new `through`.
+struct Profiled {
+    profiles: Vec<StoredProfile>,
+    through: Vec<(RepoKey, i64)>,
+}
+
+/// The stored profile of each snapshot of `repo` (compared kinds only),
+/// on every core.
+fn profile_each(repo: RepoKey, snapshots: Vec<(String, ItemSnapshot)>) -> Vec<StoredProfile> {
+    let one = |(id, s): (String, ItemSnapshot)| {
+        let p = related::profile(&s.title, &s.text);
+        StoredProfile {
+            item: Linked { id, repo },
+            open: s.state == ItemState::Open,
+            vector: p.vector().encode(),
+            profile: p.encode(),
+        }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    if threads <= 1 || snapshots.len() < 64 {
+        return snapshots.into_iter().map(one).collect();
+    }
+    let share = snapshots.len().div_ceil(threads);
+    let mut parts: Vec<Vec<(String, ItemSnapshot)>> = Vec::new();
+    let mut rest = snapshots;
+    while rest.len() > share {
+        let tail = rest.split_off(share);
+        parts.push(rest);
+        rest = tail;
+    }
+    parts.push(rest);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|part| scope.spawn(move || part.into_iter().map(one).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+fn profile_pending<S>(store: &S, group: &str, only: Option<RepoKey>) -> Result<Profiled>
+where
+    S: Reads + RelatedStore + ?Sized,
+{
+    let mut profiles = Vec::new();
+    let mut through: BTreeMap<RepoKey, i64> = BTreeMap::new();
+    let mut after = 0;
+    loop {
+        let pending = store.related_pending(group, after, CHUNK)?;
+        let Some(last) = pending.last().map(|p| p.1) else {
+            break;
+        };
+        let mut by_repo: BTreeMap<RepoKey, Vec<String>> = BTreeMap::new();
+        for (item, latest) in pending {
+            if only.is_some_and(|repo| repo != item.repo) {
+                continue;
+            }
+            let t = through.entry(item.repo).or_insert(latest);
+            *t = (*t).max(latest);
+            by_repo.entry(item.repo).or_default().push(item.id);
+        }
+        for (repo, ids) in by_repo {
+            let mut snapshots = store.latest_snapshots_for(repo, &ids)?;
+            let kept: Vec<(String, ItemSnapshot)> = ids
+                .into_iter()
+                .filter_map(|id| snapshots.remove(&id).map(|s| (id, s)))
+                .filter(|(_, s)| related::compared(s.kind()))
+                .collect();
+            profiles.extend(profile_each(repo, kept));
+        }
+        after = last;
+    }
+    Ok(Profiled {
+        profiles,
+        through: through.into_iter().collect(),
+    })
+}
+
+fn damaged(item: &Linked, what: String) -> StoreError {
+    StoreError::Corrupt {
+        path: format!("repository {}", item.repo).into(),
+        what: format!("the related items' profile of {}: {what}", item.id),
+    }
+}
+
+fn entry(repo_of: &HashMap<String, RepoKey>, n: related::Neighbour) -> RelatedEntry {
+    RelatedEntry {
+        item: Linked {
+            repo: repo_of
+                .get(&n.id)
+                .copied()
+                .unwrap_or(RepoKey::from_raw(n.repo)),
+            id: n.id,
+        },
+        open: n.open,
+        score: n.score,
+        shared: n.shared,
+    }
+}
+
+/// How many other repositories than `own` the items of `list` are in:
+/// the `echo` term of importance (`signals_core::importance::echoed`).
+pub fn echo_repos(own: RepoKey, list: Option<&Vec<RelatedEntry>>) -> usize {
+    let mut repos: Vec<RepoKey> = list
+        .into_iter()
+        .flatten()
+        .map(|e| e.item.repo)
+        .filter(|r| *r != own)
+        .collect();
+    repos.sort_unstable();
+    repos.dedup();
+    repos.len()
+}
+
+/// What a signal shows of its list (`related` of the dataset and the API):
+/// its [`related::SHOWN`] best by score, open ones first.
+pub fn docs(list: Option<Vec<RelatedEntry>>) -> Vec<RelatedDoc> {
+    let mut best: Vec<RelatedEntry> = list.unwrap_or_default();
+    best.truncate(related::SHOWN);
+    // Stable: each part stays best first.
+    best.sort_by_key(|e| !e.open);
+    best.into_iter()
+        .map(|e| RelatedDoc {
+            id: e.item.id,
+            score: e.score,
+            shared: e.shared,
+        })
+        .collect()
+}
+
+/// The group's members: every stored vector, with `fresh` (decoded) in
+/// place of the stored ones of its items and `left_out` left out, sorted
+/// by id; and each member's repository.
+fn members<S>(
+    store: &S,
+    group: &str,
+    fresh: &HashMap<Linked, Vector>,
+    left_out: &HashSet<&str>,
+) -> Result<(Vec<Member>, HashMap<String, RepoKey>)>
+where
+    S: RelatedStore + ?Sized,
+{
+    let mut members = Vec::new();
+    let mut repo_of = HashMap::new();
+    for v in store.related_vectors(group)? {
+        if fresh.contains_key(&v.item) || left_out.contains(v.item.id.as_str()) {
+            continue;
+        }
+        let vector = Vector::decode(&v.vector).map_err(|e| damaged(&v.item, e.to_string()))?;
+        repo_of.insert(v.item.id.clone(), v.item.repo);
+        members.push(Member {
+            id: v.item.id,
+            repo: v.item.repo.raw(),
+            open: v.open,
+            vector,
+        });
+    }
+    for (item, vector) in fresh {
+        repo_of.insert(item.id.clone(), item.repo);
+        members.push(Member {
+            id: item.id.clone(),
+            repo: item.repo.raw(),
+            open: false,
+            vector: vector.clone(),
+        });
+    }
+    members.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok((members, repo_of))
+}
+
+/// The lists of `lists` with their shared words named by each listing
+/// item's profile: from `fresh` when it is there, else read.
+fn named<S>(
+    store: &S,
+    lists: Vec<(String, Vec<Found>)>,
+    fresh: &HashMap<&str, &StoredProfile>,
+    repo_of: &HashMap<String, RepoKey>,
+) -> Result<Vec<(Linked, Vec<RelatedEntry>)>>
+where
+    S: RelatedStore + ?Sized,
+{
+    let item = |id: &String| Linked {
+        repo: repo_of[id],
+        id: id.clone(),
+    };
+    let unread: Vec<Linked> = lists
+        .iter()
+        .filter(|(id, list)| !list.is_empty() && !fresh.contains_key(id.as_str()))
+        .map(|(id, _)| item(id))
+        .collect();
+    let read = store.related_profiles_of(&unread)?;
+    let texts: HashMap<&str, &StoredProfile> = fresh
+        .iter()
+        .map(|(id, p)| (*id, *p))
+        .chain(read.iter().map(|p| (p.item.id.as_str(), p)))
+        .collect();
+    let mut out = Vec::with_capacity(lists.len());
+    for (id, list) in lists {
+        let profile = match texts.get(id.as_str()) {
+            Some(p) if !list.is_empty() => {
+                Profile::decode(&p.profile).map_err(|e| damaged(&item(&id), e.to_string()))?
+            }
+            _ => Profile::default(),
+        };
+        let entries = list
+            .into_iter()
+            .map(|f| entry(repo_of, f.named(&profile)))
+            .collect();
+        out.push((item(&id), entries));
+    }
+    Ok(out)
+}
+
+/// The update of one catch-up from the store as it is at `expected`, and
+/// what it did; `None` when nothing is pending.
+fn compute<S>(
+    store: &S,
+    group: &str,
+    only: Option<RepoKey>,
+    expected: Vec<(RepoKey, i64)>,
+) -> Result<Option<(RelatedUpdate, CaughtUp)>>
+where
+    S: Reads + RelatedStore + ?Sized,
+{
+    let fresh = profile_pending(store, group, only)?;
+    if fresh.through.is_empty() {
+        return Ok(None);
+    }
+    let items: Vec<Linked> = fresh.profiles.iter().map(|p| p.item.clone()).collect();
+    let stored: HashMap<Linked, StoredProfile> = store
+        .related_profiles_of(&items)?
+        .into_iter()
+        .map(|p| (p.item.clone(), p))
+        .collect();
+    let mut changed: Vec<Linked> = Vec::new();
+    // New items: no list of theirs is stored, so an empty one is not written.
+    let mut unlisted: HashSet<Linked> = HashSet::new();
+    let mut writes = Vec::new();
+    for p in fresh.profiles {
+        match stored.get(&p.item) {
+            Some(old) if old.vector == p.vector && old.open == p.open => {
+                if old.profile != p.profile {
+                    writes.push(p);
+                }
+                continue;
+            }
+            Some(old) if old.vector == p.vector => {}
+            Some(_) => changed.push(p.item.clone()),
+            None => {
+                changed.push(p.item.clone());
+                unlisted.insert(p.item.clone());
+            }
+        }
+        writes.push(p);
+    }
+    drop(stored);
+    let mut caught = CaughtUp {
+        profiled: writes.len(),
+        changed: changed.len(),
+        ..CaughtUp::default()
+    };
+    let mut update = RelatedUpdate {
+        group: group.to_string(),
+        expected,
+        through: fresh.through,
+        ..RelatedUpdate::default()
+    };
+    if !changed.is_empty() {
+        let listing = store.related_listing(group, &changed)?;
+        let changed_set: HashSet<&Linked> = changed.iter().collect();
+        let mut vectors: HashMap<Linked, Vector> = HashMap::new();
+        for p in writes.iter().filter(|p| changed_set.contains(&p.item)) {
+            let v = Vector::decode(&p.vector).map_err(|e| damaged(&p.item, e.to_string()))?;
+            vectors.insert(p.item.clone(), v);
+        }
+        let (mut members, repo_of) = members(store, group, &vectors, &HashSet::new())?;
+        let open: HashMap<&str, bool> = writes
+            .iter()
+            .map(|p| (p.item.id.as_str(), p.open))
+            .collect();
+        for m in &mut members {
+            if let Some(o) = open.get(m.id.as_str()) {
+                m.open = *o;
+            }
+        }
+        let corpus = Corpus::new(members);
+        let ids: Vec<String> = changed.iter().map(|i| i.id.clone()).collect();
+        let listing_ids: Vec<String> = listing.iter().map(|i| i.id.clone()).collect();
+        let lists = related::recompute(&corpus, &ids, &listing_ids);
+        drop(corpus);
+        let texts: HashMap<&str, &StoredProfile> =
+            writes.iter().map(|p| (p.item.id.as_str(), p)).collect();
+        update.lists = named(store, lists.into_iter().collect(), &texts, &repo_of)?;
+        update
+            .lists
+            .retain(|(item, list)| !list.is_empty() || !unlisted.contains(item));
+        caught.lists = update.lists.len();
+    }
+    update.profiles = writes;
+    Ok(Some((update, caught)))
+}
+
+/// Brings the related items of group `group` up to date with what its
+/// repositories' runs committed, and returns what it did: export's
+/// catch-up, which completes whatever a run's left behind.
+pub fn catch_up<S>(store: &mut S, group: &str) -> Result<CaughtUp>
+where
+    S: Reads + RelatedStore + ?Sized,
+{
+    catch_up_within(store, group, None)
+}
+
+/// The catch-up after a run of repository `repo` of group `group`: its
+/// pending items only, weighed against the whole group. So a run writes
+/// at most once, and the runs of a group's repositories by several
+/// workers do not take over one another's items; another repository's
+/// items that its own run left pending wait for its next run or export.
+pub fn catch_up_after_run<S>(store: &mut S, group: &str, repo: RepoKey) -> Result<CaughtUp>
+where
+    S: Reads + RelatedStore + ?Sized,
+{
+    catch_up_within(store, group, Some(repo))
+}
+
+fn catch_up_within<S>(store: &mut S, group: &str, only: Option<RepoKey>) -> Result<CaughtUp>
+where
+    S: Reads + RelatedStore + ?Sized,
+{
+    for _ in 0..ATTEMPTS {
+        let expected = store.related_throughs(group)?;
+        let Some((update, caught)) = compute(&*store, group, only, expected)? else {
+            return Ok(CaughtUp::default());
+        };
+        match store.related_apply(&update)? {
+            Applied::Written => return Ok(caught),
+            Applied::Moved => continue,
+        }
+    }
+    Ok(CaughtUp::default())
+}
+
+/// The related items in other repositories than `own` of each of the
+/// run's new items `new` (their ids and snapshots), weighed against the
+/// group's stored vectors before the run commits: the `echo` alert's.
+/// The same scores the lists get after the commit.
+pub fn echoes<S>(
+    store: &S,
+    group: &str,
+    own: RepoKey,
+    new: &[(&String, &ItemSnapshot)],
+) -> Result<Vec<(String, Vec<related::Neighbour>)>>
+where
+    S: RelatedStore + ?Sized,
+{
+    let profiles: HashMap<&str, Profile> = new
+        .iter()
+        .filter(|(_, s)| related::compared(s.kind()))
+        .map(|(id, s)| (id.as_str(), related::profile(&s.title, &s.text)))
+        .collect();
+    let left_out: HashSet<&str> = profiles.keys().copied().collect();
+    let fresh: HashMap<Linked, Vector> = profiles
+        .iter()
+        .map(|(id, p)| {
+            let item = Linked {
+                id: id.to_string(),
+                repo: own,
+            };
+            (item, p.vector())
+        })
+        .collect();
+    let (mut members, _) = members(store, group, &fresh, &left_out)?;
+    let open: HashMap<&str, bool> = new
+        .iter()
+        .map(|(id, s)| (id.as_str(), s.state == ItemState::Open))
+        .collect();
+    for m in &mut members {
+        if let Some(o) = open.get(m.id.as_str()) {
+            m.open = *o;
+        }
+    }
+    let corpus = Corpus::new(members);
+    let mut out = Vec::new();
+    for (id, profile) in &profiles {
+        let others: Vec<related::Neighbour> = corpus
+            .neighbours(id)
+            .into_iter()
+            .filter(|n| n.repo != own.raw())
+            .take(related::SHOWN)
+            .map(|f| f.named(profile))
+            .collect();
+        out.push((id.to_string(), others));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
+}
+
+/// Copies the related items of group `group` from `from` into `to` as
+/// they are, for `signals migrate`: every profile, every list (scores and
+/// shared words to the bit), every repository's `through` and mark (the
+/// export's key of its pages holds the mark), so the
+/// copy's pages and documents are the original's and its next catch-up
+/// goes on from where the original's stopped. Repository keys are the
+/// same in both stores (a migration copies them). Returns the lists
+/// copied.
+pub fn copy<A, B>(from: &A, to: &mut B, group: &str) -> Result<usize>
+where
+    A: RelatedStore + ?Sized,
+    B: RelatedStore + ?Sized,
+{
+    let throughs = from.related_throughs(group)?;
+    let items: Vec<Linked> = from
+        .related_vectors(group)?
+        .into_iter()
+        .map(|v| v.item)
+        .collect();
+    let profiles = from.related_profiles_of(&items)?;
+    let mut lists = Vec::new();
+    for (repo, _) in &throughs {
+        let ids: Vec<String> = items
+            .iter()
+            .filter(|i| i.repo == *repo)
+            .map(|i| i.id.clone())
+            .collect();
+        for page in ids.chunks(CHUNK) {
+            let mut of = from.related_of(*repo, page)?;
+            for id in page {
+                if let Some(list) = of.remove(id) {
+                    let item = Linked {
+                        repo: *repo,
+                        id: id.clone(),
+                    };
+                    lists.push((item, list));
+                }
+            }
+        }
+    }
+    let copied = lists.len();
+    let mut marks = Vec::with_capacity(throughs.len());
+    for (repo, _) in &throughs {
+        marks.push((*repo, from.related_mark(*repo)?));
+    }
+    let update = RelatedUpdate {
+        marks,
+        group: group.to_string(),
+        expected: to.related_throughs(group)?,
+        profiles,
+        removed: Vec::new(),
+        lists,
+        through: throughs.into_iter().filter(|(_, t)| *t > 0).collect(),
+    };
+    match to.related_apply(&update)? {
+        Applied::Written => Ok(copied),
+        Applied::Moved => Err(StoreError::Corrupt {
+            path: format!("group {group}").into(),
+            what: "the copy's related items changed while they were copied".into(),
+        }),
+    }
+}
