@@ -16,7 +16,7 @@ use std::ops::Range;
 use jiff::Timestamp;
 use serde::Serialize;
 use signals_core::dataset::SignalDoc;
-use signals_core::lifecycle::trail::{LIFECYCLE_KIND, TrailEntry, change_detail};
+use signals_core::lifecycle::trail::{LIFECYCLE_KIND, TrailEntry, change_detail, interleave};
 use signals_core::lifecycle::verdict::StateChange;
 use signals_core::{EventKind, ItemKind, TrailEvent};
 
@@ -372,22 +372,8 @@ impl LifecyclePlaces {
     /// events at [`Self::items`] of it, in page order) with the changes
     /// of the range in their places.
     pub(crate) fn merge(&self, range: Range<usize>, items: Vec<TrailItem>) -> Vec<Entry> {
-        let mut items = items.into_iter();
-        let mut changes = self.places[self.before(range.start)..].iter().peekable();
-        let mut out = Vec::with_capacity(range.len());
-        for p in range {
-            match changes.peek() {
-                Some((place, c)) if *place == p => {
-                    out.push(TrailEntry::Lifecycle(c.clone()));
-                    changes.next();
-                }
-                _ => match items.next() {
-                    Some(item) => out.push(TrailEntry::Item(item)),
-                    None => break,
-                },
-            }
-        }
-        out
+        let changes = &self.places[self.before(range.start)..];
+        interleave(range, changes, items)
     }
 }
 

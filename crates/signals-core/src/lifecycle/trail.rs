@@ -97,23 +97,38 @@ impl TrailLayout {
     /// The page: `items` (the store's events at `item_offset`, at most
     /// `item_limit`, newest first) with the changes in their places.
     pub fn merge<E>(&self, items: Vec<E>) -> Vec<TrailEntry<E>> {
-        let mut items = items.into_iter();
-        let mut changes = self.changes.iter().peekable();
-        let mut out = Vec::new();
-        for place in 0..self.limit {
-            match changes.peek() {
-                Some((p, c)) if *p == place => {
-                    out.push(TrailEntry::Lifecycle(c.clone()));
-                    changes.next();
-                }
-                _ => match items.next() {
-                    Some(e) => out.push(TrailEntry::Item(e)),
-                    None => break,
-                },
-            }
-        }
-        out
+        interleave(0..self.limit, &self.changes, items)
     }
+}
+
+/// The entries at `places`: each change of `changes` (with its place,
+/// ascending) at its place, `items` in order in the others, until the
+/// items run out. The API's newest-first pages and the site's oldest-first
+/// ones both put their changes in place with it.
+pub fn interleave<P, E>(
+    places: impl Iterator<Item = P>,
+    changes: &[(P, StateChange)],
+    items: Vec<E>,
+) -> Vec<TrailEntry<E>>
+where
+    P: PartialEq,
+{
+    let mut items = items.into_iter();
+    let mut changes = changes.iter().peekable();
+    let mut out = Vec::new();
+    for place in places {
+        match changes.peek() {
+            Some((p, c)) if *p == place => {
+                out.push(TrailEntry::Lifecycle(c.clone()));
+                changes.next();
+            }
+            _ => match items.next() {
+                Some(e) => out.push(TrailEntry::Item(e)),
+                None => break,
+            },
+        }
+    }
+    out
 }
 
 #[cfg(test)]
