@@ -505,3 +505,111 @@ fn a_new_item_told_in_other_repositories_fires_echo_once() {
     card.sort();
     assert_eq!(card, [A1, B1, L1]);
 }
+
+/// Every item of `repo` re-timed as a year of history, one a day, the
+/// newest opened 23 hours before `now`.
+fn a_year_of(s: &mut Scenario, repo: &str, now: Timestamp) {
+    let day = jiff::SignedDuration::from_hours(24);
+    let items = s.repos[repo].issues.len() as i32;
+    let start = now - day * items + jiff::SignedDuration::from_hours(1);
+    let at = |t: Timestamp| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    for (i, item) in s.repos.get_mut(repo).unwrap().issues.iter_mut().enumerate() {
+        let created = start + day * (i as i32);
+        let touched = created + jiff::SignedDuration::from_hours(1);
+        item["created_at"] = json!(at(created));
+        item["updated_at"] = json!(at(touched));
+        if item["closed_at"].is_string() {
+            item["closed_at"] = json!(at(touched));
+        }
+        if let Some(merged) = item["pull_request"].get_mut("merged_at")
+            && merged.is_string()
+        {
+            *merged = json!(at(touched));
+        }
+    }
+}
+
+/// On the defaults (only a host, a token and a group) against a year of
+/// history: a first run reads the last day only, and the story told in
+/// both repositories within it is related; the copy told 300 days ago
+/// was not read, so nothing lists it.
+#[test]
+fn on_the_defaults_a_story_of_the_first_day_is_related_across_repositories() {
+    const DAYS: usize = 365;
+    let now = Timestamp::now();
+    let mut s = Scenario::default();
+    for name in ["o/a", "o/b"] {
+        s.repos
+            .extend(synthetic(name, DAYS, "2025-01-01T00:00:00Z".parse().unwrap()).repos);
+    }
+    plant(&mut s, &["o/a", "o/b"]);
+    let newest = DAYS as u64;
+    set(
+        &mut s,
+        "o/a",
+        newest,
+        "Crash when loading textures",
+        TEXTURE,
+    );
+    set(
+        &mut s,
+        "o/b",
+        newest,
+        "Panic on startup with a texture pack",
+        &format!("Since 0.9 the game stops at once. Log:\n{TEXTURE}"),
+    );
+    set(&mut s, "o/b", 65, "Crash when loading textures", TEXTURE);
+    for name in ["o/a", "o/b"] {
+        a_year_of(&mut s, name, now);
+    }
+    let host = TestHost::start(s).unwrap();
+    let dir = TempDir::new("related-defaults");
+    std::fs::write(
+        dir.path().join("signals.toml"),
+        format!(
+            "store = \"signals.db\"\nout = \"site\"\n\n[host]\napi_url = \"{}\"\n\n\
+             [[groups]]\nid = \"g\"\nname = \"G\"\nrepos = [\"o/a\", \"o/b\"]\n",
+            host.api_url()
+        ),
+    )
+    .unwrap();
+    let token = [("GITHUB_TOKEN", "tok")];
+    let out = run(dir.path(), &["collect", "--no-notify"], &token);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let out = run(dir.path(), &["export"], &token);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let mut all = std::collections::BTreeMap::new();
+    for repo in ["a", "b"] {
+        let path = dir.path().join("site/g").join(repo).join("dataset.json");
+        for s in read_json(&path)["dataset"]["signals"].as_array().unwrap() {
+            all.insert(s["id"].as_str().unwrap().to_string(), s.clone());
+        }
+    }
+    // The synthetic host makes item `n` an issue or a pull request alike
+    // in every repository.
+    let suffix = format!(":{newest}");
+    let Some(a) = all
+        .keys()
+        .find(|id| id.starts_with("github:o/a:") && id.ends_with(&suffix))
+        .cloned()
+    else {
+        panic!("o/a's newest item was not collected: {:?}", all.keys());
+    };
+    let k = a.split(':').nth(2).unwrap().to_string();
+    let b = format!("github:o/b:{k}:{newest}");
+    assert!(
+        all.len() < 2 * DAYS / 10,
+        "a first run reads the last day: {}",
+        all.len()
+    );
+    assert!(related_ids(&all[&a]).contains(&b), "{:?}", all[&a]);
+    assert!(related_ids(&all[&b]).contains(&a), "{:?}", all[&b]);
+    let old = format!("github:o/b:{k}:65");
+    assert!(
+        !all.contains_key(&old),
+        "the old copy is outside the default window"
+    );
+    for s in all.values() {
+        assert!(!related_ids(s).contains(&old), "{s}");
+    }
+}
