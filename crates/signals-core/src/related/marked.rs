@@ -130,15 +130,50 @@ impl Marks {
     }
 }
 
-/// The duplicates marked among `items` (a group's items, each once).
-pub fn marks(items: &[MarkedItem<'_>]) -> Marks {
-    let by_key: HashMap<String, &str> = items
-        .iter()
-        .filter_map(|i| own_key(&i.snapshot.url).map(|k| (k, i.id)))
-        .collect();
+/// Each item's own reference key ([`own_key`] of its URL) and its id: what
+/// a mark names is looked up in it. Built from every item of the group,
+/// while [`marks`] reads only those that [`may_be_marked`].
+pub type Keys = HashMap<String, String>;
+
+/// Adds `id`, at `url`, to `keys`.
+pub fn add_key(keys: &mut Keys, id: &str, url: &str) {
+    if let Some(key) = own_key(url) {
+        keys.insert(key, id.to_string());
+    }
+}
+
+/// Whether `item` carries any mark at all (so a group's other items need
+/// not be kept to read the marks).
+pub fn may_be_marked(item: &MarkedItem<'_>) -> bool {
+    let s = item.snapshot;
+    let by_host = matches!(
+        &s.detail,
+        ItemDetail::Issue {
+            closed_as: Some(ClosedAs::Duplicate),
+            ..
+        } | ItemDetail::Issue {
+            duplicate_of: Some(_),
+            ..
+        }
+    );
+    by_host
+        || s.labels.iter().any(|l| is_duplicate_label(l))
+        || item.comments.iter().any(|c| opens_with_mark(c))
+}
+
+fn opens_with_mark(comment: &str) -> bool {
+    comment
+        .trim_start()
+        .get(..13)
+        .is_some_and(|h| h.eq_ignore_ascii_case("duplicate of "))
+}
+
+/// The duplicates marked among `items` (items of a group, each once),
+/// their originals looked up in `keys` (the whole group's).
+pub fn marks(items: &[MarkedItem<'_>], keys: &Keys) -> Marks {
     let mut out = Marks::default();
     for item in items {
-        match mark_of(item, &by_key) {
+        match mark_of(item, keys) {
             Some(Found::One(original, by)) if original != item.id => out.marked.push(Marked {
                 duplicate: item.id.to_string(),
                 original: original.to_string(),
@@ -160,10 +195,10 @@ enum Found<'a> {
     Unresolved,
 }
 
-fn mark_of<'a>(item: &MarkedItem<'_>, by_key: &HashMap<String, &'a str>) -> Option<Found<'a>> {
+fn mark_of<'a>(item: &MarkedItem<'_>, keys: &'a Keys) -> Option<Found<'a>> {
     let s = item.snapshot;
     let place = place_of(&s.url).unwrap_or_default();
-    let resolve = |key: &str| by_key.get(key).copied();
+    let resolve = |key: &str| keys.get(key).map(String::as_str);
     let (closed_as, link) = match &s.detail {
         ItemDetail::Issue {
             closed_as,
@@ -211,11 +246,10 @@ fn mark_of<'a>(item: &MarkedItem<'_>, by_key: &HashMap<String, &'a str>) -> Opti
 /// first words, any case, then one reference (trailing punctuation
 /// dropped).
 pub fn duplicate_of(comment: &str, place: &Place) -> Option<String> {
-    let text = comment.trim_start();
-    let head = text.get(..13)?;
-    if !head.eq_ignore_ascii_case("duplicate of ") {
+    if !opens_with_mark(comment) {
         return None;
     }
+    let text = comment.trim_start();
     let reference = text[13..]
         .split_whitespace()
         .next()?
@@ -278,6 +312,10 @@ mod tests {
         }
 
         fn marks(&self) -> Marks {
+            let mut keys = Keys::new();
+            for (id, s, _) in &self.items {
+                add_key(&mut keys, id, &s.url);
+            }
             let items: Vec<MarkedItem<'_>> = self
                 .items
                 .iter()
@@ -286,8 +324,9 @@ mod tests {
                     snapshot,
                     comments,
                 })
+                .filter(may_be_marked)
                 .collect();
-            marks(&items)
+            marks(&items, &keys)
         }
     }
 

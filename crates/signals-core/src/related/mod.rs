@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub use clusters::{Cluster, Edge, clusters};
 pub use corpus::{Corpus, Found, LISTED, Member, Neighbour, SHOWN, Scratch, THRESHOLD, shown};
-pub use marked::{Marked, MarkedBy, MarkedItem, Marks, marks};
+pub use marked::{Keys, Marked, MarkedBy, MarkedItem, Marks, add_key, marks, may_be_marked};
 pub use profile::{Profile, ProfileError, profile};
 pub use quality::{Quality, measure};
 pub use vector::{Vector, VectorError, key};
