@@ -9,7 +9,8 @@
 use jiff::Timestamp;
 use serde::Deserialize;
 use signals_core::model::{
-    ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone, RepoContext, RepoName,
+    ItemDetail, ItemSnapshot, ItemState, Merge, Metrics, Milestone, RepoContext, RepoName,
+    is_bot_login,
 };
 use signals_http::de::{count, opt_timestamp, secs, text, timestamp};
 use signals_http::wire::{Kinds, Place, WireItem, WireMilestone as Convert, WireRelease, WireRepo};
@@ -24,6 +25,26 @@ pub struct User {
 /// deleted users to `ghost`) when there is none.
 fn handle(user: Option<User>, at: &Place<'_>) -> String {
     at.conventions.handle(user.map(|u| u.username))
+}
+
+/// Who merged a merge request: `merge_user` or `merged_by`, a user
+/// object. Read leniently ([`merger`]): an odd one is no merger, never
+/// a failed page.
+#[derive(Debug, Deserialize)]
+pub struct Merger {
+    #[serde(default, deserialize_with = "text")]
+    username: String,
+    /// GitLab's bot accounts (project and group access tokens' users)
+    /// say so where the answer carries it.
+    #[serde(default)]
+    bot: Option<bool>,
+}
+
+/// A merger as the answer gives it; `None` when it is `null`, absent or
+/// no user object.
+fn merger<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<Merger>, D::Error> {
+    let value = Option::<serde_json::Value>::deserialize(de)?;
+    Ok(value.and_then(|v| serde_json::from_value(v).ok()))
 }
 
 #[derive(Debug, Deserialize)]
@@ -336,9 +357,41 @@ pub struct Issuable {
     merged_at: Option<Timestamp>,
     #[serde(default, deserialize_with = "opt_timestamp")]
     closed_at: Option<Timestamp>,
+    /// Who merged a merged merge request (or set an open one to merge
+    /// when its pipeline succeeds): GitLab 14.7 and later.
+    #[serde(default, deserialize_with = "merger")]
+    merge_user: Option<Merger>,
+    /// Who merged it: what GitLab sent before `merge_user`, deprecated
+    /// since 14.7 and still sent beside it.
+    #[serde(default, deserialize_with = "merger")]
+    merged_by: Option<Merger>,
 }
 
 impl WireItem for Issuable {
+    /// A merged merge request's merger: `merge_user`, else the older
+    /// `merged_by`, with `merged_at`. None without a `merged_at` (an open
+    /// merge request set to merge has a `merge_user` too), nor for a
+    /// deleted account (GitLab's `ghost`), as GitHub's `null` merger.
+    fn merger(&self, at: &Place<'_>, kinds: Kinds) -> Option<Merge> {
+        if kinds != Kinds::Pulls {
+            return None;
+        }
+        let merged_at = self.merged_at?;
+        let by = [&self.merge_user, &self.merged_by]
+            .into_iter()
+            .flatten()
+            .find(|m| !m.username.trim().is_empty())?;
+        if by.username.eq_ignore_ascii_case(at.conventions.ghost) {
+            return None;
+        }
+        Some(Merge {
+            item_key: self.iid.to_string(),
+            merged_by: by.username.clone(),
+            bot: by.bot == Some(true) || is_bot_login(&by.username),
+            merged_at: secs(merged_at),
+        })
+    }
+
     /// An issue, or from the merge requests list (`kinds` is
     /// [`Kinds::Pulls`]) a merge request, which is a `pull_request` signal.
     fn into_snapshot(self, at: &Place<'_>, kinds: Kinds) -> ItemSnapshot {
@@ -473,6 +526,98 @@ mod tests {
         ));
         assert_eq!(mr("locked", "null").state, ItemState::Open);
         assert_eq!(mr("closed", "null").state, ItemState::Closed);
+    }
+
+    /// The merger `at` reads of a merge request list entry `body`, and
+    /// its snapshot.
+    fn merger_of(body: &str) -> (Option<Merge>, ItemSnapshot) {
+        let entry = decode::<Issuable>("u", body.as_bytes()).unwrap();
+        at(|p| {
+            (
+                entry.merger(p, Kinds::Pulls),
+                entry.into_snapshot(p, Kinds::Pulls),
+            )
+        })
+    }
+
+    #[test]
+    fn the_merger_is_merge_user_else_merged_by() {
+        let entry = |users: &str| {
+            format!(
+                r#"{{"iid": 7, "title": "t", "state": "merged", {users}
+                "merged_at": "2024-03-02T10:00:00.250Z", "closed_at": null,
+                "created_at": "2024-03-01T00:00:00Z", "updated_at": "2024-03-02T10:00:01Z"}}"#
+            )
+        };
+        let merge = |by: &str, bot: bool| Merge {
+            item_key: "7".into(),
+            merged_by: by.into(),
+            bot,
+            merged_at: "2024-03-02T10:00:00Z".parse().unwrap(),
+        };
+        // Both, as GitLab 14.7 and later send them: `merge_user` stands.
+        let (got, item) = merger_of(&entry(
+            r#""merge_user": {"id": 1, "username": "setter"}, "merged_by": {"id": 2, "username": "clicker"},"#,
+        ));
+        assert_eq!(got, Some(merge("setter", false)));
+        assert_eq!(item.closed_at, Some(merge("setter", false).merged_at));
+        // Only the older `merged_by`.
+        let (got, _) = merger_of(&entry(r#""merged_by": {"username": "old-style"},"#));
+        assert_eq!(got, Some(merge("old-style", false)));
+        // `merge_user` null, `merged_by` named; a bot by its word.
+        let (got, _) = merger_of(&entry(
+            r#""merge_user": null, "merged_by": {"username": "project_4_bot_9", "bot": true},"#,
+        ));
+        assert_eq!(got, Some(merge("project_4_bot_9", true)));
+        // A deleted account, an odd value, an empty name: no merger, and
+        // the entry is still an item.
+        for users in [
+            r#""merge_user": {"username": "ghost"},"#,
+            r#""merge_user": "someone", "merged_by": [1],"#,
+            r#""merge_user": {"username": ""}, "merged_by": {"username": null},"#,
+            r#""merge_user": {"username": "x", "bot": "perhaps"},"#,
+        ] {
+            let (got, item) = merger_of(&entry(users));
+            assert_eq!(got, None, "{users}");
+            assert!(matches!(
+                item.detail,
+                ItemDetail::PullRequest { merged: true, .. }
+            ));
+        }
+    }
+
+    #[test]
+    fn an_open_merge_request_has_no_merger() {
+        // A recorded open merge request (`merge_user` and `merged_by`
+        // null): see crates/signals/demo/SOURCES.md.
+        let body = include_str!("../../signals/demo/gitlab/merge_request_2.json");
+        let (got, item) = merger_of(body);
+        assert_eq!(got, None);
+        assert_eq!(item.state, ItemState::Open);
+        // Set to merge when its pipeline succeeds: a `merge_user`, no
+        // `merged_at`, no merge yet.
+        let (got, _) = merger_of(
+            r#"{"iid": 8, "title": "t", "state": "opened", "merged_at": null,
+            "merge_user": {"username": "setter"}, "merged_by": null,
+            "created_at": "2024-03-01T00:00:00Z", "updated_at": "2024-03-02T00:00:00Z"}"#,
+        );
+        assert_eq!(got, None);
+        // The recorded list: open merge requests, none merged.
+        let body = include_bytes!("../tests/data/get_merge_requests.json");
+        let mrs: Vec<Issuable> = decode("u", body).unwrap();
+        assert!(
+            mrs.iter()
+                .all(|m| at(|p| m.merger(p, Kinds::Pulls)).is_none())
+        );
+        // An issue list is never asked for mergers.
+        let issue = decode::<Issuable>(
+            "u",
+            br#"{"iid": 3, "title": "t", "state": "closed", "merged_at": "2024-03-02T00:00:00Z",
+            "merge_user": {"username": "m"}, "created_at": "2024-03-01T00:00:00Z",
+            "updated_at": "2024-03-02T00:00:00Z"}"#,
+        )
+        .unwrap();
+        assert_eq!(at(|p| issue.merger(p, Kinds::Issues)), None);
     }
 
     #[test]

@@ -59,8 +59,9 @@ pub struct Collection {
     /// `since`; empty when none were asked for, or when a [`PageSink`]
     /// took them.
     pub comments: Vec<Comment>,
-    /// The merges the comments' answers told (who merged which pull
-    /// request), always held: one per merged pull request.
+    /// The merges the item lists' entries ([`WireItem::merger`])
+    /// and the comments' answers told (who merged which pull request),
+    /// always held: one per merged pull request, by key.
     pub merges: Vec<signals_core::model::Merge>,
     /// Whether the open pull requests were taken off `openIssues`, or
     /// are owed by the caller.
@@ -298,6 +299,7 @@ impl<H: Host> HostClient<H> {
             mut unknown,
             recent,
             sink,
+            mut merges,
         } = gather.finish();
         if !unknown.is_empty() {
             host.settle_merges(http, &root, since, &mut items, &mut unknown, cache)?;
@@ -326,7 +328,12 @@ impl<H: Host> HostClient<H> {
                 }
             }
         }
-        let HeldReplies { comments, merges } = held;
+        // One merge per pull request: an answer's stands over a list's.
+        let HeldReplies {
+            comments,
+            merges: told,
+        } = held;
+        merges.extend(told.into_iter().map(|m| (m.item_key.clone(), m)));
         Ok(Collection {
             collected: Collected {
                 context,
@@ -339,7 +346,7 @@ impl<H: Host> HostClient<H> {
             renamed_to,
             stats: http.stats(),
             comments,
-            merges,
+            merges: merges.into_values().collect(),
             open_pulls,
             created_at,
             pulls_left_out: !unknown.is_empty(),
@@ -532,6 +539,7 @@ fn read_lists<H: Host>(
                         } else {
                             Merge::Known
                         },
+                        merger: entry.merger(asked.at, list.kinds),
                         item: entry.into_snapshot(asked.at, list.kinds),
                     })
                     .collect(),
