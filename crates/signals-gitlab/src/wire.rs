@@ -9,8 +9,8 @@
 use jiff::Timestamp;
 use serde::Deserialize;
 use signals_core::model::{
-    ItemDetail, ItemSnapshot, ItemState, Merge, Metrics, Milestone, RepoContext, RepoName,
-    is_bot_login,
+    ClosedAs, ItemDetail, ItemSnapshot, ItemState, Merge, Metrics, Milestone, RepoContext,
+    RepoName, is_bot_login,
 };
 use signals_http::de::{count, opt_timestamp, secs, text, timestamp};
 use signals_http::wire::{Kinds, Place, WireItem, WireMilestone as Convert, WireRelease, WireRepo};
@@ -357,6 +357,9 @@ pub struct Issuable {
     merged_at: Option<Timestamp>,
     #[serde(default, deserialize_with = "opt_timestamp")]
     closed_at: Option<Timestamp>,
+    /// The API links of the issue; only `closed_as_duplicate_of` is read.
+    #[serde(default, rename = "_links")]
+    links: Option<IssueLinks>,
     /// Who merged a merged merge request (or set an open one to merge
     /// when its pipeline succeeds): GitLab 14.7 and later.
     #[serde(default, deserialize_with = "merger")]
@@ -365,6 +368,36 @@ pub struct Issuable {
     /// since 14.7 and still sent beside it.
     #[serde(default, deserialize_with = "merger")]
     merged_by: Option<Merger>,
+}
+
+/// `_links` of an issue (GitLab 15.1+ names the issue it was closed as a
+/// duplicate of, by its API URL).
+#[derive(Debug, Default, Deserialize)]
+struct IssueLinks {
+    #[serde(default, deserialize_with = "text")]
+    project: String,
+    #[serde(default, deserialize_with = "text")]
+    closed_as_duplicate_of: String,
+}
+
+impl IssueLinks {
+    /// The reference key of the issue this one duplicates, when GitLab
+    /// names one in the same project (`<project API URL>/issues/<iid>`):
+    /// the item's own key (from `web_url`) with that number. An issue of
+    /// another project is named by its project's numeric id, which no
+    /// reference key holds, so it is left out.
+    fn duplicate_of(&self, web_url: &str) -> Option<String> {
+        let project = self.project.trim_end_matches('/');
+        let iid = self
+            .closed_as_duplicate_of
+            .strip_prefix(project)?
+            .strip_prefix("/issues/")?
+            .parse::<u64>()
+            .ok()?;
+        let own = signals_core::references::own_key(web_url)?;
+        let (place, _) = own.rsplit_once('#')?;
+        (!project.is_empty()).then(|| format!("{place}#{iid}"))
+    }
 }
 
 impl WireItem for Issuable {
@@ -403,7 +436,18 @@ impl WireItem for Issuable {
                 association: None,
             }
         } else {
-            ItemDetail::Issue
+            let duplicate_of = self
+                .links
+                .as_ref()
+                .and_then(|l| l.duplicate_of(&self.web_url));
+            let duplicate = self
+                .links
+                .as_ref()
+                .is_some_and(|l| !l.closed_as_duplicate_of.is_empty());
+            ItemDetail::Issue {
+                closed_as: (duplicate && self.state == "closed").then_some(ClosedAs::Duplicate),
+                duplicate_of: duplicate_of.filter(|_| self.state == "closed"),
+            }
         };
         let state = match self.state.as_str() {
             "closed" | "merged" => ItemState::Closed,
@@ -451,12 +495,15 @@ mod tests {
     use crate::{Error, GitLab};
     use signals_http::Host;
 
-    fn decode<T: serde::de::DeserializeOwned>(url: &str, body: &[u8]) -> Result<T, Error> {
+    pub(super) fn decode<T: serde::de::DeserializeOwned>(
+        url: &str,
+        body: &[u8],
+    ) -> Result<T, Error> {
         signals_http::decode(crate::HOST, url, body)
     }
 
     /// Converts `f`'s entry at gitlab-org/gitlab-ee.
-    fn at<T>(f: impl FnOnce(&Place<'_>) -> T) -> T {
+    pub(super) fn at<T>(f: impl FnOnce(&Place<'_>) -> T) -> T {
         let repo = RepoName::parse("gitlab-org/gitlab-ee").unwrap();
         f(&Place {
             repo: &repo,
@@ -503,7 +550,58 @@ mod tests {
         assert_eq!(item.key, "11");
         assert_eq!(item.metrics.reactions, 4);
         assert_eq!(item.author, "solon.cremin");
-        assert_eq!(item.detail, ItemDetail::Issue);
+        assert_eq!(item.detail, ItemDetail::issue());
+    }
+
+    #[test]
+    fn an_issue_closed_as_a_duplicate_names_its_original_in_the_same_project() {
+        let issue = |state: &str, links: &str| {
+            let body = format!(
+                r#"{{"iid": 7, "title": "t", "state": "{state}",
+                "web_url": "https://gitlab.example/grp/proj/-/issues/7",
+                "created_at": "2024-01-01T00:00:00Z", "updated_at": "2024-01-02T00:00:00Z",
+                "_links": {links}}}"#
+            );
+            let entry = decode::<Issuable>("u", body.as_bytes()).unwrap();
+            at(|p| entry.into_snapshot(p, Kinds::Issues)).detail
+        };
+        let project = r#""project": "https://gitlab.example/api/v4/projects/12""#;
+        assert_eq!(
+            issue(
+                "closed",
+                &format!(
+                    r#"{{{project}, "closed_as_duplicate_of":
+                    "https://gitlab.example/api/v4/projects/12/issues/3"}}"#
+                )
+            ),
+            ItemDetail::Issue {
+                closed_as: Some(ClosedAs::Duplicate),
+                duplicate_of: Some("gitlab.example/grp/proj#3".into()),
+            }
+        );
+        // Another project's issue: a duplicate, of an issue no key names.
+        assert_eq!(
+            issue(
+                "closed",
+                &format!(
+                    r#"{{{project}, "closed_as_duplicate_of":
+                    "https://gitlab.example/api/v4/projects/99/issues/3"}}"#
+                )
+            ),
+            ItemDetail::Issue {
+                closed_as: Some(ClosedAs::Duplicate),
+                duplicate_of: None,
+            }
+        );
+        // Reopened, or never a duplicate: nothing.
+        let reopened = format!(
+            r#"{{{project}, "closed_as_duplicate_of":
+            "https://gitlab.example/api/v4/projects/12/issues/3"}}"#
+        );
+        assert_eq!(issue("opened", &reopened), ItemDetail::issue());
+        let plain = format!(r#"{{{project}, "closed_as_duplicate_of": null}}"#);
+        assert_eq!(issue("closed", &plain), ItemDetail::issue());
+        assert_eq!(issue("closed", "null"), ItemDetail::issue());
     }
 
     #[test]
@@ -526,98 +624,6 @@ mod tests {
         ));
         assert_eq!(mr("locked", "null").state, ItemState::Open);
         assert_eq!(mr("closed", "null").state, ItemState::Closed);
-    }
-
-    /// The merger `at` reads of a merge request list entry `body`, and
-    /// its snapshot.
-    fn merger_of(body: &str) -> (Option<Merge>, ItemSnapshot) {
-        let entry = decode::<Issuable>("u", body.as_bytes()).unwrap();
-        at(|p| {
-            (
-                entry.merger(p, Kinds::Pulls),
-                entry.into_snapshot(p, Kinds::Pulls),
-            )
-        })
-    }
-
-    #[test]
-    fn the_merger_is_merge_user_else_merged_by() {
-        let entry = |users: &str| {
-            format!(
-                r#"{{"iid": 7, "title": "t", "state": "merged", {users}
-                "merged_at": "2024-03-02T10:00:00.250Z", "closed_at": null,
-                "created_at": "2024-03-01T00:00:00Z", "updated_at": "2024-03-02T10:00:01Z"}}"#
-            )
-        };
-        let merge = |by: &str, bot: bool| Merge {
-            item_key: "7".into(),
-            merged_by: by.into(),
-            bot,
-            merged_at: "2024-03-02T10:00:00Z".parse().unwrap(),
-        };
-        // Both, as GitLab 14.7 and later send them: `merge_user` stands.
-        let (got, item) = merger_of(&entry(
-            r#""merge_user": {"id": 1, "username": "setter"}, "merged_by": {"id": 2, "username": "clicker"},"#,
-        ));
-        assert_eq!(got, Some(merge("setter", false)));
-        assert_eq!(item.closed_at, Some(merge("setter", false).merged_at));
-        // Only the older `merged_by`.
-        let (got, _) = merger_of(&entry(r#""merged_by": {"username": "old-style"},"#));
-        assert_eq!(got, Some(merge("old-style", false)));
-        // `merge_user` null, `merged_by` named; a bot by its word.
-        let (got, _) = merger_of(&entry(
-            r#""merge_user": null, "merged_by": {"username": "project_4_bot_9", "bot": true},"#,
-        ));
-        assert_eq!(got, Some(merge("project_4_bot_9", true)));
-        // A deleted account, an odd value, an empty name: no merger, and
-        // the entry is still an item.
-        for users in [
-            r#""merge_user": {"username": "ghost"},"#,
-            r#""merge_user": "someone", "merged_by": [1],"#,
-            r#""merge_user": {"username": ""}, "merged_by": {"username": null},"#,
-            r#""merge_user": {"username": "x", "bot": "perhaps"},"#,
-        ] {
-            let (got, item) = merger_of(&entry(users));
-            assert_eq!(got, None, "{users}");
-            assert!(matches!(
-                item.detail,
-                ItemDetail::PullRequest { merged: true, .. }
-            ));
-        }
-    }
-
-    #[test]
-    fn an_open_merge_request_has_no_merger() {
-        // A recorded open merge request (`merge_user` and `merged_by`
-        // null): see crates/signals/demo/SOURCES.md.
-        let body = include_str!("../../signals/demo/gitlab/merge_request_2.json");
-        let (got, item) = merger_of(body);
-        assert_eq!(got, None);
-        assert_eq!(item.state, ItemState::Open);
-        // Set to merge when its pipeline succeeds: a `merge_user`, no
-        // `merged_at`, no merge yet.
-        let (got, _) = merger_of(
-            r#"{"iid": 8, "title": "t", "state": "opened", "merged_at": null,
-            "merge_user": {"username": "setter"}, "merged_by": null,
-            "created_at": "2024-03-01T00:00:00Z", "updated_at": "2024-03-02T00:00:00Z"}"#,
-        );
-        assert_eq!(got, None);
-        // The recorded list: open merge requests, none merged.
-        let body = include_bytes!("../tests/data/get_merge_requests.json");
-        let mrs: Vec<Issuable> = decode("u", body).unwrap();
-        assert!(
-            mrs.iter()
-                .all(|m| at(|p| m.merger(p, Kinds::Pulls)).is_none())
-        );
-        // An issue list is never asked for mergers.
-        let issue = decode::<Issuable>(
-            "u",
-            br#"{"iid": 3, "title": "t", "state": "closed", "merged_at": "2024-03-02T00:00:00Z",
-            "merge_user": {"username": "m"}, "created_at": "2024-03-01T00:00:00Z",
-            "updated_at": "2024-03-02T00:00:00Z"}"#,
-        )
-        .unwrap();
-        assert_eq!(at(|p| issue.merger(p, Kinds::Issues)), None);
     }
 
     #[test]
@@ -653,6 +659,9 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod merger_tests;
 
 /// One entry of `GET /groups/:id/projects` or `GET /users/:id/projects`:
 /// only what decides whether a group tracks it, and the project's `id`,

@@ -319,7 +319,7 @@ mod tests {
                     association: None,
                 }
             } else {
-                ItemDetail::Issue
+                ItemDetail::issue()
             },
         }
     }
