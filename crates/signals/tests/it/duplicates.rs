@@ -191,31 +191,47 @@ fn gitlab(now: Timestamp) -> (Scenario, u64, u64) {
 
 #[test]
 fn duplicates_each_host_marks_are_found_on_the_default_windows_without_a_request() {
+    let dir = TempDir::new("duplicates");
+    marks_are_measured(dir.path(), "signals.db");
+}
+
+#[test]
+fn duplicates_are_measured_alike_on_postgresql() {
+    let Some(cluster) = crate::workers::cluster() else {
+        return;
+    };
+    let url = cluster.create_database("duplicates_pg").unwrap();
+    let dir = TempDir::new("duplicates-pg");
+    marks_are_measured(dir.path(), &url);
+}
+
+/// Collects the marked scenario into `store` with the default windows,
+/// then measures it.
+fn marks_are_measured(dir: &std::path::Path, store: &str) {
     let now = Timestamp::now();
     let gh = TestHost::start(github(now)).unwrap();
     let (gl_scenario, _, _) = gitlab(now);
     let gl = TestHost::start(gl_scenario).unwrap();
-    let dir = TempDir::new("duplicates");
     std::fs::write(
-        dir.path().join("signals.toml"),
+        dir.join("signals.toml"),
         format!(
-            "store = \"signals.db\"\nout = \"site\"\n\n\
+            "store = \"{store}\"\nout = \"site\"\n\n\
              [[hosts]]\nname = \"hub\"\nkind = \"github\"\napi_url = \"{}\"\n\n\
              [[hosts]]\nname = \"lab\"\nkind = \"gitlab\"\napi_url = \"{}\"\n\n\
              [[groups]]\nid = \"g\"\nname = \"G\"\nrepos = [\n  \
              {{ repo = \"o/a\", host = \"hub\" }},\n  {{ repo = \"o/b\", host = \"hub\" }},\n  \
              {{ repo = \"grp/proj\", host = \"lab\" }},\n]\n",
             gh.api_url(),
-            gl.api_url()
+            gl.api_url(),
         ),
     )
     .unwrap();
     let tokens = [("GITHUB_TOKEN", "tok"), ("GITLAB_TOKEN", "tok")];
-    let out = run(dir.path(), &["collect", "--no-notify"], &tokens);
+    let out = run(dir, &["collect", "--no-notify"], &tokens);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let requests = gh.request_count() + gl.request_count();
 
-    let out = run(dir.path(), &["duplicates"], &[]);
+    let out = run(dir, &["duplicates"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert_eq!(gh.request_count() + gl.request_count(), requests, "{text}");
@@ -245,7 +261,7 @@ fn duplicates_each_host_marks_are_found_on_the_default_windows_without_a_request
     let listed: Vec<&str> = cells[5].split(" / ").collect();
     assert_eq!(listed[0], listed[1], "precision: {text}");
 
-    let out = run(dir.path(), &["duplicates", "--group", "nope"], &[]);
+    let out = run(dir, &["duplicates", "--group", "nope"], &[]);
     assert_ne!(out.status.code(), Some(0));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
