@@ -341,5 +341,6 @@ pub fn run_of(
         reconciled: false,
         open_pulls: Default::default(),
         downloads: Vec::new(),
+        gone: Vec::new(),
     }
 }

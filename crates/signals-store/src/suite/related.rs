@@ -99,10 +99,10 @@ pub fn related_items_round_trip_within_their_group(make: Factory<'_>) {
         1,
         "only the issue, not the release: {pending:?}"
     );
-    assert_eq!(pending[0].0, at(a, "github:o/a:issue:1"));
+    assert_eq!(pending[0].item, at(a, "github:o/a:issue:1"));
     assert!(
         store
-            .related_pending(&group().id, pending[0].1, 10)
+            .related_pending(&group().id, pending[0].latest, 10)
             .unwrap()
             .is_empty()
     );
@@ -137,11 +137,11 @@ pub fn related_items_round_trip_within_their_group(make: Factory<'_>) {
             ),
             (b1.clone(), vec![entry(a1.clone(), 0.81, &["sdl"])]),
         ],
-        through: vec![(a, pending[0].1)],
+        through: vec![(a, pending[0].latest)],
         ..RelatedUpdate::default()
     };
     assert_eq!(store.related_apply(&update).unwrap(), Applied::Written);
-    assert_eq!(store.related_through(a).unwrap(), pending[0].1);
+    assert_eq!(store.related_through(a).unwrap(), pending[0].latest);
     assert_eq!(store.related_through(b).unwrap(), 0);
     assert!(
         store
@@ -216,7 +216,7 @@ pub fn related_items_round_trip_within_their_group(make: Factory<'_>) {
     );
     assert_eq!(vectors(&*store, &group().id).len(), 2);
     assert!(store.related_mark(a).unwrap() > mark_a);
-    assert_eq!(store.related_through(a).unwrap(), pending[0].1);
+    assert_eq!(store.related_through(a).unwrap(), pending[0].latest);
 
     // A purge takes the repository's rows and the entries naming its items.
     store

@@ -56,8 +56,11 @@ pub(super) fn run(
     let comment_references = comments::store(&*store, key, repo, written, comments)?;
     // Who merged, stored as the comments are: before the commit.
     store.store_merges(key, &merges)?;
-    let Observed { observed, previous } =
-        observe(&*store, key, repo, &mut collected, seen, collected_at)?;
+    let Observed {
+        observed,
+        previous,
+        gone,
+    } = observe(&*store, key, repo, &mut collected, seen, collected_at)?;
     let open_pulls = open_pulls::settle(
         client,
         &*store,
@@ -117,6 +120,7 @@ pub(super) fn run(
             staged: StagedCounts::default(),
             commits: host.commits,
             downloads: collected.downloads,
+            gone,
         },
     );
     store.commit_run(key, &finished.commit)?;

@@ -424,8 +424,11 @@ fn staged_run(
         discussions: seen_discussions,
         unlisted_open: open.as_ref(),
     };
-    let Observed { observed, previous } =
-        observe(&*store, key, repo, &mut collected, seen, collected_at)?;
+    let Observed {
+        observed,
+        previous,
+        gone,
+    } = observe(&*store, key, repo, &mut collected, seen, collected_at)?;
     let own_pulls = open_pulls::shift(&observed, &previous, &repo.source);
     let open_pulls = open_pulls::settle(
         client,
@@ -464,6 +467,7 @@ fn staged_run(
             staged: tally.counts(),
             commits: host.commits,
             downloads: collected.downloads,
+            gone,
         },
     );
     commit_staged(
