@@ -442,7 +442,8 @@ impl RelatedStore for Store {
 
 #[cfg(test)]
 mod tests {
-    use signals_store::suite::{group, issue, run_of, tracked, ts};
+    use signals_core::reconcile;
+    use signals_store::suite::{group, id, issue, run_of, tracked, ts};
     use signals_store::{RelatedStore, RunWrites};
 
     use crate::Store;
@@ -471,6 +472,49 @@ mod tests {
         let pending = store.related_pending(&group().id, 0, 10).unwrap();
         assert_eq!(pending.len(), 1);
         assert!(store.related_vectors(&group().id).unwrap().is_empty());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// A store from before gone marks (0022) opens and migrates with no
+    /// mark, and the next reconcile's commit marks what it found gone.
+    #[test]
+    fn a_store_from_before_gone_marks_migrates_and_marks_the_next_gone_items() {
+        let dir = crate::tests::temp_dir("related0023");
+        let path = dir.join("signals.db");
+        let one = issue("1");
+        let key = {
+            let mut before = Store::open_before(&path, 22).unwrap();
+            assert_eq!(before.schema_version().unwrap(), 22);
+            let key = before.ensure_repository(&group(), &tracked()).unwrap();
+            let at = ts("2026-11-20T10:00:00Z");
+            let run = run_of(&before, key, at, vec![one.clone(), issue("2")], 1);
+            before.commit_run(key, &run).unwrap();
+            key
+        };
+        let mut store = Store::open(&path).unwrap();
+        assert_eq!(
+            store.schema_version().unwrap(),
+            crate::schema::MIGRATIONS.len() as i64
+        );
+        assert!(store.related_gone(&group().id).unwrap().is_empty());
+        let pending = store.related_pending(&group().id, 0, 10).unwrap();
+        assert_eq!(pending.len(), 2);
+        assert!(pending.iter().all(|p| !p.gone), "{pending:?}");
+        let at = ts("2026-11-21T10:00:00Z");
+        let mut run = run_of(&store, key, at, vec![reconcile::gone(&one, at)], 1);
+        run.reconciled = true;
+        run.gone = vec![id(&one)];
+        store.commit_run(key, &run).unwrap();
+        let marks = store.related_gone(&group().id).unwrap();
+        assert_eq!(marks.len(), 1);
+        assert_eq!(marks[0].item.id, id(&one));
+        let pending = store.related_pending(&group().id, 0, 10).unwrap();
+        let gone: Vec<&str> = pending
+            .iter()
+            .filter(|p| p.gone)
+            .map(|p| p.item.id.as_str())
+            .collect();
+        assert_eq!(gone, [id(&one)]);
         let _ = std::fs::remove_dir_all(dir);
     }
 }
