@@ -15,9 +15,9 @@ use crate::support::{TempDir, read_json, run, show};
 /// Items per repository (single-digit numbers: a number is no word).
 const ITEMS: usize = 9;
 
-const TEXTURE: &str = "thread 'main' panicked at 'called `Option::unwrap()` on a `None` value', \
+pub(crate) const TEXTURE: &str = "thread 'main' panicked at 'called `Option::unwrap()` on a `None` value', \
                        src/renderer/texture_cache.rs:214:38\nnote: run with `RUST_BACKTRACE=1`";
-const LINKING: &str = "error: linking with `cc` failed: exit status: 1\n  = note: /usr/bin/ld: \
+pub(crate) const LINKING: &str = "error: linking with `cc` failed: exit status: 1\n  = note: /usr/bin/ld: \
                        undefined reference to `SDL_GetWindowWMInfo'\n  collect2: error: ld returned 1";
 
 const COMMON: &[&str] = &[
@@ -56,7 +56,7 @@ fn filler(seed: u64, words: usize) -> String {
 
 /// Sets the title and body of item `n` of `repo` (GitHub's `number` and
 /// `body`, GitLab's `iid` and `description`).
-fn set(s: &mut Scenario, repo: &str, n: u64, title: &str, body: &str) {
+pub(crate) fn set(s: &mut Scenario, repo: &str, n: u64, title: &str, body: &str) {
     let data = s.repos.get_mut(repo).unwrap();
     let gitlab = data.issues.iter().any(|i| i.get("iid").is_some());
     let (number, text) = if gitlab {
@@ -71,7 +71,7 @@ fn set(s: &mut Scenario, repo: &str, n: u64, title: &str, body: &str) {
 
 /// Every item's text made of common words and words of its own, then
 /// the planted stories.
-fn plant(s: &mut Scenario, repos: &[&str]) {
+pub(crate) fn plant(s: &mut Scenario, repos: &[&str]) {
     for repo in repos {
         let base = repo
             .bytes()
@@ -207,7 +207,7 @@ fn signals_of(dir: &std::path::Path, args: &[&str]) -> std::collections::BTreeMa
     all
 }
 
-fn related_ids(s: &Value) -> Vec<String> {
+pub(crate) fn related_ids(s: &Value) -> Vec<String> {
     s.get("related")
         .and_then(Value::as_array)
         .map(|l| {
@@ -508,7 +508,7 @@ fn a_new_item_told_in_other_repositories_fires_echo_once() {
 
 /// Every item of `repo` re-timed as a year of history, one a day, the
 /// newest opened 23 hours before `now`.
-fn a_year_of(s: &mut Scenario, repo: &str, now: Timestamp) {
+pub(crate) fn a_year_of(s: &mut Scenario, repo: &str, now: Timestamp) {
     let day = jiff::SignedDuration::from_hours(24);
     let items = s.repos[repo].issues.len() as i32;
     let start = now - day * items + jiff::SignedDuration::from_hours(1);
