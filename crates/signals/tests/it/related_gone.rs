@@ -276,16 +276,18 @@ fn spawn_collect(dir: &Path, args: &[&str]) -> Child {
             cmd.env_remove(k);
         }
     }
+    let log = std::fs::File::create(dir.join("collect.log")).unwrap();
     cmd.env(TOKEN.0, TOKEN.1)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(log)
         .spawn()
         .unwrap()
 }
 
 /// Waits until a session waits for an advisory lock (the catch-up, behind
-/// the one `holder` holds), or fails when `child` ends first.
-fn wait_for_a_waiting_catch_up(admin: &mut postgres::Client, child: &mut Child) {
+/// the one the test holds), or fails when `child` ends first, with its
+/// log (`collect.log` in `dir`).
+fn wait_for_a_waiting_catch_up(dir: &Path, admin: &mut postgres::Client, child: &mut Child) {
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         let waiting: i64 = admin
@@ -299,7 +301,8 @@ fn wait_for_a_waiting_catch_up(admin: &mut postgres::Client, child: &mut Child) 
             return;
         }
         if let Some(status) = child.try_wait().unwrap() {
-            panic!("the collection ended ({status}) without its catch-up waiting");
+            let log = std::fs::read_to_string(dir.join("collect.log")).unwrap_or_default();
+            panic!("the collection ended ({status}) without its catch-up waiting:\n{log}");
         }
         assert!(Instant::now() < deadline, "no catch-up waited");
         std::thread::sleep(Duration::from_millis(50));
@@ -340,9 +343,10 @@ fn a_gone_item_leaves_the_lists_after_a_worker_killed_before_its_catch_up() {
             &[],
         )
         .unwrap();
-    let mut child = spawn_collect(dir.path(), &["--reconcile"]);
+    // `--interval 0s`: every repository is due again at once.
+    let mut child = spawn_collect(dir.path(), &["--reconcile", "--interval", "0s"]);
     let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    wait_for_a_waiting_catch_up(&mut admin, &mut child);
+    wait_for_a_waiting_catch_up(dir.path(), &mut admin, &mut child);
     child.kill().unwrap();
     child.wait().unwrap();
     drop(holder);
@@ -380,7 +384,7 @@ fn a_gone_item_leaves_the_lists_after_a_worker_killed_before_its_catch_up() {
     // The transfer, found by the next reconcile.
     transfer(&mut scenario, Timestamp::now());
     host.set_scenario(scenario);
-    collect(dir.path(), &["--reconcile"]);
+    collect(dir.path(), &["--reconcile", "--interval", "0s"]);
     let all = signals(dir.path());
     check_gone(&all);
     check_transferred(&all);
