@@ -594,3 +594,132 @@ where
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The engine's reading of the gone marks against a real store, when
+    //! the catch-up after the reconcile never ran: the next catch-up takes
+    //! the item out, unless it was listed again before.
+
+    use signals_core::{ItemSnapshot, RepoName, TrackedRepo, reconcile};
+    use signals_store::suite::{group, id, issue, run_of, tracked, ts};
+    use signals_store::{RelatedStore, RepoKey, RunWrites};
+    use signals_store_sqlite::Store;
+
+    use super::{CaughtUp, catch_up};
+
+    const STORY: &str = "thread 'main' panicked at 'called `Option::unwrap()` on a `None` value', \
+                         src/renderer/texture_cache.rs:214:38";
+
+    fn item(repo: &str, key: &str, title: &str, text: &str) -> ItemSnapshot {
+        ItemSnapshot {
+            repo: RepoName::parse(repo).unwrap(),
+            url: format!("https://github.com/{repo}/issues/{key}"),
+            title: title.into(),
+            text: text.into(),
+            ..issue(key)
+        }
+    }
+
+    /// A store whose o/a holds `x`, and o/b `y` telling the same story
+    /// beside items of their own words.
+    struct Pair {
+        store: Store,
+        a: RepoKey,
+        b: RepoKey,
+        x: ItemSnapshot,
+        y: String,
+    }
+
+    impl Pair {
+        /// Whether the list of `item` of `repo` names `other`.
+        fn names(&self, repo: RepoKey, item: &str, other: &str) -> bool {
+            let lists = self.store.related_of(repo, &[item.to_string()]).unwrap();
+            lists
+                .get(item)
+                .is_some_and(|l| l.iter().any(|e| e.item.id == other))
+        }
+    }
+
+    /// The pair, caught up: `x` and `y` list each other.
+    fn pair() -> Pair {
+        let mut store = Store::open_in_memory().unwrap();
+        let repo = |name: &str| TrackedRepo {
+            id: name.replace('/', "-"),
+            repo: RepoName::parse(name).unwrap(),
+            name: name.into(),
+            ..tracked()
+        };
+        let a = store.ensure_repository(&group(), &repo("o/a")).unwrap();
+        let b = store.ensure_repository(&group(), &repo("o/b")).unwrap();
+        let x = item("o/a", "1", "Crash when loading textures", STORY);
+        let y = item("o/b", "1", "Crash when loading textures", STORY);
+        let words = ["kalo miru", "tevo zanpe", "drisul kami", "rute volo"];
+        let mut others: Vec<ItemSnapshot> = words
+            .iter()
+            .enumerate()
+            .map(|(n, w)| item("o/b", &format!("{}", n + 2), w, &format!("{w} {w} sul")))
+            .collect();
+        others.push(y.clone());
+        let at = ts("2026-11-20T10:00:00Z");
+        let run = run_of(&store, a, at, vec![x.clone()], 1);
+        store.commit_run(a, &run).unwrap();
+        let run = run_of(&store, b, at, others, 1);
+        store.commit_run(b, &run).unwrap();
+        catch_up(&mut store, &group().id).unwrap();
+        let pair = Pair {
+            store,
+            a,
+            b,
+            y: id(&y),
+            x,
+        };
+        assert!(pair.names(a, &id(&pair.x), &pair.y), "the story pairs");
+        assert!(pair.names(b, &pair.y, &id(&pair.x)), "the story pairs");
+        pair
+    }
+
+    /// The reconcile that found `x` gone, committed with no catch-up after.
+    fn gone_without_catch_up(p: &mut Pair) {
+        let at = ts("2026-11-21T10:00:00Z");
+        let mut run = run_of(&p.store, p.a, at, vec![reconcile::gone(&p.x, at)], 1);
+        run.reconciled = true;
+        run.gone = vec![id(&p.x)];
+        p.store.commit_run(p.a, &run).unwrap();
+    }
+
+    #[test]
+    fn the_next_catch_up_takes_out_an_item_gone_since_the_last() {
+        let mut p = pair();
+        gone_without_catch_up(&mut p);
+        let x = id(&p.x);
+        assert!(p.names(p.b, &p.y, &x), "no catch-up ran yet");
+        let caught = catch_up(&mut p.store, &group().id).unwrap();
+        assert_eq!(caught.removed, 1, "{caught:?}");
+        assert_eq!(caught.profiled, 0, "{caught:?}");
+        assert!(!p.names(p.b, &p.y, &x), "no list names x");
+        assert!(p.store.related_of(p.a, &[x.clone()]).unwrap().is_empty());
+        let vectors = p.store.related_vectors(&group().id).unwrap();
+        assert!(vectors.iter().all(|v| v.item.id != x));
+        assert!(p.store.related_gone(&group().id).unwrap().is_empty());
+        // Nothing is left to do.
+        let again = catch_up(&mut p.store, &group().id).unwrap();
+        assert_eq!(again, CaughtUp::default());
+    }
+
+    #[test]
+    fn an_item_listed_again_before_the_next_catch_up_stays_related() {
+        let mut p = pair();
+        gone_without_catch_up(&mut p);
+        let mut back = p.x.clone();
+        back.updated_at = ts("2026-11-22T09:00:00Z");
+        let run = run_of(&p.store, p.a, ts("2026-11-22T10:00:00Z"), vec![back], 1);
+        p.store.commit_run(p.a, &run).unwrap();
+        let caught = catch_up(&mut p.store, &group().id).unwrap();
+        assert_eq!(caught.removed, 0, "{caught:?}");
+        let x = id(&p.x);
+        assert!(p.names(p.a, &x, &p.y));
+        assert!(p.names(p.b, &p.y, &x));
+        assert!(p.store.related_gone(&group().id).unwrap().is_empty());
+    }
+}
