@@ -76,12 +76,17 @@ fn write_gone(
 ) -> std::result::Result<(), postgres::Error> {
     let t_repo: Vec<i64> = update.through.iter().map(|(r, _)| r.raw()).collect();
     let t_through: Vec<i64> = update.through.iter().map(|(_, t)| *t).collect();
-    tx.execute(
-        "DELETE FROM related_gone m
-         USING unnest($1::bigint[], $2::bigint[]) AS t (repo, through)
-         WHERE m.repo = t.repo AND m.snapshot <= t.through",
-        &[&t_repo, &t_through],
-    )?;
+    if !t_repo.is_empty() {
+        tx.execute(
+            "DELETE FROM related_gone m
+             USING unnest($1::bigint[], $2::bigint[]) AS t (repo, through)
+             WHERE m.repo = t.repo AND m.snapshot <= t.through",
+            &[&t_repo, &t_through],
+        )?;
+    }
+    if update.gone.is_empty() {
+        return Ok(());
+    }
     let g_repo: Vec<i64> = update.gone.iter().map(|m| m.item.repo.raw()).collect();
     let g_id: Vec<&str> = update.gone.iter().map(|m| m.item.id.as_str()).collect();
     let g_snapshot: Vec<i64> = update.gone.iter().map(|m| m.snapshot).collect();

@@ -606,7 +606,7 @@ mod tests {
     use signals_store::{RelatedStore, RepoKey, RunWrites};
     use signals_store_sqlite::Store;
 
-    use super::{CaughtUp, catch_up};
+    use super::catch_up;
 
     const STORY: &str = "thread 'main' panicked at 'called `Option::unwrap()` on a `None` value', \
                          src/renderer/texture_cache.rs:214:38";
@@ -698,13 +698,18 @@ mod tests {
         assert_eq!(caught.removed, 1, "{caught:?}");
         assert_eq!(caught.profiled, 0, "{caught:?}");
         assert!(!p.names(p.b, &p.y, &x), "no list names x");
-        assert!(p.store.related_of(p.a, &[x.clone()]).unwrap().is_empty());
+        assert!(
+            p.store
+                .related_of(p.a, std::slice::from_ref(&x))
+                .unwrap()
+                .is_empty()
+        );
         let vectors = p.store.related_vectors(&group().id).unwrap();
         assert!(vectors.iter().all(|v| v.item.id != x));
         assert!(p.store.related_gone(&group().id).unwrap().is_empty());
         // Nothing is left to do.
         let again = catch_up(&mut p.store, &group().id).unwrap();
-        assert_eq!(again, CaughtUp::default());
+        assert_eq!(again, super::CaughtUp::default());
     }
 
     #[test]
