@@ -103,7 +103,7 @@ fn year(now: Timestamp) -> Scenario {
     s
 }
 
-/// The host deletes `A` and transfers `T` to o/c, where it is issue 366,
+/// The host deletes `A` and transfers `T` to o/c, where it is number 366,
 /// updated at `now`.
 fn delete_and_transfer(s: &mut Scenario, now: Timestamp) {
     let a = &mut s.repos.get_mut("o/a").unwrap().issues;
