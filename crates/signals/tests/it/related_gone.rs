@@ -3,12 +3,13 @@
 //! story told in three repositories of a group, and another in two; the
 //! host then deletes one item and transfers another to a third
 //! repository, and a reconcile finds both gone. The deleted item leaves
-//! every list (the next best stays in its place), has no list of its own,
+//! every list (each computed again without it), has no list of its own,
 //! and its `related` endpoint answers an empty list; the transferred one
-//! is a new item in its new repository with a list of its own; an item
-//! listed again is related again. On PostgreSQL, a worker killed while
-//! its catch-up waits on another catch-up of the group leaves the gone
-//! mark committed with its run, and the export's catch-up takes it out.
+//! is a new item in its new repository with a list of its own, in the
+//! old one's place; an item listed again is related again. On
+//! PostgreSQL, a worker killed while its catch-up waits on another
+//! catch-up of the group leaves the gone mark committed with its run (a
+//! copy made then carries it), and the export's catch-up takes it out.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -145,11 +146,16 @@ fn collect(dir: &Path, args: &[&str]) {
 
 /// Every signal of the group's datasets, each validated, by id.
 fn signals(dir: &Path) -> BTreeMap<String, Value> {
-    let out = run(dir, &["export"], &[TOKEN]);
+    signals_of(dir, &[], "site")
+}
+
+/// The same, exported with `args` into `site`.
+fn signals_of(dir: &Path, args: &[&str], site: &str) -> BTreeMap<String, Value> {
+    let out = run(dir, &[&["export", "--out", site], args].concat(), &[TOKEN]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let mut all = BTreeMap::new();
     for repo in ["a", "b", "c"] {
-        let path = dir.join("site/g").join(repo).join("dataset.json");
+        let path = dir.join(site).join("g").join(repo).join("dataset.json");
         let out = run(dir, &["validate", path.to_str().unwrap()], &[]);
         assert_eq!(out.status.code(), Some(0), "{}", show(&out));
         for s in read_json(&path)["dataset"]["signals"].as_array().unwrap() {
@@ -312,7 +318,8 @@ fn wait_for_a_waiting_catch_up(dir: &Path, admin: &mut postgres::Client, child: 
 /// On PostgreSQL: another catch-up of the group holds the group's lock
 /// (as a second worker's does) while the reconcile that finds `A` gone
 /// commits; the worker is killed as its catch-up waits. The run and its
-/// gone mark are committed, the lists untouched; the export's catch-up
+/// gone mark are committed, the lists untouched; a copy made then carries
+/// the mark, and the export's catch-up, of the copy as of the original,
 /// takes `A` out. The transfer, found by the next reconcile, is caught
 /// up at once.
 #[test]
@@ -373,6 +380,19 @@ fn a_gone_item_leaves_the_lists_after_a_worker_killed_before_its_catch_up() {
     let b_list = store.related_of(key("o/b"), &[B.to_string()]).unwrap();
     assert!(b_list[B].iter().any(|e| e.item.id == A), "{b_list:?}");
     drop(store);
+
+    // `signals migrate` carries the unread mark over: the copy's export
+    // takes A out as well.
+    let out = run(
+        dir.path(),
+        &["migrate", "--from", &url, "--to", "copy.db"],
+        &[],
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    let copy = signals_store_sqlite::Store::open(dir.path().join("copy.db")).unwrap();
+    assert_eq!(copy.related_gone("g").unwrap(), marks);
+    drop(copy);
+    check_gone(&signals_of(dir.path(), &["--store", "copy.db"], "copied"));
 
     // The export's catch-up takes A out.
     let all = signals(dir.path());
