@@ -231,7 +231,7 @@ pub(crate) mod tests {
             state: ItemState::Open,
             closed_at: None,
             assignees: vec![],
-            detail: ItemDetail::Issue,
+            detail: ItemDetail::issue(),
         }
     }
 

@@ -436,7 +436,7 @@ mod tests {
             state: ItemState::Open,
             closed_at: None,
             assignees: vec![],
-            detail: ItemDetail::Issue,
+            detail: ItemDetail::issue(),
         }
     }
 

@@ -289,7 +289,7 @@ pub fn score(item: &ItemSnapshot, now: Timestamp, weights: &Weights) -> Score {
     };
 
     let (base, kind) = match item.detail {
-        ItemDetail::Issue => (weights.issue, "issue"),
+        ItemDetail::Issue { .. } => (weights.issue, "issue"),
         ItemDetail::PullRequest { .. } => (weights.pull_request, "pull request"),
         ItemDetail::Release {
             prerelease: false, ..

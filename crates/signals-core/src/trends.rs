@@ -223,7 +223,7 @@ impl ItemFacts {
             ItemState::Closed => Some(s.closed_at.unwrap_or(s.updated_at)),
         };
         let kind = match s.detail {
-            ItemDetail::Issue => FactKind::Issue { closed },
+            ItemDetail::Issue { .. } => FactKind::Issue { closed },
             ItemDetail::PullRequest {
                 merged, merged_at, ..
             } => {

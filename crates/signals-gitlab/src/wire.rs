@@ -9,7 +9,7 @@
 use jiff::Timestamp;
 use serde::Deserialize;
 use signals_core::model::{
-    ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone, RepoContext, RepoName,
+    ClosedAs, ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone, RepoContext, RepoName,
 };
 use signals_http::de::{count, opt_timestamp, secs, text, timestamp};
 use signals_http::wire::{Kinds, Place, WireItem, WireMilestone as Convert, WireRelease, WireRepo};
@@ -336,6 +336,39 @@ pub struct Issuable {
     merged_at: Option<Timestamp>,
     #[serde(default, deserialize_with = "opt_timestamp")]
     closed_at: Option<Timestamp>,
+    /// The API links of the issue; only `closed_as_duplicate_of` is read.
+    #[serde(default, rename = "_links")]
+    links: Option<IssueLinks>,
+}
+
+/// `_links` of an issue (GitLab 15.1+ names the issue it was closed as a
+/// duplicate of, by its API URL).
+#[derive(Debug, Default, Deserialize)]
+struct IssueLinks {
+    #[serde(default, deserialize_with = "text")]
+    project: String,
+    #[serde(default, deserialize_with = "text")]
+    closed_as_duplicate_of: String,
+}
+
+impl IssueLinks {
+    /// The reference key of the issue this one duplicates, when GitLab
+    /// names one in the same project (`<project API URL>/issues/<iid>`):
+    /// the item's own key (from `web_url`) with that number. An issue of
+    /// another project is named by its project's numeric id, which no
+    /// reference key holds, so it is left out.
+    fn duplicate_of(&self, web_url: &str) -> Option<String> {
+        let project = self.project.trim_end_matches('/');
+        let iid = self
+            .closed_as_duplicate_of
+            .strip_prefix(project)?
+            .strip_prefix("/issues/")?
+            .parse::<u64>()
+            .ok()?;
+        let own = signals_core::references::own_key(web_url)?;
+        let (place, _) = own.rsplit_once('#')?;
+        (!project.is_empty()).then(|| format!("{place}#{iid}"))
+    }
 }
 
 impl WireItem for Issuable {
@@ -350,7 +383,18 @@ impl WireItem for Issuable {
                 association: None,
             }
         } else {
-            ItemDetail::Issue
+            let duplicate_of = self
+                .links
+                .as_ref()
+                .and_then(|l| l.duplicate_of(&self.web_url));
+            let duplicate = self
+                .links
+                .as_ref()
+                .is_some_and(|l| !l.closed_as_duplicate_of.is_empty());
+            ItemDetail::Issue {
+                closed_as: (duplicate && self.state == "closed").then_some(ClosedAs::Duplicate),
+                duplicate_of: duplicate_of.filter(|_| self.state == "closed"),
+            }
         };
         let state = match self.state.as_str() {
             "closed" | "merged" => ItemState::Closed,
@@ -450,7 +494,58 @@ mod tests {
         assert_eq!(item.key, "11");
         assert_eq!(item.metrics.reactions, 4);
         assert_eq!(item.author, "solon.cremin");
-        assert_eq!(item.detail, ItemDetail::Issue);
+        assert_eq!(item.detail, ItemDetail::issue());
+    }
+
+    #[test]
+    fn an_issue_closed_as_a_duplicate_names_its_original_in_the_same_project() {
+        let issue = |state: &str, links: &str| {
+            let body = format!(
+                r#"{{"iid": 7, "title": "t", "state": "{state}",
+                "web_url": "https://gitlab.example/grp/proj/-/issues/7",
+                "created_at": "2024-01-01T00:00:00Z", "updated_at": "2024-01-02T00:00:00Z",
+                "_links": {links}}}"#
+            );
+            let entry = decode::<Issuable>("u", body.as_bytes()).unwrap();
+            at(|p| entry.into_snapshot(p, Kinds::Issues)).detail
+        };
+        let project = r#""project": "https://gitlab.example/api/v4/projects/12""#;
+        assert_eq!(
+            issue(
+                "closed",
+                &format!(
+                    r#"{{{project}, "closed_as_duplicate_of":
+                    "https://gitlab.example/api/v4/projects/12/issues/3"}}"#
+                )
+            ),
+            ItemDetail::Issue {
+                closed_as: Some(ClosedAs::Duplicate),
+                duplicate_of: Some("gitlab.example/grp/proj#3".into()),
+            }
+        );
+        // Another project's issue: a duplicate, of an issue no key names.
+        assert_eq!(
+            issue(
+                "closed",
+                &format!(
+                    r#"{{{project}, "closed_as_duplicate_of":
+                    "https://gitlab.example/api/v4/projects/99/issues/3"}}"#
+                )
+            ),
+            ItemDetail::Issue {
+                closed_as: Some(ClosedAs::Duplicate),
+                duplicate_of: None,
+            }
+        );
+        // Reopened, or never a duplicate: nothing.
+        let reopened = format!(
+            r#"{{{project}, "closed_as_duplicate_of":
+            "https://gitlab.example/api/v4/projects/12/issues/3"}}"#
+        );
+        assert_eq!(issue("opened", &reopened), ItemDetail::issue());
+        let plain = format!(r#"{{{project}, "closed_as_duplicate_of": null}}"#);
+        assert_eq!(issue("closed", &plain), ItemDetail::issue());
+        assert_eq!(issue("closed", "null"), ItemDetail::issue());
     }
 
     #[test]

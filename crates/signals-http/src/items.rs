@@ -302,7 +302,7 @@ mod tests {
                     association: None,
                 }
             } else {
-                ItemDetail::Issue
+                ItemDetail::issue()
             },
         }
     }

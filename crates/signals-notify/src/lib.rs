@@ -137,7 +137,7 @@ pub(crate) mod tests {
             state: ItemState::Open,
             closed_at: None,
             assignees: vec![],
-            detail: ItemDetail::Issue,
+            detail: ItemDetail::issue(),
         };
         let signal = signals_core::dataset::signal_of(
             "g",

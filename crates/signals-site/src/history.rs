@@ -100,7 +100,7 @@ mod tests {
             state,
             closed_at: None,
             assignees: vec![],
-            detail: ItemDetail::Issue,
+            detail: ItemDetail::issue(),
         }
     }
 

@@ -63,7 +63,7 @@ impl Fixture {
 
 fn item(repo: &RepoName, key: &str, updated: &str, detail: ItemDetail) -> ItemSnapshot {
     let kind_path = match detail {
-        ItemDetail::Issue => "issues",
+        ItemDetail::Issue { .. } => "issues",
         ItemDetail::PullRequest { .. } => "pull",
         ItemDetail::Release { .. } => "releases/tag",
         ItemDetail::Discussion { .. } => "discussions",
@@ -238,7 +238,7 @@ fn fixture_with(
 /// merged one, a stable release, a newer prerelease and a milestone.
 fn small() -> Fixture {
     let repo = RepoName::parse("ggml-org/llama.cpp").unwrap();
-    let mut bug = item(&repo, "42", "2026-11-21T08:00:00Z", ItemDetail::Issue);
+    let mut bug = item(&repo, "42", "2026-11-21T08:00:00Z", ItemDetail::issue());
     bug.title = "Crash when loading Q4 model".into();
     bug.labels = vec!["bug".into(), "regression".into(), "area:loader".into()];
     bug.metrics = Metrics {
@@ -246,7 +246,7 @@ fn small() -> Fixture {
         comments: 9,
     };
     bug.assignees = vec!["bob".into(), "carol".into()];
-    let mut closed = item(&repo, "7", "2026-11-10T08:00:00Z", ItemDetail::Issue);
+    let mut closed = item(&repo, "7", "2026-11-10T08:00:00Z", ItemDetail::issue());
     closed.state = ItemState::Closed;
     closed.labels = vec!["duplicate".into()];
     let mut draft = item(
@@ -362,7 +362,7 @@ fn index_snapshot() {
             &RepoName::parse("acme/smol").unwrap(),
             "1",
             "2026-11-21T09:00:00Z",
-            ItemDetail::Issue,
+            ItemDetail::issue(),
         )],
         vec![],
         vec![],
@@ -494,7 +494,7 @@ fn many(n: usize) -> Fixture {
                 &repo,
                 &(i + 1).to_string(),
                 "2026-11-21T00:00:00Z",
-                ItemDetail::Issue,
+                ItemDetail::issue(),
             );
             it.metrics.comments = (i % 17) as u64;
             it.metrics.reactions = (i % 5) as u64;
@@ -679,7 +679,12 @@ fn zero_signals_still_render() {
         "n",
         "o/n",
         |_| {},
-        vec![item(&repo, "1", "2026-11-21T00:00:00Z", ItemDetail::Issue)],
+        vec![item(
+            &repo,
+            "1",
+            "2026-11-21T00:00:00Z",
+            ItemDetail::issue(),
+        )],
         vec![],
         vec![],
     );
@@ -751,7 +756,7 @@ fn hostile() -> Fixture {
                 &repo,
                 &(i + 1).to_string(),
                 "2026-11-21T00:00:00Z",
-                ItemDetail::Issue,
+                ItemDetail::issue(),
             );
             it.title = evil(i);
             it.text = format!("{}\n\n{}\n\n- {}", evil(i + 1), evil(i + 2), evil(i + 3));

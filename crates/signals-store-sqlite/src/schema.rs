@@ -342,7 +342,7 @@ mod tests {
             for k in 0..(5 + next(20)) {
                 let key = k.to_string();
                 let detail = match k % 3 {
-                    0 => ItemDetail::Issue,
+                    0 => ItemDetail::issue(),
                     1 => ItemDetail::PullRequest {
                         draft: next(2) == 0,
                         merged: next(2) == 0,

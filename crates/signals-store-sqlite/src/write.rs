@@ -279,7 +279,7 @@ mod tests {
             state: ItemState::Open,
             closed_at: None,
             assignees: vec![],
-            detail: ItemDetail::Issue,
+            detail: ItemDetail::issue(),
         }
     }
 

@@ -46,6 +46,9 @@ pub enum Command {
     /// List, add or remove tracked repositories (edits the configuration).
     #[command(subcommand)]
     Repos(ReposCommand),
+    /// Measure the related items against the duplicates the hosts mark
+    /// (recall@5 and precision per group, at each threshold).
+    Duplicates(DuplicatesArgs),
     /// Print a shell completion script (bash, zsh or fish) on stdout.
     Completions(CompletionsArgs),
     /// Print the man page (roff) on stdout: `signals man > signals.1`.
@@ -319,6 +322,17 @@ pub struct MetricsArgs {
     /// of printing them.
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+/// `signals duplicates`.
+#[derive(Debug, Args)]
+pub struct DuplicatesArgs {
+    /// The store file (overrides the config and SIGNALS_STORE).
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+    /// Measure this group (its id) alone; every group of the store by default.
+    #[arg(long)]
+    pub group: Option<String>,
 }
 
 /// `signals status`.

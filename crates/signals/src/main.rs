@@ -15,6 +15,7 @@ mod cmd;
 mod collect;
 mod config;
 mod demo;
+mod duplicates;
 mod exit;
 mod export;
 mod health;

@@ -339,7 +339,7 @@ pub fn signal_of(
         first_response_state: None,
     };
     match &item.detail {
-        ItemDetail::Issue => {}
+        ItemDetail::Issue { .. } => {}
         ItemDetail::PullRequest {
             draft,
             merged,

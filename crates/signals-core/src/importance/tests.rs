@@ -44,7 +44,7 @@ fn total(i: &ItemSnapshot, w: &Weights) -> u32 {
 
 fn arb_detail() -> impl Strategy<Value = ItemDetail> {
     prop_oneof![
-        Just(ItemDetail::Issue),
+        Just(ItemDetail::issue()),
         (any::<bool>(), any::<bool>()).prop_map(|(draft, merged)| {
             ItemDetail::PullRequest {
                 draft,
@@ -227,7 +227,7 @@ fn ordinary_issues_land_between_5_and_40() {
         1,
         ItemState::Closed,
         20 * 86_400,
-        ItemDetail::Issue,
+        ItemDetail::issue(),
     );
     let hot = item(
         vec!["bug".into(), "regression".into()],
@@ -235,7 +235,7 @@ fn ordinary_issues_land_between_5_and_40() {
         20,
         ItemState::Open,
         3600,
-        ItemDetail::Issue,
+        ItemDetail::issue(),
     );
     let typical = item(
         label("bug"),
@@ -243,7 +243,7 @@ fn ordinary_issues_land_between_5_and_40() {
         4,
         ItemState::Open,
         12 * 3600,
-        ItemDetail::Issue,
+        ItemDetail::issue(),
     );
     assert_eq!(total(&quiet, &w), 8);
     assert_eq!(total(&typical, &w), 32);
@@ -255,7 +255,7 @@ fn ordinary_issues_land_between_5_and_40() {
         0,
         ItemState::Closed,
         30 * 86_400,
-        ItemDetail::Issue,
+        ItemDetail::issue(),
     );
     assert_eq!(total(&spam, &w), 0);
 }

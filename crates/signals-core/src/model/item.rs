@@ -101,8 +101,21 @@ pub struct Metrics {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ItemDetail {
-    /// An issue has nothing beyond the common fields.
-    Issue,
+    /// An issue: beyond the common fields, how the host says it was
+    /// closed, where it says.
+    Issue {
+        /// GitHub's `state_reason` of a closed issue, or GitLab's
+        /// closed-as-duplicate link; `None` while open, where the host does
+        /// not say (Forgejo) and in snapshots stored before it was read.
+        /// Not a tracked field: it changes with `state`, which is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        closed_as: Option<ClosedAs>,
+        /// The reference key ([`crate::references::own_key`]) of the item
+        /// this one duplicates, where the host names it with the issue
+        /// (GitLab, within the same project); `None` elsewhere.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duplicate_of: Option<String>,
+    },
     /// A pull request.
     PullRequest {
         /// Opened as a draft and not yet marked ready.
@@ -146,6 +159,44 @@ pub enum ItemDetail {
         /// When it was withdrawn; `None` while in force.
         withdrawn_at: Option<Timestamp>,
     },
+}
+
+impl ItemDetail {
+    /// An issue of which the host says nothing more: open, or closed
+    /// without a reason given.
+    pub const fn issue() -> ItemDetail {
+        ItemDetail::Issue {
+            closed_as: None,
+            duplicate_of: None,
+        }
+    }
+}
+
+/// How the host says an issue was closed (GitHub's `state_reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClosedAs {
+    /// Done or fixed (GitHub's `completed`).
+    Completed,
+    /// Will not be done (GitHub's `not_planned`).
+    NotPlanned,
+    /// The same report as another item (GitHub's `duplicate`, GitLab's
+    /// `/duplicate`).
+    Duplicate,
+}
+
+impl ClosedAs {
+    /// GitHub's `state_reason` spelling read back: `completed`,
+    /// `not_planned` or `duplicate`; `None` for any other (`reopened`, a
+    /// value added later).
+    pub fn parse(text: &str) -> Option<ClosedAs> {
+        match text {
+            "completed" => Some(ClosedAs::Completed),
+            "not_planned" => Some(ClosedAs::NotPlanned),
+            "duplicate" => Some(ClosedAs::Duplicate),
+            _ => None,
+        }
+    }
 }
 
 /// An advisory's severity, lowest first, so that `Ord` is "less severe".
@@ -258,7 +309,7 @@ impl ItemSnapshot {
     /// The item's kind, from its detail.
     pub fn kind(&self) -> ItemKind {
         match self.detail {
-            ItemDetail::Issue => ItemKind::Issue,
+            ItemDetail::Issue { .. } => ItemKind::Issue,
             ItemDetail::PullRequest { .. } => ItemKind::PullRequest,
             ItemDetail::Release { .. } => ItemKind::Release,
             ItemDetail::Discussion { .. } => ItemKind::Discussion,

@@ -25,7 +25,8 @@ pub use discussion::{
 };
 pub use http::{CachedResponse, RateLimit, RequestStats};
 pub use item::{
-    CvssScore, ItemDetail, ItemKind, ItemSnapshot, ItemState, Metrics, Severity, signal_id,
+    ClosedAs, CvssScore, ItemDetail, ItemKind, ItemSnapshot, ItemState, Metrics, Severity,
+    signal_id,
 };
 pub use names::{RepoName, RepoNameError, Source, SourceId, SourceIdError, is_slug, slugify};
 pub use news::{News, highlights};

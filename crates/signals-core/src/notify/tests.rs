@@ -35,7 +35,7 @@ fn item(key: &str, author: &str) -> ItemSnapshot {
         state: ItemState::Open,
         closed_at: None,
         assignees: vec![],
-        detail: ItemDetail::Issue,
+        detail: ItemDetail::issue(),
     }
 }
 
@@ -218,7 +218,7 @@ mod property {
                     ItemState::Open
                 };
                 it.detail = match k {
-                    0 => ItemDetail::Issue,
+                    0 => ItemDetail::issue(),
                     1 => ItemDetail::PullRequest {
                         draft: false,
                         merged: flag && closed,

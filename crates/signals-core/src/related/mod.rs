@@ -8,6 +8,7 @@
 //!   form: what the weighing of a whole group reads.
 //! - [`corpus`]: a group's items weighed (BM25) and each one's neighbours.
 //! - [`quality`]: recall@5 and precision against known stories.
+//! - [`marked`]: the duplicates the hosts mark, as known stories.
 //! - [`clusters`]: the same story in several repositories, for the group page.
 //!
 //! [`recompute`] is what changes when some items do: the items that
@@ -16,6 +17,7 @@
 
 pub mod clusters;
 pub mod corpus;
+pub mod marked;
 pub mod profile;
 pub mod quality;
 pub mod vector;
@@ -27,6 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub use clusters::{Cluster, Edge, clusters};
 pub use corpus::{Corpus, Found, LISTED, Member, Neighbour, SHOWN, Scratch, THRESHOLD, shown};
+pub use marked::{Keys, Marked, MarkedBy, MarkedItem, Marks, add_key, marks, may_be_marked};
 pub use profile::{Profile, ProfileError, profile};
 pub use quality::{Quality, measure};
 pub use vector::{Vector, VectorError, key};

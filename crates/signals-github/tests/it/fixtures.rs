@@ -110,7 +110,7 @@ fn github3_repo_milestones_release_and_betamax_issues() {
     assert_eq!(i150.metrics.comments, 10);
     assert_eq!(i150.metrics.reactions, 0, "2017 answers have no reactions");
     assert_eq!(i150.updated_at, ts("2017-12-20T08:29:30Z"));
-    assert_eq!(i150.detail, ItemDetail::Issue);
+    assert_eq!(i150.detail, ItemDetail::issue());
     assert!(i150.url.ends_with("/betamax/issues/150"));
     assert!(items.iter().all(|i| i.key != "50"), "closed, merge unknown");
     assert!(items.iter().any(|i| !i.labels.is_empty()));

@@ -28,7 +28,8 @@
 use jiff::Timestamp;
 use serde::Deserialize;
 use signals_core::model::{
-    ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone as Planned, RepoContext, RepoName,
+    ClosedAs, ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone as Planned, RepoContext,
+    RepoName,
 };
 
 use super::{Kinds, Place, WireItem, WireMilestone, WireRelease, WireRepo};
@@ -338,6 +339,10 @@ pub struct Issue {
     /// GitHub's relation of the author to the repository.
     #[serde(default)]
     author_association: Option<String>,
+    /// GitHub's reason of a close (`completed`, `not_planned`,
+    /// `duplicate`); absent on Forgejo and Gitea, `null` while open.
+    #[serde(default, deserialize_with = "text")]
+    state_reason: String,
 }
 
 impl WireItem for Issue {
@@ -355,8 +360,12 @@ impl WireItem for Issue {
     /// [`WireItem::merge_unknown`]) is written unmerged here, and the
     /// collection settles it or leaves it out.
     fn into_snapshot(self, at: &Place<'_>, _kinds: Kinds) -> ItemSnapshot {
+        let closed = matches!(self.state, State::Closed);
         let detail = match self.pull_request {
-            None => ItemDetail::Issue,
+            None => ItemDetail::Issue {
+                closed_as: ClosedAs::parse(&self.state_reason).filter(|_| closed),
+                duplicate_of: None,
+            },
             Some(pr) => {
                 let merged_at = pr.merged_at.flatten();
                 ItemDetail::PullRequest {
@@ -375,7 +384,6 @@ impl WireItem for Issue {
             Some(list) => list,
             None => self.assignee.into_iter().collect(),
         };
-        let closed = matches!(self.state, State::Closed);
         ItemSnapshot {
             repo: at.repo.clone(),
             key: self.number.to_string(),
@@ -486,6 +494,35 @@ mod tests {
                 association: None,
             }
         );
+    }
+
+    #[test]
+    fn github_close_reason_is_kept_for_closed_issues_only() {
+        let entry = |state: &str, reason: &str| {
+            let body = format!(
+                r#"{{"number": 3, "title": "t", "html_url": "https://github.com/o/n/issues/3",
+                "state": "{state}", "state_reason": {reason},
+                "created_at": "2024-01-01T00:00:00Z", "updated_at": "2024-01-02T00:00:00Z"}}"#
+            );
+            item(body.as_bytes(), &GITHUB).detail
+        };
+        let closed_as = |detail: ItemDetail| match detail {
+            ItemDetail::Issue { closed_as, .. } => closed_as,
+            other => panic!("not an issue: {other:?}"),
+        };
+        assert_eq!(
+            closed_as(entry("closed", r#""duplicate""#)),
+            Some(ClosedAs::Duplicate)
+        );
+        assert_eq!(
+            closed_as(entry("closed", r#""not_planned""#)),
+            Some(ClosedAs::NotPlanned)
+        );
+        // Reopened: GitHub says `reopened`, which is no close reason.
+        assert_eq!(closed_as(entry("open", r#""reopened""#)), None);
+        assert_eq!(closed_as(entry("open", r#""duplicate""#)), None);
+        assert_eq!(closed_as(entry("closed", "null")), None);
+        assert_eq!(closed_as(entry("closed", r#""a_later_reason""#)), None);
     }
 
     #[test]

@@ -301,7 +301,7 @@ pub fn issue(key: &str) -> ItemSnapshot {
         state: ItemState::Open,
         closed_at: None,
         assignees: vec![],
-        detail: ItemDetail::Issue,
+        detail: ItemDetail::issue(),
     }
 }
 

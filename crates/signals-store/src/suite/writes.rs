@@ -458,6 +458,11 @@ pub fn close_times_round_trip(make: Factory<'_>) {
     closed.state = ItemState::Closed;
     closed.closed_at = Some(ts("2026-11-19T08:30:00Z"));
     closed.updated_at = ts("2026-11-19T08:30:00Z");
+    // How it was closed is kept with the snapshot, and goes with a reopen.
+    closed.detail = ItemDetail::Issue {
+        closed_as: Some(signals_core::ClosedAs::Duplicate),
+        duplicate_of: Some("github.com/o/n#2".into()),
+    };
     let run = run_of(
         &*store,
         key,
@@ -468,10 +473,12 @@ pub fn close_times_round_trip(make: Factory<'_>) {
     store.commit_run(key, &run).unwrap();
     let latest = store.latest_snapshots(key).unwrap();
     assert_eq!(latest[&id(&closed)].closed_at, closed.closed_at);
+    assert_eq!(latest[&id(&closed)].detail, closed.detail);
 
     let mut reopened = closed.clone();
     reopened.state = ItemState::Open;
     reopened.closed_at = None;
+    reopened.detail = ItemDetail::issue();
     reopened.updated_at = ts("2026-11-20T11:00:00Z");
     let run = run_of(
         &*store,
@@ -485,6 +492,8 @@ pub fn close_times_round_trip(make: Factory<'_>) {
     assert_eq!(history.len(), 2);
     assert_eq!(history[0].1.closed_at, closed.closed_at);
     assert_eq!(history[1].1.closed_at, None);
+    assert_eq!(history[0].1.detail, closed.detail);
+    assert_eq!(history[1].1.detail, ItemDetail::issue());
 }
 
 /// The compact rows (timestamps as seconds and

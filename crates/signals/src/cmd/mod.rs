@@ -7,6 +7,7 @@
 pub mod collect;
 pub mod completions;
 pub mod demo;
+pub mod duplicates;
 pub mod export;
 pub mod init;
 pub mod metrics;
@@ -66,6 +67,10 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             )
         }
         Command::Repos(command) => repos::run(&cli.config, command),
+        Command::Duplicates(args) => {
+            let config = config_for(&cli.config, args.store.as_deref(), None)?;
+            duplicates::run(&config, &args)
+        }
         Command::Completions(args) => completions::completions(args.shell),
         Command::Man => completions::man(),
     }

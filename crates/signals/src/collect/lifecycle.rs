@@ -145,7 +145,7 @@ fn waiting(
             item.created_at >= from
                 && matches!(
                     item.detail,
-                    ItemDetail::Issue | ItemDetail::PullRequest { .. }
+                    ItemDetail::Issue { .. } | ItemDetail::PullRequest { .. }
                 )
         })
         .collect();

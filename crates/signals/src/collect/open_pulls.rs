@@ -198,7 +198,7 @@ mod tests {
         assert_eq!(shift(&[], &previous, &source), Shift::default());
         // An issue does not count.
         let mut issue = pull("6", open);
-        issue.detail = ItemDetail::Issue;
+        issue.detail = ItemDetail::issue();
         assert_eq!(shift(&[issue], &previous, &source), Shift::default());
     }
 }

@@ -159,7 +159,7 @@ impl Answering {
                 continue;
             }
             match &item.detail {
-                ItemDetail::Issue => contributors.add(&item.author, item.created_at),
+                ItemDetail::Issue { .. } => contributors.add(&item.author, item.created_at),
                 ItemDetail::PullRequest { association, .. } => {
                     contributors.add_pull(&item.author, item.created_at, association.as_deref())
                 }

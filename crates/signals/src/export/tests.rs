@@ -160,7 +160,7 @@ fn reference_export(
         let mut counted = WeeklyContributors::new(first_week(instant), WEEKS, instant);
         for item in view.items.values() {
             match &item.detail {
-                ItemDetail::Issue => counted.add(&item.author, item.created_at),
+                ItemDetail::Issue { .. } => counted.add(&item.author, item.created_at),
                 ItemDetail::PullRequest { association, .. } => {
                     counted.add_pull(&item.author, item.created_at, association.as_deref())
                 }

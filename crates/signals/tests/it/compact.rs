@@ -103,7 +103,7 @@ fn item(full: &str, k: u64, at: Timestamp) -> ItemSnapshot {
         ),
         _ => (
             k.to_string(),
-            ItemDetail::Issue,
+            ItemDetail::issue(),
             format!("https://github.com/{full}/issues/{k}"),
         ),
     };

@@ -13,6 +13,7 @@ mod defaults;
 mod deploy;
 mod discussions;
 mod downloads;
+mod duplicates;
 mod e2e;
 mod everyday;
 mod faults;

@@ -77,7 +77,7 @@ pub fn item(n: usize, k: usize, body_len: usize, at: Timestamp) -> ItemSnapshot 
                 association: None,
             }
         } else {
-            ItemDetail::Issue
+            ItemDetail::issue()
         },
     }
 }
