@@ -73,6 +73,9 @@ pub fn host_body<H: Host + Default>(body: &[u8]) {
         if let Ok(items) = decode::<Vec<H::Item>>(name, URL, body) {
             for item in items {
                 let _ = item.merge_unknown();
+                if let Some(merge) = item.merger(&at, kinds) {
+                    assert!(!merge.item_key.is_empty() && !merge.merged_by.trim().is_empty());
+                }
                 check_snapshot(&item.into_snapshot(&at, kinds));
             }
         } else {

@@ -26,7 +26,8 @@
 //!
 //! A collection costs `3 + M + max(1, ceil(issues / 100)) + max(1,
 //! ceil(merge requests / 100))` requests for `M` active milestones (the
-//! project's and its groups'), and no per-item request. Comments, when
+//! project's and its groups'), and no per-item request: who merged a
+//! merge request (`merge_user`, else `merged_by`) comes with its list. Comments, when
 //! asked for, add one request per changed item, at most
 //! [`MAX_NOTED_ITEMS`] (`comments`). It must not reach
 //! into the store or the dataset.

@@ -9,7 +9,8 @@
 use jiff::Timestamp;
 use serde::Deserialize;
 use signals_core::model::{
-    ClosedAs, ItemDetail, ItemSnapshot, ItemState, Metrics, Milestone, RepoContext, RepoName,
+    ClosedAs, ItemDetail, ItemSnapshot, ItemState, Merge, Metrics, Milestone, RepoContext,
+    RepoName, is_bot_login,
 };
 use signals_http::de::{count, opt_timestamp, secs, text, timestamp};
 use signals_http::wire::{Kinds, Place, WireItem, WireMilestone as Convert, WireRelease, WireRepo};
@@ -24,6 +25,26 @@ pub struct User {
 /// deleted users to `ghost`) when there is none.
 fn handle(user: Option<User>, at: &Place<'_>) -> String {
     at.conventions.handle(user.map(|u| u.username))
+}
+
+/// Who merged a merge request: `merge_user` or `merged_by`, a user
+/// object. Read leniently ([`merger`]): an odd one is no merger, never
+/// a failed page.
+#[derive(Debug, Deserialize)]
+pub struct Merger {
+    #[serde(default, deserialize_with = "text")]
+    username: String,
+    /// GitLab's bot accounts (project and group access tokens' users)
+    /// say so where the answer carries it.
+    #[serde(default)]
+    bot: Option<bool>,
+}
+
+/// A merger as the answer gives it; `None` when it is `null`, absent or
+/// no user object.
+fn merger<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<Merger>, D::Error> {
+    let value = Option::<serde_json::Value>::deserialize(de)?;
+    Ok(value.and_then(|v| serde_json::from_value(v).ok()))
 }
 
 #[derive(Debug, Deserialize)]
@@ -339,6 +360,14 @@ pub struct Issuable {
     /// The API links of the issue; only `closed_as_duplicate_of` is read.
     #[serde(default, rename = "_links")]
     links: Option<IssueLinks>,
+    /// Who merged a merged merge request (or set an open one to merge
+    /// when its pipeline succeeds): GitLab 14.7 and later.
+    #[serde(default, deserialize_with = "merger")]
+    merge_user: Option<Merger>,
+    /// Who merged it: what GitLab sent before `merge_user`, deprecated
+    /// since 14.7 and still sent beside it.
+    #[serde(default, deserialize_with = "merger")]
+    merged_by: Option<Merger>,
 }
 
 /// `_links` of an issue (GitLab 15.1+ names the issue it was closed as a
@@ -372,6 +401,30 @@ impl IssueLinks {
 }
 
 impl WireItem for Issuable {
+    /// A merged merge request's merger: `merge_user`, else the older
+    /// `merged_by`, with `merged_at`. None without a `merged_at` (an open
+    /// merge request set to merge has a `merge_user` too), nor for a
+    /// deleted account (GitLab's `ghost`), as GitHub's `null` merger.
+    fn merger(&self, at: &Place<'_>, kinds: Kinds) -> Option<Merge> {
+        if kinds != Kinds::Pulls {
+            return None;
+        }
+        let merged_at = self.merged_at?;
+        let by = [&self.merge_user, &self.merged_by]
+            .into_iter()
+            .flatten()
+            .find(|m| !m.username.trim().is_empty())?;
+        if by.username.eq_ignore_ascii_case(at.conventions.ghost) {
+            return None;
+        }
+        Some(Merge {
+            item_key: self.iid.to_string(),
+            merged_by: by.username.clone(),
+            bot: by.bot == Some(true) || is_bot_login(&by.username),
+            merged_at: secs(merged_at),
+        })
+    }
+
     /// An issue, or from the merge requests list (`kinds` is
     /// [`Kinds::Pulls`]) a merge request, which is a `pull_request` signal.
     fn into_snapshot(self, at: &Place<'_>, kinds: Kinds) -> ItemSnapshot {
@@ -442,12 +495,15 @@ mod tests {
     use crate::{Error, GitLab};
     use signals_http::Host;
 
-    fn decode<T: serde::de::DeserializeOwned>(url: &str, body: &[u8]) -> Result<T, Error> {
+    pub(super) fn decode<T: serde::de::DeserializeOwned>(
+        url: &str,
+        body: &[u8],
+    ) -> Result<T, Error> {
         signals_http::decode(crate::HOST, url, body)
     }
 
     /// Converts `f`'s entry at gitlab-org/gitlab-ee.
-    fn at<T>(f: impl FnOnce(&Place<'_>) -> T) -> T {
+    pub(super) fn at<T>(f: impl FnOnce(&Place<'_>) -> T) -> T {
         let repo = RepoName::parse("gitlab-org/gitlab-ee").unwrap();
         f(&Place {
             repo: &repo,
@@ -603,6 +659,9 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod merger_tests;
 
 /// One entry of `GET /groups/:id/projects` or `GET /users/:id/projects`:
 /// only what decides whether a group tracks it, and the project's `id`,

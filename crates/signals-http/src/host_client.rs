@@ -59,8 +59,9 @@ pub struct Collection {
     /// `since`; empty when none were asked for, or when a [`PageSink`]
     /// took them.
     pub comments: Vec<Comment>,
-    /// The merges the comments' answers told (who merged which pull
-    /// request), always held: one per merged pull request.
+    /// The merges the item lists' entries ([`WireItem::merger`])
+    /// and the comments' answers told (who merged which pull request),
+    /// always held: one per merged pull request, by key.
     pub merges: Vec<signals_core::model::Merge>,
     /// Whether the open pull requests were taken off `openIssues`, or
     /// are owed by the caller.
@@ -297,7 +298,8 @@ impl<H: Host> HostClient<H> {
             mut items,
             mut unknown,
             recent,
-            sink,
+            mut sink,
+            mut merges,
         } = gather.finish();
         if !unknown.is_empty() {
             host.settle_merges(http, &root, since, &mut items, &mut unknown, cache)?;
@@ -307,26 +309,22 @@ impl<H: Host> HostClient<H> {
             Some(recent) => recent,
             None => items.iter().map(ItemStamp::of).collect(),
         };
-        let mut held = HeldReplies::default();
-        match sink {
-            Some(sink) => {
-                sink.items(std::mem::take(&mut items));
-                if let Some(at) = asked.comments_since {
-                    let mut to_sink = ToSink {
-                        sink,
-                        web: &web,
-                        merges: &mut held.merges,
-                    };
-                    host.comments(http, &root, at, &stamps, &mut to_sink, cache)?;
-                }
-            }
-            None => {
-                if let Some(at) = asked.comments_since {
-                    host.comments(http, &root, at, &stamps, &mut held, cache)?;
-                }
-            }
+        if let Some(sink) = &mut sink {
+            sink.items(std::mem::take(&mut items));
         }
-        let HeldReplies { comments, merges } = held;
+        let replies = Replies {
+            root: &root,
+            web: &web,
+            since: asked.comments_since,
+            stamps: &stamps,
+        };
+        let held = read_replies(http, host, &replies, sink, cache)?;
+        // One merge per pull request: an answer's stands over a list's.
+        let HeldReplies {
+            comments,
+            merges: told,
+        } = held;
+        merges.extend(told.into_iter().map(|m| (m.item_key.clone(), m)));
         Ok(Collection {
             collected: Collected {
                 context,
@@ -339,7 +337,7 @@ impl<H: Host> HostClient<H> {
             renamed_to,
             stats: http.stats(),
             comments,
-            merges,
+            merges: merges.into_values().collect(),
             open_pulls,
             created_at,
             pulls_left_out: !unknown.is_empty(),
@@ -490,6 +488,47 @@ pub enum DiscussionsBefore {
     },
 }
 
+/// The comments step of one collection, as it is asked.
+struct Replies<'a> {
+    /// The repository's API root.
+    root: &'a str,
+    /// Its web URL, which the comments' references are read against.
+    web: &'a str,
+    /// The comments and reviews written or edited at or after this
+    /// instant; none when `None`.
+    since: Option<Timestamp>,
+    /// The items whose comments may be read.
+    stamps: &'a [ItemStamp],
+}
+
+/// The comments step ([`Host::comments`]): the comments and reviews to
+/// `sink` when there is one, else held; the merges its answers told,
+/// held.
+fn read_replies<H: Host>(
+    http: &mut Client,
+    host: &H,
+    asked: &Replies<'_>,
+    sink: Option<&mut dyn PageSink>,
+    cache: &mut dyn ResponseCache,
+) -> Result<HeldReplies, Error> {
+    let mut held = HeldReplies::default();
+    let Some(at) = asked.since else {
+        return Ok(held);
+    };
+    match sink {
+        Some(sink) => {
+            let mut to_sink = ToSink {
+                sink,
+                web: asked.web,
+                merges: &mut held.merges,
+            };
+            host.comments(http, asked.root, at, asked.stamps, &mut to_sink, cache)?;
+        }
+        None => host.comments(http, asked.root, at, asked.stamps, &mut held, cache)?,
+    }
+    Ok(held)
+}
+
 /// The item lists of one repository, as a collection asks them.
 struct Lists<'a> {
     /// The repository's API root.
@@ -532,6 +571,7 @@ fn read_lists<H: Host>(
                         } else {
                             Merge::Known
                         },
+                        merger: entry.merger(asked.at, list.kinds),
                         item: entry.into_snapshot(asked.at, list.kinds),
                     })
                     .collect(),

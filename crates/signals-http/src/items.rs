@@ -2,10 +2,10 @@
 //! held in memory ([`Items`]), or handed page by page to a [`PageSink`],
 //! holding only what the steps after the lists need.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use jiff::Timestamp;
-use signals_core::model::{Comment, ItemKind, ItemSnapshot};
+use signals_core::model::{self, Comment, ItemKind, ItemSnapshot};
 
 /// Where a collection's items and comments go as their pages arrive
 /// ([`crate::HostClient::collect_into`]), so that a collection of a
@@ -123,6 +123,8 @@ pub(crate) struct Gathered<'s> {
     pub(crate) recent: Option<Vec<ItemStamp>>,
     /// The sink, when there is one.
     pub(crate) sink: Option<&'s mut dyn PageSink>,
+    /// The merges the entries told, by pull request.
+    pub(crate) merges: BTreeMap<String, model::Merge>,
 }
 
 /// A collection's items as they arrive: all held ([`Items`]), or sent to
@@ -134,6 +136,9 @@ pub(crate) struct Gather<'s> {
     sink: Option<&'s mut dyn PageSink>,
     /// With a sink: the stamps of the items the comments step reads.
     recent: Option<Recent>,
+    /// The merges the entries told, by pull request: always held, with a
+    /// sink too (one small value per merged pull request listed).
+    merges: BTreeMap<String, model::Merge>,
 }
 
 /// The stamps of the items updated at or after `since`, held for the
@@ -147,6 +152,8 @@ struct Recent {
 pub(crate) struct Listed {
     pub(crate) item: ItemSnapshot,
     pub(crate) merge: Merge,
+    /// Who merged it, when the entry said ([`crate::wire::WireItem::merger`]).
+    pub(crate) merger: Option<model::Merge>,
 }
 
 /// Whether a list page told a pull request's merge state. GitHub's issue
@@ -184,11 +191,16 @@ impl<'s> Gather<'s> {
             items: Items::default(),
             sink,
             recent,
+            merges: BTreeMap::new(),
         }
     }
 
-    /// One page's items.
-    pub(crate) fn page(&mut self, page: Vec<Listed>) {
+    /// One page's items. A pull request listed twice keeps one merge, the
+    /// last told.
+    pub(crate) fn page(&mut self, mut page: Vec<Listed>) {
+        for merger in page.iter_mut().filter_map(|l| l.merger.take()) {
+            self.merges.insert(merger.item_key.clone(), merger);
+        }
         let Some(sink) = &mut self.sink else {
             for listed in page {
                 self.items.push(listed);
@@ -196,7 +208,7 @@ impl<'s> Gather<'s> {
             return;
         };
         let mut out = Vec::with_capacity(page.len());
-        for Listed { item, merge } in page {
+        for Listed { item, merge, .. } in page {
             if let Some(recent) = &mut self.recent
                 && item.updated_at >= recent.since
             {
@@ -204,7 +216,11 @@ impl<'s> Gather<'s> {
             }
             if item.kind() == ItemKind::PullRequest {
                 if merge == Merge::Unknown {
-                    self.items.push(Listed { item, merge });
+                    self.items.push(Listed {
+                        item,
+                        merge,
+                        merger: None,
+                    });
                     continue;
                 }
                 self.items.forget(&item.key);
@@ -222,6 +238,7 @@ impl<'s> Gather<'s> {
             unknown: held.unknown,
             recent: self.recent.map(|r| r.stamps.stamps),
             sink: self.sink,
+            merges: self.merges,
         }
     }
 }
@@ -238,7 +255,7 @@ pub(crate) struct Items {
 }
 
 impl Items {
-    pub(crate) fn push(&mut self, Listed { item, merge }: Listed) {
+    pub(crate) fn push(&mut self, Listed { item, merge, .. }: Listed) {
         let kind = item.kind();
         if kind == ItemKind::PullRequest {
             self.unknown.remove(&item.key);
@@ -308,7 +325,11 @@ mod tests {
     }
 
     fn listed(item: ItemSnapshot, merge: Merge) -> Listed {
-        Listed { item, merge }
+        Listed {
+            item,
+            merge,
+            merger: None,
+        }
     }
 
     #[test]
@@ -387,6 +408,34 @@ mod tests {
     }
 
     #[test]
+    fn a_merge_told_twice_is_held_once_with_a_sink_or_without() {
+        let merger = |key: &str, by: &str| model::Merge {
+            item_key: key.into(),
+            merged_by: by.into(),
+            bot: false,
+            merged_at: "2024-01-01T00:00:00Z".parse().unwrap(),
+        };
+        let told = |key: &str, by: &str| Listed {
+            item: snapshot(key, "pull", true),
+            merge: Merge::Known,
+            merger: Some(merger(key, by)),
+        };
+        let mut pages = Pages::default();
+        for sink in [None, Some(&mut pages as &mut dyn PageSink)] {
+            let mut gather = Gather::new(sink, None);
+            gather.page(vec![told("2", "first"), told("10", "m")]);
+            gather.page(vec![
+                listed(snapshot("1", "issue", false), Merge::Known),
+                told("2", "again"),
+            ]);
+            let merges: Vec<_> = gather.finish().merges.into_values().collect();
+            assert_eq!(merges, [merger("10", "m"), merger("2", "again")]);
+        }
+        // The sink got every item, merged or not.
+        assert_eq!(pages.0.iter().map(Vec::len).sum::<usize>(), 4);
+    }
+
+    #[test]
     fn without_a_sink_every_item_is_held() {
         let mut gather = Gather::new(None, None);
         gather.page(vec![
@@ -398,6 +447,7 @@ mod tests {
             unknown,
             recent,
             sink,
+            ..
         } = gather.finish();
         assert_eq!(held.len(), 2);
         assert_eq!(unknown, HashSet::from(["2".to_string()]));

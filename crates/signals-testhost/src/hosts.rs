@@ -125,7 +125,7 @@ pub(crate) fn gitlab(scenario: &Scenario, base: &str, path: &str, query: &str) -
             Err(r) => return r,
         },
         ["merge_requests"] => match list(&data.merge_requests) {
-            Ok(l) => l,
+            Ok(l) => l.into_iter().map(gitlab_merge_request).collect(),
             Err(r) => return r,
         },
         [list @ ("issues" | "merge_requests"), iid, "notes"] => {
@@ -135,6 +135,32 @@ pub(crate) fn gitlab(scenario: &Scenario, base: &str, path: &str, query: &str) -
     };
     let response = paginate(base, path, &params, &listed, per_page, page);
     gitlab_page_headers(response, listed.len(), per_page, page)
+}
+
+/// A merge request entry as GitLab 14.7 and later lists it: a merged one
+/// (it has a `merged_at`) names who merged it in `merge_user` and in the
+/// older `merged_by` alike, from whichever of the two the scenario's entry
+/// gives (as GitHub's `mergedBy` comes from a pulls object's `merged_by`);
+/// an entry that names neither answers `null` for both.
+fn gitlab_merge_request(mut entry: Value) -> Value {
+    let Some(obj) = entry.as_object_mut() else {
+        return entry;
+    };
+    let merged = obj.get("merged_at").is_some_and(|m| !m.is_null());
+    let named = |key: &str| obj.get(key).filter(|u| u.is_object()).cloned();
+    let merger = named("merge_user").or_else(|| named("merged_by"));
+    match merger {
+        Some(user) if merged => {
+            obj.insert("merge_user".into(), user.clone());
+            obj.insert("merged_by".into(), user);
+        }
+        _ => {
+            for key in ["merge_user", "merged_by"] {
+                obj.entry(key).or_insert(Value::Null);
+            }
+        }
+    }
+    entry
 }
 
 /// GitLab's offset-pagination headers beside `Link`.
@@ -319,6 +345,12 @@ mod tests {
         assert_eq!(header(&r, "X-Next-Page"), Some(""));
         let r = gitlab(&s, BASE, "/api/v4/projects/4242/merge_requests", q);
         assert_eq!(body(&r).as_array().unwrap().len(), 100);
+        // No merger in the scenario: `null` for both, merged or not.
+        assert!(
+            body(&r).as_array().unwrap().iter().all(
+                |m| m["merge_user"].is_null() && m.get("merged_by").is_some_and(Value::is_null)
+            )
+        );
         let r = gitlab(&s, BASE, "/api/v4/projects/4242/issues", "order_by=title");
         assert_eq!(r.status, 400);
         let r = gitlab(
@@ -333,6 +365,44 @@ mod tests {
             c["opened"].as_u64().unwrap() + c["closed"].as_u64().unwrap()
         );
         assert!(c["all"].as_u64().unwrap() > 0);
+    }
+
+    #[test]
+    fn a_merged_merge_request_names_its_merger_twice() {
+        let mut s = synthetic_gitlab("g/p", 9, "2025-01-01T00:00:00Z".parse().unwrap());
+        let data = s.repos.get_mut("g/p").unwrap();
+        let merged = data
+            .merge_requests
+            .iter()
+            .position(|m| m["state"] == "merged")
+            .unwrap();
+        let open = data
+            .merge_requests
+            .iter()
+            .position(|m| m["state"] == "opened")
+            .unwrap();
+        let user = json!({ "id": 5, "username": "merger" });
+        data.merge_requests[merged]["merged_by"] = user.clone();
+        data.merge_requests[open]["merge_user"] = json!({ "username": "auto" });
+        let iids = [merged, open].map(|at| data.merge_requests[at]["iid"].clone());
+        let r = gitlab(&s, BASE, "/api/v4/projects/4242/merge_requests", "");
+        let listed = body(&r);
+        let by_iid = |iid: &Value| {
+            listed
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| &m["iid"] == iid)
+                .unwrap()
+                .clone()
+        };
+        let m = by_iid(&iids[0]);
+        assert_eq!((&m["merge_user"], &m["merged_by"]), (&user, &user));
+        // Open and set to merge: `merge_user` as the scenario says, not
+        // merged by anyone.
+        let o = by_iid(&iids[1]);
+        assert_eq!(o["merge_user"]["username"], "auto");
+        assert!(o["merged_by"].is_null());
     }
 
     #[test]

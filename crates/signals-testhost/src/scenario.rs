@@ -77,7 +77,9 @@ pub struct RepoData {
     /// `pull_request` key.
     #[serde(default)]
     pub issues: Vec<Value>,
-    /// GitLab only: merge-request list entries.
+    /// GitLab only: merge-request list entries. A merged one's merger is
+    /// its `merge_user` or `merged_by` (a user object): the host answers
+    /// it in both.
     #[serde(default)]
     pub merge_requests: Vec<Value>,
     /// GitHub only: pull-request objects (`GET /repos/{o}/{n}/pulls`).

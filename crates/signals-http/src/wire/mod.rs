@@ -11,7 +11,7 @@
 //! copies) and [`ListedRepo`] (an owner's repository listing).
 
 use serde::de::DeserializeOwned;
-use signals_core::model::{ItemSnapshot, Milestone, RepoContext, RepoName};
+use signals_core::model::{ItemSnapshot, Merge, Milestone, RepoContext, RepoName};
 use signals_core::owners::Listed;
 
 pub mod comment;
@@ -125,6 +125,18 @@ pub trait WireItem: DeserializeOwned {
     /// and never reports it as not merged.
     fn merge_unknown(&self) -> bool {
         false
+    }
+    /// Who merged the entry's pull request, and when, where the entry
+    /// itself says (GitLab's merge requests list does; GitHub's and
+    /// Forgejo's issue lists do not, and GitHub's merger comes with the
+    /// reviews instead). Asked before [`WireItem::into_snapshot`], of
+    /// every entry of a list holding `kinds`; the collection holds what
+    /// it yields, one per pull request, in
+    /// [`Collection::merges`](crate::Collection::merges). `None` for an
+    /// entry that is no merged pull request, or whose merger is not named
+    /// (a deleted account). Default: never said.
+    fn merger(&self, _at: &Place<'_>, _kinds: Kinds) -> Option<Merge> {
+        None
     }
 }
 
