@@ -1,12 +1,14 @@
 //! Related items on PostgreSQL: the reads and the one write of
 //! [`RelatedStore`] over `related_profiles`, `related_texts`, `related_lists` and
-//! `related_state` (migration 0022); each write is one statement over
-//! arrays, in one transaction.
+//! `related_state` (migration 0022), and `related_gone` (0023), whose
+//! marks a run's commit writes ([`mark_gone`]); each write is one
+//! statement over arrays, in one transaction.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use signals_store::related::{
-    Applied, RelatedEntry, RelatedStore, RelatedUpdate, StoredProfile, StoredVector,
+    Applied, GoneMark, Pending, RelatedEntry, RelatedStore, RelatedUpdate, StoredProfile,
+    StoredVector,
 };
 use signals_store::{Linked, RepoKey, Result};
 
@@ -41,6 +43,60 @@ struct ListRows<'a> {
     other: Vec<&'a str>,
     score: Vec<f64>,
     shared: Vec<String>,
+}
+
+/// Marks the items `gone` of repository `repo` as no longer listed by
+/// the host, at their latest snapshot (the one the run just wrote), in the
+/// run's transaction `tx`, in one statement; a mark of an earlier time is
+/// replaced. Nothing is written when none is gone (a store opened before
+/// 0023 commits runs that find none).
+pub(crate) fn mark_gone(
+    tx: &mut postgres::Transaction<'_>,
+    repo: RepoKey,
+    gone: &[String],
+) -> std::result::Result<(), postgres::Error> {
+    if gone.is_empty() {
+        return Ok(());
+    }
+    tx.execute(
+        "INSERT INTO related_gone (repo, item_id, snapshot)
+         SELECT repo, item_id, latest FROM items WHERE repo = $1 AND item_id = ANY($2)
+         ON CONFLICT (repo, item_id) DO UPDATE SET snapshot = excluded.snapshot",
+        &[&repo.raw(), &gone],
+    )?;
+    Ok(())
+}
+
+/// The gone marks of `update`: those its `through` passed are cleared
+/// (the catch-up read them, or their items were listed again and read
+/// since), and a copy's are written as they are.
+fn write_gone(
+    tx: &mut postgres::Transaction<'_>,
+    update: &RelatedUpdate,
+) -> std::result::Result<(), postgres::Error> {
+    let t_repo: Vec<i64> = update.through.iter().map(|(r, _)| r.raw()).collect();
+    let t_through: Vec<i64> = update.through.iter().map(|(_, t)| *t).collect();
+    if !t_repo.is_empty() {
+        tx.execute(
+            "DELETE FROM related_gone m
+             USING unnest($1::bigint[], $2::bigint[]) AS t (repo, through)
+             WHERE m.repo = t.repo AND m.snapshot <= t.through",
+            &[&t_repo, &t_through],
+        )?;
+    }
+    if update.gone.is_empty() {
+        return Ok(());
+    }
+    let g_repo: Vec<i64> = update.gone.iter().map(|m| m.item.repo.raw()).collect();
+    let g_id: Vec<&str> = update.gone.iter().map(|m| m.item.id.as_str()).collect();
+    let g_snapshot: Vec<i64> = update.gone.iter().map(|m| m.snapshot).collect();
+    tx.execute(
+        "INSERT INTO related_gone (repo, item_id, snapshot)
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[])
+         ON CONFLICT (repo, item_id) DO UPDATE SET snapshot = excluded.snapshot",
+        &[&g_repo, &g_id, &g_snapshot],
+    )?;
+    Ok(())
 }
 
 /// Whether a repository of `update.expected` has moved its `through`
@@ -92,12 +148,14 @@ impl RelatedStore for PgStore {
             .collect())
     }
 
-    fn related_pending(&self, group: &str, after: i64, limit: usize) -> Result<Vec<(Linked, i64)>> {
+    fn related_pending(&self, group: &str, after: i64, limit: usize) -> Result<Vec<Pending>> {
         let rows = self.query(
             "reading the items related items have not read",
-            "SELECT i.repo, i.item_id, i.latest FROM repositories g
+            "SELECT i.repo, i.item_id, i.latest, m.snapshot IS NOT NULL FROM repositories g
              LEFT JOIN related_state s ON s.repo = g.key
              JOIN items i ON i.repo = g.key AND i.latest > coalesce(s.through, 0)
+             LEFT JOIN related_gone m
+                 ON m.repo = i.repo AND m.item_id = i.item_id AND m.snapshot = i.latest
              WHERE g.group_id = $1 AND i.latest > $2
                  AND i.kind IN ('issue', 'pull_request', 'discussion')
              ORDER BY i.latest LIMIT $3",
@@ -105,12 +163,33 @@ impl RelatedStore for PgStore {
         )?;
         Ok(rows
             .iter()
-            .map(|r| {
-                let item = Linked {
+            .map(|r| Pending {
+                item: Linked {
                     repo: RepoKey::from_raw(r.get(0)),
                     id: r.get(1),
-                };
-                (item, r.get(2))
+                },
+                latest: r.get(2),
+                gone: r.get(3),
+            })
+            .collect())
+    }
+
+    fn related_gone(&self, group: &str) -> Result<Vec<GoneMark>> {
+        let rows = self.query(
+            "reading the items marked gone",
+            "SELECT m.repo, m.item_id, m.snapshot
+             FROM repositories g JOIN related_gone m ON m.repo = g.key
+             WHERE g.group_id = $1 ORDER BY m.repo, m.item_id",
+            &[&group],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| GoneMark {
+                item: Linked {
+                    repo: RepoKey::from_raw(r.get(0)),
+                    id: r.get(1),
+                },
+                snapshot: r.get(2),
             })
             .collect())
     }
@@ -288,6 +367,7 @@ impl RelatedStore for PgStore {
                 &[&s_repo, &s_through, &s_mark],
             )
             .map_err(&err)?;
+            write_gone(&mut tx, update).map_err(&err)?;
             tx.execute(
                 "INSERT INTO related_state (repo, through, mark)
                  SELECT repo, 0, mark FROM unnest($1::bigint[], $2::bigint[]) AS m (repo, mark)

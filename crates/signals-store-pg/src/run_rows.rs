@@ -67,8 +67,8 @@ impl PgStore {
         Ok(true)
     }
 
-    /// What a run writes after its items: its alert messages, its
-    /// repository's row (the name the host gave, the kept count of open
+    /// What a run writes after its items: its alert messages, the marks
+    /// of the items the host no longer lists, its repository's row (the name the host gave, the kept count of open
     /// pull requests) and totals, with `new_items` the items rows it
     /// inserted.
     pub(crate) fn finish_in(
@@ -81,6 +81,8 @@ impl PgStore {
         let err = self.err("committing a run");
         self.store_messages(tx, c.repo, run_id, c.at, &c.run.messages)?;
         self.store_downloads(tx, c, run_id)?;
+        crate::related::mark_gone(tx, c.repo, &c.run.gone)
+            .map_err(self.err("marking the items the host no longer lists"))?;
         if self.keeps_totals {
             crate::totals::add_run(self, tx, c.repo, c.run, new_items)?;
         }

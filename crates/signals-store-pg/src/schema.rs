@@ -127,6 +127,11 @@ pub(crate) const MIGRATIONS: &[(&str, &str, Option<Step>)] = &[
         include_str!("../migrations/0022_related.sql"),
         None,
     ),
+    (
+        "0023_related_gone",
+        include_str!("../migrations/0023_related_gone.sql"),
+        None,
+    ),
 ];
 
 /// The advisory lock key that serializes migrations between workers that

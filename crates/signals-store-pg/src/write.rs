@@ -251,6 +251,7 @@ impl RunWrites for PgStore {
                 "related_texts",
                 "related_lists",
                 "related_state",
+                "related_gone",
             ] {
                 tx.execute(&format!("DELETE FROM {table} WHERE repo = $1"), &[&key])
                     .map_err(&err)?;

@@ -43,7 +43,8 @@
 //! - `search_postings`, `search_docs`, `search_state`: the word index
 //!   (`search.rs`), derived from the latest snapshots.
 //! - `related_profiles`, `related_texts`, `related_lists`, `related_state`: related items
-//!   (`related.rs`), derived from the latest snapshots.
+//!   (`related.rs`), derived from the latest snapshots; `related_gone`: the
+//!   items a run found gone, until a catch-up takes them out.
 //! - `failures`: one row per failed attempt; a failure writes nothing else.
 //! - `http_cache`, `rate_limits`: keyed by a token *fingerprint* the caller
 //!   computes; a token is never stored.

@@ -319,7 +319,7 @@ mod tests {
                  DROP INDEX runs_reconciled;
                  DROP TABLE asset_downloads; DROP TABLE merges;
                  DROP TABLE related_profiles; DROP TABLE related_texts; DROP TABLE related_lists;
-                 DROP TABLE related_state;
+                 DROP TABLE related_state; DROP TABLE related_gone;
                  PRAGMA user_version = 11;",
             )
             .unwrap();

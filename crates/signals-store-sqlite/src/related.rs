@@ -1,17 +1,70 @@
 //! Related items on SQLite: the reads and the one write of
 //! [`RelatedStore`] over `related_profiles`, `related_texts`, `related_lists` and
-//! `related_state` (migration 0022).
+//! `related_state` (migration 0022), and `related_gone` (0023), whose
+//! marks a run's commit writes ([`mark_gone`]).
 
 use std::collections::{BTreeSet, HashMap};
 
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use std::path::Path;
+
+use rusqlite::Transaction;
 use signals_store::related::{
-    Applied, RelatedEntry, RelatedStore, RelatedUpdate, StoredProfile, StoredVector,
+    Applied, GoneMark, Pending, RelatedEntry, RelatedStore, RelatedUpdate, StoredProfile,
+    StoredVector,
 };
 use signals_store::{Linked, RepoKey, Result};
 
 use crate::Store;
 use crate::error::DbContext;
+
+/// Marks the items `gone` of repository `repo` as no longer listed by
+/// the host, at their latest snapshot (the one the run just wrote), in the
+/// run's transaction `tx`; a mark of an earlier time is replaced. Nothing
+/// is written when none is gone (a store opened before 0023 commits
+/// runs that find none).
+pub(crate) fn mark_gone(
+    tx: &Transaction<'_>,
+    path: &Path,
+    repo: RepoKey,
+    gone: &[String],
+) -> Result<()> {
+    let doing = "marking the items the host no longer lists";
+    for id in gone {
+        tx.prepare_cached(
+            "INSERT INTO related_gone (repo, item_id, snapshot)
+             SELECT repo, item_id, latest FROM items WHERE repo = ?1 AND item_id = ?2
+             ON CONFLICT (repo, item_id) DO UPDATE SET snapshot = excluded.snapshot",
+        )
+        .doing(path, doing)?
+        .execute(params![repo.raw(), id])
+        .doing(path, doing)?;
+    }
+    Ok(())
+}
+
+/// The gone marks of `update`: those its `through` passed are cleared
+/// (the catch-up read them, or their items were listed again and read
+/// since), and a copy's are written as they are.
+fn write_gone(tx: &Transaction<'_>, path: &Path, update: &RelatedUpdate) -> Result<()> {
+    let doing = "writing related items";
+    for (repo, through) in &update.through {
+        tx.prepare_cached("DELETE FROM related_gone WHERE repo = ?1 AND snapshot <= ?2")
+            .doing(path, doing)?
+            .execute(params![repo.raw(), through])
+            .doing(path, doing)?;
+    }
+    for m in &update.gone {
+        tx.prepare_cached(
+            "INSERT OR REPLACE INTO related_gone (repo, item_id, snapshot)
+             VALUES (?1, ?2, ?3)",
+        )
+        .doing(path, doing)?
+        .execute(params![m.item.repo.raw(), m.item.id, m.snapshot])
+        .doing(path, doing)?;
+    }
+    Ok(())
+}
 
 /// An entry's columns from `at`: other repository, other id, score,
 /// shared words, open.
@@ -64,14 +117,16 @@ impl RelatedStore for Store {
         rows.collect::<rusqlite::Result<_>>().doing(path, doing)
     }
 
-    fn related_pending(&self, group: &str, after: i64, limit: usize) -> Result<Vec<(Linked, i64)>> {
+    fn related_pending(&self, group: &str, after: i64, limit: usize) -> Result<Vec<Pending>> {
         let (path, doing) = (self.path(), "reading the items related items have not read");
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT i.repo, i.item_id, i.latest FROM repositories g
+                "SELECT i.repo, i.item_id, i.latest, m.snapshot IS NOT NULL FROM repositories g
                  LEFT JOIN related_state s ON s.repo = g.key
                  JOIN items i ON i.repo = g.key AND i.latest > coalesce(s.through, 0)
+                 LEFT JOIN related_gone m
+                     ON m.repo = i.repo AND m.item_id = i.item_id AND m.snapshot = i.latest
                  WHERE g.group_id = ?1 AND i.latest > ?2
                      AND i.kind IN ('issue', 'pull_request', 'discussion')
                  ORDER BY i.latest LIMIT ?3",
@@ -79,13 +134,38 @@ impl RelatedStore for Store {
             .doing(path, doing)?;
         let rows = stmt
             .query_map(params![group, after, limit as i64], |r| {
-                Ok((
-                    Linked {
+                Ok(Pending {
+                    item: Linked {
                         repo: RepoKey::from_raw(r.get(0)?),
                         id: r.get(1)?,
                     },
-                    r.get(2)?,
-                ))
+                    latest: r.get(2)?,
+                    gone: r.get(3)?,
+                })
+            })
+            .doing(path, doing)?;
+        rows.collect::<rusqlite::Result<_>>().doing(path, doing)
+    }
+
+    fn related_gone(&self, group: &str) -> Result<Vec<GoneMark>> {
+        let (path, doing) = (self.path(), "reading the items marked gone");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT m.repo, m.item_id, m.snapshot
+                 FROM repositories g JOIN related_gone m ON m.repo = g.key
+                 WHERE g.group_id = ?1 ORDER BY m.repo, m.item_id",
+            )
+            .doing(path, doing)?;
+        let rows = stmt
+            .query_map([group], |r| {
+                Ok(GoneMark {
+                    item: Linked {
+                        repo: RepoKey::from_raw(r.get(0)?),
+                        id: r.get(1)?,
+                    },
+                    snapshot: r.get(2)?,
+                })
             })
             .doing(path, doing)?;
         rows.collect::<rusqlite::Result<_>>().doing(path, doing)
@@ -263,6 +343,7 @@ impl RelatedStore for Store {
             ])
             .doing(&path, doing)?;
         }
+        write_gone(&tx, &path, update)?;
         for (repo, mark) in &update.marks {
             tx.prepare_cached(
                 "INSERT INTO related_state (repo, through, mark) VALUES (?1, 0, ?2)
@@ -361,7 +442,8 @@ impl RelatedStore for Store {
 
 #[cfg(test)]
 mod tests {
-    use signals_store::suite::{group, issue, run_of, tracked, ts};
+    use signals_core::reconcile;
+    use signals_store::suite::{group, id, issue, run_of, tracked, ts};
     use signals_store::{RelatedStore, RunWrites};
 
     use crate::Store;
@@ -390,6 +472,49 @@ mod tests {
         let pending = store.related_pending(&group().id, 0, 10).unwrap();
         assert_eq!(pending.len(), 1);
         assert!(store.related_vectors(&group().id).unwrap().is_empty());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// A store from before gone marks (0022) opens and migrates with no
+    /// mark, and the next reconcile's commit marks what it found gone.
+    #[test]
+    fn a_store_from_before_gone_marks_migrates_and_marks_the_next_gone_items() {
+        let dir = crate::tests::temp_dir("related0023");
+        let path = dir.join("signals.db");
+        let one = issue("1");
+        let key = {
+            let mut before = Store::open_before(&path, 22).unwrap();
+            assert_eq!(before.schema_version().unwrap(), 22);
+            let key = before.ensure_repository(&group(), &tracked()).unwrap();
+            let at = ts("2026-11-20T10:00:00Z");
+            let run = run_of(&before, key, at, vec![one.clone(), issue("2")], 1);
+            before.commit_run(key, &run).unwrap();
+            key
+        };
+        let mut store = Store::open(&path).unwrap();
+        assert_eq!(
+            store.schema_version().unwrap(),
+            crate::schema::MIGRATIONS.len() as i64
+        );
+        assert!(store.related_gone(&group().id).unwrap().is_empty());
+        let pending = store.related_pending(&group().id, 0, 10).unwrap();
+        assert_eq!(pending.len(), 2);
+        assert!(pending.iter().all(|p| !p.gone), "{pending:?}");
+        let at = ts("2026-11-21T10:00:00Z");
+        let mut run = run_of(&store, key, at, vec![reconcile::gone(&one, at)], 1);
+        run.reconciled = true;
+        run.gone = vec![id(&one)];
+        store.commit_run(key, &run).unwrap();
+        let marks = store.related_gone(&group().id).unwrap();
+        assert_eq!(marks.len(), 1);
+        assert_eq!(marks[0].item.id, id(&one));
+        let pending = store.related_pending(&group().id, 0, 10).unwrap();
+        let gone: Vec<&str> = pending
+            .iter()
+            .filter(|p| p.gone)
+            .map(|p| p.item.id.as_str())
+            .collect();
+        assert_eq!(gone, [id(&one)]);
         let _ = std::fs::remove_dir_all(dir);
     }
 }

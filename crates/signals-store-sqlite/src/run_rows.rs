@@ -14,9 +14,9 @@ use signals_store::{KeptPulls, RepoKey, Result, RunCommit, StoreError};
 use crate::error::DbContext;
 use crate::snapshots;
 
-/// What a run writes after its items: its alert messages and its
-/// repository's row (the name the host gave, the kept count of open pull
-/// requests).
+/// What a run writes after its items: its alert messages, the marks of
+/// the items the host no longer lists, and its repository's row (the name
+/// the host gave, the kept count of open pull requests).
 pub(crate) fn finish_run(
     tx: &Transaction<'_>,
     path: &Path,
@@ -27,6 +27,9 @@ pub(crate) fn finish_run(
     let at = run.record.collected_at;
     crate::outbox::store_messages(tx, path, repo, run_id, at, &run.messages)?;
     store_downloads(tx, path, repo, run_id, run)?;
+    if !run.gone.is_empty() {
+        crate::related::mark_gone(tx, path, repo, &run.gone)?;
+    }
     tx.execute(
         "UPDATE repositories SET host_name = ?2, missing = 0, last_error = NULL
          WHERE key = ?1",

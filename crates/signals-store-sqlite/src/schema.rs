@@ -136,6 +136,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../migrations/0022_related.sql"),
         then: None,
     },
+    Migration {
+        name: "0023_related_gone",
+        sql: include_str!("../migrations/0023_related_gone.sql"),
+        then: None,
+    },
 ];
 
 impl Store {

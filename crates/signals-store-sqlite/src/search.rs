@@ -388,7 +388,7 @@ mod tests {
                 "DROP TABLE lifecycle; DROP INDEX comments_by_time;
                  ALTER TABLE search_postings DROP COLUMN positions; DROP TABLE asset_downloads; DROP TABLE merges;
                  DROP TABLE related_profiles; DROP TABLE related_texts; DROP TABLE related_lists;
-                 DROP TABLE related_state;
+                 DROP TABLE related_state; DROP TABLE related_gone;
                  PRAGMA user_version = 17;",
             )
             .unwrap();

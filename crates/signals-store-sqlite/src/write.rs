@@ -154,6 +154,7 @@ impl RunWrites for Store {
             "related_texts",
             "related_lists",
             "related_state",
+            "related_gone",
         ] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE repo = ?1"),
@@ -328,6 +329,7 @@ mod tests {
             reconciled: false,
             open_pulls: Default::default(),
             downloads: Vec::new(),
+            gone: Vec::new(),
         }
     }
 

@@ -18,6 +18,14 @@
 //! no dump carries it: `signals migrate` copies it as it is through this
 //! role (the binary's `related::copy`). A purge takes a repository's profiles and lists,
 //! and the entries of other lists that name its items.
+//!
+//! An item a reconcile found no longer listed by the host is marked gone by
+//! the run's commit itself ([`crate::RunCommit::gone`]: the item and the
+//! snapshot that closed it), so a catch-up that failed or never ran
+//! leaves the mark for the next one: [`RelatedStore::related_pending`] says
+//! which pending items are gone (their latest snapshot is the marked one;
+//! an item listed again since has a newer snapshot and is not), and
+//! [`RelatedStore::related_apply`] clears the marks its `through` passed.
 
 use std::collections::HashMap;
 
@@ -45,6 +53,30 @@ pub struct StoredVector {
     pub open: bool,
     /// Its vector, as [`signals_core::related::Vector::encode`] wrote it.
     pub vector: Vec<u8>,
+}
+
+/// An item of the group not yet read by its repository's profiles:
+/// what [`RelatedStore::related_pending`] gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    /// The item.
+    pub item: Linked,
+    /// The id of its latest snapshot.
+    pub latest: i64,
+    /// Whether that snapshot is the one a reconcile closed it with when the
+    /// host no longer listed it ([`GoneMark`]): the item leaves related
+    /// items, its profile and its list go and no list names it.
+    pub gone: bool,
+}
+
+/// A run's mark of an item the host no longer listed: the item and the
+/// snapshot id that closed it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct GoneMark {
+    /// The item.
+    pub item: Linked,
+    /// The snapshot the reconcile closed it with.
+    pub snapshot: i64,
 }
 
 /// What [`RelatedStore::related_apply`] did.
@@ -95,6 +127,10 @@ pub struct RelatedUpdate {
     /// `(repository, mark)` set as they are, after the lists' own move:
     /// a copy of a store carries its marks over (empty otherwise).
     pub marks: Vec<(RepoKey, i64)>,
+    /// Gone marks written as they are, after the marks that `through`
+    /// passed are cleared: a copy of a store carries over those its
+    /// catch-ups have not read yet (empty otherwise; runs write them).
+    pub gone: Vec<GoneMark>,
 }
 
 /// The related items' reads and their one write, both backends alike.
@@ -111,9 +147,14 @@ pub trait RelatedStore {
     /// Up to `limit` issues, pull requests and discussions of the
     /// repositories of group `group` (no other kind:
     /// `signals_core::related::COMPARED_KINDS`) whose latest snapshot id is
-    /// above their repository's `through` and above `after`, with that id,
-    /// in its order: one statement for the whole group.
-    fn related_pending(&self, group: &str, after: i64, limit: usize) -> Result<Vec<(Linked, i64)>>;
+    /// above their repository's `through` and above `after`, with that id
+    /// and whether that snapshot is a gone mark's, in its order: one
+    /// statement for the whole group.
+    fn related_pending(&self, group: &str, after: i64, limit: usize) -> Result<Vec<Pending>>;
+
+    /// Every gone mark of the repositories of group `group`, whether a
+    /// catch-up has read it or not yet cleared it: what a copy carries.
+    fn related_gone(&self, group: &str) -> Result<Vec<GoneMark>>;
 
     /// Every stored vector of the repositories of group `group`: what the
     /// weighing reads, without the profiles' text.
@@ -126,9 +167,12 @@ pub trait RelatedStore {
     fn related_listing(&self, group: &str, items: &[Linked]) -> Result<Vec<Linked>>;
 
     /// Applies `update` in one transaction, and moves the mark of every
-    /// repository whose items' lists it wrote; one at a time per group,
-    /// and only when every repository of `update.expected` is still at
-    /// that through ([`Applied::Moved`] and nothing written otherwise).
+    /// repository whose items' lists it wrote; clears the gone marks of
+    /// each repository of `update.through` at or below its new through (the
+    /// catch-up read them, or their items came back since); one at a time
+    /// per group, and only when every repository of `update.expected` is
+    /// still at that through ([`Applied::Moved`] and nothing written
+    /// otherwise).
     fn related_apply(&mut self, update: &RelatedUpdate) -> Result<Applied>;
 
     /// The lists of the items `ids` of repository `repo`, best first; an

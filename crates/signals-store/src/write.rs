@@ -59,6 +59,11 @@ pub struct RunCommit {
     /// asset's last stored count (a first sighting included), so a run
     /// writes only the counts that moved ([`crate::TrendReads::asset_sightings`]).
     pub downloads: Vec<signals_core::AssetCount>,
+    /// The items a reconcile found no longer listed by the host (deleted,
+    /// transferred, hidden), each closed by a snapshot of this commit: the
+    /// store keeps a mark of each with the run, so related items drop them
+    /// at the next catch-up, whenever that is ([`crate::RelatedStore`]).
+    pub gone: Vec<String>,
 }
 
 /// What a run leaves of the store's count of its repository's open pull
@@ -190,6 +195,10 @@ pub fn check_staged_commit(run: &RunCommit) -> std::result::Result<(), String> {
     let mut seen = HashSet::new();
     if let Some(d) = run.downloads.iter().find(|d| !seen.insert(&d.asset)) {
         return Err(format!("it has two download counts of asset {}", d.asset));
+    }
+    let closed: HashSet<&str> = run.snapshots.iter().map(|(id, _)| id.as_str()).collect();
+    if let Some(id) = run.gone.iter().find(|id| !closed.contains(id.as_str())) {
+        return Err(format!("{id} is gone but has no snapshot in the run"));
     }
     Ok(())
 }

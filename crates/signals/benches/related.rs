@@ -187,6 +187,7 @@ fn commit(store: &mut Store, key: RepoKey, n: usize, at: Timestamp, observed: Ve
         reconciled: false,
         open_pulls: Default::default(),
         downloads: vec![],
+        gone: vec![],
     };
     store.commit_run(key, &run).unwrap();
 }

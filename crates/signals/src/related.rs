@@ -8,6 +8,15 @@
 //! reaction) moves no list; one that was closed or reopened only moves
 //! its open state, which the lists read when they are read.
 //!
+//! An item the host no longer lists (a reconcile closed it and its run's
+//! commit marked it gone, [`signals_store::RunCommit::gone`]) leaves: its
+//! profile and its list go, and every list that named it is computed
+//! again without it, so the next best item takes its place. The mark is
+//! the store's, read with the pending items, so a catch-up that failed or
+//! never ran (a worker killed after the run's commit) leaves it to the
+//! next one; an item listed again since has a newer snapshot than its
+//! mark and is profiled again as new.
+//!
 //! Where the cost lands: a quiet catch-up reads one row per repository
 //! of the group (two statements, whatever the group's size); one whose items changed no title or body reads their
 //! stored profiles; one with changes reads the group's compact vectors
@@ -51,12 +60,17 @@ pub struct CaughtUp {
     pub changed: usize,
     /// Lists written.
     pub lists: usize,
+    /// Items that left related items (the host no longer lists them).
+    pub removed: usize,
 }
 
 /// What the pending items of the group's repositories give: their new
-/// profiles, and each repository's new `through`.
+/// profiles, those that leave, and each repository's new `through`.
 struct Profiled {
     profiles: Vec<StoredProfile>,
+    /// The pending items the host no longer lists (a reconcile's gone
+    /// marks, read with them): not profiled, they leave.
+    gone: Vec<Linked>,
     through: Vec<(RepoKey, i64)>,
 }
 
@@ -102,21 +116,25 @@ where
     S: Reads + RelatedStore + ?Sized,
 {
     let mut profiles = Vec::new();
+    let mut gone = Vec::new();
     let mut through: BTreeMap<RepoKey, i64> = BTreeMap::new();
     let mut after = 0;
     loop {
         let pending = store.related_pending(group, after, CHUNK)?;
-        let Some(last) = pending.last().map(|p| p.1) else {
+        let Some(last) = pending.last().map(|p| p.latest) else {
             break;
         };
         let mut by_repo: BTreeMap<RepoKey, Vec<String>> = BTreeMap::new();
-        for (item, latest) in pending {
-            if only.is_some_and(|repo| repo != item.repo) {
+        for p in pending {
+            if only.is_some_and(|repo| repo != p.item.repo) {
                 continue;
             }
-            let t = through.entry(item.repo).or_insert(latest);
-            *t = (*t).max(latest);
-            by_repo.entry(item.repo).or_default().push(item.id);
+            let t = through.entry(p.item.repo).or_insert(p.latest);
+            *t = (*t).max(p.latest);
+            match p.gone {
+                true => gone.push(p.item),
+                false => by_repo.entry(p.item.repo).or_default().push(p.item.id),
+            }
         }
         for (repo, ids) in by_repo {
             let mut snapshots = store.latest_snapshots_for(repo, &ids)?;
@@ -131,6 +149,7 @@ where
     }
     Ok(Profiled {
         profiles,
+        gone,
         through: through.into_iter().collect(),
     })
 }
@@ -270,6 +289,73 @@ where
     Ok(out)
 }
 
+/// What the lists of a catch-up are computed again from.
+struct Moves<'a> {
+    /// The profiles written, those of `changed` among them.
+    writes: &'a [StoredProfile],
+    /// The items whose vector changed, new ones included.
+    changed: &'a [Linked],
+    /// The new items: no list of theirs is stored, so an empty one is not
+    /// written.
+    unlisted: &'a HashSet<Linked>,
+    /// The items that leave (the host no longer lists them): their lists
+    /// go, and every list that named one is computed again without it.
+    removed: &'a [Linked],
+}
+
+/// The lists `moves` moves: those of the changed items, of the items
+/// whose lists named a changed or removed one, and of the items the
+/// changed ones are now related to; each removed item's list emptied.
+fn lists_again<S>(
+    store: &S,
+    group: &str,
+    moves: Moves<'_>,
+) -> Result<Vec<(Linked, Vec<RelatedEntry>)>>
+where
+    S: RelatedStore + ?Sized,
+{
+    let named_items: Vec<Linked> = moves.changed.iter().chain(moves.removed).cloned().collect();
+    let listing = store.related_listing(group, &named_items)?;
+    let changed_set: HashSet<&Linked> = moves.changed.iter().collect();
+    let mut vectors: HashMap<Linked, Vector> = HashMap::new();
+    for p in moves
+        .writes
+        .iter()
+        .filter(|p| changed_set.contains(&p.item))
+    {
+        let v = Vector::decode(&p.vector).map_err(|e| damaged(&p.item, e.to_string()))?;
+        vectors.insert(p.item.clone(), v);
+    }
+    let left_out: HashSet<&str> = moves.removed.iter().map(|i| i.id.as_str()).collect();
+    let (mut members, repo_of) = members(store, group, &vectors, &left_out)?;
+    let open: HashMap<&str, bool> = moves
+        .writes
+        .iter()
+        .map(|p| (p.item.id.as_str(), p.open))
+        .collect();
+    for m in &mut members {
+        if let Some(o) = open.get(m.id.as_str()) {
+            m.open = *o;
+        }
+    }
+    let corpus = Corpus::new(members);
+    let ids: Vec<String> = moves.changed.iter().map(|i| i.id.clone()).collect();
+    let listing_ids: Vec<String> = listing.iter().map(|i| i.id.clone()).collect();
+    // A removed item is not in the corpus: no list of the answer is its,
+    // and none names it.
+    let lists = related::recompute(&corpus, &ids, &listing_ids);
+    drop(corpus);
+    let texts: HashMap<&str, &StoredProfile> = moves
+        .writes
+        .iter()
+        .map(|p| (p.item.id.as_str(), p))
+        .collect();
+    let mut out = named(store, lists.into_iter().collect(), &texts, &repo_of)?;
+    out.retain(|(item, list)| !list.is_empty() || !moves.unlisted.contains(item));
+    out.extend(moves.removed.iter().map(|i| (i.clone(), Vec::new())));
+    Ok(out)
+}
+
 /// The update of one catch-up from the store as it is at `expected`, and
 /// what it did; `None` when nothing is pending.
 fn compute<S>(
@@ -285,14 +371,24 @@ where
     if fresh.through.is_empty() {
         return Ok(None);
     }
-    let items: Vec<Linked> = fresh.profiles.iter().map(|p| p.item.clone()).collect();
+    let items: Vec<Linked> = fresh
+        .profiles
+        .iter()
+        .map(|p| p.item.clone())
+        .chain(fresh.gone.iter().cloned())
+        .collect();
     let stored: HashMap<Linked, StoredProfile> = store
         .related_profiles_of(&items)?
         .into_iter()
         .map(|p| (p.item.clone(), p))
         .collect();
+    // A gone item never profiled has no list, and no list names it.
+    let removed: Vec<Linked> = fresh
+        .gone
+        .into_iter()
+        .filter(|item| stored.contains_key(item))
+        .collect();
     let mut changed: Vec<Linked> = Vec::new();
-    // New items: no list of theirs is stored, so an empty one is not written.
     let mut unlisted: HashSet<Linked> = HashSet::new();
     let mut writes = Vec::new();
     for p in fresh.profiles {
@@ -316,6 +412,7 @@ where
     let mut caught = CaughtUp {
         profiled: writes.len(),
         changed: changed.len(),
+        removed: removed.len(),
         ..CaughtUp::default()
     };
     let mut update = RelatedUpdate {
@@ -324,38 +421,18 @@ where
         through: fresh.through,
         ..RelatedUpdate::default()
     };
-    if !changed.is_empty() {
-        let listing = store.related_listing(group, &changed)?;
-        let changed_set: HashSet<&Linked> = changed.iter().collect();
-        let mut vectors: HashMap<Linked, Vector> = HashMap::new();
-        for p in writes.iter().filter(|p| changed_set.contains(&p.item)) {
-            let v = Vector::decode(&p.vector).map_err(|e| damaged(&p.item, e.to_string()))?;
-            vectors.insert(p.item.clone(), v);
-        }
-        let (mut members, repo_of) = members(store, group, &vectors, &HashSet::new())?;
-        let open: HashMap<&str, bool> = writes
-            .iter()
-            .map(|p| (p.item.id.as_str(), p.open))
-            .collect();
-        for m in &mut members {
-            if let Some(o) = open.get(m.id.as_str()) {
-                m.open = *o;
-            }
-        }
-        let corpus = Corpus::new(members);
-        let ids: Vec<String> = changed.iter().map(|i| i.id.clone()).collect();
-        let listing_ids: Vec<String> = listing.iter().map(|i| i.id.clone()).collect();
-        let lists = related::recompute(&corpus, &ids, &listing_ids);
-        drop(corpus);
-        let texts: HashMap<&str, &StoredProfile> =
-            writes.iter().map(|p| (p.item.id.as_str(), p)).collect();
-        update.lists = named(store, lists.into_iter().collect(), &texts, &repo_of)?;
-        update
-            .lists
-            .retain(|(item, list)| !list.is_empty() || !unlisted.contains(item));
+    if !changed.is_empty() || !removed.is_empty() {
+        let moves = Moves {
+            writes: &writes,
+            changed: &changed,
+            unlisted: &unlisted,
+            removed: &removed,
+        };
+        update.lists = lists_again(store, group, moves)?;
         caught.lists = update.lists.len();
     }
     update.profiles = writes;
+    update.removed = removed;
     Ok(Some((update, caught)))
 }
 
@@ -456,7 +533,8 @@ where
 /// Copies the related items of group `group` from `from` into `to` as
 /// they are, for `signals migrate`: every profile, every list (scores and
 /// shared words to the bit), every repository's `through` and mark (the
-/// export's key of its pages holds the mark), so the
+/// export's key of its pages holds the mark) and the gone marks no
+/// catch-up has read yet (snapshot ids are the same in both stores), so the
 /// copy's pages and documents are the original's and its next catch-up
 /// goes on from where the original's stopped. Repository keys are the
 /// same in both stores (a migration copies them). Returns the lists
@@ -506,6 +584,7 @@ where
         removed: Vec::new(),
         lists,
         through: throughs.into_iter().filter(|(_, t)| *t > 0).collect(),
+        gone: from.related_gone(group)?,
     };
     match to.related_apply(&update)? {
         Applied::Written => Ok(copied),
@@ -513,5 +592,139 @@ where
             path: format!("group {group}").into(),
             what: "the copy's related items changed while they were copied".into(),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The engine's reading of the gone marks against a real store, when
+    //! the catch-up after the reconcile never ran: the next catch-up takes
+    //! the item out, unless it was listed again before.
+
+    use signals_core::{ItemSnapshot, RepoName, TrackedRepo, reconcile};
+    use signals_store::suite::{group, id, issue, run_of, tracked, ts};
+    use signals_store::{RelatedStore, RepoKey, RunWrites};
+    use signals_store_sqlite::Store;
+
+    use super::catch_up;
+
+    const STORY: &str = "thread 'main' panicked at 'called `Option::unwrap()` on a `None` value', \
+                         src/renderer/texture_cache.rs:214:38";
+
+    fn item(repo: &str, key: &str, title: &str, text: &str) -> ItemSnapshot {
+        ItemSnapshot {
+            repo: RepoName::parse(repo).unwrap(),
+            url: format!("https://github.com/{repo}/issues/{key}"),
+            title: title.into(),
+            text: text.into(),
+            ..issue(key)
+        }
+    }
+
+    /// A store whose o/a holds `x`, and o/b `y` telling the same story
+    /// beside items of their own words.
+    struct Pair {
+        store: Store,
+        a: RepoKey,
+        b: RepoKey,
+        x: ItemSnapshot,
+        y: String,
+    }
+
+    impl Pair {
+        /// Whether the list of `item` of `repo` names `other`.
+        fn names(&self, repo: RepoKey, item: &str, other: &str) -> bool {
+            let lists = self.store.related_of(repo, &[item.to_string()]).unwrap();
+            lists
+                .get(item)
+                .is_some_and(|l| l.iter().any(|e| e.item.id == other))
+        }
+    }
+
+    /// The pair, caught up: `x` and `y` list each other.
+    fn pair() -> Pair {
+        let mut store = Store::open_in_memory().unwrap();
+        let repo = |name: &str| TrackedRepo {
+            id: name.replace('/', "-"),
+            repo: RepoName::parse(name).unwrap(),
+            name: name.into(),
+            ..tracked()
+        };
+        let a = store.ensure_repository(&group(), &repo("o/a")).unwrap();
+        let b = store.ensure_repository(&group(), &repo("o/b")).unwrap();
+        let x = item("o/a", "1", "Crash when loading textures", STORY);
+        let y = item("o/b", "1", "Crash when loading textures", STORY);
+        let words = ["kalo miru", "tevo zanpe", "drisul kami", "rute volo"];
+        let mut others: Vec<ItemSnapshot> = words
+            .iter()
+            .enumerate()
+            .map(|(n, w)| item("o/b", &format!("{}", n + 2), w, &format!("{w} {w} sul")))
+            .collect();
+        others.push(y.clone());
+        let at = ts("2026-11-20T10:00:00Z");
+        let run = run_of(&store, a, at, vec![x.clone()], 1);
+        store.commit_run(a, &run).unwrap();
+        let run = run_of(&store, b, at, others, 1);
+        store.commit_run(b, &run).unwrap();
+        catch_up(&mut store, &group().id).unwrap();
+        let pair = Pair {
+            store,
+            a,
+            b,
+            y: id(&y),
+            x,
+        };
+        assert!(pair.names(a, &id(&pair.x), &pair.y), "the story pairs");
+        assert!(pair.names(b, &pair.y, &id(&pair.x)), "the story pairs");
+        pair
+    }
+
+    /// The reconcile that found `x` gone, committed with no catch-up after.
+    fn gone_without_catch_up(p: &mut Pair) {
+        let at = ts("2026-11-21T10:00:00Z");
+        let mut run = run_of(&p.store, p.a, at, vec![reconcile::gone(&p.x, at)], 1);
+        run.reconciled = true;
+        run.gone = vec![id(&p.x)];
+        p.store.commit_run(p.a, &run).unwrap();
+    }
+
+    #[test]
+    fn the_next_catch_up_takes_out_an_item_gone_since_the_last() {
+        let mut p = pair();
+        gone_without_catch_up(&mut p);
+        let x = id(&p.x);
+        assert!(p.names(p.b, &p.y, &x), "no catch-up ran yet");
+        let caught = catch_up(&mut p.store, &group().id).unwrap();
+        assert_eq!(caught.removed, 1, "{caught:?}");
+        assert_eq!(caught.profiled, 0, "{caught:?}");
+        assert!(!p.names(p.b, &p.y, &x), "no list names x");
+        assert!(
+            p.store
+                .related_of(p.a, std::slice::from_ref(&x))
+                .unwrap()
+                .is_empty()
+        );
+        let vectors = p.store.related_vectors(&group().id).unwrap();
+        assert!(vectors.iter().all(|v| v.item.id != x));
+        assert!(p.store.related_gone(&group().id).unwrap().is_empty());
+        // Nothing is left to do.
+        let again = catch_up(&mut p.store, &group().id).unwrap();
+        assert_eq!(again, super::CaughtUp::default());
+    }
+
+    #[test]
+    fn an_item_listed_again_before_the_next_catch_up_stays_related() {
+        let mut p = pair();
+        gone_without_catch_up(&mut p);
+        let mut back = p.x.clone();
+        back.updated_at = ts("2026-11-22T09:00:00Z");
+        let run = run_of(&p.store, p.a, ts("2026-11-22T10:00:00Z"), vec![back], 1);
+        p.store.commit_run(p.a, &run).unwrap();
+        let caught = catch_up(&mut p.store, &group().id).unwrap();
+        assert_eq!(caught.removed, 0, "{caught:?}");
+        let x = id(&p.x);
+        assert!(p.names(p.a, &x, &p.y));
+        assert!(p.names(p.b, &p.y, &x));
+        assert!(p.store.related_gone(&group().id).unwrap().is_empty());
     }
 }

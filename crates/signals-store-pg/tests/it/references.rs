@@ -37,7 +37,7 @@ fn migration_0011_fills_in_the_references_of_stored_bodies() {
          DROP TABLE run_stage_items; DROP TABLE run_stages;
          DROP INDEX runs_reconciled;
          DROP TABLE asset_downloads; DROP TABLE merges;
-         DROP TABLE related_profiles; DROP TABLE related_texts; DROP TABLE related_lists; DROP TABLE related_state;
+         DROP TABLE related_profiles; DROP TABLE related_texts; DROP TABLE related_lists; DROP TABLE related_state; DROP TABLE related_gone;
          DELETE FROM signals_schema WHERE version >= 11;",
     )
     .unwrap();

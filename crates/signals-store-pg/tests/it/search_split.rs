@@ -44,7 +44,7 @@ fn migration_0018_splits_the_blocks_of_a_store_from_before() {
          ALTER TABLE search_postings DROP COLUMN positions;
          ALTER TABLE search_postings ALTER COLUMN data SET STORAGE EXTENDED;
          DROP TABLE asset_downloads; DROP TABLE merges;
-         DROP TABLE related_profiles; DROP TABLE related_texts; DROP TABLE related_lists; DROP TABLE related_state;
+         DROP TABLE related_profiles; DROP TABLE related_texts; DROP TABLE related_lists; DROP TABLE related_state; DROP TABLE related_gone;
          DELETE FROM signals_schema WHERE version >= 18;",
     )
     .unwrap();

@@ -219,6 +219,10 @@ pub const CHECKS: &[(&str, Check)] = &[
         "related_updates_from_a_moved_through_are_not_written",
         related_updates_from_a_moved_through_are_not_written,
     ),
+    (
+        "gone_items_are_marked_by_their_run_until_a_catch_up_passes_them",
+        gone_items_are_marked_by_their_run_until_a_catch_up_passes_them,
+    ),
 ];
 
 /// Runs every check, naming each on stderr first (so a failure names its
@@ -341,5 +345,6 @@ pub fn run_of(
         reconciled: false,
         open_pulls: Default::default(),
         downloads: Vec::new(),
+        gone: Vec::new(),
     }
 }

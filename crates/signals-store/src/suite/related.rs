@@ -1,6 +1,7 @@
 //! Checks of [`crate::RelatedStore`]: profiles and lists written in one
 //! transaction and read back by item, by group and by the items they
-//! name; `through` and the marks; what a purge takes.
+//! name; `through` and the marks; the gone marks of runs; what a purge
+//! takes.
 
 use std::collections::HashMap;
 
@@ -99,10 +100,10 @@ pub fn related_items_round_trip_within_their_group(make: Factory<'_>) {
         1,
         "only the issue, not the release: {pending:?}"
     );
-    assert_eq!(pending[0].0, at(a, "github:o/a:issue:1"));
+    assert_eq!(pending[0].item, at(a, "github:o/a:issue:1"));
     assert!(
         store
-            .related_pending(&group().id, pending[0].1, 10)
+            .related_pending(&group().id, pending[0].latest, 10)
             .unwrap()
             .is_empty()
     );
@@ -137,11 +138,11 @@ pub fn related_items_round_trip_within_their_group(make: Factory<'_>) {
             ),
             (b1.clone(), vec![entry(a1.clone(), 0.81, &["sdl"])]),
         ],
-        through: vec![(a, pending[0].1)],
+        through: vec![(a, pending[0].latest)],
         ..RelatedUpdate::default()
     };
     assert_eq!(store.related_apply(&update).unwrap(), Applied::Written);
-    assert_eq!(store.related_through(a).unwrap(), pending[0].1);
+    assert_eq!(store.related_through(a).unwrap(), pending[0].latest);
     assert_eq!(store.related_through(b).unwrap(), 0);
     assert!(
         store
@@ -216,7 +217,7 @@ pub fn related_items_round_trip_within_their_group(make: Factory<'_>) {
     );
     assert_eq!(vectors(&*store, &group().id).len(), 2);
     assert!(store.related_mark(a).unwrap() > mark_a);
-    assert_eq!(store.related_through(a).unwrap(), pending[0].1);
+    assert_eq!(store.related_through(a).unwrap(), pending[0].latest);
 
     // A purge takes the repository's rows and the entries naming its items.
     store
@@ -283,4 +284,103 @@ pub fn related_updates_from_a_moved_through_are_not_written(make: Factory<'_>) {
     assert_eq!(store.related_mark(a).unwrap(), 41);
     assert_eq!(store.related_mark(b).unwrap(), 7);
     assert_eq!(store.related_through(b).unwrap(), 3);
+}
+
+/// A run's commit marks the items a reconcile found gone, at the snapshot
+/// that closed them; the pending reads say which items are gone, never
+/// one listed again since; an update clears the marks its `through`
+/// passed; a copy writes marks as they are; a purge takes them.
+pub fn gone_items_are_marked_by_their_run_until_a_catch_up_passes_them(make: Factory<'_>) {
+    let mut store = make();
+    let a = store.ensure_repository(&group(), &repo("o/a")).unwrap();
+    let b = store.ensure_repository(&group(), &repo("o/b")).unwrap();
+    let (t1, t2, t3) = (
+        ts("2026-11-20T10:00:00Z"),
+        ts("2026-11-21T10:00:00Z"),
+        ts("2026-11-22T10:00:00Z"),
+    );
+    let (one, two, three) = (item("o/a", "1"), item("o/a", "2"), item("o/a", "3"));
+    let run = run_of(
+        &*store,
+        a,
+        t1,
+        vec![one.clone(), two.clone(), three.clone()],
+        1,
+    );
+    store.commit_run(a, &run).unwrap();
+    assert!(store.related_gone(&group().id).unwrap().is_empty());
+
+    // A reconcile finds 1 and 2 no longer listed, and closes them.
+    let gone = |s: &ItemSnapshot| signals_core::reconcile::gone(s, t2);
+    let mut run = run_of(&*store, a, t2, vec![gone(&one), gone(&two)], 1);
+    run.reconciled = true;
+    run.gone = vec![id(&one), id(&two)];
+    // A gone item must be closed by the run itself.
+    let mut wrong = run.clone();
+    wrong.gone.push(id(&three));
+    assert!(store.commit_run(a, &wrong).is_err());
+    store.commit_run(a, &run).unwrap();
+    let marks = store.related_gone(&group().id).unwrap();
+    let marked: Vec<&str> = marks.iter().map(|m| m.item.id.as_str()).collect();
+    assert_eq!(marked, [id(&one), id(&two)]);
+    let pending = store.related_pending(&group().id, 0, 10).unwrap();
+    assert_eq!(pending.len(), 3, "{pending:?}");
+    for p in &pending {
+        let mark = marks.iter().find(|m| m.item == p.item);
+        assert_eq!(p.gone, mark.is_some(), "{p:?}");
+        if let Some(m) = mark {
+            assert_eq!(m.snapshot, p.latest, "the snapshot that closed it");
+        }
+    }
+
+    // 2 is listed again, open: its mark no longer counts.
+    let mut back = two.clone();
+    back.updated_at = t3;
+    let run = run_of(&*store, a, t3, vec![back], 1);
+    store.commit_run(a, &run).unwrap();
+    let pending = store.related_pending(&group().id, 0, 10).unwrap();
+    let gone_now: Vec<&str> = pending
+        .iter()
+        .filter(|p| p.gone)
+        .map(|p| p.item.id.as_str())
+        .collect();
+    assert_eq!(gone_now, [id(&one)]);
+    assert_eq!(store.related_gone(&group().id).unwrap().len(), 2);
+
+    // A catch-up whose `through` passes them clears them (under the same
+    // check of positions as its lists); another repository's stay.
+    let far = RelatedUpdate {
+        group: group().id,
+        gone: vec![crate::related::GoneMark {
+            item: at(b, "github:o/b:issue:9"),
+            snapshot: 1,
+        }],
+        ..RelatedUpdate::default()
+    };
+    assert_eq!(store.related_apply(&far).unwrap(), Applied::Written);
+    let top = pending.iter().map(|p| p.latest).max().unwrap();
+    let stale = RelatedUpdate {
+        group: group().id,
+        expected: vec![(a, 1), (b, 0)],
+        through: vec![(a, top)],
+        ..RelatedUpdate::default()
+    };
+    assert_eq!(store.related_apply(&stale).unwrap(), Applied::Moved);
+    assert_eq!(store.related_gone(&group().id).unwrap().len(), 3);
+    let read = RelatedUpdate {
+        expected: vec![(a, 0), (b, 0)],
+        ..stale
+    };
+    assert_eq!(store.related_apply(&read).unwrap(), Applied::Written);
+    assert_eq!(store.related_gone(&group().id).unwrap(), far.gone);
+    assert!(
+        store
+            .related_pending(&group().id, 0, 10)
+            .unwrap()
+            .is_empty()
+    );
+
+    // A purge takes its repository's marks.
+    store.purge_repository(b).unwrap();
+    assert!(store.related_gone(&group().id).unwrap().is_empty());
 }

@@ -8,7 +8,7 @@ use signals_store::{Backend, RepoKey};
 
 use super::ask::{self, Asking};
 use super::comments::{self, Written};
-use super::observe::{Observed, observe};
+use super::observe::observe;
 use super::open_pulls::{self, Settling};
 use super::run::{Occasion, Plan, Run, RunError, RunOutcome, Seen};
 use super::tail::{Ending, StagedCounts, finish};
@@ -56,8 +56,7 @@ pub(super) fn run(
     let comment_references = comments::store(&*store, key, repo, written, comments)?;
     // Who merged, stored as the comments are: before the commit.
     store.store_merges(key, &merges)?;
-    let Observed { observed, previous } =
-        observe(&*store, key, repo, &mut collected, seen, collected_at)?;
+    let found = observe(&*store, key, repo, &mut collected, seen, collected_at)?;
     let open_pulls = open_pulls::settle(
         client,
         &*store,
@@ -69,9 +68,9 @@ pub(super) fn run(
             context: &mut collected.context,
             stats: &mut stats,
         },
-        open_pulls::shift(&observed, &previous, &repo.source),
+        open_pulls::shift(&found.observed, &found.previous, &repo.source),
     )?;
-    let delta = account(&repo.source, observed, &previous);
+    let delta = account(&repo.source, found.observed, &found.previous);
     // The alerts the run's events call for are committed with the run.
     let messages = match window.alerts {
         None => vec![],
@@ -99,7 +98,7 @@ pub(super) fn run(
     };
     // What the new texts name: parsed here, no request. A comment on an
     // item the store does not hold waits for the run that sees it.
-    let placed = comment_references.with_bodies(&*store, key, &delta, &previous)?;
+    let placed = comment_references.with_bodies(&*store, key, &delta, &found.previous)?;
     let finished = finish(
         plan,
         Ending {
@@ -117,6 +116,7 @@ pub(super) fn run(
             staged: StagedCounts::default(),
             commits: host.commits,
             downloads: collected.downloads,
+            gone: found.gone,
         },
     );
     store.commit_run(key, &finished.commit)?;

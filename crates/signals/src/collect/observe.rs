@@ -60,6 +60,7 @@ pub(super) fn observe(
     observed.append(&mut collected.advisories);
     let ids: Vec<String> = observed.iter().map(|i| i.id(&repo.source)).collect();
     let mut previous = store.latest_snapshots_for(key, &ids)?;
+    let mut gone = Vec::new();
     // Open issues and pull requests the host no longer lists (deleted,
     // transferred, hidden) are closed at this instant (docs/decisions.md).
     if plan.reconcile {
@@ -75,15 +76,24 @@ pub(super) fn observe(
             .collect();
         for (id, last) in store.latest_snapshots_for(key, &missing)? {
             observed.push(signals_core::reconcile::gone(&last, collected_at));
-            previous.insert(id, last);
+            previous.insert(id.clone(), last);
+            gone.push(id);
         }
     }
-    Ok(Observed { observed, previous })
+    gone.sort_unstable();
+    Ok(Observed {
+        observed,
+        previous,
+        gone,
+    })
 }
 
-/// A run's observed items, and the previous snapshots of those the store
-/// holds, by signal id.
+/// A run's observed items, the previous snapshots of those the store
+/// holds, by signal id, and the items a reconcile found the host no longer
+/// lists (among the observed, closed): the run's commit marks them gone,
+/// for related items.
 pub(super) struct Observed {
     pub(super) observed: Vec<ItemSnapshot>,
     pub(super) previous: HashMap<String, ItemSnapshot>,
+    pub(super) gone: Vec<String>,
 }

@@ -34,7 +34,7 @@ use signals_store::{Backend, RepoKey, RunCommit, RunStaging, StagedPart, StoreEr
 
 use super::ask::{self, Asking};
 use super::comments::{CommentReferences, Written};
-use super::observe::{Observed, observe};
+use super::observe::observe;
 use super::open_pulls::{self, Settling, Shift};
 use super::run::{Alerts, Occasion, Plan, Run, RunError, RunOutcome, Seen};
 use super::tail::{Ending, StagedCounts, discovered, finish};
@@ -424,9 +424,8 @@ fn staged_run(
         discussions: seen_discussions,
         unlisted_open: open.as_ref(),
     };
-    let Observed { observed, previous } =
-        observe(&*store, key, repo, &mut collected, seen, collected_at)?;
-    let own_pulls = open_pulls::shift(&observed, &previous, &repo.source);
+    let found = observe(&*store, key, repo, &mut collected, seen, collected_at)?;
+    let own_pulls = open_pulls::shift(&found.observed, &found.previous, &repo.source);
     let open_pulls = open_pulls::settle(
         client,
         &*store,
@@ -440,13 +439,13 @@ fn staged_run(
         },
         own_pulls + tally.pulls,
     )?;
-    let delta = account(&repo.source, observed, &previous);
+    let delta = account(&repo.source, found.observed, &found.previous);
     let when = waiting::Between {
         previous: plan.previous,
         now: collected_at,
     };
     let messages = notes.finish(&*store, key, subject, when, &delta)?;
-    let placed = comment_references.with_bodies(&*store, key, &delta, &previous)?;
+    let placed = comment_references.with_bodies(&*store, key, &delta, &found.previous)?;
     let finished = finish(
         plan,
         Ending {
@@ -464,6 +463,7 @@ fn staged_run(
             staged: tally.counts(),
             commits: host.commits,
             downloads: collected.downloads,
+            gone: found.gone,
         },
     );
     commit_staged(

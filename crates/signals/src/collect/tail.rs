@@ -38,6 +38,8 @@ pub(super) struct Ending {
     pub(super) commits: Option<Asked>,
     /// The download counts of the releases' assets.
     pub(super) downloads: Vec<AssetCount>,
+    /// The items a reconcile found the host no longer lists.
+    pub(super) gone: Vec<String>,
 }
 
 /// What a run's stage adds to its counts (nothing for a held run).
@@ -71,6 +73,7 @@ pub(super) fn finish(plan: &Plan, ending: Ending) -> Finished {
         staged,
         commits,
         downloads,
+        gone,
     } = ending;
     let facts = HostFacts {
         archived: context.archived,
@@ -107,6 +110,7 @@ pub(super) fn finish(plan: &Plan, ending: Ending) -> Finished {
         reconciled: plan.reconcile,
         open_pulls,
         downloads,
+        gone,
     };
     Finished { commit, outcome }
 }

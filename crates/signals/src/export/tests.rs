@@ -404,6 +404,7 @@ fn commit(
                 reconciled: false,
                 open_pulls: Default::default(),
                 downloads: Vec::new(),
+                gone: Vec::new(),
             },
         )
         .unwrap();

@@ -282,6 +282,7 @@ fn build(store: &mut dyn Backend) -> Vec<(RepoKey, String)> {
                         reconciled: reconcile,
                         open_pulls: Default::default(),
                         downloads: Vec::new(),
+                        gone: Vec::new(),
                     },
                 )
                 .unwrap();
@@ -609,6 +610,7 @@ fn goes_on(mut store: impl Backend) {
                 reconciled: false,
                 open_pulls: Default::default(),
                 downloads: Vec::new(),
+                gone: Vec::new(),
             },
         )
         .unwrap();

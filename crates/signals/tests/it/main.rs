@@ -34,6 +34,7 @@ mod reconcile;
 mod recorded;
 mod references;
 mod related;
+mod related_gone;
 mod repos_add;
 mod resilience;
 mod round;

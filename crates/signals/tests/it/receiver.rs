@@ -224,6 +224,7 @@ pub fn commit_alerting(
                 reconciled: false,
                 open_pulls: Default::default(),
                 downloads: Vec::new(),
+                gone: Vec::new(),
             },
         )
         .unwrap();

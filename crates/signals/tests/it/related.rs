@@ -207,7 +207,7 @@ fn signals_of(dir: &std::path::Path, args: &[&str]) -> std::collections::BTreeMa
     all
 }
 
-fn related_ids(s: &Value) -> Vec<String> {
+pub(crate) fn related_ids(s: &Value) -> Vec<String> {
     s.get("related")
         .and_then(Value::as_array)
         .map(|l| {
@@ -508,7 +508,7 @@ fn a_new_item_told_in_other_repositories_fires_echo_once() {
 
 /// Every item of `repo` re-timed as a year of history, one a day, the
 /// newest opened 23 hours before `now`.
-fn a_year_of(s: &mut Scenario, repo: &str, now: Timestamp) {
+pub(crate) fn a_year_of(s: &mut Scenario, repo: &str, now: Timestamp) {
     let day = jiff::SignedDuration::from_hours(24);
     let items = s.repos[repo].issues.len() as i32;
     let start = now - day * items + jiff::SignedDuration::from_hours(1);

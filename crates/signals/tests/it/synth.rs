@@ -134,6 +134,7 @@ pub fn commit<S: Reads + RunWrites + signals_store::SearchIndex + ?Sized>(
                 reconciled: false,
                 open_pulls: Default::default(),
                 downloads: Vec::new(),
+                gone: Vec::new(),
             },
         )
         .unwrap();
