@@ -442,8 +442,7 @@ impl RelatedStore for Store {
 
 #[cfg(test)]
 mod tests {
-    use signals_core::reconcile;
-    use signals_store::suite::{group, id, issue, run_of, tracked, ts};
+    use signals_store::suite::{group, issue, run_of, tracked, ts};
     use signals_store::{RelatedStore, RunWrites};
 
     use crate::Store;
@@ -496,25 +495,7 @@ mod tests {
             store.schema_version().unwrap(),
             crate::schema::MIGRATIONS.len() as i64
         );
-        assert!(store.related_gone(&group().id).unwrap().is_empty());
-        let pending = store.related_pending(&group().id, 0, 10).unwrap();
-        assert_eq!(pending.len(), 2);
-        assert!(pending.iter().all(|p| !p.gone), "{pending:?}");
-        let at = ts("2026-11-21T10:00:00Z");
-        let mut run = run_of(&store, key, at, vec![reconcile::gone(&one, at)], 1);
-        run.reconciled = true;
-        run.gone = vec![id(&one)];
-        store.commit_run(key, &run).unwrap();
-        let marks = store.related_gone(&group().id).unwrap();
-        assert_eq!(marks.len(), 1);
-        assert_eq!(marks[0].item.id, id(&one));
-        let pending = store.related_pending(&group().id, 0, 10).unwrap();
-        let gone: Vec<&str> = pending
-            .iter()
-            .filter(|p| p.gone)
-            .map(|p| p.item.id.as_str())
-            .collect();
-        assert_eq!(gone, [id(&one)]);
+        signals_store::suite::a_migrated_store_marks_the_next_gone_items(&mut store, key, &one);
         let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -470,18 +470,6 @@ fn main() {
         export.clusters
     );
     println!();
-    println!("| threshold | recall@5 | precision | pairs found / planted | right / listed |");
-    println!("|---|---|---|---|---|");
-    for (t, q) in quality {
-        println!(
-            "| {t:.2} | {:.3} | {:.3} | {} / {} | {} / {} |",
-            q.recall(),
-            q.precision(),
-            q.found,
-            q.pairs,
-            q.right,
-            q.listed
-        );
-    }
+    print!("{}", signals_core::related::table("planted", &quality));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -31,7 +31,7 @@ pub use clusters::{Cluster, Edge, clusters};
 pub use corpus::{Corpus, Found, LISTED, Member, Neighbour, SHOWN, Scratch, THRESHOLD, shown};
 pub use marked::{Keys, Marked, MarkedBy, MarkedItem, Marks, add_key, marks, may_be_marked};
 pub use profile::{Profile, ProfileError, profile};
-pub use quality::{Quality, measure};
+pub use quality::{Quality, measure, table};
 pub use vector::{Vector, VectorError, key};
 
 use crate::ItemKind;

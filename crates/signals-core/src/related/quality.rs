@@ -36,6 +36,28 @@ impl Quality {
     }
 }
 
+/// The quality of lists at each threshold as a Markdown table, the known
+/// pairs named `known` (`planted`, `marked`): what the benchmark and
+/// `signals duplicates` print.
+pub fn table(known: &str, rows: &[(f64, Quality)]) -> String {
+    let mut out = format!(
+        "| threshold | recall@5 | precision | pairs found / {known} | right / listed |\n\
+         |---|---|---|---|---|\n"
+    );
+    for (t, q) in rows {
+        out.push_str(&format!(
+            "| {t:.2} | {:.3} | {:.3} | {} / {} | {} / {} |\n",
+            q.recall(),
+            q.precision(),
+            q.found,
+            q.pairs,
+            q.right,
+            q.listed
+        ));
+    }
+    out
+}
+
 fn ratio(a: usize, b: usize) -> f64 {
     if b == 0 { 1.0 } else { a as f64 / b as f64 }
 }

@@ -33,9 +33,6 @@ fn a_store_from_before_related_items_migrates_with_everything_pending() {
 
 #[test]
 fn a_store_from_before_gone_marks_migrates_and_marks_the_next_gone_items() {
-    use signals_core::reconcile;
-    use signals_store::suite::id;
-
     let Some(cluster) = cluster() else { return };
     let url = cluster.create_database("related0023").unwrap();
     let one = issue("1");
@@ -50,25 +47,7 @@ fn a_store_from_before_gone_marks_migrates_and_marks_the_next_gone_items() {
     };
     let mut store = PgStore::open(&url).unwrap();
     assert!(store.schema_version().unwrap() > 22);
-    assert!(store.related_gone(&group().id).unwrap().is_empty());
-    let pending = store.related_pending(&group().id, 0, 10).unwrap();
-    assert_eq!(pending.len(), 2);
-    assert!(pending.iter().all(|p| !p.gone), "{pending:?}");
-    let at = ts("2026-11-21T10:00:00Z");
-    let mut run = run_of(&store, key, at, vec![reconcile::gone(&one, at)], 1);
-    run.reconciled = true;
-    run.gone = vec![id(&one)];
-    store.commit_run(key, &run).unwrap();
-    let marks = store.related_gone(&group().id).unwrap();
-    assert_eq!(marks.len(), 1);
-    assert_eq!(marks[0].item.id, id(&one));
-    let pending = store.related_pending(&group().id, 0, 10).unwrap();
-    let gone: Vec<&str> = pending
-        .iter()
-        .filter(|p| p.gone)
-        .map(|p| p.item.id.as_str())
-        .collect();
-    assert_eq!(gone, [id(&one)]);
+    signals_store::suite::a_migrated_store_marks_the_next_gone_items(&mut store, key, &one);
 }
 
 /// Two workers writing the same group's lists at once: before, both

@@ -384,3 +384,40 @@ pub fn gone_items_are_marked_by_their_run_until_a_catch_up_passes_them(make: Fac
     store.purge_repository(b).unwrap();
     assert!(store.related_gone(&group().id).unwrap().is_empty());
 }
+
+/// A store migrated from before the gone marks, whose repository `key`
+/// holds `one` and one other issue from a run before: no mark, both
+/// pending as not gone; then a reconcile's run that found `one` gone
+/// marks it, and the pending items say so. Each backend's migration test
+/// calls it on the store it migrated.
+pub fn a_migrated_store_marks_the_next_gone_items(
+    store: &mut dyn crate::Backend,
+    key: RepoKey,
+    one: &ItemSnapshot,
+) {
+    assert!(store.related_gone(&group().id).unwrap().is_empty());
+    let pending = store.related_pending(&group().id, 0, 10).unwrap();
+    assert_eq!(pending.len(), 2);
+    assert!(pending.iter().all(|p| !p.gone), "{pending:?}");
+    let at = ts("2026-11-21T10:00:00Z");
+    let mut run = run_of(
+        &*store,
+        key,
+        at,
+        vec![signals_core::reconcile::gone(one, at)],
+        1,
+    );
+    run.reconciled = true;
+    run.gone = vec![id(one)];
+    store.commit_run(key, &run).unwrap();
+    let marks = store.related_gone(&group().id).unwrap();
+    assert_eq!(marks.len(), 1);
+    assert_eq!(marks[0].item.id, id(one));
+    let pending = store.related_pending(&group().id, 0, 10).unwrap();
+    let gone: Vec<&str> = pending
+        .iter()
+        .filter(|p| p.gone)
+        .map(|p| p.item.id.as_str())
+        .collect();
+    assert_eq!(gone, [id(one)]);
+}

@@ -68,21 +68,8 @@ fn report(id: &str, name: &str, m: &crate::duplicates::Measured) -> String {
         out.push_str("  nothing to measure\n\n");
         return out;
     }
-    out.push_str(
-        "\n| threshold | recall@5 | precision | pairs found / marked | right / listed |\n",
-    );
-    out.push_str("|---|---|---|---|---|\n");
-    for (t, q) in &m.quality {
-        out.push_str(&format!(
-            "| {t:.2} | {:.3} | {:.3} | {} / {} | {} / {} |\n",
-            q.recall(),
-            q.precision(),
-            q.found,
-            q.pairs,
-            q.right,
-            q.listed
-        ));
-    }
+    out.push('\n');
+    out.push_str(&signals_core::related::table("marked", &m.quality));
     out.push('\n');
     out
 }
