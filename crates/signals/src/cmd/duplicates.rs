@@ -57,9 +57,9 @@ fn report(id: &str, name: &str, m: &crate::duplicates::Measured) -> String {
         MarkedBy::HostLink,
     ]
     .iter()
-    .map(|by| format!("{} {}", ways.get(by).copied().unwrap_or(0), by.as_str()))
+    .map(|by| format!("{} by {}", ways.get(by).copied().unwrap_or(0), by.as_str()))
     .collect();
-    out.push_str(&format!("  marked by: {}\n", counts.join(", ")));
+    out.push_str(&format!("  marked: {}\n", counts.join(", ")));
     out.push_str(&format!(
         "  marked but left out (no single original among the group's items): {}\n",
         m.marks.unresolved

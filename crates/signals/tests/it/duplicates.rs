@@ -242,7 +242,7 @@ fn marks_are_measured(dir: &std::path::Path, store: &str) {
         "{text}"
     );
     assert!(
-        text.contains("marked by: 1 comment, 1 close reason, 1 label, 1 host link"),
+        text.contains("marked: 1 by comment, 1 by close reason, 1 by label, 1 by host link"),
         "{text}"
     );
     assert!(
