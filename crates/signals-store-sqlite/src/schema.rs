@@ -225,6 +225,18 @@ mod tests {
     use super::*;
     use crate::tests::temp_dir;
 
+    /// An in-memory store migrated up to, and not including, `migration`.
+    fn in_memory_before(migration: &str) -> Store {
+        let mut store = Store {
+            conn: Connection::open_in_memory().unwrap(),
+            path: PathBuf::from(":memory:"),
+            keeps_totals: false,
+        };
+        let before = MIGRATIONS.iter().position(|m| m.name == migration).unwrap();
+        store.migrate_with(&MIGRATIONS[..before]).unwrap();
+        store
+    }
+
     fn tables(store: &Store) -> Vec<String> {
         let mut stmt = store
             .conn
@@ -600,17 +612,7 @@ mod tests {
         use signals_store::suite::{group, issue, run_of, tracked, ts};
         use signals_store::{CommentStore, RunWrites};
 
-        let conn = Connection::open_in_memory().unwrap();
-        let mut store = Store {
-            conn,
-            path: PathBuf::from(":memory:"),
-            keeps_totals: false,
-        };
-        let before = MIGRATIONS
-            .iter()
-            .position(|m| m.name == "0011_comments")
-            .unwrap();
-        store.migrate_with(&MIGRATIONS[..before]).unwrap();
+        let mut store = in_memory_before("0011_comments");
         let key = store.ensure_repository(&group(), &tracked()).unwrap();
         let mut run = run_of(&store, key, ts("2026-11-01T10:00:00Z"), vec![issue("1")], 1);
         // The references' tables come after the comments'.
@@ -644,17 +646,7 @@ mod tests {
         use signals_store::RunWrites;
         use signals_store::suite::{group, issue, lifecycle_after_migration, run_of, tracked, ts};
 
-        let conn = Connection::open_in_memory().unwrap();
-        let mut store = Store {
-            conn,
-            path: PathBuf::from(":memory:"),
-            keeps_totals: false,
-        };
-        let before = MIGRATIONS
-            .iter()
-            .position(|m| m.name == "0019_lifecycle")
-            .unwrap();
-        store.migrate_with(&MIGRATIONS[..before]).unwrap();
+        let mut store = in_memory_before("0019_lifecycle");
         let key = store.ensure_repository(&group(), &tracked()).unwrap();
         let run = run_of(&store, key, ts("2026-11-01T10:00:00Z"), vec![issue("1")], 1);
         store.commit_run(key, &run).unwrap();
@@ -673,17 +665,7 @@ mod tests {
         };
         use signals_store::{Reads, RunWrites};
 
-        let conn = Connection::open_in_memory().unwrap();
-        let mut store = Store {
-            conn,
-            path: PathBuf::from(":memory:"),
-            keeps_totals: false,
-        };
-        let before = MIGRATIONS
-            .iter()
-            .position(|m| m.name == "0020_advisories_downloads")
-            .unwrap();
-        store.migrate_with(&MIGRATIONS[..before]).unwrap();
+        let mut store = in_memory_before("0020_advisories_downloads");
         let key = store.ensure_repository(&group(), &tracked()).unwrap();
         let run = run_of(&store, key, ts("2026-11-01T10:00:00Z"), vec![issue("1")], 1);
         store.commit_run(key, &run).unwrap();
@@ -709,17 +691,7 @@ mod tests {
         use signals_store::suite::{group, issue, run_of, tracked, ts};
         use signals_store::{RunWrites, SearchIndex};
 
-        let conn = Connection::open_in_memory().unwrap();
-        let mut store = Store {
-            conn,
-            path: PathBuf::from(":memory:"),
-            keeps_totals: false,
-        };
-        let before = MIGRATIONS
-            .iter()
-            .position(|m| m.name == "0014_word_index")
-            .unwrap();
-        store.migrate_with(&MIGRATIONS[..before]).unwrap();
+        let mut store = in_memory_before("0014_word_index");
         let key = store.ensure_repository(&group(), &tracked()).unwrap();
         let mut crash = issue("1");
         crash.text = "It crashes on start".into();
