@@ -7,10 +7,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use signals_core::related::{
-    self, Corpus, Keys, MarkedItem, Marks, Member, Neighbour, Profile, Quality, Vector,
-};
-use signals_store::{CommentStore, Reads, RelatedStore, RepoKey, Result, StoreError};
+use signals_core::related::{self, Corpus, Keys, MarkedItem, Marks, Neighbour, Profile, Quality};
+use signals_store::{CommentStore, Reads, RelatedStore, RepoKey, Result};
 
 /// Items read per statement.
 const CHUNK: usize = 2000;
@@ -35,29 +33,17 @@ pub fn measure<S>(store: &S, group: &str) -> Result<Measured>
 where
     S: Reads + CommentStore + RelatedStore + ?Sized,
 {
-    let vectors = store.related_vectors(group)?;
+    let (members, repo_of) = crate::related::stored_members(store, group)?;
     let mut by_repo: BTreeMap<RepoKey, Vec<String>> = BTreeMap::new();
-    let mut members = Vec::with_capacity(vectors.len());
-    for v in vectors {
-        let vector = Vector::decode(&v.vector).map_err(|e| StoreError::Corrupt {
-            path: format!("repository {}", v.item.repo).into(),
-            what: format!("the related items' vector of {}: {e}", v.item.id),
-        })?;
+    for m in &members {
         by_repo
-            .entry(v.item.repo)
+            .entry(repo_of[&m.id])
             .or_default()
-            .push(v.item.id.clone());
-        members.push(Member {
-            id: v.item.id,
-            repo: v.item.repo.raw(),
-            open: v.open,
-            vector,
-        });
+            .push(m.id.clone());
     }
     let items = members.len();
     let marks = read_marks(store, &by_repo)?;
     let stories = marks.stories();
-    members.sort_by(|a, b| a.id.cmp(&b.id));
     let corpus = Corpus::new(members);
     let unnamed = Profile::default();
     let lists: HashMap<String, Vec<Neighbour>> = stories

@@ -131,9 +131,10 @@ where
             }
             let t = through.entry(p.item.repo).or_insert(p.latest);
             *t = (*t).max(p.latest);
-            match p.gone {
-                true => gone.push(p.item),
-                false => by_repo.entry(p.item.repo).or_default().push(p.item.id),
+            if p.gone {
+                gone.push(p.item);
+            } else {
+                by_repo.entry(p.item.repo).or_default().push(p.item.id);
             }
         }
         for (repo, ids) in by_repo {
@@ -244,6 +245,16 @@ where
     }
     members.sort_by(|a, b| a.id.cmp(&b.id));
     Ok((members, repo_of))
+}
+
+/// The group's members as stored, sorted by id, and each member's
+/// repository: what a measure of the stored lists weighs
+/// (`crate::duplicates`).
+pub fn stored_members<S>(store: &S, group: &str) -> Result<(Vec<Member>, HashMap<String, RepoKey>)>
+where
+    S: RelatedStore + ?Sized,
+{
+    members(store, group, &HashMap::new(), &HashSet::new())
 }
 
 /// The lists of `lists` with their shared words named by each listing

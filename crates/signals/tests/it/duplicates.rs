@@ -148,7 +148,7 @@ fn github(now: Timestamp) -> Scenario {
     s
 }
 
-fn gitlab(now: Timestamp) -> (Scenario, u64, u64) {
+fn gitlab(now: Timestamp) -> Scenario {
     let mut s = synthetic_gitlab("grp/proj", ITEMS, "2025-01-01T00:00:00Z".parse().unwrap());
     plant(&mut s, &["grp/proj"]);
     retime(&mut s, "grp/proj", now);
@@ -186,7 +186,7 @@ fn gitlab(now: Timestamp) -> (Scenario, u64, u64) {
         "Vulkan shader compile error",
         &shader,
     );
-    (s, original, duplicate)
+    s
 }
 
 #[test]
@@ -210,8 +210,7 @@ fn duplicates_are_measured_alike_on_postgresql() {
 fn marks_are_measured(dir: &std::path::Path, store: &str) {
     let now = Timestamp::now();
     let gh = TestHost::start(github(now)).unwrap();
-    let (gl_scenario, _, _) = gitlab(now);
-    let gl = TestHost::start(gl_scenario).unwrap();
+    let gl = TestHost::start(gitlab(now)).unwrap();
     std::fs::write(
         dir.join("signals.toml"),
         format!(
