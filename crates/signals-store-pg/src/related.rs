@@ -12,6 +12,8 @@ use signals_store::related::{
 };
 use signals_store::{Linked, RepoKey, Result};
 
+use postgres::error::SqlState;
+
 use crate::PgStore;
 
 /// An entry's columns from `at`: other repository, other id, score,
@@ -98,6 +100,12 @@ fn write_gone(
     )?;
     Ok(())
 }
+
+/// How long a catch-up waits for another catch-up of its group
+/// ([`RelatedStore::related_enter`]): longer than the full build of a
+/// group of 100,000 items (docs/performance/related.md), short enough
+/// that a stopped worker holds no other up for long.
+const ENTER_WITHIN_MS: u64 = 60_000;
 
 /// Whether a repository of `update.expected` has moved its `through`
 /// since the update was read, after taking the group's lock: one
@@ -261,6 +269,52 @@ impl RelatedStore for PgStore {
             })
             .collect();
         Ok(items.into_iter().collect())
+    }
+
+    /// The group's advisory lock, the one [`RelatedStore::related_apply`]
+    /// takes for its transaction, held by the session instead, so a
+    /// worker killed meanwhile leaves it with its connection. A wait past
+    /// [`ENTER_WITHIN_MS`] (a worker stopped, not killed, while it held the
+    /// group) goes on alongside, with a notice.
+    fn related_enter(&self, group: &str) -> Result<()> {
+        let err = self.err("waiting for another catch-up of a group's related items");
+        self.retrying(|client, _| {
+            client
+                .batch_execute(&format!("SET lock_timeout = '{ENTER_WITHIN_MS}ms'"))
+                .map_err(&err)?;
+            let entered = client.execute(
+                "SELECT pg_advisory_lock(hashtext('signals.related'), hashtext($1))",
+                &[&group],
+            );
+            client.batch_execute("RESET lock_timeout").map_err(&err)?;
+            match entered {
+                Ok(_) => Ok(()),
+                Err(e) if e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE) => {
+                    self.notice(format!(
+                        "another catch-up of the related items of group {group} has held it \
+                         for over {} s; this one goes on alongside",
+                        ENTER_WITHIN_MS / 1000
+                    ));
+                    Ok(())
+                }
+                Err(e) => Err(err(e)),
+            }
+        })
+    }
+
+    /// Unlocks the group; after a lost connection there is nothing to
+    /// unlock, which PostgreSQL answers with a warning, not an error.
+    fn related_leave(&self, group: &str) -> Result<()> {
+        let err = self.err("letting other catch-ups of a group's related items in");
+        self.retrying(|client, _| {
+            client
+                .execute(
+                    "SELECT pg_advisory_unlock(hashtext('signals.related'), hashtext($1))",
+                    &[&group],
+                )
+                .map_err(&err)?;
+            Ok(())
+        })
     }
 
     fn related_apply(&mut self, update: &RelatedUpdate) -> Result<Applied> {

@@ -184,8 +184,9 @@ impl RunWrites for PgStore {
             let key = repo.raw();
             // Nor does a catch-up of its group's related items write lists
             // naming its items meanwhile: it holds the group's lock while it
-            // writes (`related.rs`), and one that read before this purge
-            // finds the repository's position gone and computes again.
+            // computes and writes (`related.rs`), and one that read before
+            // this purge finds the repository's position gone and computes
+            // again.
             tx.execute(
                 "SELECT pg_advisory_xact_lock(hashtext('signals.related'), hashtext(group_id))
                  FROM repositories WHERE key = $1",

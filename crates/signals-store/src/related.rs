@@ -166,6 +166,19 @@ pub trait RelatedStore {
     /// The items of group `group` whose lists name one of `items`.
     fn related_listing(&self, group: &str, items: &[Linked]) -> Result<Vec<Linked>>;
 
+    /// Keeps the other catch-ups of group `group` out until
+    /// [`RelatedStore::related_leave`], waiting first for one in progress,
+    /// so that a catch-up reads what the one before it wrote instead of
+    /// computing again and again while others commit. The wait is
+    /// bounded: past it the catch-up goes on alongside the other, and
+    /// [`RelatedStore::related_apply`]'s check still keeps their writes
+    /// apart. Calls nest: each needs its own leave.
+    fn related_enter(&self, group: &str) -> Result<()>;
+
+    /// Lets the other catch-ups of group `group` in again
+    /// ([`RelatedStore::related_enter`]).
+    fn related_leave(&self, group: &str) -> Result<()>;
+
     /// Applies `update` in one transaction, and moves the mark of every
     /// repository whose items' lists it wrote; clears the gone marks of
     /// each repository of `update.through` at or below its new through (the

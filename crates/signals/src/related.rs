@@ -17,8 +17,8 @@
 //! next one; an item listed again since has a newer snapshot than its
 //! mark and is profiled again as new.
 //!
-//! Where the cost lands: a quiet catch-up reads one row per repository
-//! of the group (two statements, whatever the group's size); one whose items changed no title or body reads their
+//! Where the cost lands: a quiet catch-up reads one statement, whatever
+//! the group's size; one whose items changed no title or body reads their
 //! stored profiles; one with changes reads the group's compact vectors
 //! (integer term keys, no text: one statement), weighs them (linear in
 //! the group, in flat arrays) and scores the changed items against the
@@ -29,10 +29,14 @@
 //! build of docs/performance/related.md.
 //!
 //! Two catch-ups of one group (two workers finishing runs of it at once)
-//! never interleave: the store writes an update only when no other
-//! catch-up of the group committed since it was read
-//! ([`signals_store::related::Applied`]); the later one reads again and
-//! computes again from what the first wrote.
+//! never interleave. One with something pending enters the group
+//! ([`signals_store::RelatedStore::related_enter`]), waiting there for a
+//! catch-up in progress, and computes from what that one wrote: it
+//! computes once and writes once, however many others finish meanwhile.
+//! The store still writes an update only when no other catch-up of the
+//! group committed since it was read ([`signals_store::related::Applied`]),
+//! which keeps the two apart where the wait ran out or the store holds no
+//! such lock. A quiet catch-up reads one statement and enters nothing.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -45,9 +49,10 @@ use signals_store::{Linked, Reads, RelatedStore, RepoKey, Result, StoreError};
 /// Items read per statement while profiling.
 const CHUNK: usize = 2000;
 
-/// How many times a catch-up reads again when another catch-up of the
-/// group committed first; each time, that other one did the work, so
-/// giving up leaves nothing behind that its own catch-up does not finish.
+/// How many times a catch-up that entered its group reads again when the
+/// store says another committed first (one that ran past the wait, or a
+/// purge); each time, that other one did the work, so giving up leaves
+/// nothing behind that a later catch-up does not finish.
 const ATTEMPTS: usize = 5;
 
 /// What a catch-up did.
@@ -470,6 +475,25 @@ where
 }
 
 fn catch_up_within<S>(store: &mut S, group: &str, only: Option<RepoKey>) -> Result<CaughtUp>
+where
+    S: Reads + RelatedStore + ?Sized,
+{
+    if store.related_pending(group, 0, 1)?.is_empty() {
+        return Ok(CaughtUp::default());
+    }
+    store.related_enter(group)?;
+    let written = write_entered(store, group, only);
+    // Left whether or not the write went through: an error of its own
+    // comes first.
+    let left = store.related_leave(group);
+    let written = written?;
+    left?;
+    Ok(written)
+}
+
+/// Computes the catch-up and writes it, with the group entered: another
+/// catch-up writes only where the wait ran out, or a purge committed.
+fn write_entered<S>(store: &mut S, group: &str, only: Option<RepoKey>) -> Result<CaughtUp>
 where
     S: Reads + RelatedStore + ?Sized,
 {

@@ -116,3 +116,39 @@ fn two_catch_ups_of_a_group_at_once_never_fail_and_never_interleave() {
         assert!(list.iter().all(|e| e.score == score), "{list:?}");
     }
 }
+
+/// A catch-up that enters a group waits for the one that entered before
+/// it, and goes on as soon as that one leaves; entering nests, and holds
+/// up no other group.
+#[test]
+fn a_catch_up_entering_a_group_waits_for_the_one_inside() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let Some(cluster) = cluster() else { return };
+    let url = cluster.create_database("related_enter").unwrap();
+    let first = PgStore::open(&url).unwrap();
+    first.related_enter("g").unwrap();
+    first.related_enter("g").unwrap();
+    let (entered, told) = mpsc::channel();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let second = PgStore::open(&url).unwrap();
+            // Another group is not held up.
+            second.related_enter("h").unwrap();
+            second.related_leave("h").unwrap();
+            entered.send("h").unwrap();
+            second.related_enter("g").unwrap();
+            entered.send("g").unwrap();
+            second.related_leave("g").unwrap();
+        });
+        assert_eq!(told.recv_timeout(Duration::from_secs(30)), Ok("h"));
+        assert!(told.recv_timeout(Duration::from_millis(500)).is_err());
+        // Entered twice: one leave still holds it.
+        first.related_leave("g").unwrap();
+        assert!(told.recv_timeout(Duration::from_millis(500)).is_err());
+        first.related_leave("g").unwrap();
+        assert_eq!(told.recv_timeout(Duration::from_secs(30)), Ok("g"));
+    });
+    assert!(first.take_notices().is_empty());
+}
