@@ -16,6 +16,19 @@ use postgres::error::SqlState;
 
 use crate::PgStore;
 
+/// A pending item from its row: repository, id, latest snapshot, marked
+/// gone.
+fn pending(r: &postgres::Row) -> Pending {
+    Pending {
+        item: Linked {
+            repo: RepoKey::from_raw(r.get(0)),
+            id: r.get(1),
+        },
+        latest: r.get(2),
+        gone: r.get(3),
+    }
+}
+
 /// An entry's columns from `at`: other repository, other id, score,
 /// shared words, open.
 fn entry_at(r: &postgres::Row, at: usize) -> RelatedEntry {
@@ -169,17 +182,24 @@ impl RelatedStore for PgStore {
              ORDER BY i.latest LIMIT $3",
             &[&group, &after, &(limit as i64)],
         )?;
-        Ok(rows
-            .iter()
-            .map(|r| Pending {
-                item: Linked {
-                    repo: RepoKey::from_raw(r.get(0)),
-                    id: r.get(1),
-                },
-                latest: r.get(2),
-                gone: r.get(3),
-            })
-            .collect())
+        Ok(rows.iter().map(pending).collect())
+    }
+
+    fn related_pending_in(&self, repo: RepoKey, after: i64, limit: usize) -> Result<Vec<Pending>> {
+        // One lower bound, so the read is a range of `items_by_latest`.
+        let rows = self.query(
+            "reading the items related items have not read",
+            "SELECT i.repo, i.item_id, i.latest, m.snapshot IS NOT NULL FROM items i
+             LEFT JOIN related_gone m
+                 ON m.repo = i.repo AND m.item_id = i.item_id AND m.snapshot = i.latest
+             WHERE i.repo = $1
+                 AND i.latest > greatest($2,
+                     coalesce((SELECT through FROM related_state WHERE repo = $1), 0))
+                 AND i.kind IN ('issue', 'pull_request', 'discussion')
+             ORDER BY i.latest LIMIT $3",
+            &[&repo.raw(), &after, &(limit as i64)],
+        )?;
+        Ok(rows.iter().map(pending).collect())
     }
 
     fn related_gone(&self, group: &str) -> Result<Vec<GoneMark>> {

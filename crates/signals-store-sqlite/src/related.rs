@@ -85,6 +85,19 @@ fn entry_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<RelatedEntry> 
     })
 }
 
+/// A pending item from its row: repository, id, latest snapshot, marked
+/// gone.
+fn pending(r: &rusqlite::Row<'_>) -> rusqlite::Result<Pending> {
+    Ok(Pending {
+        item: Linked {
+            repo: RepoKey::from_raw(r.get(0)?),
+            id: r.get(1)?,
+        },
+        latest: r.get(2)?,
+        gone: r.get(3)?,
+    })
+}
+
 impl RelatedStore for Store {
     fn related_through(&self, repo: RepoKey) -> Result<i64> {
         let (path, doing) = (self.path(), "reading how far related items have read");
@@ -133,16 +146,29 @@ impl RelatedStore for Store {
             )
             .doing(path, doing)?;
         let rows = stmt
-            .query_map(params![group, after, limit as i64], |r| {
-                Ok(Pending {
-                    item: Linked {
-                        repo: RepoKey::from_raw(r.get(0)?),
-                        id: r.get(1)?,
-                    },
-                    latest: r.get(2)?,
-                    gone: r.get(3)?,
-                })
-            })
+            .query_map(params![group, after, limit as i64], pending)
+            .doing(path, doing)?;
+        rows.collect::<rusqlite::Result<_>>().doing(path, doing)
+    }
+
+    fn related_pending_in(&self, repo: RepoKey, after: i64, limit: usize) -> Result<Vec<Pending>> {
+        let (path, doing) = (self.path(), "reading the items related items have not read");
+        // One lower bound, so the read is a range of `items_by_latest`.
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT i.repo, i.item_id, i.latest, m.snapshot IS NOT NULL FROM items i
+                 LEFT JOIN related_gone m
+                     ON m.repo = i.repo AND m.item_id = i.item_id AND m.snapshot = i.latest
+                 WHERE i.repo = ?1
+                     AND i.latest > max(?2,
+                         coalesce((SELECT through FROM related_state WHERE repo = ?1), 0))
+                     AND i.kind IN ('issue', 'pull_request', 'discussion')
+                 ORDER BY i.latest LIMIT ?3",
+            )
+            .doing(path, doing)?;
+        let rows = stmt
+            .query_map(params![repo.raw(), after, limit as i64], pending)
             .doing(path, doing)?;
         rows.collect::<rusqlite::Result<_>>().doing(path, doing)
     }

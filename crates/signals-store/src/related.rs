@@ -152,6 +152,13 @@ pub trait RelatedStore {
     /// statement for the whole group.
     fn related_pending(&self, group: &str, after: i64, limit: usize) -> Result<Vec<Pending>>;
 
+    /// [`RelatedStore::related_pending`] of repository `repo` alone: what
+    /// a run's catch-up reads. One statement over the repository's own
+    /// items from its `through` on (an index range), whatever the size of
+    /// its group; the group-wide read visits every repository of the
+    /// group.
+    fn related_pending_in(&self, repo: RepoKey, after: i64, limit: usize) -> Result<Vec<Pending>>;
+
     /// Every gone mark of the repositories of group `group`, whether a
     /// catch-up has read it or not yet cleared it: what a copy carries.
     fn related_gone(&self, group: &str) -> Result<Vec<GoneMark>>;

@@ -116,6 +116,24 @@ fn profile_each(repo: RepoKey, snapshots: Vec<(String, ItemSnapshot)>) -> Vec<St
     })
 }
 
+/// The pending items of repository `only` when it is given (a run's
+/// catch-up: a read of its own items), else of group `group`.
+fn pending_of<S>(
+    store: &S,
+    group: &str,
+    only: Option<RepoKey>,
+    after: i64,
+    limit: usize,
+) -> Result<Vec<signals_store::related::Pending>>
+where
+    S: RelatedStore + ?Sized,
+{
+    match only {
+        Some(repo) => store.related_pending_in(repo, after, limit),
+        None => store.related_pending(group, after, limit),
+    }
+}
+
 fn profile_pending<S>(store: &S, group: &str, only: Option<RepoKey>) -> Result<Profiled>
 where
     S: Reads + RelatedStore + ?Sized,
@@ -125,15 +143,12 @@ where
     let mut through: BTreeMap<RepoKey, i64> = BTreeMap::new();
     let mut after = 0;
     loop {
-        let pending = store.related_pending(group, after, CHUNK)?;
+        let pending = pending_of(store, group, only, after, CHUNK)?;
         let Some(last) = pending.last().map(|p| p.latest) else {
             break;
         };
         let mut by_repo: BTreeMap<RepoKey, Vec<String>> = BTreeMap::new();
         for p in pending {
-            if only.is_some_and(|repo| repo != p.item.repo) {
-                continue;
-            }
             let t = through.entry(p.item.repo).or_insert(p.latest);
             *t = (*t).max(p.latest);
             if p.gone {
@@ -478,7 +493,7 @@ fn catch_up_within<S>(store: &mut S, group: &str, only: Option<RepoKey>) -> Resu
 where
     S: Reads + RelatedStore + ?Sized,
 {
-    if store.related_pending(group, 0, 1)?.is_empty() {
+    if pending_of(&*store, group, only, 0, 1)?.is_empty() {
         return Ok(CaughtUp::default());
     }
     store.related_enter(group)?;

@@ -113,6 +113,15 @@ pub fn related_items_round_trip_within_their_group(make: Factory<'_>) {
             .unwrap()
             .is_empty()
     );
+    // A repository's own read gives the same, and nothing of another.
+    assert_eq!(store.related_pending_in(a, 0, 10).unwrap(), pending);
+    assert!(store.related_pending_in(b, 0, 10).unwrap().is_empty());
+    assert!(
+        store
+            .related_pending_in(a, pending[0].latest, 10)
+            .unwrap()
+            .is_empty()
+    );
 
     let (a1, a2, b1) = (
         at(a, "github:o/a:issue:1"),
@@ -151,6 +160,7 @@ pub fn related_items_round_trip_within_their_group(make: Factory<'_>) {
             .is_empty(),
         "read through its repository's through"
     );
+    assert!(store.related_pending_in(a, 0, 10).unwrap().is_empty());
     let (mark_a, mark_b) = (
         store.related_mark(a).unwrap(),
         store.related_mark(b).unwrap(),
@@ -325,6 +335,7 @@ pub fn gone_items_are_marked_by_their_run_until_a_catch_up_passes_them(make: Fac
     assert_eq!(marked, [id(&one), id(&two)]);
     let pending = store.related_pending(&group().id, 0, 10).unwrap();
     assert_eq!(pending.len(), 3, "{pending:?}");
+    assert_eq!(store.related_pending_in(a, 0, 10).unwrap(), pending);
     for p in &pending {
         let mark = marks.iter().find(|m| m.item == p.item);
         assert_eq!(p.gone, mark.is_some(), "{p:?}");
