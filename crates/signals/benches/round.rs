@@ -21,6 +21,9 @@
 //! `SIGNALS_ROUND_REPOS=2000` (the default) chooses the size; a smaller one
 //! makes a quick check, and the comparison round is a tenth of it.
 //!
+//! `SIGNALS_ROUND_ONLY=four` leaves the 1-worker round out (and so the
+//! speed-up): the 4-worker round, its statements and the reading side.
+//!
 //! `SIGNALS_ROUND_ONLY=reading` measures the reading side alone (table 3),
 //! on a store generated through the store API (`tests/it/synth.rs`, no
 //! HTTP): the repositories × 20 items, each with `SIGNALS_ROUND_RUNS` runs
@@ -348,7 +351,10 @@ fn main() {
     let cmp = round(&cluster, &host, &names[..small], "small", 4);
     statements::table(&four.statements, repos, &cmp.statements, small);
     reading_table(&four.dir, &four.url, repos);
-    let one = round(&cluster, &host, &names, "one", 1);
+    // `SIGNALS_ROUND_ONLY=four`: the 4-worker round alone, without the
+    // 1-worker one (most of the bench's time) or the speed-up.
+    let one = (std::env::var("SIGNALS_ROUND_ONLY").as_deref() != Ok("four"))
+        .then(|| round(&cluster, &host, &names, "one", 1));
     println!(
         "\n## A round of {repos} repositories × {ITEMS} items on PostgreSQL, {LATENCY:?} per request, one token per worker\n"
     );
@@ -356,17 +362,20 @@ fn main() {
         "| workers | wall time of a round | requests | repositories per minute | speed-up | workers failed |"
     );
     println!("|---:|---:|---:|---:|---:|---:|");
-    for (n, r) in [(1, &one), (4, &four)] {
+    let rows = one.iter().map(|r| (1, r)).chain([(4, &four)]);
+    for (n, r) in rows {
+        let speed_up = one.as_ref().map_or("–".to_string(), |one| {
+            format!("{:.2}×", one.wall.as_secs_f64() / r.wall.as_secs_f64())
+        });
         println!(
-            "| {n} | {:.1} s | {} | {:.0} | {:.2}× | {} |",
+            "| {n} | {:.1} s | {} | {:.0} | {speed_up} | {} |",
             r.wall.as_secs_f64(),
             r.requests,
             repos as f64 * 60.0 / r.wall.as_secs_f64(),
-            one.wall.as_secs_f64() / r.wall.as_secs_f64(),
             r.failed
         );
     }
-    for r in [one, four, cmp] {
+    for r in one.into_iter().chain([four, cmp]) {
         let _ = std::fs::remove_dir_all(&r.dir);
     }
 }
