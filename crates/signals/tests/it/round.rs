@@ -22,7 +22,7 @@ use std::process::{Command, Stdio};
 use jiff::Timestamp;
 use signals_testhost::{TestHost, synthetic_many};
 
-use crate::statements::{self, Statement};
+use crate::statements::{self, Statement, one_line};
 use crate::support::{TempDir, signals_bin};
 use crate::workers::config;
 
@@ -65,10 +65,6 @@ const TRANSACTION: [&str; 2] = ["COMMIT", "START TRANSACTION"];
 
 fn registers(s: &Statement) -> bool {
     REGISTRATION.iter().any(|r| s.query.contains(r))
-}
-
-fn one_line(query: &str) -> String {
-    query.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Calls of the statements whose text starts with `text`.

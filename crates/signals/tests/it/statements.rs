@@ -83,22 +83,19 @@ pub fn assert_each_once(url: &str, n: usize) {
     );
 }
 
+/// A statement's text on one line.
+pub fn one_line(query: &str) -> String {
+    query.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// A statement's text on one line, cut to `max` characters.
 pub fn short(query: &str, max: usize) -> String {
-    let one: String = query.split_whitespace().collect::<Vec<_>>().join(" ");
+    let one = one_line(query);
     if one.chars().count() <= max {
         one
     } else {
         format!("{}…", one.chars().take(max).collect::<String>())
     }
-}
-
-/// Calls of every statement by its text.
-pub fn calls(statements: &[Statement]) -> BTreeMap<&str, i64> {
-    statements
-        .iter()
-        .map(|s| (s.query.as_str(), s.calls))
-        .collect()
 }
 
 /// Prints the top statements of a round of `n` repositories against the
